@@ -1,0 +1,1 @@
+"""The command-line interface (Typer + Rich). Not imported by the core."""

@@ -1,0 +1,168 @@
+"""The ``storymaster`` command: dice, odds, systems, and one sub-app per rule system."""
+
+from __future__ import annotations
+
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from .. import __version__
+from ..dice import DiceRng, replay, roll
+from ..odds import distribution
+from ..rules import all_systems, get_system, load_failures
+from .common import JsonOpt, SeedOpt, show_house_rules, write_plot
+from .errors import StorymasterGroup
+from .output import bar_rows, console, print_json
+
+__all__ = ["CLI_GROUP", "app", "main"]
+
+CLI_GROUP = "storymaster.cli"
+
+app = typer.Typer(
+    cls=StorymasterGroup,
+    name="storymaster",
+    help="Storymaster: dice, exact odds and rules for five tabletop role-playing systems.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        console.print(f"storymaster {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
+) -> None:
+    """Storymaster: dice, exact odds and rules for five tabletop role-playing systems."""
+
+
+@app.command("roll")
+def roll_cmd(
+    expression: Annotated[str, typer.Argument(help="Dice notation, e.g. '2d6+3', '4d6kh3', 'd6!', '4dF'.")],
+    seed: SeedOpt = None,
+    stream: Annotated[str, typer.Option(help="Stream name within the seed.")] = "",
+    counter: Annotated[int, typer.Option(min=0, help="Position in the stream to start from (to replay a record).")] = 0,
+    as_json: JsonOpt = False,
+) -> None:
+    """Roll dice. With --seed the roll is reproducible; the record says how to replay it."""
+    record = roll(expression, DiceRng(seed, stream, counter))
+    if as_json:
+        print_json(record.to_json())
+        return
+    console.print(f"[bold]{record.total}[/bold]   {record.detail}")
+    console.print(f"seed {record.seed}  stream {record.stream!r}  counter {record.counter}+{record.draws}", style="dim")
+
+
+@app.command("odds")
+def odds_cmd(
+    expression: Annotated[str, typer.Argument(help="Dice notation, e.g. '3d6', '4d6kh3', '4dF'.")],
+    plot: Annotated[Path | None, typer.Option("--plot", help="Also save a bar chart: FILE.svg or FILE.png.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Exact odds of a dice expression: every total, mean, spread, at-least and at-most."""
+    dist = distribution(expression)
+    if plot is not None:
+        write_plot(plot, [(str(o), float(p)) for o, p in dist.pmf().items()], f"{dist.expression}")
+    if as_json:
+        print_json(dist.to_json())
+        return
+    ge, le = dist.at_least_table(), dist.at_most_table()
+    rows = list(dist.pmf().items())
+    extra = [(f"{float(ge[o]):.2%}", f"{float(le[o]):.2%}") for o, _ in rows]
+    console.print(
+        bar_rows([(str(o), p) for o, p in rows], title=f"{dist.expression}", extra=extra, extra_headers=("at least", "at most"))
+    )
+    console.print(f"mean {float(dist.mean):.4g}  sd {dist.sd:.4g}  range {dist.min}..{dist.max}")
+    if dist.truncated:
+        console.print(
+            f"explosions capped at their depth: {float(dist.truncated):.3g} of the probability is folded into the capped totals"
+        )
+
+
+@app.command("replay")
+def replay_cmd(
+    record_file: Annotated[Path, typer.Argument(help="A roll record as JSON (from 'roll --json').")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Check a roll record: roll it again from its seed and compare."""
+    from ..dice import RollRecord, verify
+    from ..rules import load_document
+
+    record = RollRecord.from_json(load_document(record_file))
+    verify(record)
+    again = replay(record)
+    if as_json:
+        print_json({"verified": True, "record": again.to_json()})
+    else:
+        console.print(f"verified: {again.detail}")
+
+
+@app.command("systems")
+def systems_cmd(as_json: JsonOpt = False) -> None:
+    """The installed rule systems (and any that failed to load)."""
+    systems, failed = all_systems(), load_failures()
+    if as_json:
+        print_json(
+            {
+                "systems": [{"name": s.name, "title": s.title, "version": s.version} for s in systems.values()],
+                "failed": failed,
+            }
+        )
+        return
+    table = Table(show_edge=False)
+    table.add_column("name")
+    table.add_column("title")
+    table.add_column("version")
+    for s in systems.values():
+        table.add_row(s.name, s.title, s.version)
+    console.print(table)
+    for name, why in failed.items():
+        console.print(f"[red]{name}[/red] failed to load: {why}")
+
+
+@app.command("house-rules")
+def house_rules_cmd(
+    system: Annotated[str, typer.Argument(help="A system name (see 'storymaster systems').")],
+    as_json: JsonOpt = False,
+) -> None:
+    """A system's optional rules, each with the book's default."""
+    show_house_rules(get_system(system).house_rules_model, as_json)
+
+
+@app.command("demo")
+def demo_cmd() -> None:
+    """A short guided tour of the CLI."""
+    from .demo import run_demo
+
+    run_demo()
+
+
+def _attach_system_apps() -> None:
+    for ep in sorted(entry_points(group=CLI_GROUP), key=lambda e: e.name):
+        try:
+            sub = ep.load()
+        except Exception as exc:  # a broken plugin must not break the whole CLI
+            def broken(exc: Exception = exc, name: str = ep.name) -> None:
+                raise typer.BadParameter(f"the {name} commands failed to load: {exc}")
+
+            app.command(ep.name, help=f"(failed to load: {exc})")(broken)
+            continue
+        app.add_typer(sub, name=ep.name)
+
+
+_attach_system_apps()
+
+
+def main() -> None:
+    app(prog_name="storymaster")
+
+

@@ -1,0 +1,1 @@
+"""Each rule system's sub-app: `storymaster <system> ...`."""

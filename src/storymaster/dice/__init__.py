@@ -1,0 +1,35 @@
+"""Dice: notation, auditable rolling, pools and batch rolling.
+
+    >>> from storymaster.dice import roll
+    >>> roll("2d6+3", seed=7).total
+    10
+"""
+
+from .ast import BinOp, Const, Dice, Expr, Neg
+from .limits import DEFAULT_LIMITS, Limits
+from .parser import parse, parse_pool
+from .record import DieRoll, RollRecord
+from .rng import RNG_VERSION, DiceRng, derive_face, new_seed
+from .roller import replay, roll, roll_pool, verify
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "RNG_VERSION",
+    "BinOp",
+    "Const",
+    "Dice",
+    "DiceRng",
+    "DieRoll",
+    "Expr",
+    "Limits",
+    "Neg",
+    "RollRecord",
+    "derive_face",
+    "new_seed",
+    "parse",
+    "parse_pool",
+    "replay",
+    "roll",
+    "roll_pool",
+    "verify",
+]

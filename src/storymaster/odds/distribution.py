@@ -1,0 +1,234 @@
+"""Exact distributions of dice expressions, computed by icepool and cached.
+
+icepool (pinned to the 2.1 line, which supports Python 3.11) does the
+arithmetic; this module maps our syntax tree onto it, bounds the work, reports
+the probability mass that an explosion's depth cap cut off, and caches every
+answer by the expression's canonical form.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property, lru_cache
+from typing import Any
+
+import icepool
+
+from ..dice import DEFAULT_LIMITS, BinOp, Const, Dice, Expr, Limits, Neg, parse
+from ..errors import OddsError
+
+__all__ = ["Distribution", "distribution", "to_icepool", "truncated_mass"]
+
+#: the most outcomes an exact distribution may have (support size)
+MAX_SUPPORT = 100_000
+#: the most pairwise steps (a rough count of icepool's work, about a second) an exact answer may take
+MAX_WORK = 5_000_000
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """An exact distribution over integer totals.
+
+    ``quantities[i]/denominator`` is the probability of ``outcomes[i]``.
+    ``truncated`` is the probability that some exploding die reached its
+    depth cap while still showing its highest face: the chance the true,
+    uncapped roll would have gone on. It is folded into the capped outcome.
+    """
+
+    expression: str
+    outcomes: tuple[int, ...]
+    quantities: tuple[int, ...]
+    denominator: int
+    truncated: Fraction = Fraction(0)
+
+    @classmethod
+    def from_icepool(cls, die: icepool.Die, expression: str, truncated: Fraction = Fraction(0)) -> Distribution:
+        items = sorted(die.items())
+        outcomes = tuple(int(o) for o, _ in items)
+        quantities = tuple(int(q) for _, q in items)
+        return cls(expression, outcomes, quantities, sum(quantities), truncated)
+
+    # -- exact values ------------------------------------------------------
+    def probability(self, outcome: int) -> Fraction:
+        try:
+            i = self.outcomes.index(outcome)
+        except ValueError:
+            return Fraction(0)
+        return Fraction(self.quantities[i], self.denominator)
+
+    def pmf(self) -> dict[int, Fraction]:
+        d = self.denominator
+        return {o: Fraction(q, d) for o, q in zip(self.outcomes, self.quantities)}
+
+    @cached_property
+    def mean(self) -> Fraction:
+        return Fraction(sum(o * q for o, q in zip(self.outcomes, self.quantities)), self.denominator)
+
+    @cached_property
+    def variance(self) -> Fraction:
+        m = self.mean
+        return sum((Fraction(q, self.denominator) * (o - m) ** 2 for o, q in zip(self.outcomes, self.quantities)), Fraction(0))
+
+    @property
+    def sd(self) -> float:
+        return math.sqrt(self.variance)
+
+    @property
+    def min(self) -> int:
+        return self.outcomes[0]
+
+    @property
+    def max(self) -> int:
+        return self.outcomes[-1]
+
+    def at_least(self, value: int) -> Fraction:
+        return Fraction(sum(q for o, q in zip(self.outcomes, self.quantities) if o >= value), self.denominator)
+
+    def at_most(self, value: int) -> Fraction:
+        return Fraction(sum(q for o, q in zip(self.outcomes, self.quantities) if o <= value), self.denominator)
+
+    @cached_property
+    def _tails(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        ge, le = [], []
+        running = 0
+        for q in self.quantities:
+            running += q
+            le.append(running)
+        total = running
+        running = 0
+        for q in reversed(self.quantities):
+            running += q
+            ge.append(running)
+        ge.reverse()
+        assert le[-1] == total
+        return tuple(ge), tuple(le)
+
+    def at_least_table(self) -> dict[int, Fraction]:
+        ge, _ = self._tails
+        return {o: Fraction(g, self.denominator) for o, g in zip(self.outcomes, ge)}
+
+    def at_most_table(self) -> dict[int, Fraction]:
+        _, le = self._tails
+        return {o: Fraction(v, self.denominator) for o, v in zip(self.outcomes, le)}
+
+    def to_json(self) -> dict[str, Any]:
+        d = self.denominator
+        ge, le = self._tails
+        out: dict[str, Any] = {
+            "expression": self.expression,
+            "mean": float(self.mean),
+            "sd": self.sd,
+            "min": self.min,
+            "max": self.max,
+            "denominator": d,
+            "distribution": {str(o): q / d for o, q in zip(self.outcomes, self.quantities)},
+            "quantities": {str(o): q for o, q in zip(self.outcomes, self.quantities)},
+            "at_least": {str(o): g / d for o, g in zip(self.outcomes, ge)},
+            "at_most": {str(o): v / d for o, v in zip(self.outcomes, le)},
+            "exact_mean": f"{self.mean.numerator}/{self.mean.denominator}",
+        }
+        if self.truncated:
+            out["truncated"] = float(self.truncated)
+        return out
+
+
+def _cost(node: Expr) -> tuple[int, int]:
+    """``(support, work)``: a bound on the distinct totals, and on the pairwise steps icepool will take."""
+    if isinstance(node, Const):
+        return 1, 0
+    if isinstance(node, Dice):
+        per_die = node.faces * (1 + node.explode)
+        if node.keep is not None:
+            n = node.keep[1]
+            return n * (per_die - 1) + 1, node.count * per_die * max(n, 1) * 10
+        support = node.count * (per_die - 1) + 1
+        return support, support * support // 2
+    if isinstance(node, Neg):
+        return _cost(node.operand)
+    (a, wa), (b, wb) = _cost(node.left), _cost(node.right)
+    support = a * b if node.op == "*" else a + b - 1
+    return support, wa + wb + a * b
+
+
+def _check_work(node: Expr) -> None:
+    support, work = _cost(node)
+    if support > MAX_SUPPORT or work > MAX_WORK:
+        raise OddsError(
+            f"the exact odds of {node} would take too long to compute",
+            hint="ask about fewer or smaller dice, or simulate with the batch roller (storymaster.dice.batch)",
+        )
+
+
+_FUDGE = icepool.Die([-1, 0, 1])
+
+
+def to_icepool(node: Expr) -> icepool.Die:
+    """The icepool die for a syntax tree (an exploding chain is one die, as when rolling)."""
+    if isinstance(node, Const):
+        return icepool.Die([node.value])
+    if isinstance(node, Dice):
+        if node.count == 0:
+            return icepool.Die([0])
+        base = _FUDGE if node.fudge else icepool.d(node.faces)
+        if node.explode:
+            base = base.explode(depth=node.explode)
+        if node.keep is not None:
+            mode, n = node.keep
+            if n == 0:
+                return icepool.Die([0])
+            pool = base.pool(node.count)
+            return (pool.highest(n) if mode == "h" else pool.lowest(n)).sum()
+        return _sum_of(base, node.count)
+    if isinstance(node, Neg):
+        return -to_icepool(node.operand)
+    left, right = to_icepool(node.left), to_icepool(node.right)
+    if node.op == "+":
+        return left + right
+    if node.op == "-":
+        return left - right
+    return left * right
+
+
+def _sum_of(die: icepool.Die, n: int) -> icepool.Die:
+    """n independent copies of ``die`` summed, by repeated doubling (no deep recursion)."""
+    result: icepool.Die | None = None
+    while n:
+        if n & 1:
+            result = die if result is None else result + die
+        n >>= 1
+        if n:
+            die = die + die
+    assert result is not None
+    return result
+
+
+def truncated_mass(node: Expr) -> Fraction:
+    """Probability that at least one exploding die hit its depth cap still on its highest face."""
+    keep = Fraction(1)
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, Dice) and n.explode:
+            p = Fraction(1, n.faces) ** (n.explode + 1)
+            keep *= (1 - p) ** n.count
+        elif isinstance(n, Neg):
+            stack.append(n.operand)
+        elif isinstance(n, BinOp):
+            stack += [n.left, n.right]
+    return 1 - keep
+
+
+@lru_cache(maxsize=2048)
+def _distribution(node: Expr) -> Distribution:
+    _check_work(node)
+    return Distribution.from_icepool(to_icepool(node), str(node), truncated_mass(node))
+
+
+def distribution(expression: str | Expr, /, limits: Limits = DEFAULT_LIMITS) -> Distribution:
+    """The exact distribution of a dice expression (cached by its canonical form)."""
+    node = parse(expression, limits) if isinstance(expression, str) else expression
+    if isinstance(node, Dice) and node.fudge and node.explode:
+        raise OddsError("Fudge dice cannot explode")
+    return _distribution(node)

@@ -1,0 +1,129 @@
+"""The one small interface every rule system implements.
+
+A system is an object (conventionally ``SYSTEM`` in its package) that
+satisfies :class:`RuleSystem`. It registers under the entry-point group
+``storymaster.systems``; a third party adds a sixth system by publishing a
+package with such an entry point, without touching the core::
+
+    [project.entry-points."storymaster.systems"]
+    mysystem = "my_package:SYSTEM"
+
+Command-line sub-apps register separately, under ``storymaster.cli``, so the
+core never imports CLI code.
+
+Everything here is pure: randomness only from the :class:`~storymaster.dice.DiceRng`
+passed in, no I/O, no clock. Fights are state machines: ``start`` builds a
+frozen state, ``step`` returns the next state and the events that led there,
+so a fight can be replayed, saved mid-way, forecast and served.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel
+
+from ..dice import DiceRng, RollRecord
+from ..errors import Problem
+from .models import Check, HouseRules
+from .outcome import Outcome, OutcomeOdds
+
+__all__ = ["CombatEngine", "Event", "RuleSystem"]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened in a fight or an advancement: the unit of every log.
+
+    ``kind`` is a short machine name ("attack", "wound", "initiative"), ``text``
+    the line a person reads, ``data`` the figures, ``rolls`` the dice behind it.
+    """
+
+    kind: str
+    text: str
+    round: int = 0
+    actor: str = ""
+    data: Mapping[str, Any] = field(default_factory=dict)
+    rolls: tuple[RollRecord, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "data", MappingProxyType(dict(self.data)))
+        object.__setattr__(self, "rolls", tuple(self.rolls))
+
+    def to_json(self) -> dict[str, Any]:
+        from .outcome import _jsonable
+
+        return {
+            "kind": self.kind,
+            "text": self.text,
+            "round": self.round,
+            "actor": self.actor,
+            "data": _jsonable(self.data),
+            "rolls": [r.to_json() for r in self.rolls],
+        }
+
+
+@runtime_checkable
+class CombatEngine(Protocol):
+    """A fight as a state machine over rounds."""
+
+    def start(
+        self,
+        sides: Sequence[Sequence[BaseModel]],
+        *,
+        house_rules: HouseRules | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> BaseModel:
+        """A fresh fight state: ``sides`` is a list of teams, each a list of characters."""
+        ...
+
+    def step(self, state: BaseModel, rng: DiceRng) -> tuple[BaseModel, Sequence[Event]]:
+        """Play the next round (automatic choices where none are given); return the new state and its events."""
+        ...
+
+    def is_over(self, state: BaseModel) -> bool: ...
+
+    def winner(self, state: BaseModel) -> int | None:
+        """Index of the winning side, or None (draw, stand-off, or not over)."""
+        ...
+
+
+@runtime_checkable
+class RuleSystem(Protocol):
+    """What every rule system provides."""
+
+    #: short id used on the command line and in files ("blyss")
+    name: str
+    #: the book's title ("BLYSS 3.5 Basic Rules")
+    title: str
+    #: the version of the rules implemented (the book's edition)
+    version: str
+    #: the pydantic model of a character sheet
+    character_model: type[BaseModel]
+    #: the pydantic model of the system's optional rules, every field defaulting to the book
+    house_rules_model: type[HouseRules]
+    #: the kinds of check, by name
+    check_types: Mapping[str, type[Check]]
+    #: the fight engine
+    combat: CombatEngine
+
+    def validate_character(self, character: BaseModel, house_rules: HouseRules | None = None) -> list[Problem]:
+        """Every way the character breaks the creation rules (empty when legal)."""
+        ...
+
+    def resolve(self, check: Check, rng: DiceRng, house_rules: HouseRules | None = None) -> Outcome:
+        """Roll the check and explain the result."""
+        ...
+
+    def odds(self, check: Check, house_rules: HouseRules | None = None) -> OutcomeOdds:
+        """The exact probability of every outcome of the check."""
+        ...
+
+    def advance(
+        self, character: BaseModel, request: BaseModel, rng: DiceRng, house_rules: HouseRules | None = None
+    ) -> tuple[BaseModel, Sequence[Event]]:
+        """Apply an advancement (experience award, purchase, level-up): the new character and what happened."""
+        ...

@@ -1,0 +1,54 @@
+"""Finding rule systems: Python entry points in the ``storymaster.systems`` group.
+
+A plugin that fails to load does not take the others down: it is reported by
+:func:`load_failures` (and ``storymaster systems``) with the reason.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.metadata import entry_points
+
+from ..errors import PluginError
+from .protocol import RuleSystem
+
+__all__ = ["SYSTEMS_GROUP", "all_systems", "get_system", "load_failures"]
+
+SYSTEMS_GROUP = "storymaster.systems"
+
+
+@cache
+def _load() -> tuple[dict[str, RuleSystem], dict[str, str]]:
+    found: dict[str, RuleSystem] = {}
+    failed: dict[str, str] = {}
+    for ep in sorted(entry_points(group=SYSTEMS_GROUP), key=lambda e: e.name):
+        try:
+            system = ep.load()
+        except Exception as exc:  # a broken plugin is reported, not fatal
+            failed[ep.name] = f"{type(exc).__name__}: {exc}"
+            continue
+        if not isinstance(system, RuleSystem):
+            failed[ep.name] = f"{ep.value} does not satisfy the RuleSystem protocol"
+            continue
+        found[ep.name] = system
+    return found, failed
+
+
+def all_systems() -> dict[str, RuleSystem]:
+    """Every rule system that loaded, by name."""
+    return dict(_load()[0])
+
+
+def load_failures() -> dict[str, str]:
+    """Registered systems that failed to load, with the reason."""
+    return dict(_load()[1])
+
+
+def get_system(name: str) -> RuleSystem:
+    systems, failed = _load()
+    if name in systems:
+        return systems[name]
+    if name in failed:
+        raise PluginError(f"rule system {name!r} failed to load: {failed[name]}")
+    known = ", ".join(sorted(systems)) or "none"
+    raise PluginError(f"no rule system called {name!r}", hint=f"installed systems: {known}")
