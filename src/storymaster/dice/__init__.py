@@ -2,7 +2,7 @@
 
     >>> from storymaster.dice import roll
     >>> roll("2d6+3", seed=7).total
-    10
+    9
 """
 
 from .ast import BinOp, Const, Dice, Expr, Neg
@@ -10,7 +10,8 @@ from .limits import DEFAULT_LIMITS, Limits
 from .parser import parse, parse_pool
 from .record import DieRoll, RollRecord
 from .rng import RNG_VERSION, DiceRng, derive_face, new_seed
-from .roller import replay, roll, roll_pool, verify
+from .roller import replay, roll, roll_pool, verify, worst_case_dice
+from .batch import roll_batch
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -30,6 +31,8 @@ __all__ = [
     "parse_pool",
     "replay",
     "roll",
+    "roll_batch",
     "roll_pool",
     "verify",
+    "worst_case_dice",
 ]

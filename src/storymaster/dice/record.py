@@ -1,23 +1,27 @@
-"""Immutable records of rolls: what was thrown, what it came to, where it came from."""
+"""Immutable records of rolls: what was thrown, what it came to, where it came from.
+
+Records are named tuples: immutable, cheap to make (a roll is made often), and
+plain to serialise. The human-readable ``detail`` is rendered on demand from the
+expression and the dice (see :mod:`storymaster.dice.render`), so the maths never
+waits on presentation.
+"""
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import VerificationError
 
 __all__ = ["DieRoll", "RollRecord"]
 
 
-@dataclass(frozen=True, slots=True)
-class DieRoll:
+class DieRoll(NamedTuple):
     """One die thrown: its sides (``"F"`` for Fudge), the face it showed, and its fate.
 
-    ``kept`` is False for a die a keep/drop dropped; ``exploded`` is True for a
-    die that an explosion added; ``term`` is the index of the dice term (in the
-    order the terms appear) the die belongs to.
+    ``kept`` is False for a die a keep/drop dropped (a whole explosion chain is
+    kept or dropped together); ``exploded`` is True for a die an explosion added;
+    ``term`` is the index of the dice term, in the order the terms are written.
     """
 
     sides: int | str
@@ -26,56 +30,84 @@ class DieRoll:
     exploded: bool = False
     term: int = 0
 
+    def to_json(self) -> dict[str, Any]:
+        return {"sides": self.sides, "face": self.face, "kept": self.kept, "exploded": self.exploded, "term": self.term}
 
-@dataclass(frozen=True, slots=True)
-class RollRecord:
-    """An audited roll. Replayable from ``seed``, ``stream`` and ``counter`` (derivation ``rng_version``)."""
+
+class RollRecord(NamedTuple):
+    """An audited roll, replayable from ``seed``, ``stream`` and ``counter`` (derivation ``rng_version``).
+
+    ``draws`` is how many 64-bit words the roll consumed from the stream (a
+    rejected word counts), so the next roll in the stream starts at
+    ``counter + draws``.
+    """
 
     expression: str
     total: int
     dice: tuple[DieRoll, ...]
-    detail: str
     seed: str
     stream: str
     counter: int
     draws: int
     rng_version: int = 1
     label: str = ""
-    meta: tuple[tuple[str, Any], ...] = field(default=())
 
     @property
     def faces(self) -> tuple[int, ...]:
         """The faces of the kept dice, in order."""
         return tuple(d.face for d in self.dice if d.kept)
 
+    @property
+    def detail(self) -> str:
+        """How the total came about, e.g. ``4d6kh3[6, 5, 3, ~1~] = 14`` (dropped dice between tildes)."""
+        from .render import render
+
+        return render(self)
+
     def to_json(self) -> dict[str, Any]:
-        out = asdict(self)
-        out["dice"] = [asdict(d) for d in self.dice]
-        out["meta"] = dict(self.meta)
-        return out
+        return {
+            "expression": self.expression,
+            "total": self.total,
+            "dice": [d.to_json() for d in self.dice],
+            "detail": self.detail,
+            "seed": self.seed,
+            "stream": self.stream,
+            "counter": self.counter,
+            "draws": self.draws,
+            "rng_version": self.rng_version,
+            "label": self.label,
+        }
 
     def dumps(self) -> str:
         return json.dumps(self.to_json(), sort_keys=True)
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> RollRecord:
+    def from_json(cls, data: Any) -> RollRecord:
+        """Rebuild a record from :meth:`to_json` output (``detail`` is recomputed, not trusted)."""
         try:
-            dice = tuple(DieRoll(**d) for d in data["dice"])
+            dice = tuple(
+                DieRoll(
+                    d["sides"] if d["sides"] == "F" else int(d["sides"]),
+                    int(d["face"]),
+                    bool(d.get("kept", True)),
+                    bool(d.get("exploded", False)),
+                    int(d.get("term", 0)),
+                )
+                for d in data["dice"]
+            )
             return cls(
                 expression=str(data["expression"]),
                 total=int(data["total"]),
                 dice=dice,
-                detail=str(data.get("detail", "")),
                 seed=str(data["seed"]),
                 stream=str(data.get("stream", "")),
                 counter=int(data.get("counter", 0)),
                 draws=int(data.get("draws", 0)),
                 rng_version=int(data.get("rng_version", 1)),
                 label=str(data.get("label", "")),
-                meta=tuple(sorted((data.get("meta") or {}).items())),
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise VerificationError(
-                f"not a roll record: {exc}",
+                f"not a roll record ({type(exc).__name__}: {exc})",
                 hint="a record has at least expression, total, dice, seed, stream and counter",
             ) from None

@@ -1,7 +1,9 @@
-"""Rolling: a syntax tree and a generator give an audited :class:`RollRecord`.
+"""Rolling: an expression and a generator give an audited :class:`RollRecord`.
 
-An exploding die's chain counts as one die for keep/drop (the same model the
-exact odds use): ``4d6!kh3`` keeps the three highest chains.
+Expressions are compiled once into small closures (cached by their text), so
+a repeated roll costs little more than its dice. An exploding die's chain
+counts as one die for keep/drop (the same model the exact odds use):
+``4d6!kh3`` keeps the three highest chains.
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ from .parser import parse
 from .record import DieRoll, RollRecord
 from .rng import RNG_VERSION, DiceRng
 
-__all__ = ["replay", "roll", "roll_pool", "verify"]
+__all__ = ["replay", "roll", "roll_pool", "verify", "worst_case_dice"]
 
-# a compiled node: (rng, dice-out-list) -> (value, rendered text)
-_Fn = Callable[[DiceRng, list], tuple[int, str]]
+# a compiled node: (rng, dice-out-list) -> value
+_Fn = Callable[[DiceRng, list], int]
 
 
 def worst_case_dice(node: Expr) -> int:
@@ -33,17 +35,36 @@ def worst_case_dice(node: Expr) -> int:
     return 0
 
 
-def _fudge_text(face: int) -> str:
-    return "+" if face > 0 else "-" if face < 0 else "0"
-
-
 def _compile_dice(node: Dice, term: int) -> _Fn:
     count, explode, keep, fudge = node.count, node.explode, node.keep, node.fudge
     sides = node.faces
-    label = str(node)
-    shown_sides: int | str = "F" if fudge else sides
+    shown: int | str = "F" if fudge else sides
+    make = DieRoll
 
-    def run(rng: DiceRng, out: list) -> tuple[int, str]:
+    if fudge and keep is None:
+        def run_fudge(rng: DiceRng, out: list) -> int:
+            total = 0
+            for _ in range(count):
+                face = rng.die(3) - 2
+                out.append(make(shown, face, True, False, term))
+                total += face
+            return total
+
+        return run_fudge
+
+    if not explode and keep is None:
+        def run_plain(rng: DiceRng, out: list) -> int:
+            total = 0
+            die = rng.die
+            for _ in range(count):
+                face = die(sides)
+                out.append(make(shown, face, True, False, term))
+                total += face
+            return total
+
+        return run_plain
+
+    def run(rng: DiceRng, out: list) -> int:
         chains: list[list[int]] = []
         for _ in range(count):
             face = rng.die(sides)
@@ -61,67 +82,72 @@ def _compile_dice(node: Dice, term: int) -> _Fn:
             order = sorted(range(count), key=values.__getitem__, reverse=(mode == "h"))
             keep_set = set(order[:n])
             kept = [i in keep_set for i in range(count)]
-        parts = []
-        for chain, k in zip(chains, kept):
+        total = 0
+        for chain, value, k in zip(chains, values, kept):
             for j, face in enumerate(chain):
-                out.append(DieRoll(shown_sides, face, k, j > 0, term))
-            text = "+".join(
-                (_fudge_text(f) if fudge else str(f)) + ("!" if explode and j < len(chain) - 1 else "")
-                for j, f in enumerate(chain)
-            )
-            parts.append(text if k else f"~{text}~")
-        total = sum(v for v, k in zip(values, kept) if k)
-        return total, f"{label}[{', '.join(parts)}]"
+                out.append(make(shown, face, k, j > 0, term))
+            if k:
+                total += value
+        return total
 
     return run
 
 
 def _compile(node: Expr, counter: list[int]) -> _Fn:
     if isinstance(node, Const):
-        value, text = node.value, str(node.value)
-        return lambda rng, out: (value, text)
+        value = node.value
+        return lambda rng, out: value
     if isinstance(node, Dice):
         if node.fudge and node.explode:
-            raise DiceSyntaxError("Fudge dice cannot explode", expression=str(node), position=0)
+            raise DiceSyntaxError(
+                "Fudge dice cannot explode", expression=str(node), position=len(str(node)) - 1,
+                hint="drop the '!': a Fudge die's faces are -1, 0 and +1",
+            )
         term = counter[0]
         counter[0] += 1
         return _compile_dice(node, term)
     if isinstance(node, Neg):
         inner = _compile(node.operand, counter)
-        wrap = isinstance(node.operand, BinOp)
-
-        def neg(rng: DiceRng, out: list) -> tuple[int, str]:
-            v, t = inner(rng, out)
-            return -v, f"-({t})" if wrap else f"-{t}"
-
-        return neg
-    left, right, op = _compile(node.left, counter), _compile(node.right, counter), node.op
-    lwrap = op == "*" and isinstance(node.left, BinOp) and node.left.op != "*"
-    rwrap = isinstance(node.right, BinOp) and (op != "+" or node.right.op != "*") and not (op == "*" and node.right.op == "*")
-
-    def binop(rng: DiceRng, out: list) -> tuple[int, str]:
-        a, at = left(rng, out)
-        b, bt = right(rng, out)
-        if lwrap:
-            at = f"({at})"
-        if rwrap:
-            bt = f"({bt})"
-        v = a + b if op == "+" else a - b if op == "-" else a * b
-        sep = "*" if op == "*" else f" {op} "
-        return v, f"{at}{sep}{bt}"
-
-    return binop
+        return lambda rng, out: -inner(rng, out)
+    left, right = _compile(node.left, counter), _compile(node.right, counter)
+    if isinstance(node.right, Const):  # the common "dice + modifier" shape
+        c = node.right.value
+        if node.op == "+":
+            return lambda rng, out: left(rng, out) + c
+        if node.op == "-":
+            return lambda rng, out: left(rng, out) - c
+    if node.op == "+":
+        return lambda rng, out: left(rng, out) + right(rng, out)
+    if node.op == "-":
+        return lambda rng, out: left(rng, out) - right(rng, out)
+    return lambda rng, out: left(rng, out) * right(rng, out)
 
 
 @lru_cache(maxsize=4096)
-def _compiled(node: Expr, limits: Limits) -> _Fn:
+def _plan_for_node(node: Expr, limits: Limits) -> tuple[_Fn, str]:
     worst = worst_case_dice(node)
     if worst > limits.max_rolled:
         raise DiceLimitError(
             f"'{node}' could throw up to {worst} dice; the limit is {limits.max_rolled}",
             hint="roll fewer dice, or cap explosions with a depth such as d6!(3)",
         )
-    return _compile(node, [0])
+    return _compile(node, [0]), str(node)
+
+
+_PLANS: dict[str, tuple[_Fn, str]] = {}
+
+
+def _plan(expression: str | Expr, limits: Limits) -> tuple[_Fn, str]:
+    if isinstance(expression, str):
+        if limits is DEFAULT_LIMITS:
+            plan = _PLANS.get(expression)
+            if plan is None:
+                plan = _plan_for_node(parse(expression, limits), limits)
+                if len(_PLANS) < 4096:
+                    _PLANS[expression] = plan
+            return plan
+        return _plan_for_node(parse(expression, limits), limits)
+    return _plan_for_node(expression, limits)
 
 
 def roll(
@@ -139,32 +165,29 @@ def roll(
     system), or a ``seed`` for a fresh stream; with neither, a new random seed
     is drawn and kept in the record.
     """
-    node = parse(expression, limits) if isinstance(expression, str) else expression
-    fn = _compiled(node, limits)
+    fn, canonical = _plan(expression, limits)
     if rng is None:
         rng = DiceRng(seed)
     elif seed is not None:
         raise TypeError("pass either rng or seed, not both")
     start = rng.counter
     dice: list[DieRoll] = []
-    total, text = fn(rng, dice)
-    canonical = str(node)
-    detail = f"{text} = {total}"
-    return RollRecord(canonical, total, tuple(dice), detail, rng.seed, rng.stream, start, rng.counter - start, RNG_VERSION, label)
+    total = fn(rng, dice)
+    return RollRecord(canonical, total, tuple(dice), rng.seed, rng.stream, start, rng.counter - start, RNG_VERSION, label)
 
 
 def roll_pool(sides: tuple[int, ...] | list[int], /, rng: DiceRng, *, label: str = "") -> RollRecord:
     """Throw a pool of separate dice (e.g. BLYSS's ``d12+d4``); read them from ``record.dice``."""
     if not sides:
         raise DiceSyntaxError("a die pool needs at least one die", expression="", position=0)
-    return roll("+".join(f"1d{s}" for s in sides), rng, label=label)
+    return roll("+".join(f"1d{int(s)}" for s in sides), rng, label=label)
 
 
 def replay(record: RollRecord) -> RollRecord:
     """Roll the record's expression again from its seed, stream and counter."""
     if record.rng_version != RNG_VERSION:
         raise VerificationError(
-            f"record uses dice derivation v{record.rng_version}; this Storymaster knows v{RNG_VERSION}"
+            f"the record uses dice derivation v{record.rng_version}; this Storymaster knows v{RNG_VERSION}"
         )
     return roll(record.expression, DiceRng(record.seed, record.stream, record.counter), label=record.label)
 
@@ -174,6 +197,6 @@ def verify(record: RollRecord) -> None:
     again = replay(record)
     if again.dice != record.dice or again.total != record.total or again.draws != record.draws:
         raise VerificationError(
-            f"roll {record.expression!r} does not replay: recorded total {record.total}, replay gives {again.total}",
+            f"the roll {record.expression!r} does not replay: recorded total {record.total}, the dice give {again.total}",
             hint="the record was changed after it was rolled, or comes from another seed",
         )

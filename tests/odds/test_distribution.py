@@ -1,0 +1,140 @@
+"""Exact odds, checked against brute-force enumeration that shares no code with the engine."""
+
+import itertools
+from collections import defaultdict
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+
+from storymaster.dice import BinOp, Const, Dice, Neg, parse, roll
+from storymaster.errors import OddsError, StorymasterError
+from storymaster.odds import distribution, truncated_mass
+from strategies import expressions
+
+
+def _die_outcomes(node: Dice) -> dict[int, Fraction]:
+    """One die (an exploding chain counted as one die), enumerated face by face."""
+    faces = [-1, 0, 1] if node.sides == "F" else list(range(1, int(node.sides) + 1))
+    top = max(faces)
+    dist: dict[int, Fraction] = defaultdict(Fraction)
+
+    def chain(total: int, p: Fraction, depth: int) -> None:
+        for f in faces:
+            q = p / len(faces)
+            if node.explode and f == top and depth < node.explode:
+                chain(total + f, q, depth + 1)
+            else:
+                dist[total + f] += q
+
+    chain(0, Fraction(1), 0)
+    return dist
+
+
+def brute(node) -> dict[int, Fraction]:
+    if isinstance(node, Const):
+        return {node.value: Fraction(1)}
+    if isinstance(node, Neg):
+        return {-k: v for k, v in brute(node.operand).items()}
+    if isinstance(node, Dice):
+        one = list(_die_outcomes(node).items())
+        out: dict[int, Fraction] = defaultdict(Fraction)
+        for combo in itertools.product(one, repeat=node.count):
+            values = [v for v, _ in combo]
+            p = Fraction(1)
+            for _, q in combo:
+                p *= q
+            if node.keep is not None:
+                mode, n = node.keep
+                values = sorted(values, reverse=(mode == "h"))[:n]
+            out[sum(values)] += p
+        return dict(out)
+    a, b = brute(node.left), brute(node.right)
+    out = defaultdict(Fraction)
+    for (x, p), (y, q) in itertools.product(a.items(), b.items()):
+        out[x + y if node.op == "+" else x - y if node.op == "-" else x * y] += p * q
+    return dict(out)
+
+
+def exact(expr: str) -> dict[int, Fraction]:
+    return {k: v for k, v in distribution(expr).pmf().items() if v}
+
+
+@pytest.mark.parametrize(
+    "expr",
+    ["2d6+3", "4d6kh3", "4d6dl1", "2d20kl1", "3d4!(2)", "d6!(3)", "4dF", "4dFkh2", "(d4+1)*d3", "-d6+2d4", "d20-d20", "3d4!(1)kh2", "0d6+1", "2d6-(d4-1)"],
+)
+def test_matches_brute_force(expr: str) -> None:
+    assert exact(expr) == {k: v for k, v in brute(parse(expr)).items() if v}
+
+
+def test_fudge_golden() -> None:
+    d = distribution("4dF")
+    assert d.outcomes == (-4, -3, -2, -1, 0, 1, 2, 3, 4)
+    assert d.quantities == (1, 4, 10, 16, 19, 16, 10, 4, 1) and d.denominator == 81
+
+
+def test_summary_values() -> None:
+    d = distribution("2d6+3")
+    assert d.mean == 10
+    assert d.variance == Fraction(35, 6)
+    assert d.at_least(10) == Fraction(21, 36)
+    assert d.at_most(5) == Fraction(1, 36) and d.at_most(4) == 0
+    assert d.probability(10) == Fraction(6, 36) and d.probability(99) == 0
+    assert d.at_least_table()[5] == 1 and d.at_most_table()[15] == 1
+    data = d.to_json()
+    assert data["distribution"]["10"] == pytest.approx(6 / 36)
+    assert data["at_least"]["10"] == pytest.approx(21 / 36)
+
+
+def test_explosion_tail_is_reported() -> None:
+    assert distribution("d6!(2)").truncated == Fraction(1, 216)
+    assert truncated_mass(parse("2d6!(1)")) == 1 - (1 - Fraction(1, 36)) ** 2
+    assert distribution("3d6").truncated == 0
+    assert "truncated" in distribution("d6!").to_json()
+
+
+def test_repeated_questions_are_cached() -> None:
+    assert distribution("5d8kh2") is distribution("5d8kh2")
+    assert distribution("5d8kh2") is distribution("5d8dl3")  # same canonical question
+
+
+@pytest.mark.parametrize("expr", ["1000d10", "1000d1000", "200d200kh100", "d1000*d1000"])
+def test_too_large_questions_are_refused_quickly(expr: str) -> None:
+    with pytest.raises(OddsError, match="too long"):
+        distribution(expr)
+
+
+def test_large_but_fine() -> None:
+    d = distribution("100d6")
+    assert d.min == 100 and d.max == 600 and d.mean == 350
+
+
+@settings(max_examples=80)
+@given(expressions(max_leaves=3, max_count=3, max_sides=6))
+def test_every_distribution_sums_to_one_and_matches_brute_force(text: str) -> None:
+    try:
+        d = distribution(text)
+    except StorymasterError:
+        return
+    assert sum(d.pmf().values()) == 1
+    assert exact(text) == {k: v for k, v in brute(parse(text)).items() if v}
+
+
+@settings(max_examples=25)
+@given(expressions(max_leaves=3, max_count=3, max_sides=6))
+def test_agrees_with_a_seeded_sample_of_audited_rolls(text: str) -> None:
+    try:
+        d = distribution(text)
+    except StorymasterError:
+        return
+    n = 2000
+    counts: dict[int, int] = defaultdict(int)
+    for i in range(n):
+        counts[roll(text, seed=f"sample-{i}").total] += 1
+    pmf = d.pmf()
+    assert set(counts) <= set(pmf)
+    for outcome, p in pmf.items():
+        p = float(p)
+        sigma = (p * (1 - p) / n) ** 0.5
+        assert abs(counts[outcome] / n - p) <= 6 * sigma + 2e-3
