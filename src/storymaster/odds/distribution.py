@@ -162,6 +162,7 @@ def _check_work(node: Expr) -> None:
 
 
 _FUDGE = icepool.Die([-1, 0, 1])
+_DIRECT_SUM = 256
 
 
 def to_icepool(node: Expr) -> icepool.Die:
@@ -192,7 +193,11 @@ def to_icepool(node: Expr) -> icepool.Die:
 
 
 def _sum_of(die: icepool.Die, n: int) -> icepool.Die:
-    """n independent copies of ``die`` summed, by repeated doubling (no deep recursion)."""
+    """n independent copies of ``die`` summed: icepool's own ``@`` (fast, cached) up to
+    :data:`_DIRECT_SUM` copies; beyond that by repeated doubling, because ``@`` recurses
+    once per copy and hits Python's recursion limit near a thousand."""
+    if n <= _DIRECT_SUM:
+        return n @ die
     result: icepool.Die | None = None
     while n:
         if n & 1:
