@@ -200,8 +200,10 @@ class _Parser:
 
 
 def _hint_for(c: str) -> str | None:
-    if c in "/x×":
-        return "only '+', '-' and '*' are supported"
+    if c == "/":
+        return "there is no division in dice notation; only '+', '-' and '*'"
+    if c == "×":
+        return "multiply with '*'"
     if c in "<>=":
         return "comparisons are made by the rule systems, not in dice notation"
     if c.isalpha():
