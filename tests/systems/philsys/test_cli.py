@@ -186,3 +186,29 @@ def test_house_rules_file_changes_the_result(cli, tmp_path):
     assert r.exit_code == 2 and "no_such_rule" in r.stderr
     r = cli("philsys", "house-rules", "--json")
     assert any(row["name"] == "initiative_formula" for row in json.loads(r.stdout)["house_rules"])
+
+
+def test_checks_from_a_sheet(cli):
+    r = cli("philsys", "odds", "--character", "examples/philsys/aya.yaml", "--skill", "Fire Magic", "--td", "30", "--json")
+    assert json.loads(r.stdout)["exact"]["p_success"] == "3/10"  # 15 + d20 >= 30: 15..20
+    r = cli("philsys", "odds", "--character", "examples/philsys/knight.yaml", "--stat-of", "str", "--td", "20", "--json")
+    assert json.loads(r.stdout)["exact"]["p_success"] == "1/2"  # 9 + d20 >= 20
+    r = cli("philsys", "odds", "--character", "examples/philsys/aya.yaml", "--skill", "Juggling", "--td", "3")
+    assert r.exit_code == 2 and "known skills" in r.stderr
+    r = cli("philsys", "odds", "--skill", "Fire Magic", "--td", "3")
+    assert r.exit_code == 2 and "need --character" in r.stderr
+
+
+def test_attack_odds_between_sheets(cli):
+    from fractions import Fraction
+
+    from storymaster.systems.philsys import SYSTEM
+    from storymaster.systems.philsys.checks import MagicAttack, MeleeAttack
+
+    r = cli("philsys", "attack-odds", "examples/philsys/guard.yaml", "examples/philsys/aya.yaml", "--attack", "slash", "--json")
+    want = SYSTEM.odds(MeleeAttack(at=13, pa=9)).p_success
+    assert Fraction(json.loads(r.stdout)["exact"]["p_success"]) == want
+    r = cli("philsys", "attack-odds", "examples/philsys/aya.yaml", "examples/philsys/guard.yaml", "--attack", "Flare Arrow", "--json")
+    assert Fraction(json.loads(r.stdout)["exact"]["p_success"]) == SYSTEM.odds(MagicAttack(attack=15, resist=16)).p_success
+    r = cli("philsys", "attack-odds", "examples/philsys/aya.yaml", "examples/philsys/guard.yaml", "--attack", "chop")
+    assert r.exit_code == 2 and "punch, kick" in r.stderr

@@ -304,3 +304,15 @@ def test_fights_always_end_and_hp_never_exceeds_max(seed):
         assert f.mp >= 0 and f.tp >= 0
     for e in events:
         assert all(r.label for r in e.rolls)
+
+
+def test_turn_actions():
+    from storymaster.systems.philsys.actions import turn_problems
+
+    assert turn_problems(["move", "attack", "free", "free"]) == []
+    assert turn_problems(["double_move", "free"]) == []
+    assert turn_problems(["long"]) == []
+    assert turn_problems(["double_move", "attack"]) == ["a double move replaces both the move and the attack"]
+    assert turn_problems(["attack", "attack"]) == ["only one attack per turn"]
+    assert turn_problems(["long", "move"]) == ["a long action takes the whole turn (free actions aside)"]
+    assert turn_problems(["teleport"]) == ["unknown action 'teleport'"]

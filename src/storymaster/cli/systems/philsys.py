@@ -141,16 +141,49 @@ RankOpt = Annotated[int, typer.Option("--rank", help="Skill rank (with --bases).
 TdOpt = Annotated[int | None, typer.Option("--td", help="Target difficulty.")]
 VsOpt = Annotated[int | None, typer.Option("--vs", help="Opposed: the defender's modifier (defender wins ties).")]
 NoParryOpt = Annotated[bool, typer.Option("--no-parry", help="The defender has no roll (parry already used).")]
+CharOpt = Annotated[Path | None, typer.Option("--character", "-c", help="Take the modifier from this sheet (with --skill or --stat-of).")]
+SkillOpt = Annotated[str | None, typer.Option("--skill", help="With --character: a skill check (bases + rank).")]
+StatOfOpt = Annotated[str | None, typer.Option("--stat-of", help="With --character: a stat check on this stat (e.g. STR).")]
+
+
+def _from_sheet(character: Path | None, skill: str | None, stat_of: str | None, modifier: int | None,
+                stat: int | None, bases: str | None, rank: int) -> tuple[int | None, str | None, int]:
+    """Turn --character/--skill/--stat-of into --stat or --bases/--rank."""
+    if character is None:
+        if skill or stat_of:
+            raise CheckError("--skill and --stat-of need --character FILE")
+        return stat, bases, rank
+    if stat is not None or bases is not None:
+        raise CheckError("give either --character or --stat/--bases, not both")
+    c = _load(character)
+    if skill:
+        sk = c.skill(skill)
+        if sk is None:
+            known = ", ".join(x.name for x in c.skills) or "none"
+            raise CheckError(f"{c.name} has no skill {skill!r}", hint=f"known skills: {known}")
+        try:
+            b = sk.effective_bases()
+        except ValueError as exc:
+            raise CheckError(str(exc)) from None
+        return None, ",".join(str(c.stats.get(x)) for x in b), sk.rank
+    if stat_of:
+        name = stat_of.upper()
+        if name not in STAT_NAMES:
+            raise CheckError(f"unknown stat {stat_of!r}", hint="one of " + ", ".join(STAT_NAMES))
+        return c.stats.get(name), None, 0
+    raise CheckError("with --character, name a --skill or a --stat-of")
 
 
 @app.command("odds")
 def odds_cmd(
     kind: KindOpt = "check", modifier: ModOpt = None, stat: StatOpt = None, bases: BasesOpt = None, rank: RankOpt = 0,
     td: TdOpt = None, vs: VsOpt = None, no_parry: NoParryOpt = False,
+    character: CharOpt = None, skill: SkillOpt = None, stat_of: StatOfOpt = None,
     plot: Annotated[Path | None, typer.Option("--plot", help="Also save a bar chart (.svg or .png).")] = None,
     house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Exact odds of a check before rolling: d20+modifier vs TD, or opposed (--vs)."""
+    stat, bases, rank = _from_sheet(character, skill, stat_of, modifier, stat, bases, rank)
     emit_odds(SYSTEM.odds(_check(kind, modifier, stat, bases, rank, td, vs, no_parry), _hr(house_rules)), as_json, plot)
 
 
@@ -158,9 +191,11 @@ def odds_cmd(
 def check_cmd(
     kind: KindOpt = "check", modifier: ModOpt = None, stat: StatOpt = None, bases: BasesOpt = None, rank: RankOpt = 0,
     td: TdOpt = None, vs: VsOpt = None, no_parry: NoParryOpt = False, seed: SeedOpt = None,
+    character: CharOpt = None, skill: SkillOpt = None, stat_of: StatOfOpt = None,
     house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Roll a check and explain how the dice made the result."""
+    stat, bases, rank = _from_sheet(character, skill, stat_of, modifier, stat, bases, rank)
     chk = _check(kind, modifier, stat, bases, rank, td, vs, no_parry)
     outcome = SYSTEM.resolve(chk, make_rng(seed, "philsys-check"), _hr(house_rules))
     if as_json:
@@ -171,6 +206,44 @@ def check_cmd(
         console.print(f"  {r.label}: {r.detail}")
     console.print(outcome.explanation)
     console.print(f"seed {outcome.rolls[0].seed}", style="dim")
+
+
+@app.command("attack-odds")
+def attack_odds_cmd(
+    attacker: Annotated[Path, typer.Argument(help="Attacker's sheet.")],
+    defender: Annotated[Path, typer.Argument(help="Defender's sheet.")],
+    attack: Annotated[str, typer.Option("--attack", help="thrust/slash/chop, light/medium/heavy, punch/kick, missile, or a spell name.")] = "thrust",
+    no_parry: NoParryOpt = False,
+    aim: Annotated[str, typer.Option("--aim", help="Missile target location.")] = "abdomen",
+    distance: Annotated[str, typer.Option("--range", help="medium or long.")] = "medium",
+    house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Exact odds of one attack between two characters, from their sheets."""
+    from ...systems.philsys.character import at_pa
+    from ...systems.philsys.combat import melee_options
+
+    hr = _hr(house_rules)
+    a, d = _load(attacker), _load(defender)
+    spell = next((x for x in a.abilities if x.name.lower() == attack.lower()), None)
+    chk: Check
+    if spell is not None:
+        sk = a.skill(spell.skill) if spell.skill else None
+        chk = MagicAttack(attack=dmg.spell_attack_modifier(a, sk), resist=dmg.magic_resist_modifier(d))
+    elif attack == "missile":
+        w = a.equipment.missile
+        if w is None:
+            raise CheckError(f"{a.name} has no missile weapon")
+        sk = a.skill(w.skill) if w.skill else None
+        chk = MissileAttack(attack=dmg.missile_attack_modifier(w, sk.rank if sk else 0, aim),
+                            defence=dmg.missile_defence_modifier(d, distance, hr))
+    else:
+        kinds = [k for k, _ in melee_options(a, hr)]
+        if attack not in kinds:
+            raise CheckError(f"{a.name} cannot make a {attack!r} attack", hint="choose one of " + ", ".join(kinds))
+        at, _ = at_pa(a, hr)
+        _, pa = at_pa(d, hr)
+        chk = MeleeAttack(at=at + dmg.attack_penalty(attack), pa=pa, parry=not no_parry)
+    emit_odds(SYSTEM.odds(chk, hr), as_json)
 
 
 @app.command("damage")
