@@ -212,3 +212,17 @@ def test_attack_odds_between_sheets(cli):
     assert Fraction(json.loads(r.stdout)["exact"]["p_success"]) == SYSTEM.odds(MagicAttack(attack=15, resist=16)).p_success
     r = cli("philsys", "attack-odds", "examples/philsys/aya.yaml", "examples/philsys/guard.yaml", "--attack", "chop")
     assert r.exit_code == 2 and "punch, kick" in r.stderr
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["odds", "--modifier", "9999", "--td", "5"], "modifier"),
+    (["fight", "examples/philsys/knight.yaml", "examples/philsys/guard.yaml", "--range", "far"], "distance"),
+    (["fight", "examples/philsys/knight.yaml", "examples/philsys/guard.yaml", "--tactics", "Brenna=dance"], "tactics"),
+    (["levelup", "examples/philsys/knight.yaml", "--primary", "LUCK", "--secondary", "STR", "--ignore-xp"], "primary"),
+    (["levelup", "examples/philsys/knight.yaml", "--primary", "STR", "--secondary", "STR", "--ignore-xp"], "differ"),
+    (["fight", "examples/philsys/knight.yaml"], "two files"),
+])
+def test_bad_values_never_give_a_traceback(cli, args, msg):
+    r = cli("philsys", *args)
+    assert r.exit_code == 2, r.output
+    assert msg in r.stderr and "internal error" not in r.stderr

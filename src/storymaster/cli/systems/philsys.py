@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 import yaml
+from pydantic import ValidationError
 from rich.table import Table
 
 from ...errors import CharacterError, CheckError, InputFileError
@@ -41,8 +42,8 @@ def _dump(c: Character) -> str:
 
 
 @app.command("schema")
-def schema_cmd() -> None:
-    """Print the JSON Schema of a Philsys character file."""
+def schema_cmd(as_json: JsonOpt = True) -> None:
+    """Print the JSON Schema of a Philsys character file (always JSON)."""
     print_json(Character.model_json_schema())
 
 
@@ -92,8 +93,24 @@ def _print_sheet(c: Character, v: dict) -> None:
         console.print(f"shield: {e.shield.name} AC {e.shield.ac} ({e.shield.at:+d}/{e.shield.pa:+d})")
 
 
+def _validated(model, data: dict, what: str):  # type: ignore[no-untyped-def]
+    """Build a model from command-line values; a bad value becomes one clear error, not a traceback."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise CheckError(_explain(exc, what), hint="see --help for the allowed values") from None
+
+
 def _check(kind: str, modifier: int | None, stat: int | None, bases: str | None, rank: int, td: int | None,
            vs: int | None, no_parry: bool) -> Check:
+    try:
+        return _build_check(kind, modifier, stat, bases, rank, td, vs, no_parry)
+    except ValidationError as exc:
+        raise CheckError(_explain(exc, "check"), hint="modifiers run -200..500, TDs 0..1000") from None
+
+
+def _build_check(kind: str, modifier: int | None, stat: int | None, bases: str | None, rank: int, td: int | None,
+                 vs: int | None, no_parry: bool) -> Check:
     if td is not None and td < 0:
         raise CheckError(f"a TD cannot be negative (got {td})", hint="TDs run 10 (easy) to 70 (practically impossible)")
     if kind not in ("check", "melee", "missile", "magic"):
@@ -317,8 +334,8 @@ def fight_cmd(
             problems = SYSTEM.validate_character(c, hr)
             if problems:
                 raise CharacterError(problems, name=c.name)
-    opts = FightOptions.model_validate({"tactics": _parse_kv(tactics, "--tactics"), "attack": _parse_kv(attack, "--attack"),
-                                        "aim": _parse_kv(aim, "--aim"), "distance": distance})
+    opts = _validated(FightOptions, {"tactics": _parse_kv(tactics, "--tactics"), "attack": _parse_kv(attack, "--attack"),
+                                     "aim": _parse_kv(aim, "--aim"), "distance": distance}, "fight options")
     rng = make_rng(seed, "philsys-fight")
     state = SYSTEM.combat.start(sides, house_rules=hr, options=opts)
     events = []
@@ -386,8 +403,8 @@ def levelup_cmd(
     c = _load(file)
     new_skills = [_parse_new_skill(t) for t in learn]
     attempts = list(skill) + [s.name for s in new_skills if s.name.lower() not in [x.lower() for x in skill]]
-    req = LevelUp.model_validate({"primary": primary.upper(), "secondary": secondary.upper(), "skills": attempts,
-                                  "new_skills": [s.model_dump() for s in new_skills], "ignore_xp": ignore_xp})
+    req = _validated(LevelUp, {"primary": primary.upper(), "secondary": secondary.upper(), "skills": attempts,
+                                  "new_skills": [s.model_dump() for s in new_skills], "ignore_xp": ignore_xp}, "level-up")
     rng = make_rng(seed, "philsys-levelup")
     new, events = level_up(c, req, rng, _hr(house_rules))
     if out:
@@ -471,3 +488,7 @@ def house_rules_cmd(as_json: JsonOpt = False) -> None:
     show_house_rules(PhilsysHouseRules, as_json)
 
 
+def _explain(exc: ValidationError, what: str) -> str:
+    """A pydantic error as one line per bad value."""
+    parts = [f"{'.'.join(str(x) for x in e['loc']) or what}: {e['msg']}" for e in exc.errors()]
+    return f"bad {what}: " + "; ".join(parts)

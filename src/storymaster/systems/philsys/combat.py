@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from ...dice import DiceRng, RollRecord, roll
 from ...errors import CombatError
@@ -170,7 +170,11 @@ class PhilsysCombat:
         hr = house_rules or PhilsysHouseRules()
         if not isinstance(hr, PhilsysHouseRules):
             raise CombatError("philsys fights need PhilsysHouseRules")
-        opts = options if isinstance(options, FightOptions) else FightOptions.model_validate(dict(options or {}))
+        try:
+            opts = options if isinstance(options, FightOptions) else FightOptions.model_validate(dict(options or {}))
+        except ValidationError as exc:
+            raise CombatError(_explain(exc, "fight options"), hint="tactics: auto|melee|missile|magic; "
+                              "aim: limb|abdomen|torso|head; distance: medium|long") from None
         if len(sides) < 2 or any(len(s) == 0 for s in sides):
             raise CombatError("a fight needs at least two sides with at least one character each")
         fighters = []
@@ -557,3 +561,9 @@ def _end_of_round(fs: list[Fighter], rnd: int, hr: PhilsysHouseRules) -> list[Ev
             else:
                 fs[k] = f.model_copy(update={"wake_in": left})
     return events
+
+
+def _explain(exc: ValidationError, what: str) -> str:
+    """A pydantic error as one line per bad value."""
+    parts = [f"{'.'.join(str(x) for x in e['loc']) or what}: {e['msg']}" for e in exc.errors()]
+    return f"bad {what}: " + "; ".join(parts)
