@@ -166,3 +166,10 @@ def test_stat_budget_property(values, mag):
     problems = SYSTEM.validate_character(c)
     assert (sum(values) + mag > 21) == any(p.where == "stats" for p in problems)
     assert not any(p.where.startswith("stats.") for p in problems)
+
+
+def test_magic_tiers():
+    from storymaster.systems.philsys.character import magic_tier
+
+    assert [magic_tier(Character(name="x", stats=Stats(MAG=m))) for m in (0, 2, 3, 4)] == [
+        "cannot cast magic", "can cast", "mage", "mage; reads the astral plane at will"]

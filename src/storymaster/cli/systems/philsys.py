@@ -70,7 +70,8 @@ def sheet_cmd(
 def _print_sheet(c: Character, v: dict) -> None:
     console.print(f"[bold]{c.name}[/bold]  level {c.level}, {c.xp} XP" + (f" — {c.concept}" if c.concept else ""))
     console.print("  ".join(f"{s} {c.stats.get(s):+d}" for s in STAT_NAMES) + f"   (points {v['stat_points']})")
-    console.print(f"HP {v['HP']}  MP {v['MP']}  TP {v['TP']}  initiative {v['initiative']}  move {v['move_yards']} yd")
+    console.print(f"HP {v['HP']}  MP {v['MP']}  TP {v['TP']}  initiative {v['initiative']}  move {v['move_yards']} yd"
+                  f"  magic: {v['magic']}" + (f"  strength penalty -{v['strength_penalty']}" if v["strength_penalty"] else ""))
     console.print(f"base AT/PA {v['base_at_pa']}  AT/PA {v['AT']}/{v['PA']}  MAttack {v['MAttack']}  "
                   f"missile evasion {v['missile_evasion']}  MBlock {v['MBlock']}  armour stops {v['armor_reduction']}")
     t = Table(title=f"skills (points {v['skill_points']})", show_edge=False)

@@ -30,6 +30,7 @@ __all__ = [
     "hp_max",
     "initiative_bonus",
     "magic_attack",
+    "magic_tier",
     "mblock",
     "missile_evasion",
     "mp_max",
@@ -495,6 +496,18 @@ def armor_reduction(ac: int) -> int:
     return ac // 3
 
 
+def magic_tier(c: Character) -> str:
+    """Stats: Magical Aptitude: 0 cannot cast; 3+ is a mage; 4+ reads the astral plane by concentrating."""
+    m = c.stats.MAG
+    if m == 0:
+        return "cannot cast magic"
+    if m >= 4:
+        return "mage; reads the astral plane at will"
+    if m >= 3:
+        return "mage"
+    return "can cast"
+
+
 def sheet(c: Character, hr: PhilsysHouseRules | None = None) -> dict[str, object]:
     """The derived values a sheet shows."""
     hr = hr or PhilsysHouseRules()
@@ -511,6 +524,8 @@ def sheet(c: Character, hr: PhilsysHouseRules | None = None) -> dict[str, object
         "missile_evasion": missile_evasion(c),
         "MBlock": mblock(c),
         "move_yards": movement_yards(c),
+        "magic": magic_tier(c),
+        "strength_penalty": strength_penalty(c, hr),
         "armor_reduction": armor_reduction(c.equipment.armor.ac) if c.equipment.armor else 0,
         "stat_points": f"{c.stats.total()}/{stat_points_allowed(c)}",
         "skill_points": f"{_pts(skill_points_spent(c))}/{skill_points(c)}",
