@@ -157,7 +157,8 @@ def test_new_builds_a_character_interactively(cli, tmp_path):
     stats = ["2", "3", "3", "1", "3", "2", "0", "2", "5"]  # 21 points
     skills = ["Fire Magic", "normal", "magic", "4", "Geology", "knowledge", "other", "2",
               "Lockpicking", "normal", "other", "DEX/DEX/INT", "3", ""]
-    answers = "\n".join(["Mira", "a hedge witch", *stats, *skills]) + "\n"
+    gear = ["Quarterstaff", "ten", "8/6/9", "", "Robes", "6"]
+    answers = "\n".join(["Mira", "a hedge witch", *stats, *skills, *gear]) + "\n"
     r = cli("philsys", "new", "--out", str(out), input=answers)
     assert r.exit_code == 0, r.output
     assert "points left" in r.stdout and "points spent" in r.stdout
@@ -165,13 +166,15 @@ def test_new_builds_a_character_interactively(cli, tmp_path):
     data = yaml.safe_load(out.read_text())
     assert data["name"] == "Mira" and data["stats"]["MAG"] == 5
     assert [s["name"] for s in data["skills"]] == ["Fire Magic", "Geology", "Lockpicking"]
+    assert data["equipment"]["weapon"]["damage"] == [8, 6, 9] and data["equipment"]["armor"]["ac"] == 6
+    assert "three whole numbers" in r.stdout
     r = cli("philsys", "sheet", str(out))
     assert r.exit_code == 0
 
 
 def test_new_reports_an_illegal_build(cli):
     answers = "\n".join(["Over", "", "0", "0", "0", "0", "0", "0", "0", "0", "0",
-                         "Big", "normal", "other", "DEX/DEX/INT", "9", ""]) + "\n"
+                         "Big", "normal", "other", "DEX/DEX/INT", "9", "", "", ""]) + "\n"
     r = cli("philsys", "new", input=answers)
     assert r.exit_code == 2 and "first-level cap" in r.stderr
 

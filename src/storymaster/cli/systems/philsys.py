@@ -465,6 +465,25 @@ def new_cmd(
             continue
         skills.append(sk)
     c = c.model_copy(update={"skills": skills})
+    equipment: dict[str, object] = {}
+    wname = typer.prompt("Melee weapon (empty for none)", default="", show_default=False)
+    if wname:
+        while True:
+            tsc = typer.prompt("  damage as Thrust/Slash/Chop, e.g. 10/14/17")
+            try:
+                dmg_t = tuple(int(x) for x in tsc.split("/"))
+                if len(dmg_t) == 3:
+                    break
+            except ValueError:
+                pass
+            console.print("  three whole numbers separated by /")
+        wskill = typer.prompt("  weapon skill", default=next((x.name for x in skills if x.category == "melee"), ""))
+        equipment["weapon"] = {"name": wname, "damage": dmg_t, "skill": wskill}
+    aname = typer.prompt("Armour (empty for none)", default="", show_default=False)
+    if aname:
+        equipment["armor"] = {"name": aname, "ac": typer.prompt("  AC", type=int, default=0)}
+    if equipment:
+        c = Character.model_validate({**c.model_dump(), "equipment": equipment})
     problems = SYSTEM.validate_character(c)
     if out:
         out.write_text(_dump(c), encoding="utf-8")
