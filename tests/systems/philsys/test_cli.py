@@ -18,12 +18,7 @@ def doc_commands() -> list[list[str]]:
     for line in DOC.read_text(encoding="utf-8").splitlines():
         m = re.match(r"\s+\$ storymaster (.*)$", line)
         if m:
-            args = shlex.split(m.group(1))
-            # "--aim Chandler Sablemech=torso" is written unquoted in the doc for readability
-            if "--aim" in args:
-                i = args.index("--aim")
-                args[i + 1 : i + 3] = [" ".join(args[i + 1 : i + 3])]
-            out.append(args)
+            out.append(shlex.split(m.group(1)))
     return out
 
 

@@ -304,6 +304,7 @@ def test_fights_always_end_and_hp_never_exceeds_max(seed):
         assert f.mp >= 0 and f.tp >= 0
     for e in events:
         assert all(r.label for r in e.rolls)
+    assert FightState.model_validate_json(state.model_dump_json()) == state
 
 
 def test_turn_actions():

@@ -157,3 +157,15 @@ def test_resolve_explains_a_tie():
             break
     else:
         pytest.fail("no tie found")
+
+
+@settings(max_examples=80)
+@given(st.integers(-30, 60), st.integers(-30, 60), st.booleans(), st.integers(1, 20), st.booleans(), st.booleans())
+def test_odds_equal_brute_force_for_any_modifiers(a, d, parry, crit, auto, near):
+    hr = PhilsysHouseRules(critical_margin=crit, unparried_attacks_hit_automatically=auto, near_miss_half_damage=near)
+    melee = SYSTEM.odds(MeleeAttack(at=a, pa=d, parry=parry), hr)
+    cls = lambda m: melee_classes(m, crit, auto, parry)  # noqa: E731
+    assert dict(melee.probabilities) == (brute_pair if parry else brute_no_roll)(a, d, cls)
+    assert SYSTEM.odds(D20Check(modifier=a, td=max(0, d)), hr).p_success == brute_single(a, max(0, d))
+    opposed = SYSTEM.odds(OpposedCheck(modifier=a, vs=d), hr)
+    assert opposed.p_success == brute_pair(a, d, lambda m: "s" if m > 0 else "f").get("s", Fraction(0))
