@@ -202,3 +202,45 @@ def test_derived_substats_formulas():
 def test_mp_shortfall_is_paid_in_hp():
     assert dmg.pay_cost(50, 3, 0, Cost(mp=14)) == (39, 0, 0)
     assert dmg.pay_cost(50, 0, 0, Cost(mp=5, hp=2)) == (43, 0, 0)
+
+
+# --- the walkthrough examples replayed with seeds that throw the book's dice -------------------------
+
+
+def test_guard_example_replayed_by_the_engine():
+    """Seed 41231 throws the walkthrough's dice: initiative 7 and 9, attack 18, parry 10, 2d4 = 5."""
+    from storymaster.dice import DiceRng
+    from storymaster.systems.philsys import SYSTEM
+
+    state = SYSTEM.combat.start([[example("aya")], [example("guard")]], house_rules=WALKTHROUGH,
+                                options={"attack": {"Guard": "slash"}})
+    state, events = SYSTEM.combat.step(state, DiceRng(41231, "walkthrough"))
+    assert events[0].data["totals"] == [13, 17] and events[0].data["order"][0] == "Guard"
+    blow = events[1]
+    assert [r.total for r in blow.rolls] == [18, 10, 21]
+    assert blow.data["attack_total"] == 31 and blow.data["defence_total"] == 19
+    assert blow.data["result"] == "hit" and blow.data["raw_damage"] == 21 and blow.data["damage"] == 19
+    assert blow.data["hp"] == 60 - 19
+
+
+def test_flare_arrow_replayed():
+    """Seed 247 throws Aya's 3 and the guard's 12: 18 against 28, resisted."""
+    from storymaster.dice import DiceRng
+    from storymaster.systems.philsys import SYSTEM
+    from storymaster.systems.philsys.checks import MagicAttack
+
+    out = SYSTEM.resolve(MagicAttack(attack=15, resist=16), DiceRng(247, "flare-arrow"))
+    assert [r.total for r in out.rolls] == [3, 12]
+    assert out.result == "resisted" and out.details["attacker_total"] == 18 and out.details["defender_total"] == 28
+
+
+def test_chandler_example_replayed():
+    """Seed 8867 throws Chandler's 12, the guard's 10 and 4d8 = 20."""
+    from storymaster.dice import DiceRng, roll
+    from storymaster.systems.philsys import SYSTEM
+    from storymaster.systems.philsys.checks import MissileAttack
+
+    rng = DiceRng(8867, "chandler")
+    out = SYSTEM.resolve(MissileAttack(attack=16, defence=8), rng)
+    assert out.result == "hit" and out.details["attacker_total"] == 28 and out.details["defender_total"] == 18
+    assert roll("4d8", rng).total == 20
