@@ -224,3 +224,9 @@ def test_bad_values_never_give_a_traceback(cli, args, msg):
     r = cli("philsys", *args)
     assert r.exit_code == 2, r.output
     assert msg in r.stderr and "internal error" not in r.stderr
+
+
+def test_td_ladders(cli):
+    data = json.loads(cli("philsys", "tds", "--json").stdout)
+    assert list(data["stat"]) == ["10", "20", "30", "40"]
+    assert list(data["skill"]) == ["10", "20", "30", "40", "50", "60", "70"]

@@ -414,6 +414,20 @@ def levelup_cmd(
                                   "character": new.model_dump(mode="json")})
 
 
+@app.command("tds")
+def tds_cmd(as_json: JsonOpt = False) -> None:
+    """The target difficulties (TDs) for stat checks and for skill checks."""
+    t = tables()
+    rows = {"stat": t["stat_tds"], "skill": t["skill_tds"]}
+    if as_json:
+        print_json({k: {str(td): text for td, text in v.items()} for k, v in rows.items()})
+        return
+    for kind, ladder in rows.items():
+        console.print(f"[bold]{kind} checks[/bold]")
+        for td, text in ladder.items():
+            console.print(f"  TD {td}: {text}")
+
+
 @app.command("xp-table")
 def xp_table_cmd(as_json: JsonOpt = False) -> None:
     """The XP needed for each level (the count resets after each level)."""
