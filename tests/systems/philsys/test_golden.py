@@ -244,3 +244,26 @@ def test_chandler_example_replayed():
     out = SYSTEM.resolve(MissileAttack(attack=16, defence=8), rng)
     assert out.result == "hit" and out.details["attacker_total"] == 28 and out.details["defender_total"] == 18
     assert roll("4d8", rng).total == 20
+
+
+def test_td_ladder_half_the_time_claims():
+    """Basic Tests of Skill: the TD ladders' 'about half the time' figures come out between 40% and 60%."""
+    from fractions import Fraction
+
+    from storymaster.systems.philsys import SYSTEM
+    from storymaster.systems.philsys.checks import SkillCheck, StatCheck
+
+    half = [
+        StatCheck(stat=3, td=20), StatCheck(stat=6, td=30), StatCheck(stat=7, td=30), StatCheck(stat=10, td=40),
+        SkillCheck(bases=(3, 3, 3), rank=10, td=30),  # 'about 10 ranks' at TD 30, bases +3 each
+        SkillCheck(bases=(10, 10, 0), rank=10, td=40),  # total modifiers about 30 at TD 40
+        SkillCheck(bases=(10, 10, 10), rank=10, td=50),  # a master with a modifier around 40 at TD 50
+        SkillCheck(bases=(6, 7, 6), rank=30, td=60),  # 30+ ranks and +6/+7 bases at TD 60
+        SkillCheck(bases=(10, 10, 10), rank=30, td=70),  # 30+ ranks and +10 bases at TD 70
+    ]
+    for check in half:
+        p = SYSTEM.odds(check).p_success
+        assert Fraction(2, 5) <= p <= Fraction(3, 5), (check, p)
+    assert SYSTEM.odds(StatCheck(stat=3, td=20)).p_success == Fraction(1, 2)
+    # the book's '+8 or more' at TD 40 is generous: +8 succeeds only a quarter of the time
+    assert SYSTEM.odds(StatCheck(stat=8, td=40)).p_success == Fraction(1, 4)
