@@ -267,3 +267,15 @@ def test_td_ladder_half_the_time_claims():
     assert SYSTEM.odds(StatCheck(stat=3, td=20)).p_success == Fraction(1, 2)
     # the book's '+8 or more' at TD 40 is generous: +8 succeeds only a quarter of the time
     assert SYSTEM.odds(StatCheck(stat=8, td=40)).p_success == Fraction(1, 4)
+
+
+def test_catalogue_gear_by_name():
+    """The article's gear by name: Longsword 10/14/17, Hide Armor AC 15, Robes AC 6, Mythril Pistol accuracy 12."""
+    import pytest
+
+    c = Character(name="x", equipment={"weapon": "Longsword", "armor": "Hide Armor", "missile": "Mythril Pistol"})
+    assert c.equipment.weapon.damage == (10, 14, 17)
+    assert c.equipment.armor.ac == 15 and c.equipment.missile.accuracy == 12
+    assert Character(name="y", equipment={"armor": "Robes"}).equipment.armor.ac == 6
+    with pytest.raises(Exception, match="catalogue"):
+        Character(name="z", equipment={"weapon": "Vorpal Blade"})

@@ -47,3 +47,16 @@ def test_house_rules_are_frozen_and_strict():
         PhilsysHouseRules(no_such_rule=True)  # type: ignore[call-arg]
     with pytest.raises(Exception):
         PhilsysHouseRules(critical_health_penalty=7)
+
+
+def test_examples_validate_against_the_published_schema():
+    import jsonschema
+    import yaml
+
+    schema = json.loads((ROOT / "docs" / "schemas" / "philsys-character.schema.json").read_text(encoding="utf-8"))
+    files = sorted((ROOT / "examples" / "philsys").glob("*.yaml"))
+    assert len(files) >= 5
+    for path in files:
+        jsonschema.validate(yaml.safe_load(path.read_text(encoding="utf-8")), schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"name": "x", "equipment": {"weapon": "Vorpal Blade"}}, schema)

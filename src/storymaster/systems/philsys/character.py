@@ -6,14 +6,14 @@ Derived values (HP, MP, TP, AT/PA, ...) are functions of the sheet, never stored
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from ...errors import Problem
 from ...rules.models import Model
 from .options import PhilsysHouseRules
-from .tables import STAT_NAMES, tables
+from .tables import STAT_NAMES, equipment, tables
 
 __all__ = [
     "Ability",
@@ -212,11 +212,35 @@ class Shield(Model):
     strength: int | None = None
 
 
+def _catalogue_schema(schema: dict[str, Any]) -> None:
+    """Let the JSON Schema accept a catalogue name where a piece of gear is expected."""
+    for field, section in (("weapon", "weapons"), ("missile", "missile_weapons"), ("armor", "armor")):
+        prop = schema.get("properties", {}).get(field)
+        if prop is not None and "anyOf" in prop:
+            prop["anyOf"].append({"type": "string", "enum": sorted(equipment()[section])})
+
+
 class Equipment(Model):
+    """What the character carries. A piece of gear may be named instead of described when it is one
+    the article names (``data/equipment.yaml``: Longsword, Mythril Pistol, Hide Armor, Robes)."""
+
+    model_config = ConfigDict(json_schema_extra=_catalogue_schema)
+
     weapon: Weapon | None = None
     missile: MissileWeapon | None = None
     armor: Armor | None = None
     shield: Shield | None = None
+
+    @field_validator("weapon", "missile", "armor", mode="before")
+    @classmethod
+    def _from_catalogue(cls, value: object, info: ValidationInfo) -> object:
+        if not isinstance(value, str):
+            return value
+        section = {"weapon": "weapons", "missile": "missile_weapons", "armor": "armor"}[info.field_name or ""]
+        known = equipment()[section]
+        if value not in known:
+            raise ValueError(f"no {info.field_name} called {value!r} in the catalogue ({', '.join(known)}); describe it in full")
+        return {"name": value, **known[value]}
     unarmed_base_damage: int = Field(0, ge=0, description="Gauntlets, heavy boots, knuckles: base damage unarmed.")
     other: list[str] = Field(default_factory=list)
 
