@@ -189,8 +189,8 @@ def level_up(c: Character, req: LevelUp, rng: DiceRng, hr: PhilsysHouseRules | N
             ok = r.total >= target
             rolls = (r,)
             how = f"d6 = {r.total}, needs {target} or more"
-        gained[key] = gained.get(key, 0) + step
         if ok:
+            gained[key] = gained.get(key, 0) + step
             upd: dict[str, object] = {"rank": sk.rank + step}
             if sk.category in ("melee", "unarmed", "missile") and sk.at_ranks is not None:
                 at_r = sk.at_ranks
