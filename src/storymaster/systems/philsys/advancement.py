@@ -43,7 +43,9 @@ class LevelUp(Model):
     primary: StatName
     secondary: StatName
     skills: list[str] = Field(default_factory=list, description="Skill names, one entry per raise attempt, in order.")
-    new_skills: list[Skill] = Field(default_factory=list, description="Skills to learn; list their names in 'skills' too.")
+    new_skills: list[Skill] = Field(
+        default_factory=list, description="Skills to learn; list their names in 'skills' too."
+    )
     weapon_ranks_to: dict[str, Literal["at", "pa"]] = Field(
         default_factory=dict, description="Where a weapon skill's new ranks go (default: the lower of AT and PA)."
     )
@@ -114,7 +116,9 @@ def tp_gain_expr() -> str:
     return "1d3+3"
 
 
-def level_up(c: Character, req: LevelUp, rng: DiceRng, hr: PhilsysHouseRules | None = None) -> tuple[Character, list[Event]]:
+def level_up(
+    c: Character, req: LevelUp, rng: DiceRng, hr: PhilsysHouseRules | None = None
+) -> tuple[Character, list[Event]]:
     """Apply one level-up; every roll is recorded in the events."""
     hr = hr or PhilsysHouseRules()
     if req.primary == req.secondary:
@@ -123,7 +127,9 @@ def level_up(c: Character, req: LevelUp, rng: DiceRng, hr: PhilsysHouseRules | N
         raise AdvancementError("level 20 is the top of the XP table")
     need = xp_to_next(c.level)
     if not req.ignore_xp and c.xp < need:
-        raise AdvancementError(f"{c.name} has {c.xp} XP; level {c.level + 1} needs {need}", hint="award XP first, or pass ignore_xp")
+        raise AdvancementError(
+            f"{c.name} has {c.xp} XP; level {c.level + 1} needs {need}", hint="award XP first, or pass ignore_xp"
+        )
     t = tables()["stats"]
     events: list[Event] = []
     lvl = c.level + 1
@@ -152,7 +158,8 @@ def level_up(c: Character, req: LevelUp, rng: DiceRng, hr: PhilsysHouseRules | N
     for key, e in (("hp", hp_gain_expr(c)), ("mp", mp_gain_expr(c)), ("tp", tp_gain_expr())):
         r = roll(e, rng, label=f"{key.upper()} gain")
         gains[key] = max(0, r.total)
-        events.append(Event("gain", f"Max {key.upper()} +{gains[key]} ({e} = {r.total}).", 0, c.name, {key: gains[key]}, (r,)))
+        text = f"Max {key.upper()} +{gains[key]} ({e} = {r.total})."
+        events.append(Event("gain", text, 0, c.name, {key: gains[key]}, (r,)))
     c = c.model_copy(update={"hp_gained": c.hp_gained + gains["hp"], "mp_gained": c.mp_gained + gains["mp"],
                              "tp_gained": c.tp_gained + gains["tp"]})
     # 3. skills
@@ -203,8 +210,9 @@ def level_up(c: Character, req: LevelUp, rng: DiceRng, hr: PhilsysHouseRules | N
             if learning:
                 order.append(sk.name)
         verb = "learn" if learning else "raise"
-        events.append(Event("skill-raise", f"{verb.capitalize()} {sk.label}: {how}: " + (f"rank {sk.rank}." if ok else "no change."),
-                            0, c.name, {"skill": sk.name, "success": ok, "rank": sk.rank, "target": target}, rolls))
+        text = f"{verb.capitalize()} {sk.label}: {how}: " + (f"rank {sk.rank}." if ok else "no change.")
+        data = {"skill": sk.name, "success": ok, "rank": sk.rank, "target": target}
+        events.append(Event("skill-raise", text, 0, c.name, data, rolls))
     c = c.model_copy(update={"skills": [skills[n.lower()] for n in order], "level": lvl,
                              "xp": (c.xp - need if hr.xp_surplus_carries else 0) if not req.ignore_xp else c.xp})
     events.insert(0, Event("level", f"{c.name} reaches level {lvl}.", 0, c.name, {"level": lvl}))

@@ -390,7 +390,9 @@ def validate(c: Character, hr: PhilsysHouseRules | None = None) -> list[Problem]
     allowed = stat_points_allowed(c)
     if c.stats.total() > allowed:
         probs.append(
-            Problem("stats", f"stats add up to {c.stats.total()}, more than the {allowed} points allowed", "Stats: 21 points")
+            Problem(
+                "stats", f"stats add up to {c.stats.total()}, more than the {allowed} points allowed", "Stats: 21 points"
+            )
         )
     if c.level == 1 and c.stat_raises:
         probs.append(Problem("stat_raises", "a first-level character has no stat raises", "Character Advancement"))
@@ -404,7 +406,8 @@ def validate(c: Character, hr: PhilsysHouseRules | None = None) -> list[Problem]
         if s.kind == "knowledge" and tuple(bases) != ("WIS", "WIS", "WIS"):
             probs.append(Problem(where, "[k] skills are always <Wis/Wis/Wis>", "Types of Skills: Knowledge Skills"))
         if s.kind == "normal" and len(set(bases)) == 1:
-            probs.append(Problem(where, "a normal skill may not have the same base three times", "Determining Base Attributes"))
+            msg = "a normal skill may not have the same base three times"
+            probs.append(Problem(where, msg, "Determining Base Attributes"))
         if s.kind == "normal" and s.cost() != 1:
             probs.append(Problem(where, "normal skills cost 1 point per rank", "Types of Skills: Normal Skills"))
         if s.kind == "knowledge" and s.cost() != Fraction(1, 2):
@@ -413,23 +416,34 @@ def validate(c: Character, hr: PhilsysHouseRules | None = None) -> list[Problem]
             probs.append(Problem(where, "magic schools are <Int/Wis/Mag>", "Determining Base Attributes"))
         if s.category in ("melee", "unarmed") and tuple(bases) not in (("COU", "STR", "AGI"), ("COU", "DEX", "AGI")):
             probs.append(
-                Problem(where, "melee weapon skills are <Cou/Str/Agi> (light weapons <Cou/Dex/Agi>)", "Determining Base Attributes")
+                Problem(
+                    where,
+                    "melee weapon skills are <Cou/Str/Agi> (light weapons <Cou/Dex/Agi>)",
+                    "Determining Base Attributes",
+                )
             )
         if s.category in ("magic", "melee", "missile", "unarmed") and s.kind != "normal":
             probs.append(Problem(where, "weapon and magic skills are always normal skills", "Types of Skills"))
         for stat, need in s.requires.items():
             if c.stats.get(stat) < need:
                 probs.append(
-                    Problem(where, f"needs {stat} {need:+d} or better (has {c.stats.get(stat):+d})", "Types of Skills: Support Skills")
+                    Problem(
+                        where,
+                        f"needs {stat} {need:+d} or better (has {c.stats.get(stat):+d})",
+                        "Types of Skills: Support Skills",
+                    )
                 )
         if s.at_ranks is not None and s.at_ranks > s.rank:
-            probs.append(Problem(where, f"puts {s.at_ranks} ranks into AT but has only {s.rank}", "Derived Substats: AT/PA"))
+            msg = f"puts {s.at_ranks} ranks into AT but has only {s.rank}"
+            probs.append(Problem(where, msg, "Derived Substats: AT/PA"))
         if c.level == 1 and s.rank > t["first_level_rank_cap"]:
-            probs.append(Problem(where, f"rank {s.rank} is above the first-level cap of 4", "Skills: 'no skill may be higher than the 4th rank'"))
+            msg = f"rank {s.rank} is above the first-level cap of 4"
+            probs.append(Problem(where, msg, "Skills: 'no skill may be higher than the 4th rank'"))
     if c.level == 1:
         spent, budget = skill_points_spent(c), skill_points(c)
         if spent > budget:
-            probs.append(Problem("skills", f"{_pts(spent)} skill points spent, only {budget} available (20 + 2*(INT+WIS))", "Skills"))
+            msg = f"{_pts(spent)} skill points spent, only {budget} available (20 + 2*(INT+WIS))"
+            probs.append(Problem("skills", msg, "Skills"))
     if c.stats.MAG == 0 and any(a.is_spell for a in c.abilities):
         probs.append(Problem("abilities", "a character with MAG 0 cannot cast magic", "Stats: Magical Aptitude"))
     for i, a in enumerate(c.abilities):
@@ -441,7 +455,8 @@ def validate(c: Character, hr: PhilsysHouseRules | None = None) -> list[Problem]
             sk = c.skill(a.skill)
             have = sk.rank if sk else 0
             if have < a.rank:
-                probs.append(Problem(where, f"needs {a.skill} rank {a.rank}, has {have}", "Abilities: required skill ranks"))
+                msg = f"needs {a.skill} rank {a.rank}, has {have}"
+                probs.append(Problem(where, msg, "Abilities: required skill ranks"))
     probs += strength_problems(c, hr)
     return probs
 
@@ -553,7 +568,9 @@ def sheet(c: Character, hr: PhilsysHouseRules | None = None) -> dict[str, object
         "armor_reduction": armor_reduction(c.equipment.armor.ac) if c.equipment.armor else 0,
         "stat_points": f"{c.stats.total()}/{stat_points_allowed(c)}",
         "skill_points": f"{_pts(skill_points_spent(c))}/{skill_points(c)}",
-        "skills": {s.label: {"rank": s.rank, "bases": "/".join(_safe_bases(s)), "total": _safe_total(c, s)} for s in c.skills},
+        "skills": {
+            s.label: {"rank": s.rank, "bases": "/".join(_safe_bases(s)), "total": _safe_total(c, s)} for s in c.skills
+        },
     }
 
 

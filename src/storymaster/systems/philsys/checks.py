@@ -277,7 +277,8 @@ def resolve_check(check: Check, rng: DiceRng, hr: PhilsysHouseRules | None = Non
             d_text = f"{who[1]} has no roll left this round and stands on {d_mod}"
         margin = a_total - d_total
         result = classify(check, margin, hr)
-        text = f"{who[0].capitalize()} rolled {ra.total}{a_mod:+d} = {a_total}; {d_text}. " + _verdict(result, margin, hr)
+        text = f"{who[0].capitalize()} rolled {ra.total}{a_mod:+d} = {a_total}; {d_text}. "
+        text += _verdict(result, margin, hr)
         return Outcome(SYSTEM_NAME, check.describe(), result, result in SUCCESS, text, tuple(rolls), margin,
                        {"attacker_total": a_total, "defender_total": d_total})
     raise CheckError(f"philsys cannot resolve a {type(check).__name__}")

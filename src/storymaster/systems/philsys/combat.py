@@ -32,7 +32,9 @@ class FightOptions(Model):
     """Automatic choices: tactics and attack type per fighter name (or 'side0', 'side1', ...), range, aim."""
 
     tactics: dict[str, Tactic] = Field(default_factory=dict)
-    attack: dict[str, str] = Field(default_factory=dict, description="thrust/slash/chop, light/medium/heavy, punch/kick")
+    attack: dict[str, str] = Field(
+        default_factory=dict, description="thrust/slash/chop, light/medium/heavy, punch/kick"
+    )
     aim: dict[str, Literal["limb", "abdomen", "torso", "head"]] = Field(default_factory=dict)
     distance: Literal["medium", "long"] = "medium"
 
@@ -148,7 +150,8 @@ def melee_options(c: Character, hr: PhilsysHouseRules) -> list[tuple[str, str]]:
         return [(a, dmg.unarmed_damage_expr(s, rank, a, base)) for a in ("punch", "kick")]
     if hr.melee_damage == "light_medium_heavy":
         return [
-            (a, dmg.lmh_damage_expr(w.damage[i], rank, s, a, w.two_handed)) for i, a in enumerate(("light", "medium", "heavy"))
+            (a, dmg.lmh_damage_expr(w.damage[i], rank, s, a, w.two_handed))
+            for i, a in enumerate(("light", "medium", "heavy"))
         ]
     return [(a, dmg.tsc_damage_expr(w.damage, a, s)) for a in ("thrust", "slash", "chop")]
 
@@ -224,7 +227,8 @@ class PhilsysCombat:
             for i, f in enumerate(fs):
                 fs[i] = f.model_copy(update={"initiative": totals[i], "init_mod": bonuses[i]})
             text = "Initiative: " + ", ".join(f"{fs[i].name} {totals[i]} ({bonuses[i]}+2d6)" for i in order)
-            events.append(Event("initiative", text, rnd, data={"order": [fs[i].name for i in order], "totals": totals}, rolls=rolls))
+            data = {"order": [fs[i].name for i in order], "totals": totals}
+            events.append(Event("initiative", text, rnd, data=data, rolls=rolls))
         fs = [f.model_copy(update={"parried": False}) for f in fs]
         for turn, i in enumerate(order):
             f = fs[i]
@@ -232,7 +236,8 @@ class PhilsysCombat:
                 continue
             if f.lose_turn:
                 fs[i] = f.model_copy(update={"lose_turn": False})
-                events.append(Event("recover", f"{f.name} spends the turn recovering from a critical failure.", rnd, f.name))
+                text = f"{f.name} spends the turn recovering from a critical failure."
+                events.append(Event("recover", text, rnd, f.name))
                 continue
             if _decided(fs):
                 break
@@ -243,7 +248,8 @@ class PhilsysCombat:
         if new.over:
             who = "nobody" if new.winner is None else "side " + str(new.winner) + " (" + ", ".join(
                 f.name for f in new.fighters if f.side == new.winner and f.active) + ")"
-            events.append(Event("end", f"The fight is over after {rnd} round(s); winner: {who}.", rnd, data={"winner": new.winner}))
+            text = f"The fight is over after {rnd} round(s); winner: {who}."
+            events.append(Event("end", text, rnd, data={"winner": new.winner}))
         return new, events
 
 
@@ -337,7 +343,8 @@ def _choose_attack(f: Fighter, target: Fighter, opts: FightOptions, hr: PhilsysH
         for a, e in choices:
             if a == forced:
                 return a, e
-        raise CombatError(f"{f.name} cannot make a {forced!r} attack", hint="choose one of " + ", ".join(a for a, _ in choices))
+        hint = "choose one of " + ", ".join(a for a, _ in choices)
+        raise CombatError(f"{f.name} cannot make a {forced!r} attack", hint=hint)
     at, _ = _at_pa(f, hr)
     _, pa = _at_pa(target, hr)
     armor = target.character.equipment.armor
@@ -372,7 +379,9 @@ def _damage_target(fs: list[Fighter], j: int, amount: int, rnd: int, hr: Philsys
     return notes
 
 
-def _melee(fs: list[Fighter], i: int, j: int, rnd: int, opts: FightOptions, hr: PhilsysHouseRules, rng: DiceRng) -> list[Event]:
+def _melee(
+    fs: list[Fighter], i: int, j: int, rnd: int, opts: FightOptions, hr: PhilsysHouseRules, rng: DiceRng
+) -> list[Event]:
     f, g = fs[i], fs[j]
     attack, expression = _choose_attack(f, g, opts, hr)
     at, _ = _at_pa(f, hr)
@@ -429,7 +438,9 @@ def _melee(fs: list[Fighter], i: int, j: int, rnd: int, opts: FightOptions, hr: 
     return [Event("melee", text, rnd, f.name, data, tuple(rolls))]
 
 
-def _shoot(fs: list[Fighter], i: int, j: int, rnd: int, opts: FightOptions, hr: PhilsysHouseRules, rng: DiceRng) -> list[Event]:
+def _shoot(
+    fs: list[Fighter], i: int, j: int, rnd: int, opts: FightOptions, hr: PhilsysHouseRules, rng: DiceRng
+) -> list[Event]:
     f, g = fs[i], fs[j]
     w = f.character.equipment.missile
     assert w is not None
@@ -443,7 +454,10 @@ def _shoot(fs: list[Fighter], i: int, j: int, rnd: int, opts: FightOptions, hr: 
     rd = roll("1d20", rng, label=f"{g.name} missile defence d20")
     rolls = [ra, rd]
     a_total, d_total = ra.total + atk, rd.total + dfn
-    text = f"{f.name} shoots {g.name} ({w.name}, aiming at the {aim}): {ra.total}{atk:+d} = {a_total} vs {rd.total}{dfn:+d} = {d_total}."
+    text = (
+        f"{f.name} shoots {g.name} ({w.name}, aiming at the {aim}): "
+        f"{ra.total}{atk:+d} = {a_total} vs {rd.total}{dfn:+d} = {d_total}."
+    )
     data: dict[str, Any] = {"target": g.name, "aim": aim, "attack_total": a_total, "defence_total": d_total}
     if a_total <= d_total:
         data["result"] = "miss"
@@ -501,7 +515,10 @@ def _cast(fs: list[Fighter], i: int, j: int, a: Ability, rnd: int, hr: PhilsysHo
         rolls += [ra, rr]
         a_total, r_total = ra.total + atk, rr.total + res
         result = magic_result(a_total - r_total, hr)
-        text = f"{f.name} casts {a.name} at {g.name} ({cost_text} paid): {ra.total}{atk:+d} = {a_total} vs resistance {rr.total}+{res} = {r_total}."
+        text = (
+            f"{f.name} casts {a.name} at {g.name} ({cost_text} paid): "
+            f"{ra.total}{atk:+d} = {a_total} vs resistance {rr.total}+{res} = {r_total}."
+        )
         data.update(attack_total=a_total, resist_total=r_total, result=result)
     else:
         # a tech: resolved like a melee blow against the parry
@@ -531,7 +548,8 @@ def _cast(fs: list[Fighter], i: int, j: int, a: Ability, rnd: int, hr: PhilsysHo
     armor = fs[j].character.equipment.armor
     if armor is not None and (not magical or armor.reduces_magic):
         amount = dmg.apply_armor(amount, armor.ac)
-    text += f" {'Half damage' if result == 'half damage' else 'It hits'}: {expression} rolls {r.total}, {g.name} takes {amount}."
+    verdict = "Half damage" if result == "half damage" else "It hits"
+    text += f" {verdict}: {expression} rolls {r.total}, {g.name} takes {amount}."
     notes = _damage_target(fs, j, amount, rnd, hr)
     text += (" " + " ".join(notes)) if notes else ""
     data.update(damage=amount, hp=fs[j].hp)

@@ -100,7 +100,8 @@ def size_modifier(size: str, distance: str) -> int:
     try:
         return int(tables()["sizes"][size][distance])
     except KeyError:
-        raise CombatError(f"no size modifier for {size!r} at {distance!r} range", hint="range is medium or long") from None
+        msg = f"no size modifier for {size!r} at {distance!r} range"
+        raise CombatError(msg, hint="range is medium or long") from None
 
 
 def missile_attack_modifier(weapon: MissileWeapon, skill_rank: int, location: str) -> int:
@@ -211,7 +212,8 @@ def resurrection_hours(modifiers: int, rng: DiceRng) -> tuple[int, RollRecord]:
 def zombie(c: Character) -> Character:
     """An animated corpse keeps its stats except INT and WIS (set to -5 here) and loses skills and abilities."""
     stats = c.stats.model_copy(update={"INT": -5, "WIS": -5})
-    return c.model_copy(update={"name": f"{c.name} (zombie)", "stats": Stats(**stats.model_dump()), "skills": [], "abilities": []})
+    update = {"name": f"{c.name} (zombie)", "stats": Stats(**stats.model_dump()), "skills": [], "abilities": []}
+    return c.model_copy(update=update)
 
 
 # --- durations --------------------------------------------------------------------------
