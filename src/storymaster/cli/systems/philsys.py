@@ -346,7 +346,7 @@ def fight_cmd(
     w = SYSTEM.combat.winner(state)
     result = "a draw" if w is None else "side " + ("A" if w == 0 else "B") + " wins (" + ", ".join(
         f.name for f in state.fighters if f.side == w) + ")"
-    emit_events(events, as_json, {"result": result, "winner": w, "seed": rng.seed, "rounds": state.round,
+    emit_events(events, as_json, {"result": f"{result} (seed {rng.seed})", "winner": w, "seed": rng.seed, "rounds": state.round,
                                   "fighters": [{"name": f.name, "hp": f.hp, "mp": f.mp, "tp": f.tp,
                                                 "unconscious": f.unconscious, "dead": f.dead} for f in state.fighters]})
 
@@ -410,7 +410,7 @@ def levelup_cmd(
     new, events = level_up(c, req, rng, _hr(house_rules))
     if out:
         out.write_text(_dump(new), encoding="utf-8")
-    emit_events(events, as_json, {"result": f"{new.name} is now level {new.level}", "seed": rng.seed,
+    emit_events(events, as_json, {"result": f"{new.name} is now level {new.level} (seed {rng.seed})", "seed": rng.seed,
                                   "character": new.model_dump(mode="json")})
 
 
