@@ -230,3 +230,13 @@ def test_td_ladders(cli):
     data = json.loads(cli("philsys", "tds", "--json").stdout)
     assert list(data["stat"]) == ["10", "20", "30", "40"]
     assert list(data["skill"]) == ["10", "20", "30", "40", "50", "60", "70"]
+
+
+def test_revive(cli):
+    data = json.loads(cli("philsys", "revive", "--hours-dead", "30", "--modifiers", "2", "--seed", "4", "--json").stdout)
+    d6 = data["roll"]["total"]
+    assert data["possible"] and data["ritual_hours"] == max(2, 4 + d6 - 2)
+    assert data["in_time"] == (30 + data["ritual_hours"] <= 48)
+    late = json.loads(cli("philsys", "revive", "--hours-dead", "49", "--json").stdout)
+    assert not late["possible"] and not late["in_time"]
+    assert cli("philsys", "revive", "--hours-dead", "-1").exit_code == 2

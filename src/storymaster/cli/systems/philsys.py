@@ -414,6 +414,31 @@ def levelup_cmd(
                                   "character": new.model_dump(mode="json")})
 
 
+@app.command("revive")
+def revive_cmd(
+    hours_dead: Annotated[float, typer.Option("--hours-dead", help="Hours since death.")],
+    modifiers: Annotated[int, typer.Option("--modifiers", help="Ritual/Astral/Resurrection Magic modifiers of the caster.")] = 0,
+    seed: SeedOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """A resurrection: is it still possible (48 hours), and how long the ritual takes ((4+1d6) - modifiers, at least 2)."""
+    if hours_dead < 0:
+        raise CheckError(f"hours since death cannot be negative (got {hours_dead})")
+    rng = make_rng(seed, "philsys-revive")
+    possible = dmg.revival_possible(hours_dead)
+    hours, rec = dmg.resurrection_hours(modifiers, rng)
+    finished = hours_dead + hours
+    in_time = possible and dmg.revival_possible(finished)
+    if as_json:
+        print_json({"possible": possible, "ritual_hours": hours, "in_time": in_time, "roll": rec.to_json()})
+        return
+    if not possible:
+        console.print("More than 48 hours have passed: memories and skills are lost (a zombie is still possible).")
+        return
+    console.print(f"Ritual: 4 + d6 ({rec.total}) - {modifiers} = {hours} hours (at least 2).")
+    console.print("Finished within 48 hours of death." if in_time else "Too slow: it would end after the 48 hours.")
+
+
 @app.command("tds")
 def tds_cmd(as_json: JsonOpt = False) -> None:
     """The target difficulties (TDs) for stat checks and for skill checks."""
