@@ -1,0 +1,553 @@
+"""``storymaster philsys ...``: sheets, a character builder, checks with exact odds, fights and level-ups."""
+
+from __future__ import annotations
+
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+import yaml
+from pydantic import ValidationError
+from rich.table import Table
+
+from ...errors import CharacterError, CheckError, InputFileError
+from ...rules import Check
+from ...systems.philsys import SYSTEM
+from ...systems.philsys import damage as dmg
+from ...systems.philsys.advancement import LevelUp, award_xp, level_up, xp_to_next
+from ...systems.philsys.character import Character, Skill, Stats, sheet, skill_points, skill_points_spent
+from ...systems.philsys.checks import D20Check, MagicAttack, MeleeAttack, MissileAttack, OpposedCheck, SkillCheck, StatCheck
+from ...systems.philsys.combat import FightOptions
+from ...systems.philsys.options import PhilsysHouseRules
+from ...systems.philsys.tables import STAT_NAMES, tables
+from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, emit_outcome, load_file, load_house_rules, make_rng
+from ..output import console, print_json
+
+app = typer.Typer(name="philsys", help="Philsys: d20 checks, AT/PA melee, missiles, magic and levels.", no_args_is_help=True)
+
+
+def _hr(path: Path | None) -> PhilsysHouseRules:
+    hr = load_house_rules(path, PhilsysHouseRules)
+    assert isinstance(hr, PhilsysHouseRules)
+    return hr
+
+
+def _load(path: Path) -> Character:
+    return load_file(path, Character)
+
+
+def _dump(c: Character) -> str:
+    return yaml.safe_dump(c.model_dump(mode="json", exclude_defaults=True), sort_keys=False, allow_unicode=True)
+
+
+@app.command("schema")
+def schema_cmd(as_json: JsonOpt = True) -> None:
+    """Print the JSON Schema of a Philsys character file (always JSON)."""
+    print_json(Character.model_json_schema())
+
+
+@app.command("sheet")
+def sheet_cmd(
+    file: Annotated[Path, typer.Argument(help="Character file (YAML or JSON).")],
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Validate a character and print the sheet with derived values (exit 2 if illegal)."""
+    hr = _hr(house_rules)
+    c = _load(file)
+    problems = SYSTEM.validate_character(c, hr)
+    values = sheet(c, hr)
+    if as_json:
+        print_json({"name": c.name, "level": c.level, "stats": c.stats.model_dump(), "derived": values,
+                    "problems": [{"where": p.where, "message": p.message, "rule": p.rule} for p in problems]})
+    else:
+        _print_sheet(c, values)
+    if problems:
+        raise CharacterError(problems, name=c.name, hint="fix the sheet, or see 'storymaster philsys schema'")
+
+
+def _print_sheet(c: Character, v: dict) -> None:
+    console.print(f"[bold]{c.name}[/bold]  level {c.level}, {c.xp} XP" + (f" — {c.concept}" if c.concept else ""))
+    console.print("  ".join(f"{s} {c.stats.get(s):+d}" for s in STAT_NAMES) + f"   (points {v['stat_points']})")
+    console.print(f"HP {v['HP']}  MP {v['MP']}  TP {v['TP']}  initiative {v['initiative']}  move {v['move_yards']} yd"
+                  f"  magic: {v['magic']}" + (f"  strength penalty -{v['strength_penalty']}" if v["strength_penalty"] else ""))
+    console.print(f"base AT/PA {v['base_at_pa']}  AT/PA {v['AT']}/{v['PA']}  MAttack {v['MAttack']}  "
+                  f"missile evasion {v['missile_evasion']}  MBlock {v['MBlock']}  armour stops {v['armor_reduction']}")
+    t = Table(title=f"skills (points {v['skill_points']})", show_edge=False)
+    for col in ("skill", "bases", "rank", "check modifier"):
+        t.add_column(col)
+    for name, row in v["skills"].items():
+        t.add_row(name, row["bases"], str(row["rank"]), str(row["total"]))
+    console.print(t)
+    for a in c.abilities:
+        cost = ", ".join(f"{n} {k.upper()}" for k, n in a.cost.model_dump().items() if n) or "free"
+        console.print(f"{a.requirement_text}{a.name} ({cost}) - {a.description}")
+    e = c.equipment
+    if e.weapon:
+        console.print(f"weapon: {e.weapon.name} {'/'.join(map(str, e.weapon.damage))} ({e.weapon.at:+d}/{e.weapon.pa:+d})")
+    if e.missile:
+        console.print(f"missile: {e.missile.name} accuracy {e.missile.accuracy}, damage {e.missile.damage}")
+    if e.armor:
+        console.print(f"armour: {e.armor.name} AC {e.armor.ac}")
+    if e.shield:
+        console.print(f"shield: {e.shield.name} AC {e.shield.ac} ({e.shield.at:+d}/{e.shield.pa:+d})")
+
+
+def _validated(model, data: dict, what: str):  # type: ignore[no-untyped-def]
+    """Build a model from command-line values; a bad value becomes one clear error, not a traceback."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise CheckError(_explain(exc, what), hint="see --help for the allowed values") from None
+
+
+def _check(kind: str, modifier: int | None, stat: int | None, bases: str | None, rank: int, td: int | None,
+           vs: int | None, no_parry: bool) -> Check:
+    try:
+        return _build_check(kind, modifier, stat, bases, rank, td, vs, no_parry)
+    except ValidationError as exc:
+        raise CheckError(_explain(exc, "check"), hint="modifiers run -200..500, TDs 0..1000") from None
+
+
+def _build_check(kind: str, modifier: int | None, stat: int | None, bases: str | None, rank: int, td: int | None,
+                 vs: int | None, no_parry: bool) -> Check:
+    if td is not None and td < 0:
+        raise CheckError(f"a TD cannot be negative (got {td})", hint="TDs run 10 (easy) to 70 (practically impossible)")
+    if kind not in ("check", "melee", "missile", "magic"):
+        raise CheckError(f"unknown kind {kind!r}", hint="check, melee, missile or magic")
+    if stat is not None and not -5 <= stat <= 20:
+        raise CheckError(f"a stat runs -5..+10 (got {stat})")
+    if bases is not None:
+        try:
+            b = tuple(int(x) for x in bases.split(","))
+        except ValueError:
+            raise CheckError(f"--bases takes three numbers like 3,2,1 (got {bases!r})") from None
+        if len(b) != 3:
+            raise CheckError(f"a skill has exactly three bases (got {len(b)})", hint="--bases 3,2,1")
+    if rank < 0:
+        raise CheckError(f"a skill rank cannot be negative (got {rank})")
+    mod = modifier or 0
+    if kind != "check":
+        if modifier is None or vs is None:
+            raise CheckError(f"a {kind} roll needs --modifier (attacker) and --vs (defender)")
+        if kind == "melee":
+            return MeleeAttack(at=mod, pa=vs, parry=not no_parry)
+        if kind == "missile":
+            return MissileAttack(attack=mod, defence=vs)
+        return MagicAttack(attack=mod, resist=vs)
+    if vs is not None:
+        if td is not None:
+            raise CheckError("give either --td or --vs, not both")
+        return OpposedCheck(modifier=mod, vs=vs, defender_rolls=not no_parry)
+    if td is None:
+        raise CheckError("a check needs --td (or --vs for an opposed roll)")
+    if stat is not None:
+        return StatCheck(stat=stat, modifier=mod, td=td)
+    if bases is not None:
+        return SkillCheck(bases=b, rank=rank, modifier=mod, td=td)
+    if modifier is None:
+        raise CheckError("give --modifier, --stat or --bases")
+    return D20Check(modifier=mod, td=td)
+
+
+KindOpt = Annotated[str, typer.Option("--kind", help="check (default), melee (AT vs PA), missile or magic.")]
+ModOpt = Annotated[int | None, typer.Option("--modifier", "-m", help="Total modifier (or the attacker's: AT, accuracy, spell).")]
+StatOpt = Annotated[int | None, typer.Option("--stat", help="A stat check: Stat*3 + d20.")]
+BasesOpt = Annotated[str | None, typer.Option("--bases", help="A skill check: three base stats, e.g. 3,3,5.")]
+RankOpt = Annotated[int, typer.Option("--rank", help="Skill rank (with --bases).")]
+TdOpt = Annotated[int | None, typer.Option("--td", help="Target difficulty.")]
+VsOpt = Annotated[int | None, typer.Option("--vs", help="Opposed: the defender's modifier (defender wins ties).")]
+NoParryOpt = Annotated[bool, typer.Option("--no-parry", help="The defender has no roll (parry already used).")]
+CharOpt = Annotated[Path | None, typer.Option("--character", "-c", help="Take the modifier from this sheet (with --skill or --stat-of).")]
+SkillOpt = Annotated[str | None, typer.Option("--skill", help="With --character: a skill check (bases + rank).")]
+StatOfOpt = Annotated[str | None, typer.Option("--stat-of", help="With --character: a stat check on this stat (e.g. STR).")]
+
+
+def _from_sheet(character: Path | None, skill: str | None, stat_of: str | None, modifier: int | None,
+                stat: int | None, bases: str | None, rank: int) -> tuple[int | None, str | None, int]:
+    """Turn --character/--skill/--stat-of into --stat or --bases/--rank."""
+    if character is None:
+        if skill or stat_of:
+            raise CheckError("--skill and --stat-of need --character FILE")
+        return stat, bases, rank
+    if stat is not None or bases is not None:
+        raise CheckError("give either --character or --stat/--bases, not both")
+    c = _load(character)
+    if skill:
+        sk = c.skill(skill)
+        if sk is None:
+            known = ", ".join(x.name for x in c.skills) or "none"
+            raise CheckError(f"{c.name} has no skill {skill!r}", hint=f"known skills: {known}")
+        try:
+            b = sk.effective_bases()
+        except ValueError as exc:
+            raise CheckError(str(exc)) from None
+        return None, ",".join(str(c.stats.get(x)) for x in b), sk.rank
+    if stat_of:
+        name = stat_of.upper()
+        if name not in STAT_NAMES:
+            raise CheckError(f"unknown stat {stat_of!r}", hint="one of " + ", ".join(STAT_NAMES))
+        return c.stats.get(name), None, 0
+    raise CheckError("with --character, name a --skill or a --stat-of")
+
+
+@app.command("odds")
+def odds_cmd(
+    kind: KindOpt = "check", modifier: ModOpt = None, stat: StatOpt = None, bases: BasesOpt = None, rank: RankOpt = 0,
+    td: TdOpt = None, vs: VsOpt = None, no_parry: NoParryOpt = False,
+    character: CharOpt = None, skill: SkillOpt = None, stat_of: StatOfOpt = None,
+    plot: Annotated[Path | None, typer.Option("--plot", help="Also save a bar chart (.svg or .png).")] = None,
+    house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Exact odds of a check before rolling: d20+modifier vs TD, or opposed (--vs)."""
+    stat, bases, rank = _from_sheet(character, skill, stat_of, modifier, stat, bases, rank)
+    emit_odds(SYSTEM.odds(_check(kind, modifier, stat, bases, rank, td, vs, no_parry), _hr(house_rules)), as_json, plot)
+
+
+@app.command("check")
+def check_cmd(
+    kind: KindOpt = "check", modifier: ModOpt = None, stat: StatOpt = None, bases: BasesOpt = None, rank: RankOpt = 0,
+    td: TdOpt = None, vs: VsOpt = None, no_parry: NoParryOpt = False, seed: SeedOpt = None,
+    character: CharOpt = None, skill: SkillOpt = None, stat_of: StatOfOpt = None,
+    house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Roll a check and explain how the dice made the result."""
+    stat, bases, rank = _from_sheet(character, skill, stat_of, modifier, stat, bases, rank)
+    chk = _check(kind, modifier, stat, bases, rank, td, vs, no_parry)
+    outcome = SYSTEM.resolve(chk, make_rng(seed, "philsys-check"), _hr(house_rules))
+    if as_json:
+        emit_outcome(outcome, True)
+        return
+    console.print(f"[bold]{outcome.result}[/bold] (margin {outcome.margin:+d})  {outcome.check}")
+    for r in outcome.rolls:
+        console.print(f"  {r.label}: {r.detail}")
+    console.print(outcome.explanation)
+    console.print(f"seed {outcome.rolls[0].seed}", style="dim")
+
+
+@app.command("attack-odds")
+def attack_odds_cmd(
+    attacker: Annotated[Path, typer.Argument(help="Attacker's sheet.")],
+    defender: Annotated[Path, typer.Argument(help="Defender's sheet.")],
+    attack: Annotated[str, typer.Option("--attack", help="thrust/slash/chop, light/medium/heavy, punch/kick, missile, or a spell name.")] = "thrust",
+    no_parry: NoParryOpt = False,
+    aim: Annotated[str, typer.Option("--aim", help="Missile target location.")] = "abdomen",
+    distance: Annotated[str, typer.Option("--range", help="medium or long.")] = "medium",
+    house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Exact odds of one attack between two characters, from their sheets."""
+    from ...systems.philsys.character import at_pa
+    from ...systems.philsys.combat import melee_options
+
+    hr = _hr(house_rules)
+    a, d = _load(attacker), _load(defender)
+    spell = next((x for x in a.abilities if x.name.lower() == attack.lower()), None)
+    chk: Check
+    if spell is not None:
+        sk = a.skill(spell.skill) if spell.skill else None
+        chk = MagicAttack(attack=dmg.spell_attack_modifier(a, sk), resist=dmg.magic_resist_modifier(d))
+    elif attack == "missile":
+        w = a.equipment.missile
+        if w is None:
+            raise CheckError(f"{a.name} has no missile weapon")
+        sk = a.skill(w.skill) if w.skill else None
+        chk = MissileAttack(attack=dmg.missile_attack_modifier(w, sk.rank if sk else 0, aim),
+                            defence=dmg.missile_defence_modifier(d, distance, hr))
+    else:
+        kinds = [k for k, _ in melee_options(a, hr)]
+        if attack not in kinds:
+            raise CheckError(f"{a.name} cannot make a {attack!r} attack", hint="choose one of " + ", ".join(kinds))
+        at, _ = at_pa(a, hr)
+        _, pa = at_pa(d, hr)
+        chk = MeleeAttack(at=at + dmg.attack_penalty(attack), pa=pa, parry=not no_parry)
+    emit_odds(SYSTEM.odds(chk, hr), as_json)
+
+
+@app.command("damage")
+def damage_cmd(
+    weapon: Annotated[str, typer.Option("--weapon", help="T/S/C damage, e.g. 10/14/17; omit for unarmed.")] = "",
+    strength: Annotated[int, typer.Option("--str", help="The wielder's STR.")] = 0,
+    rank: Annotated[int, typer.Option("--rank", help="Weapon (or Unarmed) skill rank.")] = 0,
+    two_handed: Annotated[bool, typer.Option("--two-handed")] = False,
+    house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Damage of each melee attack type for a weapon and STR (the scheme follows the house rules)."""
+    hr = _hr(house_rules)
+    rows: list[dict[str, object]] = []
+    if weapon:
+        try:
+            d = tuple(int(x) for x in weapon.split("/"))
+        except ValueError:
+            raise CheckError(f"--weapon takes T/S/C like 10/14/17 (got {weapon!r})") from None
+        if len(d) != 3:
+            raise CheckError("--weapon takes three numbers: thrust/slash/chop")
+        for i, a in enumerate(("light", "medium", "heavy") if hr.melee_damage == "light_medium_heavy" else ("thrust", "slash", "chop")):
+            e = (dmg.lmh_damage_expr(d[i], rank, strength, a, two_handed) if hr.melee_damage == "light_medium_heavy"
+                 else dmg.tsc_damage_expr(d, a, strength))  # type: ignore[arg-type]
+            rows.append({"attack": a, "damage": e, "to_hit": dmg.attack_penalty(a)})
+    else:
+        for a in ("punch", "kick"):
+            rows.append({"attack": a, "damage": dmg.unarmed_damage_expr(strength, rank, a), "to_hit": dmg.attack_penalty(a)})
+    if as_json:
+        print_json({"attacks": rows})
+        return
+    for r in rows:
+        console.print(f"{r['attack']:>7}: {r['damage']}  ({r['to_hit']:+d} to hit)")
+
+
+def _parse_kv(values: list[str], what: str) -> dict[str, str]:
+    out = {}
+    for v in values:
+        if "=" not in v:
+            raise InputFileError(f"{what} takes NAME=VALUE (got {v!r})")
+        k, val = v.split("=", 1)
+        out[k.strip()] = val.strip()
+    return out
+
+
+@app.command("fight")
+def fight_cmd(
+    a: Annotated[list[Path], typer.Argument(help="Character files: side A, then 'vs', then side B (or just two files).")],
+    seed: SeedOpt = None,
+    tactics: Annotated[list[str], typer.Option("--tactics", help="NAME=auto|melee|missile|magic (NAME may be side0/side1).")] = [],  # noqa: B006
+    attack: Annotated[list[str], typer.Option("--attack", help="NAME=thrust|slash|chop|light|medium|heavy|punch|kick.")] = [],  # noqa: B006
+    aim: Annotated[list[str], typer.Option("--aim", help="NAME=limb|abdomen|torso|head for missiles.")] = [],  # noqa: B006
+    distance: Annotated[str, typer.Option("--range", help="medium or long (missile size modifiers).")] = "medium",
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run a fight to the end with a round-by-round log: storymaster philsys fight A.yaml B.yaml --seed 7."""
+    names = [str(p) for p in a]
+    if "vs" in names:
+        k = names.index("vs")
+        left, right = a[:k], a[k + 1:]
+    elif len(a) == 2:
+        left, right = a[:1], a[1:]
+    else:
+        raise InputFileError("give two files, or side A files, 'vs', side B files")
+    if not left or not right:
+        raise InputFileError("each side needs at least one character file")
+    hr = _hr(house_rules)
+    sides = [[_load(p) for p in left], [_load(p) for p in right]]
+    for side in sides:
+        for c in side:
+            problems = SYSTEM.validate_character(c, hr)
+            if problems:
+                raise CharacterError(problems, name=c.name)
+    opts = _validated(FightOptions, {"tactics": _parse_kv(tactics, "--tactics"), "attack": _parse_kv(attack, "--attack"),
+                                     "aim": _parse_kv(aim, "--aim"), "distance": distance}, "fight options")
+    rng = make_rng(seed, "philsys-fight")
+    state = SYSTEM.combat.start(sides, house_rules=hr, options=opts)
+    events = []
+    while not SYSTEM.combat.is_over(state):
+        state, evs = SYSTEM.combat.step(state, rng)
+        events += evs
+    w = SYSTEM.combat.winner(state)
+    result = "a draw" if w is None else "side " + ("A" if w == 0 else "B") + " wins (" + ", ".join(
+        f.name for f in state.fighters if f.side == w) + ")"
+    emit_events(events, as_json, {"result": f"{result} (seed {rng.seed})", "winner": w, "seed": rng.seed, "rounds": state.round,
+                                  "fighters": [{"name": f.name, "hp": f.hp, "mp": f.mp, "tp": f.tp,
+                                                "unconscious": f.unconscious, "dead": f.dead} for f in state.fighters]})
+
+
+@app.command("xp")
+def xp_cmd(
+    file: Annotated[Path, typer.Argument(help="Character file.")],
+    amount: Annotated[int, typer.Argument(help="XP awarded.")],
+    out: Annotated[Path | None, typer.Option("--out", help="Write the updated character here.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Award XP and say how far the next level is."""
+    if amount < 0:
+        raise CheckError(f"an XP award cannot be negative (got {amount})")
+    c, events = award_xp(_load(file), amount)
+    if out:
+        out.write_text(_dump(c), encoding="utf-8")
+    emit_events(events, as_json, {"xp": c.xp, "level": c.level})
+
+
+def _parse_new_skill(text: str) -> Skill:
+    """'[k]Name', '[s]Name=INT/INT/WIS', 'Name=DEX/DEX/INT', 'magic:Name', 'melee:Name'."""
+    kind, category = "normal", "other"
+    if ":" in text.split("=")[0]:
+        category, text = text.split(":", 1)
+    if text.startswith("[k]"):
+        kind, text = "knowledge", text[3:]
+    elif text.startswith("[s]"):
+        kind, text = "support", text[3:]
+    bases = None
+    if "=" in text:
+        text, b = text.split("=", 1)
+        bases = tuple(x.strip().upper() for x in b.split("/"))
+    try:
+        return Skill.model_validate({"name": text.strip(), "kind": kind, "category": category, "bases": bases})
+    except Exception as exc:
+        raise InputFileError(f"cannot read the new skill {text!r}: {exc}",
+                             hint="write e.g. 'Lockpicking=DEX/DEX/INT', '[k]Geography', 'magic:Ice Magic'") from None
+
+
+@app.command("levelup")
+def levelup_cmd(
+    file: Annotated[Path, typer.Argument(help="Character file.")],
+    primary: Annotated[str, typer.Option("--primary", help="Primary stat to try to raise (d100 <= 100 - stat*5).")],
+    secondary: Annotated[str, typer.Option("--secondary", help="Secondary stat (d100 <= 50 - stat*5).")],
+    skill: Annotated[list[str], typer.Option("--skill", help="A skill raise attempt (repeat; a skill twice for 2 ranks).")] = [],  # noqa: B006
+    learn: Annotated[list[str], typer.Option("--learn", help="A new skill: 'Name=DEX/DEX/INT', '[k]Name', 'magic:Name'.")] = [],  # noqa: B006
+    ignore_xp: Annotated[bool, typer.Option("--ignore-xp", help="The GM grants the level without XP.")] = False,
+    seed: SeedOpt = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Write the levelled character here.")] = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Level up with every roll shown; the same --seed gives the same level-up."""
+    c = _load(file)
+    new_skills = [_parse_new_skill(t) for t in learn]
+    attempts = list(skill) + [s.name for s in new_skills if s.name.lower() not in [x.lower() for x in skill]]
+    req = _validated(LevelUp, {"primary": primary.upper(), "secondary": secondary.upper(), "skills": attempts,
+                                  "new_skills": [s.model_dump() for s in new_skills], "ignore_xp": ignore_xp}, "level-up")
+    rng = make_rng(seed, "philsys-levelup")
+    new, events = level_up(c, req, rng, _hr(house_rules))
+    if out:
+        out.write_text(_dump(new), encoding="utf-8")
+    emit_events(events, as_json, {"result": f"{new.name} is now level {new.level} (seed {rng.seed})", "seed": rng.seed,
+                                  "character": new.model_dump(mode="json")})
+
+
+@app.command("revive")
+def revive_cmd(
+    hours_dead: Annotated[float, typer.Option("--hours-dead", help="Hours since death.")],
+    modifiers: Annotated[int, typer.Option("--modifiers", help="Ritual/Astral/Resurrection Magic modifiers of the caster.")] = 0,
+    seed: SeedOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """A resurrection: is it still possible (48 hours), and how long the ritual takes ((4+1d6) - modifiers, at least 2)."""
+    if hours_dead < 0:
+        raise CheckError(f"hours since death cannot be negative (got {hours_dead})")
+    rng = make_rng(seed, "philsys-revive")
+    possible = dmg.revival_possible(hours_dead)
+    hours, rec = dmg.resurrection_hours(modifiers, rng)
+    finished = hours_dead + hours
+    in_time = possible and dmg.revival_possible(finished)
+    if as_json:
+        print_json({"possible": possible, "ritual_hours": hours, "in_time": in_time, "roll": rec.to_json()})
+        return
+    if not possible:
+        console.print("More than 48 hours have passed: memories and skills are lost (a zombie is still possible).")
+        return
+    console.print(f"Ritual: 4 + d6 ({rec.total}) - {modifiers} = {hours} hours (at least 2).")
+    console.print("Finished within 48 hours of death." if in_time else "Too slow: it would end after the 48 hours.")
+
+
+@app.command("tds")
+def tds_cmd(as_json: JsonOpt = False) -> None:
+    """The target difficulties (TDs) for stat checks and for skill checks."""
+    t = tables()
+    rows = {"stat": t["stat_tds"], "skill": t["skill_tds"]}
+    if as_json:
+        print_json({k: {str(td): text for td, text in v.items()} for k, v in rows.items()})
+        return
+    for kind, ladder in rows.items():
+        console.print(f"[bold]{kind} checks[/bold]")
+        for td, text in ladder.items():
+            console.print(f"  TD {td}: {text}")
+
+
+@app.command("xp-table")
+def xp_table_cmd(as_json: JsonOpt = False) -> None:
+    """The XP needed for each level (the count resets after each level)."""
+    rows = {lvl: xp_to_next(lvl - 1) for lvl in range(2, 21)}
+    if as_json:
+        print_json({"xp_to_reach": rows})
+        return
+    for lvl, xp in rows.items():
+        console.print(f"level {lvl:>2}: {xp:>6} XP")
+
+
+@app.command("new")
+def new_cmd(
+    out: Annotated[Path | None, typer.Option("--out", help="Write the character here (YAML).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Build a character step by step, with running totals of stat and skill points."""
+    name = typer.prompt("Name")
+    concept = typer.prompt("Concept", default="")
+    t = tables()["stats"]
+    stats: dict[str, int] = {}
+    for s in STAT_NAMES:
+        left = tables()["stat_points"] - sum(stats.values())
+        while True:
+            v = typer.prompt(f"{t[s]['name']} ({s}, {t[s]['min']:+d}..{t[s]['max']:+d}; {left} points left)", default=0, type=int)
+            if t[s]["min"] <= v <= t[s]["max"] and v <= left + (0 if v >= 0 else 99):
+                break
+            console.print(f"  {s} must be {t[s]['min']:+d}..{t[s]['max']:+d} and within the points left")
+        stats[s] = v
+    console.print(f"stats spend {sum(stats.values())} of 21 points")
+    c = Character(name=name, concept=concept, stats=Stats(**stats))
+    skills: list[Skill] = []
+    while True:
+        spent = skill_points_spent(c.model_copy(update={"skills": skills}))
+        budget = skill_points(c)
+        sname = typer.prompt(f"Skill name ({float(spent):g}/{budget} points spent; empty to finish)", default="", show_default=False)
+        if not sname:
+            break
+        kind = typer.prompt("  kind (normal, knowledge, support)", default="normal")
+        category = typer.prompt("  category (melee, missile, unarmed, magic, other)", default="other")
+        bases = None
+        if kind != "knowledge" and category not in ("melee", "unarmed", "magic"):
+            bases = typer.prompt("  three bases, e.g. DEX/DEX/INT").upper().split("/")
+        rank = typer.prompt("  rank (1..4 at first level)", default=1, type=int)
+        try:
+            sk = Skill.model_validate({"name": sname, "kind": kind, "category": category, "bases": bases, "rank": rank})
+        except Exception as exc:
+            console.print(f"  not a skill: {exc}")
+            continue
+        skills.append(sk)
+    c = c.model_copy(update={"skills": skills})
+    equipment: dict[str, object] = {}
+    wname = typer.prompt("Melee weapon (empty for none)", default="", show_default=False)
+    if wname:
+        while True:
+            tsc = typer.prompt("  damage as Thrust/Slash/Chop, e.g. 10/14/17")
+            try:
+                dmg_t = tuple(int(x) for x in tsc.split("/"))
+                if len(dmg_t) == 3:
+                    break
+            except ValueError:
+                pass
+            console.print("  three whole numbers separated by /")
+        wskill = typer.prompt("  weapon skill", default=next((x.name for x in skills if x.category == "melee"), ""))
+        equipment["weapon"] = {"name": wname, "damage": dmg_t, "skill": wskill}
+    aname = typer.prompt("Armour (empty for none)", default="", show_default=False)
+    if aname:
+        equipment["armor"] = {"name": aname, "ac": typer.prompt("  AC", type=int, default=0)}
+    if equipment:
+        c = Character.model_validate({**c.model_dump(), "equipment": equipment})
+    problems = SYSTEM.validate_character(c)
+    if out:
+        out.write_text(_dump(c), encoding="utf-8")
+    if as_json:
+        print_json({"character": c.model_dump(mode="json"), "derived": sheet(c),
+                    "problems": [str(p) for p in problems]})
+    else:
+        _print_sheet(c, sheet(c))
+        for p in problems:
+            console.print(f"[red]problem[/red]: {p}")
+        if out:
+            console.print(f"written to {out}")
+    if problems:
+        raise CharacterError(problems, name=c.name)
+
+
+@app.command("house-rules")
+def house_rules_cmd(as_json: JsonOpt = False) -> None:
+    """Philsys's optional rules and rulings, each with its default."""
+    from ..common import show_house_rules
+
+    show_house_rules(PhilsysHouseRules, as_json)
+
+
+def _explain(exc: ValidationError, what: str) -> str:
+    """A pydantic error as one line per bad value."""
+    parts = [f"{'.'.join(str(x) for x in e['loc']) or what}: {e['msg']}" for e in exc.errors()]
+    return f"bad {what}: " + "; ".join(parts)
