@@ -229,7 +229,7 @@ def explain_pool(rp: RolledPool | None, *, die_modifier: int = 0, golden: bool =
         why = "the 1s cancelled the successes" if j.cancelled else "no die met the TD"
         parts.append(f"No successes remain ({why}): a plain failure.")
     elif j.kind == "critical success":
-        parts.append(f"Every die met the TD: a critical success with {j.successes} success{"es" if j.successes != 1 else ""}.")
+        parts.append(f"Every die met the TD: a critical success with {j.successes} success{'es' if j.successes != 1 else ''}.")
     else:
         canc = f" after {j.cancelled} cancelled by 1s" if j.cancelled else ""
         parts.append(f"Success with {j.successes} success{'es' if j.successes != 1 else ''}{canc}.")
