@@ -144,7 +144,7 @@ def dying_check(v: Vitals, stamina: int, rng: DiceRng, hr: BlyssHouseRules | Non
         return v, "not dying", None
     rank = stamina - v.dying_checks
     if rank <= 0:
-        if hr.coma_instead_of_death or blunt and hr.coma_instead_of_death:
+        if hr.coma_instead_of_death == "always" or (blunt and hr.coma_instead_of_death == "blunt"):
             return v.model_copy(update={"dying": False, "coma": True}), "falls into a coma", None
         return v.model_copy(update={"dying": False, "dead": True}), "dies", None
     rp = roll_against(pool_for_rank(rank), table("wounds")["dying_td"], rng, hr, label="dying check")
@@ -204,4 +204,8 @@ def starvation_check(v: Vitals, stamina_rank: int, rng: DiceRng, hr: BlyssHouseR
         return v, "holds on", rp.record
     loss = math.ceil(v.max_health / 3) if hr.starvation_loss == "third" else 1
     new_h = max(0, v.health - loss)
-    return v.model_copy(update={"health": new_h}), f"loses {v.health - new_h} Health", rp.record if rp else None
+    update: dict[str, object] = {"health": new_h, "unconscious": True}
+    if new_h == 0:
+        update["dying"] = True  # 'at which point the guidelines for Dying ... should be followed'
+    text = f"loses {v.health - new_h} Health" + (" and is now dying" if new_h == 0 else "")
+    return v.model_copy(update=update), text, rp.record if rp else None

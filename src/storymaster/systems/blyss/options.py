@@ -130,10 +130,11 @@ class BlyssHouseRules(HouseRules):
         description="Equal successes in a Defend/Evade contest: the attack does not land ('the characters draw'), "
         "or roll again (Character Contests).",
     )
-    coma_instead_of_death: bool = Field(
-        False,
-        description="A dying character who fails falls into a coma instead of dying (Death: 'the SM can rule ... "
-        "coma ... blunt weapon or for dramatic purposes').",
+    coma_instead_of_death: Literal["never", "blunt", "always"] = Field(
+        "never",
+        description="A dying character who runs out of checks falls into a coma instead of dying: never, when the "
+        "final blow was from a blunt weapon, or always (Death: 'the SM can rule ... coma ... blunt weapon or for "
+        "dramatic purposes').",
     )
     starvation_loss: Literal["third", "one"] = Field(
         "third",
