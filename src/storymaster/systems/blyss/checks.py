@@ -281,8 +281,9 @@ def _odds_from(dist: dict[Judgement, Fraction], check_name: str, note: str = "")
         "p_critical_success": ordered.get("critical success", Fraction(0)),
         "p_screw_up": sum((p for k, p in ordered.items() if "screw-up" in k), Fraction(0)),
         "p_critical_screw_up": ordered.get("critical screw-up", Fraction(0)),
-        "expected_successes": sum((j.successes * p for j, p in dist.items()), Fraction(0)),
     }
+    mean = sum((j.successes * p for j, p in dist.items()), Fraction(0))
+    note = (note + "; " if note else "") + f"expected successes {float(mean):.3f} (exactly {mean})"
     return OutcomeOdds(SYSTEM_NAME, check_name, ordered, success, extra=extra, note=note)
 
 
