@@ -308,15 +308,22 @@ def costs_cmd(as_json: JsonOpt = False) -> None:
     console.print(t)
 
 
+def character_document(c: Character) -> dict:
+    """The sheet as written to a file: defaults left out, except every Attribute, which is always spelt out."""
+    data = c.model_dump(mode="json", exclude_defaults=True)
+    data["attributes"] = c.attributes.model_dump(mode="json")
+    return {k: data[k] for k in c.model_fields if k in data}
+
+
 def _dump(c: Character) -> str:
-    return yaml.safe_dump(c.model_dump(mode="json", exclude_defaults=True), sort_keys=False, allow_unicode=True)
+    return yaml.safe_dump(character_document(c), sort_keys=False, allow_unicode=True)
 
 
 def _write(c: Character, out: Path | None, src: Path | None) -> Path | None:
     path = out or src
     if path is None:
         return None
-    text = json.dumps(c.model_dump(mode="json", exclude_defaults=True), indent=2) if path.suffix.lower() == ".json" else _dump(c)
+    text = json.dumps(character_document(c), indent=2) if path.suffix.lower() == ".json" else _dump(c)
     path.write_text(text, encoding="utf-8")
     return path
 
@@ -369,7 +376,7 @@ def new_cmd(template: Annotated[str | None, typer.Option("--template", "-t", hel
     data = sheet_data(c, hr)
     path = _write(c, out, None)
     if as_json:
-        print_json({"character": c.model_dump(mode="json", exclude_defaults=True), "sheet": data, "written": str(path) if path else None})
+        print_json({"character": character_document(c), "sheet": data, "written": str(path) if path else None})
     else:
         print_sheet(data)
         if path:

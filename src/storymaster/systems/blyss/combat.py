@@ -163,6 +163,10 @@ def attack_pool(f: Fighter, state: FightState, *, disarm: bool = False) -> tuple
     skill = _skill_rank(c, _default_skill(w))
     penalty = 0
     if skill is not None:
+        t = c.trait(_default_skill(w))
+        if t is not None and t.specialisations and t.specialisations[0].lower() == w.name.lower():
+            skill += 1  # Specialisation: an additional rank when the specialist topic comes into play
+            notes.append(f"specialised in {w.name} +1 rank")
         ranks.append(skill)
     else:
         penalty += table("wounds")["unskilled_weapon_penalty"]
