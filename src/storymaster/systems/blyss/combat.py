@@ -569,3 +569,9 @@ def _land_blow(st: FightState, att: Fighter, tgt: Fighter, w: Weapon, rp: Any, l
         ev.append(Event("knockout", f"Knockout chance ({w.knockout_rank}) vs TD 6: {tgt.id} {'is knocked out' if ko else 'stays up'}.",
                         rnd, att.id, {"knocked_out": ko}, (krec,) if krec else ()))
     return _replace(st, tgt), ev
+
+
+def weapon_switch_rounds(*, drop_current: bool) -> int:
+    """Rounds to change weapons (Equipment Use): a round to put one away and a round to ready the next;
+    dropping the old one is a free action, so only readying takes a round."""
+    return 1 if drop_current else 2
