@@ -553,7 +553,7 @@ def _land_blow(st: FightState, att: Fighter, tgt: Fighter, w: Weapon, rp: Any, l
         v, took = apply_damage(tgt.vitals, damage, spill=hr.damage_spills_over)
         tgt = tgt.model_copy(update={"vitals": v, "last_blow_blunt": w.blunt})
         parts = [f"{n} {k.replace('_', ' ')}" for k, n in took.items() if n]
-        text += f" to {tgt.id} ({', '.join(parts) or 'nothing'})."
+        text += f"{'; it hits' if piece is not None else ' to'} {tgt.id} ({', '.join(parts) or 'nothing'})."
         after = wound_level(v)
         if v.dying:
             text += f" {tgt.id} falls below 0 Health and is dying."
