@@ -279,3 +279,45 @@ def test_initiative_orders_by_successes_then_value_then_rank() -> None:
         a, b = order
         assert (a.successes, a.value, a.rank) >= (b.successes, b.value, b.rank)
     assert wins > 35
+
+
+def test_combined_contest_odds_and_resolution(rng) -> None:
+    from storymaster.systems.blyss.checks import CombinedContest
+
+    check = CombinedContest(a=Pool(name="Reds", ranks=(3,)), a_helpers=(Pool(ranks=(2,)),), b=Pool(name="Blues", ranks=(4,)))
+    odds = SYSTEM.odds(check)
+    # brute force: Reds roll against Blues' rank 4 with one helper (d6); Blues roll a d10 alone against Reds' rank 3
+    from storymaster.systems.blyss.scale import pool_for_rank
+
+    win = lose = draw = Fraction(0)
+    for h in range(1, 7):
+        ph = Fraction(1, 6)
+        hk = brute_outcome((h,), (6,), 4)
+        if hk == "critical screw-up":
+            reds = {(False, 0): Fraction(1)}
+        else:
+            help_ = 1 if hk in ("critical success", "success x1") else 0
+            carried = 1 if hk == "screw-up x1" else 0
+            dice = pool_for_rank(3 + help_)
+            reds = {}
+            for faces in itertools.product(*(range(1, s + 1) for s in dice)):
+                k = brute_outcome(faces, dice, 4, extra=carried)
+                n = len(dice) if k == "critical success" else int(k.split("x")[1]) if k.startswith("success") else 0
+                reds[(n > 0, n)] = reds.get((n > 0, n), Fraction(0)) + Fraction(1, dice[0])
+        for (ra, na), pa in reds.items():
+            for b in range(1, 11):
+                kb = brute_outcome((b,), (10,), 3)
+                nb = 1 if kb in ("critical success", "success x1") else 0
+                p = ph * pa * Fraction(1, 10)
+                if na == nb:
+                    draw += p
+                elif na > nb:
+                    win += p
+                else:
+                    lose += p
+    assert odds.probability("Reds wins") == win
+    assert odds.probability("Blues wins") == lose
+    assert odds.probability("draw") == draw
+    for _ in range(20):
+        out = SYSTEM.resolve(check, rng)
+        assert out.result in ("Reds wins", "Blues wins", "draw")

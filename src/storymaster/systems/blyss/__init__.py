@@ -19,6 +19,9 @@ from .advancement import Advancement, advance
 from .character import Character, validate_character
 from .checks import (
     BlyssContest,
+    CombinedContest,
+    combined_contest_odds,
+    resolve_combined_contest,
     BlyssTest,
     CombinedTest,
     combined_odds,
@@ -52,7 +55,12 @@ class BlyssSystem:
     version = "3.5"
     character_model: type[BaseModel] = Character
     house_rules_model: type[HouseRules] = BlyssHouseRules
-    check_types: Mapping[str, type[Check]] = {"test": BlyssTest, "contest": BlyssContest, "combined": CombinedTest}
+    check_types: Mapping[str, type[Check]] = {
+        "test": BlyssTest,
+        "contest": BlyssContest,
+        "combined": CombinedTest,
+        "combined-contest": CombinedContest,
+    }
     combat = BlyssCombat()
 
     def validate_character(self, character: BaseModel, house_rules: HouseRules | None = None) -> list[Problem]:
@@ -68,6 +76,8 @@ class BlyssSystem:
             return resolve_contest(check, rng, hr)
         if isinstance(check, CombinedTest):
             return resolve_combined(check, rng, hr)
+        if isinstance(check, CombinedContest):
+            return resolve_combined_contest(check, rng, hr)
         raise CheckError(f"BLYSS cannot resolve a {type(check).__name__}", hint=f"check types: {', '.join(self.check_types)}")
 
     def odds(self, check: Check, house_rules: HouseRules | None = None) -> OutcomeOdds:
@@ -78,6 +88,8 @@ class BlyssSystem:
             return contest_odds(check, hr)
         if isinstance(check, CombinedTest):
             return combined_odds(check, hr)
+        if isinstance(check, CombinedContest):
+            return combined_contest_odds(check, hr)
         raise CheckError(f"BLYSS has no odds for a {type(check).__name__}")
 
     def advance(self, character: BaseModel, request: BaseModel, rng: DiceRng,

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from pydantic import Field, field_validator
 
@@ -33,6 +34,9 @@ __all__ = [
     "BlyssTest",
     "CombinedTest",
     "Pool",
+    "CombinedContest",
+    "combined_contest_odds",
+    "resolve_combined_contest",
     "combined_odds",
     "contest_odds",
     "roll_initiative",
@@ -263,12 +267,18 @@ def judgement_distribution(
     """The exact distribution of a pool's judgement."""
     if not dice:
         return {_EMPTY: Fraction(1)}
+    return dict(_judgement_distribution(tuple(dice), td, die_modifier, golden, extra_screw_ups, hr.critical_needs_strict_beat))
+
+
+@lru_cache(maxsize=2048)
+def _judgement_distribution(dice: tuple[int, ...], td: int, die_modifier: int, golden: bool, extra_screw_ups: int,
+                            strict: bool) -> tuple[tuple[Judgement, Fraction], ...]:
     out: dict[Judgement, Fraction] = {}
-    for c, p in count_distribution(tuple(dice), td, die_modifier=die_modifier, golden=golden, strict=hr.critical_needs_strict_beat).items():
+    for c, p in count_distribution(dice, td, die_modifier=die_modifier, golden=golden, strict=strict).items():
         j = judge(c, extra_screw_ups=extra_screw_ups)
         j = Judgement(j.kind, j.successes, j.screw_ups, 0, 0)  # odds group by result, not by how it came about
         out[j] = out.get(j, Fraction(0)) + p
-    return out
+    return tuple(out.items())
 
 
 def _odds_from(dist: dict[Judgement, Fraction], check_name: str, note: str = "") -> OutcomeOdds:
@@ -457,7 +467,13 @@ def combined_odds(check: CombinedTest, hr: BlyssHouseRules | None = None) -> Out
     """Exact odds of a Combined Test: summed over every way the helpers' rolls can go."""
     hr = hr or BlyssHouseRules()
     _check_combined(check, hr)
-    golden = _golden(check.golden, hr)
+    total = team_distribution(check.assisted, check.helpers, check.td, hr, _golden(check.golden, hr))
+    return _odds_from(total, check.describe(), note="helpers' successes become ranks; a helper's critical Screw-Up voids the effort")
+
+
+def team_distribution(assisted: Pool, helpers: Sequence[Pool], td: int, hr: BlyssHouseRules, golden: bool) -> dict[Judgement, Fraction]:
+    """The exact distribution of the assisted character's result after the helpers' Combined Test."""
+    check = CombinedTest(assisted=assisted, helpers=tuple(helpers), td=td, sm_allows=True)
     helper_state: dict[tuple[int, int, bool], Fraction] = {(0, 0, False): Fraction(1)}
     for h in check.helpers:
         dist = judgement_distribution(pool_dice(h, hr), check.td, hr, die_modifier=h.die_modifier, golden=golden)
@@ -480,7 +496,100 @@ def combined_odds(check: CombinedTest, hr: BlyssHouseRules | None = None) -> Out
         for j, q in dist.items():
             key = Judgement("critical screw-up", 0, 0, 0, 0) if j.kind == "critical screw-up" else j
             total[key] = total.get(key, Fraction(0)) + p * q
-    return _odds_from(total, check.describe(), note="helpers' successes become ranks; a helper's critical Screw-Up voids the effort")
+    return total
+
+
+class CombinedContest(Check):
+    """Two teams each make a Combined Test, then their assisted characters hold a Contest (Combined Contests).
+
+    Ruling: every roll on a team is against the opposing assisted character's own rank (its pool before help)."""
+
+    a: Pool
+    a_helpers: tuple[Pool, ...] = Field((), max_length=6)
+    b: Pool
+    b_helpers: tuple[Pool, ...] = Field((), max_length=6)
+    draw_allowed: bool = True
+    golden: bool | None = None
+
+    def describe(self) -> str:
+        return f"Combined Contest: {self.a.name or 'team A'} vs {self.b.name or 'team B'}"
+
+
+def _team_roll(assisted: Pool, helpers: Sequence[Pool], td: int, rng: DiceRng, hr: BlyssHouseRules, golden: bool,
+               team: str) -> tuple[Judgement, list[RollRecord], list[str]]:
+    recs: list[RollRecord] = []
+    lines: list[str] = []
+    js: list[Judgement] = []
+    for i, h in enumerate(helpers):
+        who = h.name or f"{team} helper {i + 1}"
+        rp = roll_against(pool_dice(h, hr), td, rng, hr, die_modifier=h.die_modifier, golden=golden, label=who)
+        if rp:
+            recs.append(rp.record)
+        js.append(rp.judgement if rp else _EMPTY)
+        lines.append(explain_pool(rp, die_modifier=h.die_modifier, golden=golden, who=who))
+    succ, screw, crit = _helpers_total(js)
+    if crit:
+        lines.append(f"{team}: a helper's critical Screw-Up voids the effort.")
+        return Judgement("critical screw-up", 0, 0, 0, 0), recs, lines
+    boosted = assisted.model_copy(update={"bonus_ranks": assisted.bonus_ranks + succ})
+    who = assisted.name or team
+    rp = roll_against(pool_dice(boosted, hr), td, rng, hr, die_modifier=assisted.die_modifier, golden=golden,
+                      extra_screw_ups=screw, label=who)
+    if rp:
+        recs.append(rp.record)
+    lines.append(f"{team}: {succ} rank(s) of help, {screw} Screw-Up(s) carried.")
+    lines.append(explain_pool(rp, die_modifier=assisted.die_modifier, golden=golden, who=who))
+    return (rp.judgement if rp else _EMPTY), recs, lines
+
+
+def resolve_combined_contest(check: CombinedContest, rng: DiceRng, hr: BlyssHouseRules | None = None) -> Outcome:
+    """Roll a Combined Contest (BLYSS 3.5, Combined Contests)."""
+    hr = hr or BlyssHouseRules()
+    na, nb = check.a.name or "team A", check.b.name or "team B"
+    td_a, td_b = contest_tds(BlyssContest(a=check.a, b=check.b), hr)
+    golden = _golden(check.golden, hr)
+    recs: list[RollRecord] = []
+    lines: list[str] = []
+    for _ in range(100):
+        ja, ra, la = _team_roll(check.a, check.a_helpers, td_a, rng, hr, golden, na)
+        jb, rb, lb = _team_roll(check.b, check.b_helpers, td_b, rng, hr, golden, nb)
+        recs += ra + rb
+        lines += la + lb
+        w = contest_winner(ja, jb)
+        if w is not None or check.draw_allowed:
+            break
+        lines.append("A draw is impossible here: both teams roll again.")
+    result = "draw" if w is None else f"{(na, nb)[w]} wins"
+    return Outcome(SYSTEM_NAME, check.describe(), result, None if w is None else w == 0, " ".join(lines + [result + "."]),
+                   rolls=tuple(recs), margin=ja.successes - jb.successes, details={"winner": None if w is None else (na, nb)[w]})
+
+
+def combined_contest_odds(check: CombinedContest, hr: BlyssHouseRules | None = None) -> OutcomeOdds:
+    """Exact odds of a Combined Contest."""
+    hr = hr or BlyssHouseRules()
+    na, nb = check.a.name or "team A", check.b.name or "team B"
+    td_a, td_b = contest_tds(BlyssContest(a=check.a, b=check.b), hr)
+    golden = _golden(check.golden, hr)
+    da = team_distribution(check.a, check.a_helpers, td_a, hr, golden) if check.a_helpers else judgement_distribution(
+        pool_dice(check.a, hr), td_a, hr, die_modifier=check.a.die_modifier, golden=golden)
+    db = team_distribution(check.b, check.b_helpers, td_b, hr, golden) if check.b_helpers else judgement_distribution(
+        pool_dice(check.b, hr), td_b, hr, die_modifier=check.b.die_modifier, golden=golden)
+    win = [Fraction(0), Fraction(0)]
+    draw = Fraction(0)
+    for ja, pa in da.items():
+        for jb, pb in db.items():
+            w = contest_winner(ja, jb)
+            if w is None:
+                draw += pa * pb
+            else:
+                win[w] += pa * pb
+    if not check.draw_allowed:
+        if draw == 1:
+            raise CheckError("neither team can ever win this Contest, so rolling again would never end")
+        win = [x / (1 - draw) for x in win]
+        draw = Fraction(0)
+    return OutcomeOdds(SYSTEM_NAME, check.describe(), {f"{na} wins": win[0], "draw": draw, f"{nb} wins": win[1]},
+                       frozenset({f"{na} wins"}), extra={"p_win": win[0], "p_draw": draw, "p_lose": win[1]})
 
 
 # ---------------------------------------------------------------- Initiative
