@@ -312,7 +312,7 @@ def character_document(c: Character) -> dict:
     """The sheet as written to a file: defaults left out, except every Attribute, which is always spelt out."""
     data = c.model_dump(mode="json", exclude_defaults=True)
     data["attributes"] = c.attributes.model_dump(mode="json")
-    return {k: data[k] for k in c.model_fields if k in data}
+    return {k: data[k] for k in type(c).model_fields if k in data}
 
 
 def _dump(c: Character) -> str:
