@@ -20,6 +20,7 @@ from storymaster.systems.blyss.living import (
     knockout_check,
     starvation_check,
     starvation_interval,
+    stay_awake_check,
     stay_awake_checks,
     threshold_hours,
     wound_level,
@@ -143,3 +144,13 @@ def test_starvation_check_costs_a_wounds_worth() -> None:
     low = v.model_copy(update={"health": 4})
     v4, text, _ = starvation_check(low, 0, rng)
     assert v4.health == 0 and v4.dying
+
+
+def test_stay_awake_check_uses_the_reduced_rank() -> None:
+    rng = DiceRng("awake")
+    results = {stay_awake_check(4, 1, rng)[0] for _ in range(40)}
+    assert results == {True, False}
+    awake, rec = stay_awake_check(3, 3, rng)  # Mental Fortitude worn down to rank 0: no dice, asleep
+    assert not awake and rec is None
+    _, rec = stay_awake_check(5, 1, rng)
+    assert rec is not None and rec.expression == "1d10"

@@ -26,6 +26,7 @@ __all__ = [
     "dying_check",
     "knockout_check",
     "starvation_check",
+    "stay_awake_check",
     "threshold_hours",
     "wound_level",
     "wound_penalty",
@@ -183,6 +184,15 @@ def stay_awake_checks(hours_awake: float, stamina: int, /) -> int:
     every = table("wounds")["deprivation"]["fatigue"]["check_every_hours"]
     past = hours_awake - threshold_hours(stamina)
     return max(0, int(past // every))
+
+
+def stay_awake_check(mental_fortitude: int, penalty: int, rng: DiceRng, hr: BlyssHouseRules | None = None) -> tuple[bool, RollRecord | None]:
+    """A Mental Fortitude check to stay awake past the Threshold, at the house rule's TD (ruling: 6), with the
+    deprivation penalty taken off the rank (Fatigue). Returns whether the character stays awake."""
+    hr = hr or BlyssHouseRules()
+    rank = max(0, mental_fortitude - penalty)
+    rp = roll_against(pool_for_rank(rank), hr.stay_awake_td, rng, hr, label="stay awake")
+    return (rp is not None and rp.judgement.succeeded), (rp.record if rp else None)
 
 
 def collapses(stamina: int, mental_fortitude: int, penalty: int, /) -> bool:
