@@ -13,7 +13,7 @@ from storymaster.dice import DiceRng
 from storymaster.errors import CheckError
 from storymaster.systems.blyss import SYSTEM
 from storymaster.systems.blyss.checks import BlyssContest, BlyssTest, CombinedTest, Pool, pool_dice, roll_initiative
-from storymaster.systems.blyss.dicepool import Counts, counts_of, judge
+from storymaster.systems.blyss.dicepool import counts_of, judge
 from storymaster.systems.blyss.options import BlyssHouseRules
 
 

@@ -199,3 +199,17 @@ def test_max_rounds_stand_off() -> None:
     state, events = fight(pacifist, fighter("P2", agility=1, strength=1, stamina=8), seed=0,
                           house_rules=BlyssHouseRules(max_rounds=2, minimum_damage=0))
     assert state.over and (ENGINE.winner(state) is None or state.round <= 2)
+
+
+def test_slower_defensive_target_gives_up_its_action_to_defend() -> None:
+    fast = fighter("Fast", agility=6, wits=6, strength=4, weapons=[SWORD], traits=[Trait(name="Armed Combat", rank=3)])
+    slow = fighter("Slow", agility=1, wits=1, weapons=[SWORD], traits=[Trait(name="Armed Combat", rank=3)], stamina=6)
+    found = False
+    for seed in range(6):
+        _, events = fight(fast, slow, seed=seed, tactic={"Slow": "defensive"})
+        for e in events:
+            if "Slow gives up their declared attack to defend" in e.text:
+                found = True
+                later = [x for x in events if x.round == e.round and x.kind == "attack" and x.actor == "Slow"]
+                assert later == []  # having defended, Slow does not also attack that round
+    assert found

@@ -11,7 +11,7 @@ import yaml
 from rich.table import Table
 
 from ...dice import parse_pool
-from ...errors import CharacterError, CheckError, InputFileError
+from ...errors import CharacterError, CheckError
 from ...systems.blyss import SYSTEM
 from ...systems.blyss.advancement import AcquireNegative, AwardExperience, Deteriorate, SpendCP, advance
 from ...systems.blyss.character import (

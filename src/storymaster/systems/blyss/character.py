@@ -15,9 +15,8 @@ from pydantic import Field, field_validator
 from ...errors import CheckError, Problem
 from ...rules.models import Model
 from .checks import Pool
-from .costs import cp_to_rank, cumulative_cost, extra_cost, rank_cost, specialisation_cost
+from .costs import cumulative_cost, extra_cost, rank_cost, specialisation_cost
 from .options import BlyssHouseRules
-from .scale import pool_for_rank
 from .tables import table
 
 __all__ = [
@@ -419,10 +418,3 @@ def template_character(key: str, name: str = "") -> Character:
     traits = tuple(Trait(name=t["name"], kind=t["kind"], rank=tpl["trait_rank"]) for t in tpl["suggested_traits"])
     return Character(name=name or tpl["title"], concept=tpl["role"], template=key.lower(), attributes=Attributes(**attrs), traits=traits)
 
-
-def rank_of_cp(kind: str, cp: int) -> tuple[int, int]:
-    return cp_to_rank(kind, cp)  # type: ignore[arg-type]
-
-
-def pool_of(rank: int) -> tuple[int, ...]:
-    return pool_for_rank(rank)

@@ -445,11 +445,19 @@ def _attack(st: FightState, att: Fighter, tgt: Fighter, rng: DiceRng, rnd: int, 
     hit = j.succeeded
     # Defences (Defending, Evading, Disarming): a Contest; the attacker must also beat the Attack TD
     defences: list[str] = []
+    line_switch = ""
     if tgt.declared is not None and tgt.declared.kind in ("defend", "evade") and not tgt.acted:
         defences.append(tgt.declared.kind)
+    elif tgt.tactic == "defensive" and not tgt.acted and tgt.active and tgt.declared is not None:
+        # Attacking: the target may take a Defensive Action 'if they have not yet acted in the combat round'
+        kind = "defend" if tgt.weapon is not None and not tgt.weapon_dropped else "evade"
+        defences.append(kind)
+        line_switch = f" {tgt.id} gives up their declared {tgt.declared.kind} to {kind}."
+        tgt = tgt.model_copy(update={"acted": True})
     if disarm:
         defences.insert(0, "strength")
     defended_ok = False
+    line += line_switch
     for kind in defences:
         if not hit:
             break
