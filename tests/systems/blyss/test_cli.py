@@ -186,3 +186,11 @@ def test_every_documented_command_runs(cli, tmp_path, monkeypatch) -> None:
         r = run(cli, cmd)
         expected = 2 if "illegal" in cmd else 0
         assert r.exit_code == expected, (cmd, r.output)
+
+
+def test_json_character_files(cli, tmp_path) -> None:
+    out = tmp_path / "yama.json"
+    r = run(cli, f"blyss new --template warrior --out {out}", input="Yama\n\n" + "\n" * 9 + "\n\n0\n0\n0\n")
+    assert r.exit_code == 0, r.output
+    assert json.loads(out.read_text())["template"] == "warrior"
+    assert run(cli, f"blyss sheet {out}").exit_code == 0

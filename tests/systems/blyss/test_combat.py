@@ -213,3 +213,12 @@ def test_slower_defensive_target_gives_up_its_action_to_defend() -> None:
                 later = [x for x in events if x.round == e.round and x.kind == "attack" and x.actor == "Slow"]
                 assert later == []  # having defended, Slow does not also attack that round
     assert found
+
+
+def test_heavy_blows_ruin_armour_faster() -> None:
+    knight = fighter("Knight", stamina=6, armour=[Armour(name="Mail", armour_rating=1, cover=("T",))])
+    brute = fighter("Brute", strength=6, agility=6, weapons=[Weapon(name="Maul", damage="10")], traits=[Trait(name="Armed Combat", rank=5)])
+    state, events = fight(brute, knight, seed=2, armour_choice={"Knight": "armour"},
+                          house_rules=BlyssHouseRules(armour_heavy_blow=5))
+    damaged = [e for e in events if e.data.get("armour_damaged")]
+    assert damaged and "1/3 lives left" in damaged[0].text  # 13 damage: two lives at once

@@ -550,7 +550,8 @@ def _land_blow(st: FightState, att: Fighter, tgt: Fighter, w: Weapon, rp: Any, l
             text += f"; {a.name} (AR {ar}) rolls {max(arec.faces)}, not enough to soak"
         if choice == "armour":
             new_lives = list(tgt.armour_lives)
-            new_lives[piece] -= 1
+            heavy = hr.armour_heavy_blow is not None and damage >= hr.armour_heavy_blow
+            new_lives[piece] = max(0, new_lives[piece] - (2 if heavy else 1))
             tgt = tgt.model_copy(update={"armour_lives": tuple(new_lives)})
             state_word = "destroyed" if new_lives[piece] == 0 else f"damaged ({new_lives[piece]}/3 lives left)"
             text += f"; the armour takes the blow and is {state_word}."

@@ -125,6 +125,12 @@ class BlyssHouseRules(HouseRules):
         False,
         description="An armour die equal to the best attack die soaks (Armour Rating says 'beat'; off by default).",
     )
+    armour_heavy_blow: int | None = Field(
+        None,
+        ge=1,
+        description="A blow of at least this much damage taken on the armour costs it two lives (Armour Rating: "
+        "'at the GM's discretion it can be ruined more rapidly if the damage dealt to it is high'). Off by default.",
+    )
     defence_draw: Literal["defender", "reroll"] = Field(
         "defender",
         description="Equal successes in a Defend/Evade contest: the attack does not land ('the characters draw'), "
