@@ -623,7 +623,7 @@ def roll_initiative(
         value = rp.counts.value if rp else 0
         rank = sum(pool.effective_ranks(hr))
         rolls.append(InitiativeRoll(name, j.successes, value, rank, -i, rp.record if rp else None))
-        lines.append(f"{name}: {j.successes} successes (value {value}, Initiative rank {rank})")
+        lines.append(f"{name}: {j.successes} success{'es' if j.successes != 1 else ''} (value {value}, Initiative rank {rank})")
     keyf = lambda r: (r.successes, r.value, r.rank)  # noqa: E731
     if hr.initiative_final_tie == "roll_off":
         groups: dict[tuple[int, int, int], list[int]] = {}

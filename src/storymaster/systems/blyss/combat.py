@@ -440,7 +440,7 @@ def _attack(st: FightState, att: Fighter, tgt: Fighter, rng: DiceRng, rnd: int, 
     j = rp.judgement if rp else judge(counts_of((), (), td))
     line = f"{att.id} {verb} {tgt.id}{where} with {w.name}: pool {'+'.join(f'd{s}' for s in dice) or 'd0'} vs TD {td}"
     if notes:
-        line += f" [{'; '.join(notes)}]"
+        line += f" ({'; '.join(notes)})"
     line += f" -> {j.key}."
     hit = j.succeeded
     # Defences (Defending, Evading, Disarming): a Contest; the attacker must also beat the Attack TD
@@ -448,7 +448,7 @@ def _attack(st: FightState, att: Fighter, tgt: Fighter, rng: DiceRng, rnd: int, 
     line_switch = ""
     if tgt.declared is not None and tgt.declared.kind in ("defend", "evade") and not tgt.acted:
         defences.append(tgt.declared.kind)
-    elif tgt.tactic == "defensive" and not tgt.acted and tgt.active and tgt.declared is not None:
+    elif tgt.tactic == "defensive" and not tgt.acted and tgt.active and tgt.declared is not None and not tgt.counter_ready:
         # Attacking: the target may take a Defensive Action 'if they have not yet acted in the combat round'
         kind = "defend" if tgt.weapon is not None and not tgt.weapon_dropped else "evade"
         defences.append(kind)
