@@ -165,3 +165,16 @@ def test_examples_load_and_validate_against_schema(path: Path) -> None:
 def test_schema_file_is_fresh() -> None:
     published = json.loads((ROOT / "docs" / "schemas" / "blyss-character.schema.json").read_text())
     assert published == Character.model_json_schema()
+
+
+def test_negative_traits_need_a_positive_statistic() -> None:
+    from storymaster.errors import CheckError
+
+    c = Character(name="x", traits=(Trait(name="Clumsy", kind="talent", rank=2, negative=True),
+                                    Trait(name="Slow", kind="natural", rank=1, negative=True)))
+    with pytest.raises(CheckError, match="positive statistic"):
+        character_pool(c, ["Clumsy", "Slow"])
+    with pytest.raises(CheckError, match="no statistic"):
+        character_pool(c, ["Flying"])
+    pool = character_pool(c, ["Agility", "Clumsy", "Slow"])
+    assert pool.negative_ranks == 3 and pool.effective_ranks() == (0,)

@@ -75,6 +75,7 @@ def test_sheet_legal_and_illegal(cli) -> None:
     data = json.loads(r.stdout)
     assert data["legal"] and data["cp"]["spent"] == 356 and data["derived"]["Health"] == 34
     assert data["attributes"]["Strength"]["pool"] == "d10"
+    assert data["attributes"]["Strength"]["cp_to_next"] == 24  # Good costs 24 CP more
     r = run(cli, f"blyss sheet {EX / 'illegal.yaml'}")
     assert r.exit_code == 2
     assert "6 rule(s)" in r.stderr and "creation cap" in r.stdout

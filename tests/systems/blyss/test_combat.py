@@ -222,3 +222,11 @@ def test_heavy_blows_ruin_armour_faster() -> None:
                           house_rules=BlyssHouseRules(armour_heavy_blow=5))
     damaged = [e for e in events if e.data.get("armour_damaged")]
     assert damaged and "1/3 lives left" in damaged[0].text  # 13 damage: two lives at once
+
+
+def test_starting_weapon_depends_on_distance() -> None:
+    w = load("warrior")  # Broadsword, then Shortbow
+    assert ENGINE.start([[w], [load("rogue")]]).fighters[0].wielded().name == "Broadsword"
+    far = ENGINE.start([[w], [load("rogue")]], options={"distance": 120})
+    assert far.fighters[0].wielded().name == "Shortbow"
+    assert far.fighters[1].wielded().name == "Sling"

@@ -204,11 +204,13 @@ def sheet_data(c: Character, hr: BlyssHouseRules) -> dict:
         "cp": {"budget": c.cp_budget, "earned": c.cp_earned, "spent": cp_spent(c, hr), "left": cp_left(c, hr),
                "breakdown": cp_breakdown(c, hr)},
         "attributes": {k: {"rank": r, "ability": ability_name(r), "pool": pool_text(pool_for_rank(r)),
-                           "progress": c.attribute_progress.get(k, 0)} for k, r in stats.items()},
+                           "progress": c.attribute_progress.get(k, 0),
+                           "cp_to_next": rank_cost("attribute", r + 1) - c.attribute_progress.get(k, 0)} for k, r in stats.items()},
         "derived": {k: ({"rank": v, "pool": pool_text(pool_for_rank(v))} if k in ("Melee Attack", "Ranged Attack", "Defence", "Initiative") else v)
                     for k, v in dv.items()},
         "traits": [{"name": t.name, "kind": t.kind, "rank": t.rank, "negative": t.negative,
                     "single_advantage": t.single_advantage, "specialisations": list(t.specialisations), "progress": t.progress,
+                    "cp_to_next": None if t.single_advantage or t.negative else rank_cost(t.kind, t.rank + 1) - t.progress,
                     "pool": "" if t.single_advantage else (("-" if t.negative else "") + pool_text(pool_for_rank(t.rank)))}
                    for t in c.traits],
         "weapons": [w.model_dump(mode="json") for w in c.weapons],
@@ -221,10 +223,10 @@ def print_sheet(data: dict) -> None:
     cp = data["cp"]
     console.print(f"CP: {cp['spent']} spent of {cp['budget'] + cp['earned']} ({cp['left']} left)")
     t = Table(title="Attributes", show_edge=False)
-    for col in ("Attribute", "Rank", "Ability", "Die Pool", "CP to next"):
+    for col in ("Attribute", "Rank", "Ability", "Die Pool", "CP to next rank"):
         t.add_column(col)
     for k, v in data["attributes"].items():
-        t.add_row(k, str(v["rank"]), v["ability"], v["pool"], str(v["progress"]) if v["progress"] else "")
+        t.add_row(k, str(v["rank"]), v["ability"], v["pool"], f"{v['cp_to_next']}" + (f" ({v['progress']} paid)" if v["progress"] else ""))
     console.print(t)
     d = Table(title="Derived", show_edge=False)
     d.add_column("Derived Attribute")
@@ -238,11 +240,12 @@ def print_sheet(data: dict) -> None:
     console.print(d)
     if data["traits"]:
         tr = Table(title="Traits", show_edge=False)
-        for col in ("Trait", "Kind", "Rank", "Die Pool", "Specialisations"):
+        for col in ("Trait", "Kind", "Rank", "Die Pool", "Specialisations", "CP to next rank"):
             tr.add_column(col)
         for x in data["traits"]:
             rank = "single advantage" if x["single_advantage"] else str(x["rank"])
-            tr.add_row(x["name"] + (" (negative)" if x["negative"] else ""), x["kind"], rank, x["pool"], "; ".join(x["specialisations"]))
+            nxt = "" if x["cp_to_next"] is None else str(x["cp_to_next"]) + (f" ({x['progress']} paid)" if x["progress"] else "")
+            tr.add_row(x["name"] + (" (negative)" if x["negative"] else ""), x["kind"], rank, x["pool"], "; ".join(x["specialisations"]), nxt)
         console.print(tr)
     for w in data["weapons"]:
         console.print(f"Weapon: {w['name']} (attack {w['attack_modifier']:+d}, damage {w['damage']}"

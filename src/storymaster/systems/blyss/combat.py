@@ -222,9 +222,21 @@ def _current_ar(a: Armour, lives: int) -> int:
     return max(0, a.armour_rating - (3 - lives) * (a.armour_rating // 3))
 
 
-def _fighter(c: Character, side: int, fid: str, opts: Mapping[str, Any]) -> Fighter:
+def _starting_weapon(c: Character, distance: int) -> int | None:
+    """The weapon in hand at the start: a ranged one if the foe is out of reach and one is carried,
+    otherwise the first melee weapon (or the first weapon); None fights unarmed."""
+    if not c.weapons:
+        return None
+    ranged = [i for i, w in enumerate(c.weapons) if w.ranged]
+    melee = [i for i, w in enumerate(c.weapons) if not w.ranged]
+    if distance > MELEE_REACH_FT and ranged:
+        return ranged[0]
+    return melee[0] if melee else 0
+
+
+def _fighter(c: Character, side: int, fid: str, opts: Mapping[str, Any], distance: int = 0) -> Fighter:
     v = Vitals.fresh(max_dodges(c), max_flesh_wounds(c), max_health(c))
-    weapon = 0 if c.weapons else None
+    weapon = _starting_weapon(c, distance)
     return Fighter(id=fid, side=side, character=c, vitals=v, weapon=weapon,
                    armour_lives=tuple(a.lives for a in c.armour), **opts)
 
@@ -253,6 +265,12 @@ class BlyssCombat:
             raise CombatError("a fight needs at least two sides, each with at least one character")
         fighters: list[Fighter] = []
         seen: dict[str, int] = {}
+        try:
+            distance = int(options.get("distance", 0))
+        except (TypeError, ValueError):
+            raise CombatError("the distance between the sides is a whole number of feet") from None
+        if distance < 0:
+            raise CombatError("the distance between the sides is 0 feet or more")
         for si, side in enumerate(sides):
             for c in side:
                 if not isinstance(c, Character):
@@ -261,13 +279,10 @@ class BlyssCombat:
                 seen[c.name] = n
                 fid = c.name if n == 1 else f"{c.name} ({n})"
                 try:
-                    fighters.append(_fighter(c, si, fid, _opts_for(options, c.name, si)))
+                    fighters.append(_fighter(c, si, fid, _opts_for(options, c.name, si), distance))
                 except Exception as exc:  # pydantic ValidationError on a bad tactic
                     raise CombatError(f"bad fight option for {c.name}: {exc}",
                                       hint="tactic: attack|defensive|aim|disarm; called_shot: limb|head|eye") from None
-        distance = int(options.get("distance", 0))
-        if distance < 0:
-            raise CombatError("the distance between the sides is 0 feet or more")
         return FightState(fighters=tuple(fighters), distance=distance, house_rules=hr)
 
     def is_over(self, state: BaseModel) -> bool:
