@@ -321,3 +321,13 @@ def test_combined_contest_odds_and_resolution(rng) -> None:
     for _ in range(20):
         out = SYSTEM.resolve(check, rng)
         assert out.result in ("Reds wins", "Blues wins", "draw")
+
+
+def test_initiative_roll_off_is_recorded() -> None:
+    entries = [("a", Pool(ranks=(1,))), ("b", Pool(ranks=(1,)))]  # a d4 never meets TD 6: always tied
+    order, text = roll_initiative(entries, DiceRng("tie"))
+    assert "rolled off" in text
+    assert all(r.rolloff is not None and r.rolloff.label.endswith("roll-off") for r in order)
+    assert order[0].rolloff.total >= order[1].rolloff.total
+    order2, _ = roll_initiative(entries, DiceRng("tie"), BlyssHouseRules(initiative_final_tie="sm_order"))
+    assert [r.name for r in order2] == ["a", "b"]

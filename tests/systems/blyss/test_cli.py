@@ -58,6 +58,8 @@ def test_test_from_a_character(cli) -> None:
         ("blyss odds --pool d8 --penalty -1 --td 4", "0 or more"),
         ("blyss odds --pool d8x --td 4", "unexpected 'x'"),
         ("blyss odds --td 4", "exactly one of"),
+        ("blyss odds --ranks 50,50 --bonus 200 --td 4", "limit of 40"),
+        ("blyss odds --ranks 500 --td 4", "0 to 50"),
         ("blyss fight examples/blyss/warrior.yaml examples/blyss/rogue.yaml --tactic-a berserk", "unknown tactic"),
         ("blyss sheet no-such-file.yaml", "no such file"),
     ],

@@ -87,6 +87,8 @@ def pool_from_options(pool: str | None, ranks: str | None, character: Path | Non
     """Build a Pool from the command line: --pool dice, --ranks, or --character with --stat."""
     for n, v in (("--penalty", penalty), ("--negative", negative), ("--bonus", bonus)):
         _non_negative(n, v)
+        if v > 200:
+            raise CheckError(f"{n} of {v} ranks is more than any pool has")
     given = sum(x is not None for x in (pool, ranks, character))
     if given != 1:
         raise CheckError("give exactly one of --pool, --ranks or --character", hint="e.g. --pool 'd12+d4,d10' --td 8")
@@ -101,8 +103,8 @@ def pool_from_options(pool: str | None, ranks: str | None, character: Path | Non
             rk = tuple(int(x) for x in ranks.replace("+", ",").split(",") if x.strip())
         except ValueError:
             raise CheckError(f"--ranks takes whole numbers separated by commas, not {ranks!r}") from None
-        if not rk or any(r < 0 for r in rk):
-            raise CheckError("--ranks are whole numbers of 0 or more, e.g. '6,4'")
+        if not rk or any(r < 0 or r > 50 for r in rk):
+            raise CheckError("--ranks are whole numbers from 0 to 50, e.g. '6,4'")
         return Pool(name=name, ranks=rk, penalty_ranks=penalty, negative_ranks=negative, bonus_ranks=bonus, die_modifier=die_mod)
     assert pool is not None
     rk_list: list[int] = []

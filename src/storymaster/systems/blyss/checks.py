@@ -48,6 +48,8 @@ __all__ = [
 ]
 
 SYSTEM_NAME = "blyss"
+#: the most dice one pool may roll (rank 10 is two dice; this leaves room for help and big pools)
+MAX_POOL_DICE = 40
 
 
 class Pool(Check):
@@ -64,16 +66,16 @@ class Pool(Check):
     name: str = ""
     ranks: tuple[int, ...] = ()
     dice: tuple[int, ...] = ()
-    negative_ranks: int = Field(0, ge=0)
-    penalty_ranks: int = Field(0, ge=0)
-    bonus_ranks: int = Field(0, ge=0)
-    die_modifier: int = 0
+    negative_ranks: int = Field(0, ge=0, le=500)
+    penalty_ranks: int = Field(0, ge=0, le=500)
+    bonus_ranks: int = Field(0, ge=0, le=200)
+    die_modifier: int = Field(0, ge=-100, le=100)
 
     @field_validator("ranks")
     @classmethod
     def _ranks(cls, v: tuple[int, ...]) -> tuple[int, ...]:
-        if any(r < 0 for r in v):
-            raise ValueError("ranks are 0 or more")
+        if any(r < 0 or r > 50 for r in v):
+            raise ValueError("ranks are 0 to 50")
         if len(v) > 12:
             raise ValueError("at most 12 statistics in one pool")
         return v
@@ -115,7 +117,10 @@ def pool_dice(pool: Pool, hr: BlyssHouseRules | None = None) -> tuple[int, ...]:
             "rank penalties, negative Traits and bonuses need the statistics' ranks, not bare dice",
             hint="give the pool as statistics separated by commas, e.g. 'd12+d4,d10', or use --ranks 6,4",
         )
-    return pool_for_ranks(pool.effective_ranks(hr)) + tuple(pool.dice)
+    dice = pool_for_ranks(pool.effective_ranks(hr)) + tuple(pool.dice)
+    if len(dice) > MAX_POOL_DICE:
+        raise CheckError(f"a pool of {len(dice)} dice is more than the limit of {MAX_POOL_DICE}", hint="BLYSS pools are a few dice")
+    return dice
 
 
 class BlyssTest(Pool):
@@ -603,6 +608,7 @@ class InitiativeRoll:
     rank: int
     tiebreak: int
     record: RollRecord | None
+    rolloff: RollRecord | None = None
 
 
 def roll_initiative(
@@ -633,7 +639,8 @@ def roll_initiative(
             if len(idxs) > 1:
                 for i in idxs:
                     rec = roll_pool((100,), rng, label=f"{rolls[i].name} initiative roll-off")
-                    rolls[i] = InitiativeRoll(rolls[i].name, rolls[i].successes, rolls[i].value, rolls[i].rank, rec.total * 1000 - i, rolls[i].record)
+                    rolls[i] = InitiativeRoll(rolls[i].name, rolls[i].successes, rolls[i].value, rolls[i].rank, rec.total * 1000 - i,
+                                              rolls[i].record, rec)
                 lines.append("tie between " + ", ".join(rolls[i].name for i in idxs) + ": rolled off")
     ordered = sorted(rolls, key=lambda r: (keyf(r), r.tiebreak), reverse=True)
     return ordered, "; ".join(lines)

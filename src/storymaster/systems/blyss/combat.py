@@ -355,7 +355,7 @@ def _initiative(st: FightState, rng: DiceRng, rnd: int) -> tuple[FightState, lis
         entries.append((f.id, Pool(name=f.id, ranks=(initiative(f.character.attributes),), penalty_ranks=wr, die_modifier=dm)))
     ordered, text = roll_initiative(entries, rng, hr)
     order = tuple(r.name for r in ordered)
-    recs = tuple(r.record for r in ordered if r.record)
+    recs = tuple(r.record for r in ordered if r.record) + tuple(r.rolloff for r in ordered if r.rolloff)
     return st.model_copy(update={"order": order}), [
         Event("initiative", f"Initiative: {' > '.join(order)} ({text}).", rnd, data={"order": list(order)}, rolls=recs)
     ]
