@@ -1,0 +1,221 @@
+"""Rules for Living: damage through Dodges, Flesh Wounds and Health; Wound Levels; unconsciousness,
+knockouts, dying and death; fatigue, hunger and thirst.
+
+BLYSS 3.5, Derived Attributes (Dodges, Flesh Wounds, Health) and Rules for Living.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Literal
+
+from pydantic import Field
+
+from ...dice import DiceRng, RollRecord
+from ...rules.models import Model
+from .checks import roll_against
+from .options import BlyssHouseRules
+from .scale import pool_for_rank
+from .tables import table
+
+__all__ = [
+    "Vitals",
+    "apply_damage",
+    "deprivation_penalty",
+    "deprivation_recovery",
+    "dying_check",
+    "knockout_check",
+    "starvation_check",
+    "stay_awake_check",
+    "threshold_hours",
+    "wound_level",
+    "wound_penalty",
+]
+
+
+class Vitals(Model):
+    """What is left of a character's Dodges, Flesh Wounds and Health, and their state."""
+
+    dodges: int
+    flesh_wounds: int
+    health: int
+    max_dodges: int
+    max_flesh_wounds: int
+    max_health: int
+    unconscious: bool = False
+    dying: bool = False
+    stabilised: bool = False
+    dead: bool = False
+    coma: bool = False
+    dying_checks: int = Field(0, ge=0, description="Stamina checks made while dying (the cumulative penalty)")
+
+    @classmethod
+    def fresh(cls, dodges: int, flesh_wounds: int, health: int) -> Vitals:
+        return cls(dodges=dodges, flesh_wounds=flesh_wounds, health=health, max_dodges=dodges,
+                   max_flesh_wounds=flesh_wounds, max_health=health)
+
+    @property
+    def active(self) -> bool:
+        """Can act: not unconscious, dying, dead or in a coma."""
+        return not (self.unconscious or self.dying or self.dead or self.coma)
+
+    @property
+    def total(self) -> int:
+        return self.dodges + self.flesh_wounds + max(self.health, 0)
+
+
+def apply_damage(v: Vitals, damage: int, *, spill: bool = True) -> tuple[Vitals, dict[str, int]]:
+    """Deal damage to Dodges first, then Flesh Wounds, then Health (Derived Attributes: Dodges, Flesh
+    Wounds, Health). Ruling: one blow runs on from one to the next (house rule ``damage_spills_over``).
+    Health 0 knocks the character out; below 0 they are dying (Unconsciousness; Dying)."""
+    left = max(0, damage)
+    took = {"dodges": 0, "flesh_wounds": 0, "health": 0}
+    d, f, h = v.dodges, v.flesh_wounds, v.health
+    if left and d > 0:
+        took["dodges"] = min(left, d)
+        d -= took["dodges"]
+        left = left - took["dodges"] if spill else 0
+    if left and f > 0:
+        took["flesh_wounds"] = min(left, f)
+        f -= took["flesh_wounds"]
+        left = left - took["flesh_wounds"] if spill else 0
+    if left:
+        took["health"] = left
+        h -= left
+    update: dict[str, object] = {"dodges": d, "flesh_wounds": f, "health": h}
+    if h <= 0 and took["health"]:
+        update["unconscious"] = True
+        if h < 0 and not v.dying and not v.stabilised and not v.dead:
+            update["dying"] = True
+        if h < 0 and v.stabilised:  # hurt again after stabilising: dying once more
+            update.update(dying=True, stabilised=False, dying_checks=0)
+    return v.model_copy(update=update), took
+
+
+WoundLevel = Literal["Healthy", "Flesh Wounds", "Light Wounds", "Moderate Wounds", "Heavy Wounds", "Incapacitated"]
+
+
+def wound_level(v: Vitals) -> WoundLevel:
+    """The character's Wound Level (Table 2-03); the most severe that applies, not cumulative.
+
+    Rulings: Light and Moderate need at least 1 Health lost and a third / two thirds of maximum
+    Health (rounded up) gone; Heavy Wounds need Health lost and below 10 (so for a low-Stamina
+    character Heavy can come straight after Flesh Wounds, as the table says).
+    """
+    if not v.active:
+        return "Incapacitated"
+    lost = v.max_health - v.health
+    heavy_below = table("wounds")["heavy_wounds_below_health"]
+    if lost >= 1:
+        if v.health < heavy_below:
+            return "Heavy Wounds"
+        if lost >= math.ceil(2 * v.max_health / 3):
+            return "Moderate Wounds"
+        if lost >= math.ceil(v.max_health / 3):
+            return "Light Wounds"
+    if v.dodges == 0 and v.flesh_wounds < v.max_flesh_wounds:
+        return "Flesh Wounds"
+    return "Healthy"
+
+
+def wound_penalty(level: str, hr: BlyssHouseRules | None = None) -> tuple[int, int]:
+    """(rank penalty, die modifier) for a Wound Level (Table 2-03). Flesh Wounds' '-1 to all rolls' is
+    -1 to each die's value by default, or -1 rank by house rule ``flesh_wound_penalty``."""
+    hr = hr or BlyssHouseRules()
+    row = next(r for r in table("wounds")["wound_levels"] if r["level"] == level)
+    if row["die_penalty"] and hr.flesh_wound_penalty == "rank":
+        return row["die_penalty"], 0
+    return row["rank_penalty"], -row["die_penalty"]
+
+
+def knockout_check(rank: int, rng: DiceRng, hr: BlyssHouseRules | None = None, *, label: str = "knockout") -> tuple[bool, RollRecord | None]:
+    """A knockout chance (typically Average, d8) rolled against TD 6; a success knocks the target out
+    whatever their Health (Unconsciousness)."""
+    hr = hr or BlyssHouseRules()
+    rp = roll_against(pool_for_rank(rank), table("wounds")["knockout_td"], rng, hr, label=label)
+    return (rp is not None and rp.judgement.succeeded), (rp.record if rp else None)
+
+
+def dying_check(v: Vitals, stamina: int, rng: DiceRng, hr: BlyssHouseRules | None = None, *, blunt: bool = False) -> tuple[Vitals, str, RollRecord | None]:
+    """One turn of dying (Dying; Death): a Stamina Test at TD 6 with a cumulative -1 rank per check
+    already failed. Success stabilises. If the penalty has brought Stamina to rank 0 first, the character
+    dies (or falls into a coma, if the SM so rules: house rule ``coma_instead_of_death``)."""
+    hr = hr or BlyssHouseRules()
+    if not v.dying:
+        return v, "not dying", None
+    rank = stamina - v.dying_checks
+    if rank <= 0:
+        if hr.coma_instead_of_death == "always" or (blunt and hr.coma_instead_of_death == "blunt"):
+            return v.model_copy(update={"dying": False, "coma": True}), "falls into a coma", None
+        return v.model_copy(update={"dying": False, "dead": True}), "dies", None
+    rp = roll_against(pool_for_rank(rank), table("wounds")["dying_td"], rng, hr, label="dying check")
+    if rp is not None and rp.judgement.succeeded:
+        return v.model_copy(update={"dying": False, "stabilised": True}), f"stabilises (Stamina rank {rank})", rp.record
+    return v.model_copy(update={"dying_checks": v.dying_checks + 1}), f"fails to stabilise (Stamina rank {rank})", rp.record if rp else None
+
+
+# ---------------------------------------------------------------- fatigue, hunger, thirst
+Deprivation = Literal["fatigue", "hunger", "thirst"]
+
+
+def threshold_hours(stamina: int, /) -> int:
+    """Hours a character lasts before fatigue, hunger or thirst bite: Stamina x 8 (Fatigue)."""
+    return stamina * table("wounds")["deprivation"]["threshold_hours_per_stamina"]
+
+
+def deprivation_penalty(kind: Deprivation, hours: float, stamina: int, /) -> int:
+    """Ranks lost from every Attribute and Trait (not Health, Flesh Wounds or Mana) after ``hours``
+    without sleep, food or drink: one per hour past the Threshold (fatigue), per 24 hours (hunger),
+    per 2 hours (thirst) (Fatigue; Hunger; Thirst)."""
+    every = table("wounds")["deprivation"][kind]["penalty_every_hours"]
+    past = hours - threshold_hours(stamina)
+    return max(0, int(past // every))
+
+
+def deprivation_recovery(kind: Deprivation, penalty: int, hours: float, /) -> int:
+    """The penalty left after ``hours`` of sleep / eating well / drinking well: one rank back per 2 hours'
+    sleep, per day of food, per 4 hours of drink (Fatigue; Hunger; Thirst)."""
+    per = table("wounds")["deprivation"][kind]["recover_hours_per_rank"]
+    return max(0, penalty - int(hours // per))
+
+
+def stay_awake_checks(hours_awake: float, stamina: int, /) -> int:
+    """How many Mental Fortitude checks to stay awake are due: one per half hour past the Threshold (Fatigue)."""
+    every = table("wounds")["deprivation"]["fatigue"]["check_every_hours"]
+    past = hours_awake - threshold_hours(stamina)
+    return max(0, int(past // every))
+
+
+def stay_awake_check(mental_fortitude: int, penalty: int, rng: DiceRng, hr: BlyssHouseRules | None = None) -> tuple[bool, RollRecord | None]:
+    """A Mental Fortitude check to stay awake past the Threshold, at the house rule's TD (ruling: 6), with the
+    deprivation penalty taken off the rank (Fatigue). Returns whether the character stays awake."""
+    hr = hr or BlyssHouseRules()
+    rank = max(0, mental_fortitude - penalty)
+    rp = roll_against(pool_for_rank(rank), hr.stay_awake_td, rng, hr, label="stay awake")
+    return (rp is not None and rp.judgement.succeeded), (rp.record if rp else None)
+
+
+def collapses(stamina: int, mental_fortitude: int, penalty: int, /) -> bool:
+    """Stamina or Mental Fortitude brought to rank 0 by the penalties: the character falls unconscious (Fatigue)."""
+    return stamina - penalty <= 0 or mental_fortitude - penalty <= 0
+
+
+def starvation_interval(stamina: int, /) -> int:
+    """Hours between Stamina Tests for a character unconscious from hunger or thirst: Stamina x 4 (Thirst)."""
+    return stamina * table("wounds")["deprivation"]["starvation_check_hours_per_stamina"]
+
+
+def starvation_check(v: Vitals, stamina_rank: int, rng: DiceRng, hr: BlyssHouseRules | None = None) -> tuple[Vitals, str, RollRecord | None]:
+    """A Stamina Test at TD 10; failure costs 'a Wound's worth of Health' (ruling: a third of maximum Health,
+    rounded up; house rule ``starvation_loss``), down to 0 Health, after which the Dying rules take over (Thirst)."""
+    hr = hr or BlyssHouseRules()
+    rp = roll_against(pool_for_rank(max(0, stamina_rank)), table("wounds")["deprivation"]["starvation_td"], rng, hr, label="starvation check")
+    if rp is not None and rp.judgement.succeeded:
+        return v, "holds on", rp.record
+    loss = math.ceil(v.max_health / 3) if hr.starvation_loss == "third" else 1
+    new_h = max(0, v.health - loss)
+    update: dict[str, object] = {"health": new_h, "unconscious": True}
+    if new_h == 0:
+        update["dying"] = True  # 'at which point the guidelines for Dying ... should be followed'
+    text = f"loses {v.health - new_h} Health" + (" and is now dying" if new_h == 0 else "")
+    return v.model_copy(update=update), text, rp.record if rp else None

@@ -1,0 +1,333 @@
+"""Tests, Contests and Combined Tests: hand-worked cases, exact odds against brute force, properties."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from storymaster.dice import DiceRng
+from storymaster.errors import CheckError
+from storymaster.systems.blyss import SYSTEM
+from storymaster.systems.blyss.checks import BlyssContest, BlyssTest, CombinedTest, Pool, pool_dice, roll_initiative
+from storymaster.systems.blyss.dicepool import counts_of, judge
+from storymaster.systems.blyss.options import BlyssHouseRules
+
+
+# ------------------------------------------------------------- an independent reading of the rules
+def brute_outcome(faces, sides, td, *, golden=False, die_mod=0, strict=False, extra=0):
+    """Written separately from dicepool.judge: cancel one die at a time, as a player would at the table."""
+    if all(f == 1 for f in faces):
+        return "critical screw-up"
+    ones = [f for f in faces if f == 1]
+    screw = len(ones) + extra
+    golds_hit, golds_miss, plain = [], [], []
+    for f, s in zip(faces, sides):
+        if f == 1:
+            continue
+        meets = f + die_mod >= td
+        if golden and f == s:
+            (golds_hit if meets else golds_miss).append(f)
+        elif meets:
+            plain.append(f)
+    # Screw-Ups negate Golden Rolls first (those meeting the TD first: they stay regular successes)
+    while screw and golds_hit:
+        golds_hit.pop()
+        plain.append("regular")  # still counts as a regular success
+        screw -= 1
+    while screw and golds_miss:
+        golds_miss.pop()
+        screw -= 1
+    regular = plain + golds_hit
+    while screw and regular:
+        regular.pop()
+        screw -= 1
+    successes = len(regular) + len(golds_miss)
+    if screw:
+        return f"screw-up x{screw}"
+    if successes == 0:
+        return "failure"
+    crit = all((f + die_mod > td) if strict else (f + die_mod >= td) for f in faces if f != 1) and 1 not in faces
+    if crit and extra == 0:
+        return "critical success"
+    return f"success x{successes}"
+
+
+def brute_odds(sides, td, **kw):
+    out: dict[str, Fraction] = {}
+    total = 1
+    for s in sides:
+        total *= s
+    for faces in itertools.product(*(range(1, s + 1) for s in sides)):
+        k = brute_outcome(faces, sides, td, **kw)
+        out[k] = out.get(k, Fraction(0)) + Fraction(1, total)
+    return out
+
+
+# ------------------------------------------------------------- worked cases
+def test_the_issue_example_pool() -> None:
+    odds = SYSTEM.odds(BlyssTest(dice=(12, 4, 10), td=8))
+    assert odds.p_success == Fraction(17, 40)
+    assert odds.probability("critical screw-up") == Fraction(1, 480)  # all three dice show 1
+    assert odds.probability("critical success") == 0  # a d4 can never reach 8
+
+
+@pytest.mark.parametrize(
+    ("faces", "sides", "td", "golden", "expected"),
+    [
+        ((9, 3), (10, 8), 8, False, "critical screw-up" if False else "success x1"),
+        ((9, 8), (10, 8), 8, False, "critical success"),  # every die equals or beats the TD
+        ((9, 1), (10, 8), 8, False, "failure"),  # the 1 cancels the success
+        ((1, 1, 9), (12, 8, 10), 8, False, "screw-up x1"),
+        ((1, 1), (10, 8), 8, False, "critical screw-up"),  # straight 1s
+        ((3, 2), (10, 8), 8, False, "failure"),
+        ((4, 1, 12), (4, 8, 12), 8, True, "success x2"),  # the golden 12 absorbs the 1 and stays a success; the golden d4 too
+        ((4, 5), (4, 8), 8, True, "success x1"),  # golden roll below the TD is an automatic success
+        ((12, 1), (12, 8), 8, True, "success x1"),  # golden 12 meets TD: cancels the 1 and still counts
+        ((4, 1), (4, 8), 8, True, "failure"),  # the 1 negates the golden roll
+        ((4, 1, 1), (4, 8, 8), 8, True, "screw-up x1"),
+    ],
+)
+def test_hand_worked_pools(faces, sides, td, golden, expected) -> None:
+    c = counts_of(faces, sides, td, golden=golden)
+    assert judge(c).key == expected
+    assert brute_outcome(faces, sides, td, golden=golden) == expected
+
+
+def test_flesh_wound_die_modifier_and_natural_ones() -> None:
+    # a natural 8 at -1 no longer meets TD 8; a natural 1 is still a Screw-Up
+    assert judge(counts_of((8,), (8,), 8, die_modifier=-1)).key == "failure"
+    assert judge(counts_of((9, 1), (10, 8), 8, die_modifier=-1)).key == "failure"
+
+
+def test_td_zero_a_one_is_never_a_success() -> None:
+    assert judge(counts_of((1, 5), (8, 8), 0)).key == "failure"
+
+
+# ------------------------------------------------------------- exact odds vs brute force
+POOLS = [(4,), (8,), (12, 4), (12, 4, 10), (6, 6, 8), (10, 8, 4)]
+
+
+@pytest.mark.parametrize("sides", POOLS)
+@pytest.mark.parametrize("td", [2, 6, 8, 11, 14])
+@pytest.mark.parametrize("golden", [False, True])
+def test_odds_equal_brute_force(sides, td, golden) -> None:
+    odds = SYSTEM.odds(BlyssTest(dice=sides, td=td, golden=golden, sm_allows=True))
+    assert dict(odds.probabilities) == brute_odds(sides, td, golden=golden)
+
+
+@pytest.mark.parametrize("sides", [(10, 8), (12, 4, 6)])
+def test_odds_brute_force_with_die_modifier_strict_and_carried_screw_ups(sides) -> None:
+    hr = BlyssHouseRules(critical_needs_strict_beat=True)
+    odds = SYSTEM.odds(BlyssTest(dice=sides, td=6, die_modifier=-1, extra_screw_ups=1, sm_allows=True), hr)
+    assert dict(odds.probabilities) == brute_odds(sides, 6, die_mod=-1, strict=True, extra=1)
+
+
+def test_rank_pool_with_penalty_and_negative_trait() -> None:
+    # Dexterity 6 + Lock Picking 4, Clumsy 2 and Light Wounds 1: 3 ranks off, highest first -> 3 + 4
+    t = BlyssTest(ranks=(6, 4), negative_ranks=2, penalty_ranks=1, td=8)
+    assert pool_dice(t) == (8, 10)
+    assert dict(SYSTEM.odds(t).probabilities) == brute_odds((8, 10), 8)
+
+
+def test_minimum_die_pool_enforced() -> None:
+    with pytest.raises(CheckError, match="Minimum Die Pool"):
+        SYSTEM.odds(BlyssTest(dice=(4,), td=8))
+    SYSTEM.odds(BlyssTest(dice=(4,), td=8, sm_allows=True))
+    SYSTEM.odds(BlyssTest(dice=(4,), td=8), BlyssHouseRules(minimum_pool="off"))
+    # combined (default): d4 + d4 is rank 2, enough for TD 8; best single statistic is not
+    SYSTEM.odds(BlyssTest(ranks=(1, 1), td=8))
+    with pytest.raises(CheckError):
+        SYSTEM.odds(BlyssTest(ranks=(1, 1), td=8), BlyssHouseRules(minimum_pool="best_statistic"))
+
+
+def test_penalties_need_ranks() -> None:
+    with pytest.raises(CheckError):
+        SYSTEM.odds(BlyssTest(dice=(8,), penalty_ranks=1, td=4))
+
+
+@given(
+    st.lists(st.sampled_from([4, 6, 8, 10, 12]), min_size=1, max_size=4),
+    st.integers(0, 14),
+    st.booleans(),
+    st.integers(0, 10_000),
+)
+@settings(max_examples=60)
+def test_resolved_outcome_is_possible(sides, td, golden, seed) -> None:
+    check = BlyssTest(dice=tuple(sides), td=td, golden=golden, sm_allows=True)
+    odds = SYSTEM.odds(check)
+    out = SYSTEM.resolve(check, DiceRng(seed))
+    assert odds.probability(out.details["outcome"]) > 0
+    assert out.success == (out.details["outcome"] in odds.success_outcomes)
+    assert out.rolls and out.rolls[0].faces and len(out.rolls[0].faces) == len(sides)
+    assert "TD" in out.explanation
+
+
+def test_resolve_frequencies_follow_the_odds() -> None:
+    check = BlyssTest(dice=(10, 8), td=6)
+    odds = SYSTEM.odds(check)
+    rng = DiceRng("freq")
+    n = 3000
+    hits = sum(SYSTEM.resolve(check, rng).success for _ in range(n))
+    p = float(odds.p_success)
+    assert abs(hits / n - p) < 4 * (p * (1 - p) / n) ** 0.5
+
+
+# ------------------------------------------------------------- contests
+def brute_contest(da, td_a, db, td_b):
+    win = [Fraction(0), Fraction(0)]
+    draw = Fraction(0)
+    pa = brute_odds(da, td_a)
+    pb = brute_odds(db, td_b)
+
+    def rank(k):
+        if k == "critical success":
+            return len(da) if k is not None else 0
+        return int(k.split("x")[1]) if k.startswith("success") else 0
+
+    for ka, qa in pa.items():
+        for kb, qb in pb.items():
+            sa = (len(da) if ka == "critical success" else rank(ka))
+            sb = (len(db) if kb == "critical success" else rank(kb))
+            if sa == sb:
+                draw += qa * qb
+            elif sa > sb:
+                win[0] += qa * qb
+            else:
+                win[1] += qa * qb
+    return win, draw
+
+
+def test_contest_odds_brute_force() -> None:
+    # Strength 4 (d10) vs Strength 6 (d12+d4): each rolls against the other's rank
+    check = BlyssContest(a=Pool(name="A", ranks=(4,)), b=Pool(name="B", ranks=(6,)))
+    odds = SYSTEM.odds(check)
+    (wa, wb), draw = brute_contest((10,), 6, (12, 4), 4)
+    assert odds.probability("A wins") == wa
+    assert odds.probability("B wins") == wb
+    assert odds.probability("draw") == draw
+    no_draw = SYSTEM.odds(check.model_copy(update={"draw_allowed": False}))
+    assert no_draw.probability("A wins") == wa / (1 - draw)
+    assert no_draw.probability("draw") == 0
+
+
+def test_contest_resolution_and_no_contest_house_rule(rng) -> None:
+    check = BlyssContest(a=Pool(name="Boxer", ranks=(4,)), b=Pool(name="Novice", ranks=(1,)), draw_allowed=False)
+    out = SYSTEM.resolve(check, rng)
+    assert out.result in ("Boxer wins", "Novice wins")
+    assert out.details["td_a"] == 1 and out.details["td_b"] == 4
+    hr = BlyssHouseRules(no_contest_rank_gap=3)
+    assert SYSTEM.resolve(check, rng, hr).result == "Boxer wins"
+    assert SYSTEM.odds(check, hr).probability("Boxer wins") == 1
+
+
+# ------------------------------------------------------------- combined tests
+def brute_combined(assisted_ranks, helper_pools, td):
+    from storymaster.systems.blyss.scale import apply_rank_bonus, pool_for_ranks
+
+    out: dict[str, Fraction] = {}
+    helper_dists = [brute_odds(h, td) for h in helper_pools]
+    for combo in itertools.product(*(d.items() for d in helper_dists)):
+        p = Fraction(1)
+        succ = screw = 0
+        crit = False
+        for (k, q), h in zip(combo, helper_pools):
+            p *= q
+            if k == "critical screw-up":
+                crit = True
+            elif k.startswith("screw-up"):
+                screw += int(k.split("x")[1])
+            elif k == "critical success":
+                succ += len(h)
+            elif k.startswith("success"):
+                succ += int(k.split("x")[1])
+        if crit:
+            out["critical screw-up"] = out.get("critical screw-up", Fraction(0)) + p
+            continue
+        dice = pool_for_ranks(apply_rank_bonus(assisted_ranks, succ))
+        for k, q in brute_odds(dice, td, extra=screw).items():
+            out[k] = out.get(k, Fraction(0)) + p * q
+    return out
+
+
+def test_combined_test_odds_brute_force() -> None:
+    check = CombinedTest(assisted=Pool(ranks=(3, 2)), helpers=(Pool(ranks=(4,)), Pool(ranks=(2,))), td=8)
+    odds = SYSTEM.odds(check)
+    assert dict(odds.probabilities) == brute_combined((3, 2), [(10,), (6,)], 8)
+
+
+def test_combined_test_resolves_and_explains(rng) -> None:
+    check = CombinedTest(assisted=Pool(name="Ralan", ranks=(3, 3)), helpers=(Pool(name="Yama", ranks=(5,)),), td=6)
+    odds = SYSTEM.odds(check)
+    for _ in range(30):
+        out = SYSTEM.resolve(check, rng)
+        assert odds.probability(out.details.get("outcome", out.result)) > 0
+        assert "Yama" in out.explanation
+
+
+def test_initiative_orders_by_successes_then_value_then_rank() -> None:
+    entries = [("slow", Pool(ranks=(1,))), ("fast", Pool(ranks=(10,)))]
+    wins = 0
+    rng = DiceRng("init")
+    for _ in range(50):
+        order, _ = roll_initiative(entries, rng)
+        wins += order[0].name == "fast"
+        assert [r.name for r in order] in (["fast", "slow"], ["slow", "fast"])
+        a, b = order
+        assert (a.successes, a.value, a.rank) >= (b.successes, b.value, b.rank)
+    assert wins > 35
+
+
+def test_combined_contest_odds_and_resolution(rng) -> None:
+    from storymaster.systems.blyss.checks import CombinedContest
+
+    check = CombinedContest(a=Pool(name="Reds", ranks=(3,)), a_helpers=(Pool(ranks=(2,)),), b=Pool(name="Blues", ranks=(4,)))
+    odds = SYSTEM.odds(check)
+    # brute force: Reds roll against Blues' rank 4 with one helper (d6); Blues roll a d10 alone against Reds' rank 3
+    from storymaster.systems.blyss.scale import pool_for_rank
+
+    win = lose = draw = Fraction(0)
+    for h in range(1, 7):
+        ph = Fraction(1, 6)
+        hk = brute_outcome((h,), (6,), 4)
+        if hk == "critical screw-up":
+            reds = {(False, 0): Fraction(1)}
+        else:
+            help_ = 1 if hk in ("critical success", "success x1") else 0
+            carried = 1 if hk == "screw-up x1" else 0
+            dice = pool_for_rank(3 + help_)
+            reds = {}
+            for faces in itertools.product(*(range(1, s + 1) for s in dice)):
+                k = brute_outcome(faces, dice, 4, extra=carried)
+                n = len(dice) if k == "critical success" else int(k.split("x")[1]) if k.startswith("success") else 0
+                reds[(n > 0, n)] = reds.get((n > 0, n), Fraction(0)) + Fraction(1, dice[0])
+        for (ra, na), pa in reds.items():
+            for b in range(1, 11):
+                kb = brute_outcome((b,), (10,), 3)
+                nb = 1 if kb in ("critical success", "success x1") else 0
+                p = ph * pa * Fraction(1, 10)
+                if na == nb:
+                    draw += p
+                elif na > nb:
+                    win += p
+                else:
+                    lose += p
+    assert odds.probability("Reds wins") == win
+    assert odds.probability("Blues wins") == lose
+    assert odds.probability("draw") == draw
+    for _ in range(20):
+        out = SYSTEM.resolve(check, rng)
+        assert out.result in ("Reds wins", "Blues wins", "draw")
+
+
+def test_initiative_roll_off_is_recorded() -> None:
+    entries = [("a", Pool(ranks=(1,))), ("b", Pool(ranks=(1,)))]  # a d4 never meets TD 6: always tied
+    order, text = roll_initiative(entries, DiceRng("tie"))
+    assert "rolled off" in text
+    assert all(r.rolloff is not None and r.rolloff.label.endswith("roll-off") for r in order)
+    assert order[0].rolloff.total >= order[1].rolloff.total
+    order2, _ = roll_initiative(entries, DiceRng("tie"), BlyssHouseRules(initiative_final_tie="sm_order"))
+    assert [r.name for r in order2] == ["a", "b"]

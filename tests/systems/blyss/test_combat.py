@@ -1,0 +1,232 @@
+"""Combat: the state machine, actions, weapons and armour."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from storymaster.dice import DiceRng
+from storymaster.errors import CombatError
+from storymaster.rules import CombatEngine, load_model
+from storymaster.systems.blyss import SYSTEM
+from storymaster.systems.blyss.character import Armour, Attributes, Character, Trait, Weapon
+from storymaster.systems.blyss.combat import FightState, _current_ar, attack_pool, called_shot_td, weapon_switch_rounds
+from storymaster.systems.blyss.options import BlyssHouseRules
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "blyss"
+ENGINE = SYSTEM.combat
+
+
+def load(name: str) -> Character:
+    return load_model(EXAMPLES / f"{name}.yaml", Character)
+
+
+def fight(a, b, seed="s", **options):
+    hr = options.pop("house_rules", None)
+    state = ENGINE.start([a if isinstance(a, list) else [a], b if isinstance(b, list) else [b]], house_rules=hr, options=options)
+    rng = DiceRng(seed)
+    events = []
+    while not ENGINE.is_over(state):
+        state, ev = ENGINE.step(state, rng)
+        events += ev
+    return state, events
+
+
+def fighter(name, *, agility=3, wits=3, strength=3, weapons=(), armour=(), traits=(), stamina=3):
+    return Character(name=name, attributes=Attributes(agility=agility, wits=wits, strength=strength, stamina=stamina),
+                     weapons=tuple(weapons), armour=tuple(armour), traits=tuple(traits))
+
+
+SWORD = Weapon(name="Sword", damage="d8", skill="Armed Combat")
+
+
+def test_engine_satisfies_protocol() -> None:
+    assert isinstance(ENGINE, CombatEngine)
+
+
+def test_called_shot_tds_from_the_book() -> None:
+    assert called_shot_td(None, aimed=False) == 8
+    assert [called_shot_td(x, aimed=True) for x in ("limb", "head", "eye")] == [10, 12, 14]
+    assert [called_shot_td(x, aimed=False) for x in ("limb", "head", "eye")] == [12, 14, 16]
+    assert called_shot_td("head", aimed=True, size_doublings=1) == 10  # twice human size: one Challenge Level easier
+
+
+def test_armour_lives_reduce_rating_by_thirds() -> None:
+    a = Armour(name="Plate", armour_rating=6)
+    assert [_current_ar(a, lives) for lives in (3, 2, 1)] == [6, 4, 2]
+    assert [_current_ar(Armour(name="Hide", armour_rating=4), lives) for lives in (3, 2, 1)] == [4, 3, 2]
+
+
+def test_equipment_use() -> None:
+    assert weapon_switch_rounds(drop_current=False) == 2  # sheathe the sword, draw the dagger
+    assert weapon_switch_rounds(drop_current=True) == 1
+
+
+def test_start_validation() -> None:
+    with pytest.raises(CombatError):
+        ENGINE.start([[load("warrior")]])
+    with pytest.raises(CombatError):
+        ENGINE.start([[load("warrior")], [load("rogue")]], options={"tactic": ["berserk", "attack"]})
+    with pytest.raises(CombatError):
+        ENGINE.start([[load("warrior")], [load("rogue")]], options={"distance": -5})
+
+
+def test_state_is_frozen_and_json_round_trips() -> None:
+    state = ENGINE.start([[load("warrior")], [load("rogue")]])
+    state2, _ = ENGINE.step(state, DiceRng(1))
+    again = FightState.model_validate_json(state2.model_dump_json())
+    assert again == state2
+    assert state.round == 0 and state2.round == 1  # the old state is untouched
+    with pytest.raises(Exception):
+        state.round = 5  # type: ignore[misc]
+
+
+def test_same_seed_same_fight() -> None:
+    _, e1 = fight(load("warrior"), load("rogue"), seed=11)
+    _, e2 = fight(load("warrior"), load("rogue"), seed=11)
+    assert [e.text for e in e1] == [e.text for e in e2]
+    assert e1[0].kind == "initiative"
+
+
+@given(st.integers(0, 10_000), st.sampled_from(["attack", "defensive", "aim", "disarm"]))
+@settings(max_examples=15)
+def test_fights_end_with_a_fallen_side(seed, tactic) -> None:
+    state, events = fight(load("warrior"), load("expert"), seed=seed, tactic=["attack", tactic])
+    w = ENGINE.winner(state)
+    assert events[-1].kind == "end"
+    if w is not None:
+        assert all(not f.active for f in state.fighters if f.side != w)
+        assert any(f.active for f in state.fighters if f.side == w)
+    else:
+        assert state.round == state.house_rules.max_rounds or not any(f.active for f in state.fighters)
+
+
+def test_declaration_slowest_first_and_faster_defender_defends() -> None:
+    slow = fighter("Slow", agility=2, wits=1, strength=5, weapons=[SWORD], traits=[Trait(name="Armed Combat", rank=3)])
+    fast = fighter("Fast", agility=6, wits=6, weapons=[SWORD], traits=[Trait(name="Armed Combat", rank=3)], stamina=5)
+    seen_defence = seen_counter = False
+    for seed in range(8):
+        _, events = fight(slow, fast, seed=seed, tactic={"Fast": "defensive"})
+        declares = [e for e in events if e.kind == "declare" and e.round == 1]
+        if [e.actor for e in declares] == ["Slow", "Fast"]:
+            assert declares[1].data["action"] == "defend"
+        text = " ".join(e.text for e in events)
+        seen_defence |= "defends" in text
+        seen_counter |= "counterattack TD -2" in text
+    assert seen_defence and seen_counter
+
+
+def test_aiming_adds_ranks_next_round() -> None:
+    archer = fighter("Archer", agility=4, weapons=[Weapon(name="Bow", damage="d6", ranged=True, range_increment=60, skill="Ranged Combat")],
+                     traits=[Trait(name="Ranged Combat", rank=3)])
+    _, events = fight(archer, fighter("Target", stamina=5), seed=3, tactic=["aim", "attack"], distance=30)
+    aims = [e for e in events if e.kind == "aim" and e.actor == "Archer" and e.data.get("successes")]
+    assert aims
+    r = aims[0].round
+    nxt = [e for e in events if e.kind == "attack" and e.actor == "Archer" and e.round == r + 1]
+    assert nxt and "aim +" in nxt[0].text
+
+
+def test_range_increments_and_movement() -> None:
+    archer = fighter("Archer", weapons=[Weapon(name="Sling", damage="d4", ranged=True, range_increment=30, skill="Ranged Combat")])
+    state = ENGINE.start([[archer], [fighter("Brawler")]], options={"distance": 100})
+    pool, notes = attack_pool(state.fighters[0], state)
+    assert pool.penalty_ranks == 2 + 3  # unskilled (-2) and 100 ft is three increments past Short Range
+    assert "range -3" in notes
+    state2, events = ENGINE.step(state, DiceRng(2))
+    assert any(e.kind == "move" for e in events)
+    assert state2.distance == 70  # the Brawler moves 30 ft
+
+
+def test_unskilled_weapon_penalty_and_modifiers() -> None:
+    c = fighter("Novice", weapons=[Weapon(name="Sabre", damage="d6", attack_modifier=1, skill="Armed Combat")],
+                armour=[Armour(name="Mail", armour_rating=4, action_modifier=-1, skill="Armour")])
+    state = ENGINE.start([[c], [fighter("X")]])
+    pool, notes = attack_pool(state.fighters[0], state)
+    assert pool.ranks == (3,)
+    assert pool.bonus_ranks == 1
+    assert pool.penalty_ranks == 2 + 2  # no skill: -2; armour -1 doubled without the Armour skill
+
+
+def test_disarming() -> None:
+    d = fighter("Duellist", agility=6, wits=6, strength=5, weapons=[SWORD], traits=[Trait(name="Armed Combat", rank=5)], stamina=5)
+    v = fighter("Victim", agility=2, strength=1, weapons=[SWORD])
+    texts = []
+    for seed in range(6):
+        _, events = fight(d, v, seed=seed, tactic=["disarm", "attack"])
+        texts += [e.kind for e in events]
+    assert "disarm" in texts and "disarmed" in texts and "recover" in texts
+
+
+def test_armour_soaks_and_takes_lives() -> None:
+    knight = fighter("Knight", stamina=5, armour=[Armour(name="Plate", armour_rating=8, cover=("T", "A", "L"))])
+    brute = fighter("Brute", strength=5, agility=5, weapons=[SWORD], traits=[Trait(name="Armed Combat", rank=4)])
+    kinds = []
+    lives_lost = False
+    for seed in range(25):
+        state, events = fight(brute, knight, seed=seed)
+        kinds += [(e.kind, e.data.get("soaked"), e.data.get("armour_damaged")) for e in events if e.kind == "armour"]
+        lives_lost |= any(f.armour_lives and f.armour_lives[0] < 3 for f in state.fighters)
+    assert ("armour", True, None) in kinds
+    assert lives_lost
+
+
+def test_called_shot_bypasses_uncovered_armour() -> None:
+    knight = fighter("Knight", stamina=5, armour=[Armour(name="Breastplate", armour_rating=10, cover=("T",))])
+    brute = fighter("Brute", strength=5, agility=6, weapons=[SWORD], traits=[Trait(name="Armed Combat", rank=6)])
+    _, events = fight(brute, knight, seed=1, called_shot={"Brute": "head"})
+    attacks = [e for e in events if e.kind == "attack" and e.actor == "Brute"]
+    assert attacks and all(e.data["td"] == 14 for e in attacks)  # an unaimed Called Shot at the head
+    assert not any(e.kind == "armour" for e in events)
+
+
+def test_dying_checks_in_a_group_fight() -> None:
+    a = [fighter("A1", strength=6, agility=6, weapons=[Weapon(name="Axe", damage="2d8")], traits=[Trait(name="Armed Combat", rank=5)]),
+         fighter("A2", strength=6, agility=6, weapons=[Weapon(name="Axe", damage="2d8")], traits=[Trait(name="Armed Combat", rank=5)])]
+    b = [fighter("B1", stamina=2), fighter("B2", stamina=6, agility=6)]
+    kinds = set()
+    for seed in range(6):
+        _, events = fight(a, b, seed=seed)
+        kinds |= {e.kind for e in events}
+    assert "dying" in kinds or "death" in kinds
+
+
+def test_max_rounds_stand_off() -> None:
+    pacifist = fighter("P1", agility=1, strength=1)
+    state, events = fight(pacifist, fighter("P2", agility=1, strength=1, stamina=8), seed=0,
+                          house_rules=BlyssHouseRules(max_rounds=2, minimum_damage=0))
+    assert state.over and (ENGINE.winner(state) is None or state.round <= 2)
+
+
+def test_slower_defensive_target_gives_up_its_action_to_defend() -> None:
+    fast = fighter("Fast", agility=6, wits=6, strength=4, weapons=[SWORD], traits=[Trait(name="Armed Combat", rank=3)])
+    slow = fighter("Slow", agility=1, wits=1, weapons=[SWORD], traits=[Trait(name="Armed Combat", rank=3)], stamina=6)
+    found = False
+    for seed in range(6):
+        _, events = fight(fast, slow, seed=seed, tactic={"Slow": "defensive"})
+        for e in events:
+            if "Slow gives up their declared attack to defend" in e.text:
+                found = True
+                later = [x for x in events if x.round == e.round and x.kind == "attack" and x.actor == "Slow"]
+                assert later == []  # having defended, Slow does not also attack that round
+    assert found
+
+
+def test_heavy_blows_ruin_armour_faster() -> None:
+    knight = fighter("Knight", stamina=6, armour=[Armour(name="Mail", armour_rating=1, cover=("T",))])
+    brute = fighter("Brute", strength=6, agility=6, weapons=[Weapon(name="Maul", damage="10")], traits=[Trait(name="Armed Combat", rank=5)])
+    state, events = fight(brute, knight, seed=2, armour_choice={"Knight": "armour"},
+                          house_rules=BlyssHouseRules(armour_heavy_blow=5))
+    damaged = [e for e in events if e.data.get("armour_damaged")]
+    assert damaged and "1/3 lives left" in damaged[0].text  # 13 damage: two lives at once
+
+
+def test_starting_weapon_depends_on_distance() -> None:
+    w = load("warrior")  # Broadsword, then Shortbow
+    assert ENGINE.start([[w], [load("rogue")]]).fighters[0].wielded().name == "Broadsword"
+    far = ENGINE.start([[w], [load("rogue")]], options={"distance": 120})
+    assert far.fighters[0].wielded().name == "Shortbow"
+    assert far.fighters[1].wielded().name == "Sling"
