@@ -120,6 +120,11 @@ class CombatProfile(Model):
     weapon_lethality: Lethality = Field("not-so-lethal", description="Most people's fists are not-so-lethal.")
     armour: Literal["none", "armour", "super-duper"] = "none"
     encumbrance: Literal["none", "heavy", "really heavy"] = "none"
+    hindered: bool = Field(
+        False,
+        description="Fighting calls on what a hindering Disability spoils (Clumsy when fighting with Body): "
+        "its dice come off the fighting dice ('Fixing Required Abilities').",
+    )
 
 
 class FuzzyCharacter(Model):

@@ -178,11 +178,11 @@ def ability_outcome(critical: Critical, succeeded: bool) -> str:
 
 
 def _dice_phrase(base: int, penalty: int, rolled: int) -> str:
-    if penalty and rolled != base:
-        return f"{rolled} dice ({base} less {base - rolled} for penalties{', never below one' if rolled == 1 and base - penalty < 1 else ''})"
-    if penalty:
-        return f"{rolled} dice (penalty of {penalty} cannot take it below one die)"
-    return f"{rolled} {'die' if rolled == 1 else 'dice'}"
+    noun = "die" if rolled == 1 else "dice"
+    if not penalty:
+        return f"{rolled} {noun}"
+    floor = ", but never below one die" if base - penalty < 1 else ""
+    return f"{rolled} {noun} ({base} less a penalty of {penalty}{floor})"
 
 
 def resolve_ability(check: AbilityCheck, rng: DiceRng, house: FuzzyHouseRules) -> Outcome:
@@ -194,8 +194,8 @@ def resolve_ability(check: AbilityCheck, rng: DiceRng, house: FuzzyHouseRules) -
     result = ability_outcome(r.critical, ok)
     rolls = list(r.records)
     parts = [f"{check.ability + ': ' if check.ability else ''}rolled {_dice_phrase(check.dice, check.penalty_dice, dice)}: {r.describe()}."]
-    mod = f" {check.roll_modifier:+d}" if check.roll_modifier else ""
-    parts.append(f"Score {r.total}{mod} = {score} against target {_target_text(check, target)}: "
+    mod = f" {check.roll_modifier:+d} = {score}" if check.roll_modifier else ""
+    parts.append(f"Score {r.total}{mod} against target {_target_text(check, target)}: "
                  f"{'made it' if ok else 'missed'} by {abs(score - target)}.")
     details: dict[str, object] = {
         "dice": dice,
@@ -239,6 +239,7 @@ def ability_odds(check: AbilityCheck, house: FuzzyHouseRules) -> OutcomeOdds:
         probs[ability_outcome(c, total + check.roll_modifier >= target)] += p
         if c is not None:
             crit[c] += p
+    probs = {k: p for k, p in probs.items() if p}
     trunc = truncated_mass(dice, house)
     note = (
         f"the critical bonus die re-rolls on a 6 at most {house.critical_bonus_max_explosions} times "
@@ -248,8 +249,12 @@ def ability_odds(check: AbilityCheck, house: FuzzyHouseRules) -> OutcomeOdds:
         SYSTEM_NAME,
         check.describe(),
         probs,
-        frozenset({CRIT_SUCCESS, SUCCESS, CRIT_FAILURE_SUCCEEDED}),
-        extra={"p_critical_success": crit["success"], "p_critical_failure": crit["failure"], "p_failure": 1 - sum(probs[k] for k in (CRIT_SUCCESS, SUCCESS, CRIT_FAILURE_SUCCEEDED))},
+        frozenset({CRIT_SUCCESS, SUCCESS, CRIT_FAILURE_SUCCEEDED}) & probs.keys(),
+        extra={
+            "p_critical_success": crit["success"],
+            "p_critical_failure": crit["failure"],
+            "p_failure": sum((probs.get(k, Fraction(0)) for k in (CRIT_SUCCESS_FAILED, FAILURE, CRIT_FAILURE)), Fraction(0)),
+        },
         truncated=trunc,
         note=note,
     )
@@ -280,8 +285,8 @@ def resolve_contest(check: ContestCheck, rng: DiceRng, house: FuzzyHouseRules) -
             rolls += r.records
             score = r.total + side.modifier
             scores.append(score)
-            mod = f" {side.modifier:+d}" if side.modifier else ""
-            lines.append(f"{side.name} rolled {_dice_phrase(side.dice, side.penalty_dice, dice)}: {r.describe()}; score {r.total}{mod} = {score}.")
+            mod = f" {side.modifier:+d} = {score}" if side.modifier else ""
+            lines.append(f"{side.name} rolled {_dice_phrase(side.dice, side.penalty_dice, dice)}: {r.describe()}; score {r.total}{mod}.")
         win = contest_winner(scores[0], scores[1], house)
         if win is None and house.contest_ties == "reroll":
             if rounds >= 1000:

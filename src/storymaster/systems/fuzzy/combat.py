@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 from ...dice import DiceRng
 from ...errors import CombatError
 from ...rules import Event, Model
-from .character import FuzzyCharacter, find_ability
+from .character import FuzzyCharacter, dice_for, find_ability
 from .options import FuzzyHouseRules
 from .rolls import effective_dice, roll_ability
 from .tables import combat_table, wound_levels
@@ -92,6 +92,7 @@ class Fighter(Model):
     weapon_lethality: str
     armour: str
     encumbrance: str
+    hindrance: int = 0
     tactics: CombatTactics = CombatTactics()
     wounds: tuple[Wound, ...] = ()
     status: Status = "fighting"
@@ -214,6 +215,7 @@ def _fmt_mods(mods: list[tuple[str, int]]) -> str:
 def _fighter(character: FuzzyCharacter, side: int, key: str, tactics: CombatTactics, house: FuzzyHouseRules) -> Fighter:
     cp = character.combat
     ability, dice = find_ability(character, cp.ability, house)
+    hindrance = dice_for(character, cp.ability, hindered=True, house=house)[1] if cp.hindered else 0
     d_name, d_base = find_ability(character, cp.defence_ability or cp.ability, house)
     if dice < 1:
         raise CombatError(f"{character.name} fights with {ability} {dice}; it needs at least 1 die")
@@ -231,6 +233,7 @@ def _fighter(character: FuzzyCharacter, side: int, key: str, tactics: CombatTact
         weapon_lethality=cp.weapon_lethality,
         armour=cp.armour,
         encumbrance=cp.encumbrance,
+        hindrance=hindrance,
         tactics=tactics,
     )
 
@@ -319,7 +322,7 @@ class FuzzyCombat:
             for f in (a, b):
                 crowd = opponents_penalty(count[f.key], house, f.tactics.crowd)
                 pen = wound_penalty(f.wounds)
-                dice = effective_dice(f.dice, pen + crowd)
+                dice = effective_dice(f.dice, pen + crowd + f.hindrance)
                 r = roll_ability(dice, rng, house, label=f"{f.key} ({f.ability})")
                 rolls += r.records
                 mods = roll_modifiers(f)
@@ -330,7 +333,10 @@ class FuzzyCombat:
                     why.append(f"-{pen} injury")
                 if crowd:
                     why.append(f"-{crowd} for {count[f.key]} opponents")
-                dtext = f"{f.ability} {dice}d6" + (f" ({f.dice} {' '.join(why)}, never below 1)" if why else "")
+                if f.hindrance:
+                    why.append(f"-{f.hindrance} hindered")
+                floor = ", never below 1" if f.dice - pen - crowd - f.hindrance < 1 else ""
+                dtext = f"{f.ability} {dice}d6" + (f" ({f.dice} {' '.join(why)}{floor})" if why else "")
                 mtext = "".join(f" {v:+d} {label}" for label, v in mods)
                 crit = " CRITICAL SUCCESS" if r.critical == "success" else " critical failure (something bad happens)" if r.critical == "failure" else ""
                 texts.append(f"{f.key} [{dtext}] {r.total}{mtext} = {score}{crit}")
