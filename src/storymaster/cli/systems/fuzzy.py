@@ -35,6 +35,7 @@ from ...systems.fuzzy.character import (
     RequiredAbilities,
     ability_karma_cost,
     dice_for,
+    find_ability,
     karma,
     sheet,
     validate,
@@ -43,7 +44,8 @@ from ...systems.fuzzy.checks import AbilityCheck, ContestCheck, KarmaRoll, Lotte
 from ...systems.fuzzy.combat import CombatTactics, Manoeuvre, defence_total, harm_level
 from ...systems.fuzzy.options import FuzzyHouseRules
 from ...systems.fuzzy.tables import difficulties, discworld_body, fit_modifiers
-from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, emit_outcome, load_file, load_house_rules, make_rng, show_house_rules, write_plot
+from ...rules import Outcome
+from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, load_file, load_house_rules, make_rng, show_house_rules, write_plot
 from ..output import console, print_json
 
 __all__ = ["app"]
@@ -80,13 +82,14 @@ def _fit(value: str) -> str:
 
 
 def _target(value: str) -> int | str:
-    text = value.strip().lower().replace("_", " ").replace("-", " ")
-    text = "nigh-impossible" if text in ("nigh impossible",) else text
-    if text.lstrip("-").isdigit():
-        n = int(text)
+    raw = value.strip()
+    if raw.lstrip("+-").isdigit():
+        n = int(raw)
         if n < 1:
             raise CheckError(f"a target number is 1 or more, not {n}", hint="the easiest named difficulty is 'easy' (4)")
         return n
+    text = " ".join(raw.lower().replace("_", " ").replace("-", " ").split())
+    text = "nigh-impossible" if text == "nigh impossible" else text
     if text not in difficulties():
         raise CheckError(f"unknown target {value!r}", hint=f"give a number or one of: {', '.join(difficulties())}")
     return text
@@ -107,6 +110,19 @@ def _dump(character: FuzzyCharacter) -> str:
     data = character.model_dump(mode="json", exclude_defaults=True)
     data = {"system": "fuzzy", **data}
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+def emit_outcome(outcome: Outcome, as_json: bool) -> None:
+    """An outcome: the result, each roll, and the explanation (wrapped, never cut off)."""
+    if as_json:
+        print_json(outcome.to_json())
+        return
+    margin = f" (margin {outcome.margin:+d})" if outcome.margin is not None else ""
+    console.rule(outcome.check)
+    console.print(f"[bold]{outcome.result}[/bold]{margin}")
+    for r in outcome.rolls:
+        console.print(f"  {r.label + ': ' if r.label else ''}{r.detail}", markup=False)
+    console.print(outcome.explanation, markup=False, soft_wrap=False)
 
 
 # -- sheet, schema, new -----------------------------------------------------------------------------
@@ -202,7 +218,7 @@ def new_cmd(
         if values[n] < 1:
             raise CharacterError([Problem(f"required.{n}", "rated 1 or more", "Abilities Everybody Has")], name=name)
         c = c.model_copy(update={"required": RequiredAbilities(**{**c.required.model_dump(), **values})})
-        console.print(_running(c, house))
+        console.print(_running(c, house), markup=False)
     console.print("Special Abilities: pick two or three (an empty name ends the list).")
     while True:
         an = typer.prompt("Ability name", default="", show_default=False).strip()
@@ -218,7 +234,7 @@ def new_cmd(
                     break
                 powers.append(p)
         c = _safe_update(c, "abilities", c.abilities + (Ability(name=an, rating=rating, big_magic=big, powers=tuple(powers)),))
-        console.print(_running(c, house))
+        console.print(_running(c, house), markup=False)
     console.print("Disabilities (an empty name ends the list).")
     while True:
         dn = typer.prompt("Disability name", default="", show_default=False).strip()
@@ -228,7 +244,7 @@ def new_cmd(
         hinders = typer.prompt(f"Does {dn} count against an Ability (like Clumsy against Body)? Name it or leave empty",
                                default="", show_default=False).strip() or None
         c = _safe_update(c, "disabilities", c.disabilities + (Disability(name=dn, rating=rating, hinders=hinders),))
-        console.print(_running(c, house))
+        console.print(_running(c, house), markup=False)
     fight = typer.prompt("Ability used in fights", default="body").strip()
     c = c.model_copy(update={"combat": c.combat.model_copy(update={"ability": fight})})
     problems = validate(c, house)
@@ -305,7 +321,8 @@ def _roll_check(
         if not ability:
             raise CheckError("--ability is needed with --character", hint="e.g. --ability Swordsman")
         n, pen = dice_for(c, ability, hindered=hindered, house=house)
-        return n, pen, ability, karma(c, house).unluck
+        shown, _ = find_ability(c, ability, house)
+        return n, pen, shown, karma(c, house).unluck
     if dice is None:
         raise CheckError("give --dice N, or --character FILE --ability NAME")
     return dice, 0, ability or "", None
@@ -515,7 +532,7 @@ def fight_cmd(
     state = SYSTEM.combat.start([side_a, side_b], house_rules=house, options={"tactics": tactics})
     state, events = SYSTEM.combat.run(state, rng)
     summary = {
-        "result": state.reason,
+        "result": f"after {state.round} rounds: {state.reason}",
         "winner": state.winner,
         "rounds": state.round,
         "seed": rng.seed,
