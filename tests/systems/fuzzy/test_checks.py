@@ -202,3 +202,15 @@ def test_frequencies_agree_with_the_odds():
     assert abs(hits - n / 2) < 140
     # p(any critical) = 1/18: expect ~167, sd ~12.5
     assert abs(crit - n / 18) < 65
+
+
+def test_rolling_a_disability_explains_that_success_is_bad():
+    out = SYSTEM.resolve(AbilityCheck(ability="Crotchety", dice=2, target=7, disability=True), ScriptedRng([4, 4]))
+    assert out.success and "bad effects are felt" in out.explanation
+
+
+def test_cli_rolls_a_disability(cli):
+    from helpers import EXAMPLES
+
+    r = cli("fuzzy", "roll", "--character", str(EXAMPLES / "rincewind.yaml"), "--ability", "Cowardice", "--target", "average", "--seed", "1")
+    assert r.exit_code == 0 and "This is a Disability" in r.stdout

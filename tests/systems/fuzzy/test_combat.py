@@ -310,3 +310,20 @@ def test_fights_end_with_a_consistent_winner(seed, ba, bb, sa, sb, ha):
     for f in s.fighters:
         assert len(f.wounds) <= s.round
     assert all(p.points > 0 for p in s.pools)
+
+
+def test_killing_blow_can_leave_the_foe_bleeding_to_death():
+    house = FuzzyHouseRules(killing_blow_leaves_dying=True)
+    st0 = start(fighter("A"), fighter("B", body=1), [{}, {}], house)
+    st1, ev = ENGINE.step(st0, ScriptedRng([6, 5, 2]))  # 11 vs 2: 9 points vs Defence 1
+    b = st1.fighter("B")
+    assert (b.status, b.dying) == ("unconscious", True) and "bleeding to death" in texts(ev)
+
+
+def test_many_moderate_wounds_never_add_up_to_death():
+    """'if it does happen that some poor character suffers 47 moderate wounds and survives, just chalk it up as a fluke.'"""
+    st0 = start(fighter("A"), fighter("B"))
+    b = st0.fighters[1].model_copy(update={"wounds": tuple(Wound(level="moderate", by="A", round=0) for _ in range(47))})
+    from storymaster.systems.fuzzy.combat import wound_penalty
+
+    assert wound_penalty(b.wounds) == 1 and b.status == "fighting"

@@ -36,6 +36,7 @@ from ...systems.fuzzy.character import (
     ability_karma_cost,
     dice_for,
     find_ability,
+    is_disability,
     karma,
     sheet,
     validate,
@@ -315,17 +316,17 @@ def _roll_check(
     character: Path | None,
     ability: str | None,
     hindered: bool,
-) -> tuple[int, int, str, int | None]:
+) -> tuple[int, int, str, int | None, bool]:
     if character is not None:
         c = _character(character)
         if not ability:
             raise CheckError("--ability is needed with --character", hint="e.g. --ability Swordsman")
         n, pen = dice_for(c, ability, hindered=hindered, house=house)
         shown, _ = find_ability(c, ability, house)
-        return n, pen, shown, karma(c, house).unluck
+        return n, pen, shown, karma(c, house).unluck, is_disability(c, ability)
     if dice is None:
         raise CheckError("give --dice N, or --character FILE --ability NAME")
-    return dice, 0, ability or "", None
+    return dice, 0, ability or "", None, False
 
 
 @app.command("roll")
@@ -347,9 +348,9 @@ def roll_cmd(
     house = _house(house_rules)
     if penalty < 0 or narrower < 0:
         raise CheckError("--penalty and --narrower are 0 or more")
-    n, pen, name, unluck = _roll_check(house, dice, character, ability, hindered)
+    n, pen, name, unluck, disability = _roll_check(house, dice, character, ability, hindered)
     check = _check(AbilityCheck, ability=name, dice=n, target=_target(target), fit=_fit(fit), roll_modifier=modifier,
-                   penalty_dice=pen + penalty, narrower_skill=narrower, unluck_dice=unluck)
+                   penalty_dice=pen + penalty, narrower_skill=narrower, unluck_dice=unluck, disability=disability)
     emit_outcome(SYSTEM.resolve(check, make_rng(seed, "fuzzy-roll"), house), as_json)
 
 

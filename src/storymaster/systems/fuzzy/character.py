@@ -30,6 +30,7 @@ __all__ = [
     "dice_for",
     "disability_karma_cost",
     "find_ability",
+    "is_disability",
     "karma",
     "karma_total",
     "sheet",
@@ -221,6 +222,11 @@ def karma(character: FuzzyCharacter, house: FuzzyHouseRules | None = None) -> Ka
 
 def _norm(name: str) -> str:
     return " ".join(name.lower().split())
+
+
+def is_disability(character: FuzzyCharacter, name: str) -> bool:
+    """Whether ``name`` is one of the character's Disabilities."""
+    return any(_norm(d.name) == _norm(name) for d in character.disabilities)
 
 
 def find_ability(character: FuzzyCharacter, name: str, house: FuzzyHouseRules | None = None) -> tuple[str, int]:

@@ -73,6 +73,9 @@ class AbilityCheck(Check):
     unluck_dice: int | None = Field(
         None, ge=0, le=MAX_DICE, description="On a critical failure, roll this many Unluck dice to see how bad it is."
     )
+    disability: bool = Field(
+        False, description="Rolling a Disability: a 'success' means the character feels its bad effects ('Disabilities')."
+    )
 
     @field_validator("target")
     @classmethod
@@ -197,6 +200,8 @@ def resolve_ability(check: AbilityCheck, rng: DiceRng, house: FuzzyHouseRules) -
     mod = f" {check.roll_modifier:+d} = {score}" if check.roll_modifier else ""
     parts.append(f"Score {r.total}{mod} against target {_target_text(check, target)}: "
                  f"{'made it' if ok else 'missed'} by {abs(score - target)}.")
+    if check.disability:
+        parts.append(f"This is a Disability: {'success means its bad effects are felt' if ok else 'failure means it does not bite this time'}.")
     details: dict[str, object] = {
         "dice": dice,
         "score": score,

@@ -440,7 +440,11 @@ class FuzzyCombat:
             if not ok:
                 return events
         if level == "killed":
-            if lethal:
+            if lethal and house.killing_blow_leaves_dying:
+                fighters[lose] = defender.model_copy(update={"status": "unconscious", "dying": True})
+                events.append(Event("wound", f"{lose} falls, bleeding to death (no Tenacity test; the GM is feeling nice).",
+                                    rnd, win, {"level": level}))
+            elif lethal:
                 fighters[lose] = defender.model_copy(update={"status": "dead"})
                 events.append(Event("wound", f"{lose} is killed (no Tenacity test).", rnd, win, {"level": level}))
             else:

@@ -97,6 +97,11 @@ class FuzzyHouseRules(HouseRules):
         description="'Sicko GMs may ask you to make a Body test' when fighting to incapacitate: the target of "
         "that Body test (none by default). A failed test means the restrained blow does no harm.",
     )
+    killing_blow_leaves_dying: bool = Field(
+        False,
+        description="'Killed': 'They could just be bleeding death, if the GM is feeling nice towards them.' When "
+        "on, a lethal blow of 4x the Defence Total leaves the foe down and dying instead of dead.",
+    )
     max_rounds: int = Field(
         200, ge=1, le=100_000, description="A fight that lasts this many rounds stops as a stand-off (a safety stop)."
     )
