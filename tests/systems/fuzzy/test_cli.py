@@ -246,3 +246,9 @@ def test_xp_refusals(cli):
     assert r.exit_code == 2
     r = cli("fuzzy", "xp", "award", ACHMED, "-1")
     assert r.exit_code == 2
+
+
+def test_new_refuses_a_negative_rating_cleanly(cli):
+    answers = "\n".join(["Neg", "", "2", "2", "2", "2", "2", "Sword", "-3"]) + "\n"
+    r = cli("fuzzy", "new", input=answers)
+    assert r.exit_code == 2 and "Sword" in r.stderr and "Traceback" not in r.output

@@ -211,13 +211,13 @@ def new_cmd(
     house = _house(house_rules)
     name = typer.prompt("Name")
     concept = typer.prompt("Concept (a phrase)", default="", show_default=False)
-    c = FuzzyCharacter(name=name, concept=concept)
+    c = _entry(FuzzyCharacter, name=name, concept=concept)
     console.print(f"Baseline {house.baseline}: two dice in each required Ability plus {house.baseline - 10} more to play with.")
     values: dict[str, int] = {}
     for n in REQUIRED:
         values[n] = typer.prompt(f"{n.capitalize()} (1-5)", default=2, type=int)
-        if values[n] < 1:
-            raise CharacterError([Problem(f"required.{n}", "rated 1 or more", "Abilities Everybody Has")], name=name)
+        if not 1 <= values[n] <= 100:
+            raise CharacterError([Problem(f"required.{n}", "rated 1 or more (at most 100)", "Abilities Everybody Has")], name=name)
         c = c.model_copy(update={"required": RequiredAbilities(**{**c.required.model_dump(), **values})})
         console.print(_running(c, house), markup=False)
     console.print("Special Abilities: pick two or three (an empty name ends the list).")
@@ -234,7 +234,8 @@ def new_cmd(
                 if not p:
                     break
                 powers.append(p)
-        c = _safe_update(c, "abilities", c.abilities + (Ability(name=an, rating=rating, big_magic=big, powers=tuple(powers)),))
+        ability = _entry(Ability, name=an, rating=rating, big_magic=big, powers=tuple(powers))
+        c = c.model_copy(update={"abilities": c.abilities + (ability,)})
         console.print(_running(c, house), markup=False)
     console.print("Disabilities (an empty name ends the list).")
     while True:
@@ -244,7 +245,8 @@ def new_cmd(
         rating = typer.prompt(f"{dn} rating", default=1, type=int)
         hinders = typer.prompt(f"Does {dn} count against an Ability (like Clumsy against Body)? Name it or leave empty",
                                default="", show_default=False).strip() or None
-        c = _safe_update(c, "disabilities", c.disabilities + (Disability(name=dn, rating=rating, hinders=hinders),))
+        disability = _entry(Disability, name=dn, rating=rating, hinders=hinders)
+        c = c.model_copy(update={"disabilities": c.disabilities + (disability,)})
         console.print(_running(c, house), markup=False)
     fight = typer.prompt("Ability used in fights", default="body").strip()
     c = c.model_copy(update={"combat": c.combat.model_copy(update={"ability": fight})})
@@ -264,8 +266,15 @@ def new_cmd(
         raise CharacterError(problems, name=c.name, hint="edit the file to fix these")
 
 
-def _safe_update(c: FuzzyCharacter, field: str, value: Any) -> FuzzyCharacter:
-    return c.model_copy(update={field: value})
+def _entry(model: Any, **kwargs: Any) -> Any:
+    """Build one part of a character from prompted answers; a bad answer is a CharacterError, not a crash."""
+    from pydantic import ValidationError
+
+    try:
+        return model(**kwargs)
+    except ValidationError as exc:
+        where = kwargs.get("name", model.__name__)
+        raise CharacterError([Problem(str(where), f"{'.'.join(map(str, e['loc']))}: {e['msg']}") for e in exc.errors()]) from None
 
 
 # -- odds and rolls ------------------------------------------------------------------------------------
@@ -542,9 +551,9 @@ def fight_cmd(
     emit_events(events, as_json, summary)
     if not as_json:
         for f in state.fighters:
-            wounds = ", ".join(w.level for w in f.wounds) or "unhurt"
+            wounds = ", ".join(f"{w.level} wound" for w in f.wounds) or ("unhurt" if f.status != "dead" else "")
             extra = " (dying)" if f.dying else " (knocked out)" if f.knocked_out else ""
-            console.print(f"  {f.key}: {f.status}{extra}; {wounds}")
+            console.print(f"  {f.key}: {f.status}{extra}" + (f"; {wounds}" if wounds else ""))
         console.print(f"seed {rng.seed}", style="dim")
 
 

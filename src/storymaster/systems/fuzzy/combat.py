@@ -339,7 +339,8 @@ class FuzzyCombat:
                 dtext = f"{f.ability} {dice}d6" + (f" ({f.dice} {' '.join(why)}{floor})" if why else "")
                 mtext = "".join(f" {v:+d} {label}" for label, v in mods)
                 crit = " CRITICAL SUCCESS" if r.critical == "success" else " critical failure (something bad happens)" if r.critical == "failure" else ""
-                texts.append(f"{f.key} [{dtext}] {r.total}{mtext} = {score}{crit}")
+                shown = f"{r.total}{mtext} = {score}" if mods else f"{score}"
+                texts.append(f"{f.key} [{dtext}] {shown}{crit}")
             margin = scores[0] - scores[1]
             line = f"{texts[0]}  vs  {texts[1]}: "
             data: dict[str, Any] = {"a": a_key, "b": b_key, "scores": scores, "margin": margin}
