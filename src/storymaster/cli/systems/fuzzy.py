@@ -226,6 +226,7 @@ def new_cmd(
         if not an:
             break
         rating = typer.prompt(f"{an} rating (1-5)", default=2, type=int)
+        _rating_ok(an, rating)
         big = typer.confirm(f"Is {an} a huge magic power (one big thing per die)?", default=False)
         powers: list[str] = []
         if big:
@@ -243,6 +244,7 @@ def new_cmd(
         if not dn:
             break
         rating = typer.prompt(f"{dn} rating", default=1, type=int)
+        _rating_ok(dn, rating)
         hinders = typer.prompt(f"Does {dn} count against an Ability (like Clumsy against Body)? Name it or leave empty",
                                default="", show_default=False).strip() or None
         disability = _entry(Disability, name=dn, rating=rating, hinders=hinders)
@@ -264,6 +266,11 @@ def new_cmd(
             console.print(text, markup=False, highlight=False)
     if problems:
         raise CharacterError(problems, name=c.name, hint="edit the file to fix these")
+
+
+def _rating_ok(name: str, rating: int) -> None:
+    if not 1 <= rating <= 100:
+        raise CharacterError([Problem(name, f"rated {rating}; ratings run from 1 (5 is spectacular; higher costs karma)", "The Basics")])
 
 
 def _entry(model: Any, **kwargs: Any) -> Any:
