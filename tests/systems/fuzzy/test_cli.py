@@ -39,7 +39,7 @@ def test_odds_table_and_named_targets(cli):
 def test_odds_contest(cli):
     r = cli("fuzzy", "odds", "--dice", "3", "--against", "3", "--json")
     data = json.loads(r.stdout)
-    assert data["outcomes"]["you wins"] == pytest.approx(data["outcomes"]["opponent wins"])
+    assert data["outcomes"]["roller wins"] == pytest.approx(data["outcomes"]["opponent wins"])
     assert "p_tie" in data
 
 

@@ -307,7 +307,7 @@ def odds_cmd(
     if penalty < 0:
         raise CheckError(f"--penalty is a number of dice lost, 0 or more (not {penalty})")
     if against is not None:
-        check = _check(ContestCheck, first=_check(Side, name="you", dice=dice, modifier=modifier, penalty_dice=penalty),
+        check = _check(ContestCheck, first=_check(Side, name="roller", dice=dice, modifier=modifier, penalty_dice=penalty),
                        second=_check(Side, name="opponent", dice=against, modifier=against_modifier))
     else:
         check = _check(AbilityCheck, dice=dice, target=_target(target or ""), fit=_fit(fit), roll_modifier=modifier, penalty_dice=penalty)

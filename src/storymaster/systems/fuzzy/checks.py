@@ -122,7 +122,14 @@ class ContestCheck(Check):
         return self
 
     def describe(self) -> str:
-        return f"{self.first.name} {self.first.dice}d6 vs {self.second.name} {self.second.dice}d6"
+        return f"{_side_text(self.first)} vs {_side_text(self.second)}"
+
+
+def _side_text(side: Side) -> str:
+    text = f"{side.name} {side.dice}d6"
+    if side.penalty_dice:
+        text += f" (-{side.penalty_dice} dice)"
+    return text + (f"{side.modifier:+d}" if side.modifier else "")
 
 
 class KarmaRoll(Check):
