@@ -327,3 +327,55 @@ def test_many_moderate_wounds_never_add_up_to_death():
     from storymaster.systems.fuzzy.combat import wound_penalty
 
     assert wound_penalty(b.wounds) == 1 and b.status == "fighting"
+
+
+def test_exchange_margins_match_brute_force():
+    from fractions import Fraction
+    from itertools import product
+
+    from storymaster.systems.fuzzy.combat import exchange_margins
+
+    house = FuzzyHouseRules(critical_bonus_max_explosions=1)
+    st0 = start(fighter("A", encumbrance="heavy"), fighter("B", body=1), [{"appropriateness": 2}, {}], house)
+    # brute force: A rolls 2 coloured dice (+ bonus chain of at most 2 dice on double 6), B one die (+ check die)
+    def a_scores():
+        out = {}
+        for c1, c2, b1, b2 in product(range(1, 7), repeat=4):
+            bonus = (b1 + (b2 if b1 == 6 else 0)) if c1 == c2 == 6 else 0
+            s = c1 + c2 + bonus - 1 + 2
+            out[s] = out.get(s, 0) + Fraction(1, 6**4)
+        return out
+
+    def b_scores():
+        out = {}
+        for d, chk, b1, b2 in product(range(1, 7), repeat=4):
+            bonus = (b1 + (b2 if b1 == 6 else 0)) if d == chk == 6 else 0
+            out[d + bonus] = out.get(d + bonus, 0) + Fraction(1, 6**4)
+        return out
+
+    expected = {}
+    for x, px in a_scores().items():
+        for y, py in b_scores().items():
+            expected[x - y] = expected.get(x - y, 0) + px * py
+    assert exchange_margins(st0, "A", "B") == expected
+
+
+@settings(max_examples=30)
+@given(seed=st.integers(0, 10**9))
+def test_every_engine_margin_is_possible_in_the_exact_exchange(seed):
+    from storymaster.systems.fuzzy.combat import exchange_margins
+
+    st0 = start(fighter("A", body=3), fighter("B", body=2), [{"harm_at": "killed"}, {"harm_at": "killed"}])
+    dist = exchange_margins(st0, "A", "B")
+    _, ev = ENGINE.step(st0, DiceRng(seed))
+    assert dist.get(ev[0].data["margin"], 0) > 0
+
+
+def test_tactics_can_change_between_rounds():
+    from storymaster.systems.fuzzy.combat import with_tactics
+
+    st0 = start(fighter("A"), fighter("B"))
+    st1 = with_tactics(st0, "A", {"stance": "all-out defence"})
+    assert st1.fighter("A").tactics.stance == "all-out defence" and st0.fighter("A").tactics.stance == "normal"
+    with pytest.raises(CombatError):
+        with_tactics(st0, "Nobody", {})

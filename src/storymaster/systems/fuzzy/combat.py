@@ -14,6 +14,7 @@ Defence Total), on a manoeuvre (2, or 4 for hard things), or keep them.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -23,7 +24,7 @@ from ...errors import CombatError
 from ...rules import Event, Model
 from .character import FuzzyCharacter, dice_for, find_ability
 from .options import FuzzyHouseRules
-from .rolls import effective_dice, roll_ability
+from .rolls import effective_dice, roll_ability, total_distribution
 from .tables import combat_table, wound_levels
 
 __all__ = [
@@ -35,6 +36,8 @@ __all__ = [
     "Pool",
     "Wound",
     "defence_total",
+    "exchange_margins",
+    "with_tactics",
     "harm_level",
     "opponents_penalty",
     "wound_penalty",
@@ -209,6 +212,40 @@ def _fmt_mods(mods: list[tuple[str, int]]) -> str:
     return ", ".join(f"{label} {v:+d}" if i else f"{label}" for i, (label, v) in enumerate(mods))
 
 
+def exchange_dice(f: Fighter, engaged: int, house: FuzzyHouseRules) -> tuple[int, int]:
+    """(dice rolled, flat modifier) for a fighter's roll this round: every die penalty and roll modifier applied."""
+    crowd = opponents_penalty(engaged, house, f.tactics.crowd)
+    dice = effective_dice(f.dice, wound_penalty(f.wounds) + crowd + f.hindrance)
+    return dice, sum(v for _, v in roll_modifiers(f))
+
+
+def exchange_margins(state: FightState, a_key: str, b_key: str, engaged: tuple[int, int] = (1, 1)) -> dict[int, Fraction]:
+    """Exact distribution of ``a``'s score minus ``b``'s in one exchange (criticals' bonus dice included).
+
+    A positive margin is ``a``'s Advantage Points gained, a negative one ``b``'s; 0 is a stand-off.
+    The building block for whole-fight forecasts.
+    """
+    house = state.house_rules
+    dists = []
+    for key, n in ((a_key, engaged[0]), (b_key, engaged[1])):
+        dice, mod = exchange_dice(state.fighter(key), n, house)
+        dists.append({t + mod: p for t, p in total_distribution(dice, house).items()})
+    out: dict[int, Fraction] = {}
+    for x, px in dists[0].items():
+        for y, py in dists[1].items():
+            out[x - y] = out.get(x - y, Fraction(0)) + px * py
+    return out
+
+
+def with_tactics(state: FightState, key: str, tactics: CombatTactics | Mapping[str, Any]) -> FightState:
+    """The same fight with one fighter's tactics changed from the next round on (a player's choice)."""
+    if state.over:
+        raise CombatError("the fight is over")
+    new = tactics if isinstance(tactics, CombatTactics) else CombatTactics.model_validate(tactics)
+    fighter = state.fighter(key)
+    return state.model_copy(update={"fighters": tuple(f.model_copy(update={"tactics": new}) if f.key == fighter.key else f for f in state.fighters)})
+
+
 # -- the engine ------------------------------------------------------------------------------------
 
 
@@ -322,11 +359,11 @@ class FuzzyCombat:
             for f in (a, b):
                 crowd = opponents_penalty(count[f.key], house, f.tactics.crowd)
                 pen = wound_penalty(f.wounds)
-                dice = effective_dice(f.dice, pen + crowd + f.hindrance)
+                dice, flat = exchange_dice(f, count[f.key], house)
                 r = roll_ability(dice, rng, house, label=f"{f.key} ({f.ability})")
                 rolls += r.records
                 mods = roll_modifiers(f)
-                score = r.total + sum(v for _, v in mods)
+                score = r.total + flat
                 scores.append(score)
                 why = []
                 if pen:
