@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from helpers import EXAMPLES
+from fuzzy_helpers import EXAMPLES
 
 from storymaster.dice import DiceRng
 from storymaster.errors import AdvancementError

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import EXAMPLES, ROOT
+from fuzzy_helpers import EXAMPLES, ROOT
 
 from storymaster.errors import InputFileError
 from storymaster.rules import load_model

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers import ScriptedRng
+from fuzzy_helpers import ScriptedRng
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
@@ -210,7 +210,7 @@ def test_rolling_a_disability_explains_that_success_is_bad():
 
 
 def test_cli_rolls_a_disability(cli):
-    from helpers import EXAMPLES
+    from fuzzy_helpers import EXAMPLES
 
     r = cli("fuzzy", "roll", "--character", str(EXAMPLES / "rincewind.yaml"), "--ability", "Cowardice", "--target", "average", "--seed", "1")
     assert r.exit_code == 0 and "This is a Disability" in r.stdout

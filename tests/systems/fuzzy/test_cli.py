@@ -6,7 +6,7 @@ import json
 
 import pytest
 import yaml
-from helpers import EXAMPLES
+from fuzzy_helpers import EXAMPLES
 
 from storymaster.rules import load_model
 from storymaster.systems.fuzzy.character import FuzzyCharacter, karma

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers import EXAMPLES, ScriptedRng
+from fuzzy_helpers import EXAMPLES, ScriptedRng
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -6,7 +6,7 @@ import re
 import shlex
 
 import pytest
-from helpers import ROOT
+from fuzzy_helpers import ROOT
 
 GUIDE = ROOT / "docs" / "systems" / "fuzzy.md"
 RULINGS = ROOT / "docs" / "rulings" / "fuzzy.md"
