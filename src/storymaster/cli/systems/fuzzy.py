@@ -1,0 +1,701 @@
+"""`storymaster fuzzy ...`: A Loose and Fuzzy Game System on the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+import yaml
+from rich.table import Table
+
+from ...errors import CharacterError, CheckError, Problem
+from ...systems.fuzzy import SYSTEM
+from ...systems.fuzzy.advancement import (
+    Award,
+    BuyLuck,
+    BuyOffUnluck,
+    LowerDisability,
+    NewAbility,
+    NewDisability,
+    RaiseAbility,
+    RaiseDisability,
+    RaiseUnluck,
+    ReduceLuck,
+    buy_cost,
+    lower_disability_cost,
+    new_disability_award,
+    raise_cost,
+)
+from ...systems.fuzzy.character import (
+    REQUIRED,
+    Ability,
+    Disability,
+    FuzzyCharacter,
+    RequiredAbilities,
+    ability_karma_cost,
+    dice_for,
+    find_ability,
+    is_disability,
+    karma,
+    sheet,
+    validate,
+)
+from ...systems.fuzzy.checks import AbilityCheck, ContestCheck, KarmaRoll, Lottery, Side, target_number
+from ...systems.fuzzy.combat import CombatTactics, Manoeuvre, defence_total, harm_level
+from ...systems.fuzzy.options import FuzzyHouseRules
+from ...systems.fuzzy.tables import difficulties, discworld_body, fit_modifiers
+from ...rules import Outcome
+from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, load_file, load_house_rules, make_rng, show_house_rules, write_plot
+from ..output import console, print_json
+
+__all__ = ["app"]
+
+app = typer.Typer(
+    name="fuzzy",
+    help="A Loose and Fuzzy Game System: Nd6 abilities, criticals, Luck and Unluck, experience, Advantage Point combat.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+xp_app = typer.Typer(help="Experience: awards and what they buy (each writes the changed character).", no_args_is_help=True,
+                     rich_markup_mode=None)
+app.add_typer(xp_app, name="xp")
+
+CharFile = Annotated[Path, typer.Argument(help="A character file (YAML or JSON).")]
+OutOpt = Annotated[Path | None, typer.Option("--output", "-o", help="Write the changed character here (default: print it).")]
+ApprovedOpt = Annotated[bool | None, typer.Option("--gm-approved/--gm-veto", help="The GM's approval, or veto.")]
+FitOpt = Annotated[str, typer.Option("--fit", help="How well the Ability fits the task: fits, 'not quite' (+1), barely (+2).")]
+
+
+def _house(path: Path | None) -> FuzzyHouseRules:
+    return load_house_rules(path, FuzzyHouseRules)  # type: ignore[return-value]
+
+
+def _character(path: Path) -> FuzzyCharacter:
+    return load_file(path, FuzzyCharacter)
+
+
+def _fit(value: str) -> str:
+    key = " ".join(value.lower().replace("-", " ").replace("_", " ").split())
+    if key not in fit_modifiers():
+        raise CheckError(f"unknown --fit {value!r}", hint=f"use one of: {', '.join(fit_modifiers())}")
+    return key
+
+
+def _target(value: str) -> int | str:
+    raw = value.strip()
+    if raw.lstrip("+-").isdigit():
+        n = int(raw)
+        if n < 1:
+            raise CheckError(f"a target number is 1 or more, not {n}", hint="the easiest named difficulty is 'easy' (4)")
+        return n
+    text = " ".join(raw.lower().replace("_", " ").replace("-", " ").split())
+    text = "nigh-impossible" if text == "nigh impossible" else text
+    if text not in difficulties():
+        raise CheckError(f"unknown target {value!r}", hint=f"give a number or one of: {', '.join(difficulties())}")
+    return text
+
+
+def _check(build: Any, **kwargs: Any) -> Any:
+    """Build a check model; turn a validation error into a clear CheckError."""
+    from pydantic import ValidationError
+
+    try:
+        return build(**kwargs)
+    except ValidationError as exc:
+        msgs = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise CheckError(msgs) from None
+
+
+def _dump(character: FuzzyCharacter) -> str:
+    data = character.model_dump(mode="json", exclude_defaults=True)
+    data = {"system": "fuzzy", **data}
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+def emit_outcome(outcome: Outcome, as_json: bool) -> None:
+    """An outcome: the result, each roll, and the explanation (wrapped, never cut off)."""
+    if as_json:
+        print_json(outcome.to_json())
+        return
+    margin = f" (margin {outcome.margin:+d})" if outcome.margin is not None else ""
+    console.rule(outcome.check)
+    console.print(f"[bold]{outcome.result}[/bold]{margin}")
+    for r in outcome.rolls:
+        console.print(f"  {r.label + ': ' if r.label else ''}{r.detail}", markup=False)
+    console.print(outcome.explanation, markup=False, soft_wrap=False)
+
+
+# -- sheet, schema, new -----------------------------------------------------------------------------
+
+
+def _print_sheet(c: FuzzyCharacter, house: FuzzyHouseRules) -> dict[str, Any]:
+    s = sheet(c, house)
+    k = karma(c, house)
+    console.print(f"[bold]{c.name}[/bold]" + (f" - {c.concept}" if c.concept else "") + (f"  ({c.species})" if c.species else ""))
+    t = Table(title="Abilities", show_edge=False)
+    t.add_column("Ability")
+    t.add_column("dice", justify="right")
+    t.add_column("karma", justify="right")
+    t.add_column("notes")
+    for n in REQUIRED:
+        r = getattr(c.required, n)
+        t.add_row(n.capitalize(), str(r), str(ability_karma_cost(r)), "required")
+    for a in c.abilities:
+        note = a.description
+        if a.powers:
+            note = "powers: " + "; ".join(f"{i + 1}) {p}" for i, p in enumerate(a.powers))
+        t.add_row(a.name, str(a.rating), str(ability_karma_cost(a.rating)), note)
+    for d in s["disabilities"]:  # type: ignore[union-attr]
+        note = "Disability" + (f"; hinders {d['hinders']}" if d["hinders"] else "")
+        t.add_row(d["name"], str(d["rating"]), str(d["karma"]), note)
+    console.print(t)
+    console.print(
+        f"Karma: {k.total} dice (compared with the baseline: {k.compared}) against baseline {k.baseline}: "
+        f"{k.below} below, {k.above} above."
+    )
+    luck_note = f" ({k.luck_discarded} discarded over the cap)" if k.luck_discarded else ""
+    console.print(f"[bold]Luck {k.luck}[/bold]   [bold]Unluck {k.unluck}[/bold]   "
+                  f"(from the baseline: Luck {k.luck_from_baseline}{luck_note}, Unluck {k.unluck_from_baseline}; "
+                  f"GM {c.gm.luck:+d}/{c.gm.unluck:+d}; experience {c.experience.luck_bought:+d}/{c.experience.unluck_changed:+d})")
+    console.print(f"Experience: {c.experience.unspent} unspent of {c.experience.awarded} gained")
+    cp = c.combat
+    console.print(f"Fights with {cp.ability} ({cp.weapon}, {cp.weapon_lethality}); armour {cp.armour}; encumbrance {cp.encumbrance}")
+    if "discworld_body_guide" in s and s["discworld_body_guide"]:
+        g = s["discworld_body_guide"]
+        kinds = ", ".join(f"{q} {k_}" for k_, q in g["kinds"])  # type: ignore[index]
+        console.print(f"Discworld Body guide for Body {c.required.body}: {kinds}")
+    for note in s["advice"]:  # type: ignore[union-attr]
+        console.print(f"[yellow]note:[/yellow] {note}")
+    return s
+
+
+@app.command("sheet")
+def sheet_cmd(file: CharFile, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+    """Validate a character and print the sheet with Luck and Unluck worked out (exit 2 if illegal)."""
+    house = _house(house_rules)
+    c = _character(file)
+    problems = validate(c, house)
+    if as_json:
+        print_json(sheet(c, house))
+    else:
+        _print_sheet(c, house)
+    if problems:
+        raise CharacterError(problems, name=c.name, hint="fix the character file; see 'storymaster fuzzy schema'")
+
+
+@app.command("schema")
+def schema_cmd(as_json: JsonOpt = False) -> None:
+    """The JSON Schema of a character file."""
+    print_json(FuzzyCharacter.model_json_schema())
+
+
+@app.command("house-rules")
+def house_rules_cmd(as_json: JsonOpt = False) -> None:
+    """Every optional rule with the book's default."""
+    show_house_rules(FuzzyHouseRules, as_json)
+
+
+def _running(c: FuzzyCharacter, house: FuzzyHouseRules) -> str:
+    k = karma(c, house)
+    return f"[karma {k.total} of baseline {k.baseline}: Luck {k.luck}, Unluck {k.unluck}]"
+
+
+@app.command("new")
+def new_cmd(
+    output: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Build a character step by step, with the karma running total (Luck and Unluck) shown as you go."""
+    house = _house(house_rules)
+    name = typer.prompt("Name")
+    concept = typer.prompt("Concept (a phrase)", default="", show_default=False)
+    c = _entry(FuzzyCharacter, name=name, concept=concept)
+    console.print(f"Baseline {house.baseline}: two dice in each required Ability plus {house.baseline - 10} more to play with.")
+    values: dict[str, int] = {}
+    for n in REQUIRED:
+        values[n] = typer.prompt(f"{n.capitalize()} (1-5)", default=2, type=int)
+        if not 1 <= values[n] <= 100:
+            raise CharacterError([Problem(f"required.{n}", "rated 1 or more (at most 100)", "Abilities Everybody Has")], name=name)
+        c = c.model_copy(update={"required": RequiredAbilities(**{**c.required.model_dump(), **values})})
+        console.print(_running(c, house), markup=False)
+    console.print("Special Abilities: pick two or three (an empty name ends the list).")
+    while True:
+        an = typer.prompt("Ability name", default="", show_default=False).strip()
+        if not an:
+            break
+        rating = typer.prompt(f"{an} rating (1-5)", default=2, type=int)
+        _rating_ok(an, rating)
+        big = typer.confirm(f"Is {an} a huge magic power (one big thing per die)?", default=False)
+        powers: list[str] = []
+        if big:
+            for i in range(rating + house.big_magic_extra_powers):
+                p = typer.prompt(f"  power {i + 1}", default="", show_default=False).strip()
+                if not p:
+                    break
+                powers.append(p)
+        ability = _entry(Ability, name=an, rating=rating, big_magic=big, powers=tuple(powers))
+        c = c.model_copy(update={"abilities": c.abilities + (ability,)})
+        console.print(_running(c, house), markup=False)
+    console.print("Disabilities (an empty name ends the list).")
+    while True:
+        dn = typer.prompt("Disability name", default="", show_default=False).strip()
+        if not dn:
+            break
+        rating = typer.prompt(f"{dn} rating", default=1, type=int)
+        _rating_ok(dn, rating)
+        hinders = typer.prompt(f"Does {dn} count against an Ability (like Clumsy against Body)? Name it or leave empty",
+                               default="", show_default=False).strip() or None
+        disability = _entry(Disability, name=dn, rating=rating, hinders=hinders)
+        c = c.model_copy(update={"disabilities": c.disabilities + (disability,)})
+        console.print(_running(c, house), markup=False)
+    fight = typer.prompt("Ability used in fights", default="body").strip()
+    c = c.model_copy(update={"combat": c.combat.model_copy(update={"ability": fight})})
+    problems = validate(c, house)
+    text = _dump(c)
+    if output is not None:
+        output.write_text(text, encoding="utf-8")
+    if as_json:
+        print_json({"character": c.model_dump(mode="json"), "sheet": sheet(c, house), "written": str(output) if output else None})
+    else:
+        _print_sheet(c, house)
+        if output is not None:
+            console.print(f"written to {output}")
+        else:
+            console.print(text, markup=False, highlight=False)
+    if problems:
+        raise CharacterError(problems, name=c.name, hint="edit the file to fix these")
+
+
+def _rating_ok(name: str, rating: int) -> None:
+    if not 1 <= rating <= 100:
+        raise CharacterError([Problem(name, f"rated {rating}; ratings run from 1 (5 is spectacular; higher costs karma)", "The Basics")])
+
+
+def _entry(model: Any, **kwargs: Any) -> Any:
+    """Build one part of a character from prompted answers; a bad answer is a CharacterError, not a crash."""
+    from pydantic import ValidationError
+
+    try:
+        return model(**kwargs)
+    except ValidationError as exc:
+        where = kwargs.get("name", model.__name__)
+        raise CharacterError([Problem(str(where), f"{'.'.join(map(str, e['loc']))}: {e['msg']}") for e in exc.errors()]) from None
+
+
+# -- odds and rolls ------------------------------------------------------------------------------------
+
+
+@app.command("odds")
+def odds_cmd(
+    dice: Annotated[int, typer.Option("--dice", "-d", help="Dice rolled (the Ability's rating).")],
+    target: Annotated[str | None, typer.Option("--target", "-t", help="A number or easy/average/hard/'really hard'/nigh-impossible.")] = None,
+    against: Annotated[int | None, typer.Option("--against", help="Instead of a target: the opposing Ability's dice (a contest).")] = None,
+    fit: FitOpt = "fits",
+    modifier: Annotated[int, typer.Option("--modifier", "-m", help="Added to the roll.")] = 0,
+    against_modifier: Annotated[int, typer.Option("--against-modifier", help="Added to the opposing roll.")] = 0,
+    penalty: Annotated[int, typer.Option("--penalty", help="Dice lost to wounds, Clumsy, several opponents (never below 1).")] = 0,
+    plot: Annotated[Path | None, typer.Option("--plot", help="Also save a bar chart: FILE.svg or FILE.png.")] = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Exact odds before rolling: success, criticals (both coloured dice), and the bonus die's capped tail."""
+    house = _house(house_rules)
+    if (target is None) == (against is None):
+        raise CheckError("give either --target or --against", hint="--target 11 for a task, --against 3 for a contest")
+    if penalty < 0:
+        raise CheckError(f"--penalty is a number of dice lost, 0 or more (not {penalty})")
+    if against is not None:
+        check = _check(ContestCheck, first=_check(Side, name="roller", dice=dice, modifier=modifier, penalty_dice=penalty),
+                       second=_check(Side, name="opponent", dice=against, modifier=against_modifier))
+    else:
+        check = _check(AbilityCheck, dice=dice, target=_target(target or ""), fit=_fit(fit), roll_modifier=modifier, penalty_dice=penalty)
+    odds = SYSTEM.odds(check, house)
+    if as_json:
+        out = odds.to_json()
+        out["truncated"] = float(odds.truncated)
+        out["exact"]["truncated"] = f"{odds.truncated.numerator}/{odds.truncated.denominator}"
+        out["bonus_die_max_explosions"] = house.critical_bonus_max_explosions
+        if isinstance(check, AbilityCheck):
+            out["target"] = target_number(check)
+        if plot is not None:
+            write_plot(plot, [(k, float(v)) for k, v in odds.probabilities.items()], odds.check, set(odds.success_outcomes))
+        print_json(out)
+        return
+    emit_odds(odds, False, plot)
+
+
+def _roll_check(
+    house: FuzzyHouseRules,
+    dice: int | None,
+    character: Path | None,
+    ability: str | None,
+    hindered: bool,
+) -> tuple[int, int, str, int | None, bool]:
+    if character is not None:
+        c = _character(character)
+        if not ability:
+            raise CheckError("--ability is needed with --character", hint="e.g. --ability Swordsman")
+        n, pen = dice_for(c, ability, hindered=hindered, house=house)
+        shown, _ = find_ability(c, ability, house)
+        return n, pen, shown, karma(c, house).unluck, is_disability(c, ability)
+    if dice is None:
+        raise CheckError("give --dice N, or --character FILE --ability NAME")
+    return dice, 0, ability or "", None, False
+
+
+@app.command("roll")
+def roll_cmd(
+    target: Annotated[str, typer.Option("--target", "-t", help="A number or easy/average/hard/'really hard'/nigh-impossible.")],
+    dice: Annotated[int | None, typer.Option("--dice", "-d", help="Dice to roll.")] = None,
+    character: Annotated[Path | None, typer.Option("--character", "-c", help="Roll one of this character's Abilities.")] = None,
+    ability: Annotated[str | None, typer.Option("--ability", "-a", help="Which Ability (with --character).")] = None,
+    hindered: Annotated[bool, typer.Option("--hindered", help="The task is one a Disability counts against (Clumsy and Body).")] = False,
+    fit: FitOpt = "fits",
+    modifier: Annotated[int, typer.Option("--modifier", "-m", help="Added to the roll.")] = 0,
+    penalty: Annotated[int, typer.Option("--penalty", help="Dice lost to wounds and the like.")] = 0,
+    narrower: Annotated[int, typer.Option("--narrower", help="Lower the target this much for a narrower skill (GM's call).")] = 0,
+    seed: SeedOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Roll an Ability against a target and explain how the dice made the result."""
+    house = _house(house_rules)
+    if penalty < 0 or narrower < 0:
+        raise CheckError("--penalty and --narrower are 0 or more")
+    n, pen, name, unluck, disability = _roll_check(house, dice, character, ability, hindered)
+    check = _check(AbilityCheck, ability=name, dice=n, target=_target(target), fit=_fit(fit), roll_modifier=modifier,
+                   penalty_dice=pen + penalty, narrower_skill=narrower, unluck_dice=unluck, disability=disability)
+    emit_outcome(SYSTEM.resolve(check, make_rng(seed, "fuzzy-roll"), house), as_json)
+
+
+@app.command("contest")
+def contest_cmd(
+    first: Annotated[str, typer.Argument(help="NAME:DICE[+MOD], e.g. Achmed:4+2")],
+    second: Annotated[str, typer.Argument(help="NAME:DICE[+MOD], e.g. Sven:4-1")],
+    seed: SeedOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Pit two Abilities against each other: the higher score wins (ties by the house rules)."""
+    house = _house(house_rules)
+    check = _check(ContestCheck, first=_side(first), second=_side(second))
+    emit_outcome(SYSTEM.resolve(check, make_rng(seed, "fuzzy-contest"), house), as_json)
+
+
+def _side(text: str) -> Side:
+    name, sep, rest = text.rpartition(":")
+    if not sep or not name:
+        raise CheckError(f"{text!r} is not NAME:DICE", hint="e.g. Achmed:4 or Achmed:4+2")
+    mod = 0
+    for sign in ("+", "-"):
+        if sign in rest:
+            d, _, m = rest.partition(sign)
+            rest, mod = d, int(m) * (1 if sign == "+" else -1) if m.isdigit() else _bad(text)
+            break
+    if not rest.isdigit():
+        _bad(text)
+    return _check(Side, name=name, dice=int(rest), modifier=mod)
+
+
+def _bad(text: str) -> int:
+    raise CheckError(f"{text!r} is not NAME:DICE[+MOD]", hint="e.g. Achmed:4+2")
+
+
+@app.command("luck")
+def luck_cmd(
+    character: CharFile,
+    unluck: Annotated[bool, typer.Option("--unluck", help="Roll Unluck instead of Luck.")] = False,
+    target: Annotated[int | None, typer.Option("--target", "-t", help="Does the random thing happen? (omit: how good or bad?)")] = None,
+    seed: SeedOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Roll a character's Luck (or Unluck): against a target, or open to see how good (or bad)."""
+    house = _house(house_rules)
+    c = _character(character)
+    k = karma(c, house)
+    dice = k.unluck if unluck else k.luck
+    if dice < 1:
+        raise CheckError(f"{c.name} has no {'Unluck' if unluck else 'Luck'} dice to roll")
+    if target is not None and target < 1:
+        raise CheckError(f"a target number is 1 or more, not {target}")
+    check = _check(KarmaRoll, kind="unluck" if unluck else "luck", dice=dice, target=target)
+    emit_outcome(SYSTEM.resolve(check, make_rng(seed, "fuzzy-luck"), house), as_json)
+
+
+@app.command("lottery")
+def lottery_cmd(
+    characters: Annotated[list[Path], typer.Argument(help="Two or more character files.")],
+    unluck: Annotated[bool, typer.Option("--unluck", help="A bad thing: everyone rolls Unluck.")] = False,
+    odds: Annotated[bool, typer.Option("--odds", help="Show each one's exact chance instead of rolling.")] = False,
+    seed: SeedOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The lottery: everybody rolls Luck (or Unluck); it happens to whoever rolls highest."""
+    house = _house(house_rules)
+    entrants: dict[str, int] = {}
+    for p in characters:
+        c = _character(p)
+        k = karma(c, house)
+        n = k.unluck if unluck else k.luck
+        if c.name in entrants:
+            raise CheckError(f"{c.name} is entered twice")
+        entrants[c.name] = max(n, 1)
+    check = _check(Lottery, kind="unluck" if unluck else "luck", entrants=entrants)
+    if odds:
+        emit_odds(SYSTEM.odds(check, house), as_json)
+        return
+    emit_outcome(SYSTEM.resolve(check, make_rng(seed, "fuzzy-lottery"), house), as_json)
+
+
+@app.command("difficulties")
+def difficulties_cmd(as_json: JsonOpt = False) -> None:
+    """The difficulty table and the ability-fit modifiers."""
+    rows = difficulties()
+    if as_json:
+        print_json({"difficulties": rows, "fit": fit_modifiers()})
+        return
+    t = Table(show_edge=False)
+    t.add_column("task")
+    t.add_column("target", justify="right")
+    for k, v in rows.items():
+        t.add_row(k, str(v))
+    console.print(t)
+    console.print("Ability that doesn't quite fit: +1 to the target; only barely relates: +2.")
+
+
+@app.command("guide")
+def guide_cmd(as_json: JsonOpt = False) -> None:
+    """The Discworld Body guide by species (optional setting data)."""
+    g = discworld_body()
+    if as_json:
+        print_json({"body_guide": g})
+        return
+    for level, row in g.items():
+        kinds = ", ".join(f"{q} {k}" for k, q in row["kinds"])
+        ex = f" (e.g. {', '.join(row['examples'])})" if row["examples"] else ""
+        console.print(f"Body {level}: {kinds}{ex}")
+
+
+@app.command("harm")
+def harm_cmd(
+    points: Annotated[int, typer.Option("--points", "-p", help="Advantage Points spent on harm.")],
+    defence: Annotated[int, typer.Option("--defence", "-d", help="The target's Defence Total (at least 1).")],
+    as_json: JsonOpt = False,
+) -> None:
+    """What spending Advantage Points against a Defence Total does (1x moderate ... 4x killed)."""
+    if defence < 1:
+        raise CheckError(f"a Defence Total is never below 1 (got {defence})", hint="'No Defense total can be less than 1'")
+    if points < 0:
+        raise CheckError("Advantage Points spent are 0 or more")
+    level = harm_level(points, defence)
+    thresholds = {name: m * defence for name, m in (("moderate", 1), ("serious", 2), ("mortal", 3), ("killed", 4))}
+    if as_json:
+        print_json({"points": points, "defence": defence, "level": level, "thresholds": thresholds})
+        return
+    console.print(f"{points} points against Defence Total {defence}: [bold]{level}[/bold]")
+    console.print("  " + ", ".join(f"{k} at {v}" for k, v in thresholds.items()))
+
+
+# -- fights ----------------------------------------------------------------------------------------
+
+
+def _tactics(stance: str, harm_at: str, intent: str, appropriate: int, manoeuvres: list[str]) -> CombatTactics:
+    mans = []
+    for m in manoeuvres:
+        name, _, cost = m.partition(":")
+        if cost and not cost.isdigit():
+            raise CheckError(f"manoeuvre {m!r}: write NAME or NAME:COST")
+        mans.append(Manoeuvre(name=name, cost=int(cost) if cost else 2))
+    return _check(CombatTactics, stance=stance, harm_at=harm_at, intent=intent, appropriateness=appropriate, manoeuvres=tuple(mans))
+
+
+@app.command("fight")
+def fight_cmd(
+    a: Annotated[Path, typer.Argument(help="First fighter's character file.")],
+    b: Annotated[Path, typer.Argument(help="Second fighter's character file.")],
+    with_a: Annotated[list[Path] | None, typer.Option("--with-a", help="More fighters on the first side.")] = None,
+    with_b: Annotated[list[Path] | None, typer.Option("--with-b", help="More fighters on the second side.")] = None,
+    stance_a: Annotated[str, typer.Option(help="normal, offensive, defensive, 'all-out attack', 'all-out defence'.")] = "normal",
+    stance_b: Annotated[str, typer.Option(help="As --stance-a, for the second side.")] = "normal",
+    harm_a: Annotated[str, typer.Option(help="Spend on harm once points reach: moderate, serious, mortal, killed.")] = "moderate",
+    harm_b: Annotated[str, typer.Option(help="As --harm-a, for the second side.")] = "moderate",
+    intent_a: Annotated[str, typer.Option(help="lethal or non-lethal.")] = "lethal",
+    intent_b: Annotated[str, typer.Option(help="lethal or non-lethal.")] = "lethal",
+    appropriate_a: Annotated[int, typer.Option(help="GM's +1/+2: the first side's Ability is more appropriate.")] = 0,
+    appropriate_b: Annotated[int, typer.Option(help="GM's +1/+2 for the second side.")] = 0,
+    manoeuvre_a: Annotated[list[str] | None, typer.Option(help="A manoeuvre to buy, NAME[:COST] (repeatable).")] = None,
+    manoeuvre_b: Annotated[list[str] | None, typer.Option(help="A manoeuvre to buy, NAME[:COST] (repeatable).")] = None,
+    seed: SeedOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run a fight round by round: contested rolls, Advantage Points, wounds and Tenacity tests."""
+    house = _house(house_rules)
+    side_a = [_character(a)] + [_character(p) for p in (with_a or [])]
+    side_b = [_character(b)] + [_character(p) for p in (with_b or [])]
+    for c in side_a + side_b:
+        problems = validate(c, house)
+        if problems:
+            raise CharacterError(problems, name=c.name)
+    tactics = [
+        _tactics(stance_a, harm_a, intent_a, appropriate_a, manoeuvre_a or []),
+        _tactics(stance_b, harm_b, intent_b, appropriate_b, manoeuvre_b or []),
+    ]
+    rng = make_rng(seed, "fuzzy-fight")
+    state = SYSTEM.combat.start([side_a, side_b], house_rules=house, options={"tactics": tactics})
+    state, events = SYSTEM.combat.run(state, rng)
+    summary = {
+        "result": f"after {state.round} rounds: {state.reason}",
+        "winner": state.winner,
+        "rounds": state.round,
+        "seed": rng.seed,
+        "state": state.model_dump(mode="json"),
+    }
+    emit_events(events, as_json, summary)
+    if not as_json:
+        for f in state.fighters:
+            wounds = ", ".join(f"{w.level} wound" for w in f.wounds) or ("unhurt" if f.status != "dead" else "")
+            extra = " (dying)" if f.dying else " (knocked out)" if f.knocked_out else ""
+            console.print(f"  {f.key}: {f.status}{extra}" + (f"; {wounds}" if wounds else ""))
+        console.print(f"seed {rng.seed}", style="dim")
+
+
+@app.command("defence")
+def defence_cmd(
+    defender: Annotated[Path, typer.Argument(help="The defender's character file.")],
+    attacker: Annotated[Path, typer.Argument(help="The attacker's character file.")],
+    stance: Annotated[str, typer.Option(help="The defender's stance this round.")] = "normal",
+    intent: Annotated[str, typer.Option(help="The attacker's intent: lethal or non-lethal.")] = "lethal",
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """A Defence Total with every modifier listed (never below 1)."""
+    house = _house(house_rules)
+    st = SYSTEM.combat.start([[_character(defender)], [_character(attacker)]], house_rules=house,
+                             options={"tactics": [_tactics(stance, "moderate", "lethal", 0, []), _tactics("normal", "moderate", intent, 0, [])]})
+    d, att = st.fighters
+    total, mods = defence_total(d, att)
+    if as_json:
+        print_json({"defence_total": total, "modifiers": [{"what": k, "value": v} for k, v in mods], "floored": sum(v for _, v in mods) < 1})
+        return
+    for k, v in mods:
+        console.print(f"  {k:<45} {v:+d}")
+    console.print(f"Defence Total: [bold]{total}[/bold]" + (" (never below 1)" if sum(v for _, v in mods) < 1 else ""))
+
+
+# -- experience ------------------------------------------------------------------------------------------
+
+
+def _advance(file: Path, request: Any, output: Path | None, house_rules: Path | None, as_json: bool) -> None:
+    house = _house(house_rules)
+    c = _character(file)
+    new, events = SYSTEM.advance(c, request, make_rng(None), house)
+    text = _dump(new)  # type: ignore[arg-type]
+    if output is not None:
+        output.write_text(text, encoding="utf-8")
+    if as_json:
+        print_json({"events": [e.to_json() for e in events], "character": new.model_dump(mode="json"), "written": str(output) if output else None})
+        return
+    for e in events:
+        console.print(e.text)
+    k = karma(new, house)  # type: ignore[arg-type]
+    console.print(f"{new.experience.unspent} experience points left; Luck {k.luck}, Unluck {k.unluck}.")  # type: ignore[attr-defined]
+    if output is None:
+        console.print(text, markup=False, highlight=False)
+
+
+@xp_app.command("award")
+def xp_award(file: CharFile, points: Annotated[int, typer.Argument(help="Experience points (an experience point or three).")],
+             reason: Annotated[str, typer.Option(help="What for.")] = "", output: OutOpt = None,
+             house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+    """Award experience points."""
+    if points < 0:
+        raise CheckError("an award is 0 or more points")
+    _advance(file, Award(points=points, reason=reason), output, house_rules, as_json)
+
+
+@xp_app.command("raise")
+def xp_raise(file: CharFile, ability: Annotated[str, typer.Argument(help="The Ability to raise by one.")],
+             power: Annotated[str | None, typer.Option(help="For a big magic power: the new big thing.")] = None,
+             gm: ApprovedOpt = None, output: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+    """Raise a good Ability by one: 3 x its new level."""
+    _advance(file, RaiseAbility(ability=ability, power=power, gm_approved=gm), output, house_rules, as_json)
+
+
+@xp_app.command("new-ability")
+def xp_new_ability(file: CharFile, name: Annotated[str, typer.Argument()],
+                   rating: Annotated[int, typer.Option(min=1, help="Level to buy it at.")] = 1,
+                   gm: ApprovedOpt = None, output: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+    """Buy a new Ability (3 x each level on the way up: 3, 9, 18, ...)."""
+    _advance(file, NewAbility(name=name, rating=rating, gm_approved=gm), output, house_rules, as_json)
+
+
+@xp_app.command("lower-disability")
+def xp_lower(file: CharFile, disability: Annotated[str, typer.Argument()], gm: ApprovedOpt = None, output: OutOpt = None,
+             house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+    """Lower a Disability by one: 3 x its old level."""
+    _advance(file, LowerDisability(disability=disability, gm_approved=gm), output, house_rules, as_json)
+
+
+@xp_app.command("new-disability")
+def xp_new_disability(file: CharFile, name: Annotated[str, typer.Argument()],
+                      rating: Annotated[int, typer.Option(min=1)] = 1,
+                      misfortune: Annotated[bool, typer.Option("--misfortune", help="Gained in play: no points.")] = False,
+                      hinders: Annotated[str | None, typer.Option(help="The Ability it counts against.")] = None,
+                      gm: ApprovedOpt = None, output: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+    """Take a new Disability: voluntary ones give what buying a good Ability to that level costs."""
+    _advance(file, NewDisability(name=name, rating=rating, voluntary=not misfortune, hinders=hinders, gm_approved=gm),
+             output, house_rules, as_json)
+
+
+@xp_app.command("raise-disability")
+def xp_raise_disability(file: CharFile, disability: Annotated[str, typer.Argument()],
+                        misfortune: Annotated[bool, typer.Option("--misfortune", help="Worsened in play: no points.")] = False,
+                        gm: ApprovedOpt = None, output: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+    """Worsen a Disability by one: voluntary, it gives 3 x its new level."""
+    _advance(file, RaiseDisability(disability=disability, voluntary=not misfortune, gm_approved=gm), output, house_rules, as_json)
+
+
+@xp_app.command("luck")
+def xp_luck(file: CharFile, change: Annotated[str, typer.Argument(help="buy or reduce")],
+            gm: ApprovedOpt = None, output: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+    """Buy Luck (3 x the new level) or reduce it (gaining 3 x the old level); Luck stays 1 to 5."""
+    reqs = {"buy": BuyLuck, "reduce": ReduceLuck}
+    if change not in reqs:
+        raise CheckError(f"luck: {change!r} is not buy or reduce")
+    _advance(file, reqs[change](gm_approved=gm), output, house_rules, as_json)
+
+
+@xp_app.command("unluck")
+def xp_unluck(file: CharFile, change: Annotated[str, typer.Argument(help="raise or buy-off")],
+              gm: ApprovedOpt = None, output: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+    """Take on Unluck (gaining 3 x the new level) or buy it off (3 x the old level), down to 1."""
+    reqs = {"raise": RaiseUnluck, "buy-off": BuyOffUnluck}
+    if change not in reqs:
+        raise CheckError(f"unluck: {change!r} is not raise or buy-off")
+    _advance(file, reqs[change](gm_approved=gm), output, house_rules, as_json)
+
+
+@xp_app.command("costs")
+def xp_costs(up_to: Annotated[int, typer.Option(min=1, max=20, help="Show levels up to this.")] = 6, as_json: JsonOpt = False) -> None:
+    """The experience cost table."""
+    rows = [
+        {"level": n, "raise_to": raise_cost(n), "buy_from_zero": buy_cost(n), "lower_from": lower_disability_cost(n),
+         "new_disability": new_disability_award(n), "karma": ability_karma_cost(n)}
+        for n in range(1, up_to + 1)
+    ]
+    if as_json:
+        print_json({"costs": rows})
+        return
+    t = Table(show_edge=False)
+    for h in ("level", "raise to it", "buy from nothing", "lower a Disability from it", "new Disability gives", "karma dice"):
+        t.add_column(h, justify="right")
+    for r in rows:
+        t.add_row(*(str(v) for v in r.values()))
+    console.print(t)
+
+
