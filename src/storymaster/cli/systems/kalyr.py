@@ -469,7 +469,8 @@ def fight_cmd(
         state, evs = engine.step(state, rng)
         events += evs
     w = engine.winner(state)
-    result = "draw" if w is None else f"{' and '.join(f.name for f in state.sides[w])} win"  # type: ignore[attr-defined]
+    names = [] if w is None else [f.name for f in state.sides[w]]  # type: ignore[attr-defined]
+    result = "draw" if w is None else f"{' and '.join(names)} win{'s' if len(names) == 1 else ''}"
     summary = {
         "result": result,
         "winner": w,

@@ -358,7 +358,7 @@ def _rollers(check: Check, hr: KalyrHouseRules) -> list[tuple[AbilityRoll, str]]
     if isinstance(check, (UnopposedCheck, OpenCheck)):
         return [(check.actor, check.actor.who("You"))]
     if isinstance(check, OpposedCheck):
-        return [(check.actor, check.actor.who("You")), (check.opponent, check.opponent.who("Your opponent"))]
+        return [(check.actor, check.actor.who("You")), (check.opponent, check.opponent.who("The opponent"))]
     if isinstance(check, GroupCheck):
         side, opp = group_sides(check, hr)
         return [(r, r.who(f"side A #{i + 1}")) for i, r in enumerate(side)] + [

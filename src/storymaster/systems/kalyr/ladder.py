@@ -76,7 +76,12 @@ Level = Annotated[
     int,
     BeforeValidator(_validate),
     PlainSerializer(level_name, return_type=str, when_used="always"),
-    WithJsonSchema({"type": "string", "description": "a Trait Ladder level: Terrible, Poor, Mediocre, Fair, Good, Great, Superb"}),
+    WithJsonSchema(
+        {
+            "anyOf": [{"type": "string"}, {"type": "integer"}],
+            "description": "a Trait Ladder level: Terrible, Poor, Mediocre, Fair, Good, Great, Superb (or steps from Fair)",
+        }
+    ),
 ]
 LevelName = str
 
