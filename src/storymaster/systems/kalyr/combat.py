@@ -278,7 +278,12 @@ def _simple_round(state: FightState, rng: DiceRng) -> tuple[FightState, list[Eve
             "contest",
             "; ".join(notes + lines) + ". " + ("Tie: the contest is unresolved." if outcome is None else f"Side {outcome + 1} wins."),
             rnd,
-            data={"results": [[level_name(x) for x in r] for r in results], "averages": [float(a) for a in avg], "winner": outcome},
+            data={
+                "results": [[level_name(x) for x in r] for r in results],
+                "modifiers": mods,
+                "averages": [float(a) for a in avg],
+                "winner": outcome,
+            },
             rolls=tuple(rolls),
         )
     ]
@@ -441,7 +446,15 @@ def _detailed_round(state: FightState, rng: DiceRng) -> tuple[FightState, list[E
             text = f"{head}. {w.name} wins by {margin} and hits {l.name}" + (
                 " in the part aimed at" if aimed_part else " (not where aimed)" if w.tactics.aim != "none" and hr.detailed_aimed_blows else ""
             ) + "."
-    events.append(Event(kind, text, rnd, data={"results": [level_name(x) for x in results], "winner": winner, "hit": hit}, rolls=tuple(rolls)))
+    events.append(
+        Event(
+            kind,
+            text,
+            rnd,
+            data={"results": [level_name(x) for x in results], "modifiers": list(mods), "winner": winner, "hit": hit, "notes": notes},
+            rolls=tuple(rolls),
+        )
+    )
     app = fs[0].tactics.approach + fs[1].tactics.approach
     if hit and winner is not None:
         w, l = fs[winner], fs[loser]
