@@ -234,3 +234,14 @@ def test_house_rules_file(cli, tmp_path):
     assert r.exit_code == 2
     r = cli("house-rules", "kalyr", "--json")
     assert any(row["name"] == "detailed_reach" for row in json.loads(r.stdout)["house_rules"])
+
+
+def test_check_retro_shift(cli):
+    plain = json.loads(cli("kalyr", "check", "--ability", "Fair", "--vs", "Fair", "--seed", "5", "--json").stdout)
+    shifted = json.loads(cli("kalyr", "check", "--ability", "Fair", "--vs", "Fair", "--seed", "5", "--retro", "1", "--vs-retro", "-1", "--json").stdout)
+    assert shifted["margin"] == plain["margin"] + 2
+    assert "Fudge points shift" in shifted["explanation"]
+    r = cli("kalyr", "check", "--ability", "Fair", "--difficulty", "Fair", "--retro", "2")
+    assert r.exit_code == 2 and "+1 or -1" in r.stderr
+    r = cli("kalyr", "check", "--ability", "Fair", "--difficulty", "Fair", "--vs-retro", "1")
+    assert r.exit_code == 2

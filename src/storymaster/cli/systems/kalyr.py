@@ -362,12 +362,24 @@ def check_cmd(
     fudge_auto: AutoOpt = False, character: CharOpt = None, use: UseOpt = None, equipment: EquipOpt = "normal",
     situation: SitOpt = 0, difficulty: DiffOpt = None, partial: PartialOpt = None, vs: VsOpt = None,
     vs_modifier: VsModOpt = 0, vs_second: VsSecondOpt = None, vs_combine: VsCombineOpt = "best",
+    retro: Annotated[int, typer.Option("--retro", help="Fudge point after the roll: move your result +1 or -1.")] = 0,
+    vs_retro: Annotated[int, typer.Option("--vs-retro", help="Fudge point after the roll: move the opponent's result +1 or -1.")] = 0,
     seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
 ) -> None:
-    """Roll an ability check (4dF) and explain the result."""
+    """Roll an ability check (4dF) and explain the result; --retro spends a Fudge point on it afterwards."""
     check, notes = _check(ability, modifier, second, _combine(combine), fudge_auto, character, use, equipment, situation,
                           difficulty, partial, vs, vs_modifier, vs_second, _combine(vs_combine))
-    outcome = SYSTEM.resolve(check, make_rng(seed, "kalyr-check"), _hr(house_rules))
+    hr = _hr(house_rules)
+    outcome = SYSTEM.resolve(check, make_rng(seed, "kalyr-check"), hr)
+    if retro or vs_retro:
+        if vs_retro and vs is None:
+            raise CheckError("--vs-retro needs an opposed check (--vs)")
+        if fudge_auto and retro:
+            raise CheckError("an automatic +2 was not rolled: there is no roll to shift with --retro")
+        from ...systems.kalyr.checks import retro_shift
+
+        shifts = [retro] + ([vs_retro] if vs is not None else [])
+        outcome = retro_shift(check, outcome, shifts, hr)
     emit_outcome(outcome, as_json)
     if notes and not as_json:
         console.print("modifiers: " + "; ".join(notes))

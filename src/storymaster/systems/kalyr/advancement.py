@@ -234,7 +234,7 @@ def advance(character: Character, request: Model, house_rules: KalyrHouseRules |
         if isinstance(request, Heal):
             new, levels, time, unit = heal(character, request.track, request.result, method=request.method)
             text = f"a {level_name(request.result)} {request.method} healing heals {who}'s {request.track} wounds {levels} level(s)"
-            text += f", taking effect after {time} {unit}" if levels and time else ""
+            text += f", taking effect after {time} {unit if time != 1 else unit[:-1]}" if levels and time else ""
             return new, [Event("heal", text, actor=who, data={"levels": levels, "time": time, "unit": unit})]
         if isinstance(request, Rest):
             new = rest(character, request.weeks)

@@ -484,7 +484,11 @@ def _detailed_round(state: FightState, rng: DiceRng) -> tuple[FightState, list[E
             if f.tactics.stance == "all_out_defence" and loser != i and not _out(new_fs[i], state.track):
                 lvl_p, _ = ability_level(f.character, "Perception")
                 lvl_t, _ = ability_level(f.character, "Tactics")
-                r = AbilityRoll(ability=lvl_p, second=lvl_t, combine="best")
+                try:
+                    wmod, _ = wound_modifier(new_fs[i].character, state.track, hr)
+                except CheckError:
+                    wmod = 0
+                r = AbilityRoll(ability=lvl_p, second=lvl_t, combine="best", modifier=wmod)
                 res, recs, txt = roll_ability(r, rng, f"{f.name} (Perception/Tactics)")
                 ok = res >= hr.scope_out_difficulty
                 if ok:
