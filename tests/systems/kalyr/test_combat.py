@@ -289,3 +289,15 @@ def test_fights_end_and_states_round_trip_through_json(seed, mode, la, lb, stanc
         loser = s.sides[1 - w][0]
         winner = s.sides[w][0]
         assert mode == "simple" or loser.withdrawn or loser.character.damage.physical.status >= DEFEATED or winner is not None
+
+
+def test_simple_fight_bonuses_for_arms_and_much_longer_reach(seed_for):
+    """Using Simple Contests for Fights: the better-armed fighter's bonus, and a bonus for a much longer reach."""
+    pole = fighter("Pole", weapon={"name": "polearm"}, armour={"name": "lightweight armour"})
+    knife = fighter("Knife", weapon={"name": "knife"})
+    s = E.start([[pole], [knife]])
+    s, ev = E.step(s, seed_for(BLANK4, BLANK4))
+    assert ev[0].data["modifiers"] == [[2 + 1], [0]]  # (3 + 1) // 2 = 2 for arms, +1 for reach
+    s = E.start([[pole], [knife]], house_rules=KalyrHouseRules(simple_armament_bonus=False, simple_reach_bonus=0))
+    s, ev = E.step(s, seed_for(BLANK4, BLANK4))
+    assert ev[0].data["modifiers"] == [[0], [0]]

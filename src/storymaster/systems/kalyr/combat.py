@@ -255,6 +255,12 @@ def _simple_round(state: FightState, rng: DiceRng) -> tuple[FightState, list[Eve
         mods[1][0] += bb
         if ba or bb:
             notes.append(f"{(active[0] if ba else active[1])[0].name} is better armed: {max(ba, bb):+d}")
+    if one_on_one and hr.simple_reach_bonus and state.track == "physical" and not state.ranged:
+        reach = [_reach_rank(active[0][0]), _reach_rank(active[1][0])]
+        if abs(reach[0] - reach[1]) >= 2:
+            longer = 0 if reach[0] > reach[1] else 1
+            mods[longer][0] += hr.simple_reach_bonus
+            notes.append(f"{active[longer][0].name} has much the longer reach: {hr.simple_reach_bonus:+d}")
     if not one_on_one and len(active[0]) != len(active[1]):
         small = 0 if len(active[0]) < len(active[1]) else 1
         pens = outnumbering_penalties([f.level + m for f, m in zip(active[small], mods[small])], len(active[1 - small]), hr.outnumbering_max_penalty)

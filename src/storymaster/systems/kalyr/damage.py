@@ -6,10 +6,8 @@ import math
 
 from ...errors import CheckError
 from .character import Character, armour_value, damage_bonus, damage_reduction, weapon_damage
-from .ladder import level_name
 from .wounds import (
     DESTROYED,
-    SCRATCH,
     TrackName,
     Wound,
     clear_scratches,
@@ -32,6 +30,7 @@ __all__ = [
     "heal",
     "rest",
     "simple_contest_damage",
+    "take_damage",
     "take_wound",
 ]
 

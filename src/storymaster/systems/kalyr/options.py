@@ -23,6 +23,12 @@ class KalyrHouseRules(HouseRules):
         True,
         description="Using Simple Contests for Fights: the better-armed fighter gets a bonus of the average of the weapon-damage and armour differences, rounded down ('a good rule of thumb').",
     )
+    simple_reach_bonus: int = Field(
+        1,
+        ge=0,
+        le=2,
+        description="Using Simple Contests for Fights: bonus to a fighter whose weapon has a much longer reach (Long against Close, 'polearm vs. dagger'); 0 turns it off.",
+    )
     outnumbering_max_penalty: int | None = Field(
         None,
         ge=0,
