@@ -114,6 +114,9 @@ def costs_cmd(as_json: JsonOpt = False) -> None:
 # ---- the sheet -------------------------------------------------------------------------------
 
 
+_MARK = {1: "S", 2: "H", 3: "VH", 4: "D", 5: "X"}
+
+
 def _track_row(c: Character, name: str) -> str:
     tr = c.damage.track(name)  # type: ignore[arg-type]
     cells = []
@@ -122,7 +125,7 @@ def _track_row(c: Character, name: str) -> str:
         for i in range(count):
             if i < len(marks):
                 w = marks[i]
-                cells.append(f"[{severity_name(w.severity)[0] if w.severity != 3 else 'VH'}]")
+                cells.append(f"[{_MARK[w.severity]}]")
             else:
                 cells.append("[ ]")
         cells.append(severity_name(box) + " ")
@@ -188,6 +191,7 @@ def sheet_cmd(file: Annotated[Path, typer.Argument(help="A Kalyr character (YAML
         )
         if damage_bonus(c) or damage_reduction(c):
             console.print(f"Gifts: +{damage_bonus(c)} damage inflicted, -{damage_reduction(c)} damage received")
+        console.print("damage (each mark is the wound's own level: S Scratch, H Hurt, VH Very Hurt, D Defeated, X Destroyed)")
         for tname in TRACKS:
             tr = c.damage.track(tname)
             state = "unhurt" if not tr.status else severity_name(tr.status)
