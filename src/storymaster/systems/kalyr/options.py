@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from ...rules.models import HouseRules
-from .ladder import FAIR, Level
+from .ladder import Level
 
 __all__ = ["KalyrHouseRules"]
 
@@ -58,7 +58,7 @@ class KalyrHouseRules(HouseRules):
     detailed_scope_out: bool = Field(
         True, description="Specific rules for Detailed Combats: successful all-out defence plus a Perception or Tactics roll gives the foe -1 next round."
     )
-    scope_out_difficulty: Level = Field(FAIR, description="Ruling K13: the difficulty of the Perception/Tactics roll after an all-out defence (the book sets none; Fair is its 'if in doubt' difficulty).")
+    scope_out_difficulty: Level = Field("Fair", validate_default=True, description="Ruling K13: the difficulty of the Perception/Tactics roll after an all-out defence (the book sets none; Fair is its 'if in doubt' difficulty).")
     critical_rule: Literal["dice_plus_4", "margin_3"] = Field(
         "dice_plus_4",
         description="Ruling K14: what counts as a 'critical result' for all-out defence (the chapter does not define it): all four dice showing [+], or winning by 3 or more.",
