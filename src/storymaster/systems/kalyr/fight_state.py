@@ -20,7 +20,24 @@ from .data_files import table
 from .options import KalyrHouseRules
 from .wounds import DEFEATED, DESTROYED, Severity, TrackName, severity_for_damage
 
-__all__ = ["MAX_ROUNDS", "FightState", "Fighter", "Tactics"]
+__all__ = [
+    "COMBAT",
+    "MAX_ROUNDS",
+    "FightState",
+    "Fighter",
+    "Tactics",
+    "best_ability",
+    "is_critical",
+    "is_out",
+    "make_fighter",
+    "over_text",
+    "reach_rank",
+    "roll_fighter",
+    "status_of",
+    "wound_fighter",
+    "wound_fighter_by_severity",
+    "wound_penalty",
+]
 
 COMBAT = table("combat")
 MAX_ROUNDS = 200
@@ -72,6 +89,7 @@ class FightState(Model):
 
 
 def best_ability(character: Character, track: TrackName) -> str:
+    """The default fighting ability: the character's best on the contest's track (ruling K29)."""
     on_track = [a for a in character.abilities if a.track == track]
     if not on_track:
         return "(none)"
@@ -79,29 +97,38 @@ def best_ability(character: Character, track: TrackName) -> str:
 
 
 def make_fighter(character: Character, tactics: Tactics, track: TrackName) -> Fighter:
+    """A fighter with the ability it will roll (Deciding What Ability to Use: none listed is Poor)."""
     name = tactics.ability or best_ability(character, track)
     level, _ = ability_level(character, name)
     return Fighter(character=character, tactics=tactics, ability=name, level=level)
 
 
 def status_of(f: Fighter, track: TrackName) -> int:
+    """The highest box marked on the contest's track."""
     return f.character.damage.track(track).status
 
 
 def is_out(f: Fighter, track: TrackName) -> bool:
+    """Defeated (or worse) on the track, or withdrawn: out of the contest (Detailed Contests)."""
     return f.withdrawn or status_of(f, track) >= DEFEATED
 
 
 def roll_fighter(f: Fighter, modifier: int, rng: DiceRng, label: str) -> tuple[int, list[RollRecord], str]:
+    """4dF on the fighter's ability plus the round's modifiers (Ability Checks)."""
     r = AbilityRoll(ability=f.level, modifier=modifier, name=label)
     return roll_ability(r, rng, label)
 
 
 def wound_fighter(f: Fighter, points: int, state: FightState, rnd: int, why: str) -> tuple[Fighter, list[Event]]:
+    """Damage points to a wound on the contest's track (Damage)."""
     return wound_fighter_by_severity(f, severity_for_damage(points), state, rnd, why, points)
 
 
-def wound_fighter_by_severity(f: Fighter, severity: int, state: FightState, rnd: int, why: str, points: int | None = None) -> tuple[Fighter, list[Event]]:
+def wound_fighter_by_severity(
+    f: Fighter, severity: int, state: FightState, rnd: int, why: str, points: int | None = None
+) -> tuple[Fighter, list[Event]]:
+    """Mark a wound; first spend Fudge points, one level each, while the wound would land at the
+    fighter's ``fudge_reduce_at`` level or worse (Fudge Points: reduce a wound; ruling K29)."""
     track = state.track
     reduce = 0
     t = f.tactics.fudge_reduce_at
