@@ -106,7 +106,7 @@ def test_sheet_of_an_illegal_character_exits_2(cli, tmp_path):
 
 
 def test_schema_command(cli):
-    r = cli("kalyr", "schema")
+    r = cli("kalyr", "schema", "--json")
     assert json.loads(r.stdout) == Character.model_json_schema()
 
 

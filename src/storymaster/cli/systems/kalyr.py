@@ -71,8 +71,8 @@ def _level(text: str | None, what: str) -> int | None:
 
 
 @app.command("schema")
-def schema_cmd() -> None:
-    """The JSON Schema of a Kalyr character file."""
+def schema_cmd(as_json: JsonOpt = False) -> None:
+    """The JSON Schema of a Kalyr character file (always JSON; --json accepted for uniformity)."""
     print_json(Character.model_json_schema())
 
 
