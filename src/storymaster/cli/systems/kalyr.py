@@ -1,0 +1,665 @@
+"""``storymaster kalyr ...``: the Kalyr RPG (chapter 3) at the table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import typer
+import yaml
+from rich.table import Table
+
+from ...errors import CharacterError, CheckError
+from ...rules import Event
+from ...systems.kalyr import SYSTEM
+from ...systems.kalyr.abilities import build_roll
+from ...systems.kalyr.advancement import (
+    AddKey,
+    Buy,
+    EndScene,
+    EndSession,
+    GainFudge,
+    Heal,
+    Purchase,
+    Rest,
+    SpendFudge,
+    TakeWound,
+    purchase_cost,
+)
+from ...systems.kalyr.character import (
+    Character,
+    armour_value,
+    damage_bonus,
+    damage_reduction,
+    shield_value,
+    weapon_damage,
+    weapon_reach,
+)
+from ...systems.kalyr.checks import AbilityRoll, GroupCheck, OpenCheck, OpposedCheck, UnopposedCheck
+from ...systems.kalyr.damage import simple_contest_damage
+from ...systems.kalyr.data_files import table
+from ...systems.kalyr.ladder import LADDER, level_name, parse_level
+from ...systems.kalyr.wounds import BOXES, TRACKS, severity_for_damage, severity_name
+from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, emit_outcome, load_file, load_house_rules, make_rng
+from ..output import console, print_json
+
+app = typer.Typer(
+    name="kalyr",
+    help="The Kalyr RPG (ch. 3, Playing the Game): 4dF Trait Ladder, contests, damage tracks, Fudge points.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+Track = Literal["physical", "mental", "social"]
+OutOpt = Annotated[Path | None, typer.Option("--out", help="Write the changed character here (default: print it as YAML).")]
+
+
+def _hr(path: Path | None):
+    return load_house_rules(path, SYSTEM.house_rules_model)
+
+
+def _load(path: Path) -> Character:
+    return load_file(path, Character)  # type: ignore[return-value]
+
+
+def _level(text: str | None, what: str) -> int | None:
+    return None if text is None else parse_level(text, what=what)
+
+
+# ---- reference ---------------------------------------------------------------------------------
+
+
+@app.command("schema")
+def schema_cmd(as_json: JsonOpt = False) -> None:
+    """The JSON Schema of a Kalyr character file (always JSON; --json accepted for uniformity)."""
+    print_json(Character.model_json_schema())
+
+
+@app.command("ladder")
+def ladder_cmd(as_json: JsonOpt = False) -> None:
+    """The Trait Ladder and the 4dF odds of each shift."""
+    from ...odds import distribution
+
+    pmf = distribution("4dF").pmf()
+    if as_json:
+        print_json({"ladder": LADDER, "4dF": {str(k): str(v) for k, v in pmf.items()}})
+        return
+    t = Table(title="Trait Ladder")
+    t.add_column("level")
+    t.add_column("steps from Fair", justify="right")
+    for name, v in LADDER.items():
+        t.add_row(name, f"{v:+d}")
+    console.print(t)
+    console.print("4dF shift: " + ", ".join(f"{k:+d}: {v}" for k, v in pmf.items()))
+
+
+@app.command("costs")
+def costs_cmd(as_json: JsonOpt = False) -> None:
+    """The experience-point costs of Character Advancement."""
+    data = table("advancement")
+    if as_json:
+        print_json(data)
+        return
+    t = Table(title="Advancement costs")
+    for h in ("purchase", "from", "to", "XP"):
+        t.add_column(h)
+    for r in data["purchases"]:
+        t.add_row(f"{r['what']} ({r['kind']})", r["from"] or "new", r["to"], str(r["cost"]))
+    t.add_row("new Key", "", "", str(data["new_key_cost"]))
+    console.print(t)
+    console.print(f"A new Lifepath after {data['levels_per_lifepath']} levels; one level per ability per scene.")
+
+
+# ---- the sheet -------------------------------------------------------------------------------
+
+
+_MARK = {1: "S", 2: "H", 3: "VH", 4: "D", 5: "X"}
+
+
+def _track_row(c: Character, name: str) -> str:
+    tr = c.damage.track(name)  # type: ignore[arg-type]
+    cells = []
+    for box, count in BOXES.items():
+        marks = [w for w in tr.wounds if w.box == box]
+        for i in range(count):
+            if i < len(marks):
+                w = marks[i]
+                cells.append(f"[{_MARK[w.severity]}]")
+            else:
+                cells.append("[ ]")
+        cells.append(severity_name(box) + " ")
+    return " ".join(cells)
+
+
+def _sheet_json(c: Character, problems) -> dict[str, Any]:
+    out: dict[str, Any] = {"character": c.model_dump(mode="json")}
+    derived: dict[str, Any] = {
+        "weapon_damage": weapon_damage(c),
+        "weapon_reach": weapon_reach(c),
+        "armour": armour_value(c),
+        "shield_melee": shield_value(c),
+        "shield_ranged": shield_value(c, ranged=True),
+        "gift_damage_bonus": damage_bonus(c),
+        "gift_damage_reduction": damage_reduction(c),
+        "tracks": {},
+    }
+    for t in TRACKS:
+        tr = c.damage.track(t)
+        derived["tracks"][t] = {
+            "status": severity_name(tr.status) if tr.status else "unhurt",
+            "penalty": tr.penalty,
+            "can_act": tr.penalty is not None,
+        }
+    out["derived"] = derived
+    out["problems"] = [{"where": p.where, "message": p.message, "rule": p.rule} for p in problems]
+    return out
+
+
+@app.command("sheet")
+def sheet_cmd(file: Annotated[Path, typer.Argument(help="A Kalyr character (YAML or JSON).")], as_json: JsonOpt = False) -> None:
+    """Validate a character and print the sheet with derived values (exit 2 if illegal)."""
+    c = _load(file)
+    problems = SYSTEM.validate_character(c)
+    if as_json:
+        print_json(_sheet_json(c, problems))
+    else:
+        console.print(f"[bold]{c.name}[/bold]  ({c.race}, scale {c.scale}, {c.role.replace('_', ' ')})")
+        t = Table(show_edge=False)
+        for h in ("ability", "level", "kind", "track", "now"):
+            t.add_column(h)
+        for a in c.abilities:
+            pen = c.damage.track(a.track).penalty
+            now = "cannot use (Defeated)" if pen is None else level_name(a.level + pen)
+            kind = a.kind + (f" ({a.power})" if a.power else "")
+            t.add_row(a.name, level_name(a.level), kind, a.track, now)
+        console.print(t)
+        if c.connections:
+            console.print("Connections: " + ", ".join(f"{x.organisation} {level_name(x.level)}" for x in c.connections))
+        if c.powers:
+            console.print("Powers: " + ", ".join(c.powers))
+        console.print("Keys: " + (", ".join(k.name + (f" ({k.kind})" if k.kind else "") for k in c.keys) or "none"))
+        if c.gifts:
+            console.print("Gifts: " + ", ".join(g.name for g in c.gifts))
+        if c.incompetences:
+            console.print("Incompetences: " + ", ".join(c.incompetences))
+        if c.lifepaths:
+            console.print("Lifepaths: " + ", ".join(f"{lp.name} ({lp.kind})" for lp in c.lifepaths))
+        console.print(
+            f"Weapon: {c.weapon.name} (+{weapon_damage(c)}, {weapon_reach(c)} reach)   Armour: {c.armour.name} (+{armour_value(c)})"
+            f"   Shield: {c.shield} (melee +{shield_value(c)}, ranged +{shield_value(c, ranged=True)})"
+        )
+        if damage_bonus(c) or damage_reduction(c):
+            console.print(f"Gifts: +{damage_bonus(c)} damage inflicted, -{damage_reduction(c)} damage received")
+        console.print("damage (each mark is the wound's own level: S Scratch, H Hurt, VH Very Hurt, D Defeated, X Destroyed)")
+        for tname in TRACKS:
+            tr = c.damage.track(tname)
+            state = "unhurt" if not tr.status else severity_name(tr.status)
+            pen = tr.penalty
+            console.print(f"{tname:>8}: {_track_row(c, tname)}  -> {state}" + ("" if pen is None else f" ({pen:+d})" if pen else ""))
+        console.print(
+            f"Fudge points {c.fudge_points}   XP {c.experience}   levels toward next Lifepath {c.levels_gained}/8"
+            + (f"   Keys owed: {c.keys_due}" if c.keys_due else "")
+        )
+    if problems:
+        raise CharacterError(problems, name=c.name, hint="fix the listed fields; see 'storymaster kalyr schema'")
+
+
+def _ask_level(prompt: str, default: str) -> int:
+    while True:
+        text = typer.prompt(prompt, default=default)
+        try:
+            return parse_level(text, what=prompt)
+        except CheckError as exc:
+            typer.echo(f"  {exc.message}")
+
+
+@app.command("new")
+def new_cmd(out: OutOpt = None, as_json: JsonOpt = False) -> None:
+    """Build a character step by step (abilities, connections, keys, gifts, lifepaths, gear)."""
+    data: dict[str, Any] = {}
+    data["name"] = typer.prompt("Name")
+    data["race"] = typer.prompt("Race", default="human")
+    data["scale"] = typer.prompt("Scale (0 = human-sized)", default=0, type=int)
+    abilities = []
+    typer.echo("Abilities (blank name to finish).")
+    while True:
+        name = typer.prompt("  ability", default="", show_default=False)
+        if not name:
+            break
+        level = _ask_level("  level", "Fair")
+        kind = typer.prompt("  kind (mundane/psionic)", default="mundane")
+        track = typer.prompt("  track (physical/mental/social)", default="mental" if kind == "psionic" else "physical")
+        entry: dict[str, Any] = {"name": name, "level": level_name(level), "kind": kind, "track": track}
+        if kind == "psionic":
+            entry["power"] = typer.prompt("  power")
+        abilities.append(entry)
+        steps = sum(parse_level(a["level"]) for a in abilities)
+        typer.echo(f"  -> {len(abilities)} abilities, {steps:+d} ladder steps from Fair in total")
+    data["abilities"] = abilities
+    powers = sorted({a["power"] for a in abilities if a.get("power")})
+    if powers:
+        data["powers"] = powers
+    connections = []
+    typer.echo("Connections (blank organisation to finish).")
+    while True:
+        org = typer.prompt("  organisation", default="", show_default=False)
+        if not org:
+            break
+        connections.append({"organisation": org, "level": level_name(_ask_level("  level", "Mediocre"))})
+        typer.echo(f"  -> {len(connections)} connections")
+    data["connections"] = connections
+    for field, label in (("keys", "Key"), ("gifts", "Gift"), ("lifepaths", "Lifepath"), ("incompetences", "Incompetence")):
+        items: list[Any] = []
+        while True:
+            v = typer.prompt(f"{label} (blank to finish)", default="", show_default=False)
+            if not v:
+                break
+            items.append(v if field == "incompetences" else {"name": v})
+            typer.echo(f"  -> {len(items)} {field}")
+        data[field] = items
+    data["weapon"] = {"name": typer.prompt("Weapon", default="unarmed")}
+    if data["weapon"]["name"].lower() not in table("equipment")["weapons"]:
+        data["weapon"]["damage"] = typer.prompt("  its damage bonus", type=int, default=0)
+        data["weapon"]["reach"] = typer.prompt("  its reach (close/medium/long)", default="medium")
+    data["armour"] = {"name": typer.prompt("Armour", default="none")}
+    if data["armour"]["name"].lower() not in table("equipment")["armour"]:
+        data["armour"]["armour"] = typer.prompt("  its armour bonus", type=int, default=0)
+    data["shield"] = typer.prompt("Shield (none/small/medium/large)", default="none")
+    from ...rules import validate_data
+
+    c = validate_data(data, Character, source="new character")
+    problems = SYSTEM.validate_character(c)
+    _write(c, out, as_json, [])
+    if problems:
+        raise CharacterError(problems, name=c.name)
+
+
+# ---- checks and odds -------------------------------------------------------------------------
+
+
+def _roller(
+    ability: str | None, modifier: int, second: str | None, combine: str, automatic: bool,
+    character: Path | None = None, use: str | None = None, equipment: str = "normal", situation: int = 0,
+    name: str = "",
+) -> tuple[AbilityRoll, list[str]]:
+    if character is not None:
+        if not use:
+            raise CheckError("with --character, say which ability with --use", hint="e.g. --use Stealth")
+        c = _load(character)
+        r, notes = build_roll(
+            c, use, second=second, combine=combine, equipment=equipment, situation=situation, extra=modifier, automatic=automatic  # type: ignore[arg-type]
+        )
+        return r, notes
+    if ability is None:
+        raise CheckError("give --ability LEVEL (or --character FILE --use ABILITY)", hint="e.g. --ability Good")
+    return AbilityRoll(
+        ability=parse_level(ability, what="--ability"), modifier=modifier,
+        second=_level(second, "--second"), combine=combine, automatic=automatic, name=name,  # type: ignore[arg-type]
+    ), []
+
+
+def _check(
+    ability, modifier, second, combine, automatic, character, use, equipment, situation,
+    difficulty, partial, vs, vs_modifier, vs_second, vs_combine,
+):
+    actor, notes = _roller(ability, modifier, second, combine, automatic, character, use, equipment, situation)
+    if vs is not None and difficulty is not None:
+        raise CheckError("give either --difficulty (unopposed) or --vs (opposed), not both")
+    if vs is not None:
+        opp = AbilityRoll(
+            ability=parse_level(vs, what="--vs"), modifier=vs_modifier, second=_level(vs_second, "--vs-second"), combine=vs_combine
+        )
+        return OpposedCheck(actor=actor, opponent=opp), notes
+    if difficulty is None:
+        return OpenCheck(actor=actor), notes
+    p = _level(partial, "--partial")
+    d = parse_level(difficulty, what="--difficulty")
+    if p is not None and p >= d:
+        raise CheckError("--partial must be below --difficulty")
+    return UnopposedCheck(actor=actor, difficulty=d, partial=p), notes
+
+
+AbilityOpt = Annotated[str | None, typer.Option("--ability", help="Ability level on the ladder (Terrible..Superb).")]
+ModOpt = Annotated[int, typer.Option("--modifier", "-m", min=-10, max=10, help="Total modifier to the ability.")]
+SecondOpt = Annotated[str | None, typer.Option("--second", help="A second ability level (see --combine).")]
+CombineOpt = Annotated[str, typer.Option("--combine", help="best: two relevant abilities; worst: two needed abilities.")]
+AutoOpt = Annotated[bool, typer.Option("--fudge-auto", help="Spend a Fudge point before rolling: automatic +2.")]
+CharOpt = Annotated[Path | None, typer.Option("--character", help="Build the roll from this character (wounds included).")]
+UseOpt = Annotated[str | None, typer.Option("--use", help="With --character: the ability to use.")]
+EquipOpt = Annotated[str, typer.Option("--equipment", help="fine (+1), normal or poor (-1).")]
+SitOpt = Annotated[int, typer.Option("--situation", help="Situational modifier, -2..+2.")]
+DiffOpt = Annotated[str | None, typer.Option("--difficulty", help="Unopposed: the difficulty (omit with --vs for open-ended).")]
+PartialOpt = Annotated[str | None, typer.Option("--partial", help="Unopposed: a lower mark for a partial success.")]
+VsOpt = Annotated[str | None, typer.Option("--vs", help="Opposed: the opponent's ability level.")]
+VsModOpt = Annotated[int, typer.Option("--vs-modifier", min=-10, max=10, help="The opponent's modifier.")]
+VsSecondOpt = Annotated[str | None, typer.Option("--vs-second", help="The opponent's second ability.")]
+VsCombineOpt = Annotated[str, typer.Option("--vs-combine", help="best or worst, for --vs-second.")]
+
+
+def _combine(v: str) -> str:
+    if v not in ("best", "worst"):
+        raise CheckError(f"--combine is best or worst, not {v!r}")
+    return v
+
+
+@app.command("odds")
+def odds_cmd(
+    ability: AbilityOpt = None, modifier: ModOpt = 0, second: SecondOpt = None, combine: CombineOpt = "best",
+    fudge_auto: AutoOpt = False, character: CharOpt = None, use: UseOpt = None, equipment: EquipOpt = "normal",
+    situation: SitOpt = 0, difficulty: DiffOpt = None, partial: PartialOpt = None, vs: VsOpt = None,
+    vs_modifier: VsModOpt = 0, vs_second: VsSecondOpt = None, vs_combine: VsCombineOpt = "best",
+    plot: Annotated[Path | None, typer.Option("--plot", help="Also save a bar chart (.svg or .png).")] = None,
+    house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Exact odds before rolling: against a difficulty, against an opponent (--vs), or open-ended."""
+    check, notes = _check(ability, modifier, second, _combine(combine), fudge_auto, character, use, equipment, situation,
+                          difficulty, partial, vs, vs_modifier, vs_second, _combine(vs_combine))
+    emit_odds(SYSTEM.odds(check, _hr(house_rules)), as_json, plot)
+    if notes and not as_json:
+        console.print("; ".join(notes))
+
+
+@app.command("check")
+def check_cmd(
+    ability: AbilityOpt = None, modifier: ModOpt = 0, second: SecondOpt = None, combine: CombineOpt = "best",
+    fudge_auto: AutoOpt = False, character: CharOpt = None, use: UseOpt = None, equipment: EquipOpt = "normal",
+    situation: SitOpt = 0, difficulty: DiffOpt = None, partial: PartialOpt = None, vs: VsOpt = None,
+    vs_modifier: VsModOpt = 0, vs_second: VsSecondOpt = None, vs_combine: VsCombineOpt = "best",
+    retro: Annotated[int, typer.Option("--retro", help="Fudge point after the roll: move your result +1 or -1.")] = 0,
+    vs_retro: Annotated[int, typer.Option("--vs-retro", help="Fudge point after the roll: move the opponent's result +1 or -1.")] = 0,
+    seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Roll an ability check (4dF) and explain the result; --retro spends a Fudge point on it afterwards."""
+    check, notes = _check(ability, modifier, second, _combine(combine), fudge_auto, character, use, equipment, situation,
+                          difficulty, partial, vs, vs_modifier, vs_second, _combine(vs_combine))
+    hr = _hr(house_rules)
+    outcome = SYSTEM.resolve(check, make_rng(seed, "kalyr-check"), hr)
+    if retro or vs_retro:
+        if vs_retro and vs is None:
+            raise CheckError("--vs-retro needs an opposed check (--vs)")
+        if fudge_auto and retro:
+            raise CheckError("an automatic +2 was not rolled: there is no roll to shift with --retro")
+        from ...systems.kalyr.checks import retro_shift
+
+        shifts = [retro] + ([vs_retro] if vs is not None else [])
+        outcome = retro_shift(check, outcome, shifts, hr)
+    emit_outcome(outcome, as_json)
+    if notes and not as_json:
+        console.print("modifiers: " + "; ".join(notes))
+
+
+def _levels(text: str, what: str) -> list[AbilityRoll]:
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if not items:
+        raise CheckError(f"{what}: list at least one level, e.g. Good,Fair")
+    return [AbilityRoll(ability=parse_level(t, what=what)) for t in items]
+
+
+@app.command("group")
+def group_cmd(
+    side: Annotated[str, typer.Option("--side", help="Levels of one side, comma-separated: Good,Fair,Fair")],
+    vs: Annotated[str, typer.Option("--vs", help="Levels of the other side.")],
+    no_outnumbering: Annotated[bool, typer.Option("--no-outnumbering", help="Do not apply outnumbering penalties.")] = False,
+    odds_only: Annotated[bool, typer.Option("--odds", help="Show exact odds instead of rolling.")] = False,
+    seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """A simple group contest: best average result wins; the outnumbered side takes penalties."""
+    check = GroupCheck(side=tuple(_levels(side, "--side")), opposition=tuple(_levels(vs, "--vs")), outnumbering=not no_outnumbering)
+    hr = _hr(house_rules)
+    if odds_only:
+        emit_odds(SYSTEM.odds(check, hr), as_json)
+    else:
+        emit_outcome(SYSTEM.resolve(check, make_rng(seed, "kalyr-group"), hr), as_json)
+
+
+@app.command("damage-calc")
+def damage_calc_cmd(
+    a: Annotated[Path, typer.Argument(help="First participant.")],
+    b: Annotated[Path, typer.Argument(help="Second participant.")],
+    a_result: Annotated[str, typer.Option("--a-result", help="A's rolled result.")],
+    b_result: Annotated[str, typer.Option("--b-result", help="B's rolled result.")],
+    a_approach: Annotated[int, typer.Option("--a-approach", min=-2, max=2, help="A: aggressive +1/+2, cautious -1/-2.")] = 0,
+    b_approach: Annotated[int, typer.Option("--b-approach", min=-2, max=2)] = 0,
+    detailed: Annotated[bool, typer.Option("--detailed", help="Halve (rounding up), as in a detailed-contest round.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Damage from a simple contest's results: margin, weapons, armour, gifts and approaches."""
+    ca, cb = _load(a), _load(b)
+    ra, rb = parse_level(a_result, what="--a-result"), parse_level(b_result, what="--b-result")
+    to_a, to_b = simple_contest_damage(ca, ra, cb, rb, a_approach=a_approach, b_approach=b_approach)
+    if detailed:
+        from ...systems.kalyr.damage import halve_for_detailed
+
+        to_a, to_b = halve_for_detailed(to_a), halve_for_detailed(to_b)
+    res = {
+        ca.name: {"points": to_a, "wound": severity_name(severity_for_damage(to_a)) if to_a > 0 else "none"},
+        cb.name: {"points": to_b, "wound": severity_name(severity_for_damage(to_b)) if to_b > 0 else "none"},
+    }
+    if as_json:
+        print_json({"damage": res})
+        return
+    for who, r in res.items():
+        console.print(f"{who}: {r['points']} point(s) -> {r['wound']}")
+
+
+# ---- fights ----------------------------------------------------------------------------------
+
+
+@app.command("fight")
+def fight_cmd(
+    a: Annotated[Path, typer.Argument(help="Side A's character.")],
+    b: Annotated[Path, typer.Argument(help="Side B's character.")],
+    detailed: Annotated[bool, typer.Option("--detailed", help="Play a detailed contest round by round.")] = False,
+    ally_a: Annotated[list[Path] | None, typer.Option("--ally-a", help="More characters on side A (simple group contest).")] = None,
+    ally_b: Annotated[list[Path] | None, typer.Option("--ally-b", help="More characters on side B.")] = None,
+    track: Annotated[str, typer.Option("--track", help="physical, mental or social.")] = "physical",
+    ability_a: Annotated[str | None, typer.Option("--ability-a", help="A's ability (default: best on the track).")] = None,
+    ability_b: Annotated[str | None, typer.Option("--ability-b")] = None,
+    approach_a: Annotated[int, typer.Option("--approach-a", min=-2, max=2, help="aggressive +1/+2, cautious -1/-2")] = 0,
+    approach_b: Annotated[int, typer.Option("--approach-b", min=-2, max=2)] = 0,
+    stance_a: Annotated[str, typer.Option("--stance-a", help="normal, all_out_offence or all_out_defence")] = "normal",
+    stance_b: Annotated[str, typer.Option("--stance-b")] = "normal",
+    withdraw_a: Annotated[str | None, typer.Option("--withdraw-a", help="A admits defeat at this wound level.")] = None,
+    withdraw_b: Annotated[str | None, typer.Option("--withdraw-b")] = None,
+    stakes: Annotated[str | None, typer.Option("--stakes", help="A fixed wound for the loser (e.g. Hurt for first blood).")] = None,
+    on_tie: Annotated[str, typer.Option("--on-tie", help="reroll or draw (simple contests).")] = "reroll",
+    ranged: Annotated[bool, typer.Option("--ranged", help="Missile combat (shields' ranged values, no reach).")] = False,
+    seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Fight a contest out: a simple contest (one roll), or --detailed round by round."""
+    side_a = [_load(a)] + [_load(p) for p in (ally_a or [])]
+    side_b = [_load(b)] + [_load(p) for p in (ally_b or [])]
+    tactics = [
+        {"ability": ability_a, "approach": approach_a, "stance": stance_a, "withdraw_at": withdraw_a},
+        {"ability": ability_b, "approach": approach_b, "stance": stance_b, "withdraw_at": withdraw_b},
+    ]
+    options = {"mode": "detailed" if detailed else "simple", "track": track, "tactics": tactics, "on_tie": on_tie, "ranged": ranged}
+    if stakes is not None:
+        options["stakes"] = stakes
+    engine = SYSTEM.combat
+    state = engine.start([side_a, side_b], house_rules=_hr(house_rules), options=options)
+    rng = make_rng(seed, "kalyr-fight")
+    events: list[Event] = []
+    while not engine.is_over(state):
+        state, evs = engine.step(state, rng)
+        events += evs
+    w = engine.winner(state)
+    names = [] if w is None else [f.name for f in state.sides[w]]  # type: ignore[attr-defined]
+    result = "draw" if w is None else f"{' and '.join(names)} win{'s' if len(names) == 1 else ''}"
+    summary = {
+        "result": result,
+        "winner": w,
+        "rounds": state.round,  # type: ignore[attr-defined]
+        "seed": rng.seed,
+        "final": [[{"name": f.name, "status": _status_text(f.character, track)} for f in s] for s in state.sides],  # type: ignore[attr-defined]
+    }
+    emit_events(events, as_json, summary)
+    if not as_json:
+        for s in state.sides:  # type: ignore[attr-defined]
+            for f in s:
+                console.print(f"{f.name}: {_status_text(f.character, track)}, {f.character.fudge_points} Fudge point(s)")
+        console.print(f"seed {rng.seed}", style="dim")
+
+
+def _status_text(c: Character, track: str) -> str:
+    st = c.damage.track(track).status  # type: ignore[arg-type]
+    return f"{severity_name(st)} ({track})" if st else f"unhurt ({track})"
+
+
+# ---- changing a character --------------------------------------------------------------------
+
+
+def _write(c: Character, out: Path | None, as_json: bool, events: list[Event]) -> None:
+    data = c.model_dump(mode="json", exclude_defaults=False)
+    if out is not None:
+        text = json.dumps(data, indent=2) if out.suffix.lower() == ".json" else yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+        out.write_text(text, encoding="utf-8")
+    if as_json:
+        print_json({"events": [e.to_json() for e in events], "character": data})
+        return
+    for e in events:
+        console.print(e.text)
+    if out is None:
+        console.print(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), markup=False)
+    else:
+        console.print(f"written to {out}")
+
+
+def _apply(file: Path, request, out: Path | None, as_json: bool, house_rules: Path | None) -> None:
+    c = _load(file)
+    new, events = SYSTEM.advance(c, request, make_rng(None), _hr(house_rules))
+    _write(new, out, as_json, list(events))  # type: ignore[arg-type]
+
+
+FileArg = Annotated[Path, typer.Argument(help="A Kalyr character file.")]
+TrackOpt = Annotated[str, typer.Option("--track", help="physical, mental or social.")]
+
+
+@app.command("wound")
+def wound_cmd(
+    file: FileArg,
+    severity: Annotated[str | None, typer.Option("--severity", help="Scratch, Hurt, Very Hurt, Defeated, Destroyed.")] = None,
+    points: Annotated[int | None, typer.Option("--points", help="Damage points instead (1 Scratch, 2 Hurt, ... 5+ Destroyed).")] = None,
+    track: TrackOpt = "physical",
+    fudge: Annotated[int, typer.Option("--fudge", min=0, help="Fudge points spent to reduce the wound, one level each.")] = 0,
+    out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Mark a wound on a damage track (overflowing to the next open box)."""
+    if (severity is None) == (points is None):
+        raise CheckError("give --severity or --points (one of them)")
+    sev: Any = severity if severity is not None else severity_for_damage(points or 0)
+    if sev == 0:
+        c = _load(file)
+        _write(c, out, as_json, [Event("wound", f"{points} point(s): {c.name} gets through unscathed")])
+        return
+    _apply(file, TakeWound(track=track, severity=sev, fudge_reduce=fudge), out, as_json, house_rules)  # type: ignore[arg-type]
+
+
+@app.command("heal")
+def heal_cmd(
+    file: FileArg,
+    result: Annotated[str, typer.Option("--result", help="The healer's result (Good heals 1 level, Great 2, Superb 3).")],
+    track: TrackOpt = "physical",
+    method: Annotated[str, typer.Option("--method", help="medical (days) or psionic (hours).")] = "medical",
+    out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Heal with a medical or psionic healing result."""
+    _apply(file, Heal(track=track, result=parse_level(result, what="--result"), method=method), out, as_json, house_rules)  # type: ignore[arg-type]
+
+
+@app.command("rest")
+def rest_cmd(
+    file: FileArg, weeks: Annotated[int, typer.Option("--weeks", min=0, help="Weeks of rest: one level each.")] = 1,
+    out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Natural healing: one wound level per week of rest."""
+    _apply(file, Rest(weeks=weeks), out, as_json, house_rules)
+
+
+@app.command("end-scene")
+def end_scene_cmd(file: FileArg, out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+    """End of a scene: Scratches clear, and abilities may be raised again."""
+    _apply(file, EndScene(), out, as_json, house_rules)
+
+
+@app.command("end-session")
+def end_session_cmd(
+    file: FileArg,
+    convert: Annotated[int, typer.Option("--convert", min=0, help="Unspent Fudge points to spend for XP; the rest carry over.")] = 0,
+    out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """End of a session: carry Fudge points over, or spend them for experience."""
+    _apply(file, EndSession(convert=convert), out, as_json, house_rules)
+
+
+@app.command("fudge")
+def fudge_cmd(
+    file: FileArg,
+    action: Annotated[str, typer.Argument(help="spend or gain")],
+    use: Annotated[str, typer.Option("--use", help="spend: retro, automatic, reduce_wound or story.")] = "retro",
+    key: Annotated[str | None, typer.Option("--key", help="gain: the Key that came into play.")] = None,
+    vetoed: Annotated[bool, typer.Option("--vetoed", help="spend --use story: the GM vetoed it (no point spent).")] = False,
+    out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Spend a Fudge point (earning an XP) or gain one when a Key comes into play."""
+    if action == "spend":
+        req: Any = SpendFudge(use=use, vetoed=vetoed)  # type: ignore[arg-type]
+    elif action == "gain":
+        if not key:
+            raise CheckError("gain needs --key: the Key that came into play")
+        req = GainFudge(key=key)
+    else:
+        raise CheckError(f"fudge spend or fudge gain, not {action!r}")
+    _apply(file, req, out, as_json, house_rules)
+
+
+@app.command("advance")
+def advance_cmd(
+    file: FileArg,
+    buy: Annotated[list[str], typer.Option("--buy", help="ability:NAME, psionic:NAME@POWER, connection:ORG or key:NAME (repeatable).")],
+    track: TrackOpt = "physical",
+    lifepath: Annotated[str, typer.Option("--lifepath", help="Name for a Lifepath earned by these levels.")] = "Experience",
+    out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Spend experience at the end of a scene (costs: 'storymaster kalyr costs')."""
+    purchases = []
+    for item in buy:
+        kind, _, name = item.partition(":")
+        if not name:
+            raise CheckError(f"--buy {item!r}: write it as ability:NAME, psionic:NAME@POWER, connection:ORG or key:NAME")
+        if kind == "ability":
+            purchases.append(Purchase(target="ability", name=name, track=track))  # type: ignore[arg-type]
+        elif kind == "psionic":
+            nm, _, power = name.partition("@")
+            purchases.append(Purchase(target="ability", name=nm, kind="psionic", power=power or None, track="mental"))
+        elif kind == "connection":
+            purchases.append(Purchase(target="connection", name=name))
+        elif kind == "key":
+            purchases.append(Purchase(target="key", name=name))
+        else:
+            raise CheckError(f"--buy {item!r}: unknown kind {kind!r}", hint="ability, psionic, connection or key")
+    c = _load(file)
+    if not as_json:
+        for p in purchases:
+            try:
+                cost, _, _ = purchase_cost(c, p)
+                console.print(f"{p.target} {p.name}: {cost} XP")
+            except Exception:  # the advance call below reports it properly
+                pass
+    _apply(file, Buy(purchases=tuple(purchases), lifepath_name=lifepath), out, as_json, house_rules)
+
+
+@app.command("add-key")
+def add_key_cmd(
+    file: FileArg,
+    name: Annotated[str, typer.Option("--name", help="The new Key (tied to the conflict that Destroyed the character).")],
+    kind: Annotated[str, typer.Option("--kind", help="e.g. Fear, Goal, Physical Disability.")] = "",
+    out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Take the new Key owed for being Destroyed."""
+    from ...systems.kalyr.character import Key
+
+    _apply(file, AddKey(key=Key(name=name, kind=kind)), out, as_json, house_rules)
+
+

@@ -1,0 +1,185 @@
+"""The state of a Kalyr fight and the pieces both kinds of contest share: fighters, tactics,
+rolling, wounding (Kalyr RPG ch. 3: Damage; Fudge Points)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import Field
+
+from ...dice import DiceRng, RollRecord
+from ...errors import CheckError
+from ...rules.models import Model
+from ...rules.protocol import Event
+from .abilities import ability_level, wound_modifier
+from .character import Character, weapon_reach
+from .checks import AbilityRoll, roll_ability
+from .damage import take_wound
+from .data_files import table
+from .options import KalyrHouseRules
+from .wounds import DEFEATED, DESTROYED, Severity, TrackName, severity_for_damage
+
+__all__ = [
+    "COMBAT",
+    "MAX_ROUNDS",
+    "FightState",
+    "Fighter",
+    "Tactics",
+    "best_ability",
+    "is_critical",
+    "is_out",
+    "make_fighter",
+    "over_text",
+    "reach_rank",
+    "roll_fighter",
+    "status_of",
+    "wound_fighter",
+    "wound_fighter_by_severity",
+    "wound_penalty",
+]
+
+COMBAT = table("combat")
+MAX_ROUNDS = 200
+
+
+class Tactics(Model):
+    """How a fighter fights; every automatic choice comes from here."""
+
+    ability: str | None = Field(None, description="the ability to fight with (default: the best on the contest's track)")
+    approach: int = Field(0, ge=-2, le=2, description="aggressive +1/+2, cautious -1/-2 (Damage)")
+    stance: Literal["normal", "all_out_offence", "all_out_defence"] = "normal"
+    aim: Literal["none", "good", "great"] = Field("none", description="aim at a small body part: needs Good or Great (detailed only)")
+    withdraw_at: Severity | None = Field(None, description="admit defeat once this wound level is reached (detailed only)")
+    fudge_reduce_at: Literal["never", "defeated", "destroyed"] = Field(
+        "destroyed", description="spend Fudge points to reduce a wound that would leave you at this level or worse"
+    )
+
+
+class Fighter(Model):
+    character: Character
+    tactics: Tactics = Tactics()
+    ability: str
+    level: int
+    withdrawn: bool = False
+
+    @property
+    def name(self) -> str:
+        return self.character.name
+
+
+class FightState(Model):
+    """A fight in progress: frozen and JSON-serialisable."""
+
+    mode: Literal["simple", "detailed"] = "simple"
+    track: TrackName = "physical"
+    ranged: bool = False
+    on_tie: Literal["reroll", "draw"] = "reroll"
+    stakes: Severity | None = Field(None, description="a fixed wound the loser takes instead of margin damage (simple contests)")
+    round: int = 0
+    sides: tuple[tuple[Fighter, ...], ...]
+    house_rules: KalyrHouseRules = KalyrHouseRules()
+    over: bool = False
+    winner: int | None = None
+    last_loser: int | None = None
+    reach_penalty: int | None = Field(None, description="side index carrying the reach -1 this round")
+    inside_reach: bool = False
+    scope_penalty: tuple[int, int] = (0, 0)
+    max_rounds: int = Field(MAX_ROUNDS, ge=1)
+
+
+def best_ability(character: Character, track: TrackName) -> str:
+    """The default fighting ability: the character's best on the contest's track (ruling K29)."""
+    on_track = [a for a in character.abilities if a.track == track]
+    if not on_track:
+        return "(none)"
+    return max(on_track, key=lambda a: a.level).name
+
+
+def make_fighter(character: Character, tactics: Tactics, track: TrackName) -> Fighter:
+    """A fighter with the ability it will roll (Deciding What Ability to Use: none listed is Poor)."""
+    name = tactics.ability or best_ability(character, track)
+    level, _ = ability_level(character, name)
+    return Fighter(character=character, tactics=tactics, ability=name, level=level)
+
+
+def status_of(f: Fighter, track: TrackName) -> int:
+    """The highest box marked on the contest's track."""
+    return f.character.damage.track(track).status
+
+
+def is_out(f: Fighter, track: TrackName) -> bool:
+    """Defeated (or worse) on the track, or withdrawn: out of the contest (Detailed Contests)."""
+    return f.withdrawn or status_of(f, track) >= DEFEATED
+
+
+def roll_fighter(f: Fighter, modifier: int, rng: DiceRng, label: str) -> tuple[int, list[RollRecord], str]:
+    """4dF on the fighter's ability plus the round's modifiers (Ability Checks)."""
+    r = AbilityRoll(ability=f.level, modifier=modifier, name=label)
+    return roll_ability(r, rng, label)
+
+
+def wound_fighter(f: Fighter, points: int, state: FightState, rnd: int, why: str) -> tuple[Fighter, list[Event]]:
+    """Damage points to a wound on the contest's track (Damage)."""
+    return wound_fighter_by_severity(f, severity_for_damage(points), state, rnd, why, points)
+
+
+def wound_fighter_by_severity(
+    f: Fighter, severity: int, state: FightState, rnd: int, why: str, points: int | None = None
+) -> tuple[Fighter, list[Event]]:
+    """Mark a wound; first spend Fudge points, one level each, while the wound would land at the
+    fighter's ``fudge_reduce_at`` level or worse (Fudge Points: reduce a wound; ruling K29)."""
+    track = state.track
+    reduce = 0
+    t = f.tactics.fudge_reduce_at
+    if severity > 0 and t != "never":
+        limit = DEFEATED if t == "defeated" else DESTROYED
+        tr = f.character.damage.track(track)
+        while reduce < f.character.fudge_points and severity - reduce > 0:
+            box = tr.open_box(severity - reduce)
+            if box is None or box < limit:
+                break
+            reduce += 1
+    character, rep = take_wound(f.character, track, severity, fudge_reduce=reduce, advancement=state.house_rules.advancement)
+    text = rep.text(f.name)
+    if points is not None:
+        text = f"{why}: {points} point(s). " + text
+    events = [
+        Event(
+            "wound",
+            text,
+            rnd,
+            f.name,
+            {"points": points, "severity": rep.severity, "box": rep.box, "fudge_spent": rep.reduced, "key_due": rep.key_due},
+        )
+    ]
+    return f.model_copy(update={"character": character}), events
+
+
+def wound_penalty(f: Fighter, state: FightState, notes: list[str]) -> int:
+    try:
+        w, why = wound_modifier(f.character, state.track, state.house_rules)
+    except CheckError:
+        return 0
+    if w:
+        notes.append(f"{f.name} wounds {w:+d} ({why})")
+    return w
+
+
+def over_text(winner: int | None, sides: Sequence[Sequence[Fighter]]) -> str:
+    if winner is None:
+        return "The contest ends without a winner."
+    names = " and ".join(f.name for f in sides[winner])
+    return f"{names} win{'s' if len(sides[winner]) == 1 else ''} the contest."
+
+
+def reach_rank(f: Fighter) -> int:
+    return list(COMBAT["reach_order"]).index(weapon_reach(f.character))
+
+
+def is_critical(hr: KalyrHouseRules, dice_total: int | None, margin: int) -> bool:
+    if hr.critical_rule == "dice_plus_4":
+        return dice_total == 4
+    return margin >= 3
+
+

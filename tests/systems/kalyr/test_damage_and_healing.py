@@ -1,0 +1,173 @@
+"""Damage tracks, penalties, healing and rest (Kalyr RPG ch. 3: Damage, Effects of Damage, Getting rid of damage)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from storymaster.errors import CheckError
+from storymaster.systems.kalyr.abilities import wound_modifier
+from storymaster.systems.kalyr.character import Character
+from storymaster.systems.kalyr.damage import (
+    approach_total,
+    armament_bonus,
+    contest_damage,
+    end_scene,
+    halve_for_detailed,
+    heal,
+    rest,
+    take_wound,
+)
+from storymaster.systems.kalyr.ladder import parse_level
+from storymaster.systems.kalyr.options import KalyrHouseRules
+from storymaster.systems.kalyr.wounds import (
+    BOXES,
+    DEFEATED,
+    DESTROYED,
+    HURT,
+    SCRATCH,
+    VERY_HURT,
+    Track,
+    heal_track,
+    healing_levels,
+    mark_wound,
+    severity_for_damage,
+)
+
+
+def test_damage_points_to_wound_levels():
+    """'1 is a Scratch, 2 Hurt, and so on'; 0 or less unscathed; past Destroyed stays Destroyed (ruling K4)."""
+    assert [severity_for_damage(n) for n in (-3, 0, 1, 2, 3, 4, 5, 6, 12)] == [0, 0, SCRATCH, HURT, VERY_HURT, DEFEATED, DESTROYED, DESTROYED, DESTROYED]
+
+
+def test_approaches_add_and_cancel():
+    assert approach_total(2, 0) == 2
+    assert approach_total(1, 2) == 3
+    assert approach_total(-1, -2) == -3
+    assert approach_total(2, -2) == 0
+    with pytest.raises(CheckError):
+        approach_total(3, 0)
+
+
+def test_contest_damage_formula():
+    assert contest_damage(2, weapon=3, gift=1, armour=2, reduction=1, approach=-1) == 2
+
+
+def test_halved_rounding_up():
+    assert [halve_for_detailed(n) for n in (-2, 0, 1, 2, 3, 5, 6)] == [-2, 0, 1, 1, 2, 3, 3]
+
+
+def test_armament_bonus_rule_of_thumb():
+    a = Character(name="A", weapon={"name": "two-handed sword"}, armour={"name": "hardened ulsoghir hide"})
+    b = Character(name="B", weapon={"name": "knife"})
+    assert armament_bonus(a, b) == (2, 0)  # (3 + 2) / 2 rounded down
+    assert armament_bonus(b, a) == (0, 2)
+    c = Character(name="C", weapon={"name": "mace"}, armour={"name": "lightweight armour"})
+    k = Character(name="K", weapon={"name": "narvork"}, armour={"name": "hardened ulsoghir hide"})
+    assert armament_bonus(k, c) == (0, 0)  # (0 + 1) / 2 rounds down to 0
+
+
+def test_overflow_when_track_is_full_goes_nowhere():
+    t = Track()
+    for s in (SCRATCH,) * 3 + (HURT, VERY_HURT, DEFEATED, DESTROYED):
+        t, w = mark_wound(t, s)
+        assert w is not None
+    t2, w = mark_wound(t, HURT)
+    assert w is None and t2 == t
+
+
+@settings(max_examples=50)
+@given(st.lists(st.integers(1, 5), max_size=10))
+def test_track_never_overfills_and_boxes_are_at_least_severity(wounds):
+    t = Track()
+    for s in wounds:
+        t, _ = mark_wound(t, s)
+    for box, n in BOXES.items():
+        assert t.used(box) <= n
+    assert all(w.box >= w.severity for w in t.wounds)
+
+
+def test_penalty_same_track_only_and_incapacitated_elsewhere():
+    c = Character(name="X")
+    c, _ = take_wound(c, "physical", VERY_HURT)
+    assert wound_modifier(c, "physical")[0] == -2
+    assert wound_modifier(c, "social")[0] == 0
+    c, _ = take_wound(c, "social", DEFEATED)
+    with pytest.raises(CheckError):
+        wound_modifier(c, "social")
+    assert wound_modifier(c, "physical")[0] == -3  # -2 and the Incapacitated -1 stack (ruling K5)
+    assert wound_modifier(c, "mental")[0] == -1
+    assert wound_modifier(c, "physical", KalyrHouseRules(cross_track_penalty_stacks=False))[0] == -2
+
+
+def test_scratches_clear_at_end_of_scene():
+    c = Character(name="X", raised_this_scene=("ability:stealth",))
+    for _ in range(4):
+        c, _ = take_wound(c, "physical", SCRATCH)
+    assert c.damage.physical.status == HURT
+    c, _ = take_wound(c, "physical", VERY_HURT)
+    c = end_scene(c)
+    assert [w.severity for w in c.damage.physical.wounds] == [VERY_HURT]
+    assert c.raised_this_scene == ()
+
+
+def test_healing_levels_by_result():
+    assert [healing_levels(parse_level(x)) for x in ("Fair", "Good", "Great", "Superb", "Superb+2")] == [0, 1, 2, 3, 3]
+
+
+def test_great_heals_two_levels_superb_three():
+    t = Track()
+    for s in (DESTROYED, VERY_HURT):
+        t, _ = mark_wound(t, s)
+    assert [w.severity for w in heal_track(t, 2).wounds] == [VERY_HURT]
+    assert [w.severity for w in heal_track(t, 3).wounds] == [HURT]
+
+
+def test_psionic_healing_takes_hours():
+    c = Character(name="X")
+    c, _ = take_wound(c, "mental", DEFEATED)
+    c2, levels, time, unit = heal(c, "mental", parse_level("Good"), method="psionic")
+    assert (levels, time, unit) == (1, 4, "hours")
+    assert c2.damage.mental.status == VERY_HURT
+
+
+def test_destroyed_healing_takes_a_week():
+    c = Character(name="X")
+    c, _ = take_wound(c, "physical", DESTROYED)
+    _, _, time, unit = heal(c, "physical", parse_level("Good"))
+    assert (time, unit) == (7, "days")
+
+
+def test_social_damage_is_not_healed_by_skill():
+    with pytest.raises(CheckError):
+        heal(Character(name="X"), "social", parse_level("Superb"))
+
+
+def test_rest_one_level_per_week():
+    c = Character(name="X")
+    c, _ = take_wound(c, "physical", DEFEATED)
+    c, _ = take_wound(c, "social", HURT)
+    one = rest(c, 1)
+    assert one.damage.physical.status == VERY_HURT and one.damage.social.status == 0
+    assert rest(c, 3).damage.physical.status == 0
+    with pytest.raises(CheckError):
+        rest(c, -1)
+
+
+def test_destroyed_owes_a_key_and_fudge_reduces_it_to_defeated():
+    c = Character(name="X", fudge_points=2)
+    c1, rep = take_wound(c, "physical", DESTROYED)
+    assert rep.key_due and c1.keys_due == 1
+    c2, rep = take_wound(c, "physical", DESTROYED, fudge_reduce=1)
+    assert rep.severity == DEFEATED and not rep.key_due
+    assert c2.fudge_points == 1 and c2.experience == 1
+    with pytest.raises(CheckError):
+        take_wound(c, "physical", HURT, fudge_reduce=3)
+
+
+def test_overflow_into_destroyed_also_owes_a_key():
+    c = Character(name="X")
+    for s in (HURT, VERY_HURT, DEFEATED, DEFEATED):
+        c, rep = take_wound(c, "physical", s)
+    assert rep.box == DESTROYED and c.keys_due == 1
