@@ -14,6 +14,7 @@ import typer
 from pydantic import BaseModel
 from rich.panel import Panel
 from rich.table import Table
+from rich.text import Text
 
 from ..dice import DiceRng
 from ..errors import InputFileError
@@ -76,11 +77,15 @@ def emit_outcome(outcome: Outcome, as_json: bool) -> None:
     if as_json:
         print_json(outcome.to_json())
         return
-    lines = [f"[bold]{outcome.result}[/bold]" + (f" (margin {outcome.margin:+d})" if outcome.margin is not None else "")]
+    body = Text()
+    body.append(outcome.result, style="bold")
+    if outcome.margin is not None:
+        body.append(f" (margin {outcome.margin:+d})")
     for r in outcome.rolls:
-        lines.append(f"  {r.label + ': ' if r.label else ''}{r.detail}")
-    lines.append(outcome.explanation)
-    console.print(Panel("\n".join(lines), title=outcome.check, expand=False))
+        body.append(f"\n  {r.label + ': ' if r.label else ''}{r.detail}")
+    body.append("\n" + outcome.explanation)
+    # Text, not markup: explanations and dice may contain brackets; the panel wraps long lines
+    console.print(Panel(body, title=Text(outcome.check), expand=False))
 
 
 def emit_odds(odds: OutcomeOdds, as_json: bool, plot: Path | None = None) -> None:
@@ -107,10 +112,10 @@ def emit_events(events: Iterable[Event], as_json: bool, summary: dict[str, Any] 
         if e.round != current:
             current = e.round
             console.rule(f"round {e.round}" if e.round else "")
-        console.print(e.text)
+        console.print(e.text, markup=False)
     if summary and "result" in summary:
         console.rule()
-        console.print(f"[bold]{summary['result']}[/bold]")
+        console.print(Text(str(summary["result"]), style="bold"))
 
 
 def write_plot(path: Path, bars: Sequence[tuple[str, float]], title: str, highlight: set[str] | None = None) -> None:

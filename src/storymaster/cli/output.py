@@ -13,8 +13,9 @@ from rich.table import Table
 
 __all__ = ["bar_rows", "console", "err_console", "print_json"]
 
-console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+# long lines wrap at the terminal width (panels and tables would otherwise crop them)
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
 
 
 def print_json(data: Any) -> None:
