@@ -29,6 +29,8 @@ from strategies import expressions
         ("d12+d4", "1d12+1d4"),
         ("0d6", "0d6"),
         ("1-(2-3)", "1-(2-3)"),
+        ("-(0*0)", "-(0*0)"),
+        ("-(d6+1)", "-(1d6+1)"),
     ],
 )
 def test_canonical_form(text: str, canonical: str) -> None:
@@ -136,3 +138,10 @@ def test_fuzz_dice_alphabet_only_raises_our_errors(text: str) -> None:
         distribution(text)
     except StorymasterError:
         pass
+
+
+@pytest.mark.parametrize(("text", "position"), [("d12+dx", 5), ("d12, d6!", 5), ("d8,,d6", 3)])
+def test_pool_errors_point_into_the_whole_pool(text: str, position: int) -> None:
+    with pytest.raises(DiceSyntaxError) as info:
+        parse_pool(text)
+    assert info.value.expression == text and info.value.position == position

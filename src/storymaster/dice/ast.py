@@ -64,7 +64,7 @@ class Neg:
     operand: Expr
 
     def __str__(self) -> str:
-        return f"-{_wrap(self.operand)}"
+        return f"-({self.operand})" if isinstance(self.operand, BinOp) else f"-{self.operand}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -248,12 +248,15 @@ def parse_pool(text: str, /, limits: Limits = DEFAULT_LIMITS) -> tuple[int, ...]
     dice: list[int] = []
     offset = 0
     for part in text.replace(",", "+").split("+"):
-        node = parse(part, limits) if part.strip() else None
+        try:
+            node = parse(part, limits) if part.strip() else None
+        except DiceSyntaxError as exc:  # report the position in the whole pool, not the fragment
+            raise DiceSyntaxError(exc.message, expression=text, position=offset + exc.position, hint=exc.hint) from None
         if not isinstance(node, Dice) or node.explode or node.keep or node.fudge:
             raise DiceSyntaxError(
                 "a die pool is plain dice joined by '+' or ','",
                 expression=text,
-                position=offset,
+                position=offset + len(part) - len(part.lstrip()),
                 hint="write it like 'd12+d4' or '2d8,d6'",
             )
         dice.extend([int(node.sides)] * node.count)
