@@ -1,0 +1,45 @@
+"""Fight forecasts: the odds of a whole fight, exact (Markov chains) or simulated (numpy), for every system.
+
+Each system exposes ``SYSTEM.forecast(state, ...) -> Forecast`` (see
+:class:`Forecaster`), choosing an exact chain where its state space allows
+and a vectorised simulation where it does not.
+"""
+
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel
+
+from .engine import fight_by_fight, play_out
+from .markov import Absorbed, absorb
+from .result import CombatantForecast, Forecast, side_label, wilson_interval
+from .simulate import Batch, run_simulation
+
+
+@runtime_checkable
+class Forecaster(Protocol):
+    """What a system offers when it can forecast a fight (an optional part of a RuleSystem)."""
+
+    def forecast(
+        self,
+        state: BaseModel,
+        *,
+        method: str = "auto",
+        samples: int = 100_000,
+        seed: int = 0,
+        progress: Any = None,
+    ) -> Forecast: ...
+
+
+__all__ = [
+    "Absorbed",
+    "Batch",
+    "CombatantForecast",
+    "Forecast",
+    "Forecaster",
+    "absorb",
+    "fight_by_fight",
+    "play_out",
+    "run_simulation",
+    "side_label",
+    "wilson_interval",
+]
