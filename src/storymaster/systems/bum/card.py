@@ -1,0 +1,90 @@
+"""Appendix B, Sample Character Cards: the card's boxes as data, and as HTML.
+
+:func:`card` gives every box of the card (what a renderer shows);
+:func:`card_html` lays it out like the book's card with a Jinja2 template in
+``data/card.html.j2``. No I/O: callers write the text where they like.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.resources import files
+from typing import Any
+
+import jinja2
+
+from .character import (
+    STATS,
+    BumCharacter,
+    armour_bonus,
+    attack_total,
+    current_hp,
+    hit_points,
+    melee_defence,
+    profile,
+    ranged_defence,
+    shield_bonus,
+)
+
+__all__ = ["card", "card_html"]
+
+
+def _signed(v: int | None) -> str:
+    return "" if v is None else f"{v:+d}"
+
+
+def card(c: BumCharacter) -> dict[str, Any]:
+    """Every box of the Appendix B card, with the totals computed (Part Eight step 7)."""
+    weapons = []
+    totals: dict[str, int | None] = {}
+    for slot in ("primary", "ranged", "backup"):
+        entry = c.weapons.get(slot)  # type: ignore[arg-type]
+        p = profile(c, slot)  # type: ignore[arg-type]
+        weapons.append(
+            {
+                "slot": slot.upper(),
+                "name": entry.name if entry else "",
+                "attack": _signed(p.attack) if p else "",
+                "defence": _signed(p.defence) if p and p.defence else "",
+            }
+        )
+        totals[slot] = attack_total(c, slot) if entry else None  # type: ignore[arg-type]
+    a_att, a_def = armour_bonus(c)
+    s_att, s_def = shield_bonus(c)
+    return {
+        "name": c.name,
+        "player": c.player,
+        "campaign": c.campaign,
+        "stats": [{"stat": s, "value": c.stats.get(s)} for s in STATS],
+        "skills": [{"name": s.name, "stat": s.stat, "bonus": s.points} for s in c.skills],
+        "weapons": weapons,
+        "armour": {"name": c.armour.name if c.armour else "", "attack": _signed(a_att) if a_att else "", "defence": _signed(a_def) if c.armour else ""},
+        "shield": {"name": c.shield.name if c.shield else "", "attack": _signed(s_att) if s_att else "", "defence": _signed(s_def) if c.shield else ""},
+        "attack_totals": totals,
+        "defence_totals": {"melee": melee_defence(c), "ranged": ranged_defence(c)},
+        "wounds": {"max": hit_points(c), "taken": len(c.wounds), "left": current_hp(c)},
+        "items": [
+            {"name": i.name, "bonus": _signed(i.bonus) if i.bonus else "", "applies_to": i.applies_to, "quantity": i.quantity}
+            for i in c.items
+        ],
+        "banked_skill_points": c.banked_skill_points,
+    }
+
+
+@cache
+def _template() -> jinja2.Template:
+    env = jinja2.Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+    return env.from_string(files(__package__).joinpath("data/card.html.j2").read_text(encoding="utf-8"))
+
+
+def card_html(c: BumCharacter) -> str:
+    """The card as a standalone HTML page laid out like Appendix B."""
+    data = card(c)
+    skills = data["skills"]
+    rows = max(4, (len(skills) + 1) // 2)
+    pairs = []
+    for i in range(rows):
+        left = skills[i] if i < len(skills) else None
+        right = skills[rows + i] if rows + i < len(skills) else None
+        pairs.append((left, right))
+    return _template().render(card=data, skill_rows=pairs, stat_rows=data["stats"])
