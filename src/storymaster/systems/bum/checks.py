@@ -215,8 +215,8 @@ def odds_opposed(check: OpposedCheck, hr: BumHouseRules | None = None) -> Outcom
     p = p_opposed_final(check.bonus, check.vs, tie_to)
     extra = {"p_win_first_roll": w, "p_tie_each_roll": t, "p_lose_first_roll": l}
     if tie_to is None:
-        extra["expected_rolls"] = 1 / (1 - t)
-        note = "ties are rolled again; the chances include the re-rolls"
+        mean = 1 / (1 - t)
+        note = f"ties are rolled again; the chances include the re-rolls (on average {mean} = {float(mean):.3g} rolls)"
     else:
         note = f"ties go to the {'roller' if tie_to == 'actor' else 'opponent'} (house rule opposed_ties={hr.opposed_ties})"
     return OutcomeOdds("bum", check.describe(), {"win": p, "lose": 1 - p}, frozenset({"win"}), extra=extra, note=note)
