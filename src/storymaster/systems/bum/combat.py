@@ -44,6 +44,7 @@ __all__ = [
     "BumCombat",
     "FightState",
     "Fighter",
+    "apply_hazard",
     "attack_odds",
     "exchange_odds",
     "simple_bonus",
@@ -51,7 +52,7 @@ __all__ = [
 ]
 
 Level = Literal[1, 2, 3, 4]
-Tactic = Literal["auto", "melee", "ranged"]
+Tactic = Literal["auto", "melee", "ranged", "hold"]
 UNARMED = WeaponProfile(name="bare hands", attack=0, defence=0, ranged=False, hands=1)
 
 
@@ -141,9 +142,11 @@ def _melee_slot(f: Fighter) -> Slot | None:
 
 
 def _in_hand(f: Fighter) -> WeaponProfile:
-    if f.wielding is None:
+    """The weapon in hand (before his first turn: his melee weapon, whose parry counts in melee defence)."""
+    slot = f.wielding or _melee_slot(f)
+    if slot is None:
         return UNARMED
-    return profile(f.character, f.wielding) or UNARMED
+    return profile(f.character, slot) or UNARMED
 
 
 def reload_actions(kind: str | None, hr: BumHouseRules) -> int:
@@ -319,16 +322,17 @@ def _longspear_first(r: _Round, att: Fighter, tgt: Fighter) -> None:
     if not r.hr.longspear_first_strike or tgt.acted or not tgt.standing or tgt.stunned:
         return
     prof = _in_hand(tgt)
-    if not prof.longspear or r.distance != 0 or tgt.wielding is None:
+    slot = tgt.wielding or _melee_slot(tgt)
+    if not prof.longspear or r.distance != 0 or slot is None:
         return
     r.emit("longspear", f"{tgt.name}'s longspear keeps {att.name} at bay: {tgt.name} strikes first.", tgt.name)
-    r.upd(tgt.name, acted=True)
-    _attack(r, tgt, att, tgt.wielding)
+    r.upd(tgt.name, acted=True, wielding=slot)
+    _attack(r, r.f[tgt.name], att, slot)
 
 
 def _take_turn(r: _Round, name: str) -> None:
     f = r.f[name]
-    if not f.standing:
+    if not f.standing or f.acted:  # acted already: a longspear's early strike used this turn's attack
         return
     if f.stunned:
         r.upd(name, stunned=f.stunned - 1, acted=True)
@@ -358,7 +362,11 @@ def _take_turn(r: _Round, name: str) -> None:
             return
         _reload(r, f, missile)
         return
-    # melee: close the distance, then strike
+    # melee: close the distance (unless holding ground), then strike
+    if r.distance > 0 and f.tactic == "hold":
+        r.upd(name, acted=True)
+        r.emit("hold", f"{name} holds his ground.", name)
+        return
     if r.distance > 0:
         if r.hr.double_move and r.distance >= 2:
             r.distance = max(0, r.distance - 2)
@@ -490,6 +498,19 @@ def switch_level(state: FightState, level: int) -> tuple[FightState, list[Event]
     return state.model_copy(update={"level": level}), [ev]
 
 
+def apply_hazard(state: FightState, name: str, *, wounds: int = 0, stun_rounds: int = 0, cause: str = "") -> tuple[FightState, list[Event]]:
+    """Part Seven in a fight: wounds from a fall, fire, explosion or acid, or stun from electricity."""
+    if wounds < 0 or stun_rounds < 0:
+        raise CombatError("wounds and stun rounds cannot be negative")
+    f = state.fighter(name)
+    hp = max(0, f.hp - wounds)
+    new_f = f.model_copy(update={"hp": hp, "stunned": f.stunned + stun_rounds})
+    text = f"{name} suffers {cause or 'a hazard'}: {wounds} wound(s), stunned {stun_rounds} round(s); {hp} HP left."
+    events = [Event("hazard", text, state.round, name, {"wounds": wounds, "stun": stun_rounds})]
+    fighters = tuple(new_f if x.name == name else x for x in state.fighters)
+    return state.model_copy(update={"fighters": fighters}), events
+
+
 class BumCombat:
     """The B.U.M. fight engine (satisfies :class:`storymaster.rules.CombatEngine`)."""
 
@@ -557,8 +578,8 @@ class BumCombat:
         if opts:
             raise CombatError(f"unknown fight option(s): {', '.join(sorted(opts))}")
         for f in fighters:
-            if f.tactic not in ("auto", "melee", "ranged"):
-                raise CombatError(f"{f.name}: tactic {f.tactic!r} is not auto, melee or ranged")
+            if f.tactic not in ("auto", "melee", "ranged", "hold"):
+                raise CombatError(f"{f.name}: tactic {f.tactic!r} is not auto, melee, ranged or hold")
         return FightState(
             level=level, distance=distance, order=order, fighters=tuple(fighters), initiative=initiative,
             initiator=initiator, dc=dc, delay=delay, switch=switch, max_rounds=max_rounds, house_rules=hr,
