@@ -79,7 +79,8 @@ def test_attack(cli):
     out = js(cli("bum", "attack", f"{EX}/player1.yaml", f"{EX}/thief.yaml", "--seed", "3", "--json"))
     assert out["details"]["totals"] and out["p_success"] > 0.5
     out = js(cli("bum", "attack", f"{EX}/victor-mordox.yaml", f"{EX}/thief.yaml", "--weapon", "ranged", "--range", "3", "--json"))
-    assert ["range", -2] in out["details"].get("parts", []) or "range" in json.dumps(out)
+    assert ["range", -2] in out["details"]["parts"] and ["DEX", 3] in out["details"]["parts"]
+    assert out["details"]["vs_parts"] == [["DEX", 2], ["Leather armor", 1]]  # ranged defence: no weapon parry
 
 
 def test_sheet_victor(cli, tmp_path):
@@ -111,6 +112,7 @@ def test_sheet_malformed_file(cli, tmp_path):
 
 def test_schema(cli):
     assert js(cli("bum", "schema"))["title"] == "BumCharacter"
+    assert js(cli("bum", "schema", "--json"))["title"] == "BumCharacter"
 
 
 def test_gear(cli):

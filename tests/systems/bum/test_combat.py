@@ -355,3 +355,17 @@ def test_fights_end_with_a_standing_winner(level, distance, seed, double):
     if w is not None:
         assert any(f.standing for f in s.fighters if f.side == w)
         assert not any(f.standing for f in s.fighters if f.side != w)
+
+
+def test_knock_down_unreadies_crossbow_but_keeps_it_cocked():
+    from storymaster.systems.bum.combat import knock_down
+
+    xb = fighter("Xb", weapons={"ranged": {"name": "Heavy crossbow"}})
+    bow = fighter("Bow", weapons={"ranged": {"name": "Longbow"}})
+    s = engine.start([[xb, bow], [fighter("Foe")]], options={"distance": 3})
+    s, ev = knock_down(s, "Xb")
+    assert s.fighter("Xb").readiness == "cocked" and "no longer ready" in ev[0].text
+    s, _ = knock_down(s, "Bow")
+    assert s.fighter("Bow").readiness == "ready"
+    s, _ = knock_down(s, "Bow", bow_too=True)
+    assert s.fighter("Bow").readiness == "unready"

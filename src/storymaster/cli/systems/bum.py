@@ -204,8 +204,8 @@ def sheet_cmd(
 
 
 @app.command("schema")
-def schema_cmd() -> None:
-    """Print the JSON Schema of a B.U.M. character file."""
+def schema_cmd(as_json: JsonOpt = True) -> None:
+    """Print the JSON Schema of a B.U.M. character file (always JSON)."""
     print_json(BumCharacter.model_json_schema())
 
 

@@ -306,7 +306,7 @@ def resolve_opposed(check: OpposedCheck, rng: DiceRng, hr: BumHouseRules | None 
     text = text[0].upper() + text[1:] + f". You {'win' if won else 'lose'}: the higher total wins."
     return Outcome(
         "bum", check.describe(), "win" if won else "lose", won, text, tuple(records), last_a - last_b,
-        {"totals": [list(t) for t in totals], "rolls_made": len(totals)},
+        {"totals": [list(t) for t in totals], "rolls_made": len(totals), "parts": check.parts, "vs_parts": check.vs_parts},
     )
 
 

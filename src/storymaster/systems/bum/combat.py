@@ -46,6 +46,7 @@ __all__ = [
     "Fighter",
     "apply_hazard",
     "attack_odds",
+    "knock_down",
     "exchange_odds",
     "simple_bonus",
     "switch_level",
@@ -237,17 +238,23 @@ class _Round:
 # --------------------------------------------------------------------------- turn order
 
 
+def gm_order(s: FightState) -> list[str]:
+    """Turn Sequence, GM's way: longer weapons first when the fight starts in melee reach, then the initiator's side."""
+    names = [x.name for x in s.fighters]
+
+    def key(f: Fighter) -> tuple[int, int, int]:
+        reach = -_reach(f, s.distance) if s.distance == 0 else 0
+        return (reach, 0 if f.side == s.initiator else 1, names.index(f.name))
+
+    return [f.name for f in sorted(s.fighters, key=key)]
+
+
 def _initiative(r: _Round) -> None:
     """Part Five, Turn Sequence: GM order (initiator first, longer reach first in melee) or a DEX/INT roll."""
     s = r.s
     names = [x.name for x in s.fighters]
     if s.initiative == "gm":
-        def key(n: str) -> tuple[int, int, int]:
-            f = r.f[n]
-            reach = -_reach(f, s.distance) if s.distance == 0 else 0
-            return (reach, 0 if f.side == s.initiator else 1, names.index(n))
-
-        order = sorted(names, key=key)
+        order = gm_order(s)
         r.emit("initiative", "Turn order (GM, initiator first, longer reach first): " + ", ".join(order), order=order)
     else:
         stat = "DEX" if s.initiative == "dex" else "INT"
@@ -509,6 +516,21 @@ def apply_hazard(state: FightState, name: str, *, wounds: int = 0, stun_rounds: 
     events = [Event("hazard", text, state.round, name, {"wounds": wounds, "stun": stun_rounds})]
     fighters = tuple(new_f if x.name == name else x for x in state.fighters)
     return state.model_copy(update={"fighters": fighters}), events
+
+
+def knock_down(state: FightState, name: str, *, bow_too: bool = False) -> tuple[FightState, list[Event]]:
+    """Appendix A, Partially Loaded Weapons: knocked over or thrown from a horse, a fitted crossbow bolt falls out
+    (the string stays cocked); a nocked arrow is lost only if the GM says so (``bow_too``)."""
+    f = state.fighter(name)
+    kind = (_missile(f) or UNARMED).reload
+    new = f.readiness
+    if f.readiness == "ready" and kind == "crossbow":
+        new = "cocked"
+    elif f.readiness == "ready" and kind == "bow" and bow_too:
+        new = "unready"
+    text = f"{name} is knocked over" + (f": his {(_missile(f) or UNARMED).name} is no longer ready ({new})." if new != f.readiness else ".")
+    fighters = tuple(x.model_copy(update={"readiness": new, "reload_progress": 0}) if x.name == name else x for x in state.fighters)
+    return state.model_copy(update={"fighters": fighters}), [Event("knocked-down", text, state.round, name, {"readiness": new})]
 
 
 class BumCombat:
