@@ -243,3 +243,28 @@ def test_opposed_frequencies_match_exact_odds():
     wins = sum(SYSTEM.resolve(check, rng).success for _ in range(n))
     sd = (p * (1 - p) / n) ** 0.5
     assert abs(wins / n - p) < 4 * sd
+
+
+def test_recheck_example_sneak_then_hide(scripted):
+    """Part Two: sneak DC 5 (DEX 2) fails on a 2; the hide re-check at DC 8 needs a 6."""
+    from storymaster.systems.bum import RecheckCheck
+
+    check = RecheckCheck(bonus=2, dc=5, recheck_dc=8)
+    odds = SYSTEM.odds(check)
+    assert odds.probability("success") == Fraction(4, 6)
+    assert odds.probability("recovered") == Fraction(2, 6) * Fraction(1, 6)
+    assert odds.p_success == Fraction(4, 6) + Fraction(2, 36)
+    out = SYSTEM.resolve(check, scripted([2, 6]))
+    assert out.result == "recovered" and out.success and len(out.rolls) == 2
+    assert SYSTEM.resolve(check, scripted([2, 5])).result == "failure"
+    assert SYSTEM.resolve(check, scripted([3])).result == "success"
+
+
+@pytest.mark.parametrize("b1,dc1,b2,dc2", [(2, 5, 2, 8), (0, 7, 3, 4), (4, 6, None, 9)])
+def test_recheck_odds_brute_force(b1, dc1, b2, dc2):
+    from storymaster.systems.bum import RecheckCheck
+
+    check = RecheckCheck(bonus=b1, dc=dc1, recheck_dc=dc2, recheck_bonus=b2)
+    second = b1 if b2 is None else b2
+    good = sum(1 for x, y in itertools.product(range(1, 7), repeat=2) if x + b1 >= dc1 or y + second >= dc2)
+    assert SYSTEM.odds(check).p_success == Fraction(good, 36)

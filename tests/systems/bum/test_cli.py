@@ -219,3 +219,21 @@ def test_house_rules_listed(cli):
     out = js(cli("house-rules", "bum", "--json"))
     names = {r["name"] for r in out["house_rules"]}
     assert {"opposed_ties", "skill_cap_at_stat", "longspear_first_strike", "a_is_for_axe", "double_move"} <= names
+
+
+def test_recheck_cli(cli):
+    out = js(cli("bum", "odds", "--bonus", "2", "--dc", "5", "--recheck-dc", "8", "--json"))
+    assert out["exact"]["p_success"] == "13/18" and out["exact"]["recovered"] == "1/18"
+    out = js(cli("bum", "roll", "--bonus", "2", "--dc", "5", "--recheck-dc", "8", "--seed", "1", "--json"))
+    assert out["result"] in ("success", "recovered", "failure")
+    r = cli("bum", "odds", "--bonus", "2", "--vs", "5", "--recheck-dc", "8")
+    assert r.exit_code == 2 and "--dc" in r.stderr
+
+
+def test_out_of_range_values_are_clear_errors(cli):
+    r = cli("bum", "odds", "--bonus", "500", "--dc", "8")
+    assert r.exit_code == 2 and "bonus" in r.stderr and "internal" not in r.stderr
+    r = cli("bum", "award", f"{EX}/victor-mordox.yaml", "--points", "5000")
+    assert r.exit_code == 2 and "points" in r.stderr and "internal" not in r.stderr
+    r = cli("bum", "sneak", "--range", "-1")
+    assert r.exit_code == 2 and "internal" not in r.stderr

@@ -188,10 +188,10 @@ def test_delay_on_first_turn_then_fixed():
 # -- ranged combat, movement, reloading ---------------------------------------------------------------
 
 
-def _shots_and_reloads(weapon: dict, rounds: int, hr: BumHouseRules | None = None) -> list[str]:
+def _shots_and_reloads(weapon: dict, rounds: int, hr: BumHouseRules | None = None, tactic: str = "auto") -> list[str]:
     archer = fighter("Archer", stats=(2, 4, 2, 2), weapons={"ranged": weapon})
     rock = fighter("Rock", stats=(9, 0, 1, 1), armour={"name": "Tower", "defence": 9})  # never hit, never closes
-    s = engine.start([[archer], [rock]], house_rules=hr, options={"distance": 50, "tactics": {"Rock": "hold"}})
+    s = engine.start([[archer], [rock]], house_rules=hr, options={"distance": 50, "tactics": {"Rock": "hold", "Archer": tactic}})
     log = []
     rng = DiceRng(4)
     for _ in range(rounds):
@@ -213,8 +213,10 @@ def test_cocked_crossbow_needs_one_action():
 
 
 def test_muzzleloader_reload_takes_many_rounds():
-    log = _shots_and_reloads({"name": "Musket"}, 14, BumHouseRules(muzzleloader_reload_actions=12))
+    log = _shots_and_reloads({"name": "Musket"}, 14, BumHouseRules(muzzleloader_reload_actions=12), tactic="ranged")
     assert log == ["attack"] + ["reload"] * 12 + ["attack"]
+    # left to himself ('auto'), a musketeer does not stand reloading: he fights on
+    assert _shots_and_reloads({"name": "Musket"}, 3) == ["attack"]
 
 
 def test_thrown_weapons_are_always_ready_but_reach_two_turns():

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[3]
 def test_is_a_rule_system_and_registered():
     assert isinstance(SYSTEM, RuleSystem)
     assert get_system("bum") is SYSTEM
-    assert set(SYSTEM.check_types) == {"fixed", "opposed", "sneak"}
+    assert set(SYSTEM.check_types) == {"fixed", "opposed", "recheck", "sneak"}
 
 
 def test_schema_file_is_current():

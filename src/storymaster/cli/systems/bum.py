@@ -7,9 +7,10 @@ from typing import Annotated, Any
 
 import typer
 import yaml
+from pydantic import BaseModel, ValidationError
 from rich.table import Table
 
-from ...errors import CheckError, CombatError, InputFileError
+from ...errors import AdvancementError, CheckError, CombatError, InputFileError
 from ...rules import load_model
 from ...systems.bum import SYSTEM, BumCharacter, BumHouseRules
 from ...systems.bum import hazards as hz
@@ -26,7 +27,7 @@ from ...systems.bum.character import (
     skill_bonus,
     validate,
 )
-from ...systems.bum.checks import FixedCheck, OpposedCheck, SneakAttackCheck, range_penalty
+from ...systems.bum.checks import FixedCheck, OpposedCheck, RecheckCheck, SneakAttackCheck, range_penalty
 from ...systems.bum.equipment import all_gear, find_gear
 from ...systems.bum.wounds import heal, take_wounds
 from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, emit_outcome, load_house_rules, make_rng
@@ -43,6 +44,15 @@ app.add_typer(hazard_app, name="hazard")
 
 OutOpt = Annotated[Path | None, typer.Option("--out", help="Write the updated character here (YAML); otherwise print it.")]
 FileArg = Annotated[Path, typer.Argument(help="A character file (YAML or JSON).")]
+
+
+def _build(model: type[BaseModel], error: type[Exception] = CheckError, **values: Any) -> Any:
+    """Make a check or request from command-line values; out-of-range values become one clear error."""
+    try:
+        return model(**values)
+    except ValidationError as exc:
+        msgs = "; ".join(f"{'.'.join(str(x) for x in e['loc']) or 'value'}: {e['msg']}" for e in exc.errors())
+        raise error(f"{model.__name__}: {msgs}") from None
 
 
 def _hr(path: Path | None) -> BumHouseRules:
@@ -336,8 +346,8 @@ def new_cmd(
 
 def _check_from_options(
     bonus: int | None, dc: int | None, vs: int | None, char: Path | None, stat: str | None, skill: str | None,
-    item: list[str] | None, mod: int, role: str, label: str,
-) -> FixedCheck | OpposedCheck:
+    item: list[str] | None, mod: int, role: str, label: str, recheck_dc: int | None = None,
+) -> FixedCheck | OpposedCheck | RecheckCheck:
     if (dc is None) == (vs is None):
         raise CheckError("give either --dc N (a fixed difficulty) or --vs N (an opposed roll)", hint="e.g. --bonus 5 --dc 8")
     parts: list[tuple[str, int]] = []
@@ -367,12 +377,16 @@ def _check_from_options(
     if mod:
         parts.append(("modifier", mod))
     total = sum(v for _, v in parts)
+    for what, value in (("difficulty", dc), ("re-check difficulty", recheck_dc)):
+        if value is not None and value < 1:
+            raise CheckError(f"a {what} of {value} makes no sense", hint="the GM picks a DC from 1 up; 6 is standard")
+    if recheck_dc is not None:
+        if dc is None:
+            raise CheckError("--recheck-dc goes with a fixed difficulty (--dc)")
+        return _build(RecheckCheck, bonus=total, dc=dc, recheck_dc=recheck_dc, parts=tuple(parts), label=label)
     if dc is not None:
-        if dc < 1:
-            raise CheckError(f"a difficulty of {dc} makes no sense", hint="the GM picks a DC from 1 up; 6 is standard")
-        return FixedCheck(bonus=total, dc=dc, parts=tuple(parts), label=label)
-    assert vs is not None
-    return OpposedCheck(bonus=total, vs=vs, parts=tuple(parts), vs_parts=(("opponent", vs),), role=role, label=label)  # type: ignore[arg-type]
+        return _build(FixedCheck, bonus=total, dc=dc, parts=tuple(parts), label=label)
+    return _build(OpposedCheck, bonus=total, vs=vs, parts=tuple(parts), vs_parts=(("opponent", vs),), role=role, label=label)
 
 
 BonusOpt = Annotated[int | None, typer.Option("--bonus", help="Everything added to the d6 (stat + skill + items).")]
@@ -384,33 +398,36 @@ SkillOpt = Annotated[str | None, typer.Option("--skill", help="With --char: the 
 ItemOpt = Annotated[list[str] | None, typer.Option("--item", help="With --char: an item whose bonus applies (repeatable).")]
 ModOpt = Annotated[int, typer.Option("--mod", help="A further modifier the GM applies.")]
 RoleOpt = Annotated[str, typer.Option("--role", help="For the tie rule: attacker or defender.")]
+RecheckOpt = Annotated[
+    int | None, typer.Option("--recheck-dc", help="After a failure the GM allows a re-check at this difficulty (Part Two).")
+]
 
 
 @app.command("odds")
 def odds_cmd(
     bonus: BonusOpt = None, dc: DcOpt = None, vs: VsOpt = None, char: CharOpt = None, stat: StatOpt = None,
-    skill: SkillOpt = None, item: ItemOpt = None, mod: ModOpt = 0, role: RoleOpt = "attacker",
+    skill: SkillOpt = None, item: ItemOpt = None, mod: ModOpt = 0, role: RoleOpt = "attacker", recheck_dc: RecheckOpt = None,
     plot: Annotated[Path | None, typer.Option("--plot", help="Also save a chart: FILE.svg or FILE.png.")] = None,
     house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Exact chance of success before the roll (Golden Rule). Ties re-rolled are already counted."""
     if role not in ("attacker", "defender"):
         raise CheckError(f"--role {role!r}: give attacker or defender")
-    check = _check_from_options(bonus, dc, vs, char, stat, skill, item, mod, role, "")
+    check = _check_from_options(bonus, dc, vs, char, stat, skill, item, mod, role, "", recheck_dc)
     emit_odds(SYSTEM.odds(check, _hr(house_rules)), as_json, plot)
 
 
 @app.command("roll")
 def roll_cmd(
     bonus: BonusOpt = None, dc: DcOpt = None, vs: VsOpt = None, char: CharOpt = None, stat: StatOpt = None,
-    skill: SkillOpt = None, item: ItemOpt = None, mod: ModOpt = 0, role: RoleOpt = "attacker",
+    skill: SkillOpt = None, item: ItemOpt = None, mod: ModOpt = 0, role: RoleOpt = "attacker", recheck_dc: RecheckOpt = None,
     seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Roll a check (fixed difficulty or opposed) and explain the result; the odds are shown first."""
     if role not in ("attacker", "defender"):
         raise CheckError(f"--role {role!r}: give attacker or defender")
     hr = _hr(house_rules)
-    check = _check_from_options(bonus, dc, vs, char, stat, skill, item, mod, role, "")
+    check = _check_from_options(bonus, dc, vs, char, stat, skill, item, mod, role, "", recheck_dc)
     odds = SYSTEM.odds(check, hr)
     outcome = SYSTEM.resolve(check, make_rng(seed, "bum-roll"), hr)
     if as_json:
@@ -433,7 +450,9 @@ def sneak_cmd(
 ) -> None:
     """A sneak attack (Part Five): the odds, then the roll."""
     hr = _hr(house_rules)
-    check = SneakAttackCheck(melee=melee, bonus=bonus, dc=dc, range_turns=range_turns, headshot=headshot, rifle=rifle, thrown=thrown)
+    check = _build(
+        SneakAttackCheck, melee=melee, bonus=bonus, dc=dc, range_turns=range_turns, headshot=headshot, rifle=rifle, thrown=thrown
+    )
     odds = SYSTEM.odds(check, hr)
     outcome = SYSTEM.resolve(check, make_rng(seed, "bum-sneak"), hr)
     if as_json:
@@ -587,7 +606,8 @@ def award_cmd(
     out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """End of session: award skill points (saved until spent)."""
-    c, events = SYSTEM.advance(_load(file), AwardPoints(points=points, used_skills=tuple(used or ())), make_rng(None), _hr(house_rules))
+    req = _build(AwardPoints, AdvancementError, points=points, used_skills=tuple(used or ()))
+    c, events = SYSTEM.advance(_load(file), req, make_rng(None), _hr(house_rules))
     _save(c, out, as_json, list(events))  # type: ignore[arg-type]
 
 
@@ -604,7 +624,7 @@ def buy_skill_cmd(
     st = stat.upper() if stat else None
     if st is not None and st not in STATS:
         raise CheckError(f"{stat!r} is not a stat", hint="STR, DEX, INT or SOC")
-    req = BuySkill(skill=skill, points=points, stat=st, teacher=teacher)  # type: ignore[arg-type]
+    req = _build(BuySkill, AdvancementError, skill=skill, points=points, stat=st, teacher=teacher)
     c, events = SYSTEM.advance(_load(file), req, make_rng(None), _hr(house_rules))
     _save(c, out, as_json, list(events))  # type: ignore[arg-type]
 

@@ -19,12 +19,15 @@ from .character import BumCharacter, validate
 from .checks import (
     FixedCheck,
     OpposedCheck,
+    RecheckCheck,
     SneakAttackCheck,
     odds_fixed,
     odds_opposed,
+    odds_recheck,
     odds_sneak,
     resolve_fixed,
     resolve_opposed,
+    resolve_recheck,
     resolve_sneak,
 )
 from .combat import BumCombat, FightState
@@ -43,6 +46,7 @@ __all__ = [
     "FightState",
     "FixedCheck",
     "OpposedCheck",
+    "RecheckCheck",
     "SneakAttackCheck",
 ]
 
@@ -63,7 +67,12 @@ class BumSystem:
     version = "core rulebook (Severely Awesome Games)"
     character_model: type[BaseModel] = BumCharacter
     house_rules_model: type[HouseRules] = BumHouseRules
-    check_types: Mapping[str, type[Check]] = {"fixed": FixedCheck, "opposed": OpposedCheck, "sneak": SneakAttackCheck}
+    check_types: Mapping[str, type[Check]] = {
+        "fixed": FixedCheck,
+        "opposed": OpposedCheck,
+        "recheck": RecheckCheck,
+        "sneak": SneakAttackCheck,
+    }
 
     def __init__(self) -> None:
         self.combat = BumCombat()
@@ -81,7 +90,9 @@ class BumSystem:
             return resolve_opposed(check, rng, hr)
         if isinstance(check, SneakAttackCheck):
             return resolve_sneak(check, rng, hr)
-        raise CheckError(f"B.U.M. has no check of type {type(check).__name__}", hint="fixed, opposed or sneak")
+        if isinstance(check, RecheckCheck):
+            return resolve_recheck(check, rng)
+        raise CheckError(f"B.U.M. has no check of type {type(check).__name__}", hint="fixed, opposed, recheck or sneak")
 
     def odds(self, check: Check, house_rules: HouseRules | None = None) -> OutcomeOdds:
         hr = _hr(house_rules)
@@ -91,7 +102,9 @@ class BumSystem:
             return odds_opposed(check, hr)
         if isinstance(check, SneakAttackCheck):
             return odds_sneak(check, hr)
-        raise CheckError(f"B.U.M. has no check of type {type(check).__name__}", hint="fixed, opposed or sneak")
+        if isinstance(check, RecheckCheck):
+            return odds_recheck(check)
+        raise CheckError(f"B.U.M. has no check of type {type(check).__name__}", hint="fixed, opposed, recheck or sneak")
 
     def advance(
         self, character: BaseModel, request: BaseModel, rng: DiceRng, house_rules: HouseRules | None = None

@@ -22,15 +22,18 @@ __all__ = [
     "FACES",
     "FixedCheck",
     "OpposedCheck",
+    "RecheckCheck",
     "SneakAttackCheck",
     "fixed_succeeds",
     "odds_fixed",
     "odds_opposed",
+    "odds_recheck",
     "odds_sneak",
     "opposed_winner",
     "range_penalty",
     "resolve_fixed",
     "resolve_opposed",
+    "resolve_recheck",
     "resolve_sneak",
     "tie_goes_to",
 ]
@@ -69,6 +72,30 @@ class FixedCheck(Check):
 
     def describe(self) -> str:
         return self.label or f"d6{self.bonus:+d} vs DC {self.dc}"
+
+
+class RecheckCheck(Check):
+    """Part Two, Failed Rolls and Re-checks: a failed roll may get a second roll (usually harder) to recover."""
+
+    kind: Literal["recheck"] = "recheck"
+    bonus: int = Field(ge=-50, le=50)
+    dc: int = Field(ge=1, le=100)
+    recheck_dc: int = Field(ge=1, le=100, description="the difficulty of the recovery roll")
+    recheck_bonus: int | None = Field(None, ge=-50, le=50, description="bonus for the recovery roll (default: the same)")
+    parts: Parts = ()
+    label: str = ""
+
+    @model_validator(mode="after")
+    def _parts_sum(self) -> RecheckCheck:
+        _check_parts(self.parts, self.bonus, "bonus")
+        return self
+
+    @property
+    def second_bonus(self) -> int:
+        return self.bonus if self.recheck_bonus is None else self.recheck_bonus
+
+    def describe(self) -> str:
+        return self.label or f"d6{self.bonus:+d} vs DC {self.dc}, re-check d6{self.second_bonus:+d} vs DC {self.recheck_dc}"
 
 
 Role = Literal["attacker", "defender"]
@@ -208,6 +235,18 @@ def odds_fixed(check: FixedCheck) -> OutcomeOdds:
     )
 
 
+def odds_recheck(check: RecheckCheck) -> OutcomeOdds:
+    """Success at once, recovered by the re-check, or failure: p1, (1 - p1) * p2, (1 - p1) * (1 - p2)."""
+    p1 = p_fixed(check.bonus, check.dc)
+    p2 = p_fixed(check.second_bonus, check.recheck_dc)
+    probs = {"success": p1, "recovered": (1 - p1) * p2, "failure": (1 - p1) * (1 - p2)}
+    return OutcomeOdds(
+        "bum", check.describe(), probs, frozenset({"success", "recovered"}),
+        extra={"p_first_roll": p1, "p_recheck": p2},
+        note="the re-check is only rolled after a failure",
+    )
+
+
 def odds_opposed(check: OpposedCheck, hr: BumHouseRules | None = None) -> OutcomeOdds:
     hr = hr or BumHouseRules()
     tie_to = tie_goes_to(hr, check.role, check.is_player, check.opponent_is_player)
@@ -267,6 +306,19 @@ def resolve_fixed(check: FixedCheck, rng: DiceRng) -> Outcome:
     return Outcome(
         "bum", check.describe(), "success" if ok else "failure", ok, why, (rec,), total - check.dc,
         {"die": die, "total": total, "dc": check.dc, "bonus": check.bonus},
+    )
+
+
+def resolve_recheck(check: RecheckCheck, rng: DiceRng) -> Outcome:
+    first = resolve_fixed(FixedCheck(bonus=check.bonus, dc=check.dc, parts=check.parts, label="first roll"), rng)
+    if first.success:
+        return Outcome("bum", check.describe(), "success", True, first.explanation, first.rolls, first.margin, dict(first.details))
+    second = resolve_fixed(FixedCheck(bonus=check.second_bonus, dc=check.recheck_dc, label="re-check"), rng)
+    text = f"{first.explanation} The GM allows a re-check at DC {check.recheck_dc}: {second.explanation}"
+    result = "recovered" if second.success else "failure"
+    return Outcome(
+        "bum", check.describe(), result, second.success, text, (*first.rolls, *second.rolls), second.margin,
+        {"first": dict(first.details), "recheck": dict(second.details)},
     )
 
 
