@@ -233,3 +233,19 @@ def test_any_legal_stat_spread_validates(values):
 
 def test_profile_for_empty_slot_is_none(card):
     assert profile(card("player1"), "ranged") is None
+
+
+def test_illustrative_levels():
+    from storymaster.systems.bum.levels import skill_label, stat_label
+
+    assert stat_label("STR", 4) == "Weightlifter/Mighty" and stat_label("INT", 2) == "Average"
+    assert stat_label("SOC", 6) == "beyond the human scale"
+    assert [skill_label(p) for p in (1, 2, 3, 4)] == ["Familiar", "Proficient/well trained", "Expert/specialist", "Master"]
+
+
+def test_card_view_has_labels(card):
+    from storymaster.systems.bum.card import card as card_view
+
+    view = card_view(card("victor-mordox"))
+    assert view["stats"][0] == {"stat": "STR", "value": 3, "label": "Works out/big"}
+    assert view["skills"][0]["level"] == "Proficient/well trained"

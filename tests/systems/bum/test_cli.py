@@ -138,6 +138,8 @@ def test_new_interactive(cli, tmp_path):
     r = ok(cli("bum", "new", "--out", str(out), input="\n".join(answers) + "\n"))
     assert "8 skill points left" in r.stdout or "(6 skill points left" in r.stdout
     assert "give a number from 1 to 2" in r.stdout
+    assert "STR 4: Weightlifter/Mighty" in r.stdout and "Axe/Mace 4: Master" in r.stdout
+    assert "primary attack total: STR 4 + skill 4 + weapon +2 = 10" in r.stdout
     data = yaml.safe_load(out.read_text())
     assert data["stats"] == {"STR": 4, "DEX": 2, "INT": 2, "SOC": 2}
     assert data["weapons"]["primary"] == {"name": "Battle axe", "skill": "Axe/Mace"}

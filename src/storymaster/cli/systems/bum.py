@@ -29,6 +29,7 @@ from ...systems.bum.character import (
 )
 from ...systems.bum.checks import FixedCheck, OpposedCheck, RecheckCheck, SneakAttackCheck, range_penalty
 from ...systems.bum.equipment import all_gear, find_gear
+from ...systems.bum.levels import skill_label, stat_label
 from ...systems.bum.wounds import heal, take_wounds
 from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, emit_outcome, load_house_rules, make_rng
 from ..output import console, print_json
@@ -277,6 +278,7 @@ def new_cmd(
             console.print(f"{stat} takes the last {left} point(s).")
         else:
             stats[stat] = _prompt_int(f"{stat} ({left} stat points left, {lo}-{hi})", lo, hi)
+        console.print(f"  {stat} {stats[stat]}: {stat_label(stat, stats[stat])}")
         left -= stats[stat]
     console.print(f"Stats: {stats}; hit points (STR) = {stats['STR']}")
     skills: list[dict[str, Any]] = []
@@ -295,6 +297,7 @@ def new_cmd(
         cap = min(sp, stats[stat]) if hr.skill_cap_at_stat else sp
         skills.append({"name": sname, "stat": stat, "points": _prompt_int(f"  points in {sname} (1-{cap})", 1, cap)})
         sp -= skills[-1]["points"]
+        console.print(f"  {sname} {skills[-1]['points']}: {skill_label(skills[-1]['points'])}; {sp} skill point(s) left")
     weapons: dict[str, Any] = {}
     for slot, cats in (("primary", ("hand",)), ("ranged", ("ranged",)), ("backup", ("hand", "ranged"))):
         while True:
@@ -313,6 +316,12 @@ def new_cmd(
                 else:
                     entry["skill"] = wskill
             weapons[slot] = entry
+            stat_used = "DEX" if g.ranged else "STR"
+            skill_pts = next((s["points"] for s in skills if s["name"].casefold() == entry.get("skill", "").casefold()), 0)
+            console.print(
+                f"  {slot} attack total: {stat_used} {stats[stat_used]} + skill {skill_pts} + weapon {g.attack:+d}"
+                f" = {stats[stat_used] + skill_pts + g.attack}"
+            )
             break
     gear: dict[str, Any] = {}
     for field, cat in (("armour", "armour"), ("shield", "shield")):

@@ -25,6 +25,7 @@ from .character import (
     ranged_defence,
     shield_bonus,
 )
+from .levels import skill_label, stat_label
 
 __all__ = ["card", "card_html"]
 
@@ -55,8 +56,8 @@ def card(c: BumCharacter) -> dict[str, Any]:
         "name": c.name,
         "player": c.player,
         "campaign": c.campaign,
-        "stats": [{"stat": s, "value": c.stats.get(s)} for s in STATS],
-        "skills": [{"name": s.name, "stat": s.stat, "bonus": s.points} for s in c.skills],
+        "stats": [{"stat": s, "value": c.stats.get(s), "label": stat_label(s, c.stats.get(s))} for s in STATS],
+        "skills": [{"name": s.name, "stat": s.stat, "bonus": s.points, "level": skill_label(s.points)} for s in c.skills],
         "weapons": weapons,
         "armour": {"name": c.armour.name if c.armour else "", "attack": _signed(a_att) if a_att else "", "defence": _signed(a_def) if c.armour else ""},
         "shield": {"name": c.shield.name if c.shield else "", "attack": _signed(s_att) if s_att else "", "defence": _signed(s_def) if c.shield else ""},
