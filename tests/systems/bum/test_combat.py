@@ -156,6 +156,9 @@ def test_longer_reach_first_in_melee():
     s = engine.start([[axe], [spear], [bow]])
     s, ev = engine.step(s, DiceRng(1))
     assert s.order == ("Bow", "Spear", "Axe")
+    opening = next(e for e in ev if e.kind == "attack")
+    assert opening.actor == "Bow" and opening.data["ranged"] and opening.data["weapon"] == "Small crossbow"
+    assert s.fighter("Bow").readiness == "unready"  # and next round he draws his dagger
 
 
 def test_initiator_first_otherwise():
@@ -261,15 +264,11 @@ def test_bow_put_down_for_melee_becomes_unready_crossbow_stays_cocked():
     bow = fighter("Bow", weapons={"ranged": {"name": "Longbow"}, "backup": {"name": "Dagger"}})
     xb = fighter("Xb", weapons={"ranged": {"name": "Small crossbow"}, "backup": {"name": "Dagger"}})
     foe = fighter("Foe", stats=(9, 0, 1, 1), armour={"name": "Tower", "defence": 9})
-    s = engine.start([[bow, xb], [foe]], options={"distance": 0})
-    s, _ = engine.step(s, DiceRng(1))
-    assert s.fighter("Bow").readiness == "ready"  # never picked up: stays as the file says
-    s = engine.start([[bow, xb], [foe]], options={"distance": 1, "tactics": {"Foe": "melee"}, "order": ["Bow", "Xb", "Foe"]})
-    s, _ = engine.step(s, DiceRng(1))  # both shoot; foe closes to melee
-    assert s.distance == 0
-    s, _ = engine.step(s, DiceRng(2))  # both switch to daggers
+    s = engine.start([[bow, xb], [foe]], options={"tactics": {"Bow": "melee", "Xb": "melee"}})
+    assert s.fighter("Bow").wielding == "ranged" and s.fighter("Xb").wielding == "ranged"
+    s, _ = engine.step(s, DiceRng(1))  # both put their missile weapons down and draw daggers
     assert s.fighter("Bow").wielding == "backup" and s.fighter("Bow").readiness == "unready"
-    assert s.fighter("Xb").readiness == "unready"  # it was fired, so nothing was cocked
+    assert s.fighter("Xb").wielding == "backup" and s.fighter("Xb").readiness == "cocked"
 
 
 def test_pistol_works_in_melee():

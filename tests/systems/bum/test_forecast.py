@@ -35,7 +35,7 @@ def test_level3_one_hp_each_is_one_exchange(card):
 
 def test_level4_transitions_sum_to_one_and_hand_check(card):
     v, p1 = card("victor-mordox"), card("player1")
-    s = engine.start([[v], [p1]])
+    s = engine.start([[v], [p1]], options={"tactics": {"Victor Mordox": "melee"}})
     chain = duel_chain(s)
     assert chain.p_hit == (attack_odds(7, 6), attack_odds(7, 6))
     trans = round_transitions(chain, (3, 3))
@@ -48,7 +48,7 @@ def test_level4_transitions_sum_to_one_and_hand_check(card):
 @pytest.mark.parametrize("level", [3, 4])
 def test_forecast_agrees_with_engine(card, level):
     v, thief = card("victor-mordox"), card("player1")
-    start = engine.start([[v], [thief]], options={"level": level, "max_rounds": 10_000})
+    start = engine.start([[v], [thief]], options={"level": level, "max_rounds": 10_000, "tactics": {"Victor Mordox": "melee"}})
     exact = float(win_probability(start))
     n = 500
     freq = _simulate(start, n, f"forecast-{level}")
@@ -58,6 +58,8 @@ def test_forecast_agrees_with_engine(card, level):
 
 def test_forecast_scope(card):
     v, p1, t = card("victor-mordox"), card("player1"), card("thief")
+    with pytest.raises(OddsError, match="shoot his Heavy Crossbow"):
+        win_probability(engine.start([[v], [p1]]))  # Victor's opening crossbow shot is not in the chain
     with pytest.raises(OddsError):
         win_probability(engine.start([[v], [p1, t]]))
     with pytest.raises(OddsError):

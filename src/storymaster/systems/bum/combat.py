@@ -349,11 +349,14 @@ def _take_turn(r: _Round, name: str) -> None:
     if tgt is None:
         return
     missile = _missile(f)
+    ready = f.readiness == "ready"
+    # Turn Sequence: in a fight that starts in melee reach a ready missile weapon still gets its opening shot
+    # (the crossbow goes before the spear and the axe); once the melee is joined only handguns still work.
+    opening = r.s.round == 0 and ready
     use_missile = (
         missile is not None
         and f.tactic != "melee"
-        and (r.distance > 0 or (missile.melee_usable and f.readiness == "ready"))
-        and (f.readiness == "ready" or r.distance > 0)
+        and (r.distance > 0 or (ready and (missile.melee_usable or opening)))
     )
     if use_missile and missile is not None and f.tactic == "auto" and f.readiness != "ready":
         # Appendix A: a muzzle-loader 'generally cannot be reloaded in combat'; on 'auto' he fights on instead
@@ -570,9 +573,13 @@ class BumCombat:
                 seen[c.name] = seen.get(c.name, 0) + 1
                 name = c.name if seen[c.name] == 1 else f"{c.name} {seen[c.name]}"
                 ranged = c.weapons.ranged
+                missile = profile(c, "ranged")
+                # a bow or crossbow ready to shoot is in his hands (Appendix A, Partially Loaded Weapons)
+                holding = ranged is not None and missile is not None and ranged.readiness == "ready" and missile.reload in ("bow", "crossbow")
                 fighters.append(
                     Fighter(
                         name=name, side=side_no, character=c, hp=current_hp(c),
+                        wielding="ranged" if holding else None,
                         readiness=ranged.readiness if ranged else "ready",
                         tactic=tactics.get(name, tactics.get(c.name, "auto")),  # type: ignore[arg-type]
                         target=targets.get(name, targets.get(c.name)),

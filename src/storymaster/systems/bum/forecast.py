@@ -2,8 +2,8 @@
 
 The engine (:mod:`.combat`) plays a round; this module writes the same round as
 a transition between hit-point pairs with exact probabilities, and solves the
-chain. It covers a duel in melee reach (one fighter a side, no missile fired,
-no longspear option, no pending level switch, nobody stunned); anything else
+chain. It covers a duel in melee reach (one fighter a side, no missile to be
+fired, no longspear option, no pending level switch, nobody stunned); anything else
 raises :class:`~storymaster.errors.OddsError` (simulate it with the engine).
 The engine's round cap is ignored: the forecast is for a fight fought out.
 """
@@ -15,8 +15,8 @@ from fractions import Fraction
 from functools import lru_cache
 
 from ...errors import OddsError
-from .character import attack_total, defence_parts, profile
-from .combat import FightState, Fighter, _in_hand, _melee_slot, _missile, attack_odds, exchange_odds, gm_order
+from .character import WeaponProfile, attack_total, defence_parts, profile
+from .combat import UNARMED, FightState, Fighter, _melee_slot, _missile, attack_odds, exchange_odds, gm_order
 
 __all__ = ["DuelChain", "duel_chain", "round_transitions", "win_probability"]
 
@@ -31,16 +31,19 @@ class DuelChain:
     wounds: tuple[int, int]
 
 
-def _melee_profile(f: Fighter) -> tuple[int, int]:
+def _melee_profile(f: Fighter, first_round: bool) -> tuple[int, int, WeaponProfile]:
+    """(attack total, wounds per hit, weapon in hand) of a fighter who fights hand to hand."""
+    m = _missile(f)
+    if m is not None and f.readiness == "ready" and f.tactic != "melee" and (m.melee_usable or first_round):
+        raise OddsError(
+            f"{f.name} would shoot his {m.name} first: forecast from the state after that, or give him the 'melee' tactic"
+        )
     slot = _melee_slot(f)
     if slot is None:
-        return f.character.stats.STR, 1
-    m = _missile(f)
-    if m is not None and m.melee_usable and f.readiness == "ready" and f.tactic != "melee":
-        raise OddsError(f"{f.name} would fire a {m.name} at point blank first: simulate this fight")
+        return f.character.stats.STR, 1, UNARMED
     p = profile(f.character, slot)
     assert p is not None
-    return attack_total(f.character, slot), p.wounds
+    return attack_total(f.character, slot), p.wounds, p
 
 
 def duel_chain(state: FightState) -> DuelChain:
@@ -64,9 +67,10 @@ def duel_chain(state: FightState) -> DuelChain:
         raise OddsError("the turn order is rolled in round 1: forecast from the state after the first round")
     order = list(state.order) or gm_order(state)
     first = 0 if order[0] == a.name else 1
-    (att_a, w_a), (att_b, w_b) = _melee_profile(a), _melee_profile(b)
-    def_b = sum(v for _, v in defence_parts(b.character, weapon=_in_hand(b)))
-    def_a = sum(v for _, v in defence_parts(a.character, weapon=_in_hand(a)))
+    first_round = state.round == 0
+    (att_a, w_a, hand_a), (att_b, w_b, hand_b) = _melee_profile(a, first_round), _melee_profile(b, first_round)
+    def_b = sum(v for _, v in defence_parts(b.character, weapon=hand_b))
+    def_a = sum(v for _, v in defence_parts(a.character, weapon=hand_a))
     pa = attack_odds(att_a, def_b, hr, attacker_is_player=not a.character.npc, defender_is_player=not b.character.npc)
     pb = attack_odds(att_b, def_a, hr, attacker_is_player=not b.character.npc, defender_is_player=not a.character.npc)
     return DuelChain(4, first, (pa, pb), (w_a, w_b))
