@@ -370,3 +370,32 @@ def test_knock_down_unreadies_crossbow_but_keeps_it_cocked():
     assert s.fighter("Bow").readiness == "ready"
     s, _ = knock_down(s, "Bow", bow_too=True)
     assert s.fighter("Bow").readiness == "unready"
+
+
+def test_example_of_play_sneak_shot_through_the_engine(card, scripted):
+    """Player 2 shoots the unaware thief in the head: DC 6, -4 for the head (the GM's DC 10), rolls a 3: 3+7-4 = 6."""
+    p2 = card("player2").model_copy(
+        update={"weapons": card("player2").weapons.model_copy(update={"ranged": card("victor-mordox").weapons.ranged})}
+    )
+    thief = card("thief")
+    s = engine.start(
+        [[p2], [thief]],
+        options={"surprised": ["Thief"], "sneak_dc": 6, "sneak_headshot": True, "distance": 1, "order": ["Player 2", "Thief"]},
+    )
+    s, ev = engine.step(s, scripted([3]))
+    sneak = next(e for e in ev if e.kind == "sneak")
+    assert sneak.data["hit"] and sneak.data["headshot"] and "3+3=6 against DC 6" in sneak.text
+    assert s.fighter("Thief").hp == 0 and engine.winner(s) == 0
+
+
+def test_melee_sneak_attack_needs_no_roll(card, scripted):
+    s = engine.start([[card("player1")], [card("thief")]], options={"surprised": ["Thief"], "order": ["Player 1", "Thief"]})
+    s, ev = engine.step(s, scripted([]))
+    sneak = next(e for e in ev if e.kind == "sneak")
+    assert s.fighter("Thief").hp == 0 and sneak.actor == "Player 1" and sneak.rolls == ()
+
+
+def test_surprised_fighter_does_nothing_in_round_one(card, scripted):
+    s = engine.start([[card("player1")], [card("thief")]], options={"surprised": ["Player 1"], "order": ["Player 1", "Thief"]})
+    s, ev = engine.step(s, scripted([]))
+    assert "surprised" in kinds(ev) and s.fighter("Player 1").hp == 0  # the thief's knife needs no roll either

@@ -538,6 +538,9 @@ def fight_cmd(
     delay: Annotated[list[str] | None, typer.Option("--delay", help="NAME=OTHER: NAME acts after OTHER (repeatable).")] = None,
     dc: Annotated[int, typer.Option("--dc", help="Level 1: the difficulty to win the fight.")] = 6,
     max_rounds: Annotated[int, typer.Option("--max-rounds", help="Stop as a stand-off after this many rounds.")] = 100,
+    surprised: Annotated[list[str] | None, typer.Option("--surprised", help="A fighter caught unaware in round 1 (repeatable).")] = None,
+    sneak_dc: Annotated[int, typer.Option("--sneak-dc", help="The GM's DC for ranged sneak attacks.")] = 6,
+    headshot: Annotated[bool, typer.Option("--headshot", help="Ranged sneak attacks aim at the head (-4, incapacitates).")] = False,
     seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Run a fight round by round with a readable log."""
@@ -556,6 +559,7 @@ def fight_cmd(
     options = {
         "level": level, "distance": distance, "initiative": initiative, "switch": sw, "tactics": _pairs(tactic, "--tactic"),
         "delay": _pairs(delay, "--delay"), "dc": dc, "max_rounds": max_rounds,
+        "surprised": surprised or [], "sneak_dc": sneak_dc, "sneak_headshot": headshot,
     }
     engine = SYSTEM.combat
     state = engine.start([side_a, side_b], house_rules=hr, options=options)

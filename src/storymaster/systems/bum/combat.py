@@ -91,6 +91,9 @@ class FightState(Model):
     delay: tuple[tuple[str, str], ...] = ()
     switch: tuple[tuple[int, int], ...] = ()
     max_rounds: int = 100
+    surprised: tuple[str, ...] = Field((), description="fighters caught unaware in round 1 (sneak attacks)")
+    sneak_dc: int = Field(6, description="the GM's difficulty for ranged sneak attacks")
+    sneak_headshot: bool = Field(False, description="ranged sneak attacks aim at the head (-4; a hit incapacitates)")
     house_rules: BumHouseRules = BumHouseRules()
     ended: bool = False
 
@@ -298,8 +301,46 @@ def _apply_delays(r: _Round) -> None:
 # --------------------------------------------------------------------------- level 4 turns
 
 
+def _apart(r: _Round) -> str:
+    """Part Five, Movement: distance in turns (and in grid squares at the house rule's move per turn)."""
+    return f"{r.distance} turn(s) apart (about {r.distance * r.hr.grid_move} squares)"
+
+
+def _surprised(r: _Round, tgt: Fighter) -> bool:
+    return r.s.round == 0 and tgt.name in r.s.surprised
+
+
+def _sneak_attack(r: _Round, att: Fighter, tgt: Fighter, slot: Slot, penalty: int, ranged: bool) -> None:
+    """Part Five, Sneak Attacks: on an unaware foe a melee attack needs no roll and incapacitates; a ranged one
+    rolls against the GM's difficulty (no DEX or shield) and deals its normal wounds."""
+    prof = profile(att.character, slot) or UNARMED
+    if not ranged and r.hr.sneak_melee_kills:
+        r.emit("sneak", f"{att.name} falls on the unaware {tgt.name} with {prof.name}: no roll needed.", att.name, target=tgt.name, hit=True)
+        r.wound(r.f[tgt.name], r.f[tgt.name].hp, f"sneak attack by {att.name}")
+        return
+    head = ranged and r.s.sneak_headshot
+    parts = attack_parts(att.character, slot) + ([("range", penalty)] if penalty else [])
+    if head:
+        parts.append(("aimed at the head", -r.hr.headshot_penalty))
+    bonus = sum(v for _, v in parts)
+    rec = d6(r.rng, f"{att.name} sneak attack")
+    hit = rec.total + bonus >= r.s.sneak_dc
+    dealt = r.f[tgt.name].hp if head else prof.wounds
+    outcome = ("Hit in the head: he is killed or incapacitated." if head else f"Hit: {prof.wounds} wound(s).") if hit else "Miss."
+    r.emit(
+        "sneak", f"{att.name} attacks the unaware {tgt.name} with {prof.name}: {rec.total}{bonus:+d}={rec.total + bonus} "
+        f"against DC {r.s.sneak_dc}. {outcome}",
+        att.name, (rec,), target=tgt.name, hit=hit, attack_parts=parts, dc=r.s.sneak_dc, headshot=head,
+    )
+    if hit:
+        r.wound(r.f[tgt.name], dealt, f"sneak attack by {att.name}")
+
+
 def _attack(r: _Round, att: Fighter, tgt: Fighter, slot: Slot, *, penalty: int = 0, ranged: bool = False) -> None:
     """One attack roll against one defence roll (Part Five, Level 4); a hit deals the weapon's wounds."""
+    if _surprised(r, tgt):
+        _sneak_attack(r, att, tgt, slot, penalty, ranged)
+        return
     prof = profile(att.character, slot) or UNARMED
     a_parts = attack_parts(att.character, slot)
     if penalty:
@@ -326,7 +367,7 @@ def _attack(r: _Round, att: Fighter, tgt: Fighter, slot: Slot, *, penalty: int =
 
 def _longspear_first(r: _Round, att: Fighter, tgt: Fighter) -> None:
     """Appendix A footnote **: a longspear wielder who is attacked strikes first, using his attack for the turn."""
-    if not r.hr.longspear_first_strike or tgt.acted or not tgt.standing or tgt.stunned:
+    if not r.hr.longspear_first_strike or tgt.acted or not tgt.standing or tgt.stunned or _surprised(r, tgt):
         return
     prof = _in_hand(tgt)
     slot = tgt.wielding or _melee_slot(tgt)
@@ -340,6 +381,9 @@ def _longspear_first(r: _Round, att: Fighter, tgt: Fighter) -> None:
 def _take_turn(r: _Round, name: str) -> None:
     f = r.f[name]
     if not f.standing or f.acted:  # acted already: a longspear's early strike used this turn's attack
+        return
+    if _surprised(r, f):
+        r.emit("surprised", f"{name} has not noticed anything yet and does nothing this round.", name)
         return
     if f.stunned:
         r.upd(name, stunned=f.stunned - 1, acted=True)
@@ -385,10 +429,10 @@ def _take_turn(r: _Round, name: str) -> None:
         if r.hr.double_move and r.distance >= 2:
             r.distance = max(0, r.distance - 2)
             r.upd(name, acted=True)
-            r.emit("move", f"{name} runs flat out toward {tgt.name} (double move); {r.distance} turn(s) apart.", name, distance=r.distance)
+            r.emit("move", f"{name} runs flat out toward {tgt.name} (double move); {_apart(r)}.", name, distance=r.distance)
             return
         r.distance -= 1
-        r.emit("move", f"{name} moves toward {tgt.name}; {r.distance} turn(s) apart.", name, distance=r.distance)
+        r.emit("move", f"{name} moves toward {tgt.name}; {_apart(r)}.", name, distance=r.distance)
         if r.distance > 0:
             r.upd(name, acted=True)
             return
@@ -552,7 +596,7 @@ class BumCombat:
     ) -> FightState:
         """Options: level (1-4, default 4), distance (turns), initiative ('gm'|'dex'|'int'), initiator (side),
         dc (level 1), order (names), delay ({name: after}), switch ({round: level}), tactics ({name: tactic}),
-        targets ({name: target}), max_rounds."""
+        targets ({name: target}), surprised (names caught unaware in round 1), sneak_dc, sneak_headshot, max_rounds."""
         opts = dict(options or {})
         hr = house_rules if house_rules is not None else BumHouseRules()
         if not isinstance(hr, BumHouseRules):
@@ -608,6 +652,14 @@ class BumCombat:
         if dc < 1:
             raise CombatError(f"a difficulty of {dc} is not possible", hint="the GM picks a DC from 1 up (standard 6)")
         max_rounds = int(opts.pop("max_rounds", 100))
+        surprised = tuple(str(n) for n in (opts.pop("surprised", ()) or ()))
+        for n in surprised:
+            if n not in names:
+                raise CombatError(f"surprised fighter {n!r} is not in this fight")
+        sneak_dc = int(opts.pop("sneak_dc", 6))
+        opts_headshot = opts.pop("sneak_headshot", False)
+        if sneak_dc < 1:
+            raise CombatError(f"a sneak-attack difficulty of {sneak_dc} is not possible")
         if opts:
             raise CombatError(f"unknown fight option(s): {', '.join(sorted(opts))}")
         for f in fighters:
@@ -616,6 +668,7 @@ class BumCombat:
         return FightState(
             level=level, distance=distance, order=order, fighters=tuple(fighters), initiative=initiative,
             initiator=initiator, dc=dc, delay=delay, switch=switch, max_rounds=max_rounds, house_rules=hr,
+            surprised=surprised, sneak_dc=sneak_dc, sneak_headshot=bool(opts_headshot),
         )
 
     def step(self, state: BaseModel, rng: DiceRng) -> tuple[FightState, list[Event]]:

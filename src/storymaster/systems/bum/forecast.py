@@ -54,6 +54,8 @@ def duel_chain(state: FightState) -> DuelChain:
         raise OddsError("the exact forecast covers combat levels 3 and 4")
     if any(rnd > state.round for rnd, _ in state.switch):
         raise OddsError("a level switch is still to come: forecast each stretch separately")
+    if state.round == 0 and state.surprised:
+        raise OddsError("a sneak attack opens this fight: forecast from the state after round 1")
     if state.distance != 0 or state.house_rules.longspear_first_strike or any(f.stunned for f in state.fighters):
         raise OddsError("the exact forecast covers a duel in melee reach, nobody stunned, no longspear option")
     a, b = sorted(state.fighters, key=lambda f: f.side)
