@@ -701,9 +701,9 @@ class BumCombat:
         if len(_sides_left(new.fighters)) < 2:
             new = new.model_copy(update={"ended": True})
             w = self.winner(new)
-            r.events.append(
-                Event("end", f"Side {w + 1} wins the fight." if w is not None else "Nobody is left standing.", new.round, data={"winner": w})
-            )
+            names = " and ".join(f.name for f in new.fighters if f.side == w and f.standing)
+            text = f"{names} (side {w + 1}) win{'s' if ' and ' not in names else ''} the fight." if w is not None else "Nobody is left standing."
+            r.events.append(Event("end", text, new.round, data={"winner": w}))
         elif new.round >= new.max_rounds:
             new = new.model_copy(update={"ended": True})
             r.events.append(Event("end", f"After {new.round} rounds the fight is a stand-off.", new.round, data={"winner": None}))
