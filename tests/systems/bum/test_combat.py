@@ -399,3 +399,16 @@ def test_surprised_fighter_does_nothing_in_round_one(card, scripted):
     s = engine.start([[card("player1")], [card("thief")]], options={"surprised": ["Player 1"], "order": ["Player 1", "Thief"]})
     s, ev = engine.step(s, scripted([]))
     assert "surprised" in kinds(ev) and s.fighter("Player 1").hp == 0  # the thief's knife needs no roll either
+
+
+def test_unarmed_fighter_uses_str(scripted):
+    brawler = fighter("Brawler", stats=(4, 2, 2, 2))
+    foe = fighter("Foe", stats=(1, 2, 4, 3))
+    s = engine.start([[brawler], [foe]], options={"order": ["Brawler", "Foe"]})
+    s, ev = engine.step(s, scripted([3, 3, 1, 6]))
+    punch = next(e for e in ev if e.kind == "attack")
+    assert punch.data["attack"] == 4 and punch.data["defence"] == 2 and punch.data["hit"]
+    assert engine.winner(s) == 0
+    s2 = engine.start([[brawler], [foe]], options={"order": ["Brawler", "Foe"], "surprised": ["Foe"]})
+    s2, ev2 = engine.step(s2, scripted([]))
+    assert s2.fighter("Foe").hp == 0 and any(e.kind == "sneak" for e in ev2)

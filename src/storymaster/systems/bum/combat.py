@@ -453,6 +453,10 @@ def _take_turn(r: _Round, name: str) -> None:
 
 def _attack_unarmed(r: _Round, att: Fighter, tgt: Fighter) -> None:
     """No weapon on the card: STR and bare hands (attack +0)."""
+    if _surprised(r, tgt) and r.hr.sneak_melee_kills:
+        r.emit("sneak", f"{att.name} falls on the unaware {tgt.name} with bare hands: no roll needed.", att.name, target=tgt.name, hit=True)
+        r.wound(r.f[tgt.name], r.f[tgt.name].hp, f"sneak attack by {att.name}")
+        return
     a_tot = att.character.stats.STR
     d_parts = defence_parts(tgt.character, weapon=_in_hand(tgt))
     d_tot = sum(v for _, v in d_parts)
