@@ -239,3 +239,15 @@ def test_out_of_range_values_are_clear_errors(cli):
     assert r.exit_code == 2 and "points" in r.stderr and "internal" not in r.stderr
     r = cli("bum", "sneak", "--range", "-1")
     assert r.exit_code == 2 and "internal" not in r.stderr
+
+
+def test_forecast_cli(cli):
+    from fractions import Fraction
+
+    out = js(cli("bum", "forecast", f"{EX}/player1.yaml", f"{EX}/thief.yaml", "--level", "3", "--json"))
+    p = Fraction(out["exact"]["p_success"])
+    assert 0.5 < p < 1 and abs(out["p_success"] - float(p)) < 1e-12
+    r = cli("bum", "forecast", f"{EX}/victor-mordox.yaml", f"{EX}/player1.yaml")
+    assert r.exit_code == 2 and "melee" in r.stderr  # Victor's opening crossbow shot is outside the chain
+    r = ok(cli("bum", "forecast", f"{EX}/victor-mordox.yaml", f"{EX}/player1.yaml", "--tactic", "Victor Mordox=melee"))
+    assert "chance Victor Mordox wins the fight" in r.stdout

@@ -581,6 +581,35 @@ def fight_cmd(
     console.print(f"seed {rng.seed}", style="dim")
 
 
+@app.command("forecast")
+def forecast_cmd(
+    a: Annotated[Path, typer.Argument(help="Side 1's character file.")],
+    b: Annotated[Path, typer.Argument(help="Side 2's character file.")],
+    level: Annotated[int, typer.Option("--level", help="Combat level 3 or 4.")] = 4,
+    tactic: Annotated[list[str] | None, typer.Option("--tactic", help="NAME=auto|melee (repeatable).")] = None,
+    house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Exact chance that side 1 wins a level 3 or 4 duel in melee reach, fought to the end (a Markov chain)."""
+    from ...systems.bum.forecast import duel_chain, win_probability
+
+    hr = _hr(house_rules)
+    ca, cb = _load(a), _load(b)
+    for c in (ca, cb):
+        require_valid(c, hr)
+    state = SYSTEM.combat.start([[ca], [cb]], house_rules=hr, options={"level": level, "tactics": _pairs(tactic, "--tactic")})
+    p = win_probability(state)
+    chain = duel_chain(state)
+    if as_json:
+        print_json({
+            "p_success": float(p), "exact": {"p_success": f"{p.numerator}/{p.denominator}"},
+            "level": level, "p_hit": [str(x) for x in chain.p_hit], "first": chain.first,
+        })
+        return
+    what = "wins an exchange" if level == 3 else "hits"
+    console.print(f"{ca.name} {what}: {float(chain.p_hit[0]):.2%}; {cb.name} {what}: {float(chain.p_hit[1]):.2%}")
+    console.print(f"chance {ca.name} wins the fight: [bold]{float(p):.2%}[/bold] (exactly {p})")
+
+
 # --------------------------------------------------------------------------- wounds and advancement
 
 
