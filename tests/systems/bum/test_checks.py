@@ -268,3 +268,24 @@ def test_recheck_odds_brute_force(b1, dc1, b2, dc2):
     second = b1 if b2 is None else b2
     good = sum(1 for x, y in itertools.product(range(1, 7), repeat=2) if x + b1 >= dc1 or y + second >= dc2)
     assert SYSTEM.odds(check).p_success == Fraction(good, 36)
+
+
+@settings(max_examples=40)
+@given(
+    st.integers(-3, 9), st.integers(1, 14), st.integers(0, 4), st.booleans(), st.booleans(), st.booleans(), st.integers(0, 10**6)
+)
+def test_resolved_sneak_outcome_is_possible(bonus, dc, turns, head, rifle, thrown, seed):
+    check = SneakAttackCheck(bonus=bonus, dc=dc, range_turns=turns, headshot=head, rifle=rifle, thrown=thrown)
+    out = SYSTEM.resolve(check, DiceRng(seed))
+    assert SYSTEM.odds(check).probability(out.result) > 0
+
+
+@settings(max_examples=40)
+@given(st.integers(-3, 9), st.integers(1, 14), st.integers(1, 14), st.integers(0, 10**6))
+def test_resolved_recheck_outcome_is_possible(bonus, dc, dc2, seed):
+    from storymaster.systems.bum import RecheckCheck
+
+    check = RecheckCheck(bonus=bonus, dc=dc, recheck_dc=dc2)
+    out = SYSTEM.resolve(check, DiceRng(seed))
+    assert SYSTEM.odds(check).probability(out.result) > 0
+    assert len(out.rolls) == (1 if out.result == "success" else 2)

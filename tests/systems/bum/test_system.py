@@ -64,3 +64,14 @@ def test_values_are_frozen(card):
     v = card("victor-mordox")
     with pytest.raises(ValueError):
         v.name = "x"  # type: ignore[misc]
+
+
+def test_public_surface():
+    import storymaster.systems.bum as bum
+
+    assert sorted(bum.__all__) == sorted([
+        "SYSTEM", "AdvanceRequest", "AwardPoints", "BumCharacter", "BumCombat", "BumHouseRules", "BumSystem", "BuySkill",
+        "BuyStat", "FightState", "FixedCheck", "OpposedCheck", "RecheckCheck", "SneakAttackCheck",
+    ])
+    for name in bum.__all__:
+        assert hasattr(bum, name)
