@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from ...errors import OddsError
 from .character import WeaponProfile, attack_total, defence_parts, profile
-from .combat import UNARMED, FightState, Fighter, _melee_slot, _missile, attack_odds, exchange_odds, gm_order
+from .fighters import UNARMED, FightState, Fighter, attack_odds, exchange_odds, gm_order, melee_slot, missile_of
 
 __all__ = ["DuelChain", "duel_chain", "round_transitions", "win_probability"]
 
@@ -33,12 +33,12 @@ class DuelChain:
 
 def _melee_profile(f: Fighter, first_round: bool) -> tuple[int, int, WeaponProfile]:
     """(attack total, wounds per hit, weapon in hand) of a fighter who fights hand to hand."""
-    m = _missile(f)
+    m = missile_of(f)
     if m is not None and f.readiness == "ready" and f.tactic != "melee" and (m.melee_usable or first_round):
         raise OddsError(
             f"{f.name} would shoot his {m.name} first: forecast from the state after that, or give him the 'melee' tactic"
         )
-    slot = _melee_slot(f)
+    slot = melee_slot(f)
     if slot is None:
         return f.character.stats.STR, 1, UNARMED
     p = profile(f.character, slot)
