@@ -15,7 +15,7 @@ from ...rules import load_model
 from ...systems.bum import SYSTEM, BumCharacter, BumHouseRules
 from ...systems.bum import hazards as hz
 from ...systems.bum.advancement import AwardPoints, BuySkill, BuyStat
-from ...systems.bum.card import card, card_html
+from ...systems.bum.card import card, card_html, card_png
 from ...systems.bum.character import (
     STATS,
     attack_parts,
@@ -135,58 +135,6 @@ def _print_card(c: BumCharacter) -> None:
         console.print(f"Skill points saved: {c.banked_skill_points}")
 
 
-def _card_png(c: BumCharacter, path: Path) -> None:
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:  # pragma: no cover - matplotlib is installed in the project
-        raise InputFileError("writing PNG needs matplotlib", hint="pip install 'storymaster[plot]', or use --html") from None
-    d = card(c)
-    skills = d["skills"]
-    n = max(4, (len(skills) + 1) // 2)
-    top = [["STATS", "", "SKILLS/SPELLS", "BONUS", "SKILLS/SPELLS", "BONUS"]]
-    for i in range(n):
-        st = d["stats"][i] if i < 4 else None
-        left = skills[i] if i < len(skills) else None
-        right = skills[n + i] if n + i < len(skills) else None
-        top.append([
-            st["stat"] if st else "", str(st["value"]) if st else "",
-            left["name"] if left else "", str(left["bonus"]) if left else "",
-            right["name"] if right else "", str(right["bonus"]) if right else "",
-        ])
-    at, dt = d["attack_totals"], d["defence_totals"]
-    wp = d["weapons"]
-    fmt = lambda v: "" if v is None else str(v)  # noqa: E731
-    bottom = [
-        ["WEAPONS", "", "ATTACK", "DEFENSE", "ATTACK TOTALS", "", ""],
-        ["PRIMARY", wp[0]["name"], wp[0]["attack"], wp[0]["defence"], "PRIMARY", "RANGED", "BACKUP"],
-        ["RANGED", wp[1]["name"], wp[1]["attack"], wp[1]["defence"], fmt(at["primary"]), fmt(at["ranged"]), fmt(at["backup"])],
-        ["BACKUP", wp[2]["name"], wp[2]["attack"], wp[2]["defence"], "DEFENSE TOTALS", "", "WOUNDS"],
-        ["ARMOR", d["armour"]["name"], d["armour"]["attack"], d["armour"]["defence"], "MELEE", "RANGED", "|" * d["wounds"]["taken"]],
-        ["SHIELD", d["shield"]["name"], d["shield"]["attack"], d["shield"]["defence"], str(dt["melee"]), str(dt["ranged"]), f"of {d['wounds']['max']}"],
-        ["ITEMS", "; ".join(i["name"] + (f" x {i['quantity']}" if i["quantity"] != 1 else "") for i in d["items"]), "", "", "", "", ""],
-    ]
-    fig = plt.figure(figsize=(6.5, 3.6 + 0.2 * n))
-    fig.text(0.05, 0.95, f"NAME: {d['name']}", fontsize=10, style="italic")
-    fig.text(0.05, 0.91, f"PLAYER: {d['player']}", fontsize=10, style="italic")
-    fig.text(0.05, 0.87, f"CAMPAIGN: {d['campaign']}", fontsize=10, style="italic")
-    ax1 = fig.add_axes((0.03, 0.52, 0.94, 0.32))
-    ax2 = fig.add_axes((0.03, 0.02, 0.94, 0.48))
-    widths = {id(top): [0.12, 0.06, 0.3, 0.1, 0.3, 0.1], id(bottom): [0.1, 0.28, 0.1, 0.1, 0.16, 0.13, 0.13]}
-    for ax, rows in ((ax1, top), (ax2, bottom)):
-        ax.axis("off")
-        table = ax.table(cellText=rows, loc="upper center", cellLoc="center", colWidths=widths[id(rows)])
-        table.auto_set_font_size(False)
-        table.set_fontsize(7)
-        for (r, _), cell in table.get_celld().items():
-            if r == 0:
-                cell.set_facecolor("#eeeeee")
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-
-
 @app.command("sheet")
 def sheet_cmd(
     file: FileArg,
@@ -204,7 +152,10 @@ def sheet_cmd(
     if html is not None:
         html.write_text(card_html(c), encoding="utf-8")
     if png is not None:
-        _card_png(c, png)
+        try:
+            png.write_bytes(card_png(c))
+        except ImportError:  # pragma: no cover - matplotlib is installed with the project's extras
+            raise InputFileError("writing PNG needs matplotlib", hint="pip install 'storymaster[plot]', or use --html") from None
     if as_json:
         print_json({"character": c.model_dump(mode="json"), "card": card(c), "problems": []})
         return
