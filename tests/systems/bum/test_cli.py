@@ -88,6 +88,8 @@ def test_sheet_victor(cli, tmp_path):
     assert "Victor Mordox" in r.stdout and "Heavy Crossbow" in r.stdout
     html = (tmp_path / "v.html").read_text()
     assert "ATTACK TOTALS" in html and "DEFENSE TOTALS" in html and "Noob Gamerson" in html
+    assert html.count('<td class="num">7</td>') == 2 and html.count('<td class="num">5</td>') == 1
+    assert html.count('<td class="num">6</td>') == 2  # melee and ranged defence
     assert (tmp_path / "v.png").read_bytes()[:4] == b"\x89PNG"
     out = js(cli("bum", "sheet", f"{EX}/victor-mordox.yaml", "--json"))
     assert out["card"]["attack_totals"] == {"primary": 7, "ranged": 7, "backup": 5}
