@@ -412,3 +412,14 @@ def test_unarmed_fighter_uses_str(scripted):
     s2 = engine.start([[brawler], [foe]], options={"order": ["Brawler", "Foe"], "surprised": ["Foe"]})
     s2, ev2 = engine.step(s2, scripted([]))
     assert s2.fighter("Foe").hp == 0 and any(e.kind == "sneak" for e in ev2)
+
+
+def test_modern_guns_ignore_armour_option(scripted):
+    gun = fighter("Gun", stats=(2, 4, 2, 2), weapons={"ranged": {"name": "Rifle", "attack": 1, "ranged": True, "modern": True, "rifle": True}})
+    knight = fighter("Knight", stats=(3, 2, 3, 2), armour={"name": "Light plate"}, shield={"name": "Tower shield"})
+    for hr, expected in ((BumHouseRules(), 2 + 3 + 3), (BumHouseRules(modern_guns_ignore_armour=True), 2)):
+        s = engine.start([[gun], [knight]], house_rules=hr, options={"distance": 3, "order": ["Gun", "Knight"], "tactics": {"Knight": "hold"}})
+        s, ev = engine.step(s, scripted([6, 1]))
+        shot = next(e for e in ev if e.kind == "attack")
+        assert shot.data["defence"] == expected
+        assert ("range", -1) in [tuple(p) for p in shot.data["attack_parts"]]  # a rifle at 3 turns: half rate

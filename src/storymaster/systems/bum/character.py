@@ -90,6 +90,7 @@ class WeaponEntry(Model):
     wounds: int | None = Field(None, ge=1, le=10)
     reload: ReloadKind | None = None
     rifle: bool = Field(False, description="a rifled firearm: range penalties at half rate")
+    modern: bool = Field(False, description="a modern or high-tech gun (Part Seven, Technology)")
     readiness: Readiness = Field("ready", description="for bows, crossbows and firearms at the start of a fight")
 
 
@@ -168,6 +169,7 @@ class WeaponProfile(Model):
     longspear: bool = False
     melee_usable: bool = False
     rifle: bool = False
+    modern: bool = False
 
     @property
     def parry(self) -> int:
@@ -208,6 +210,7 @@ def weapon_profile(entry: WeaponEntry, *, with_shield: bool = False) -> WeaponPr
         longspear=bool(g and g.longspear),
         melee_usable=bool(g.melee_usable) if g else not ranged,
         rifle=entry.rifle,
+        modern=entry.modern,
     )
 
 
@@ -299,14 +302,19 @@ def attack_total(c: BumCharacter, slot: Slot) -> int:
     return sum(v for _, v in attack_parts(c, slot))
 
 
-def defence_parts(c: BumCharacter, *, ranged: bool = False, weapon: WeaponProfile | None = None, slot: Slot = "primary") -> list[tuple[str, int]]:
-    """DEX + armour + shield (+ weapon defence in melee only: Part Five, Ranged defending)."""
+def defence_parts(
+    c: BumCharacter, *, ranged: bool = False, weapon: WeaponProfile | None = None, slot: Slot = "primary", armour: bool = True
+) -> list[tuple[str, int]]:
+    """DEX + armour + shield (+ weapon defence in melee only: Part Five, Ranged defending).
+
+    ``armour=False`` leaves armour and shield out (Part Seven, Technology: old armour against modern bullets).
+    """
     parts = [("DEX", c.stats.DEX)]
     _, a_def = armour_bonus(c)
-    if c.armour is not None:
+    if c.armour is not None and armour:
         parts.append((c.armour.name, a_def))
     _, s_def = shield_bonus(c)
-    if c.shield is not None:
+    if c.shield is not None and armour:
         parts.append((c.shield.name, s_def))
     if not ranged:
         w = weapon if weapon is not None else profile(c, slot)

@@ -74,6 +74,11 @@ class BumHouseRules(HouseRules):
         description="Actions to reload a muzzle-loader (Appendix A, Reloading: '20-30 seconds ... something like "
         "10-15 combat rounds'). Ruling: 12.",
     )
+    modern_guns_ignore_armour: bool = Field(
+        False,
+        description="Medieval armour and shields do nothing against guns marked 'modern' (Part Seven, Technology: "
+        "'say that medieval style armor and shields do nothing').",
+    )
     headshot_penalty: int = Field(4, ge=0, le=10, description="Penalty to aim a sneak shot at the head (Part Five, Sneak Attacks: '(-4)').")
     sneak_melee_kills: bool = Field(
         True,

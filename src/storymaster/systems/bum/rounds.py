@@ -182,7 +182,8 @@ def _attack(r: _Round, att: Fighter, tgt: Fighter, slot: Slot, *, penalty: int =
     a_parts = attack_parts(att.character, slot)
     if penalty:
         a_parts.append(("range", penalty))
-    d_parts = defence_parts(tgt.character, ranged=ranged, weapon=in_hand(tgt))
+    shielded = not (ranged and prof.modern and r.hr.modern_guns_ignore_armour)
+    d_parts = defence_parts(tgt.character, ranged=ranged, weapon=in_hand(tgt), armour=shielded)
     a_tot, d_tot = sum(v for _, v in a_parts), sum(v for _, v in d_parts)
     tie_to = tie_goes_to(r.hr, "attacker", is_player(att), is_player(tgt))
     hit, recs, totals = roll_opposed(a_tot, d_tot, r.rng, tie_to, (f"{att.name} attack", f"{tgt.name} defence"))
