@@ -253,3 +253,9 @@ def test_forecast_cli(cli):
     assert r.exit_code == 2 and "melee" in r.stderr  # Victor's opening crossbow shot is outside the chain
     r = ok(cli("bum", "forecast", f"{EX}/victor-mordox.yaml", f"{EX}/player1.yaml", "--tactic", "Victor Mordox=melee"))
     assert "chance Victor Mordox wins the fight" in r.stdout
+
+
+def test_roll_text_shows_the_whole_explanation(cli):
+    r = ok(cli("bum", "roll", "--char", f"{EX}/player1.yaml", "--stat", "INT", "--skill", "Medicine", "--item", "Suture kit", "--dc", "7", "--seed", "1"))
+    flat = " ".join(r.stdout.split())
+    assert "+2 INT +2 Medicine +1 Suture kit" in flat and "difficulty of 7" in flat and "would have done it." in flat

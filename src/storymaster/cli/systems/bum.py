@@ -31,7 +31,7 @@ from ...systems.bum.checks import FixedCheck, OpposedCheck, RecheckCheck, SneakA
 from ...systems.bum.equipment import all_gear, find_gear
 from ...systems.bum.levels import skill_label, stat_label
 from ...systems.bum.wounds import heal, take_wounds
-from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, emit_outcome, load_house_rules, make_rng
+from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, load_house_rules, make_rng
 from ..output import console, print_json
 
 app = typer.Typer(
@@ -304,6 +304,15 @@ def new_cmd(
 # --------------------------------------------------------------------------- odds and rolls
 
 
+def _show_outcome(outcome: Any) -> None:
+    """The result, the dice, and the explanation in full (wrapped to the terminal, never cropped)."""
+    margin = f" (margin {outcome.margin:+d})" if outcome.margin is not None else ""
+    console.print(f"[bold]{outcome.check}: {outcome.result}[/bold]{margin}", soft_wrap=False)
+    for r in outcome.rolls:
+        console.print(f"  {r.label + ': ' if r.label else ''}{r.detail}", markup=False)
+    console.print(outcome.explanation, soft_wrap=False, markup=False)
+
+
 def _check_from_options(
     bonus: int | None, dc: int | None, vs: int | None, char: Path | None, stat: str | None, skill: str | None,
     item: list[str] | None, mod: int, role: str, label: str, recheck_dc: int | None = None,
@@ -394,7 +403,7 @@ def roll_cmd(
         print_json({**outcome.to_json(), "p_success": float(odds.p_success), "p_success_exact": str(odds.p_success)})
         return
     console.print(f"chance of success: {float(odds.p_success):.2%} (exactly {odds.p_success})")
-    emit_outcome(outcome, False)
+    _show_outcome(outcome)
 
 
 @app.command("sneak")
@@ -419,7 +428,7 @@ def sneak_cmd(
         print_json({**outcome.to_json(), "p_success": float(odds.p_success), "p_success_exact": str(odds.p_success)})
         return
     console.print(f"chance to hit: {float(odds.p_success):.2%} (exactly {odds.p_success})")
-    emit_outcome(outcome, False)
+    _show_outcome(outcome)
 
 
 @app.command("attack")
@@ -457,7 +466,7 @@ def attack_cmd(
         print_json({**outcome.to_json(), "p_success": float(odds.p_success), "p_success_exact": str(odds.p_success), "wounds": prof.wounds if outcome.success else 0})
         return
     console.print(f"chance to hit: {float(odds.p_success):.2%} (exactly {odds.p_success})")
-    emit_outcome(outcome, False)
+    _show_outcome(outcome)
     if outcome.success:
         console.print(f"{d.name} takes {prof.wounds} wound(s): {max(0, current_hp(d) - prof.wounds)} of {hit_points(d)} HP left.")
 
