@@ -222,6 +222,9 @@ def test_wounds_reduce_hp_not_below_zero():
 def test_npc_not_held_to_budgets(card):
     thief = card("thief")
     assert thief.stats.total() == 7 and validate(thief) == []
+    bear = BumCharacter.model_validate({"name": "Bear", "npc": True, "stats": {"STR": 6, "DEX": 2, "INT": 1, "SOC": 0}})
+    assert validate(bear) == [] and hit_points(bear) == 6
+    assert validate(bear.model_copy(update={"npc": False}))  # a player character could not be one
 
 
 @given(st.lists(st.integers(1, 4), min_size=4, max_size=4))

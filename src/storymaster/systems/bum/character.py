@@ -355,7 +355,7 @@ def validate(c: BumCharacter, hr: BumHouseRules | None = None) -> list[Problem]:
         base = v - raised[stat]
         if not c.npc and base < hr.stat_min:
             problems.append(Problem(f"stats.{stat}", f"{v} is below the minimum of {hr.stat_min}", "Part Three: 'a minimum of 1'"))
-        if v > hr.stat_max:
+        if v > hr.stat_max and not c.npc:
             problems.append(
                 Problem(f"stats.{stat}", f"{v} is above the maximum of {hr.stat_max}", "Part Three: 'a maximum of 4' (house rule stat_max)")
             )
