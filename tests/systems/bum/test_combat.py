@@ -423,3 +423,24 @@ def test_modern_guns_ignore_armour_option(scripted):
         shot = next(e for e in ev if e.kind == "attack")
         assert shot.data["defence"] == expected
         assert ("range", -1) in [tuple(p) for p in shot.data["attack_parts"]]  # a rifle at 3 turns: half rate
+
+
+@settings(max_examples=10)
+@given(st.sampled_from([3, 4]), st.integers(0, 2), st.integers(0, 10**6))
+def test_every_state_survives_json_and_replays(level, distance, seed):
+    """A play-by-post server stores each state as JSON and continues later: the fight goes on identically."""
+    from pathlib import Path
+
+    from storymaster.rules import load_model
+
+    ex = Path(__file__).resolve().parents[3] / "examples" / "bum"
+    v = load_model(ex / "victor-mordox.yaml", BumCharacter)
+    p2 = load_model(ex / "player2.yaml", BumCharacter)
+    s = engine.start([[v], [p2]], options={"level": level, "distance": distance})
+    while not engine.is_over(s):
+        stored = FightState.model_validate_json(s.model_dump_json())
+        assert stored == s
+        rng_a, rng_b = DiceRng(seed, f"r{s.round}"), DiceRng(seed, f"r{s.round}")
+        s, ev = engine.step(s, rng_a)
+        s2, ev2 = engine.step(stored, rng_b)
+        assert s == s2 and [e.to_json() for e in ev] == [e.to_json() for e in ev2]
