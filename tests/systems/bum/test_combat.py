@@ -444,3 +444,11 @@ def test_every_state_survives_json_and_replays(level, distance, seed):
         s, ev = engine.step(s, rng_a)
         s2, ev2 = engine.step(stored, rng_b)
         assert s == s2 and [e.to_json() for e in ev] == [e.to_json() for e in ev2]
+
+
+def test_tactics_per_side_or_per_fighter(card):
+    v, t = card("victor-mordox"), card("thief")
+    s = engine.start([[v], [t, t]], options={"tactics": {1: "hold", "Thief 2": "melee"}})
+    assert [f.tactic for f in s.fighters] == ["auto", "hold", "melee"]
+    with pytest.raises(CombatError):
+        engine.start([[v], [t]], options={"tactics": {0: "dance"}})

@@ -93,6 +93,17 @@ def knock_down(state: FightState, name: str, *, bow_too: bool = False) -> tuple[
     return state.model_copy(update={"fighters": fighters}), [Event("knocked-down", text, state.round, name, {"readiness": new})]
 
 
+def _tactic_for(tactics: Mapping[Any, str], name: str, card_name: str, side: int) -> Any:
+    """A fighter's tactic: given for him by name, else for his side (by index), else 'auto'."""
+    for key in (name, card_name, side, str(side)):
+        if key in tactics:
+            tactic = tactics[key]
+            if tactic not in ("auto", "melee", "ranged", "hold"):
+                raise CombatError(f"{name}: tactic {tactic!r} is not auto, melee, ranged or hold")
+            return tactic
+    return "auto"
+
+
 class BumCombat:
     """The B.U.M. fight engine (satisfies :class:`storymaster.rules.CombatEngine`)."""
 
@@ -104,7 +115,8 @@ class BumCombat:
         options: Mapping[str, Any] | None = None,
     ) -> FightState:
         """Options: level (1-4, default 4), distance (turns), initiative ('gm'|'dex'|'int'), initiator (side),
-        dc (level 1), order (names), delay ({name: after}), switch ({round: level}), tactics ({name: tactic}),
+        dc (level 1), order (names), delay ({name: after}), switch ({round: level}),
+        tactics ({name or side index: auto|melee|ranged|hold}),
         targets ({name: target}), surprised (names caught unaware in round 1), sneak_dc, sneak_headshot, max_rounds."""
         opts = dict(options or {})
         hr = house_rules if house_rules is not None else BumHouseRules()
@@ -134,7 +146,7 @@ class BumCombat:
                         name=name, side=side_no, character=c, hp=current_hp(c),
                         wielding="ranged" if holding else None,
                         readiness=ranged.readiness if ranged else "ready",
-                        tactic=tactics.get(name, tactics.get(c.name, "auto")),  # type: ignore[arg-type]
+                        tactic=_tactic_for(tactics, name, c.name, side_no),
                         target=targets.get(name, targets.get(c.name)),
                     )
                 )
@@ -171,9 +183,6 @@ class BumCombat:
             raise CombatError(f"a sneak-attack difficulty of {sneak_dc} is not possible")
         if opts:
             raise CombatError(f"unknown fight option(s): {', '.join(sorted(opts))}")
-        for f in fighters:
-            if f.tactic not in ("auto", "melee", "ranged", "hold"):
-                raise CombatError(f"{f.name}: tactic {f.tactic!r} is not auto, melee, ranged or hold")
         return FightState(
             level=level, distance=distance, order=order, fighters=tuple(fighters), initiative=initiative,
             initiator=initiator, dc=dc, delay=delay, switch=switch, max_rounds=max_rounds, house_rules=hr,
