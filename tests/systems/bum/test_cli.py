@@ -259,3 +259,21 @@ def test_roll_text_shows_the_whole_explanation(cli):
     r = ok(cli("bum", "roll", "--char", f"{EX}/player1.yaml", "--stat", "INT", "--skill", "Medicine", "--item", "Suture kit", "--dc", "7", "--seed", "1"))
     flat = " ".join(r.stdout.split())
     assert "+2 INT +2 Medicine +1 Suture kit" in flat and "difficulty of 7" in flat and "would have done it." in flat
+
+
+def test_every_command_takes_json():
+    import typer
+
+    from storymaster.cli.systems.bum import app
+
+    group = typer.main.get_command(app)
+    seen = 0
+    stack = [group]
+    while stack:
+        cmd = stack.pop()
+        if hasattr(cmd, "commands"):
+            stack += list(cmd.commands.values())
+            continue
+        seen += 1
+        assert any("--json" in p.opts for p in cmd.params), f"{cmd.name} has no --json"
+    assert seen >= 20

@@ -98,10 +98,9 @@ def test_level3_loser_loses_a_hit_point(card, scripted):
 def test_switch_levels_mid_fight(card):
     s = engine.start([[card("player1")], [card("victor-mordox")]], options={"level": 3, "switch": {2: 4}})
     s, ev1 = engine.step(s, DiceRng(5))
-    assert s.level == 3 and "exchange" in kinds(ev1)
-    if not engine.is_over(s):
-        s, ev2 = engine.step(s, DiceRng(6))
-        assert s.level == 4 and ev2[0].kind == "level" and "attack" in kinds(ev2)
+    assert s.level == 3 and "exchange" in kinds(ev1) and not engine.is_over(s)  # one exchange cannot end 3 HP vs 3 HP
+    s, ev2 = engine.step(s, DiceRng(6))
+    assert s.level == 4 and ev2[0].kind == "level" and "attack" in kinds(ev2)
     s2, ev = switch_level(s, 2)
     assert s2.level == 2 and ev[0].data == {"from": 4, "to": 2}
     with pytest.raises(CombatError):
@@ -179,13 +178,13 @@ def test_rolled_initiative_dex_with_tie_reroll(scripted):
 
 
 def test_delay_on_first_turn_then_fixed():
-    a, b, c = (fighter(n, weapons={"primary": {"name": "Sword"}}) for n in "ABC")
+    a, b, c = (fighter(n, stats=(4, 2, 2, 2), weapons={"primary": {"name": "Sword"}}) for n in "ABC")
     s = engine.start([[a, b], [c]], options={"delay": {"A": "C"}, "order": ["A", "B", "C"]})
     s, ev = engine.step(s, DiceRng(2))
     assert s.order == ("B", "C", "A") and "delay" in kinds(ev)
-    if not engine.is_over(s):
-        s, _ = engine.step(s, DiceRng(3))
-        assert s.order == ("B", "C", "A")
+    assert not engine.is_over(s)  # C has 4 HP and takes at most 2 wounds in a round
+    s, _ = engine.step(s, DiceRng(3))
+    assert s.order == ("B", "C", "A")
 
 
 # -- ranged combat, movement, reloading ---------------------------------------------------------------
