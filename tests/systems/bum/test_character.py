@@ -67,9 +67,13 @@ def test_example_of_play_cards(card):
 # -- stats (Part Three) -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("stats", [(4, 2, 2, 2), (3, 3, 2, 2), (2, 2, 3, 3)], ids=["A-strong", "B-physical", "C-crafty"])
+@pytest.mark.parametrize(
+    "stats", [(4, 2, 2, 2), (3, 3, 2, 2), (2, 2, 3, 3)], ids=["A-strong", "B-physical", "C-crafty"]
+)
 def test_stat_selection_examples_are_legal(stats):
-    assert validate(make(stats, TEN[:0] + (("A", "INT", 2), ("B", "INT", 2), ("C", "SOC", 2), ("D", "SOC", 2), ("E", "STR", 2)))) == []
+    assert validate(
+        make(stats, TEN[:0] + (("A", "INT", 2), ("B", "INT", 2), ("C", "SOC", 2), ("D", "SOC", 2), ("E", "STR", 2)))
+    ) == []
 
 
 def test_stats_must_total_ten_and_stay_in_1_to_4_all_problems_listed():
@@ -122,7 +126,10 @@ def test_duplicate_skill_is_a_file_error():
 
 
 def test_items_add_and_improvised_items_subtract():
-    c = make(skills=TEN, items=[{"name": "Bobby pin", "bonus": -2, "applies_to": "Lockpicking"}, {"name": "Compass", "bonus": 1}])
+    c = make(
+        skills=TEN,
+        items=[{"name": "Bobby pin", "bonus": -2, "applies_to": "Lockpicking"}, {"name": "Compass", "bonus": 1}],
+    )
     assert [i.bonus for i in c.items] == [-2, 1]
 
 
@@ -134,7 +141,9 @@ def test_items_add_and_improvised_items_subtract():
     [
         ("dagger", 1, 0), ("nunchaku", 1, 0), ("sword", 2, 0), ("warhammer", 2, 0), ("spear", 1, 1), ("rapier", 1, 1),
         ("hooksword", 1, 1), ("longsword", 2, 1), ("katana", 2, 1), ("longspear", 2, 1), ("quarterstaff", 1, 2),
-        ("two-handed battleaxe", 4, 0), ("greatsword", 3, 1), ("halberd", 3, 1), ("buckler", 0, 1), ("small shield", 0, 2),
+        (
+            "two-handed battleaxe", 4, 0
+        ), ("greatsword", 3, 1), ("halberd", 3, 1), ("buckler", 0, 1), ("small shield", 0, 2),
         ("tower shield", -1, 3), ("thrown knife", -1, None), ("javelin", 0, 0), ("shortbow", 0, 0), ("longbow", 1, 0),
         ("small crossbow", 1, 0), ("smoothbore pistol", 1, 0), ("large crossbow", 2, 0), ("musket", 2, 0),
         ("leather", 0, 1), ("brigandine", 0, 2), ("light plate", 0, 3), ("jousting armor", -1, 4),
@@ -184,13 +193,21 @@ def test_ranged_defence_drops_the_weapon_defence_bonus():
 
 
 def test_shield_attack_penalty_applies_to_melee_not_ranged():
-    c = make(skills=TEN, weapons={"primary": {"name": "Sword"}, "ranged": {"name": "Javelin"}}, shield={"name": "Tower shield"})
+    c = make(
+        skills=TEN,
+        weapons={"primary": {"name": "Sword"}, "ranged": {"name": "Javelin"}},
+        shield={"name": "Tower shield"},
+    )
     assert attack_total(c, "primary") == 2 + 2 - 1
     assert attack_total(c, "ranged") == 3 + 0
 
 
 def test_jousting_armour_attack_penalty_applies_to_all_attacks():
-    c = make(skills=TEN, weapons={"primary": {"name": "Sword"}, "ranged": {"name": "Longbow"}}, armour={"name": "Jousting armor"})
+    c = make(
+        skills=TEN,
+        weapons={"primary": {"name": "Sword"}, "ranged": {"name": "Longbow"}},
+        armour={"name": "Jousting armor"},
+    )
     assert attack_total(c, "primary") == 2 + 2 - 1
     assert attack_total(c, "ranged") == 3 + 1 - 1
 
@@ -209,7 +226,12 @@ def test_weapon_skill_must_be_on_the_card():
 
 
 def test_readiness_only_for_missile_weapons():
-    c = make(skills=TEN, weapons={"primary": {"name": "Sword", "readiness": "unready"}, "ranged": {"name": "Longbow", "readiness": "cocked"}})
+    c = make(
+        skills=TEN,
+        weapons={
+            "primary": {"name": "Sword", "readiness": "unready"}, "ranged": {"name": "Longbow", "readiness": "cocked"}
+        },
+    )
     msgs = [p.message for p in validate(c)]
     assert any("only applies to bows" in m for m in msgs) and any("only a crossbow" in m for m in msgs)
 
@@ -243,7 +265,9 @@ def test_illustrative_levels():
 
     assert stat_label("STR", 4) == "Weightlifter/Mighty" and stat_label("INT", 2) == "Average"
     assert stat_label("SOC", 6) == "beyond the human scale"
-    assert [skill_label(p) for p in (1, 2, 3, 4)] == ["Familiar", "Proficient/well trained", "Expert/specialist", "Master"]
+    assert [skill_label(p) for p in (1, 2, 3, 4)] == [
+        "Familiar", "Proficient/well trained", "Expert/specialist", "Master"
+    ]
 
 
 def test_card_view_has_labels(card):

@@ -167,7 +167,9 @@ def test_tie_to_defender_in_resolve(scripted):
 # -- ranged and sneak attacks ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("turns,normal,rifle", [(0, 0, 0), (1, 0, 0), (2, -1, 0), (3, -2, -1), (4, -3, -1), (5, -4, -2)])
+@pytest.mark.parametrize(
+    "turns,normal,rifle", [(0, 0, 0), (1, 0, 0), (2, -1, 0), (3, -2, -1), (4, -3, -1), (5, -4, -2)]
+)
 def test_range_penalties(turns, normal, rifle):
     assert range_penalty(turns) == normal
     assert range_penalty(turns, rifle=True) == rifle
@@ -227,7 +229,12 @@ def test_resolved_fixed_outcome_is_possible(bonus, dc, seed):
 
 
 @settings(max_examples=60)
-@given(st.integers(-3, 9), st.integers(-3, 9), st.sampled_from(["reroll", "defender", "attacker", "players"]), st.integers(0, 10**6))
+@given(
+    st.integers(-3, 9),
+    st.integers(-3, 9),
+    st.sampled_from(["reroll", "defender", "attacker", "players"]),
+    st.integers(0, 10**6),
+)
 def test_resolved_opposed_outcome_is_possible(a, b, rule, seed):
     hr = BumHouseRules(opposed_ties=rule)
     check = OpposedCheck(bonus=a, vs=b)
@@ -272,7 +279,9 @@ def test_recheck_odds_brute_force(b1, dc1, b2, dc2):
 
 @settings(max_examples=40)
 @given(
-    st.integers(-3, 9), st.integers(1, 14), st.integers(0, 4), st.booleans(), st.booleans(), st.booleans(), st.integers(0, 10**6)
+    st.integers(-3, 9), st.integers(1, 14), st.integers(0, 4), st.booleans(), st.booleans(), st.booleans(), st.integers(
+        0, 10**6
+    )
 )
 def test_resolved_sneak_outcome_is_possible(bonus, dc, turns, head, rifle, thrown, seed):
     check = SneakAttackCheck(bonus=bonus, dc=dc, range_turns=turns, headshot=head, rifle=rifle, thrown=thrown)

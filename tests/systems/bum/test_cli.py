@@ -37,7 +37,23 @@ def test_odds_with_house_rule_ties(cli, tmp_path):
 
 
 def test_odds_from_a_character(cli):
-    out = js(cli("bum", "odds", "--char", f"{EX}/player1.yaml", "--stat", "INT", "--skill", "Medicine", "--item", "Suture kit", "--dc", "7", "--json"))
+    out = js(
+        cli(
+            "bum",
+            "odds",
+            "--char",
+            f"{EX}/player1.yaml",
+            "--stat",
+            "INT",
+            "--skill",
+            "Medicine",
+            "--item",
+            "Suture kit",
+            "--dc",
+            "7",
+            "--json",
+        ),
+    )
     assert out["exact"]["p_success"] == "5/6"  # needs a 2 with +5
 
 
@@ -78,13 +94,35 @@ def test_sneak(cli):
 def test_attack(cli):
     out = js(cli("bum", "attack", f"{EX}/player1.yaml", f"{EX}/thief.yaml", "--seed", "3", "--json"))
     assert out["details"]["totals"] and out["p_success"] > 0.5
-    out = js(cli("bum", "attack", f"{EX}/victor-mordox.yaml", f"{EX}/thief.yaml", "--weapon", "ranged", "--range", "3", "--json"))
+    out = js(
+        cli(
+            "bum",
+            "attack",
+            f"{EX}/victor-mordox.yaml",
+            f"{EX}/thief.yaml",
+            "--weapon",
+            "ranged",
+            "--range",
+            "3",
+            "--json",
+        ),
+    )
     assert ["range", -2] in out["details"]["parts"] and ["DEX", 3] in out["details"]["parts"]
     assert out["details"]["vs_parts"] == [["DEX", 2], ["Leather armor", 1]]  # ranged defence: no weapon parry
 
 
 def test_sheet_victor(cli, tmp_path):
-    r = ok(cli("bum", "sheet", f"{EX}/victor-mordox.yaml", "--html", str(tmp_path / "v.html"), "--png", str(tmp_path / "v.png")))
+    r = ok(
+        cli(
+            "bum",
+            "sheet",
+            f"{EX}/victor-mordox.yaml",
+            "--html",
+            str(tmp_path / "v.html"),
+            "--png",
+            str(tmp_path / "v.png"),
+        ),
+    )
     assert "Victor Mordox" in r.stdout and "Heavy Crossbow" in r.stdout
     html = (tmp_path / "v.html").read_text()
     assert "ATTACK TOTALS" in html and "DEFENSE TOTALS" in html and "Noob Gamerson" in html
@@ -98,7 +136,15 @@ def test_sheet_victor(cli, tmp_path):
 
 def test_sheet_illegal_character_exits_2_with_every_problem(cli, tmp_path):
     bad = tmp_path / "bad.yaml"
-    bad.write_text(yaml.safe_dump({"name": "Bad", "stats": {"STR": 6, "DEX": 0, "INT": 2, "SOC": 2}, "skills": [{"name": "X", "stat": "DEX", "points": 3}]}))
+    bad.write_text(
+        yaml.safe_dump(
+            {
+                "name": "Bad",
+                "stats": {"STR": 6, "DEX": 0, "INT": 2, "SOC": 2},
+                "skills": [{"name": "X", "stat": "DEX", "points": 3}],
+            },
+        ),
+    )
     r = cli("bum", "sheet", str(bad))
     assert r.exit_code == 2
     assert "stats.STR" in r.stderr and "stats.DEX" in r.stderr and "skills" in r.stderr and "Traceback" not in r.stderr
@@ -158,11 +204,27 @@ def test_fight_log(cli):
 
 
 def test_fight_levels_and_switch(cli):
-    out = js(cli("bum", "fight", f"{EX}/victor-mordox.yaml", f"{EX}/player1.yaml", "--level", "3", "--switch", "2:4", "--seed", "2", "--json"))
+    out = js(
+        cli(
+            "bum",
+            "fight",
+            f"{EX}/victor-mordox.yaml",
+            f"{EX}/player1.yaml",
+            "--level",
+            "3",
+            "--switch",
+            "2:4",
+            "--seed",
+            "2",
+            "--json",
+        ),
+    )
     kinds = [e["kind"] for e in out["events"]]
     assert "exchange" in kinds and (out["rounds"] == 1 or "level" in kinds)
     for level in ("1", "2"):
-        out = js(cli("bum", "fight", f"{EX}/player1.yaml", f"{EX}/thief.yaml", "--level", level, "--seed", "5", "--json"))
+        out = js(
+            cli("bum", "fight", f"{EX}/player1.yaml", f"{EX}/thief.yaml", "--level", level, "--seed", "5", "--json")
+        )
         assert out["rounds"] == 1
 
 
@@ -209,7 +271,9 @@ def test_wound_and_heal(cli, tmp_path):
 
 def test_hazards(cli):
     assert js(cli("bum", "hazard", "fall", "--feet", "20", "--json"))["wounds"] == 2
-    assert js(cli("bum", "hazard", "explosion", "--power", "4", "--spaces", "1", "--json"))["by_distance"] == [4, 3, 2, 1, 0]
+    assert js(
+        cli("bum", "hazard", "explosion", "--power", "4", "--spaces", "1", "--json")
+    )["by_distance"] == [4, 3, 2, 1, 0]
     assert js(cli("bum", "hazard", "shock", "--power", "6", "--str", "2", "--json"))["stun_rounds"] == 4
     assert js(cli("bum", "hazard", "cold", "--str", "2", "--periods", "2", "--json"))["unconscious"] is True
     assert js(cli("bum", "hazard", "acid", "--turns", "10", "--every", "2", "--json"))["wounds"] == 5
@@ -256,7 +320,24 @@ def test_forecast_cli(cli):
 
 
 def test_roll_text_shows_the_whole_explanation(cli):
-    r = ok(cli("bum", "roll", "--char", f"{EX}/player1.yaml", "--stat", "INT", "--skill", "Medicine", "--item", "Suture kit", "--dc", "7", "--seed", "1"))
+    r = ok(
+        cli(
+            "bum",
+            "roll",
+            "--char",
+            f"{EX}/player1.yaml",
+            "--stat",
+            "INT",
+            "--skill",
+            "Medicine",
+            "--item",
+            "Suture kit",
+            "--dc",
+            "7",
+            "--seed",
+            "1",
+        ),
+    )
     flat = " ".join(r.stdout.split())
     assert "+2 INT +2 Medicine +1 Suture kit" in flat and "difficulty of 7" in flat and "would have done it." in flat
 

@@ -74,7 +74,11 @@ def test_level1_roll_against_dc(card, scripted):
 
 
 def test_level1_loss_as_a_wound_by_house_rule(card, scripted):
-    s = engine.start([[card("player1")], [card("thief")]], house_rules=BumHouseRules(loser_fate="wound"), options={"level": 1, "dc": 10})
+    s = engine.start(
+        [[card("player1")], [card("thief")]],
+        house_rules=BumHouseRules(loser_fate="wound"),
+        options={"level": 1, "dc": 10},
+    )
     s2, _ = engine.step(s, scripted([2]))
     assert s2.fighter("Player 1").hp == 2 and not engine.is_over(s2)
 
@@ -120,7 +124,9 @@ def _level3_forecast(p: Fraction, a: int, b: int) -> Fraction:
 def test_level3_engine_agrees_with_markov_forecast(card):
     p1, thief = card("player1"), card("thief")
     p = exchange_odds(p1, thief)
-    assert p == Fraction(sum(1 for x in range(1, 7) for y in range(1, 7) if x + 7 > y + 4), 36) / (1 - Fraction(sum(1 for x in range(1, 7) for y in range(1, 7) if x + 7 == y + 4), 36))
+    assert p == Fraction(sum(1 for x in range(1, 7) for y in range(1, 7) if x + 7 > y + 4), 36) / (
+        1 - Fraction(sum(1 for x in range(1, 7) for y in range(1, 7) if x + 7 == y + 4), 36)
+    )
     exact = float(_level3_forecast(p, 3, 2))
     n, wins = 600, 0
     rng = DiceRng("markov")
@@ -193,7 +199,9 @@ def test_delay_on_first_turn_then_fixed():
 def _shots_and_reloads(weapon: dict, rounds: int, hr: BumHouseRules | None = None, tactic: str = "auto") -> list[str]:
     archer = fighter("Archer", stats=(2, 4, 2, 2), weapons={"ranged": weapon})
     rock = fighter("Rock", stats=(9, 0, 1, 1), armour={"name": "Tower", "defence": 9})  # never hit, never closes
-    s = engine.start([[archer], [rock]], house_rules=hr, options={"distance": 50, "tactics": {"Rock": "hold", "Archer": tactic}})
+    s = engine.start(
+        [[archer], [rock]], house_rules=hr, options={"distance": 50, "tactics": {"Rock": "hold", "Archer": tactic}}
+    )
     log = []
     rng = DiceRng(4)
     for _ in range(rounds):
@@ -207,7 +215,9 @@ def test_bow_fires_every_other_round():
 
 
 def test_crossbow_fires_every_fourth_round():
-    assert _shots_and_reloads({"name": "Heavy crossbow"}, 6) == ["attack", "reload", "reload", "reload", "attack", "reload"]
+    assert _shots_and_reloads({"name": "Heavy crossbow"}, 6) == [
+        "attack", "reload", "reload", "reload", "attack", "reload"
+    ]
 
 
 def test_cocked_crossbow_needs_one_action():
@@ -254,7 +264,9 @@ def test_melee_fighter_closes_distance_then_attacks():
 def test_double_move_house_rule():
     a = fighter("A", weapons={"primary": {"name": "Sword"}})
     b = fighter("B", weapons={"primary": {"name": "Sword"}})
-    s = engine.start([[a], [b]], house_rules=BumHouseRules(double_move=True), options={"distance": 5, "order": ["A", "B"]})
+    s = engine.start(
+        [[a], [b]], house_rules=BumHouseRules(double_move=True), options={"distance": 5, "order": ["A", "B"]}
+    )
     s, ev = engine.step(s, DiceRng(1))
     assert s.distance == 1 and all("double move" in e.text for e in ev if e.kind == "move")
 
@@ -347,7 +359,9 @@ def test_fights_end_with_a_standing_winner(level, distance, seed, double):
     v = load_model(ex / "victor-mordox.yaml", BumCharacter)
     p1 = load_model(ex / "player1.yaml", BumCharacter)
     th = load_model(ex / "thief.yaml", BumCharacter)
-    s = engine.start([[v], [p1, th]], house_rules=BumHouseRules(double_move=double), options={"level": level, "distance": distance})
+    s = engine.start(
+        [[v], [p1, th]], house_rules=BumHouseRules(double_move=double), options={"level": level, "distance": distance}
+    )
     s, events = engine.run(s, DiceRng(seed))
     assert engine.is_over(s)
     assert all(f.hp >= 0 for f in s.fighters)
@@ -379,7 +393,9 @@ def test_example_of_play_sneak_shot_through_the_engine(card, scripted):
     thief = card("thief")
     s = engine.start(
         [[p2], [thief]],
-        options={"surprised": ["Thief"], "sneak_dc": 6, "sneak_headshot": True, "distance": 1, "order": ["Player 2", "Thief"]},
+        options={
+            "surprised": ["Thief"], "sneak_dc": 6, "sneak_headshot": True, "distance": 1, "order": ["Player 2", "Thief"]
+        },
     )
     s, ev = engine.step(s, scripted([3]))
     sneak = next(e for e in ev if e.kind == "sneak")
@@ -388,14 +404,18 @@ def test_example_of_play_sneak_shot_through_the_engine(card, scripted):
 
 
 def test_melee_sneak_attack_needs_no_roll(card, scripted):
-    s = engine.start([[card("player1")], [card("thief")]], options={"surprised": ["Thief"], "order": ["Player 1", "Thief"]})
+    s = engine.start(
+        [[card("player1")], [card("thief")]], options={"surprised": ["Thief"], "order": ["Player 1", "Thief"]}
+    )
     s, ev = engine.step(s, scripted([]))
     sneak = next(e for e in ev if e.kind == "sneak")
     assert s.fighter("Thief").hp == 0 and sneak.actor == "Player 1" and sneak.rolls == ()
 
 
 def test_surprised_fighter_does_nothing_in_round_one(card, scripted):
-    s = engine.start([[card("player1")], [card("thief")]], options={"surprised": ["Player 1"], "order": ["Player 1", "Thief"]})
+    s = engine.start(
+        [[card("player1")], [card("thief")]], options={"surprised": ["Player 1"], "order": ["Player 1", "Thief"]}
+    )
     s, ev = engine.step(s, scripted([]))
     assert "surprised" in kinds(ev) and s.fighter("Player 1").hp == 0  # the thief's knife needs no roll either
 
@@ -414,10 +434,18 @@ def test_unarmed_fighter_uses_str(scripted):
 
 
 def test_modern_guns_ignore_armour_option(scripted):
-    gun = fighter("Gun", stats=(2, 4, 2, 2), weapons={"ranged": {"name": "Rifle", "attack": 1, "ranged": True, "modern": True, "rifle": True}})
+    gun = fighter(
+        "Gun",
+        stats=(2, 4, 2, 2),
+        weapons={"ranged": {"name": "Rifle", "attack": 1, "ranged": True, "modern": True, "rifle": True}},
+    )
     knight = fighter("Knight", stats=(3, 2, 3, 2), armour={"name": "Light plate"}, shield={"name": "Tower shield"})
     for hr, expected in ((BumHouseRules(), 2 + 3 + 3), (BumHouseRules(modern_guns_ignore_armour=True), 2)):
-        s = engine.start([[gun], [knight]], house_rules=hr, options={"distance": 3, "order": ["Gun", "Knight"], "tactics": {"Knight": "hold"}})
+        s = engine.start(
+            [[gun], [knight]],
+            house_rules=hr,
+            options={"distance": 3, "order": ["Gun", "Knight"], "tactics": {"Knight": "hold"}},
+        )
         s, ev = engine.step(s, scripted([6, 1]))
         shot = next(e for e in ev if e.kind == "attack")
         assert shot.data["defence"] == expected

@@ -13,7 +13,9 @@ GUIDE = ROOT / "docs" / "systems" / "bum.md"
 
 
 def _commands() -> list[str]:
-    return [line[2:].strip() for line in GUIDE.read_text(encoding="utf-8").splitlines() if line.startswith("$ storymaster ")]
+    return [
+        line[2:].strip() for line in GUIDE.read_text(encoding="utf-8").splitlines() if line.startswith("$ storymaster ")
+    ]
 
 
 def test_guide_has_examples():
@@ -29,7 +31,9 @@ def test_guide_examples_run(cli, tmp_path, monkeypatch):
         args = shlex.split(cmd)[1:]
         result = cli(*args)
         assert result.exit_code == 0, f"{cmd}\n{result.stdout}\n{result.stderr}"
-    assert (tmp_path / "victor.html").exists() and (tmp_path / "victor.png").exists() and (tmp_path / "victor2.yaml").exists()
+    assert (tmp_path / "victor.html").exists() and (tmp_path / "victor.png").exists() and (
+        tmp_path / "victor2.yaml"
+    ).exists()
 
 
 @pytest.mark.parametrize("path", ["docs/rulings/bum.md", "docs/systems/bum.md"])

@@ -48,7 +48,9 @@ def test_level4_transitions_sum_to_one_and_hand_check(card):
 @pytest.mark.parametrize("level", [3, 4])
 def test_forecast_agrees_with_engine(card, level):
     v, thief = card("victor-mordox"), card("player1")
-    start = engine.start([[v], [thief]], options={"level": level, "max_rounds": 10_000, "tactics": {"Victor Mordox": "melee"}})
+    start = engine.start(
+        [[v], [thief]], options={"level": level, "max_rounds": 10_000, "tactics": {"Victor Mordox": "melee"}}
+    )
     exact = float(win_probability(start))
     n = 500
     freq = _simulate(start, n, f"forecast-{level}")

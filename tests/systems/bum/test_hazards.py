@@ -19,7 +19,9 @@ from storymaster.systems.bum.hazards import (
 )
 
 
-@pytest.mark.parametrize("feet,wounds", [(0, 0), (9.9, 0), (10, 1), (15, 1), (19, 1), (20, 2), (25, 2), (30, 3), (31, 3)])
+@pytest.mark.parametrize(
+    "feet,wounds", [(0, 0), (9.9, 0), (10, 1), (15, 1), (19, 1), (20, 2), (25, 2), (30, 3), (31, 3)]
+)
 def test_falling_every_full_ten_feet(feet, wounds):
     """'less than 10 feet ... no damage'; 'between 10 and 20 feet, one point'; one wound 'for every 10 feet'."""
     assert falling_wounds(feet) == wounds

@@ -40,10 +40,14 @@ app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode=None,
 )
-hazard_app = typer.Typer(help="Damage from sources other than weapons (Part Seven).", no_args_is_help=True, rich_markup_mode=None)
+hazard_app = typer.Typer(
+    help="Damage from sources other than weapons (Part Seven).", no_args_is_help=True, rich_markup_mode=None
+)
 app.add_typer(hazard_app, name="hazard")
 
-OutOpt = Annotated[Path | None, typer.Option("--out", help="Write the updated character here (YAML); otherwise print it.")]
+OutOpt = Annotated[
+    Path | None, typer.Option("--out", help="Write the updated character here (YAML); otherwise print it.")
+]
 FileArg = Annotated[Path, typer.Argument(help="A character file (YAML or JSON).")]
 
 
@@ -76,7 +80,13 @@ def _save(c: BumCharacter, out: Path | None, as_json: bool, events: list[Any]) -
     if out is not None:
         out.write_text(_dump(c), encoding="utf-8")
     if as_json:
-        print_json({"character": c.model_dump(mode="json"), "events": [e.to_json() for e in events], "written": str(out) if out else None})
+        print_json(
+            {
+                "character": c.model_dump(mode="json"),
+                "events": [e.to_json() for e in events],
+                "written": str(out) if out else None,
+            },
+        )
         return
     for e in events:
         console.print(e.text)
@@ -91,7 +101,9 @@ def _save(c: BumCharacter, out: Path | None, as_json: bool, events: list[Any]) -
 
 def _print_card(c: BumCharacter) -> None:
     d = card(c)
-    console.print(f"[bold]NAME:[/bold] {d['name']}   [bold]PLAYER:[/bold] {d['player']}   [bold]CAMPAIGN:[/bold] {d['campaign']}")
+    console.print(
+        f"[bold]NAME:[/bold] {d['name']}   [bold]PLAYER:[/bold] {d['player']}   [bold]CAMPAIGN:[/bold] {d['campaign']}"
+    )
     t = Table(show_lines=False, title=None)
     for h in ("STATS", "", "SKILLS/SPELLS", "BONUS", "SKILLS/SPELLS", "BONUS"):
         t.add_column(h)
@@ -128,7 +140,9 @@ def _print_card(c: BumCharacter) -> None:
     console.print(tot)
     if d["items"]:
         console.print("ITEMS: " + "; ".join(
-            i["name"] + (f" x {i['quantity']}" if i["quantity"] != 1 else "") + (f" ({i['bonus']} {i['applies_to']})".rstrip() if i["bonus"] else "")
+            i["name"] + (f" x {i['quantity']}" if i["quantity"] != 1 else "") + (
+                f" ({i['bonus']} {i['applies_to']})".rstrip() if i["bonus"] else ""
+            )
             for i in d["items"]
         ))
     if c.banked_skill_points:
@@ -138,7 +152,9 @@ def _print_card(c: BumCharacter) -> None:
 @app.command("sheet")
 def sheet_cmd(
     file: FileArg,
-    html: Annotated[Path | None, typer.Option("--html", help="Also write the card as an HTML page laid out like Appendix B.")] = None,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Also write the card as an HTML page laid out like Appendix B.")
+    ] = None,
     png: Annotated[Path | None, typer.Option("--png", help="Also write the card as a PNG image.")] = None,
     house_rules: HouseRulesOpt = None,
     as_json: JsonOpt = False,
@@ -155,7 +171,9 @@ def sheet_cmd(
         try:
             png.write_bytes(card_png(c))
         except ImportError:  # pragma: no cover - matplotlib is installed with the project's extras
-            raise InputFileError("writing PNG needs matplotlib", hint="pip install 'storymaster[plot]', or use --html") from None
+            raise InputFileError(
+                "writing PNG needs matplotlib", hint="pip install 'storymaster[plot]', or use --html"
+            ) from None
     if as_json:
         print_json({"character": c.model_dump(mode="json"), "card": card(c), "problems": []})
         return
@@ -193,7 +211,13 @@ def gear_cmd(as_json: JsonOpt = False) -> None:
             notes.append(f"{g.wounds} wounds")
         if g.longspear:
             notes.append("first strike (option)")
-        t.add_row(g.category, ", ".join(g.names), f"{g.attack:+d}", "-" if g.defence is None else f"{g.defence:+d}", "; ".join(notes))
+        t.add_row(
+            g.category,
+            ", ".join(g.names),
+            f"{g.attack:+d}",
+            "-" if g.defence is None else f"{g.defence:+d}",
+            "; ".join(notes),
+        )
     console.print(t)
 
 
@@ -235,7 +259,9 @@ def new_cmd(
     skills: list[dict[str, Any]] = []
     sp = hr.skill_points
     while sp > 0:
-        sname = typer.prompt(f"Skill name ({sp} skill points left; blank to finish)", default="", show_default=False).strip()
+        sname = typer.prompt(
+            f"Skill name ({sp} skill points left; blank to finish)", default="", show_default=False
+        ).strip()
         if not sname:
             break
         if any(s["name"].casefold() == sname.casefold() for s in skills):
@@ -248,7 +274,9 @@ def new_cmd(
         cap = min(sp, stats[stat]) if hr.skill_cap_at_stat else sp
         skills.append({"name": sname, "stat": stat, "points": _prompt_int(f"  points in {sname} (1-{cap})", 1, cap)})
         sp -= skills[-1]["points"]
-        console.print(f"  {sname} {skills[-1]['points']}: {skill_label(skills[-1]['points'])}; {sp} skill point(s) left")
+        console.print(
+            f"  {sname} {skills[-1]['points']}: {skill_label(skills[-1]['points'])}; {sp} skill point(s) left"
+        )
     weapons: dict[str, Any] = {}
     for slot, cats in (("primary", ("hand",)), ("ranged", ("ranged",)), ("backup", ("hand", "ranged"))):
         while True:
@@ -268,7 +296,9 @@ def new_cmd(
                     entry["skill"] = wskill
             weapons[slot] = entry
             stat_used = "DEX" if g.ranged else "STR"
-            skill_pts = next((s["points"] for s in skills if s["name"].casefold() == entry.get("skill", "").casefold()), 0)
+            skill_pts = next(
+                (s["points"] for s in skills if s["name"].casefold() == entry.get("skill", "").casefold()), 0
+            )
             console.print(
                 f"  {slot} attack total: {stat_used} {stats[stat_used]} + skill {skill_pts} + weapon {g.attack:+d}"
                 f" = {stats[stat_used] + skill_pts + g.attack}"
@@ -285,7 +315,15 @@ def new_cmd(
                 continue
             gear[field] = {"name": gname}
             break
-    data: dict[str, Any] = {"name": name, "player": player, "campaign": campaign, "stats": stats, "skills": skills, "weapons": weapons, **gear}
+    data: dict[str, Any] = {
+        "name": name,
+        "player": player,
+        "campaign": campaign,
+        "stats": stats,
+        "skills": skills,
+        "weapons": weapons,
+        **gear,
+    }
     if sp:
         data["banked_skill_points"] = sp
     from ...rules import validate_data
@@ -318,7 +356,9 @@ def _check_from_options(
     item: list[str] | None, mod: int, role: str, label: str, recheck_dc: int | None = None,
 ) -> FixedCheck | OpposedCheck | RecheckCheck:
     if (dc is None) == (vs is None):
-        raise CheckError("give either --dc N (a fixed difficulty) or --vs N (an opposed roll)", hint="e.g. --bonus 5 --dc 8")
+        raise CheckError(
+            "give either --dc N (a fixed difficulty) or --vs N (an opposed roll)", hint="e.g. --bonus 5 --dc 8"
+        )
     parts: list[tuple[str, int]] = []
     if char is not None:
         c = _load(char)
@@ -330,7 +370,9 @@ def _check_from_options(
         parts.append((st, c.stats.get(st)))  # type: ignore[arg-type]
         if skill:
             if find_skill(c, skill) is None:
-                raise CheckError(f"{c.name} has no skill {skill!r}", hint="roll the bare stat, or pick a skill on the card")
+                raise CheckError(
+                    f"{c.name} has no skill {skill!r}", hint="roll the bare stat, or pick a skill on the card"
+                )
             parts.append((skill, skill_bonus(c, skill)))
         for it in item or []:
             found = [i for i in c.items if i.name.casefold() == it.casefold()]
@@ -355,20 +397,28 @@ def _check_from_options(
         return _build(RecheckCheck, bonus=total, dc=dc, recheck_dc=recheck_dc, parts=tuple(parts), label=label)
     if dc is not None:
         return _build(FixedCheck, bonus=total, dc=dc, parts=tuple(parts), label=label)
-    return _build(OpposedCheck, bonus=total, vs=vs, parts=tuple(parts), vs_parts=(("opponent", vs),), role=role, label=label)
+    return _build(
+        OpposedCheck, bonus=total, vs=vs, parts=tuple(parts), vs_parts=(("opponent", vs),), role=role, label=label
+    )
 
 
 BonusOpt = Annotated[int | None, typer.Option("--bonus", help="Everything added to the d6 (stat + skill + items).")]
-DcOpt = Annotated[int | None, typer.Option("--dc", help="Fixed difficulty: the total must meet or beat it (standard 6).")]
+DcOpt = Annotated[
+    int | None, typer.Option("--dc", help="Fixed difficulty: the total must meet or beat it (standard 6).")
+]
 VsOpt = Annotated[int | None, typer.Option("--vs", help="Opposed roll: the opponent's bonus (higher total wins).")]
 CharOpt = Annotated[Path | None, typer.Option("--char", help="Take the bonus from this character file.")]
 StatOpt = Annotated[str | None, typer.Option("--stat", help="With --char: the stat rolled (STR, DEX, INT, SOC).")]
 SkillOpt = Annotated[str | None, typer.Option("--skill", help="With --char: the skill that applies.")]
-ItemOpt = Annotated[list[str] | None, typer.Option("--item", help="With --char: an item whose bonus applies (repeatable).")]
+ItemOpt = Annotated[
+    list[str] | None, typer.Option("--item", help="With --char: an item whose bonus applies (repeatable).")
+]
 ModOpt = Annotated[int, typer.Option("--mod", help="A further modifier the GM applies.")]
 RoleOpt = Annotated[str, typer.Option("--role", help="For the tie rule: attacker or defender.")]
 RecheckOpt = Annotated[
-    int | None, typer.Option("--recheck-dc", help="After a failure the GM allows a re-check at this difficulty (Part Two).")
+    int | None, typer.Option(
+        "--recheck-dc", help="After a failure the GM allows a re-check at this difficulty (Part Two)."
+    )
 ]
 
 
@@ -410,8 +460,12 @@ def roll_cmd(
 def sneak_cmd(
     bonus: Annotated[int, typer.Option("--bonus", help="The ranged attack total (stat + skill + weapon).")] = 0,
     dc: Annotated[int, typer.Option("--dc", help="The GM's difficulty (range and armour; no DEX or shield).")] = 6,
-    range_turns: Annotated[int, typer.Option("--range", help="Turns of distance (penalty -1 per turn past the first).")] = 1,
-    headshot: Annotated[bool, typer.Option("--headshot", help="Aim for the head: -4, and a hit kills or incapacitates.")] = False,
+    range_turns: Annotated[
+        int, typer.Option("--range", help="Turns of distance (penalty -1 per turn past the first).")
+    ] = 1,
+    headshot: Annotated[
+        bool, typer.Option("--headshot", help="Aim for the head: -4, and a hit kills or incapacitates.")
+    ] = False,
     melee: Annotated[bool, typer.Option("--melee", help="A melee sneak attack: no roll needed.")] = False,
     rifle: Annotated[bool, typer.Option("--rifle", help="A rifle: range penalties at half rate.")] = False,
     thrown: Annotated[bool, typer.Option("--thrown", help="A thrown weapon: no farther than 2 turns.")] = False,
@@ -452,7 +506,9 @@ def attack_cmd(
     if prof.ranged:
         pen = range_penalty(range_turns, rifle=prof.rifle, thrown=prof.reload == "thrown", hr=hr)
         if pen is None:
-            raise CheckError(f"a thrown weapon cannot reach {range_turns} turns", hint=f"at most {hr.thrown_max_turns} turns")
+            raise CheckError(
+                f"a thrown weapon cannot reach {range_turns} turns", hint=f"at most {hr.thrown_max_turns} turns"
+            )
         if pen:
             parts.append(("range", pen))
     dparts = defence_parts(d, ranged=prof.ranged)
@@ -463,12 +519,21 @@ def attack_cmd(
     odds = SYSTEM.odds(check, hr)
     outcome = SYSTEM.resolve(check, make_rng(seed, "bum-attack"), hr)
     if as_json:
-        print_json({**outcome.to_json(), "p_success": float(odds.p_success), "p_success_exact": str(odds.p_success), "wounds": prof.wounds if outcome.success else 0})
+        print_json(
+            {
+                **outcome.to_json(),
+                "p_success": float(odds.p_success),
+                "p_success_exact": str(odds.p_success),
+                "wounds": prof.wounds if outcome.success else 0,
+            },
+        )
         return
     console.print(f"chance to hit: {float(odds.p_success):.2%} (exactly {odds.p_success})")
     _show_outcome(outcome)
     if outcome.success:
-        console.print(f"{d.name} takes {prof.wounds} wound(s): {max(0, current_hp(d) - prof.wounds)} of {hit_points(d)} HP left.")
+        console.print(
+            f"{d.name} takes {prof.wounds} wound(s): {max(0, current_hp(d) - prof.wounds)} of {hit_points(d)} HP left."
+        )
 
 
 # --------------------------------------------------------------------------- fights
@@ -491,16 +556,26 @@ def fight_cmd(
     ally: Annotated[list[Path] | None, typer.Option("--ally", help="Another fighter on side 1 (repeatable).")] = None,
     foe: Annotated[list[Path] | None, typer.Option("--foe", help="Another fighter on side 2 (repeatable).")] = None,
     level: Annotated[int, typer.Option("--level", help="Combat level 1-4 (Part Five).")] = 4,
-    switch: Annotated[list[str] | None, typer.Option("--switch", help="ROUND:LEVEL, change level from that round (repeatable).")] = None,
+    switch: Annotated[
+        list[str] | None, typer.Option("--switch", help="ROUND:LEVEL, change level from that round (repeatable).")
+    ] = None,
     distance: Annotated[int, typer.Option("--distance", help="Turns of distance between the sides at the start.")] = 0,
-    initiative: Annotated[str, typer.Option("--initiative", help="gm (initiator first, longer reach first), dex or int.")] = "gm",
+    initiative: Annotated[
+        str, typer.Option("--initiative", help="gm (initiator first, longer reach first), dex or int.")
+    ] = "gm",
     tactic: Annotated[list[str] | None, typer.Option("--tactic", help="NAME=auto|melee|ranged (repeatable).")] = None,
-    delay: Annotated[list[str] | None, typer.Option("--delay", help="NAME=OTHER: NAME acts after OTHER (repeatable).")] = None,
+    delay: Annotated[
+        list[str] | None, typer.Option("--delay", help="NAME=OTHER: NAME acts after OTHER (repeatable).")
+    ] = None,
     dc: Annotated[int, typer.Option("--dc", help="Level 1: the difficulty to win the fight.")] = 6,
     max_rounds: Annotated[int, typer.Option("--max-rounds", help="Stop as a stand-off after this many rounds.")] = 100,
-    surprised: Annotated[list[str] | None, typer.Option("--surprised", help="A fighter caught unaware in round 1 (repeatable).")] = None,
+    surprised: Annotated[
+        list[str] | None, typer.Option("--surprised", help="A fighter caught unaware in round 1 (repeatable).")
+    ] = None,
     sneak_dc: Annotated[int, typer.Option("--sneak-dc", help="The GM's DC for ranged sneak attacks.")] = 6,
-    headshot: Annotated[bool, typer.Option("--headshot", help="Ranged sneak attacks aim at the head (-4, incapacitates).")] = False,
+    headshot: Annotated[
+        bool, typer.Option("--headshot", help="Ranged sneak attacks aim at the head (-4, incapacitates).")
+    ] = False,
     seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Run a fight round by round with a readable log."""
@@ -517,7 +592,9 @@ def fight_cmd(
         except ValueError:
             raise CombatError(f"--switch {s!r}: write ROUND:LEVEL, e.g. 3:4") from None
     options = {
-        "level": level, "distance": distance, "initiative": initiative, "switch": sw, "tactics": _pairs(tactic, "--tactic"),
+        "level": level, "distance": distance, "initiative": initiative, "switch": sw, "tactics": _pairs(
+            tactic, "--tactic"
+        ),
         "delay": _pairs(delay, "--delay"), "dc": dc, "max_rounds": max_rounds,
         "surprised": surprised or [], "sneak_dc": sneak_dc, "sneak_headshot": headshot,
     }
@@ -556,7 +633,9 @@ def forecast_cmd(
     ca, cb = _load(a), _load(b)
     for c in (ca, cb):
         require_valid(c, hr)
-    state = SYSTEM.combat.start([[ca], [cb]], house_rules=hr, options={"level": level, "tactics": _pairs(tactic, "--tactic")})
+    state = SYSTEM.combat.start(
+        [[ca], [cb]], house_rules=hr, options={"level": level, "tactics": _pairs(tactic, "--tactic")}
+    )
     p = win_probability(state)
     chain = duel_chain(state)
     if as_json:
@@ -578,7 +657,9 @@ def wound_cmd(
     file: FileArg,
     n: Annotated[int, typer.Option("--n", min=1, help="How many wounds.")] = 1,
     cause: Annotated[str, typer.Option("--cause", help="What caused them (a punch heals sooner than a sword).")] = "",
-    heal_days: Annotated[int | None, typer.Option("--heal-days", min=0, help="Days until healed (the GM's call).")] = None,
+    heal_days: Annotated[
+        int | None, typer.Option("--heal-days", min=0, help="Days until healed (the GM's call).")
+    ] = None,
     out: OutOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Mark wounds on a card (Part Five, Wounds/Injury)."""
@@ -586,25 +667,39 @@ def wound_cmd(
 
     c = take_wounds(_load(file), n, cause, heal_days)
     hp = current_hp(c)
-    text = f"{c.name} takes {n} wound(s): {hp} of {hit_points(c)} HP left." + (" At 0 HP he is out of the fight, but alive." if hp == 0 else "")
+    text = f"{c.name} takes {n} wound(s): {hp} of {hit_points(c)} HP left." + (
+        " At 0 HP he is out of the fight, but alive." if hp == 0 else ""
+    )
     _save(c, out, as_json, [Event("wound", text, data={"hp": hp})])
 
 
 @app.command("heal")
-def heal_cmd(file: FileArg, days: Annotated[int, typer.Option("--days", min=0, help="Days of rest.")], out: OutOpt = None, as_json: JsonOpt = False) -> None:
+def heal_cmd(
+    file: FileArg,
+    days: Annotated[int, typer.Option("--days", min=0, help="Days of rest.")],
+    out: OutOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Let wounds heal: each heals on its own, least severe first."""
     from ...rules import Event
 
     before = _load(file)
     c = heal(before, days)
-    _save(c, out, as_json, [Event("heal", f"After {days} day(s) {len(before.wounds) - len(c.wounds)} wound(s) have healed; {current_hp(c)} of {hit_points(c)} HP.")])
+    _save(
+        c,
+        out,
+        as_json,
+        [Event("heal", f"After {days} day(s) {len(before.wounds) - len(c.wounds)} wound(s) have healed; {current_hp(c)} of {hit_points(c)} HP.")],
+    )
 
 
 @app.command("award")
 def award_cmd(
     file: FileArg,
     points: Annotated[int, typer.Option("--points", min=0, help="Skill points earned this session (1-2 is usual).")],
-    used: Annotated[list[str] | None, typer.Option("--used", help="A skill used this session (repeatable; 'A is for Axe').")] = None,
+    used: Annotated[
+        list[str] | None, typer.Option("--used", help="A skill used this session (repeatable; 'A is for Axe').")
+    ] = None,
     out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """End of session: award skill points (saved until spent)."""
@@ -641,7 +736,9 @@ def buy_stat_cmd(
     st = stat.upper()
     if st not in STATS:
         raise CheckError(f"{stat!r} is not a stat", hint="STR, DEX, INT or SOC")
-    c, events = SYSTEM.advance(_load(file), BuyStat(stat=st), make_rng(None), _hr(house_rules))  # type: ignore[arg-type]
+    c, events = SYSTEM.advance(
+        _load(file), BuyStat(stat=st), make_rng(None), _hr(house_rules)
+    )  # type: ignore[arg-type]
     _save(c, out, as_json, list(events))  # type: ignore[arg-type]
 
 
@@ -656,7 +753,11 @@ def _hazard_out(as_json: bool, kind: str, text: str, **data: Any) -> None:
 
 
 @hazard_app.command("fall")
-def fall_cmd(feet: Annotated[float, typer.Option("--feet", help="Height of the fall in feet.")], house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def fall_cmd(
+    feet: Annotated[float, typer.Option("--feet", help="Height of the fall in feet.")],
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Falling: one wound per 10 feet."""
     w = hz.falling_wounds(feet, _hr(house_rules))
     _hazard_out(as_json, "fall", f"A fall of {feet:g} feet deals {w} wound(s).", wounds=w)
@@ -671,7 +772,13 @@ def explosion_cmd(
     """Explosions: power at the centre, one less per space out."""
     w = hz.explosion_damage(power, spaces)
     ring = [hz.explosion_damage(power, s) for s in range(power + 1)]
-    _hazard_out(as_json, "explosion", f"Power {power} at {spaces} space(s): {w} damage. By distance: {ring}", damage=w, by_distance=ring)
+    _hazard_out(
+        as_json,
+        "explosion",
+        f"Power {power} at {spaces} space(s): {w} damage. By distance: {ring}",
+        damage=w,
+        by_distance=ring,
+    )
 
 
 @hazard_app.command("shock")
@@ -682,7 +789,9 @@ def shock_cmd(
 ) -> None:
     """Electricity: stunned for power - STR rounds."""
     r = hz.electric_stun_rounds(power, strength)
-    _hazard_out(as_json, "shock", f"A charge of power {power} stuns a STR {strength} character for {r} round(s).", stun_rounds=r)
+    _hazard_out(
+        as_json, "shock", f"A charge of power {power} stuns a STR {strength} character for {r} round(s).", stun_rounds=r
+    )
 
 
 @hazard_app.command("cold")
@@ -693,7 +802,13 @@ def cold_cmd(
 ) -> None:
     """Cold: each period drains 1 STR until warm; at 0 STR he passes out."""
     left, out = hz.cold_exposure(strength, periods)
-    _hazard_out(as_json, "cold", f"STR {strength} after {periods} period(s) in the cold: {left}" + (" - losing consciousness." if out else "."), strength=left, unconscious=out)
+    _hazard_out(
+        as_json,
+        "cold",
+        f"STR {strength} after {periods} period(s) in the cold: {left}" + (" - losing consciousness." if out else "."),
+        strength=left,
+        unconscious=out,
+    )
 
 
 @hazard_app.command("acid")

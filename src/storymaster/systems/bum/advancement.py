@@ -51,7 +51,13 @@ def award(c: BumCharacter, req: AwardPoints) -> tuple[BumCharacter, list[Event]]
             "session_skills_used": tuple(req.used_skills),
         }
     )
-    return new, [Event("award", f"{c.name} earns {req.points} skill point(s); {new.banked_skill_points} to spend.", data={"points": req.points})]
+    return new, [
+        Event(
+            "award",
+            f"{c.name} earns {req.points} skill point(s); {new.banked_skill_points} to spend.",
+            data={"points": req.points},
+        ),
+    ]
 
 
 def buy_skill(c: BumCharacter, req: BuySkill, hr: BumHouseRules) -> tuple[BumCharacter, list[Event]]:
@@ -86,7 +92,13 @@ def buy_skill(c: BumCharacter, req: BuySkill, hr: BumHouseRules) -> tuple[BumCha
             hint="raise the stat first, or switch off the house rule skill_cap_at_stat",
         )
     new = c.model_copy(update={"skills": skills, "banked_skill_points": c.banked_skill_points - req.points})
-    return new, [Event("skill", f"{c.name} raises {skill.name} to {skill.points}.", data={"skill": skill.name, "points": skill.points})]
+    return new, [
+        Event(
+            "skill",
+            f"{c.name} raises {skill.name} to {skill.points}.",
+            data={"skill": skill.name, "points": skill.points},
+        ),
+    ]
 
 
 def buy_stat(c: BumCharacter, req: BuyStat, hr: BumHouseRules) -> tuple[BumCharacter, list[Event]]:
@@ -97,19 +109,35 @@ def buy_stat(c: BumCharacter, req: BuyStat, hr: BumHouseRules) -> tuple[BumChara
             hint="save up skill points from more sessions",
         )
     if c.raised_stats.count(req.stat) >= hr.stat_raises_per_game:
-        raise AdvancementError(f"{c.name} has already raised {req.stat} in this game", hint="each stat can rise by 1 per game (Part Six)")
+        raise AdvancementError(
+            f"{c.name} has already raised {req.stat} in this game", hint="each stat can rise by 1 per game (Part Six)"
+        )
     value = c.stats.get(req.stat) + 1
     if value > hr.stat_max:
-        raise AdvancementError(f"{req.stat} {value} is beyond the body's limit of {hr.stat_max}", hint="house rule stat_max")
+        raise AdvancementError(
+            f"{req.stat} {value} is beyond the body's limit of {hr.stat_max}", hint="house rule stat_max"
+        )
     stats = c.stats.model_copy(update={req.stat: value})
     new = c.model_copy(
-        update={"stats": stats, "raised_stats": (*c.raised_stats, req.stat), "banked_skill_points": c.banked_skill_points - hr.stat_cost}
+        update={
+            "stats": stats,
+            "raised_stats": (*c.raised_stats, req.stat),
+            "banked_skill_points": c.banked_skill_points - hr.stat_cost,
+        }
     )
     extra = " (and one more wound he can take)" if req.stat == "STR" else ""
-    return new, [Event("stat", f"{c.name} raises {req.stat} to {value} for {hr.stat_cost} skill points{extra}.", data={"stat": req.stat, "value": value})]
+    return new, [
+        Event(
+            "stat",
+            f"{c.name} raises {req.stat} to {value} for {hr.stat_cost} skill points{extra}.",
+            data={"stat": req.stat, "value": value},
+        ),
+    ]
 
 
-def advance(c: BumCharacter, req: AwardPoints | BuySkill | BuyStat, hr: BumHouseRules | None = None) -> tuple[BumCharacter, list[Event]]:
+def advance(
+    c: BumCharacter, req: AwardPoints | BuySkill | BuyStat, hr: BumHouseRules | None = None
+) -> tuple[BumCharacter, list[Event]]:
     hr = hr or BumHouseRules()
     if isinstance(req, AwardPoints):
         return award(c, req)

@@ -58,15 +58,30 @@ def card(c: BumCharacter) -> dict[str, Any]:
         "player": c.player,
         "campaign": c.campaign,
         "stats": [{"stat": s, "value": c.stats.get(s), "label": stat_label(s, c.stats.get(s))} for s in STATS],
-        "skills": [{"name": s.name, "stat": s.stat, "bonus": s.points, "level": skill_label(s.points)} for s in c.skills],
+        "skills": [
+            {"name": s.name, "stat": s.stat, "bonus": s.points, "level": skill_label(s.points)} for s in c.skills
+        ],
         "weapons": weapons,
-        "armour": {"name": c.armour.name if c.armour else "", "attack": _signed(a_att) if a_att else "", "defence": _signed(a_def) if c.armour else ""},
-        "shield": {"name": c.shield.name if c.shield else "", "attack": _signed(s_att) if s_att else "", "defence": _signed(s_def) if c.shield else ""},
+        "armour": {
+            "name": c.armour.name if c.armour else "",
+            "attack": _signed(a_att) if a_att else "",
+            "defence": _signed(a_def) if c.armour else "",
+        },
+        "shield": {
+            "name": c.shield.name if c.shield else "",
+            "attack": _signed(s_att) if s_att else "",
+            "defence": _signed(s_def) if c.shield else "",
+        },
         "attack_totals": totals,
         "defence_totals": {"melee": melee_defence(c), "ranged": ranged_defence(c)},
         "wounds": {"max": hit_points(c), "taken": len(c.wounds), "left": current_hp(c)},
         "items": [
-            {"name": i.name, "bonus": _signed(i.bonus) if i.bonus else "", "applies_to": i.applies_to, "quantity": i.quantity}
+            {
+                "name": i.name,
+                "bonus": _signed(i.bonus) if i.bonus else "",
+                "applies_to": i.applies_to,
+                "quantity": i.quantity,
+            }
             for i in c.items
         ],
         "banked_skill_points": c.banked_skill_points,
@@ -120,11 +135,43 @@ def card_png(c: BumCharacter) -> bytes:
     bottom = [
         ["WEAPONS", "", "ATTACK", "DEFENSE", "ATTACK TOTALS", "", ""],
         ["PRIMARY", wp[0]["name"], wp[0]["attack"], wp[0]["defence"], "PRIMARY", "RANGED", "BACKUP"],
-        ["RANGED", wp[1]["name"], wp[1]["attack"], wp[1]["defence"], fmt(at["primary"]), fmt(at["ranged"]), fmt(at["backup"])],
+        [
+            "RANGED",
+            wp[1]["name"],
+            wp[1]["attack"],
+            wp[1]["defence"],
+            fmt(at["primary"]),
+            fmt(at["ranged"]),
+            fmt(at["backup"]),
+        ],
         ["BACKUP", wp[2]["name"], wp[2]["attack"], wp[2]["defence"], "DEFENSE TOTALS", "", "WOUNDS"],
-        ["ARMOR", d["armour"]["name"], d["armour"]["attack"], d["armour"]["defence"], "MELEE", "RANGED", "|" * d["wounds"]["taken"]],
-        ["SHIELD", d["shield"]["name"], d["shield"]["attack"], d["shield"]["defence"], str(dt["melee"]), str(dt["ranged"]), f"of {d['wounds']['max']}"],
-        ["ITEMS", "; ".join(i["name"] + (f" x {i['quantity']}" if i["quantity"] != 1 else "") for i in d["items"]), "", "", "", "", ""],
+        [
+            "ARMOR",
+            d["armour"]["name"],
+            d["armour"]["attack"],
+            d["armour"]["defence"],
+            "MELEE",
+            "RANGED",
+            "|" * d["wounds"]["taken"],
+        ],
+        [
+            "SHIELD",
+            d["shield"]["name"],
+            d["shield"]["attack"],
+            d["shield"]["defence"],
+            str(dt["melee"]),
+            str(dt["ranged"]),
+            f"of {d['wounds']['max']}",
+        ],
+        [
+            "ITEMS",
+            "; ".join(i["name"] + (f" x {i['quantity']}" if i["quantity"] != 1 else "") for i in d["items"]),
+            "",
+            "",
+            "",
+            "",
+            "",
+        ],
     ]
     fig = plt.figure(figsize=(6.5, 3.6 + 0.2 * n))
     fig.text(0.05, 0.95, f"NAME: {d['name']}", fontsize=10, style="italic")

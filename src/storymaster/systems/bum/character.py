@@ -85,7 +85,9 @@ class WeaponEntry(Model):
     defence: int | None = Field(None, ge=-10, le=10, description="defence bonus for a home-made weapon")
     ranged: bool | None = None
     skill: str | None = Field(None, description="the skill used with it (e.g. 'Axe/Mace')")
-    stat: Stat | None = Field(None, description="stat for the attack: STR for melee, DEX for ranged unless the GM allows otherwise")
+    stat: Stat | None = Field(
+        None, description="stat for the attack: STR for melee, DEX for ranged unless the GM allows otherwise"
+    )
     grip: Literal["one", "two"] | None = Field(None, description="for longswords/katanas: one or two hands")
     wounds: int | None = Field(None, ge=1, le=10)
     reload: ReloadKind | None = None
@@ -354,14 +356,24 @@ def validate(c: BumCharacter, hr: BumHouseRules | None = None) -> list[Problem]:
         v = c.stats.get(stat)
         base = v - raised[stat]
         if not c.npc and base < hr.stat_min:
-            problems.append(Problem(f"stats.{stat}", f"{v} is below the minimum of {hr.stat_min}", "Part Three: 'a minimum of 1'"))
+            problems.append(
+                Problem(f"stats.{stat}", f"{v} is below the minimum of {hr.stat_min}", "Part Three: 'a minimum of 1'")
+            )
         if v > hr.stat_max and not c.npc:
             problems.append(
-                Problem(f"stats.{stat}", f"{v} is above the maximum of {hr.stat_max}", "Part Three: 'a maximum of 4' (house rule stat_max)")
+                Problem(
+                    f"stats.{stat}",
+                    f"{v} is above the maximum of {hr.stat_max}",
+                    "Part Three: 'a maximum of 4' (house rule stat_max)",
+                )
             )
         if raised[stat] > hr.stat_raises_per_game:
             problems.append(
-                Problem("raised_stats", f"{stat} was raised {raised[stat]} times; at most {hr.stat_raises_per_game} per game", "Part Six")
+                Problem(
+                    "raised_stats",
+                    f"{stat} was raised {raised[stat]} times; at most {hr.stat_raises_per_game} per game",
+                    "Part Six",
+                )
             )
     if not c.npc:
         base_total = c.stats.total() - len(c.raised_stats)
@@ -423,22 +435,38 @@ def _equipment_problems(c: BumCharacter) -> list[Problem]:
         if slot == "primary" and prof.hands == 2 and c.shield is not None:
             problems.append(Problem(where, "is used in two hands, which leaves no hand for the shield", "Appendix A"))
         if entry.skill and find_skill(c, entry.skill) is None:
-            problems.append(Problem(where, f"uses the skill {entry.skill!r}, which the character does not have", "Appendix B"))
+            problems.append(
+                Problem(where, f"uses the skill {entry.skill!r}, which the character does not have", "Appendix B")
+            )
         if entry.readiness != "ready" and prof.reload is None:
-            problems.append(Problem(where, f"readiness {entry.readiness!r} only applies to bows, crossbows and firearms", "Appendix A, Reloading"))
+            problems.append(
+                Problem(
+                    where,
+                    f"readiness {entry.readiness!r} only applies to bows, crossbows and firearms",
+                    "Appendix A, Reloading",
+                ),
+            )
         if entry.readiness == "cocked" and prof.reload != "crossbow":
-            problems.append(Problem(where, "only a crossbow can be kept cocked", "Appendix A, Partially Loaded Weapons"))
+            problems.append(
+                Problem(where, "only a crossbow can be kept cocked", "Appendix A, Partially Loaded Weapons")
+            )
         if entry.readiness == "empty" and prof.reload != "muzzleloader":
-            problems.append(Problem(where, "'empty' is for firearms; a bow or crossbow is 'unready'", "Appendix A, Reloading"))
+            problems.append(
+                Problem(where, "'empty' is for firearms; a bow or crossbow is 'unready'", "Appendix A, Reloading")
+            )
     for field, cat in (("armour", "armour"), ("shield", "shield")):
         entry = getattr(c, field)
         if entry is not None and find_gear(entry.kind or entry.name, cat) is None and entry.defence is None:
-            problems.append(Problem(f"{field} {entry.name}", f"is not Appendix A {cat} and has no 'defence' bonus", "Appendix A"))
+            problems.append(
+                Problem(f"{field} {entry.name}", f"is not Appendix A {cat} and has no 'defence' bonus", "Appendix A")
+            )
     return problems
 
 
 def require_valid(c: BumCharacter, hr: BumHouseRules | None = None) -> BumCharacter:
     problems = validate(c, hr)
     if problems:
-        raise CharacterError(problems, name=c.name, hint="fix the card, or change the house rules (storymaster house-rules bum)")
+        raise CharacterError(
+            problems, name=c.name, hint="fix the card, or change the house rules (storymaster house-rules bum)"
+        )
     return c

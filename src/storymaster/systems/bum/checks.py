@@ -81,7 +81,9 @@ class RecheckCheck(Check):
     bonus: int = Field(ge=-50, le=50)
     dc: int = Field(ge=1, le=100)
     recheck_dc: int = Field(ge=1, le=100, description="the difficulty of the recovery roll")
-    recheck_bonus: int | None = Field(None, ge=-50, le=50, description="bonus for the recovery roll (default: the same)")
+    recheck_bonus: int | None = Field(
+        None, ge=-50, le=50, description="bonus for the recovery roll (default: the same)"
+    )
     parts: Parts = ()
     label: str = ""
 
@@ -109,7 +111,9 @@ class OpposedCheck(Check):
     vs: int = Field(ge=-50, le=50, description="the opponent's bonus")
     parts: Parts = ()
     vs_parts: Parts = ()
-    role: Role = Field("attacker", description="the roller's side in the tie rule: he acts (attacker) or resists (defender)")
+    role: Role = Field(
+        "attacker", description="the roller's side in the tie rule: he acts (attacker) or resists (defender)"
+    )
     is_player: bool = Field(True, description="the roller is a player character (for the 'players' tie rule)")
     opponent_is_player: bool = False
     label: str = ""
@@ -177,7 +181,9 @@ def tie_goes_to(
     return None
 
 
-def range_penalty(turns: int, *, rifle: bool = False, thrown: bool = False, hr: BumHouseRules | None = None) -> int | None:
+def range_penalty(
+    turns: int, *, rifle: bool = False, thrown: bool = False, hr: BumHouseRules | None = None
+) -> int | None:
     """Part Five, Ranged attacking: -1 per turn of distance beyond the first (rifles at half rate).
 
     Returns the (non-positive) modifier, or None when a thrown weapon cannot reach.
@@ -272,7 +278,10 @@ def odds_sneak(check: SneakAttackCheck, hr: BumHouseRules | None = None) -> Outc
     hr = hr or BumHouseRules()
     if check.melee:
         if not hr.sneak_melee_kills:
-            raise CheckError("melee sneak attacks are switched off by the house rules", hint="roll an ordinary opposed attack instead")
+            raise CheckError(
+                "melee sneak attacks are switched off by the house rules",
+                hint="roll an ordinary opposed attack instead",
+            )
         return OutcomeOdds(
             "bum", check.describe(), {"hit": Fraction(1), "miss": Fraction(0)}, frozenset({"hit"}),
             note="a melee sneak attack needs no roll",
@@ -312,7 +321,9 @@ def resolve_fixed(check: FixedCheck, rng: DiceRng) -> Outcome:
 def resolve_recheck(check: RecheckCheck, rng: DiceRng) -> Outcome:
     first = resolve_fixed(FixedCheck(bonus=check.bonus, dc=check.dc, parts=check.parts, label="first roll"), rng)
     if first.success:
-        return Outcome("bum", check.describe(), "success", True, first.explanation, first.rolls, first.margin, dict(first.details))
+        return Outcome(
+            "bum", check.describe(), "success", True, first.explanation, first.rolls, first.margin, dict(first.details)
+        )
     second = resolve_fixed(FixedCheck(bonus=check.second_bonus, dc=check.recheck_dc, label="re-check"), rng)
     text = f"{first.explanation} The GM allows a re-check at DC {check.recheck_dc}: {second.explanation}"
     result = "recovered" if second.success else "failure"
@@ -323,7 +334,9 @@ def resolve_recheck(check: RecheckCheck, rng: DiceRng) -> Outcome:
 
 
 def roll_opposed(
-    bonus: int, vs: int, rng: DiceRng, tie_to: Literal["actor", "opponent"] | None, labels: tuple[str, str] = ("roller", "opponent")
+    bonus: int, vs: int, rng: DiceRng, tie_to: Literal["actor", "opponent"] | None, labels: tuple[str, str] = (
+        "roller", "opponent"
+    )
 ) -> tuple[bool, list[RollRecord], list[tuple[int, int]]]:
     """Roll both sides until someone wins (or the tie rule decides): (roller won, records, totals per pair)."""
     records: list[RollRecord] = []
@@ -348,7 +361,9 @@ def resolve_opposed(check: OpposedCheck, rng: DiceRng, hr: BumHouseRules | None 
     lines = []
     for i, (ta, tb) in enumerate(totals):
         da, db = records[2 * i].total, records[2 * i + 1].total
-        lines.append(f"you rolled {da} ({_parts_text(check.parts, check.bonus)}) = {ta} against {db} ({_parts_text(check.vs_parts, check.vs)}) = {tb}")
+        lines.append(
+            f"you rolled {da} ({_parts_text(check.parts, check.bonus)}) = {ta} against {db} ({_parts_text(check.vs_parts, check.vs)}) = {tb}",
+        )
     text = "; ".join(lines)
     last_a, last_b = totals[-1]
     if last_a == last_b:
@@ -358,7 +373,12 @@ def resolve_opposed(check: OpposedCheck, rng: DiceRng, hr: BumHouseRules | None 
     text = text[0].upper() + text[1:] + f". You {'win' if won else 'lose'}: the higher total wins."
     return Outcome(
         "bum", check.describe(), "win" if won else "lose", won, text, tuple(records), last_a - last_b,
-        {"totals": [list(t) for t in totals], "rolls_made": len(totals), "parts": check.parts, "vs_parts": check.vs_parts},
+        {
+            "totals": [list(t) for t in totals],
+            "rolls_made": len(totals),
+            "parts": check.parts,
+            "vs_parts": check.vs_parts,
+        },
     )
 
 
@@ -373,7 +393,9 @@ def resolve_sneak(check: SneakAttackCheck, rng: DiceRng, hr: BumHouseRules | Non
         )
     b = sneak_bonus(check, hr)
     if b is None:
-        return Outcome("bum", check.describe(), "miss", False, f"A thrown weapon cannot reach {check.range_turns} turns away.")
+        return Outcome(
+            "bum", check.describe(), "miss", False, f"A thrown weapon cannot reach {check.range_turns} turns away."
+        )
     rec = d6(rng, check.label or "sneak shot")
     total = rec.total + b
     ok = fixed_succeeds(rec.total, b, check.dc)

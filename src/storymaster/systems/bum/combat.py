@@ -61,11 +61,15 @@ def switch_level(state: FightState, level: int) -> tuple[FightState, list[Event]
     """Part Five: change the combat level between rounds (e.g. a quicker level for the goons)."""
     if level not in (1, 2, 3, 4):
         raise CombatError(f"there is no combat level {level}", hint="B.U.M. has levels 1, 2, 3 and 4")
-    ev = Event("level", f"The GM switches to combat level {level}.", state.round + 1, data={"from": state.level, "to": level})
+    ev = Event(
+        "level", f"The GM switches to combat level {level}.", state.round + 1, data={"from": state.level, "to": level}
+    )
     return state.model_copy(update={"level": level}), [ev]
 
 
-def apply_hazard(state: FightState, name: str, *, wounds: int = 0, stun_rounds: int = 0, cause: str = "") -> tuple[FightState, list[Event]]:
+def apply_hazard(
+    state: FightState, name: str, *, wounds: int = 0, stun_rounds: int = 0, cause: str = ""
+) -> tuple[FightState, list[Event]]:
     """Part Seven in a fight: wounds from a fall, fire, explosion or acid, or stun from electricity."""
     if wounds < 0 or stun_rounds < 0:
         raise CombatError("wounds and stun rounds cannot be negative")
@@ -88,9 +92,15 @@ def knock_down(state: FightState, name: str, *, bow_too: bool = False) -> tuple[
         new = "cocked"
     elif f.readiness == "ready" and kind == "bow" and bow_too:
         new = "unready"
-    text = f"{name} is knocked over" + (f": his {(missile_of(f) or UNARMED).name} is no longer ready ({new})." if new != f.readiness else ".")
-    fighters = tuple(x.model_copy(update={"readiness": new, "reload_progress": 0}) if x.name == name else x for x in state.fighters)
-    return state.model_copy(update={"fighters": fighters}), [Event("knocked-down", text, state.round, name, {"readiness": new})]
+    text = f"{name} is knocked over" + (
+        f": his {(missile_of(f) or UNARMED).name} is no longer ready ({new})." if new != f.readiness else "."
+    )
+    fighters = tuple(
+        x.model_copy(update={"readiness": new, "reload_progress": 0}) if x.name == name else x for x in state.fighters
+    )
+    return state.model_copy(update={"fighters": fighters}), [
+        Event("knocked-down", text, state.round, name, {"readiness": new})
+    ]
 
 
 def _tactic_for(tactics: Mapping[Any, str], name: str, card_name: str, side: int) -> Any:
@@ -140,7 +150,9 @@ class BumCombat:
                 ranged = c.weapons.ranged
                 missile = profile(c, "ranged")
                 # a bow or crossbow ready to shoot is in his hands (Appendix A, Partially Loaded Weapons)
-                holding = ranged is not None and missile is not None and ranged.readiness == "ready" and missile.reload in ("bow", "crossbow")
+                holding = ranged is not None and missile is not None and ranged.readiness == "ready" and missile.reload in (
+                    "bow", "crossbow"
+                )
                 fighters.append(
                     Fighter(
                         name=name, side=side_no, character=c, hp=current_hp(c),
@@ -164,7 +176,9 @@ class BumCombat:
         switch = tuple(sorted((int(k), int(v)) for k, v in (opts.pop("switch", {}) or {}).items()))
         for rnd, lvl in switch:
             if lvl not in (1, 2, 3, 4) or rnd < 1:
-                raise CombatError(f"cannot switch to level {lvl} at round {rnd}", hint="rounds count from 1; levels are 1-4")
+                raise CombatError(
+                    f"cannot switch to level {lvl} at round {rnd}", hint="rounds count from 1; levels are 1-4"
+                )
         initiative = opts.pop("initiative", "gm")
         if initiative not in ("gm", "dex", "int"):
             raise CombatError(f"initiative {initiative!r} is not gm, dex or int")
@@ -209,7 +223,9 @@ class BumCombat:
             events.append(Event("end", text, new.round, data={"winner": w}))
         elif new.round >= new.max_rounds:
             new = new.model_copy(update={"ended": True})
-            events.append(Event("end", f"After {new.round} rounds the fight is a stand-off.", new.round, data={"winner": None}))
+            events.append(
+                Event("end", f"After {new.round} rounds the fight is a stand-off.", new.round, data={"winner": None})
+            )
         return new, events
 
     def is_over(self, state: BaseModel) -> bool:

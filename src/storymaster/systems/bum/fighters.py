@@ -98,14 +98,23 @@ def simple_bonus(c: BumCharacter) -> int:
     return max(totals, default=c.stats.STR)
 
 
-def exchange_odds(a: BumCharacter, b: BumCharacter, hr: BumHouseRules | None = None, *, a_initiates: bool = True) -> Fraction:
+def exchange_odds(
+    a: BumCharacter, b: BumCharacter, hr: BumHouseRules | None = None, *, a_initiates: bool = True
+) -> Fraction:
     """Level 2/3: chance that ``a`` wins one opposed exchange (ties settled by the house rule)."""
     hr = hr or BumHouseRules()
     tie_to = tie_goes_to(hr, "attacker" if a_initiates else "defender", not a.npc, not b.npc)
     return p_opposed_final(simple_bonus(a), simple_bonus(b), tie_to)
 
 
-def attack_odds(attack: int, defence: int, hr: BumHouseRules | None = None, *, attacker_is_player: bool = True, defender_is_player: bool = False) -> Fraction:
+def attack_odds(
+    attack: int,
+    defence: int,
+    hr: BumHouseRules | None = None,
+    *,
+    attacker_is_player: bool = True,
+    defender_is_player: bool = False,
+) -> Fraction:
     """Level 4: chance one attack hits (d6 + attack total against d6 + defence total)."""
     hr = hr or BumHouseRules()
     return p_opposed_final(attack, defence, tie_goes_to(hr, "attacker", attacker_is_player, defender_is_player))

@@ -72,7 +72,9 @@ def acid_wounds(turns: int, every: int) -> int:
     """Part Seven, Acid: a wound every X turns while the acid stays on (X set by its potency)."""
     _non_negative(turns, "the number of turns")
     if every < 1:
-        raise CheckError("an acid deals a wound every 1 or more turns", hint="a strong acid: every 1-2 turns; a weak one: 10-20")
+        raise CheckError(
+            "an acid deals a wound every 1 or more turns", hint="a strong acid: every 1-2 turns; a weak one: 10-20"
+        )
     return turns // every
 
 
@@ -83,7 +85,9 @@ def fire_wounds(turns_burning: int, large_flame: bool = False, hr: BumHouseRules
     return (1 if large_flame else 0) + turns_burning // hr.fire_wound_every
 
 
-def burn(dex: int, rng: DiceRng, *, large_flame: bool = True, max_turns: int = 20, hr: BumHouseRules | None = None) -> tuple[int, list[Event]]:
+def burn(
+    dex: int, rng: DiceRng, *, large_flame: bool = True, max_turns: int = 20, hr: BumHouseRules | None = None
+) -> tuple[int, list[Event]]:
     """Part Seven, Fire: a burning character spends each whole turn to stop, drop and roll (DEX vs DC 6).
 
     Returns the wounds taken and the log. A small flame is put out by spending the next action, without a roll.
@@ -96,15 +100,26 @@ def burn(dex: int, rng: DiceRng, *, large_flame: bool = True, max_turns: int = 2
     wounds = 1
     events.append(Event("fire", "Hit by a large flame: 1 wound, and he is on fire.", data={"wounds": 1}))
     for turn in range(1, max_turns + 1):
-        out = resolve_fixed(FixedCheck(bonus=dex, dc=hr.fire_dc, parts=(("DEX", dex),), label="stop, drop and roll"), rng)
+        out = resolve_fixed(
+            FixedCheck(bonus=dex, dc=hr.fire_dc, parts=(("DEX", dex),), label="stop, drop and roll"), rng
+        )
         if out.success:
-            events.append(Event("fire", f"Turn {turn}: stop, drop and roll: {out.explanation} The fire is out.", turn, rolls=out.rolls))
+            events.append(
+                Event(
+                    "fire",
+                    f"Turn {turn}: stop, drop and roll: {out.explanation} The fire is out.",
+                    turn,
+                    rolls=out.rolls,
+                ),
+            )
             return wounds, events
         burned = turn % hr.fire_wound_every == 0
         wounds += burned
         events.append(
             Event(
-                "fire", f"Turn {turn}: stop, drop and roll fails ({out.explanation})" + (" He burns: 1 wound." if burned else ""),
+                "fire", f"Turn {turn}: stop, drop and roll fails ({out.explanation})" + (
+                    " He burns: 1 wound." if burned else ""
+                ),
                 turn, rolls=out.rolls, data={"wounds": int(burned)},
             )
         )

@@ -79,7 +79,9 @@ class BumHouseRules(HouseRules):
         description="Medieval armour and shields do nothing against guns marked 'modern' (Part Seven, Technology: "
         "'say that medieval style armor and shields do nothing').",
     )
-    headshot_penalty: int = Field(4, ge=0, le=10, description="Penalty to aim a sneak shot at the head (Part Five, Sneak Attacks: '(-4)').")
+    headshot_penalty: int = Field(
+        4, ge=0, le=10, description="Penalty to aim a sneak shot at the head (Part Five, Sneak Attacks: '(-4)')."
+    )
     sneak_melee_kills: bool = Field(
         True,
         description="A melee sneak attack needs no roll and incapacitates at once (Part Five, Sneak Attacks).",
@@ -95,13 +97,17 @@ class BumHouseRules(HouseRules):
         description="Falling (Part Seven): one wound per full 10 feet (10 ft = 1, 20 ft = 2), or 'over' reading "
         "'between 10 and 20 feet, one point' literally (20 ft = 1, over 20 = 2).",
     )
-    falling_feet_per_wound: int = Field(10, ge=1, le=1000, description="Feet of fall per wound (Part Seven, Falling: 10).")
+    falling_feet_per_wound: int = Field(
+        10, ge=1, le=1000, description="Feet of fall per wound (Part Seven, Falling: 10)."
+    )
     fire_wound_every: int = Field(
         2, ge=1, le=100, description="A burning character takes a wound after every N-th turn (Part Seven, Fire: 'every other turn')."
     )
     fire_dc: int = Field(6, ge=1, le=30, description="DEX roll to stop, drop and roll (Part Seven, Fire: 'DC 6').")
     # -- advancement -------------------------------------------------------------
-    stat_cost: int = Field(4, ge=1, le=40, description="Skill points per stat point (Part Six: 'Stat points cost 4 skill points').")
+    stat_cost: int = Field(
+        4, ge=1, le=40, description="Skill points per stat point (Part Six: 'Stat points cost 4 skill points')."
+    )
     stat_raises_per_game: int = Field(
         1, ge=0, le=10, description="How often each stat may rise in one game (Part Six: 'only ... by 1 in the course of a game')."
     )

@@ -152,7 +152,13 @@ def _sneak_attack(r: _Round, att: Fighter, tgt: Fighter, slot: Slot, penalty: in
     rolls against the GM's difficulty (no DEX or shield) and deals its normal wounds."""
     prof = profile(att.character, slot) or UNARMED
     if not ranged and r.hr.sneak_melee_kills:
-        r.emit("sneak", f"{att.name} falls on the unaware {tgt.name} with {prof.name}: no roll needed.", att.name, target=tgt.name, hit=True)
+        r.emit(
+            "sneak",
+            f"{att.name} falls on the unaware {tgt.name} with {prof.name}: no roll needed.",
+            att.name,
+            target=tgt.name,
+            hit=True,
+        )
         r.wound(r.f[tgt.name], r.f[tgt.name].hp, f"sneak attack by {att.name}")
         return
     head = ranged and r.s.sneak_headshot
@@ -163,7 +169,9 @@ def _sneak_attack(r: _Round, att: Fighter, tgt: Fighter, slot: Slot, penalty: in
     rec = d6(r.rng, f"{att.name} sneak attack")
     hit = rec.total + bonus >= r.s.sneak_dc
     dealt = r.f[tgt.name].hp if head else prof.wounds
-    outcome = ("Hit in the head: he is killed or incapacitated." if head else f"Hit: {prof.wounds} wound(s).") if hit else "Miss."
+    outcome = (
+        "Hit in the head: he is killed or incapacitated." if head else f"Hit: {prof.wounds} wound(s)."
+    ) if hit else "Miss."
     r.emit(
         "sneak", f"{att.name} attacks the unaware {tgt.name} with {prof.name}: {rec.total}{bonus:+d}={rec.total + bonus} "
         f"against DC {r.s.sneak_dc}. {outcome}",
@@ -187,7 +195,9 @@ def _attack(r: _Round, att: Fighter, tgt: Fighter, slot: Slot, *, penalty: int =
     a_tot, d_tot = sum(v for _, v in a_parts), sum(v for _, v in d_parts)
     tie_to = tie_goes_to(r.hr, "attacker", is_player(att), is_player(tgt))
     hit, recs, totals = roll_opposed(a_tot, d_tot, r.rng, tie_to, (f"{att.name} attack", f"{tgt.name} defence"))
-    dice = [f"{recs[2 * i].total}+{a_tot}={ta} vs {recs[2 * i + 1].total}+{d_tot}={tb}" for i, (ta, tb) in enumerate(totals)]
+    dice = [
+        f"{recs[2 * i].total}+{a_tot}={ta} vs {recs[2 * i + 1].total}+{d_tot}={tb}" for i, (ta, tb) in enumerate(totals)
+    ]
     kind = "ranged" if ranged else "melee"
     text = f"{att.name} attacks {tgt.name} with {prof.name} ({kind}): " + "; tie, again: ".join(dice)
     if hit:
@@ -253,7 +263,9 @@ def _take_turn(r: _Round, name: str) -> None:
             f = r.upd(name, wielding="ranged")
         if f.readiness == "ready":
             _attack(r, f, tgt, "ranged", penalty=pen or 0, ranged=True)
-            after: Readiness = "ready" if missile.reload in (None, "thrown") else ("empty" if missile.reload == "muzzleloader" else "unready")
+            after: Readiness = "ready" if missile.reload in (None, "thrown") else (
+                "empty" if missile.reload == "muzzleloader" else "unready"
+            )
             r.upd(name, readiness=after, reload_progress=0, acted=True)
             return
         _reload(r, f, missile)
@@ -267,7 +279,9 @@ def _take_turn(r: _Round, name: str) -> None:
         if r.hr.double_move and r.distance >= 2:
             r.distance = max(0, r.distance - 2)
             r.upd(name, acted=True)
-            r.emit("move", f"{name} runs flat out toward {tgt.name} (double move); {_apart(r)}.", name, distance=r.distance)
+            r.emit(
+                "move", f"{name} runs flat out toward {tgt.name} (double move); {_apart(r)}.", name, distance=r.distance
+            )
             return
         r.distance -= 1
         r.emit("move", f"{name} moves toward {tgt.name}; {_apart(r)}.", name, distance=r.distance)
@@ -292,7 +306,13 @@ def _take_turn(r: _Round, name: str) -> None:
 def _attack_unarmed(r: _Round, att: Fighter, tgt: Fighter) -> None:
     """No weapon on the card: STR and bare hands (attack +0)."""
     if _surprised(r, tgt) and r.hr.sneak_melee_kills:
-        r.emit("sneak", f"{att.name} falls on the unaware {tgt.name} with bare hands: no roll needed.", att.name, target=tgt.name, hit=True)
+        r.emit(
+            "sneak",
+            f"{att.name} falls on the unaware {tgt.name} with bare hands: no roll needed.",
+            att.name,
+            target=tgt.name,
+            hit=True,
+        )
         r.wound(r.f[tgt.name], r.f[tgt.name].hp, f"sneak attack by {att.name}")
         return
     a_tot = att.character.stats.STR
@@ -300,7 +320,9 @@ def _attack_unarmed(r: _Round, att: Fighter, tgt: Fighter) -> None:
     d_tot = sum(v for _, v in d_parts)
     hit, recs, totals = roll_opposed(a_tot, d_tot, r.rng, tie_goes_to(r.hr, "attacker", is_player(att), is_player(tgt)))
     r.emit(
-        "attack", f"{att.name} punches at {tgt.name}: {totals[-1][0]} vs {totals[-1][1]}. " + ("Hit." if hit else f"{tgt.name} defends."),
+        "attack", f"{att.name} punches at {tgt.name}: {totals[-1][0]} vs {totals[-1][1]}. " + (
+            "Hit." if hit else f"{tgt.name} defends."
+        ),
         att.name, recs, target=tgt.name, weapon="bare hands", hit=hit, attack=a_tot, defence=d_tot, totals=totals,
     )
     if hit:
@@ -319,7 +341,9 @@ def _reload(r: _Round, f: Fighter, missile: WeaponProfile) -> None:
         return
     state: Readiness = "cocked" if missile.reload == "crossbow" and progress == need - 1 else f.readiness
     r.upd(f.name, readiness=state, reload_progress=progress, acted=True)
-    r.emit("reload", f"{f.name} works at reloading his {missile.name} ({progress}/{need}).", f.name, weapon=missile.name)
+    r.emit(
+        "reload", f"{f.name} works at reloading his {missile.name} ({progress}/{need}).", f.name, weapon=missile.name
+    )
 
 
 def _round_level4(r: _Round) -> None:
@@ -400,6 +424,8 @@ def play_round(state: FightState, rng: DiceRng, events: list[Event]) -> tuple[Fi
         _apply_delays(r)
     {1: _round_level1, 2: _round_opposed, 3: _round_opposed, 4: _round_level4}[r.s.level](r)
     new = r.s.model_copy(
-        update={"fighters": tuple(r.f[f.name] for f in state.fighters), "round": state.round + 1, "distance": r.distance}
+        update={
+            "fighters": tuple(r.f[f.name] for f in state.fighters), "round": state.round + 1, "distance": r.distance
+        }
     )
     return new, r.events
