@@ -479,3 +479,25 @@ def test_tactics_per_side_or_per_fighter(card):
     assert [f.tactic for f in s.fighters] == ["auto", "hold", "melee"]
     with pytest.raises(CombatError):
         engine.start([[v], [t]], options={"tactics": {0: "dance"}})
+
+
+def test_ammunition_runs_out():
+    def shots(weapon: dict, rounds: int, distance: int = 30) -> tuple[list[str], FightState]:
+        archer = fighter("Archer", stats=(2, 4, 2, 2), weapons={"ranged": weapon, "backup": {"name": "Dagger"}})
+        rock = fighter("Rock", stats=(9, 0, 1, 1), armour={"name": "Tower", "defence": 9})
+        s = engine.start(
+            [[archer], [rock]], options={"distance": distance, "tactics": {"Rock": "hold", "Archer": "ranged"}}
+        )
+        log: list[str] = []
+        for i in range(rounds):
+            s, ev = engine.step(s, DiceRng(i))
+            log += [e.kind for e in ev if e.actor == "Archer"]
+        return log, s
+
+    log, s = shots({"name": "Javelin", "ammo": 2}, 3, distance=2)
+    assert log == ["attack", "attack", "move"] and s.fighter("Archer").ammo == 0  # out of javelins: he closes in
+    log, _ = shots({"name": "Longbow", "ammo": 2}, 5)
+    assert log == ["attack", "reload", "attack", "move", "move"]  # two arrows, then he must close in
+    log, s = shots({"name": "Pistol", "ammo": 3}, 4)  # a brace of three loaded pistols
+    assert log[:3] == ["attack"] * 3 and s.fighter("Archer").readiness in ("empty", "ready")
+    assert log[3] == "reload" and s.fighter("Archer").ammo == 0

@@ -94,6 +94,10 @@ class WeaponEntry(Model):
     rifle: bool = Field(False, description="a rifled firearm: range penalties at half rate")
     modern: bool = Field(False, description="a modern or high-tech gun (Part Seven, Technology)")
     readiness: Readiness = Field("ready", description="for bows, crossbows and firearms at the start of a fight")
+    ammo: int | None = Field(
+        None, ge=0, le=10_000,
+        description="arrows or bolts carried, weapons to throw, or loaded guns (pistols: one shot each); none = no count",
+    )
 
 
 class ArmourEntry(Model):

@@ -158,6 +158,7 @@ class BumCombat:
                         name=name, side=side_no, character=c, hp=current_hp(c),
                         wielding="ranged" if holding else None,
                         readiness=ranged.readiness if ranged else "ready",
+                        ammo=ranged.ammo if ranged else None,
                         tactic=_tactic_for(tactics, name, c.name, side_no),
                         target=targets.get(name, targets.get(c.name)),
                     )

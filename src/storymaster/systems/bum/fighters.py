@@ -52,6 +52,7 @@ class Fighter(Model):
     wielding: Slot | None = None
     readiness: Readiness = "ready"  # of the missile weapon in the RANGED slot
     reload_progress: int = 0  # actions spent on the current reload
+    ammo: int | None = None  # missiles (or loaded guns) left; None: not counted
     stunned: int = 0
     acted: bool = False  # has made this round's attack (or roll)
     tactic: Tactic = "auto"

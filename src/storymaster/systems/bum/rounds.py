@@ -30,7 +30,7 @@ from .fighters import (
     simple_bonus,
 )
 
-__all__ = ["play_round", "sides_left"]
+__all__ = ["after_shot", "play_round", "sides_left"]
 
 
 class _Round:
@@ -245,9 +245,16 @@ def _take_turn(r: _Round, name: str) -> None:
     # Turn Sequence: in a fight that starts in melee reach a ready missile weapon still gets its opening shot
     # (the crossbow goes before the spear and the axe); once the melee is joined only handguns still work.
     opening = r.s.round == 0 and ready
+    # Appendix A: only so many arrows, bolts, knives or loaded pistols; a loaded gun needs no spare ammunition
+    has_ammo = (
+        f.ammo is None
+        or f.ammo > 0
+        or (missile is not None and missile.reload == "muzzleloader")  # 'ammo' counts loaded guns, not powder
+    )
     use_missile = (
         missile is not None
         and f.tactic != "melee"
+        and has_ammo
         and (r.distance > 0 or (ready and (missile.melee_usable or opening)))
     )
     if use_missile and missile is not None and f.tactic == "auto" and f.readiness != "ready":
@@ -263,10 +270,8 @@ def _take_turn(r: _Round, name: str) -> None:
             f = r.upd(name, wielding="ranged")
         if f.readiness == "ready":
             _attack(r, f, tgt, "ranged", penalty=pen or 0, ranged=True)
-            after: Readiness = "ready" if missile.reload in (None, "thrown") else (
-                "empty" if missile.reload == "muzzleloader" else "unready"
-            )
-            r.upd(name, readiness=after, reload_progress=0, acted=True)
+            left = None if f.ammo is None else max(0, f.ammo - 1)
+            r.upd(name, readiness=after_shot(missile, left), reload_progress=0, acted=True, ammo=left)
             return
         _reload(r, f, missile)
         return
@@ -329,6 +334,16 @@ def _attack_unarmed(r: _Round, att: Fighter, tgt: Fighter) -> None:
         r.wound(r.f[tgt.name], 1, f"fists of {att.name}")
 
 
+def after_shot(missile: WeaponProfile, ammo_left: int | None) -> Readiness:
+    """Appendix A, Reloading: a bow or crossbow must be loaded again; a firearm is empty unless another loaded
+    gun is at hand ('a character carrying multiple pistols can fire one each round'); thrown weapons stay ready."""
+    if missile.reload in (None, "thrown"):
+        return "ready"
+    if missile.reload == "muzzleloader":
+        return "ready" if ammo_left else "empty"
+    return "unready"
+
+
 def _reload(r: _Round, f: Fighter, missile: WeaponProfile) -> None:
     """Appendix A, Reloading: one action per step (brace, draw, fit for a crossbow)."""
     need = reload_actions(missile.reload, r.hr)
@@ -336,7 +351,8 @@ def _reload(r: _Round, f: Fighter, missile: WeaponProfile) -> None:
     if missile.reload == "crossbow" and f.readiness == "cocked":
         progress = need
     if progress >= need:
-        r.upd(f.name, readiness="ready", reload_progress=0, acted=True)
+        loaded = 1 if missile.reload == "muzzleloader" and f.ammo is not None else f.ammo
+        r.upd(f.name, readiness="ready", reload_progress=0, acted=True, ammo=loaded)
         r.emit("reload", f"{f.name} readies his {missile.name}: it can fire next turn.", f.name, weapon=missile.name)
         return
     state: Readiness = "cocked" if missile.reload == "crossbow" and progress == need - 1 else f.readiness
