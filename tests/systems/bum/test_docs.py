@@ -54,3 +54,12 @@ def test_doc_test_references_exist(path):
             assert f"def {name}" in body, f"{current} has no test starting {name}"
         else:
             assert f"def {name}(" in body, f"{current}::{name} is cited in {path} but does not exist"
+
+
+def test_guide_character_file_is_the_example():
+    import yaml
+
+    text = GUIDE.read_text(encoding="utf-8")
+    block = text.split("```yaml\n", 1)[1].split("```", 1)[0]
+    example = yaml.safe_load((ROOT / "examples" / "bum" / "victor-mordox.yaml").read_text(encoding="utf-8"))
+    assert yaml.safe_load(block) == example
