@@ -1,0 +1,834 @@
+"""`storymaster bum ...`: B.U.M. characters, rolls with their exact odds, fights, hazards and advancement."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+import yaml
+from pydantic import BaseModel, ValidationError
+from rich.table import Table
+
+from ...errors import AdvancementError, CheckError, CombatError, InputFileError
+from ...rules import load_model
+from ...systems.bum import SYSTEM, BumCharacter, BumHouseRules
+from ...systems.bum import hazards as hz
+from ...systems.bum.advancement import AwardPoints, BuySkill, BuyStat
+from ...systems.bum.card import card, card_html, card_png
+from ...systems.bum.character import (
+    STATS,
+    attack_parts,
+    current_hp,
+    defence_parts,
+    find_skill,
+    hit_points,
+    require_valid,
+    skill_bonus,
+    validate,
+)
+from ...systems.bum.checks import FixedCheck, OpposedCheck, RecheckCheck, SneakAttackCheck, range_penalty
+from ...systems.bum.equipment import all_gear, find_gear
+from ...systems.bum.levels import skill_label, stat_label
+from ...systems.bum.wounds import heal, take_wounds
+from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, load_house_rules, make_rng
+from ..output import console, print_json
+
+app = typer.Typer(
+    name="bum",
+    help="B.U.M. (Basic - Universal - Modular): d6 + stat + skill + items against a difficulty or another roll.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+hazard_app = typer.Typer(
+    help="Damage from sources other than weapons (Part Seven).", no_args_is_help=True, rich_markup_mode=None
+)
+app.add_typer(hazard_app, name="hazard")
+
+OutOpt = Annotated[
+    Path | None, typer.Option("--out", help="Write the updated character here (YAML); otherwise print it.")
+]
+FileArg = Annotated[Path, typer.Argument(help="A character file (YAML or JSON).")]
+
+
+def _build(model: type[BaseModel], error: type[Exception] = CheckError, **values: Any) -> Any:
+    """Make a check or request from command-line values; out-of-range values become one clear error."""
+    try:
+        return model(**values)
+    except ValidationError as exc:
+        msgs = "; ".join(f"{'.'.join(str(x) for x in e['loc']) or 'value'}: {e['msg']}" for e in exc.errors())
+        raise error(f"{model.__name__}: {msgs}") from None
+
+
+def _hr(path: Path | None) -> BumHouseRules:
+    hr = load_house_rules(path, BumHouseRules)
+    assert isinstance(hr, BumHouseRules)
+    return hr
+
+
+def _load(path: Path) -> BumCharacter:
+    return load_model(path, BumCharacter)
+
+
+def _dump(c: BumCharacter) -> str:
+    data = c.model_dump(mode="json", exclude_defaults=True)
+    data.pop("system", None)
+    return yaml.safe_dump({"system": "bum", **data}, sort_keys=False, allow_unicode=True)
+
+
+def _save(c: BumCharacter, out: Path | None, as_json: bool, events: list[Any]) -> None:
+    if out is not None:
+        out.write_text(_dump(c), encoding="utf-8")
+    if as_json:
+        print_json(
+            {
+                "character": c.model_dump(mode="json"),
+                "events": [e.to_json() for e in events],
+                "written": str(out) if out else None,
+            },
+        )
+        return
+    for e in events:
+        console.print(e.text)
+    if out is None:
+        console.print(_dump(c), markup=False)
+    else:
+        console.print(f"written to {out}")
+
+
+# --------------------------------------------------------------------------- sheet / schema / new
+
+
+def _print_card(c: BumCharacter) -> None:
+    d = card(c)
+    console.print(
+        f"[bold]NAME:[/bold] {d['name']}   [bold]PLAYER:[/bold] {d['player']}   [bold]CAMPAIGN:[/bold] {d['campaign']}"
+    )
+    t = Table(show_lines=False, title=None)
+    for h in ("STATS", "", "SKILLS/SPELLS", "BONUS", "SKILLS/SPELLS", "BONUS"):
+        t.add_column(h)
+    skills = d["skills"]
+    rows = max(4, (len(skills) + 1) // 2)
+    for i in range(rows):
+        st = d["stats"][i] if i < 4 else None
+        left = skills[i] if i < len(skills) else None
+        right = skills[rows + i] if rows + i < len(skills) else None
+        t.add_row(
+            st["stat"] if st else "", str(st["value"]) if st else "",
+            f"{left['name']} ({left['stat']})" if left else "", str(left["bonus"]) if left else "",
+            f"{right['name']} ({right['stat']})" if right else "", str(right["bonus"]) if right else "",
+        )
+    console.print(t)
+    w = Table()
+    for h in ("WEAPONS", "", "ATTACK", "DEFENSE"):
+        w.add_column(h)
+    for row in d["weapons"]:
+        w.add_row(row["slot"], row["name"], row["attack"], row["defence"])
+    w.add_row("ARMOR", d["armour"]["name"], d["armour"]["attack"], d["armour"]["defence"])
+    w.add_row("SHIELD", d["shield"]["name"], d["shield"]["attack"], d["shield"]["defence"])
+    console.print(w)
+    tot = Table(title=None)
+    for h in ("ATTACK TOTALS: PRIMARY", "RANGED", "BACKUP", "DEFENSE TOTALS: MELEE", "RANGED", "WOUNDS"):
+        tot.add_column(h, justify="center")
+    at = d["attack_totals"]
+    wd = d["wounds"]
+    tot.add_row(
+        *(str(at[s]) if at[s] is not None else "-" for s in ("primary", "ranged", "backup")),
+        str(d["defence_totals"]["melee"]), str(d["defence_totals"]["ranged"]),
+        f"{'|' * wd['taken']} {wd['left']}/{wd['max']} HP",
+    )
+    console.print(tot)
+    if d["items"]:
+        console.print("ITEMS: " + "; ".join(
+            i["name"] + (f" x {i['quantity']}" if i["quantity"] != 1 else "") + (
+                f" ({i['bonus']} {i['applies_to']})".rstrip() if i["bonus"] else ""
+            )
+            for i in d["items"]
+        ))
+    if c.banked_skill_points:
+        console.print(f"Skill points saved: {c.banked_skill_points}")
+
+
+@app.command("sheet")
+def sheet_cmd(
+    file: FileArg,
+    html: Annotated[
+        Path | None, typer.Option("--html", help="Also write the card as an HTML page laid out like Appendix B.")
+    ] = None,
+    png: Annotated[Path | None, typer.Option("--png", help="Also write the card as a PNG image.")] = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Validate a character and print its card with attack and defence totals (exit 2 if illegal)."""
+    c = _load(file)
+    hr = _hr(house_rules)
+    problems = validate(c, hr)
+    if problems:
+        require_valid(c, hr)
+    if html is not None:
+        html.write_text(card_html(c), encoding="utf-8")
+    if png is not None:
+        try:
+            png.write_bytes(card_png(c))
+        except ImportError:  # pragma: no cover - matplotlib is installed with the project's extras
+            raise InputFileError(
+                "writing PNG needs matplotlib", hint="pip install 'storymaster[plot]', or use --html"
+            ) from None
+    if as_json:
+        print_json({"character": c.model_dump(mode="json"), "card": card(c), "problems": []})
+        return
+    _print_card(c)
+    for p in (html, png):
+        if p is not None:
+            console.print(f"card written to {p}")
+
+
+@app.command("schema")
+def schema_cmd(as_json: JsonOpt = True) -> None:
+    """Print the JSON Schema of a B.U.M. character file (always JSON)."""
+    print_json(BumCharacter.model_json_schema())
+
+
+@app.command("gear")
+def gear_cmd(as_json: JsonOpt = False) -> None:
+    """Appendix A: weapons, shields and armour with attack and defence bonuses."""
+    rows = all_gear()
+    if as_json:
+        print_json({"gear": [g.model_dump(mode="json") for g in rows]})
+        return
+    t = Table()
+    for h in ("kind", "names", "attack", "defence", "notes"):
+        t.add_column(h)
+    for g in rows:
+        notes = []
+        if g.hands == 2:
+            notes.append("two-handed")
+        if g.hands == "either":
+            notes.append("one or two hands (one hand: +2/+0)")
+        if g.reload:
+            notes.append(f"reload: {g.reload}")
+        if g.wounds > 1:
+            notes.append(f"{g.wounds} wounds")
+        if g.longspear:
+            notes.append("first strike (option)")
+        t.add_row(
+            g.category,
+            ", ".join(g.names),
+            f"{g.attack:+d}",
+            "-" if g.defence is None else f"{g.defence:+d}",
+            "; ".join(notes),
+        )
+    console.print(t)
+
+
+def _prompt_int(text: str, lo: int, hi: int, default: int | None = None) -> int:
+    while True:
+        value = typer.prompt(text, default=default, type=int)
+        if lo <= value <= hi:
+            return value
+        console.print(f"  give a number from {lo} to {hi}")
+
+
+@app.command("new")
+def new_cmd(
+    out: Annotated[Path | None, typer.Option("--out", help="Write the character here (YAML).")] = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Build a character step by step (Part Eight checklist), with running totals."""
+    hr = _hr(house_rules)
+    name = typer.prompt("Name")
+    player = typer.prompt("Player", default="")
+    campaign = typer.prompt("Campaign", default="")
+    stats: dict[str, int] = {}
+    left = hr.stat_points
+    for i, stat in enumerate(STATS):
+        others = len(STATS) - i - 1
+        hi = min(hr.stat_max, left - others * hr.stat_min)
+        lo = max(hr.stat_min, left - others * hr.stat_max)
+        if lo > hi:
+            raise InputFileError("the stat points cannot be shared out under these house rules")
+        if others == 0:
+            stats[stat] = left
+            console.print(f"{stat} takes the last {left} point(s).")
+        else:
+            stats[stat] = _prompt_int(f"{stat} ({left} stat points left, {lo}-{hi})", lo, hi)
+        console.print(f"  {stat} {stats[stat]}: {stat_label(stat, stats[stat])}")
+        left -= stats[stat]
+    console.print(f"Stats: {stats}; hit points (STR) = {stats['STR']}")
+    skills: list[dict[str, Any]] = []
+    sp = hr.skill_points
+    while sp > 0:
+        sname = typer.prompt(
+            f"Skill name ({sp} skill points left; blank to finish)", default="", show_default=False
+        ).strip()
+        if not sname:
+            break
+        if any(s["name"].casefold() == sname.casefold() for s in skills):
+            console.print("  that skill is already on the card")
+            continue
+        stat = typer.prompt("  governing stat (STR, DEX, INT, SOC)").strip().upper()
+        if stat not in STATS:
+            console.print("  the stats are STR, DEX, INT and SOC")
+            continue
+        cap = min(sp, stats[stat]) if hr.skill_cap_at_stat else sp
+        skills.append({"name": sname, "stat": stat, "points": _prompt_int(f"  points in {sname} (1-{cap})", 1, cap)})
+        sp -= skills[-1]["points"]
+        console.print(
+            f"  {sname} {skills[-1]['points']}: {skill_label(skills[-1]['points'])}; {sp} skill point(s) left"
+        )
+    weapons: dict[str, Any] = {}
+    for slot, cats in (("primary", ("hand",)), ("ranged", ("ranged",)), ("backup", ("hand", "ranged"))):
+        while True:
+            wname = typer.prompt(f"{slot.capitalize()} weapon (blank for none)", default="", show_default=False).strip()
+            if not wname:
+                break
+            g = find_gear(wname, cats)  # type: ignore[arg-type]
+            if g is None:
+                console.print(f"  not in Appendix A as a {'/'.join(cats)} weapon (see 'storymaster bum gear')")
+                continue
+            entry: dict[str, Any] = {"name": wname}
+            wskill = typer.prompt("  skill used with it (blank for none)", default="", show_default=False).strip()
+            if wskill:
+                if not any(s["name"].casefold() == wskill.casefold() for s in skills):
+                    console.print("  (no such skill on the card: left out)")
+                else:
+                    entry["skill"] = wskill
+            weapons[slot] = entry
+            stat_used = "DEX" if g.ranged else "STR"
+            skill_pts = next(
+                (s["points"] for s in skills if s["name"].casefold() == entry.get("skill", "").casefold()), 0
+            )
+            console.print(
+                f"  {slot} attack total: {stat_used} {stats[stat_used]} + skill {skill_pts} + weapon {g.attack:+d}"
+                f" = {stats[stat_used] + skill_pts + g.attack}"
+            )
+            break
+    gear: dict[str, Any] = {}
+    for field, cat in (("armour", "armour"), ("shield", "shield")):
+        while True:
+            gname = typer.prompt(f"{field.capitalize()} (blank for none)", default="", show_default=False).strip()
+            if not gname:
+                break
+            if find_gear(gname, cat) is None:  # type: ignore[arg-type]
+                console.print(f"  not Appendix A {cat} (see 'storymaster bum gear')")
+                continue
+            gear[field] = {"name": gname}
+            break
+    data: dict[str, Any] = {
+        "name": name,
+        "player": player,
+        "campaign": campaign,
+        "stats": stats,
+        "skills": skills,
+        "weapons": weapons,
+        **gear,
+    }
+    if sp:
+        data["banked_skill_points"] = sp
+    from ...rules import validate_data
+
+    c = validate_data(data, BumCharacter, source="new character")
+    require_valid(c, hr)
+    if out is not None:
+        out.write_text(_dump(c), encoding="utf-8")
+    if as_json:
+        print_json({"character": c.model_dump(mode="json"), "card": card(c), "written": str(out) if out else None})
+        return
+    _print_card(c)
+    console.print(f"written to {out}" if out else _dump(c), markup=False)
+
+
+# --------------------------------------------------------------------------- odds and rolls
+
+
+def _show_outcome(outcome: Any) -> None:
+    """The result, the dice, and the explanation in full (wrapped to the terminal, never cropped)."""
+    margin = f" (margin {outcome.margin:+d})" if outcome.margin is not None else ""
+    console.print(f"[bold]{outcome.check}: {outcome.result}[/bold]{margin}", soft_wrap=False)
+    for r in outcome.rolls:
+        console.print(f"  {r.label + ': ' if r.label else ''}{r.detail}", markup=False)
+    console.print(outcome.explanation, soft_wrap=False, markup=False)
+
+
+def _check_from_options(
+    bonus: int | None, dc: int | None, vs: int | None, char: Path | None, stat: str | None, skill: str | None,
+    item: list[str] | None, mod: int, role: str, label: str, recheck_dc: int | None = None,
+) -> FixedCheck | OpposedCheck | RecheckCheck:
+    if (dc is None) == (vs is None):
+        raise CheckError(
+            "give either --dc N (a fixed difficulty) or --vs N (an opposed roll)", hint="e.g. --bonus 5 --dc 8"
+        )
+    parts: list[tuple[str, int]] = []
+    if char is not None:
+        c = _load(char)
+        if stat is None:
+            raise CheckError("with --char, say which stat the roll uses (--stat STR|DEX|INT|SOC)")
+        st = stat.upper()
+        if st not in STATS:
+            raise CheckError(f"{stat!r} is not a stat", hint="STR, DEX, INT or SOC")
+        parts.append((st, c.stats.get(st)))  # type: ignore[arg-type]
+        if skill:
+            if find_skill(c, skill) is None:
+                raise CheckError(
+                    f"{c.name} has no skill {skill!r}", hint="roll the bare stat, or pick a skill on the card"
+                )
+            parts.append((skill, skill_bonus(c, skill)))
+        for it in item or []:
+            found = [i for i in c.items if i.name.casefold() == it.casefold()]
+            if not found:
+                raise CheckError(f"{c.name} carries no item {it!r}")
+            parts.append((found[0].name, found[0].bonus))
+        if bonus is not None:
+            parts.append(("bonus", bonus))
+    elif bonus is None:
+        raise CheckError("give --bonus N, or --char FILE --stat S [--skill NAME]")
+    else:
+        parts.append(("bonus", bonus))
+    if mod:
+        parts.append(("modifier", mod))
+    total = sum(v for _, v in parts)
+    for what, value in (("difficulty", dc), ("re-check difficulty", recheck_dc)):
+        if value is not None and value < 1:
+            raise CheckError(f"a {what} of {value} makes no sense", hint="the GM picks a DC from 1 up; 6 is standard")
+    if recheck_dc is not None:
+        if dc is None:
+            raise CheckError("--recheck-dc goes with a fixed difficulty (--dc)")
+        return _build(RecheckCheck, bonus=total, dc=dc, recheck_dc=recheck_dc, parts=tuple(parts), label=label)
+    if dc is not None:
+        return _build(FixedCheck, bonus=total, dc=dc, parts=tuple(parts), label=label)
+    return _build(
+        OpposedCheck, bonus=total, vs=vs, parts=tuple(parts), vs_parts=(("opponent", vs),), role=role, label=label
+    )
+
+
+BonusOpt = Annotated[int | None, typer.Option("--bonus", help="Everything added to the d6 (stat + skill + items).")]
+DcOpt = Annotated[
+    int | None, typer.Option("--dc", help="Fixed difficulty: the total must meet or beat it (standard 6).")
+]
+VsOpt = Annotated[int | None, typer.Option("--vs", help="Opposed roll: the opponent's bonus (higher total wins).")]
+CharOpt = Annotated[Path | None, typer.Option("--char", help="Take the bonus from this character file.")]
+StatOpt = Annotated[str | None, typer.Option("--stat", help="With --char: the stat rolled (STR, DEX, INT, SOC).")]
+SkillOpt = Annotated[str | None, typer.Option("--skill", help="With --char: the skill that applies.")]
+ItemOpt = Annotated[
+    list[str] | None, typer.Option("--item", help="With --char: an item whose bonus applies (repeatable).")
+]
+ModOpt = Annotated[int, typer.Option("--mod", help="A further modifier the GM applies.")]
+RoleOpt = Annotated[str, typer.Option("--role", help="For the tie rule: attacker or defender.")]
+RecheckOpt = Annotated[
+    int | None, typer.Option(
+        "--recheck-dc", help="After a failure the GM allows a re-check at this difficulty (Part Two)."
+    )
+]
+
+
+@app.command("odds")
+def odds_cmd(
+    bonus: BonusOpt = None, dc: DcOpt = None, vs: VsOpt = None, char: CharOpt = None, stat: StatOpt = None,
+    skill: SkillOpt = None, item: ItemOpt = None, mod: ModOpt = 0, role: RoleOpt = "attacker", recheck_dc: RecheckOpt = None,
+    plot: Annotated[Path | None, typer.Option("--plot", help="Also save a chart: FILE.svg or FILE.png.")] = None,
+    house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Exact chance of success before the roll (Golden Rule). Ties re-rolled are already counted."""
+    if role not in ("attacker", "defender"):
+        raise CheckError(f"--role {role!r}: give attacker or defender")
+    check = _check_from_options(bonus, dc, vs, char, stat, skill, item, mod, role, "", recheck_dc)
+    emit_odds(SYSTEM.odds(check, _hr(house_rules)), as_json, plot)
+
+
+@app.command("roll")
+def roll_cmd(
+    bonus: BonusOpt = None, dc: DcOpt = None, vs: VsOpt = None, char: CharOpt = None, stat: StatOpt = None,
+    skill: SkillOpt = None, item: ItemOpt = None, mod: ModOpt = 0, role: RoleOpt = "attacker", recheck_dc: RecheckOpt = None,
+    seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Roll a check (fixed difficulty or opposed) and explain the result; the odds are shown first."""
+    if role not in ("attacker", "defender"):
+        raise CheckError(f"--role {role!r}: give attacker or defender")
+    hr = _hr(house_rules)
+    check = _check_from_options(bonus, dc, vs, char, stat, skill, item, mod, role, "", recheck_dc)
+    odds = SYSTEM.odds(check, hr)
+    outcome = SYSTEM.resolve(check, make_rng(seed, "bum-roll"), hr)
+    if as_json:
+        print_json({**outcome.to_json(), "p_success": float(odds.p_success), "p_success_exact": str(odds.p_success)})
+        return
+    console.print(f"chance of success: {float(odds.p_success):.2%} (exactly {odds.p_success})")
+    _show_outcome(outcome)
+
+
+@app.command("sneak")
+def sneak_cmd(
+    bonus: Annotated[int, typer.Option("--bonus", help="The ranged attack total (stat + skill + weapon).")] = 0,
+    dc: Annotated[int, typer.Option("--dc", help="The GM's difficulty (range and armour; no DEX or shield).")] = 6,
+    range_turns: Annotated[
+        int, typer.Option("--range", help="Turns of distance (penalty -1 per turn past the first).")
+    ] = 1,
+    headshot: Annotated[
+        bool, typer.Option("--headshot", help="Aim for the head: -4, and a hit kills or incapacitates.")
+    ] = False,
+    melee: Annotated[bool, typer.Option("--melee", help="A melee sneak attack: no roll needed.")] = False,
+    rifle: Annotated[bool, typer.Option("--rifle", help="A rifle: range penalties at half rate.")] = False,
+    thrown: Annotated[bool, typer.Option("--thrown", help="A thrown weapon: no farther than 2 turns.")] = False,
+    seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """A sneak attack (Part Five): the odds, then the roll."""
+    hr = _hr(house_rules)
+    check = _build(
+        SneakAttackCheck, melee=melee, bonus=bonus, dc=dc, range_turns=range_turns, headshot=headshot, rifle=rifle, thrown=thrown
+    )
+    odds = SYSTEM.odds(check, hr)
+    outcome = SYSTEM.resolve(check, make_rng(seed, "bum-sneak"), hr)
+    if as_json:
+        print_json({**outcome.to_json(), "p_success": float(odds.p_success), "p_success_exact": str(odds.p_success)})
+        return
+    console.print(f"chance to hit: {float(odds.p_success):.2%} (exactly {odds.p_success})")
+    _show_outcome(outcome)
+
+
+@app.command("attack")
+def attack_cmd(
+    attacker: Annotated[Path, typer.Argument(help="The attacker's character file.")],
+    defender: Annotated[Path, typer.Argument(help="The defender's character file.")],
+    weapon: Annotated[str, typer.Option("--weapon", help="primary, ranged or backup.")] = "primary",
+    range_turns: Annotated[int, typer.Option("--range", help="Turns of distance for a ranged attack.")] = 1,
+    seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """One level-4 attack: attack total against the defender's melee or ranged defence, odds first."""
+    if weapon not in ("primary", "ranged", "backup"):
+        raise CheckError(f"--weapon {weapon!r}: give primary, ranged or backup")
+    hr = _hr(house_rules)
+    a, d = _load(attacker), _load(defender)
+    parts = attack_parts(a, weapon)  # type: ignore[arg-type]
+    from ...systems.bum.character import profile
+
+    prof = profile(a, weapon)  # type: ignore[arg-type]
+    assert prof is not None
+    if prof.ranged:
+        pen = range_penalty(range_turns, rifle=prof.rifle, thrown=prof.reload == "thrown", hr=hr)
+        if pen is None:
+            raise CheckError(
+                f"a thrown weapon cannot reach {range_turns} turns", hint=f"at most {hr.thrown_max_turns} turns"
+            )
+        if pen:
+            parts.append(("range", pen))
+    dparts = defence_parts(d, ranged=prof.ranged)
+    check = OpposedCheck(
+        bonus=sum(v for _, v in parts), vs=sum(v for _, v in dparts), parts=tuple(parts), vs_parts=tuple(dparts),
+        is_player=not a.npc, opponent_is_player=not d.npc, label=f"{a.name} attacks {d.name} with {prof.name}",
+    )
+    odds = SYSTEM.odds(check, hr)
+    outcome = SYSTEM.resolve(check, make_rng(seed, "bum-attack"), hr)
+    if as_json:
+        print_json(
+            {
+                **outcome.to_json(),
+                "p_success": float(odds.p_success),
+                "p_success_exact": str(odds.p_success),
+                "wounds": prof.wounds if outcome.success else 0,
+            },
+        )
+        return
+    console.print(f"chance to hit: {float(odds.p_success):.2%} (exactly {odds.p_success})")
+    _show_outcome(outcome)
+    if outcome.success:
+        console.print(
+            f"{d.name} takes {prof.wounds} wound(s): {max(0, current_hp(d) - prof.wounds)} of {hit_points(d)} HP left."
+        )
+
+
+# --------------------------------------------------------------------------- fights
+
+
+def _pairs(values: list[str] | None, what: str) -> dict[str, str]:
+    out = {}
+    for v in values or []:
+        if "=" not in v:
+            raise CombatError(f"{what} {v!r}: write NAME=VALUE")
+        k, _, val = v.partition("=")
+        out[k.strip()] = val.strip()
+    return out
+
+
+@app.command("fight")
+def fight_cmd(
+    a: Annotated[Path, typer.Argument(help="Side 1's character file.")],
+    b: Annotated[Path, typer.Argument(help="Side 2's character file.")],
+    ally: Annotated[list[Path] | None, typer.Option("--ally", help="Another fighter on side 1 (repeatable).")] = None,
+    foe: Annotated[list[Path] | None, typer.Option("--foe", help="Another fighter on side 2 (repeatable).")] = None,
+    level: Annotated[int, typer.Option("--level", help="Combat level 1-4 (Part Five).")] = 4,
+    switch: Annotated[
+        list[str] | None, typer.Option("--switch", help="ROUND:LEVEL, change level from that round (repeatable).")
+    ] = None,
+    distance: Annotated[int, typer.Option("--distance", help="Turns of distance between the sides at the start.")] = 0,
+    initiative: Annotated[
+        str, typer.Option("--initiative", help="gm (initiator first, longer reach first), dex or int.")
+    ] = "gm",
+    tactic: Annotated[list[str] | None, typer.Option("--tactic", help="NAME=auto|melee|ranged (repeatable).")] = None,
+    delay: Annotated[
+        list[str] | None, typer.Option("--delay", help="NAME=OTHER: NAME acts after OTHER (repeatable).")
+    ] = None,
+    dc: Annotated[int, typer.Option("--dc", help="Level 1: the difficulty to win the fight.")] = 6,
+    max_rounds: Annotated[int, typer.Option("--max-rounds", help="Stop as a stand-off after this many rounds.")] = 100,
+    surprised: Annotated[
+        list[str] | None, typer.Option("--surprised", help="A fighter caught unaware in round 1 (repeatable).")
+    ] = None,
+    sneak_dc: Annotated[int, typer.Option("--sneak-dc", help="The GM's DC for ranged sneak attacks.")] = 6,
+    headshot: Annotated[
+        bool, typer.Option("--headshot", help="Ranged sneak attacks aim at the head (-4, incapacitates).")
+    ] = False,
+    seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Run a fight round by round with a readable log."""
+    hr = _hr(house_rules)
+    side_a = [_load(a), *(_load(p) for p in ally or [])]
+    side_b = [_load(b), *(_load(p) for p in foe or [])]
+    for c in side_a + side_b:
+        require_valid(c, hr)
+    sw: dict[int, int] = {}
+    for s in switch or []:
+        try:
+            rnd, _, lvl = s.partition(":")
+            sw[int(rnd)] = int(lvl)
+        except ValueError:
+            raise CombatError(f"--switch {s!r}: write ROUND:LEVEL, e.g. 3:4") from None
+    options = {
+        "level": level, "distance": distance, "initiative": initiative, "switch": sw, "tactics": _pairs(
+            tactic, "--tactic"
+        ),
+        "delay": _pairs(delay, "--delay"), "dc": dc, "max_rounds": max_rounds,
+        "surprised": surprised or [], "sneak_dc": sneak_dc, "sneak_headshot": headshot,
+    }
+    engine = SYSTEM.combat
+    state = engine.start([side_a, side_b], house_rules=hr, options=options)
+    rng = make_rng(seed, "bum-fight")
+    state, events = engine.run(state, rng)
+    w = engine.winner(state)
+    names = [[f.name for f in state.fighters if f.side == i] for i in (0, 1)]
+    result = (f"{' and '.join(names[w])} win{'s' if len(names[w]) == 1 else ''} after {state.round} round(s)" if w is not None
+              else f"no winner after {state.round} round(s)")
+    summary = {
+        "result": result, "winner": w, "rounds": state.round, "seed": rng.seed,
+        "hp": {f.name: f.hp for f in state.fighters}, "state": state.model_dump(mode="json"),
+    }
+    if as_json:
+        emit_events(events, True, summary)
+        return
+    emit_events(events, False, {"result": result})
+    console.print("HP left: " + ", ".join(f"{f.name} {f.hp}/{hit_points(f.character)}" for f in state.fighters))
+    console.print(f"seed {rng.seed}", style="dim")
+
+
+@app.command("forecast")
+def forecast_cmd(
+    a: Annotated[Path, typer.Argument(help="Side 1's character file.")],
+    b: Annotated[Path, typer.Argument(help="Side 2's character file.")],
+    level: Annotated[int, typer.Option("--level", help="Combat level 3 or 4.")] = 4,
+    tactic: Annotated[list[str] | None, typer.Option("--tactic", help="NAME=auto|melee (repeatable).")] = None,
+    house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Exact chance that side 1 wins a level 3 or 4 duel in melee reach, fought to the end (a Markov chain)."""
+    from ...systems.bum.forecast import duel_chain, win_probability
+
+    hr = _hr(house_rules)
+    ca, cb = _load(a), _load(b)
+    for c in (ca, cb):
+        require_valid(c, hr)
+    state = SYSTEM.combat.start(
+        [[ca], [cb]], house_rules=hr, options={"level": level, "tactics": _pairs(tactic, "--tactic")}
+    )
+    p = win_probability(state)
+    chain = duel_chain(state)
+    if as_json:
+        print_json({
+            "p_success": float(p), "exact": {"p_success": f"{p.numerator}/{p.denominator}"},
+            "level": level, "p_hit": [str(x) for x in chain.p_hit], "first": chain.first,
+        })
+        return
+    what = "wins an exchange" if level == 3 else "hits"
+    console.print(f"{ca.name} {what}: {float(chain.p_hit[0]):.2%}; {cb.name} {what}: {float(chain.p_hit[1]):.2%}")
+    console.print(f"chance {ca.name} wins the fight: [bold]{float(p):.2%}[/bold] (exactly {p})")
+
+
+# --------------------------------------------------------------------------- wounds and advancement
+
+
+@app.command("wound")
+def wound_cmd(
+    file: FileArg,
+    n: Annotated[int, typer.Option("--n", min=1, help="How many wounds.")] = 1,
+    cause: Annotated[str, typer.Option("--cause", help="What caused them (a punch heals sooner than a sword).")] = "",
+    heal_days: Annotated[
+        int | None, typer.Option("--heal-days", min=0, help="Days until healed (the GM's call).")
+    ] = None,
+    out: OutOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Mark wounds on a card (Part Five, Wounds/Injury)."""
+    from ...rules import Event
+
+    c = take_wounds(_load(file), n, cause, heal_days)
+    hp = current_hp(c)
+    text = f"{c.name} takes {n} wound(s): {hp} of {hit_points(c)} HP left." + (
+        " At 0 HP he is out of the fight, but alive." if hp == 0 else ""
+    )
+    _save(c, out, as_json, [Event("wound", text, data={"hp": hp})])
+
+
+@app.command("heal")
+def heal_cmd(
+    file: FileArg,
+    days: Annotated[int, typer.Option("--days", min=0, help="Days of rest.")],
+    out: OutOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Let wounds heal: each heals on its own, least severe first."""
+    from ...rules import Event
+
+    before = _load(file)
+    c = heal(before, days)
+    _save(
+        c,
+        out,
+        as_json,
+        [Event("heal", f"After {days} day(s) {len(before.wounds) - len(c.wounds)} wound(s) have healed; {current_hp(c)} of {hit_points(c)} HP.")],
+    )
+
+
+@app.command("award")
+def award_cmd(
+    file: FileArg,
+    points: Annotated[int, typer.Option("--points", min=0, help="Skill points earned this session (1-2 is usual).")],
+    used: Annotated[
+        list[str] | None, typer.Option("--used", help="A skill used this session (repeatable; 'A is for Axe').")
+    ] = None,
+    out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """End of session: award skill points (saved until spent)."""
+    req = _build(AwardPoints, AdvancementError, points=points, used_skills=tuple(used or ()))
+    c, events = SYSTEM.advance(_load(file), req, make_rng(None), _hr(house_rules))
+    _save(c, out, as_json, list(events))  # type: ignore[arg-type]
+
+
+@app.command("buy-skill")
+def buy_skill_cmd(
+    file: FileArg,
+    skill: Annotated[str, typer.Argument(help="The skill to raise (or a new one).")],
+    points: Annotated[int, typer.Option("--points", min=1, help="Skill points to put in.")] = 1,
+    stat: Annotated[str | None, typer.Option("--stat", help="Governing stat of a new skill.")] = None,
+    teacher: Annotated[bool, typer.Option("--teacher", help="A teacher helps ('A is for Axe').")] = False,
+    out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Spend saved skill points on a skill."""
+    st = stat.upper() if stat else None
+    if st is not None and st not in STATS:
+        raise CheckError(f"{stat!r} is not a stat", hint="STR, DEX, INT or SOC")
+    req = _build(BuySkill, AdvancementError, skill=skill, points=points, stat=st, teacher=teacher)
+    c, events = SYSTEM.advance(_load(file), req, make_rng(None), _hr(house_rules))
+    _save(c, out, as_json, list(events))  # type: ignore[arg-type]
+
+
+@app.command("buy-stat")
+def buy_stat_cmd(
+    file: FileArg,
+    stat: Annotated[str, typer.Argument(help="STR, DEX, INT or SOC.")],
+    out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Raise a stat by 1 for 4 saved skill points (once per stat per game)."""
+    st = stat.upper()
+    if st not in STATS:
+        raise CheckError(f"{stat!r} is not a stat", hint="STR, DEX, INT or SOC")
+    c, events = SYSTEM.advance(
+        _load(file), BuyStat(stat=st), make_rng(None), _hr(house_rules)
+    )  # type: ignore[arg-type]
+    _save(c, out, as_json, list(events))  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- hazards
+
+
+def _hazard_out(as_json: bool, kind: str, text: str, **data: Any) -> None:
+    if as_json:
+        print_json({"hazard": kind, "text": text, **data})
+    else:
+        console.print(text)
+
+
+@hazard_app.command("fall")
+def fall_cmd(
+    feet: Annotated[float, typer.Option("--feet", help="Height of the fall in feet.")],
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Falling: one wound per 10 feet."""
+    w = hz.falling_wounds(feet, _hr(house_rules))
+    _hazard_out(as_json, "fall", f"A fall of {feet:g} feet deals {w} wound(s).", wounds=w)
+
+
+@hazard_app.command("explosion")
+def explosion_cmd(
+    power: Annotated[int, typer.Option("--power", help="The explosion's power.")],
+    spaces: Annotated[int, typer.Option("--spaces", help="Spaces from the centre (0 = the centre).")] = 0,
+    as_json: JsonOpt = False,
+) -> None:
+    """Explosions: power at the centre, one less per space out."""
+    w = hz.explosion_damage(power, spaces)
+    ring = [hz.explosion_damage(power, s) for s in range(power + 1)]
+    _hazard_out(
+        as_json,
+        "explosion",
+        f"Power {power} at {spaces} space(s): {w} damage. By distance: {ring}",
+        damage=w,
+        by_distance=ring,
+    )
+
+
+@hazard_app.command("shock")
+def shock_cmd(
+    power: Annotated[int, typer.Option("--power", help="The charge's power.")],
+    strength: Annotated[int, typer.Option("--str", help="The character's STR.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Electricity: stunned for power - STR rounds."""
+    r = hz.electric_stun_rounds(power, strength)
+    _hazard_out(
+        as_json, "shock", f"A charge of power {power} stuns a STR {strength} character for {r} round(s).", stun_rounds=r
+    )
+
+
+@hazard_app.command("cold")
+def cold_cmd(
+    strength: Annotated[int, typer.Option("--str", help="The character's STR.")],
+    periods: Annotated[int, typer.Option("--periods", help="Periods spent in the cold (the GM sets the period).")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Cold: each period drains 1 STR until warm; at 0 STR he passes out."""
+    left, out = hz.cold_exposure(strength, periods)
+    _hazard_out(
+        as_json,
+        "cold",
+        f"STR {strength} after {periods} period(s) in the cold: {left}" + (" - losing consciousness." if out else "."),
+        strength=left,
+        unconscious=out,
+    )
+
+
+@hazard_app.command("acid")
+def acid_cmd(
+    turns: Annotated[int, typer.Option("--turns", help="Turns the acid stays on.")],
+    every: Annotated[int, typer.Option("--every", help="A wound every N turns (strong acid 1-2, weak 10-20).")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Acid: a wound every N turns until washed off."""
+    w = hz.acid_wounds(turns, every)
+    _hazard_out(as_json, "acid", f"{turns} turn(s) of acid at a wound every {every}: {w} wound(s).", wounds=w)
+
+
+@hazard_app.command("fire")
+def fire_cmd(
+    dex: Annotated[int, typer.Option("--dex", help="The burning character's DEX.")],
+    small: Annotated[bool, typer.Option("--small", help="Only a small flame: put out with the next action.")] = False,
+    seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+) -> None:
+    """Fire: a large flame wounds and sets alight; stop, drop and roll (DEX vs DC 6) each turn."""
+    wounds, events = hz.burn(dex, make_rng(seed, "bum-fire"), large_flame=not small, hr=_hr(house_rules))
+    emit_events(events, as_json, {"result": f"{wounds} wound(s) from the fire", "wounds": wounds})
+
