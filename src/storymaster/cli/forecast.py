@@ -94,11 +94,12 @@ def emit_forecast(forecast: Forecast, as_json: bool, plot: Path | None = None) -
     if as_json:
         print_json(forecast.to_json())
         return
-    how = {
-        "exact": f"exact (Markov chain; unresolved probability at most {forecast.error:.1e})",
-        "simulated": f"simulated: {forecast.samples:,} fights, seed {forecast.seed}, 95% intervals (widest +/-{forecast.error:.4f})",
-        "engine": f"the combat engine, fight by fight: {forecast.samples:,} fights",
-    }[forecast.method]
+    if forecast.method == "exact":
+        how = f"exact (Markov chain; unresolved probability at most {forecast.error:.1e})"
+    elif forecast.method == "simulated":
+        how = f"simulated: {forecast.samples or 0:,} fights, seed {forecast.seed}, 95% intervals (widest +/-{forecast.error:.4f})"
+    else:
+        how = f"the combat engine, fight by fight: {forecast.samples or 0:,} fights"
     table = Table(title=f"{forecast.system} forecast: {how}", show_edge=False)
     table.add_column("side")
     table.add_column("who")
