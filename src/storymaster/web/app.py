@@ -58,6 +58,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -
                 digests.cancel()
             if listener:
                 listener.stop_flag.set()
+                await asyncio.to_thread(listener.join, 2.0)
             engine.dispose()
 
     app = FastAPI(

@@ -73,7 +73,7 @@ class PgListener(threading.Thread):
                     conn.execute("LISTEN storymaster")
                     self.ready.set()
                     while not self.stop_flag.is_set():
-                        for note in conn.notifies(timeout=1.0):
+                        for note in conn.notifies(timeout=0.25):
                             cid, _, sid = note.payload.partition(":")
                             if sid and sid != "0":
                                 self.broker.publish_key(f"s:{sid}")

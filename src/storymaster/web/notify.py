@@ -50,7 +50,7 @@ def compose_digest(store: Store, user: Any, now: datetime) -> str | None:
                         text = (view.get("text") or "(deleted)").strip().replace("\n", " ")
                         lines.append(f"  #{p.seq} {who}: {text[:200]}")
                 mine = [c.characters[ch].name for ch in s.owed() if c.characters[ch].owner == user.id]
-                if mine:
+                if mine and (s.round_started or "") > since:  # once per round
                     deadline = s.deadline()
                     when = f" (deadline {deadline.isoformat()})" if deadline else ""
                     turns.append(f"  Your turn in {c.name} / {s.title}: {', '.join(mine)}{when}")
