@@ -22,6 +22,7 @@ def settings_from_env() -> Settings:
         base_url=env.get("STORYMASTER_BASE_URL", "http://127.0.0.1:8000"),
         argon2_time_cost=int(env.get("STORYMASTER_ARGON2_TIME_COST", "3")),
         argon2_memory_cost=int(env.get("STORYMASTER_ARGON2_MEMORY_COST", "65536")),
+        sse_poll_seconds=float(env.get("STORYMASTER_SSE_POLL", "5")),
         migrate=env.get("STORYMASTER_MIGRATE", "1") == "1",
     )
 

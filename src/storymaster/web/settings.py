@@ -24,5 +24,7 @@ class Settings:
     #: send e-mail digests every this many seconds (0: only when asked)
     digest_every: int = 0
     base_url: str = "http://127.0.0.1:8000"
+    #: SSE streams re-check their scene this often even without a notice (seconds)
+    sse_poll_seconds: float = 5.0
     #: run migrations on start
     migrate: bool = True

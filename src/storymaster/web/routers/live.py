@@ -52,6 +52,7 @@ async def scene_events(
     head, _ = await run_in_threadpool(_changes, store, sid, caller, 2**31)  # checks membership now, not mid-stream
     cursor = head if start is None else start
     broker = request.app.state.broker
+    poll = request.app.state.settings.sse_poll_seconds
     key = f"s:{sid}"
 
     async def stream():
@@ -69,7 +70,7 @@ async def scene_events(
                 _, event = token
                 event.clear()
                 try:
-                    await asyncio.wait_for(event.wait(), timeout=min(5.0, max(0.01, deadline - loop.time())))
+                    await asyncio.wait_for(event.wait(), timeout=min(poll, max(0.01, deadline - loop.time())))
                 except asyncio.TimeoutError:
                     yield ": keep-alive\n\n"
                 if await request.is_disconnected():
