@@ -20,7 +20,7 @@ import pytest
 
 from storymaster.rules import registry
 
-PG_ADMIN = os.environ.get("STORYMASTER_TEST_PG", "postgresql://postgres@127.0.0.1:5432/test")
+PG_ADMIN = os.environ.get("STORYMASTER_TEST_PG", "postgresql://postgres@127.0.0.1:5432/postgres")
 TALLY = EntryPoint(name="tally", value="play.tally:SYSTEM", group=registry.SYSTEMS_GROUP)
 
 

@@ -45,8 +45,14 @@ def serve_cmd(
 
         from ..web.demo import DEMO_USERS, seed_demo
 
+        from ..rules import all_systems
+
         seeded = seed_demo(Store(engine), datetime.now(UTC))
-        console.print(f"demo campaigns: {', '.join(seeded) or 'already there'}; log in as " + ", ".join(f"{n} / {p}" for n, p in DEMO_USERS))
+        if not all_systems():
+            console.print("no rule systems are installed, so there are no demo campaigns (see: storymaster systems)")
+        else:
+            done = ", ".join(seeded) if seeded else "already there"
+            console.print(f"demo campaigns: {done}; log in as " + ", ".join(f"{n} / {p}" for n, p in DEMO_USERS))
     engine.dispose()
     smtp_host, _, smtp_port = (smtp or "").partition(":")
     env = {
