@@ -1,5 +1,9 @@
 """The store: appends drafts to logs under a lock, folds logs into state (cached per process), keeps users.
 
+Locks are always taken in one order: this process's lock on the campaign's
+state, then on the scene's, then the database's (SQLite's write lock, or
+PostgreSQL's row lock on the log's head), so no two writers wait on each other.
+
 Each log is a stream: ``c:<campaign id>`` or ``s:<scene id>``. Commands decide
 *inside* the write transaction, after the log's head is locked and the state
 refreshed, so two posts never draw the same dice or fork the chain.
@@ -11,7 +15,7 @@ import json
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import Connection, Engine, delete, insert, select, update
@@ -36,6 +40,8 @@ class Appended:
     scene: int | None
     entries: tuple[Entry, ...]
     campaign_entries: tuple[Entry, ...] = ()
+    #: what ``then`` made of the new state (a view for the response), if it was given
+    view: Any = None
 
 
 def _row(e: Entry, stream: str, campaign: int, scene: int | None) -> dict[str, Any]:
@@ -86,6 +92,7 @@ class Store:
         self.engine = engine
         self.is_postgres = engine.dialect.name == "postgresql"
         self._cache = _Cache()
+        self._scene_campaigns: dict[int, int] = {}  # a scene never moves to another campaign
         self.listeners: list[Callable[[Appended], None]] = []
 
     # --- logs ---------------------------------------------------------------------------------
@@ -194,15 +201,30 @@ class Store:
         with self._locked(f"c:{cid}"), read_tx(self.engine) as conn:
             yield self._campaign(conn, cid)
 
-    def campaign_append(self, cid: int, decide: Callable[[CampaignState], Sequence[Draft]], at: str) -> Appended:
-        with write_tx(self.engine) as conn:
-            with self._locked(f"c:{cid}"):
+    def campaign_append(
+        self, cid: int, decide: Callable[[CampaignState], Sequence[Draft]], at: str, *, then: Callable[..., Any] | None = None
+    ) -> Appended:
+        """Decide and append under the log's lock; ``then(campaign, appended)`` sees the state just after the commit."""
+        with self._locked(f"c:{cid}"):
+            with write_tx(self.engine) as conn:
                 state = self._campaign(conn, cid, lock=True)
                 drafts = decide(state)
                 sealed = self._append(conn, f"c:{cid}", cid, None, state, drafts, at)
-            appended = Appended(cid, None, (), tuple(sealed))
-            self._notify(conn, appended)
+                appended = Appended(cid, None, (), tuple(sealed))
+                self._notify(conn, appended)
+            self._fold_committed(f"c:{cid}", state, sealed, apply_campaign)
+            if then is not None:
+                appended = replace(appended, view=then(state, appended))
         return self._after(appended)
+
+    def _fold_committed(self, stream: str, state: Any, sealed: Sequence[Entry], apply: Callable[[Any, Entry], None]) -> None:
+        """After the commit, the cached state takes the new entries at once (the lock is still held)."""
+        try:
+            for e in sealed:
+                apply(state, e)
+        except Exception:  # pragma: no cover - the next read folds from the log instead
+            self._cache.drop(stream)
+            raise
 
     def campaigns_of(self, user: int) -> list[dict[str, Any]]:
         with read_tx(self.engine) as conn:
@@ -223,8 +245,8 @@ class Store:
     def open_scene(
         self, cid: int, seed: str, decide: Callable[[CampaignState, int], tuple[Sequence[Draft], Sequence[Draft]]], at: str
     ) -> tuple[int, Appended]:
-        with write_tx(self.engine) as conn:
-            with self._locked(f"c:{cid}"):
+        with self._locked(f"c:{cid}"):
+            with write_tx(self.engine) as conn:
                 c = self._campaign(conn, cid, lock=True)
                 sid = conn.execute(
                     insert(t.scenes).values(campaign_id=cid, seed=seed, head_seq=0, head_hash=None).returning(t.scenes.c.id)
@@ -232,15 +254,19 @@ class Store:
                 scene_drafts, campaign_drafts = decide(c, sid)
                 sealed = self._append(conn, f"s:{sid}", cid, sid, SceneState(sid), scene_drafts, at)
                 csealed = self._append(conn, f"c:{cid}", cid, None, c, campaign_drafts, at)
-            appended = Appended(cid, sid, tuple(sealed), tuple(csealed))
-            self._notify(conn, appended)
+                appended = Appended(cid, sid, tuple(sealed), tuple(csealed))
+                self._notify(conn, appended)
+            self._fold_committed(f"c:{cid}", c, csealed, apply_campaign)
         return sid, self._after(appended)
 
     def scene_campaign(self, sid: int) -> int:
+        if sid in self._scene_campaigns:
+            return self._scene_campaigns[sid]
         with read_tx(self.engine) as conn:
             cid = conn.execute(select(t.scenes.c.campaign_id).where(t.scenes.c.id == sid)).scalar()
         if cid is None:
             raise NotFound(f"no scene {sid}")
+        self._scene_campaigns[sid] = cid
         return cid
 
     @contextmanager
@@ -257,19 +283,27 @@ class Store:
         at: str,
         *,
         touches_campaign: bool = False,
+        then: Callable[..., Any] | None = None,
     ) -> Appended:
-        """Append to a scene's log; with ``touches_campaign`` ``decide`` returns (scene drafts, campaign drafts)."""
+        """Append to a scene's log; with ``touches_campaign`` ``decide`` returns (scene drafts, campaign drafts).
+
+        ``then(campaign, scene, appended)`` runs on the state just after the commit, still under the lock.
+        """
         cid = self.scene_campaign(sid)
-        with write_tx(self.engine) as conn:
-            with self._locked(f"c:{cid}", f"s:{sid}"):
+        with self._locked(f"c:{cid}", f"s:{sid}"):
+            with write_tx(self.engine) as conn:
                 c = self._campaign(conn, cid, lock=touches_campaign)
                 s, _, seed = self._scene(conn, sid, lock=True)
                 decided = decide(c, s, seed)
                 scene_drafts, campaign_drafts = decided if touches_campaign else (decided, ())
                 sealed = self._append(conn, f"s:{sid}", cid, sid, s, scene_drafts, at)
                 csealed = self._append(conn, f"c:{cid}", cid, None, c, campaign_drafts, at)
-            appended = Appended(cid, sid, tuple(sealed), tuple(csealed))
-            self._notify(conn, appended)
+                appended = Appended(cid, sid, tuple(sealed), tuple(csealed))
+                self._notify(conn, appended)
+            self._fold_committed(f"s:{sid}", s, sealed, apply_scene)
+            self._fold_committed(f"c:{cid}", c, csealed, apply_campaign)
+            if then is not None:
+                appended = replace(appended, view=then(c, s, appended))
         return self._after(appended)
 
     def scene_log(self, sid: int) -> list[Entry]:
@@ -343,6 +377,18 @@ class Store:
             return conn.execute(
                 insert(t.api_tokens).values(user_id=user, name=name, token_sha256=token_sha256, created_at=at).returning(t.api_tokens.c.id)
             ).scalar_one()
+
+    def token_caller(self, token_sha256: str) -> Any:
+        """The user behind an API token (id, name), in one query."""
+        with read_tx(self.engine) as conn:
+            q = select(t.users.c.id, t.users.c.name).join(t.api_tokens, t.api_tokens.c.user_id == t.users.c.id)
+            return conn.execute(q.where(t.api_tokens.c.token_sha256 == token_sha256)).first()
+
+    def session_caller(self, token_sha256: str) -> Any:
+        """The session behind a cookie with its user's name, in one query."""
+        with read_tx(self.engine) as conn:
+            q = select(t.sessions, t.users.c.name).join(t.users, t.users.c.id == t.sessions.c.user_id)
+            return conn.execute(q.where(t.sessions.c.token_sha256 == token_sha256)).first()
 
     def token_user(self, token_sha256: str) -> int | None:
         with read_tx(self.engine) as conn:

@@ -79,38 +79,29 @@ class Caller:
 def _caller(request: Request) -> Caller | None:
     store: Store = request.app.state.store
     auth = request.headers.get("authorization", "")
+    token = None
     if auth:
         scheme, _, token = auth.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise Unauthorized("the Authorization header is 'Bearer <API token>'")
-        uid = store.token_user(sha256(token.strip()))
-        if uid is None:
-            raise Unauthorized("that API token is not valid", hint="create one with POST /api/tokens")
-        return _user(store, uid, "token")
-    token = request.query_params.get("token") if request.url.path.endswith(".atom") else None
+    elif request.url.path.endswith(".atom"):
+        token = request.query_params.get("token")
     if token:
-        uid = store.token_user(sha256(token))
-        if uid is None:
-            raise Unauthorized("that API token is not valid")
-        return _user(store, uid, "token")
+        row = store.token_caller(sha256(token.strip()))
+        if row is None:
+            raise Unauthorized("that API token is not valid", hint="create one with POST /api/tokens")
+        return Caller(row.id, row.name, "token")
     cookie = request.cookies.get(SESSION_COOKIE)
     if not cookie:
         return None
-    row = store.session(sha256(cookie))
+    row = store.session_caller(sha256(cookie))
     if row is None or row.expires_at <= now_text(get_now(request)):
         raise Unauthorized("your session has expired", hint="log in again: POST /api/session")
     if request.method not in SAFE_METHODS:
         sent = request.headers.get(CSRF_HEADER, "")
         if not sent or not hmac.compare_digest(sent, row.csrf):
             raise Forbidden(f"missing or wrong {CSRF_HEADER} header", hint="send the csrf value you got when you logged in")
-    return _user(store, row.user_id, "session")
-
-
-def _user(store: Store, uid: int, via: str) -> Caller:
-    row = store.user(uid)
-    if row is None:
-        raise Unauthorized("that account no longer exists")
-    return Caller(row.id, row.name, via)
+    return Caller(row.user_id, row.name, "session")
 
 
 def maybe_caller(request: Request) -> Caller | None:

@@ -11,7 +11,7 @@ from ...play.campaign import CampaignState
 from ...play.errors import NotFound
 from ...play.rolling import preview
 from ...play.scene import SceneState
-from ...play.views import post_view
+from ...play.views import Reader, post_view
 from ..access import member, system_of
 from ..deps import CallerDep, Id, NowDep, StoreDep, now_text
 from ..schemas import PostEditIn, PostIn, PreviewIn
@@ -52,8 +52,10 @@ def create_post(sid: Id, body: PostIn, store: StoreDep, caller: CallerDep, now: 
             character=body.character, to=body.to, rolls=rolls, force=body.force,
         )
 
-    appended = store.scene_append(sid, decide, now_text(now))
-    return read_post(sid, appended.entries[-1].seq, store, caller)
+    def view(c: CampaignState, s: SceneState, appended):
+        return post_view(s.posts[appended.entries[-1].seq], Reader.of(c, caller.id), s)
+
+    return store.scene_append(sid, decide, now_text(now), then=view).view
 
 
 @router.post("/preview", summary="The exact odds of a roll or check and a chart, without rolling")
