@@ -51,6 +51,11 @@ def _normalise(url: str) -> str:
 def make_engine(url: str) -> Engine:
     u = make_url(url)
     if u.get_backend_name() == "sqlite":
+        # WAL with synchronous=NORMAL: a commit survives the server process dying (the crash test),
+        # not necessarily the machine losing power; FULL also fsyncs every commit (several ms each).
+        sync = os.environ.get("STORYMASTER_SQLITE_SYNCHRONOUS", "NORMAL").upper()
+        if sync not in ("NORMAL", "FULL", "EXTRA"):
+            sync = "NORMAL"
         if u.database and u.database != ":memory:":
             Path(u.database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=20, max_overflow=20)
@@ -61,7 +66,7 @@ def make_engine(url: str) -> Engine:
             cur = dbapi_conn.cursor()
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA foreign_keys=ON")
-            cur.execute("PRAGMA synchronous=FULL")
+            cur.execute(f"PRAGMA synchronous={sync}")
             cur.execute("PRAGMA busy_timeout=30000")
             cur.close()
 
