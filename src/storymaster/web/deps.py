@@ -52,15 +52,15 @@ def now_text(now: datetime) -> str:
     return now.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-def get_store(request: Request) -> Store:
+async def get_store(request: Request) -> Store:  # async: no thread hop for a lookup
     return request.app.state.store
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
-def get_now(request: Request) -> datetime:
+async def get_now(request: Request) -> datetime:
     """The server's clock (tests replace ``app.state.clock``)."""
     return request.app.state.clock()
 
@@ -95,7 +95,7 @@ def _caller(request: Request) -> Caller | None:
     if not cookie:
         return None
     row = store.session_caller(sha256(cookie))
-    if row is None or row.expires_at <= now_text(get_now(request)):
+    if row is None or row.expires_at <= now_text(request.app.state.clock()):
         raise Unauthorized("your session has expired", hint="log in again: POST /api/session")
     if request.method not in SAFE_METHODS:
         sent = request.headers.get(CSRF_HEADER, "")
