@@ -32,6 +32,7 @@ class Server:
                 "STORYMASTER_DATABASE_URL": database_url,
                 "STORYMASTER_ARGON2_TIME_COST": "1",
                 "STORYMASTER_ARGON2_MEMORY_COST": "1024",
+                "STORYMASTER_MIGRATE": "1",
             }
         )
         e.update(env or {})

@@ -16,7 +16,8 @@ from web.servers import Server
 def _setup(url: str) -> tuple[dict[str, str], int, int]:
     name = unique("gm")
     with httpx.Client(base_url=url, timeout=10) as c:
-        assert c.post("/api/users", json={"name": name, "password": "correct horse battery"}).status_code == 201
+        r = c.post("/api/users", json={"name": name, "password": "correct horse battery"})
+        assert r.status_code == 201, r.text
         csrf = c.post("/api/session", json={"name": name, "password": "correct horse battery"}).json()["csrf"]
         token = c.post("/api/tokens", json={"name": "load"}, headers={"X-CSRF-Token": csrf}).json()["token"]
         h = {"Authorization": f"Bearer {token}"}
@@ -51,7 +52,10 @@ def test_a_crash_mid_load_loses_no_acknowledged_post(tmp_path, cli) -> None:
     threads = [threading.Thread(target=client, args=(n,)) for n in range(8)]
     for th in threads:
         th.start()
-    time.sleep(1.5)
+    deadline = time.monotonic() + 20
+    while len(acked) < 30 and time.monotonic() < deadline:  # some load first, however slow the machine
+        time.sleep(0.1)
+    time.sleep(0.3)
     server.kill()  # SIGKILL, mid-load
     stop.set()
     for th in threads:

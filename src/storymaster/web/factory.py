@@ -17,8 +17,8 @@ def settings_from_env() -> Settings:
     return Settings(
         database_url=env["STORYMASTER_DATABASE_URL"],
         smtp_host=env.get("STORYMASTER_SMTP_HOST") or None,
-        smtp_port=int(env.get("STORYMASTER_SMTP_PORT", "25")),
-        digest_every=int(env.get("STORYMASTER_DIGEST_EVERY", "0")),
+        smtp_port=int(env.get("STORYMASTER_SMTP_PORT") or 25),
+        digest_every=int(env.get("STORYMASTER_DIGEST_EVERY") or 0),
         base_url=env.get("STORYMASTER_BASE_URL", "http://127.0.0.1:8000"),
         argon2_time_cost=int(env.get("STORYMASTER_ARGON2_TIME_COST", "3")),
         argon2_memory_cost=int(env.get("STORYMASTER_ARGON2_MEMORY_COST", "65536")),
