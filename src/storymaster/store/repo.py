@@ -306,9 +306,10 @@ class Store:
                 appended = replace(appended, view=then(c, s, appended))
         return self._after(appended)
 
-    def scene_log(self, sid: int) -> list[Entry]:
+    def scene_log(self, sid: int, after: int = 0) -> list[Entry]:
+        """The scene's entries after ``after``, oldest first."""
         with read_tx(self.engine) as conn:
-            return self._entries(conn, f"s:{sid}")
+            return self._entries(conn, f"s:{sid}", after)
 
     def scene_head(self, sid: int) -> int:
         with read_tx(self.engine) as conn:

@@ -27,7 +27,7 @@ def _changes(store: Any, sid: int, caller: Any, after: int) -> tuple[int, list[t
             return s.head_seq, []
         out: list[tuple[int, str, dict[str, Any]]] = []
         touched: set[int] = set()
-        for e in store.scene_log(sid)[after:]:
+        for e in store.scene_log(sid, after):
             post = e.seq if e.kind == "post.created" else e.body.get("post") if e.kind.startswith("post.") else None
             if post is not None and post not in touched:
                 touched.add(post)
