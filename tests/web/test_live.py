@@ -37,6 +37,15 @@ def test_events_replay_what_each_reader_may_see(table: Table) -> None:
         assert events[-1][0] == "scene"
 
 
+def test_events_resume_after_the_last_event_id(table: Table) -> None:
+    t = table
+    first = t.post(t.p1, kind="ooc", text="one")
+    t.post(t.p1, kind="ooc", text="two")
+    headers = {**t.p2.h, "Last-Event-ID": str(first["id"])}
+    events = _events(t.client.get(f"/api/scenes/{t.scene}/events?max_seconds=0.2", headers=headers).text)
+    assert [d["text"] for n, d in events if n == "post"] == ["two"]
+
+
 def test_atom_feed(table: Table) -> None:
     t = table
     t.post(t.p1, kind="ic", character=t.c1, text="Arn <b>waves</b> & smiles.")

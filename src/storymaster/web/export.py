@@ -51,7 +51,7 @@ def scene_doc(s: SceneState, c: CampaignState, reader: Reader, log: Sequence[Ent
         "closed_at": s.closed_at,
         "narrative": narrative(posts),
         "posts": posts,
-        "log": [entry_view(e, reader, s.seed, hidden) for e in log],
+        "log": [entry_view(e, reader, s.seed, hidden) for e in log if e.seq <= s.head_seq],  # the log as the state saw it
     }
 
 

@@ -28,6 +28,8 @@ def _changes(store: Any, sid: int, caller: Any, after: int) -> tuple[int, list[t
         out: list[tuple[int, str, dict[str, Any]]] = []
         touched: set[int] = set()
         for e in store.scene_log(sid, after):
+            if e.seq > s.head_seq:  # committed after the state was read: the next round shows it
+                break
             post = e.seq if e.kind == "post.created" else e.body.get("post") if e.kind.startswith("post.") else None
             if post is not None and post not in touched:
                 touched.add(post)

@@ -78,7 +78,7 @@ def scene_log(sid: Id, store: StoreDep, caller: CallerDep) -> dict[str, Any]:
         reader = member(c, caller)
         entries = store.scene_log(sid)
         hidden = hidden_posts(s, reader)
-        return {"scene": sid, "seed_sha256": s.seed_sha256, "seed": s.seed, "log": [entry_view(e, reader, s.seed, hidden) for e in entries]}
+        return {"scene": sid, "seed_sha256": s.seed_sha256, "seed": s.seed, "log": [entry_view(e, reader, s.seed, hidden) for e in entries if e.seq <= s.head_seq]}
 
 
 @router.post("/api/scenes/{sid}/combat", status_code=201, summary="Start a fight (GM): the system's combat engine, sides of character ids")
