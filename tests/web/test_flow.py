@@ -84,3 +84,16 @@ def test_closed_scene_refuses_posts(table: Table) -> None:
     r = t.client.post(f"/api/scenes/{t.scene}/posts", json={"kind": "ooc", "text": "hello?"}, headers=t.p1.h)
     assert r.status_code == 409 and r.headers["content-type"] == "application/problem+json"
     assert "closed" in r.json()["detail"]
+
+
+def test_preview_gives_exact_odds_with_house_rules_and_a_chart(table: Table) -> None:
+    t = table
+    r = t.client.post(f"/api/scenes/{t.scene}/preview", json={"check": {"type": "skill", "skill": 1, "target": 4}}, headers=t.p1.h)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["odds"]["exact"]["p_success"] == "5/6"  # d6 + skill 1 + house bonus 1 >= 4
+    assert body["chart_svg"].startswith("<svg") and "success" in body["chart_svg"]
+    dice = t.client.post(f"/api/scenes/{t.scene}/preview", json={"dice": "2d6"}, headers=t.obs.h).json()
+    assert dice["odds"]["quantities"]["7"] == 6 and dice["odds"]["denominator"] == 36
+    before = t.get(t.gm, f"/api/scenes/{t.scene}")["head"]["seq"]
+    assert before == 1  # previews roll nothing and write nothing
