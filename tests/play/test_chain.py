@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from storymaster.errors import VerificationError
 from storymaster.play import campaign as cc
 from storymaster.play import scene as sc
-from storymaster.play.chain import GENESIS, canonical_json, entry_hash
+from storymaster.play.chain import GENESIS, canonical_json
 from storymaster.play.log import Draft, seal
 from storymaster.play.verify import EXPORT_FORMAT, verify_export, verify_log
 from storymaster.play.views import Reader, entry_view

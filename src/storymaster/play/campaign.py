@@ -17,6 +17,7 @@ from ..rules import RuleSystem, validate_data
 from .errors import Conflict, Forbidden, Invalid, NotFound
 from .log import GM as GM_ONLY
 from .log import Draft, Entry
+from .rolling import call_system
 
 __all__ = [
     "ROLES",
@@ -179,7 +180,7 @@ def _validated_sheet(system: RuleSystem, sheet: Any, house_rules: Mapping[str, A
     except InputFileError as exc:
         raise Invalid(exc.message, hint=f"see the JSON Schema: storymaster {system.name} schema") from None
     rules = system.house_rules_model.model_validate(house_rules)
-    problems = system.validate_character(model, rules)
+    problems = call_system(system, "check the character", system.validate_character, model, rules)
     if problems:
         raise CharacterError(problems, name=str(getattr(model, "name", "")))
     return model, model.model_dump(mode="json")

@@ -18,7 +18,7 @@ from ..rules import RuleSystem, validate_data
 from .campaign import GM, CampaignState
 from .errors import Conflict, Forbidden, Invalid
 from .log import Draft
-from .rolling import scene_stream, stored_record
+from .rolling import call_system, scene_stream, stored_record
 from .scene import SceneState
 
 __all__ = ["initiative_order", "start_combat", "step_combat"]
@@ -79,7 +79,7 @@ def start_combat(
         raise Conflict("a fight is already on in this scene")
     if len({ch for side in sides for ch in side}) != sum(len(side) for side in sides) or any(not side for side in sides):
         raise Invalid("each side names at least one character, and no character fights on two sides")
-    state = system.combat.start(_models(c, system, sides), house_rules=_rules(c, system), options=dict(options))
+    state = call_system(system, "start the fight", system.combat.start, _models(c, system, sides), house_rules=_rules(c, system), options=dict(options))
     names = {ch: c.characters[ch].name for side in sides for ch in side}
     body = {
         "sides": [list(side) for side in sides],
@@ -104,11 +104,11 @@ def step_combat(c: CampaignState, s: SceneState, actor: int, *, system: RuleSyst
     if s.combat.get("over"):
         raise Conflict("the fight is over")
     sides = s.combat["sides"]
-    fresh = system.combat.start(_models(c, system, sides), house_rules=_rules(c, system), options=dict(s.combat["options"]))
+    fresh = call_system(system, "restart the fight", system.combat.start, _models(c, system, sides), house_rules=_rules(c, system), options=dict(s.combat["options"]))
     state = type(fresh).model_validate(s.combat["state"])
     rng = DiceRng(seed, scene_stream(s.id), s.next_counter)
     start = rng.counter
-    new_state, events = system.combat.step(state, rng)
+    new_state, events = call_system(system, "play the round", system.combat.step, state, rng)
     names = {ch: c.characters[ch].name for side in sides for ch in side}
     records = [stored_record(r) for ev in events for r in ev.rolls]
     body = {

@@ -14,7 +14,7 @@ from typing import Any
 from ..dice import DiceRng, RollRecord, roll
 from ..odds import distribution
 from ..odds.chart import svg_bar_chart
-from ..errors import InputFileError
+from ..errors import InputFileError, StorymasterError
 from ..rules import Check, RuleSystem, validate_data
 from .errors import Invalid
 
@@ -23,6 +23,25 @@ __all__ = ["MAX_ROLLS_PER_POST", "VISIBILITIES", "parse_check", "preview", "roll
 VISIBILITIES = ("public", "gm", "blind", "self")
 MAX_ROLLS_PER_POST = 20
 MAX_LABEL = 200
+
+
+class SystemFailed(Invalid):
+    """A rule system raised something other than a Storymaster error on input it had accepted."""
+
+    code = "system-failed"
+
+
+def call_system(system: RuleSystem, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Call into a rule system; its own errors pass through, anything else becomes a clear 422."""
+    try:
+        return fn(*args, **kwargs)
+    except StorymasterError:
+        raise
+    except Exception as exc:
+        raise SystemFailed(
+            f"the {system.name} rules could not {what} ({type(exc).__name__}: {exc})",
+            hint="this is probably a bug in the rule system; the request itself was well-formed",
+        ) from exc
 
 
 def scene_stream(scene_id: int) -> str:
@@ -108,7 +127,7 @@ def roll_requests(
             item = {"type": "dice", "expression": rec.expression, "total": rec.total, "records": [stored_record(rec)]}
         else:
             name, check = what
-            outcome = system.resolve(check, rng, rules)
+            outcome = call_system(system, f"resolve the {name} check", system.resolve, check, rng, rules)
             out = outcome.to_json()
             out.pop("rolls")
             item = {
@@ -132,7 +151,7 @@ def preview(request: Any, *, system: RuleSystem, house_rules: Mapping[str, Any])
         bars = [(str(o), float(p)) for o, p in dist.pmf().items()]
         return {"type": "dice", "label": label, "odds": dist.to_json(), "chart_svg": svg_bar_chart(bars, title=dist.expression)}
     name, check = parse_check(system, request["check"])
-    odds = system.odds(check, system.house_rules_model.model_validate(house_rules))
+    odds = call_system(system, f"give odds for the {name} check", system.odds, check, system.house_rules_model.model_validate(house_rules))
     bars = [(k, float(v)) for k, v in odds.probabilities.items()]
     chart = svg_bar_chart(bars, title=odds.check, highlight=set(odds.success_outcomes))
     return {"type": "check", "label": label, "check": {"type": name, **check.model_dump(mode="json")}, "odds": odds.to_json(), "chart_svg": chart}

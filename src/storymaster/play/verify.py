@@ -34,7 +34,7 @@ def _core(e: Mapping[str, Any], where: str) -> dict[str, Any]:
     else:
         raise _bad(where, "has neither a body nor its digest")
     rolls = []
-    for i, r in enumerate(e.get("rolls") or []):
+    for r in e.get("rolls") or []:
         if r.get("hidden"):
             rolls.append({"visibility": r["visibility"], "by": r["by"], "sha256": r["sha256"]})
         else:
@@ -98,7 +98,7 @@ def verify_log(entries: list[Mapping[str, Any]], *, name: str, scene_id: int | N
         except (KeyError, TypeError, ValueError) as exc:
             raise _bad(where, f"is malformed ({type(exc).__name__}: {exc})") from None
     rolls.sort()
-    for (s1, e1, w1), (s2, e2, w2) in zip(rolls, rolls[1:]):
+    for (_, e1, w1), (s2, _, w2) in zip(rolls, rolls[1:]):
         if s2 < e1:
             raise _bad(w2, f"its roll reuses dice from the stream already used by {w1} (a re-roll)")
         if s2 > e1 and not hidden and not redacted:

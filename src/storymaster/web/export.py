@@ -16,7 +16,7 @@ from ..play.campaign import CampaignState
 from ..play.log import Entry
 from ..play.scene import IC, SceneState
 from ..play.verify import EXPORT_FORMAT
-from ..play.views import Reader, can_read, entry_view, post_view
+from ..play.views import Reader, entry_view, post_view
 
 __all__ = ["export_html", "export_json", "export_markdown", "hidden_posts"]
 
@@ -145,6 +145,3 @@ def export_html(title: str, scenes: Sequence[dict[str, Any]], c: CampaignState) 
     names = {m.user: m.name for m in c.members.values()}
     return _PAGE.render(title=title, scenes=scenes, campaign=c, who=lambda p: _who(p, names), roll_line=_roll_line)
 
-
-def visible(audience: Any, reader: Reader) -> bool:
-    return can_read(audience, reader)

@@ -8,7 +8,6 @@ from typing import Any
 
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 from fastapi import APIRouter, Request, Response
-from starlette.concurrency import run_in_threadpool
 
 from ...play.errors import NotFound, Unauthorized
 from ..deps import CSRF_COOKIE, SESSION_COOKIE, CallerDep, Id, NowDep, SettingsDep, StoreDep, hasher, new_token, now_text, sha256
