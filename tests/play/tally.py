@@ -23,6 +23,10 @@ class SkillCheck(Check):
         return f"d6+{self.skill} vs {self.target}"
 
 
+class BuggyCheck(Check):
+    """A check the system has a bug in: the table must still answer with a clear 4xx."""
+
+
 class TallyRules(HouseRules):
     bonus: int = Field(0, ge=0, le=3, description="Add this to every check (Tally Book, p. 2).")
 
@@ -80,7 +84,7 @@ class TallySystem:
     version = "1"
     character_model = Sheet
     house_rules_model = TallyRules
-    check_types = {"skill": SkillCheck}
+    check_types = {"skill": SkillCheck, "buggy": BuggyCheck}
     combat = TallyCombat()
 
     def validate_character(self, character, house_rules=None):
@@ -89,6 +93,8 @@ class TallySystem:
         return []
 
     def resolve(self, check, rng, house_rules=None):
+        if isinstance(check, BuggyCheck):
+            raise ZeroDivisionError("division by zero")
         bonus = house_rules.bonus if house_rules else 0
         r = roll("d6", rng, label="skill")
         total = r.total + check.skill + bonus
@@ -96,6 +102,8 @@ class TallySystem:
         return Outcome("tally", check.describe(), "success" if ok else "failure", ok, f"{r.total}+{check.skill + bonus}={total}", (r,), margin=total - check.target)
 
     def odds(self, check, house_rules=None):
+        if isinstance(check, BuggyCheck):
+            raise KeyError("missing table")
         bonus = house_rules.bonus if house_rules else 0
         wins = sum(1 for face in range(1, 7) if face + check.skill + bonus >= check.target)
         probs = {"success": Fraction(wins, 6), "failure": Fraction(6 - wins, 6)}

@@ -104,3 +104,12 @@ def test_dice_errors_say_where(table: Table) -> None:
     assert r.status_code == 422 and "position" in r.json() and r.json()["expression"] == "2d6+"
     r = t.client.post(f"/api/campaigns/{t.campaign}/characters", json={"sheet": {"name": "Big", "skill": 3, "hp": "lots"}}, headers=t.p1.h)
     assert r.status_code == 422 and "hp" in r.json()["detail"]
+
+
+def test_a_bug_in_a_rule_system_is_a_clear_422_not_a_500(table: Table) -> None:
+    t = table
+    for path, body in ((f"/api/scenes/{t.scene}/posts", {"kind": "ooc", "text": "x", "rolls": [{"check": {"type": "buggy"}}]}),
+                       (f"/api/scenes/{t.scene}/preview", {"check": {"type": "buggy"}})):
+        r = t.client.post(path, json=body, headers=t.p1.h)
+        assert r.status_code == 422 and "the tally rules could not" in r.json()["detail"], r.text
+    assert t.get(t.gm, f"/api/scenes/{t.scene}")["head"]["seq"] == 1  # nothing was written
