@@ -4,23 +4,33 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench clean
+.PHONY: run test bench clean postgres load
+
+# The table's tests run against a real PostgreSQL too: start the local cluster when it is down.
+postgres:
+	@pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null || { \
+	  for v in $$(ls /etc/postgresql 2>/dev/null); do pg_ctlcluster --skip-systemctl-redirect $$v main start || true; done; \
+	  for i in 1 2 3 4 5 6 7 8 9 10; do pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null && break; sleep 1; done; }
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,plot,bench]'
+	$(BIN)/python -m pip install --quiet -e '.[test,plot,bench,server]'
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/storymaster demo
+	$(BIN)/storymaster serve --demo
 
-test: $(STAMP)
+test: $(STAMP) postgres
 	$(BIN)/python -m pytest -n 2 -q
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 	@for f in bench/forecast_*.py; do [ -e "$$f" ] || continue; echo; $(BIN)/python "$$f" || exit 1; done
+
+# The table's load test (loopback, bounded; not part of make test).
+load: $(STAMP) postgres
+	$(BIN)/python bench/load_table.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .hypothesis

@@ -146,6 +146,12 @@ def demo_cmd() -> None:
     run_demo()
 
 
+from .serve import serve_cmd, verify_cmd  # noqa: E402  (the table server and its offline checker)
+
+app.command("serve")(serve_cmd)
+app.command("verify")(verify_cmd)
+
+
 def _attach_system_apps() -> None:
     for ep in sorted(entry_points(group=CLI_GROUP), key=lambda e: e.name):
         try:

@@ -1,0 +1,95 @@
+"""``storymaster serve`` (the table server) and ``storymaster verify`` (check an exported log offline)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import InputFileError, StorymasterError
+from .common import JsonOpt
+from .output import console, print_json
+
+__all__ = ["serve_cmd", "verify_cmd"]
+
+
+def serve_cmd(
+    host: Annotated[str, typer.Option(help="Address to listen on (loopback by default).")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8000,
+    database: Annotated[
+        str | None, typer.Option(help="SQLite file (or a database URL). Default: DATABASE_URL, else a file in your data folder.")
+    ] = None,
+    demo: Annotated[bool, typer.Option("--demo", help="Seed a demo campaign per installed system.")] = False,
+    workers: Annotated[int, typer.Option(min=1, max=64, help="Worker processes.")] = 1,
+    smtp: Annotated[str | None, typer.Option(help="SMTP server HOST:PORT for e-mail digests.")] = None,
+    digest_every: Annotated[int, typer.Option(min=0, help="Send e-mail digests every N seconds (0: only on request).")] = 0,
+) -> None:
+    """Run the play-by-post table server (JSON API; OpenAPI docs at /docs)."""
+    try:
+        import uvicorn
+
+        from ..store import make_engine, migrate, resolve_url
+        from ..store.repo import Store
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise StorymasterError(
+            f"the server needs the 'server' extra ({exc.name} is missing)", hint="pip install 'storymaster[server]'"
+        ) from None
+    url = resolve_url(database)
+    engine = make_engine(url)
+    migrate(engine)
+    if demo:
+        from datetime import UTC, datetime
+
+        from ..web.demo import DEMO_USERS, seed_demo
+
+        from ..rules import all_systems
+
+        seeded = seed_demo(Store(engine), datetime.now(UTC))
+        if not all_systems():
+            console.print("no rule systems are installed, so there are no demo campaigns (see: storymaster systems)")
+        else:
+            done = ", ".join(seeded) if seeded else "already there"
+            console.print(f"demo campaigns: {done}; log in as " + ", ".join(f"{n} / {p}" for n, p in DEMO_USERS))
+    engine.dispose()
+    smtp_host, _, smtp_port = (smtp or "").partition(":")
+    env = {
+        "STORYMASTER_DATABASE_URL": url,
+        "STORYMASTER_SMTP_HOST": smtp_host,
+        "STORYMASTER_SMTP_PORT": smtp_port or "25",
+        "STORYMASTER_DIGEST_EVERY": str(digest_every),
+        "STORYMASTER_BASE_URL": f"http://{host}:{port}",
+        "STORYMASTER_MIGRATE": "0",
+    }
+    os.environ.update(env)
+    shown = url if url.startswith("sqlite") else url.split("@")[-1]
+    console.print(f"Storymaster table on http://{host}:{port}/  (API docs: http://{host}:{port}/docs; database: {shown})")
+    uvicorn.run("storymaster.web.factory:from_env", factory=True, host=host, port=port, workers=workers, log_level="warning")
+
+
+def verify_cmd(
+    export: Annotated[Path, typer.Argument(help="A table export (JSON) downloaded from /api/scenes/{id}/export.json.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Check an exported log offline: hash chain, seed commitment, every roll replayed. Names the first bad entry."""
+    from ..play.verify import verify_export
+
+    try:
+        doc = json.loads(export.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputFileError(f"{export}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputFileError(f"{export}: cannot be read ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise InputFileError(f"{export}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+    report = verify_export(doc)
+    if as_json:
+        print_json(report)
+        return
+    for log in report["logs"]:
+        seed = "seed revealed and matches its commitment" if log["seed_revealed"] else "seed not yet revealed (rolls checked once the scene closes)"
+        extra = f", {log['redacted_entries']} entries and {log['rolls_hidden']} rolls not yours to read" if log["redacted_entries"] or log["rolls_hidden"] else ""
+        console.print(f"{log['log']}: {log['entries']} entries, chain intact; {seed}; {log['rolls_replayed']} rolls replayed{extra}")
+    console.print("verified")

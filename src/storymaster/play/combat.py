@@ -1,0 +1,132 @@
+"""A fight attached to a scene: the system's combat engine, its state kept as JSON on the log.
+
+``start`` is deterministic (no dice), so the state's class is recovered by
+starting again from the same sides; every ``step`` draws from the scene's
+committed stream like any roll, so fights verify and replay like posts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..dice import DiceRng
+from ..errors import InputFileError
+from ..rules import RuleSystem, validate_data
+from .campaign import GM, CampaignState
+from .errors import Conflict, Forbidden, Invalid
+from .log import Draft
+from .rolling import call_system, scene_stream, stored_record
+from .scene import SceneState
+
+__all__ = ["initiative_order", "start_combat", "step_combat"]
+
+_ORDER_FIELDS = ("initiative_order", "turn_order", "initiative", "order")
+
+
+def _models(c: CampaignState, system: RuleSystem, sides: Sequence[Sequence[int]]) -> list[list[BaseModel]]:
+    out = []
+    for side in sides:
+        team = []
+        for ch in side:
+            character = c.character(ch)
+            try:
+                team.append(validate_data(dict(character.sheet), system.character_model, source=character.name))
+            except InputFileError as exc:
+                raise Invalid(exc.message) from None
+        out.append(team)
+    return out
+
+
+def initiative_order(state: BaseModel, sides: Sequence[Sequence[int]], names: Mapping[int, str]) -> list[int]:
+    """Character ids in the order the fight state gives, where it gives one (best effort, by name or index)."""
+    flat = [ch for side in sides for ch in side]
+    for attr in _ORDER_FIELDS:
+        value = getattr(state, attr, None)
+        if callable(value):
+            try:
+                value = value()
+            except TypeError:
+                continue
+        if not isinstance(value, (list, tuple)) or not value:
+            continue
+        order: list[int] = []
+        for item in value:
+            name = item if isinstance(item, str) else getattr(item, "name", None)
+            if isinstance(item, int) and not isinstance(item, bool) and 0 <= item < len(flat):
+                order.append(flat[item])
+            elif name is not None:
+                order += [ch for ch in flat if names.get(ch) == name and ch not in order][:1]
+        if order:
+            return order + [ch for ch in flat if ch not in order]
+    return flat
+
+
+def _rules(c: CampaignState, system: RuleSystem) -> Any:
+    return system.house_rules_model.model_validate(c.house_rules)
+
+
+def start_combat(
+    c: CampaignState, s: SceneState, actor: int, *, system: RuleSystem, sides: Sequence[Sequence[int]], options: Mapping[str, Any]
+) -> list[Draft]:
+    if c.role_of(actor) != GM:
+        raise Forbidden("only the GM starts a fight")
+    if s.closed:
+        raise Conflict("the scene is closed")
+    if s.combat is not None:
+        raise Conflict("a fight is already on in this scene")
+    if len({ch for side in sides for ch in side}) != sum(len(side) for side in sides) or any(not side for side in sides):
+        raise Invalid("each side names at least one character, and no character fights on two sides")
+    state = call_system(system, "start the fight", system.combat.start, _models(c, system, sides), house_rules=_rules(c, system), options=dict(options))
+    names = {ch: c.characters[ch].name for side in sides for ch in side}
+    body = {
+        "sides": [list(side) for side in sides],
+        "options": dict(options),
+        "state": state.model_dump(mode="json"),
+        "order": initiative_order(state, sides, names),
+        "round": 0,
+        "over": bool(system.combat.is_over(state)),
+        "winner": system.combat.winner(state),
+        "events": [],
+    }
+    return [Draft("combat.started", actor, body)]
+
+
+def step_combat(c: CampaignState, s: SceneState, actor: int, *, system: RuleSystem, seed: str) -> list[Draft]:
+    if c.role_of(actor) != GM:
+        raise Forbidden("only the GM moves the fight on")
+    if s.closed:
+        raise Conflict("the scene is closed")
+    if s.combat is None:
+        raise Conflict("no fight is on in this scene", hint="start one: POST /api/scenes/{id}/combat")
+    if s.combat.get("over"):
+        raise Conflict("the fight is over")
+    sides = s.combat["sides"]
+    fresh = call_system(system, "restart the fight", system.combat.start, _models(c, system, sides), house_rules=_rules(c, system), options=dict(s.combat["options"]))
+    state = type(fresh).model_validate(s.combat["state"])
+    rng = DiceRng(seed, scene_stream(s.id), s.next_counter)
+    start = rng.counter
+    new_state, events = call_system(system, "play the round", system.combat.step, state, rng)
+    names = {ch: c.characters[ch].name for side in sides for ch in side}
+    records = [stored_record(r) for ev in events for r in ev.rolls]
+    body = {
+        **{k: s.combat[k] for k in ("sides", "options")},
+        "state": new_state.model_dump(mode="json"),
+        "order": initiative_order(new_state, sides, names),
+        "round": int(s.combat.get("round", 0)) + 1,
+        "over": bool(system.combat.is_over(new_state)),
+        "winner": system.combat.winner(new_state),
+        "events": [{k: v for k, v in ev.to_json().items() if k != "rolls"} for ev in events],
+    }
+    roll = {"type": "combat", "visibility": "public", "by": actor, "label": f"fight round {body['round']}", "counter": [start, rng.counter], "records": records}
+    return [Draft("combat.stepped", actor, body, rolls=(roll,) if rng.counter > start or records else ())]
+
+
+def end_combat(c: CampaignState, s: SceneState, actor: int) -> list[Draft]:
+    if c.role_of(actor) != GM:
+        raise Forbidden("only the GM ends a fight")
+    if s.combat is None:
+        raise Conflict("no fight is on in this scene")
+    return [Draft("combat.ended", actor, {})]

@@ -1,0 +1,377 @@
+"""A scene (a thread): posts in any order, or turn by turn; rolls on a committed seed; a closing reveal.
+
+The Kalyr chapter's play-by-post rules: a thread is a scene; while talking,
+posts come in any order; in action the thread turns turn-based, players answer
+the GM's post and the GM answers once everyone has posted or the deadline has
+passed, acting for (or skipping) the tardy. Mechanics can go to the GM only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from ..rules import RuleSystem
+from .campaign import GM, OBSERVER, CampaignState
+from .chain import sha256_hex
+from .errors import Conflict, Forbidden, Invalid, NotFound
+from .log import ALL
+from .log import GM as GM_ONLY
+from .log import Draft, Entry
+from .rolling import roll_requests, scene_stream
+
+__all__ = [
+    "FREE",
+    "POST_KINDS",
+    "TURN",
+    "Post",
+    "SceneState",
+    "close_scene",
+    "delete_post",
+    "edit_post",
+    "fold_scene",
+    "open_scene",
+    "parse_time",
+    "update_scene",
+    "write_post",
+]
+
+FREE, TURN = "free", "turn"
+MODES = (FREE, TURN)
+IC, OOC, PRIVATE, NOTE = "ic", "ooc", "private", "note"
+POST_KINDS = (IC, OOC, PRIVATE, NOTE)
+ON_DEADLINE = ("skip", "gm_acts")
+MAX_TEXT = 20_000
+
+
+def parse_time(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+@dataclass(slots=True)
+class Post:
+    seq: int
+    at: str
+    author: int
+    kind: str
+    audience: Any
+    text: str
+    character: int | None = None
+    character_name: str = ""
+    to: tuple[int, ...] = ()
+    rolls: list[Mapping[str, Any]] = field(default_factory=list)
+    history: list[dict[str, Any]] = field(default_factory=list)
+    round: int = 0
+    deleted_at: str | None = None
+    deleted_by: int | None = None
+
+
+@dataclass(slots=True)
+class SceneState:
+    """The scene as its log says it is now (built by :func:`fold_scene`; treat as read-only)."""
+
+    id: int
+    campaign: int = 0
+    title: str = ""
+    mode: str = FREE
+    seed_sha256: str = ""
+    stream: str = ""
+    opened_at: str = ""
+    closed_at: str | None = None
+    seed: str | None = None  # only once revealed by the closing entry
+    cast: list[int] = field(default_factory=list)
+    turn_seconds: int | None = None
+    on_deadline: str = "skip"
+    round: int = 0
+    round_started: str | None = None
+    posted: set[int] = field(default_factory=set)
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    posts: dict[int, Post] = field(default_factory=dict)
+    next_counter: int = 0
+    combat: dict[str, Any] | None = None
+    head_seq: int = 0
+    head_hash: str | None = None
+
+    @property
+    def closed(self) -> bool:
+        return self.closed_at is not None
+
+    def post(self, seq: int) -> Post:
+        p = self.posts.get(seq)
+        if p is None:
+            raise NotFound(f"scene {self.id} has no post {seq}")
+        return p
+
+    def owed(self) -> list[int]:
+        """Characters who still owe a post this round (turn-based scenes, after the GM's first post)."""
+        if self.mode != TURN or self.round == 0 or self.closed:
+            return []
+        return [c for c in self.turn_order() if c not in self.posted]
+
+    def turn_order(self) -> list[int]:
+        """Initiative order when a fight is attached and gives one, else the cast in the order it was set."""
+        if self.combat and self.combat.get("order"):
+            order = [c for c in self.combat["order"] if c in self.cast]
+            return order + [c for c in self.cast if c not in order]
+        return list(self.cast)
+
+    def deadline(self) -> datetime | None:
+        if self.mode != TURN or not self.turn_seconds or not self.round_started:
+            return None
+        return parse_time(self.round_started) + timedelta(seconds=self.turn_seconds)
+
+
+def apply_scene(s: SceneState, e: Entry) -> None:
+    """Fold one entry into ``s`` (the fold owns its accumulator)."""
+    b, k = e.body, e.kind
+    if k == "scene.opened":
+        s.campaign, s.title, s.mode = b["campaign"], b["title"], b["mode"]
+        s.seed_sha256, s.stream, s.opened_at = b["seed_sha256"], b["stream"], e.at
+        s.cast, s.turn_seconds, s.on_deadline = list(b.get("cast", [])), b.get("turn_seconds"), b.get("on_deadline", "skip")
+    elif k == "scene.updated":
+        if "mode" in b and b["mode"] != s.mode:
+            s.mode, s.round, s.round_started, s.posted = b["mode"], 0, None, set()
+        for key in ("title", "cast", "turn_seconds", "on_deadline"):
+            if key in b:
+                setattr(s, key, list(b[key]) if key == "cast" else b[key])
+    elif k == "post.created":
+        p = Post(
+            e.seq, e.at, e.actor, b["kind"], e.audience, b["text"], b.get("character"), b.get("character_name", ""),
+            tuple(b.get("to", ())), list(e.rolls), round=s.round,
+        )
+        s.posts[e.seq] = p
+        if s.mode == TURN and p.kind == IC:
+            if b.get("advance"):
+                s.round += 1
+                s.round_started, s.posted, s.skipped = e.at, set(), []
+                p.round = s.round
+            elif p.character is not None:
+                s.posted.add(p.character)
+    elif k == "post.edited":
+        p = s.posts[b["post"]]
+        p.history.append({"at": p.history[-1]["edited_at"] if p.history else p.at, "text": p.text, "edited_at": e.at})
+        p.text = b["text"]
+    elif k == "post.deleted":
+        p = s.posts[b["post"]]
+        p.deleted_at, p.deleted_by = e.at, e.actor
+    elif k == "turn.skipped":
+        s.posted.update(b["characters"])
+        s.skipped.append({"round": s.round, "characters": list(b["characters"]), "reason": b.get("reason", "")})
+    elif k == "combat.started" or k == "combat.stepped":
+        s.combat = {**b, "round": b.get("round", 0)}
+    elif k == "combat.ended":
+        s.combat = None
+    elif k == "scene.closed":
+        s.closed_at, s.seed = e.at, b["seed"]
+    for r in e.rolls:
+        s.next_counter = max(s.next_counter, r["counter"][1])
+    s.head_seq, s.head_hash = e.seq, e.hash
+
+
+def fold_scene(scene_id: int, entries: Iterable[Entry], state: SceneState | None = None) -> SceneState:
+    state = state or SceneState(scene_id)
+    for e in entries:
+        apply_scene(state, e)
+    return state
+
+
+# --- commands -------------------------------------------------------------------------------
+
+
+def _require_gm(c: CampaignState, actor: int) -> None:
+    if c.role_of(actor) != GM:
+        raise Forbidden("only the campaign's GM may do this")
+
+
+def _check_settings(c: CampaignState, mode: Any, cast: Any, turn_seconds: Any, on_deadline: Any) -> None:
+    if mode is not None and mode not in MODES:
+        raise Invalid(f"no scene mode {mode!r}", hint="modes: free, turn")
+    if cast is not None:
+        if not isinstance(cast, list) or not all(isinstance(x, int) for x in cast):
+            raise Invalid("'cast' is a list of character ids")
+        for ch in cast:
+            c.character(ch)
+        if len(set(cast)) != len(cast):
+            raise Invalid("a character is in the cast twice")
+    if turn_seconds is not None and (not isinstance(turn_seconds, int) or not 60 <= turn_seconds <= 60 * 60 * 24 * 60):
+        raise Invalid("'turn_seconds' is a whole number of seconds from 60 to 60 days")
+    if on_deadline is not None and on_deadline not in ON_DEADLINE:
+        raise Invalid(f"no deadline policy {on_deadline!r}", hint="skip (the tardy lose the round) or gm_acts (the GM posts for them)")
+
+
+def open_scene(
+    c: CampaignState,
+    actor: int,
+    *,
+    scene_id: int,
+    title: str,
+    seed: str,
+    mode: str = FREE,
+    cast: Sequence[int] = (),
+    turn_seconds: int | None = None,
+    on_deadline: str = "skip",
+) -> tuple[list[Draft], list[Draft]]:
+    """Drafts for the scene's own log and for the campaign's index. The seed's hash is the commitment."""
+    _require_gm(c, actor)
+    _check_settings(c, mode, list(cast), turn_seconds, on_deadline)
+    body = {
+        "campaign": c.id,
+        "title": title,
+        "mode": mode,
+        "cast": list(cast),
+        "turn_seconds": turn_seconds,
+        "on_deadline": on_deadline,
+        "seed_sha256": sha256_hex(seed),
+        "stream": scene_stream(scene_id),
+        "rng_version": 1,
+    }
+    return [Draft("scene.opened", actor, body)], [Draft("scene.opened", actor, {"scene": scene_id, "title": title, "mode": mode})]
+
+
+def update_scene(c: CampaignState, s: SceneState, actor: int, changes: Mapping[str, Any]) -> list[Draft]:
+    _require_gm(c, actor)
+    _open(s)
+    allowed = {"title", "mode", "cast", "turn_seconds", "on_deadline"}
+    unknown = set(changes) - allowed
+    if unknown:
+        raise Invalid(f"cannot change {', '.join(sorted(unknown))}", hint=f"changeable: {', '.join(sorted(allowed))}")
+    _check_settings(c, changes.get("mode"), changes.get("cast"), changes.get("turn_seconds"), changes.get("on_deadline"))
+    if not changes:
+        raise Invalid("nothing to change")
+    return [Draft("scene.updated", actor, dict(changes))]
+
+
+def _open(s: SceneState) -> None:
+    if s.closed:
+        raise Conflict(f"scene {s.id} is closed", hint="the log of a closed scene only grows by nothing")
+
+
+def write_post(
+    c: CampaignState,
+    s: SceneState,
+    actor: int,
+    *,
+    kind: str,
+    text: str,
+    now: datetime,
+    seed: str,
+    system: RuleSystem,
+    character: int | None = None,
+    to: Sequence[int] = (),
+    rolls: Sequence[Any] = (),
+    force: bool = False,
+) -> list[Draft]:
+    """A post (with its rolls rolled now); in turn-based scenes, the turn rules decide who may post."""
+    _open(s)
+    role = c.role_of(actor)
+    if role is None or role == OBSERVER:
+        raise Forbidden("observers read the scene; only players and GMs post")
+    if kind not in POST_KINDS:
+        raise Invalid(f"no post kind {kind!r}", hint="kinds: ic (in character), ooc, private, note (GM only)")
+    if not isinstance(text, str) or not text.strip() and not rolls:
+        raise Invalid("a post needs some text (or at least one roll)")
+    if len(text) > MAX_TEXT:
+        raise Invalid(f"a post is at most {MAX_TEXT} characters")
+    body: dict[str, Any] = {"kind": kind, "text": text}
+    audience: Any = ALL
+    drafts: list[Draft] = []
+    if kind == IC:
+        if character is not None:
+            ch = c.character(character)
+            if ch.retired:
+                raise Conflict(f"{ch.name} is retired")
+            if ch.owner != actor and role != GM:
+                raise Forbidden(f"{ch.name} is not your character")
+            body.update(character=ch.id, character_name=ch.name)
+        elif role != GM:
+            raise Invalid("an in-character post names the character who acts ('character': id)")
+        if s.mode == TURN:
+            drafts += _turn_rules(c, s, actor, role, character, now, force)
+            if role == GM and character is None:
+                body["advance"] = True
+    elif character is not None:
+        raise Invalid("only in-character posts name a character")
+    if kind == PRIVATE:
+        if not isinstance(to, (list, tuple)) or not to or not all(isinstance(u, int) for u in to):
+            raise Invalid("a private post names its readers: 'to': [user ids] (the GM's id for mechanics to the GM)")
+        for u in to:
+            if c.role_of(u) is None:
+                raise Invalid(f"user {u} is not a member of this campaign")
+        body["to"] = sorted(set(to))
+        audience = sorted(set(to) | {actor})
+    elif to:
+        raise Invalid("only private posts have readers ('to')")
+    if kind == NOTE:
+        if role != GM:
+            raise Forbidden("notes are the GM's")
+        audience = GM_ONLY
+    items, _ = roll_requests(
+        rolls, by=actor, seed=seed, scene_id=s.id, counter=s.next_counter, system=system, house_rules=c.house_rules
+    )
+    return drafts + [Draft("post.created", actor, body, audience, tuple(items))]
+
+
+def _turn_rules(
+    c: CampaignState, s: SceneState, actor: int, role: str, character: int | None, now: datetime, force: bool
+) -> list[Draft]:
+    deadline = s.deadline()
+    late = deadline is not None and now >= deadline
+    if role != GM:
+        if s.round == 0:
+            raise Conflict("this scene is turn-based: wait for the GM's post to open the round")
+        if character not in s.cast:
+            raise Conflict("this character is not in the scene's cast", hint="ask the GM to add them")
+        if character in s.posted:
+            raise Conflict("this character has already acted this round: wait for the GM's next post")
+        if late:
+            raise Conflict("the deadline for this round has passed: the GM acts for the tardy")
+        return []
+    if character is not None:  # the GM acts for a character
+        if character in s.cast and character in s.posted:
+            raise Conflict("this character has already acted this round")
+        return []
+    owed = s.owed()
+    if not owed:
+        return []
+    if late and s.on_deadline == "skip" or force:
+        reason = "deadline passed" if late else "the GM moved on"
+        return [Draft("turn.skipped", actor, {"characters": owed, "reason": reason})]
+    names = ", ".join(c.characters[ch].name for ch in owed)
+    if late:
+        raise Conflict(f"the deadline has passed and the GM acts for the tardy: post as {names} first", hint="or send force: true to skip them")
+    raise Conflict(f"still waiting for {names} this round", hint="wait for the deadline, or send force: true to skip them")
+
+
+def edit_post(c: CampaignState, s: SceneState, actor: int, seq: int, *, text: str) -> list[Draft]:
+    _open(s)
+    p = s.post(seq)
+    if p.author != actor:
+        raise Forbidden("only the author edits a post")
+    if p.deleted_at:
+        raise Conflict("the post was deleted")
+    if not isinstance(text, str) or not text.strip() or len(text) > MAX_TEXT:
+        raise Invalid(f"a post's text is 1 to {MAX_TEXT} characters")
+    if text == p.text:
+        raise Invalid("the text is unchanged")
+    return [Draft("post.edited", actor, {"post": seq, "text": text}, p.audience)]
+
+
+def delete_post(c: CampaignState, s: SceneState, actor: int, seq: int) -> list[Draft]:
+    _open(s)
+    p = s.post(seq)
+    if p.author != actor and c.role_of(actor) != GM:
+        raise Forbidden("only the author or the GM deletes a post")
+    if p.deleted_at:
+        raise Conflict("the post is already deleted")
+    return [Draft("post.deleted", actor, {"post": seq}, p.audience)]
+
+
+def close_scene(c: CampaignState, s: SceneState, actor: int, *, seed: str) -> tuple[list[Draft], list[Draft]]:
+    """Close the scene and reveal its seed (checked against the commitment)."""
+    _require_gm(c, actor)
+    _open(s)
+    if sha256_hex(seed) != s.seed_sha256:
+        raise Conflict("the seed does not match the scene's commitment")
+    return [Draft("scene.closed", actor, {"seed": seed})], [Draft("scene.closed", actor, {"scene": s.id})]

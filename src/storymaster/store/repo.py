@@ -1,0 +1,419 @@
+"""The store: appends drafts to logs under a lock, folds logs into state (cached per process), keeps users.
+
+Locks are always taken in one order: this process's lock on the campaign's
+state, then on the scene's, then the database's (SQLite's write lock, or
+PostgreSQL's row lock on the log's head), so no two writers wait on each other.
+
+Each log is a stream: ``c:<campaign id>`` or ``s:<scene id>``. Commands decide
+*inside* the write transaction, after the log's head is locked and the state
+refreshed, so two posts never draw the same dice or fork the chain.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import Any
+
+from sqlalchemy import Connection, Engine, delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from ..play.campaign import CampaignState, apply_campaign
+from ..play.chain import canonical_json
+from ..play.errors import Conflict, NotFound
+from ..play.log import Draft, Entry, seal
+from ..play.scene import SceneState, apply_scene
+from . import tables as t
+from .db import read_tx, write_tx
+
+__all__ = ["Appended", "Store"]
+
+
+@dataclass(frozen=True, slots=True)
+class Appended:
+    """What a write put on the logs: the stream name and its new entries, per log touched."""
+
+    campaign: int
+    scene: int | None
+    entries: tuple[Entry, ...]
+    campaign_entries: tuple[Entry, ...] = ()
+    #: what ``then`` made of the new state (a view for the response), if it was given
+    view: Any = None
+
+
+def _row(e: Entry, stream: str, campaign: int, scene: int | None) -> dict[str, Any]:
+    return {
+        "stream": stream,
+        "seq": e.seq,
+        "campaign_id": campaign,
+        "scene_id": scene,
+        "kind": e.kind,
+        "at": e.at,
+        "actor": e.actor,
+        "audience": canonical_json(e.audience),
+        "body": canonical_json(e.body),
+        "rolls": canonical_json(list(e.rolls)),
+        "prev": e.prev,
+        "hash": e.hash,
+    }
+
+
+def _entry(r: Any) -> Entry:
+    return Entry(r.seq, r.kind, r.at, r.actor, json.loads(r.audience), json.loads(r.body), tuple(json.loads(r.rolls)), r.prev, r.hash)
+
+
+class _Cache:
+    """Folded state per stream, each behind its own lock (readers and the refresher take it)."""
+
+    def __init__(self) -> None:
+        self._states: dict[str, Any] = {}
+        self._locks: dict[str, threading.RLock] = {}
+        self._guard = threading.Lock()
+
+    def lock(self, stream: str) -> threading.RLock:
+        with self._guard:
+            return self._locks.setdefault(stream, threading.RLock())
+
+    def get(self, stream: str) -> Any:
+        return self._states.get(stream)
+
+    def put(self, stream: str, state: Any) -> None:
+        self._states[stream] = state
+
+    def drop(self, stream: str) -> None:
+        self._states.pop(stream, None)
+
+
+class Store:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.is_postgres = engine.dialect.name == "postgresql"
+        self._cache = _Cache()
+        self._scene_campaigns: dict[int, int] = {}  # a scene never moves to another campaign
+        self.listeners: list[Callable[[Appended], None]] = []
+
+    # --- logs ---------------------------------------------------------------------------------
+
+    def _entries(self, conn: Connection, stream: str, after: int = 0) -> list[Entry]:
+        q = select(t.entries).where(t.entries.c.stream == stream, t.entries.c.seq > after).order_by(t.entries.c.seq)
+        return [_entry(r) for r in conn.execute(q)]
+
+    def _refresh(self, conn: Connection, stream: str, head: int, new: Callable[[], Any], apply: Callable[[Any, Entry], None]) -> Any:
+        state = self._cache.get(stream)
+        if state is None or state.head_seq > head:
+            state = new()
+        if state.head_seq < head:
+            try:
+                for e in self._entries(conn, stream, state.head_seq):
+                    apply(state, e)
+            except Exception:
+                self._cache.drop(stream)
+                raise
+        self._cache.put(stream, state)
+        return state
+
+    def _campaign(self, conn: Connection, cid: int, *, lock: bool = False) -> CampaignState:
+        q = select(t.campaigns.c.head_seq).where(t.campaigns.c.id == cid)
+        if lock and self.is_postgres:
+            q = q.with_for_update()
+        head = conn.execute(q).scalar()
+        if head is None:
+            raise NotFound(f"no campaign {cid}")
+        return self._refresh(conn, f"c:{cid}", head, lambda: CampaignState(cid), apply_campaign)
+
+    def _scene(self, conn: Connection, sid: int, *, lock: bool = False) -> tuple[SceneState, int, str]:
+        q = select(t.scenes.c.head_seq, t.scenes.c.campaign_id, t.scenes.c.seed).where(t.scenes.c.id == sid)
+        if lock and self.is_postgres:
+            q = q.with_for_update()
+        row = conn.execute(q).first()
+        if row is None:
+            raise NotFound(f"no scene {sid}")
+        return self._refresh(conn, f"s:{sid}", row.head_seq, lambda: SceneState(sid), apply_scene), row.campaign_id, row.seed
+
+    def _append(self, conn: Connection, stream: str, cid: int, sid: int | None, state: Any, drafts: Sequence[Draft], at: str) -> list[Entry]:
+        if not drafts:
+            return []
+        sealed = seal(drafts, head_seq=state.head_seq, head_hash=state.head_hash, at=at)
+        conn.execute(insert(t.entries), [_row(e, stream, cid, sid) for e in sealed])
+        table = t.scenes if sid is not None else t.campaigns
+        key = sid if sid is not None else cid
+        done = conn.execute(
+            update(table)
+            .where(table.c.id == key, table.c.head_seq == state.head_seq)
+            .values(head_seq=sealed[-1].seq, head_hash=sealed[-1].hash)
+        )
+        if done.rowcount != 1:  # pragma: no cover - the lock makes this impossible; the check makes it certain
+            raise Conflict("the log moved on while this change was made; try again")
+        if sid is None:
+            self._project_members(conn, cid, sealed)
+        return sealed
+
+    def _project_members(self, conn: Connection, cid: int, sealed: Sequence[Entry]) -> None:
+        for e in sealed:
+            if e.kind in ("member.added", "member.removed"):
+                m = t.memberships
+                conn.execute(delete(m).where(m.c.campaign_id == cid, m.c.user_id == e.body["user"]))
+                if e.kind == "member.added":
+                    conn.execute(insert(m).values(campaign_id=cid, user_id=e.body["user"], role=e.body["role"]))
+
+    def _notify(self, conn: Connection, appended: Appended) -> None:
+        if self.is_postgres:
+            payload = f"{appended.campaign}:{appended.scene or 0}"
+            conn.exec_driver_sql("SELECT pg_notify('storymaster', %(p)s)", {"p": payload})
+
+    def _after(self, appended: Appended) -> Appended:
+        for listener in list(self.listeners):
+            try:
+                listener(appended)
+            except Exception:  # pragma: no cover - a listener never breaks a write
+                pass
+        return appended
+
+    @contextmanager
+    def _locked(self, *streams: str) -> Iterator[None]:
+        locks = [self._cache.lock(s) for s in streams]
+        for lk in locks:
+            lk.acquire()
+        try:
+            yield
+        finally:
+            for lk in reversed(locks):
+                lk.release()
+
+    # --- campaigns ----------------------------------------------------------------------------
+
+    def create_campaign(self, *, name: str, system: str, drafts: Sequence[Draft], at: str) -> Appended:
+        with write_tx(self.engine) as conn:
+            cid = conn.execute(
+                insert(t.campaigns).values(name=name, system=system, created_at=at, head_seq=0, head_hash=None).returning(t.campaigns.c.id)
+            ).scalar_one()
+            sealed = self._append(conn, f"c:{cid}", cid, None, CampaignState(cid), drafts, at)
+            appended = Appended(cid, None, (), tuple(sealed))
+            self._notify(conn, appended)
+        return self._after(appended)
+
+    @contextmanager
+    def reading_campaign(self, cid: int) -> Iterator[CampaignState]:
+        """The campaign's state, held still while the caller reads it."""
+        with self._locked(f"c:{cid}"), read_tx(self.engine) as conn:
+            yield self._campaign(conn, cid)
+
+    def campaign_append(
+        self, cid: int, decide: Callable[[CampaignState], Sequence[Draft]], at: str, *, then: Callable[..., Any] | None = None
+    ) -> Appended:
+        """Decide and append under the log's lock; ``then(campaign, appended)`` sees the state just after the commit."""
+        with self._locked(f"c:{cid}"):
+            with write_tx(self.engine) as conn:
+                state = self._campaign(conn, cid, lock=True)
+                drafts = decide(state)
+                sealed = self._append(conn, f"c:{cid}", cid, None, state, drafts, at)
+                appended = Appended(cid, None, (), tuple(sealed))
+                self._notify(conn, appended)
+            self._fold_committed(f"c:{cid}", state, sealed, apply_campaign)
+            if then is not None:
+                appended = replace(appended, view=then(state, appended))
+        return self._after(appended)
+
+    def _fold_committed(self, stream: str, state: Any, sealed: Sequence[Entry], apply: Callable[[Any, Entry], None]) -> None:
+        """After the commit, the cached state takes the new entries at once (the lock is still held)."""
+        try:
+            for e in sealed:
+                apply(state, e)
+        except Exception:  # pragma: no cover - the next read folds from the log instead
+            self._cache.drop(stream)
+            raise
+
+    def campaigns_of(self, user: int) -> list[dict[str, Any]]:
+        with read_tx(self.engine) as conn:
+            q = (
+                select(t.campaigns.c.id, t.campaigns.c.name, t.campaigns.c.system, t.memberships.c.role)
+                .join(t.memberships, t.memberships.c.campaign_id == t.campaigns.c.id)
+                .where(t.memberships.c.user_id == user)
+                .order_by(t.campaigns.c.id)
+            )
+            return [dict(r._mapping) for r in conn.execute(q)]
+
+    def campaign_log(self, cid: int) -> list[Entry]:
+        with read_tx(self.engine) as conn:
+            return self._entries(conn, f"c:{cid}")
+
+    # --- scenes -------------------------------------------------------------------------------
+
+    def open_scene(
+        self, cid: int, seed: str, decide: Callable[[CampaignState, int], tuple[Sequence[Draft], Sequence[Draft]]], at: str
+    ) -> tuple[int, Appended]:
+        with self._locked(f"c:{cid}"):
+            with write_tx(self.engine) as conn:
+                c = self._campaign(conn, cid, lock=True)
+                sid = conn.execute(
+                    insert(t.scenes).values(campaign_id=cid, seed=seed, head_seq=0, head_hash=None).returning(t.scenes.c.id)
+                ).scalar_one()
+                scene_drafts, campaign_drafts = decide(c, sid)
+                sealed = self._append(conn, f"s:{sid}", cid, sid, SceneState(sid), scene_drafts, at)
+                csealed = self._append(conn, f"c:{cid}", cid, None, c, campaign_drafts, at)
+                appended = Appended(cid, sid, tuple(sealed), tuple(csealed))
+                self._notify(conn, appended)
+            self._fold_committed(f"c:{cid}", c, csealed, apply_campaign)
+        return sid, self._after(appended)
+
+    def scene_campaign(self, sid: int) -> int:
+        if sid in self._scene_campaigns:
+            return self._scene_campaigns[sid]
+        with read_tx(self.engine) as conn:
+            cid = conn.execute(select(t.scenes.c.campaign_id).where(t.scenes.c.id == sid)).scalar()
+        if cid is None:
+            raise NotFound(f"no scene {sid}")
+        self._scene_campaigns[sid] = cid
+        return cid
+
+    @contextmanager
+    def reading_scene(self, sid: int) -> Iterator[tuple[CampaignState, SceneState]]:
+        cid = self.scene_campaign(sid)
+        with self._locked(f"c:{cid}", f"s:{sid}"), read_tx(self.engine) as conn:
+            s, _, _ = self._scene(conn, sid)
+            yield self._campaign(conn, cid), s
+
+    def scene_append(
+        self,
+        sid: int,
+        decide: Callable[[CampaignState, SceneState, str], Sequence[Draft] | tuple[Sequence[Draft], Sequence[Draft]]],
+        at: str,
+        *,
+        touches_campaign: bool = False,
+        then: Callable[..., Any] | None = None,
+    ) -> Appended:
+        """Append to a scene's log; with ``touches_campaign`` ``decide`` returns (scene drafts, campaign drafts).
+
+        ``then(campaign, scene, appended)`` runs on the state just after the commit, still under the lock.
+        """
+        cid = self.scene_campaign(sid)
+        with self._locked(f"c:{cid}", f"s:{sid}"):
+            with write_tx(self.engine) as conn:
+                c = self._campaign(conn, cid, lock=touches_campaign)
+                s, _, seed = self._scene(conn, sid, lock=True)
+                decided = decide(c, s, seed)
+                scene_drafts, campaign_drafts = decided if touches_campaign else (decided, ())
+                sealed = self._append(conn, f"s:{sid}", cid, sid, s, scene_drafts, at)
+                csealed = self._append(conn, f"c:{cid}", cid, None, c, campaign_drafts, at)
+                appended = Appended(cid, sid, tuple(sealed), tuple(csealed))
+                self._notify(conn, appended)
+            self._fold_committed(f"s:{sid}", s, sealed, apply_scene)
+            self._fold_committed(f"c:{cid}", c, csealed, apply_campaign)
+            if then is not None:
+                appended = replace(appended, view=then(c, s, appended))
+        return self._after(appended)
+
+    def scene_log(self, sid: int, after: int = 0) -> list[Entry]:
+        """The scene's entries after ``after``, oldest first."""
+        with read_tx(self.engine) as conn:
+            return self._entries(conn, f"s:{sid}", after)
+
+    def scene_head(self, sid: int) -> int:
+        with read_tx(self.engine) as conn:
+            head = conn.execute(select(t.scenes.c.head_seq).where(t.scenes.c.id == sid)).scalar()
+        if head is None:
+            raise NotFound(f"no scene {sid}")
+        return head
+
+    def scene_ids(self, cid: int) -> list[int]:
+        with read_tx(self.engine) as conn:
+            return list(conn.execute(select(t.scenes.c.id).where(t.scenes.c.campaign_id == cid).order_by(t.scenes.c.id)).scalars())
+
+    def entries_since(self, cids: Sequence[int], since: str) -> list[tuple[str, Entry]]:
+        """Every entry of these campaigns' logs written after ``since`` (for digests), oldest first."""
+        if not cids:
+            return []
+        with read_tx(self.engine) as conn:
+            q = (
+                select(t.entries)
+                .where(t.entries.c.campaign_id.in_(list(cids)), t.entries.c.at > since)
+                .order_by(t.entries.c.at, t.entries.c.id)
+            )
+            return [(r.stream, _entry(r)) for r in conn.execute(q)]
+
+    # --- users, sessions, tokens --------------------------------------------------------------
+
+    def create_user(self, *, name: str, email: str | None, password_hash: str, at: str) -> int:
+        try:
+            with write_tx(self.engine) as conn:
+                return conn.execute(
+                    insert(t.users).values(name=name, email=email, password_hash=password_hash, created_at=at).returning(t.users.c.id)
+                ).scalar_one()
+        except IntegrityError:
+            raise Conflict(f"the name {name!r} is taken", hint="choose another user name") from None
+
+    def user_by_name(self, name: str) -> Any:
+        with read_tx(self.engine) as conn:
+            return conn.execute(select(t.users).where(t.users.c.name == name)).first()
+
+    def user(self, uid: int) -> Any:
+        with read_tx(self.engine) as conn:
+            return conn.execute(select(t.users).where(t.users.c.id == uid)).first()
+
+    def set_password_hash(self, uid: int, password_hash: str) -> None:
+        with write_tx(self.engine) as conn:
+            conn.execute(update(t.users).where(t.users.c.id == uid).values(password_hash=password_hash))
+
+    def set_email(self, uid: int, email: str | None) -> None:
+        with write_tx(self.engine) as conn:
+            conn.execute(update(t.users).where(t.users.c.id == uid).values(email=email))
+
+    def create_session(self, *, user: int, token_sha256: str, csrf: str, at: str, expires: str) -> None:
+        with write_tx(self.engine) as conn:
+            conn.execute(insert(t.sessions).values(token_sha256=token_sha256, user_id=user, csrf=csrf, created_at=at, expires_at=expires))
+
+    def session(self, token_sha256: str) -> Any:
+        with read_tx(self.engine) as conn:
+            return conn.execute(select(t.sessions).where(t.sessions.c.token_sha256 == token_sha256)).first()
+
+    def delete_session(self, token_sha256: str) -> None:
+        with write_tx(self.engine) as conn:
+            conn.execute(delete(t.sessions).where(t.sessions.c.token_sha256 == token_sha256))
+
+    def create_token(self, *, user: int, name: str, token_sha256: str, at: str) -> int:
+        with write_tx(self.engine) as conn:
+            return conn.execute(
+                insert(t.api_tokens).values(user_id=user, name=name, token_sha256=token_sha256, created_at=at).returning(t.api_tokens.c.id)
+            ).scalar_one()
+
+    def token_caller(self, token_sha256: str) -> Any:
+        """The user behind an API token (id, name), in one query."""
+        with read_tx(self.engine) as conn:
+            q = select(t.users.c.id, t.users.c.name).join(t.api_tokens, t.api_tokens.c.user_id == t.users.c.id)
+            return conn.execute(q.where(t.api_tokens.c.token_sha256 == token_sha256)).first()
+
+    def session_caller(self, token_sha256: str) -> Any:
+        """The session behind a cookie with its user's name, in one query."""
+        with read_tx(self.engine) as conn:
+            q = select(t.sessions, t.users.c.name).join(t.users, t.users.c.id == t.sessions.c.user_id)
+            return conn.execute(q.where(t.sessions.c.token_sha256 == token_sha256)).first()
+
+    def token_user(self, token_sha256: str) -> int | None:
+        with read_tx(self.engine) as conn:
+            return conn.execute(select(t.api_tokens.c.user_id).where(t.api_tokens.c.token_sha256 == token_sha256)).scalar()
+
+    def tokens(self, user: int) -> list[dict[str, Any]]:
+        with read_tx(self.engine) as conn:
+            q = select(t.api_tokens.c.id, t.api_tokens.c.name, t.api_tokens.c.created_at).where(t.api_tokens.c.user_id == user)
+            return [dict(r._mapping) for r in conn.execute(q.order_by(t.api_tokens.c.id))]
+
+    def delete_token(self, user: int, token_id: int) -> bool:
+        with write_tx(self.engine) as conn:
+            done = conn.execute(delete(t.api_tokens).where(t.api_tokens.c.id == token_id, t.api_tokens.c.user_id == user))
+            return done.rowcount == 1
+
+    def digest_cursor(self, user: int) -> str | None:
+        with read_tx(self.engine) as conn:
+            return conn.execute(select(t.digests.c.last_sent_at).where(t.digests.c.user_id == user)).scalar()
+
+    def set_digest_cursor(self, user: int, at: str) -> None:
+        with write_tx(self.engine) as conn:
+            conn.execute(delete(t.digests).where(t.digests.c.user_id == user))
+            conn.execute(insert(t.digests).values(user_id=user, last_sent_at=at))
+
+    def users_with_email(self) -> list[Any]:
+        with read_tx(self.engine) as conn:
+            return list(conn.execute(select(t.users).where(t.users.c.email.is_not(None)).order_by(t.users.c.id)))

@@ -1,0 +1,109 @@
+"""The tables. Rows are not domain objects: :mod:`.repo` maps between them.
+
+The log (``entries``) is the source of truth and only grows; ``campaigns`` and
+``scenes`` hold each log's head (for locking and linking) and the scene's
+secret seed; ``memberships`` is a projection of the campaign logs kept in the
+same transaction, so "my campaigns" is one query.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Column, ForeignKey, Index, Integer, MetaData, String, Table, Text, UniqueConstraint
+
+__all__ = ["api_tokens", "campaigns", "digests", "entries", "memberships", "metadata", "scenes", "sessions", "users"]
+
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(column_0_label)s",
+        "uq": "uq_%(table_name)s_%(column_0_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+users = Table(
+    "users",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(64), nullable=False, unique=True),
+    Column("email", String(254), nullable=True),
+    Column("password_hash", String(255), nullable=False),
+    Column("created_at", String(40), nullable=False),
+)
+
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("token_sha256", String(64), primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("csrf", String(64), nullable=False),
+    Column("created_at", String(40), nullable=False),
+    Column("expires_at", String(40), nullable=False),
+)
+
+api_tokens = Table(
+    "api_tokens",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("name", String(100), nullable=False),
+    Column("token_sha256", String(64), nullable=False, unique=True),
+    Column("created_at", String(40), nullable=False),
+)
+
+campaigns = Table(
+    "campaigns",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String(200), nullable=False),
+    Column("system", String(64), nullable=False),
+    Column("created_at", String(40), nullable=False),
+    Column("head_seq", Integer, nullable=False, default=0),
+    Column("head_hash", String(64), nullable=True),
+)
+
+scenes = Table(
+    "scenes",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("campaign_id", Integer, ForeignKey("campaigns.id"), nullable=False, index=True),
+    Column("seed", String(128), nullable=False),
+    Column("head_seq", Integer, nullable=False, default=0),
+    Column("head_hash", String(64), nullable=True),
+)
+
+memberships = Table(
+    "memberships",
+    metadata,
+    Column("campaign_id", Integer, ForeignKey("campaigns.id"), primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id"), primary_key=True),
+    Column("role", String(16), nullable=False),
+    Index("ix_memberships_user", "user_id"),
+)
+
+entries = Table(
+    "entries",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("stream", String(32), nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("campaign_id", Integer, ForeignKey("campaigns.id"), nullable=False),
+    Column("scene_id", Integer, ForeignKey("scenes.id"), nullable=True),
+    Column("kind", String(32), nullable=False),
+    Column("at", String(40), nullable=False),
+    Column("actor", Integer, nullable=True),
+    Column("audience", Text, nullable=False),
+    Column("body", Text, nullable=False),
+    Column("rolls", Text, nullable=False),
+    Column("prev", String(64), nullable=False),
+    Column("hash", String(64), nullable=False),
+    UniqueConstraint("stream", "seq", name="uq_entries_stream_seq"),
+    Index("ix_entries_campaign_at", "campaign_id", "at"),
+)
+
+digests = Table(
+    "digests",
+    metadata,
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column("last_sent_at", String(40), nullable=False),
+)

@@ -1,0 +1,81 @@
+"""The FastAPI application: ``create_app(settings)``.
+
+JSON API only (HTML pages come later); a landing page at ``/`` links the
+OpenAPI docs. Every error is RFC 9457 problem details; bodies over the limit
+are refused with 413 before they are read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
+
+from fastapi import FastAPI
+
+from .. import __version__
+from ..store import Store, make_engine, migrate
+from . import problems
+from .limits import BodyLimit
+from .live import Broker, PgListener
+from .routers import auth, campaigns, characters, exports, live, posts, scenes, systems
+from .settings import Settings
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("storymaster.web")
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -> FastAPI:
+    engine = make_engine(settings.database_url)
+    if settings.migrate:
+        migrate(engine)
+    store = Store(engine)
+    broker = Broker()
+    store.listeners.append(broker.publish)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        listener = None
+        if store.is_postgres:
+            listener = PgListener(settings.database_url, broker)
+            listener.start()
+        digests = None
+        if settings.smtp_host and settings.digest_every > 0:
+            from .notify import digest_loop
+
+            digests = asyncio.create_task(digest_loop(app))
+        try:
+            yield
+        finally:
+            if digests:
+                digests.cancel()
+            if listener:
+                listener.stop_flag.set()
+                await asyncio.to_thread(listener.join, 2.0)
+            engine.dispose()
+
+    app = FastAPI(
+        title="Storymaster table",
+        version=__version__,
+        summary="Play-by-post tables for every Storymaster rule system: scenes, posts, verifiable rolls, turns.",
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.store = store
+    app.state.broker = broker
+    app.state.clock = clock
+    problems.install(app)
+    for module in (systems, auth, campaigns, characters, scenes, posts, exports, live):
+        app.include_router(module.router)
+    from .routers import notifications
+
+    app.include_router(notifications.router)
+    app.add_middleware(BodyLimit, max_body=settings.max_body)
+    return app

@@ -1,0 +1,94 @@
+"""E-mail digests: per user, what happened in their campaigns since the last one, and whose turn it is.
+
+Sent with :mod:`smtplib` to the configured SMTP server; each user's cursor
+moves on only after their mail is accepted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import smtplib
+from datetime import datetime
+from email.message import EmailMessage
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+
+from ..play.views import Reader, can_read, post_view
+from ..store import Store
+from .deps import now_text
+from .settings import Settings
+
+__all__ = ["compose_digest", "digest_loop", "send_digest", "send_digests"]
+
+log = logging.getLogger("storymaster.web.notify")
+
+
+def compose_digest(store: Store, user: Any, now: datetime) -> str | None:
+    """The digest's text for ``user`` (None when there is nothing new)."""
+    since = store.digest_cursor(user.id) or user.created_at
+    campaigns = store.campaigns_of(user.id)
+    lines: list[str] = []
+    turns: list[str] = []
+    for camp in campaigns:
+        cid = camp["id"]
+        for sid in store.scene_ids(cid):
+            with store.reading_scene(sid) as (c, s):
+                reader = Reader.of(c, user.id)
+                if reader.role is None:
+                    continue
+                names = {m.user: m.name for m in c.members.values()}
+                new = [p for p in s.posts.values() if p.at > since and can_read(p.audience, reader)]
+                if new:
+                    lines.append(f"\n{c.name} / {s.title}: {len(new)} new post(s)")
+                    for p in sorted(new, key=lambda p: p.seq)[:20]:
+                        view = post_view(p, reader, s)
+                        if view is None:
+                            continue
+                        who = view.get("character_name") or names.get(p.author, "?")
+                        text = (view.get("text") or "(deleted)").strip().replace("\n", " ")
+                        lines.append(f"  #{p.seq} {who}: {text[:200]}")
+                mine = [c.characters[ch].name for ch in s.owed() if c.characters[ch].owner == user.id]
+                if mine and (s.round_started or "") > since:  # once per round
+                    deadline = s.deadline()
+                    when = f" (deadline {deadline.isoformat()})" if deadline else ""
+                    turns.append(f"  Your turn in {c.name} / {s.title}: {', '.join(mine)}{when}")
+    if not lines and not turns:
+        return None
+    head = [f"Hello {user.name},", ""]
+    if turns:
+        head += ["Your turn:", *turns, ""]
+    return "\n".join(head + ["What happened since your last digest:" if lines else "", *lines, ""])
+
+
+def send_digest(store: Store, settings: Settings, user: Any, now: datetime) -> bool:
+    text = compose_digest(store, user, now)
+    if text is None or not user.email:
+        return False
+    msg = EmailMessage()
+    msg["Subject"] = "Storymaster: your table digest"
+    msg["From"] = settings.smtp_from
+    msg["To"] = user.email
+    msg.set_content(text)
+    with smtplib.SMTP(settings.smtp_host or "localhost", settings.smtp_port, timeout=10) as smtp:
+        smtp.send_message(msg)
+    store.set_digest_cursor(user.id, now_text(now))
+    return True
+
+
+def send_digests(store: Store, settings: Settings, now: datetime) -> int:
+    sent = 0
+    for user in store.users_with_email():
+        try:
+            sent += send_digest(store, settings, user, now)
+        except (OSError, smtplib.SMTPException) as exc:
+            log.warning("digest for %s not sent: %s", user.name, exc)
+    return sent
+
+
+async def digest_loop(app: Any) -> None:  # pragma: no cover - timing loop around send_digests
+    settings: Settings = app.state.settings
+    while True:
+        await asyncio.sleep(settings.digest_every)
+        await run_in_threadpool(send_digests, app.state.store, settings, app.state.clock())

@@ -1,0 +1,66 @@
+"""Every error as RFC 9457 problem details: ``type``, ``title``, ``status``, ``detail`` (+ ``hint``, ``errors``)."""
+
+from __future__ import annotations
+
+import logging
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ..errors import CharacterError, StorymasterError
+from ..play.errors import TableError
+
+__all__ = ["install", "problem"]
+
+log = logging.getLogger("storymaster.web")
+MEDIA = "application/problem+json"
+
+
+def problem(status: int, detail: str, *, code: str | None = None, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
+    title = HTTPStatus(status).phrase
+    body = {"type": f"https://storymaster.invalid/problems/{code or title.lower().replace(' ', '-')}", "title": title, "status": status, "detail": detail}
+    body.update({k: v for k, v in extra.items() if v is not None})
+    return JSONResponse(body, status_code=status, media_type=MEDIA, headers=headers)
+
+
+def _status_of(exc: StorymasterError) -> int:
+    if isinstance(exc, TableError):
+        return exc.status
+    return 422  # a rules, dice or input error: the request was understood but cannot be done
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(StorymasterError)
+    async def _storymaster(request: Request, exc: StorymasterError) -> JSONResponse:
+        extra: dict[str, Any] = {"hint": exc.hint}
+        data = exc.to_json()
+        for key in ("expression", "position"):
+            if key in data:
+                extra[key] = data[key]
+        if isinstance(exc, CharacterError):
+            extra["problems"] = data["problems"]
+        headers = {"WWW-Authenticate": "Bearer"} if _status_of(exc) == 401 else None
+        return problem(_status_of(exc), exc.message, code=exc.code, headers=headers, **extra)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = []
+        for err in exc.errors():
+            loc = ".".join(str(p) for p in err.get("loc", ()))
+            errors.append({"where": loc, "message": err.get("msg", "")})
+        detail = "; ".join(f"{e['where']}: {e['message']}" for e in errors[:5]) or "the request is not valid"
+        return problem(422, detail, code="invalid-request", errors=errors)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        detail = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
+        return problem(exc.status_code, detail, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def _internal(request: Request, exc: Exception) -> JSONResponse:  # pragma: no cover - tests assert it never runs
+        log.exception("internal error on %s %s", request.method, request.url.path)
+        return problem(500, "internal error: this is a bug in Storymaster; the server log has the details", code="internal")

@@ -1,0 +1,138 @@
+"""Server-sent events per scene, an Atom feed per scene, and "your turn" notices."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from datetime import datetime
+from typing import Any
+from xml.sax.saxutils import escape
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import Response, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from ...play.views import post_view, scene_view
+from ..access import member
+from ..deps import CallerDep, Id, StoreDep
+
+router = APIRouter(tags=["live"])
+
+
+def _changes(store: Any, sid: int, caller: Any, after: int) -> tuple[int, list[tuple[int, str, dict[str, Any]]]]:
+    """What changed after log entry ``after`` that this caller may see: (new head, [(id, event, data)])."""
+    with store.reading_scene(sid) as (c, s):
+        reader = member(c, caller)
+        if s.head_seq <= after:
+            return s.head_seq, []
+        out: list[tuple[int, str, dict[str, Any]]] = []
+        touched: set[int] = set()
+        for e in store.scene_log(sid, after):
+            if e.seq > s.head_seq:  # committed after the state was read: the next round shows it
+                break
+            post = e.seq if e.kind == "post.created" else e.body.get("post") if e.kind.startswith("post.") else None
+            if post is not None and post not in touched:
+                touched.add(post)
+                view = post_view(s.posts[post], reader, s)
+                if view is not None:
+                    out.append((e.seq, "post", view))
+        out.append((s.head_seq, "scene", scene_view(s, c, reader)))
+        return s.head_seq, out
+
+
+@router.get("/api/scenes/{sid}/events", summary="Live updates (text/event-stream): posts as you may see them, and the scene")
+async def scene_events(
+    sid: Id,
+    request: Request,
+    store: StoreDep,
+    caller: CallerDep,
+    after: int | None = Query(None, ge=0, le=2_147_483_647, description="resume after this log entry (or send Last-Event-ID)"),
+    max_seconds: float = Query(3600, gt=0, le=86400, description="close the stream after this long (clients reconnect)"),
+) -> StreamingResponse:
+    last_id = request.headers.get("last-event-id")
+    start = after if after is not None else int(last_id) if last_id and last_id.isdigit() else None
+    head, _ = await run_in_threadpool(_changes, store, sid, caller, 2**31)  # checks membership now, not mid-stream
+    cursor = head if start is None else start
+    broker = request.app.state.broker
+    poll = request.app.state.settings.sse_poll_seconds
+    key = f"s:{sid}"
+
+    async def stream():
+        nonlocal cursor
+        token = broker.subscribe(key)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + max_seconds
+        try:
+            yield f"retry: 2000\nevent: hello\ndata: {json.dumps({'scene': sid, 'head': cursor})}\n\n"
+            while loop.time() < deadline:
+                new_head, events = await run_in_threadpool(_changes, store, sid, caller, cursor)
+                for seq, name, data in events:
+                    yield f"id: {seq}\nevent: {name}\ndata: {json.dumps(data)}\n\n"
+                cursor = max(cursor, new_head)
+                _, event = token
+                event.clear()
+                try:
+                    await asyncio.wait_for(event.wait(), timeout=min(poll, max(0.01, deadline - loop.time())))
+                except asyncio.TimeoutError:
+                    yield ": keep-alive\n\n"
+                if await request.is_disconnected():
+                    break
+        finally:
+            broker.unsubscribe(key, token)
+
+    return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+@router.get("/api/scenes/{sid}/feed.atom", summary="Atom feed of the posts you may read (an API token may go in ?token=)")
+def scene_feed(sid: Id, request: Request, store: StoreDep, caller: CallerDep) -> Response:
+    with store.reading_scene(sid) as (c, s):
+        reader = member(c, caller)
+        posts = [v for seq in sorted(s.posts) if (v := post_view(s.posts[seq], reader, s)) is not None]
+        names = {m.user: m.name for m in c.members.values()}
+        base = str(request.base_url).rstrip("/")
+        updated = posts[-1]["at"] if posts else s.opened_at
+        parts = [
+            '<?xml version="1.0" encoding="utf-8"?>',
+            '<feed xmlns="http://www.w3.org/2005/Atom">',
+            f"<title>{escape(s.title)}</title>",
+            f"<id>{escape(base)}/api/scenes/{sid}</id>",
+            f'<link rel="self" href="{escape(base)}/api/scenes/{sid}/feed.atom"/>',
+            f"<updated>{escape(updated)}</updated>",
+        ]
+        for p in reversed(posts[-100:]):
+            who = p.get("character_name") or names.get(p["author"], "")
+            text = p.get("text", "(deleted)")
+            parts += [
+                "<entry>",
+                f"<title>{escape(p['kind'].upper())} #{p['id']}: {escape(who)}</title>",
+                f"<id>{escape(base)}/api/scenes/{sid}/posts/{p['id']}</id>",
+                f"<updated>{escape(p['history'][-1]['edited_at'] if p.get('history') else p['at'])}</updated>",
+                f"<published>{escape(p['at'])}</published>",
+                f"<author><name>{escape(names.get(p['author'], str(p['author'])))}</name></author>",
+                f'<content type="text">{escape(text)}</content>',
+                "</entry>",
+            ]
+        parts.append("</feed>")
+    return Response("\n".join(parts), media_type="application/atom+xml")
+
+
+@router.get("/api/me/turns", summary="Your turn: turn-based scenes where one of your characters owes a post")
+def my_turns(store: StoreDep, caller: CallerDep, request: Request) -> list[dict[str, Any]]:
+    now: datetime = request.app.state.clock()
+    out = []
+    for camp in store.campaigns_of(caller.id):
+        for sid in store.scene_ids(camp["id"]):
+            with store.reading_scene(sid) as (c, s):
+                mine = [ch for ch in s.owed() if c.characters[ch].owner == caller.id]
+                if mine:
+                    deadline = s.deadline()
+                    out.append({
+                        "campaign": c.id,
+                        "scene": sid,
+                        "title": s.title,
+                        "round": s.round,
+                        "characters": [{"id": ch, "name": c.characters[ch].name} for ch in mine],
+                        "deadline": deadline.isoformat() if deadline else None,
+                        "late": bool(deadline and now >= deadline),
+                    })
+    return out

@@ -1,0 +1,101 @@
+"""Posts: in character, out of character, private, GM notes; rolls made on submit; previews with exact odds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Query, Response
+
+from ...play import scene as cmd
+from ...play.campaign import CampaignState
+from ...play.errors import NotFound
+from ...play.rolling import preview
+from ...play.scene import SceneState
+from ...play.views import Reader, post_view
+from ..access import member, system_of
+from ..deps import CallerDep, Id, NowDep, StoreDep, now_text
+from ..schemas import PostEditIn, PostIn, PreviewIn
+
+router = APIRouter(prefix="/api/scenes/{sid}", tags=["posts"])
+
+
+@router.get("/posts", summary="The posts you may read, oldest first")
+def list_posts(
+    sid: Id,
+    store: StoreDep,
+    caller: CallerDep,
+    after: int = Query(0, ge=0, le=2_147_483_647, description="only posts after this id"),
+    limit: int = Query(200, ge=1, le=1000),
+) -> list[dict[str, Any]]:
+    with store.reading_scene(sid) as (c, s):
+        reader = member(c, caller)
+        out = []
+        for seq in sorted(s.posts):
+            if seq <= after:
+                continue
+            view = post_view(s.posts[seq], reader, s)
+            if view is not None:
+                out.append(view)
+                if len(out) >= limit:
+                    break
+        return out
+
+
+@router.post("/posts", status_code=201, summary="Post; any rolls are rolled now on the scene's committed stream")
+def create_post(sid: Id, body: PostIn, store: StoreDep, caller: CallerDep, now: NowDep) -> dict[str, Any]:
+    rolls = [r.model_dump(exclude_none=True) for r in body.rolls]
+
+    def decide(c: CampaignState, s: SceneState, seed: str):
+        member(c, caller)
+        return cmd.write_post(
+            c, s, caller.id, kind=body.kind, text=body.text, now=now, seed=seed, system=system_of(c),
+            character=body.character, to=body.to, rolls=rolls, force=body.force,
+        )
+
+    def view(c: CampaignState, s: SceneState, appended):
+        return post_view(s.posts[appended.entries[-1].seq], Reader.of(c, caller.id), s)
+
+    return store.scene_append(sid, decide, now_text(now), then=view).view
+
+
+@router.post("/preview", summary="The exact odds of a roll or check and a chart, without rolling")
+def preview_roll(sid: Id, body: PreviewIn, store: StoreDep, caller: CallerDep) -> dict[str, Any]:
+    with store.reading_scene(sid) as (c, s):
+        member(c, caller)
+        house_rules = dict(c.house_rules)
+        system = system_of(c)
+    return preview(body.model_dump(exclude_none=True), system=system, house_rules=house_rules)
+
+
+@router.get("/posts/{pid}", summary="A post, with its edit history where you may read it")
+def read_post(sid: Id, pid: Id, store: StoreDep, caller: CallerDep) -> dict[str, Any]:
+    with store.reading_scene(sid) as (c, s):
+        reader = member(c, caller)
+        view = post_view(s.post(pid), reader, s)
+        if view is None:
+            raise NotFound(f"scene {sid} has no post {pid}")
+        return view
+
+
+@router.patch("/posts/{pid}", summary="Edit your post (the old text stays in its history; rolls never change)")
+def edit_post(sid: Id, pid: Id, body: PostEditIn, store: StoreDep, caller: CallerDep, now: NowDep) -> dict[str, Any]:
+    def decide(c: CampaignState, s: SceneState, seed: str):
+        reader = member(c, caller)
+        if post_view(s.post(pid), reader, s) is None:
+            raise NotFound(f"scene {sid} has no post {pid}")
+        return cmd.edit_post(c, s, caller.id, pid, text=body.text)
+
+    store.scene_append(sid, decide, now_text(now))
+    return read_post(sid, pid, store, caller)
+
+
+@router.delete("/posts/{pid}", status_code=204, summary="Delete a post (author or GM): a tombstone the GM still reads")
+def delete_post(sid: Id, pid: Id, store: StoreDep, caller: CallerDep, now: NowDep) -> Response:
+    def decide(c: CampaignState, s: SceneState, seed: str):
+        reader = member(c, caller)
+        if post_view(s.post(pid), reader, s) is None:
+            raise NotFound(f"scene {sid} has no post {pid}")
+        return cmd.delete_post(c, s, caller.id, pid)
+
+    store.scene_append(sid, decide, now_text(now))
+    return Response(status_code=204)

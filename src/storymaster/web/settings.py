@@ -1,0 +1,30 @@
+"""Typed settings for the server, from arguments and the environment."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Settings"]
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    database_url: str
+    #: largest request body accepted, in bytes
+    max_body: int = 256 * 1024
+    session_days: int = 30
+    #: mark cookies Secure (set behind HTTPS)
+    secure_cookies: bool = False
+    #: argon2 costs; the defaults are argon2-cffi's (RFC 9106 low-memory profile)
+    argon2_time_cost: int = 3
+    argon2_memory_cost: int = 65536
+    smtp_host: str | None = None
+    smtp_port: int = 25
+    smtp_from: str = "storymaster@localhost"
+    #: send e-mail digests every this many seconds (0: only when asked)
+    digest_every: int = 0
+    base_url: str = "http://127.0.0.1:8000"
+    #: SSE streams re-check their scene this often even without a notice (seconds)
+    sse_poll_seconds: float = 5.0
+    #: run migrations on start
+    migrate: bool = True

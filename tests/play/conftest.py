@@ -1,0 +1,1 @@
+from play.kit import tally  # noqa: F401  (fixture)

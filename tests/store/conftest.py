@@ -1,0 +1,1 @@
+from play.kit import db_url, pg_url, tally  # noqa: F401  (fixtures)

@@ -1,0 +1,143 @@
+"""Live updates (SSE), the Atom feed, e-mail digests against a local SMTP server, sessions and CSRF."""
+
+from __future__ import annotations
+
+import json
+import socket
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from web.apikit import Table, make_user
+
+
+def _events(text: str) -> list[tuple[str, dict]]:
+    out = []
+    for block in text.split("\n\n"):
+        name = data = None
+        for line in block.splitlines():
+            if line.startswith("event: "):
+                name = line[7:]
+            elif line.startswith("data: "):
+                data = json.loads(line[6:])
+        if name and data is not None:
+            out.append((name, data))
+    return out
+
+
+def test_events_replay_what_each_reader_may_see(table: Table) -> None:
+    t = table
+    t.post(t.p1, kind="ic", character=t.c1, text="Arn waves.")
+    t.post(t.p1, kind="private", to=[t.gm.id], text="psst")
+    for who, expected in ((t.gm, ["Arn waves.", "psst"]), (t.p2, ["Arn waves."])):
+        text = t.client.get(f"/api/scenes/{t.scene}/events?after=0&max_seconds=0.2", headers=who.h).text
+        events = _events(text)
+        assert events[0][0] == "hello"
+        assert [d["text"] for n, d in events if n == "post"] == expected
+        assert events[-1][0] == "scene"
+
+
+def test_events_resume_after_the_last_event_id(table: Table) -> None:
+    t = table
+    first = t.post(t.p1, kind="ooc", text="one")
+    t.post(t.p1, kind="ooc", text="two")
+    headers = {**t.p2.h, "Last-Event-ID": str(first["id"])}
+    events = _events(t.client.get(f"/api/scenes/{t.scene}/events?max_seconds=0.2", headers=headers).text)
+    assert [d["text"] for n, d in events if n == "post"] == ["two"]
+
+
+def test_atom_feed(table: Table) -> None:
+    t = table
+    t.post(t.p1, kind="ic", character=t.c1, text="Arn <b>waves</b> & smiles.")
+    r = t.client.get(f"/api/scenes/{t.scene}/feed.atom?token={t.p2.token}")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/atom+xml")
+    feed = ET.fromstring(r.text)
+    ns = {"a": "http://www.w3.org/2005/Atom"}
+    assert feed.find("a:title", ns).text == "At the Inn"
+    assert feed.find("a:entry/a:content", ns).text == "Arn <b>waves</b> & smiles."
+
+
+@pytest.fixture
+def smtp_server():
+    from aiosmtpd.controller import Controller
+    from aiosmtpd.handlers import Message
+
+    got = []
+
+    class Keep(Message):
+        def handle_message(self, message):
+            got.append(message)
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    controller = Controller(Keep(), hostname="127.0.0.1", port=port)
+    controller.start()
+    yield port, got
+    controller.stop()
+
+
+def test_digest_by_email(db_url, tally, clock, smtp_server) -> None:
+    from fastapi.testclient import TestClient
+
+    from storymaster.web import Settings, create_app
+    from web.apikit import build_table
+
+    port, got = smtp_server
+    app = create_app(Settings(database_url=db_url, smtp_host="127.0.0.1", smtp_port=port, argon2_time_cost=1, argon2_memory_cost=1024), clock=clock)
+    with TestClient(app) as client:
+        t = build_table(client)
+        sid = t.open_scene(mode="turn", cast=[t.c1, t.c2], turn_seconds=86400)
+        t.post(t.gm, scene=sid, kind="ic", text="The storm breaks over the pass.")
+        t.post(t.p2, kind="private", to=[t.gm.id], text="Bel hides the letter.")
+        assert client.put("/api/me/email", json={"email": "arn@example.org"}, headers=t.p1.h).status_code == 200
+        r = client.post("/api/me/digest", headers=t.p1.h)
+        assert r.status_code == 200 and r.json() == {"sent": True}
+        assert len(got) == 1 and got[0]["To"] == "arn@example.org"
+        body = got[0].get_payload()
+        assert "The storm breaks over the pass." in body and "Your turn in The Long Road" in body and "Arn" in body
+        assert "Bel hides the letter." not in body
+        from storymaster.web.notify import send_digests
+
+        send_digests(app.state.store, app.state.settings, clock())  # (other tests' users share the PostgreSQL database)
+        assert [m["To"] for m in got].count("arn@example.org") == 1  # nothing new for Arn since his digest
+
+
+def test_sessions_need_the_csrf_token(client) -> None:
+    u = make_user(client)
+    r = client.post("/api/session", json={"name": u.name, "password": "correct horse battery"})
+    csrf = r.json()["csrf"]
+    assert client.get("/api/me").status_code == 200  # reads need no token
+    r = client.post("/api/campaigns", json={"name": "x", "system": "tally"})
+    assert r.status_code == 403 and "X-CSRF-Token" in r.json()["detail"]
+    r = client.post("/api/campaigns", json={"name": "x", "system": "tally"}, headers={"X-CSRF-Token": "wrong"})
+    assert r.status_code == 403
+    r = client.post("/api/campaigns", json={"name": "x", "system": "tally"}, headers={"X-CSRF-Token": csrf})
+    assert r.status_code == 201
+    assert client.delete("/api/session", headers={"X-CSRF-Token": csrf}).status_code == 204
+    client.cookies.clear()
+    assert client.get("/api/me").status_code == 401
+
+
+def test_wrong_passwords_and_taken_names(client) -> None:
+    u = make_user(client)
+    assert client.post("/api/session", json={"name": u.name, "password": "nope nope"}).status_code == 401
+    assert client.post("/api/session", json={"name": "nobody-here", "password": "nope nope"}).status_code == 401
+    r = client.post("/api/users", json={"name": u.name, "password": "another password"})
+    assert r.status_code == 409 and "taken" in r.json()["detail"]
+    from sqlalchemy import select
+
+    from storymaster.store import tables
+
+    with client.app.state.store.engine.connect() as conn:
+        stored = conn.execute(select(tables.users.c.password_hash).where(tables.users.c.id == u.id)).scalar_one()
+    assert stored.startswith("$argon2id$")
+
+
+def test_openapi_and_landing_page(client) -> None:
+    assert client.get("/openapi.json").json()["info"]["title"] == "Storymaster table"
+    assert 'href="/docs"' in client.get("/").text
+    systems = client.get("/api/systems").json()
+    assert systems["systems"][0]["name"] == "tally"
+    assert client.get("/api/systems/tally").json()["house_rules"][0]["name"] == "bonus"
+    assert client.get("/api/systems/nope").status_code == 422
