@@ -1,0 +1,786 @@
+"""Whole-fight forecasts for Philsys: exact for a plain duel, simulated (numpy, many fights at once) otherwise.
+
+Both follow the fight engine (:mod:`.combat`) rule for rule and choice for choice:
+initiative (bonus + 2d6, ties to the higher modifier then re-rolled), every
+conscious fighter's turn in that order, healing a side member at a quarter of
+their HP or less, the best affordable attack spell or tech, a missile weapon,
+else the melee attack with the best expected damage (the engine's own
+:func:`~.combat.best_attack`); AT+d20 against PA+d20 with one parry roll per
+defender per round, criticals at the critical margin, damage dice minus AC/3,
+critical health and heavy-wound penalties, unconsciousness at 0 HP, death at the
+death threshold, bleeding, waking after healing, critical failures losing the
+next turn, breaking shields, head shots, and the round cap.
+
+**Exact** (``method="exact"``): a plain duel, one fighter against one, where
+both fight in melee every turn (no affordable heal, spell or tech under their
+tactics, no missile weapon in use), with ``heavy_wound_penalty`` 0 and shields
+that cannot break. It is an absorbing Markov chain over the HP grid
+(HP of each, whether each has a lost turn to sit out), propagated one round at a
+time in floating point with numpy; the probability left unresolved when it stops
+(below 1e-12, or none at the round cap, where the rest is the draw) is reported
+as ``error``. Both initiative orders are weighed by their exact odds.
+
+**Simulated** (``method="simulate"``): any fight, vectorised over fights (loops
+over rounds and fighters only), through :func:`storymaster.forecast.run_simulation`.
+
+End states, in the book's words: ``unhurt`` (full HP), ``wounded``, ``critical
+health`` (at the critical-health threshold or below), ``unconscious``, ``dead``.
+A *draw* is a fight still undecided when the engine's round cap is reached (or,
+never in practice, one where nobody is left standing). Rounds count the rounds
+still to be fought from the given state.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from ...errors import CombatError, OddsError
+from ...forecast import Batch, CombatantForecast, Forecast, run_simulation, side_label
+from ...odds import distribution
+from . import damage as dmg
+from .character import Character, at_pa, hp_max, initiative_bonus
+from .checks import MeleeAttack, check_odds
+from .combat import FightState, Fighter, _mean, _pick, best_attack, melee_options
+from .options import PhilsysHouseRules
+
+__all__ = ["END_STATES", "METHODS", "end_state", "end_states", "forecast", "is_plain_duel", "tactics_text"]
+
+END_STATES: tuple[str, ...] = ("unhurt", "wounded", "critical health", "unconscious", "dead")
+UNHURT, WOUNDED, CRITICAL, UNCONSCIOUS, DEAD = range(5)
+METHODS = ("auto", "exact", "simulate")
+TOLERANCE = 1e-12
+BIG = np.iinfo(np.int64).max // 4
+SYSTEM_NAME = "philsys"
+
+
+def end_state(f: Fighter, hr: PhilsysHouseRules) -> str:
+    """A fighter's condition in the book's words (see the module docstring)."""
+    return END_STATES[_label(f.hp, f.unconscious, f.dead, hp_max(f.character), hr)]
+
+
+def end_states(state: FightState) -> dict[str, str]:
+    """Every fighter's condition (for :func:`storymaster.forecast.fight_by_fight`)."""
+    return {f.name: end_state(f, state.house_rules) for f in state.fighters}
+
+
+def _label(hp: int, unconscious: bool, dead: bool, top: int, hr: PhilsysHouseRules) -> int:
+    if dead:
+        return DEAD
+    if unconscious:
+        return UNCONSCIOUS
+    if hp >= top:
+        return UNHURT
+    return WOUNDED if hp > hr.critical_health_threshold else CRITICAL
+
+
+# --- static facts per fighter ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Ability:
+    mp: int
+    tp: int
+    hp: int
+    expr: str
+    magical: bool = True
+    atk: int = 0  # spells: the attack modifier before wound penalties
+
+
+@dataclass(frozen=True)
+class _Spec:
+    name: str
+    side: int
+    top: int  # max HP
+    sta: int
+    at0: int
+    pa0: int
+    sh_at: int
+    sh_pa: int
+    shield_ac: int | None
+    ac: int
+    tactic: str
+    choices: tuple[tuple[str, str], ...]
+    forced: str | None
+    heals: tuple[_Ability, ...]
+    spells: tuple[_Ability, ...]
+    missile: tuple[int, str] | None  # (accuracy + skill rank, damage expression) when it shoots
+    aim: str
+    mdef: int  # missile defence modifier
+    resist: int  # magic resistance modifier
+    head_shot_kills: bool
+    has_limbs: bool
+    init_bonus: int
+
+
+def _spec(f: Fighter, state: FightState) -> _Spec:
+    c: Character = f.character
+    hr, opts = state.house_rules, state.options
+    tactic = _pick(opts.tactics, f) or "auto"
+    eq = c.equipment
+    choices = tuple(melee_options(c, hr))
+    forced = _pick(opts.attack, f)
+    if forced and forced not in {a for a, _ in choices}:
+        raise CombatError(f"{f.name} cannot make a {forced!r} attack", hint="choose one of " + ", ".join(a for a, _ in choices))
+    heals: list[tuple[float, int, _Ability]] = []
+    spells: list[tuple[float, int, _Ability]] = []
+    for pos, a in enumerate(c.abilities):
+        if a.effect is None:
+            continue
+        expr = dmg.ability_damage_expr(c, a)
+        cost = (a.cost.mp, a.cost.tp, a.cost.hp)
+        if a.effect.kind == "heal":
+            heals.append((-_mean(expr), pos, _Ability(*cost, expr)))
+        elif a.effect.kind == "attack":
+            if a.is_spell and c.stats.MAG == 0:
+                continue
+            if _mean(expr) <= 0:
+                continue
+            sk = c.skill(a.skill) if a.skill else None
+            magical = a.effect.magical
+            spells.append((-_mean(expr), pos, _Ability(*cost, expr, magical, dmg.spell_attack_modifier(c, sk, 0))))
+    missile = None
+    if eq.missile is not None and tactic in ("auto", "missile"):
+        sk = c.skill(eq.missile.skill) if eq.missile.skill else None
+        missile = (eq.missile.accuracy + (sk.rank if sk else 0), dmg.missile_damage_expr(eq.missile, c.stats.STR))
+    at0, pa0 = at_pa(c, hr)
+    sh = eq.shield
+    return _Spec(
+        name=f.name, side=f.side, top=hp_max(c), sta=c.stats.STA, at0=at0, pa0=pa0,
+        sh_at=sh.at if sh else 0, sh_pa=sh.pa if sh else 0, shield_ac=sh.ac if sh else None,
+        ac=eq.armor.ac if eq.armor else 0, tactic=tactic, choices=choices, forced=forced,
+        heals=tuple(a for *_, a in sorted(heals, key=lambda t: (t[0], t[1]))),
+        spells=tuple(a for *_, a in sorted(spells, key=lambda t: (t[0], t[1]))),
+        missile=missile, aim=_pick(opts.aim, f) or "abdomen",
+        mdef=dmg.missile_defence_modifier(c, opts.distance, hr), resist=dmg.magic_resist_modifier(c),
+        head_shot_kills=c.head_shot_kills, has_limbs=c.has_limbs, init_bonus=initiative_bonus(c, hr),
+    )
+
+
+@lru_cache(maxsize=1024)
+def _pmf(expression: str) -> tuple[np.ndarray, np.ndarray]:
+    d = distribution(expression)
+    values = np.asarray(d.outcomes, dtype=np.int64)
+    probs = np.asarray(d.quantities, dtype=np.float64) / float(d.denominator)
+    return values, probs
+
+
+@lru_cache(maxsize=1024)
+def _cdf(expression: str) -> tuple[np.ndarray, np.ndarray]:
+    values, probs = _pmf(expression)
+    cum = np.cumsum(probs)
+    cum[-1] = 1.0
+    return values, cum
+
+
+def _roll(expression: str, gen: np.random.Generator, m: int) -> np.ndarray:
+    values, cum = _cdf(expression)
+    idx = np.searchsorted(cum, gen.random(m), side="right")
+    return values[np.minimum(idx, len(values) - 1)]
+
+
+def _d(sides: int, gen: np.random.Generator, m: int) -> np.ndarray:
+    return gen.integers(1, sides + 1, size=m)
+
+
+# --- the plan: what both methods start from -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Plan:
+    state: FightState
+    specs: tuple[_Spec, ...]
+    n_sides: int
+
+    @property
+    def hr(self) -> PhilsysHouseRules:
+        return self.state.house_rules
+
+    @property
+    def rounds_left(self) -> int:
+        return max(1, self.hr.max_rounds - self.state.round)
+
+
+def _plan(state: FightState) -> _Plan:
+    if not isinstance(state, FightState):
+        raise OddsError(f"not a philsys fight state: {type(state).__name__}", hint="start one with SYSTEM.combat.start")
+    specs = tuple(_spec(f, state) for f in state.fighters)
+    return _Plan(state, specs, max(f.side for f in state.fighters) + 1)
+
+
+def tactics_text(state: FightState) -> dict[str, str]:
+    """Each side's automatic tactics, as the output states them."""
+    words = {
+        "auto": "auto (heal a side member at 1/4 HP, else the best affordable spell or tech, else missile, else melee)",
+        "melee": "melee (best expected-damage attack)",
+        "missile": "missile (heal, else shoot)",
+        "magic": "magic (heal, else the best affordable spell or tech, else melee)",
+    }
+    out: dict[str, list[str]] = {}
+    for f in state.fighters:
+        t = _pick(state.options.tactics, f) or "auto"
+        extra = []
+        if (a := _pick(state.options.attack, f)):
+            extra.append(f"attack {a}")
+        if (aim := _pick(state.options.aim, f)) and f.character.equipment.missile is not None:
+            extra.append(f"aim {aim}")
+        out.setdefault(side_label(f.side), []).append(f"{f.name}: {words[t]}" + (f" [{', '.join(extra)}]" if extra else ""))
+    return {k: "; ".join(v) for k, v in out.items()}
+
+
+# --- exact: the plain duel ----------------------------------------------------------------
+
+
+def _affordable_now(f: Fighter, a: _Ability) -> bool:
+    return f.mp >= a.mp and f.tp >= a.tp and f.hp > a.hp
+
+
+def plain_duel_problem(state: FightState) -> str | None:
+    """Why the fight is not a plain duel the exact chain covers (None when it is)."""
+    if len(state.fighters) != 2:
+        return f"{len(state.fighters)} combatants (the exact forecast covers one against one)"
+    hr = state.house_rules
+    if hr.heavy_wound_penalty:
+        return "heavy_wound_penalty is on (a penalty that depends on one blow)"
+    for f in state.fighters:
+        s = _spec(f, state)
+        if s.tactic in ("auto", "magic") and any(_affordable_now(f, a) for a in s.heals + s.spells):
+            return f"{f.name} can still heal, cast or use a tech"
+        if s.missile is not None:
+            return f"{f.name} shoots"
+        if hr.shield_breaks and s.shield_ac is not None and not f.shield_broken:
+            return f"{f.name}'s shield can break (shield_breaks)"
+    return None
+
+
+def is_plain_duel(state: FightState) -> bool:
+    return plain_duel_problem(state) is None
+
+
+@lru_cache(maxsize=4096)
+def _melee_odds(at: int, pa: int, hr: PhilsysHouseRules) -> tuple[float, float, float, float]:
+    o = check_odds(MeleeAttack(at=at, pa=pa, parry=True), hr)
+    return tuple(float(o.probability(k)) for k in ("critical hit", "hit", "miss", "critical failure"))  # type: ignore[return-value]
+
+
+def _taken_pmf(expression: str, red: int, p_hit: float, p_crit: float) -> dict[int, float]:
+    values, probs = _pmf(expression)
+    raw = np.maximum(values, 0)
+    out: dict[int, float] = defaultdict(float)
+    for r, q in zip(raw.tolist(), probs.tolist()):
+        if p_hit:
+            out[max(0, r - red)] += p_hit * q
+        if p_crit:
+            out[max(0, 2 * r - red)] += p_crit * q
+    return out
+
+
+def initiative_first(specs: Sequence[_Spec], hr: PhilsysHouseRules) -> float:
+    """The exact chance that fighter 0 acts before fighter 1 (ties re-rolled: even odds)."""
+    two = np.convolve(np.ones(6), np.ones(6)) / 36.0  # 2..12
+    use_mod = hr.initiative_ties == "modifier_then_reroll"
+    b0, b1 = specs[0].init_bonus, specs[1].init_bonus
+    first = tie = 0.0
+    for i, p in enumerate(two):
+        for j, q in enumerate(two):
+            k0 = (i + 2 + b0, b0 if use_mod else 0)
+            k1 = (j + 2 + b1, b1 if use_mod else 0)
+            if k0 > k1:
+                first += p * q
+            elif k0 == k1:
+                tie += p * q
+    return float(first + tie / 2)
+
+
+class _Duel:
+    """The HP-grid chain of a plain duel: G[lose0, lose1, hp0, hp1] for the fights still going."""
+
+    def __init__(self, plan: _Plan):
+        self.plan = plan
+        self.hr = plan.hr
+        self.f = plan.state.fighters
+        self.s = plan.specs
+        self.size = [max(s.top, f.hp) + 1 for s, f in zip(self.s, self.f)]
+
+    def regions(self, k: int) -> list[tuple[int, int, int]]:
+        """(first hp, past-the-last hp, wound penalty) bands of fighter k's HP."""
+        thr = self.hr.critical_health_threshold
+        top = self.size[k]
+        out = []
+        if thr >= 1:
+            out.append((1, min(thr + 1, top), self.hr.critical_health_penalty))
+        if thr + 1 < top:
+            out.append((max(1, thr + 1), top, 0))
+        return [r for r in out if r[0] < r[1]]
+
+    def at_pa(self, k: int) -> tuple[int, int]:
+        s, f = self.s[k], self.f[k]
+        if f.shield_broken and s.shield_ac is not None:
+            return s.at0 - s.sh_at, s.pa0 - s.sh_pa
+        return s.at0, s.pa0
+
+    def winner_labels(self, k: int, lo: int, hi: int) -> np.ndarray:
+        hp = np.arange(lo, hi)
+        return np.where(hp >= self.s[k].top, UNHURT, np.where(hp > self.hr.critical_health_threshold, WOUNDED, CRITICAL))
+
+    def loser_dead(self, final: np.ndarray) -> np.ndarray:
+        hr = self.hr
+        if hr.bleeding:
+            final = np.where(final < 0, final - hr.bleeding_rate, final)
+        return final <= hr.death_threshold
+
+    def turn(self, G: np.ndarray, a: int, r: int, ends: dict, rounds: dict) -> np.ndarray:
+        b = 1 - a
+        V = G if a == 0 else G.transpose(1, 0, 3, 2)
+        new = np.zeros_like(V)
+        new[0] += V[1]  # a lost turn is sat out
+        src = V[0]
+        lose_to = 1 if self.hr.critical_failure_effect == "lose_next_turn" else 0
+        at0, _ = self.at_pa(a)
+        _, pa0 = self.at_pa(b)
+        red = self.s[b].ac // 3
+        for alo, ahi, apen in self.regions(a):
+            wl = self.winner_labels(a, alo, ahi)
+            for blo, bhi, bpen in self.regions(b):
+                block = src[:, alo:ahi, blo:bhi]
+                if not block.any():
+                    continue
+                at, pa = at0 - apen, pa0 - bpen
+                if self.s[a].forced:
+                    attack, expression = next((x, e) for x, e in self.s[a].choices if x == self.s[a].forced)
+                else:
+                    attack, expression = best_attack(self.s[a].choices, at, pa, True, red, self.hr)
+                p_crit, p_hit, p_miss, p_cf = _melee_odds(at + dmg.attack_penalty(attack), pa, self.hr)
+                new[0][:, alo:ahi, blo:bhi] += p_miss * block
+                new[lose_to][:, alo:ahi, blo:bhi] += p_cf * block
+                for d, q in _taken_pmf(expression, red, p_hit, p_crit).items():
+                    s_lo = max(blo, d + 1)
+                    if s_lo < bhi:
+                        new[0][:, alo:ahi, s_lo - d:bhi - d] += q * src[:, alo:ahi, s_lo:bhi]
+                    f_hi = min(bhi, d + 1)
+                    if blo < f_hi:
+                        m = q * src[:, alo:ahi, blo:f_hi].sum(axis=0)  # (winner hp, loser hp)
+                        total = float(m.sum())
+                        if total == 0.0:
+                            continue
+                        rounds[r] += total
+                        dead = self.loser_dead(np.arange(blo, f_hi) - d)
+                        by_winner = [m[wl == w] for w in (UNHURT, WOUNDED, CRITICAL)]
+                        for w, rows in zip((UNHURT, WOUNDED, CRITICAL), by_winner):
+                            if rows.size == 0:
+                                continue
+                            for lab, cols in ((DEAD, dead), (UNCONSCIOUS, ~dead)):
+                                p = float(rows[:, cols].sum())
+                                if p:
+                                    key = (a, w, lab) if a == 0 else (a, lab, w)
+                                    ends[key] += p
+        return new if a == 0 else new.transpose(1, 0, 3, 2)
+
+    def run(self, order: Sequence[int]) -> tuple[dict, dict, float]:
+        f0, f1 = self.f
+        G = np.zeros((2, 2, self.size[0], self.size[1]))
+        G[int(f0.lose_turn), int(f1.lose_turn), f0.hp, f1.hp] = 1.0
+        ends: dict[tuple[int, int, int], float] = defaultdict(float)
+        rounds: dict[int, float] = defaultdict(float)
+        left = self.plan.rounds_left
+        live = 1.0
+        for r in range(1, left + 1):
+            for a in order:
+                G = self.turn(G, a, r, ends, rounds)
+            live = float(G.sum())
+            if r == left and live > 0:  # the round cap: what is left is the draw
+                m0 = G.sum(axis=(0, 1, 3))
+                m1 = G.sum(axis=(0, 1, 2))
+                l0 = self.winner_labels(0, 0, self.size[0])
+                l1 = self.winner_labels(1, 0, self.size[1])
+                for x in (UNHURT, WOUNDED, CRITICAL):
+                    for y in (UNHURT, WOUNDED, CRITICAL):
+                        p = float(m0[l0 == x].sum() * m1[l1 == y].sum())
+                        if p:
+                            ends[(-1, x, y)] += p
+                rounds[r] += live
+                live = 0.0
+                break
+            if live < TOLERANCE:
+                break
+        return ends, rounds, live
+
+
+def _exact(plan: _Plan) -> Forecast:
+    problem = plain_duel_problem(plan.state)
+    if problem is not None:
+        raise OddsError(f"no exact forecast for this fight: {problem}", hint="use --method simulate (or auto)")
+    duel = _Duel(plan)
+    if plan.state.order:
+        orders = [(tuple(plan.state.order), 1.0)]
+    else:
+        p = initiative_first(plan.specs, plan.hr)
+        orders = [((0, 1), p), ((1, 0), 1.0 - p)]
+    ends: dict[tuple[int, int, int], float] = defaultdict(float)
+    rounds: dict[int, float] = defaultdict(float)
+    error = 0.0
+    for order, w in orders:
+        if w <= 0:
+            continue
+        e, r, live = duel.run(order)
+        for k, v in e.items():
+            ends[k] += float(w * v)
+        for k, v in r.items():
+            rounds[k] += float(w * v)
+        error += float(w * live)
+    p_win = [0.0] * plan.n_sides
+    per: list[dict[str, float]] = [defaultdict(float), defaultdict(float)]
+    p_draw = 0.0
+    for (who, l0, l1), p in ends.items():
+        if who < 0:
+            p_draw += p
+        else:
+            p_win[plan.specs[who].side] += p
+        per[0][END_STATES[l0]] += p
+        per[1][END_STATES[l1]] += p
+    return Forecast(
+        system=SYSTEM_NAME, method="exact", sides=_sides(plan), p_win=tuple(p_win), p_draw=p_draw,
+        rounds=dict(sorted(rounds.items())),
+        combatants=tuple(CombatantForecast(s.name, s.side, dict(per[k])) for k, s in enumerate(plan.specs)),
+        error=error, tactics=tactics_text(plan.state), draw_meaning=_draw_meaning(plan),
+        notes=("exact: an absorbing Markov chain over both fighters' HP (a plain melee duel); "
+               "initiative orders weighed by their exact odds",),
+    )
+
+
+# --- simulated: any fight, many at once ---------------------------------------------------
+
+
+class _Sim:
+    """n fights from the same state, as arrays (fights x fighters)."""
+
+    def __init__(self, plan: _Plan, n: int, gen: np.random.Generator):
+        self.plan, self.n, self.gen = plan, n, gen
+        self.hr = plan.hr
+        fs = plan.state.fighters
+        self.N = len(fs)
+        self.specs = plan.specs
+
+        def col(values: Sequence[Any], dtype: Any) -> np.ndarray:
+            return np.tile(np.asarray(values, dtype=dtype), (n, 1))
+
+        self.HP = col([f.hp for f in fs], np.int64)
+        self.MP = col([f.mp for f in fs], np.int64)
+        self.TP = col([f.tp for f in fs], np.int64)
+        self.LOSE = col([f.lose_turn for f in fs], bool)
+        self.UNC = col([f.unconscious for f in fs], bool)
+        self.DEAD = col([f.dead for f in fs], bool)
+        self.WAKE = col([-1 if f.wake_in is None else f.wake_in for f in fs], np.int64)
+        self.HEAVY = col([f.heavy_wound for f in fs], bool)
+        self.SB = col([f.shield_broken and s.shield_ac is not None for f, s in zip(fs, self.specs)], bool)
+        self.PARRIED = np.zeros((n, self.N), dtype=bool)
+        self.side = np.asarray([s.side for s in self.specs])
+        self.top = np.asarray([s.top for s in self.specs])
+        if plan.state.order:
+            self.ORDER = np.tile(np.asarray(plan.state.order, dtype=np.int64), (n, 1))
+        else:
+            self.ORDER = self.initiative()
+
+    # -- helpers
+    def initiative(self) -> np.ndarray:
+        gen, n = self.gen, self.n
+        bonus = np.asarray([s.init_bonus for s in self.specs], dtype=np.int64)
+        total = gen.integers(1, 7, size=(n, self.N)) + gen.integers(1, 7, size=(n, self.N)) + bonus
+        mod = bonus if self.hr.initiative_ties == "modifier_then_reroll" else np.zeros_like(bonus)
+        key = total * 4096.0 + (mod + 1024) + gen.random((n, self.N))  # ties: a uniform order, as re-rolls give
+        return np.argsort(-key, axis=1, kind="stable")
+
+    def active(self, rows: np.ndarray) -> np.ndarray:
+        return ~self.UNC[rows] & ~self.DEAD[rows]
+
+    def sides_standing(self, rows: np.ndarray) -> np.ndarray:
+        act = self.active(rows)
+        return np.stack([act[:, self.side == s].any(axis=1) for s in range(self.plan.n_sides)], axis=1)
+
+    def pen(self, k: int, rows: np.ndarray) -> np.ndarray:
+        hp = self.HP[rows, k]
+        crit = (hp > 0) & (hp <= self.hr.critical_health_threshold)
+        return crit * self.hr.critical_health_penalty + self.HEAVY[rows, k] * self.hr.heavy_wound_penalty
+
+    def at_pa(self, k: int, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        s = self.specs[k]
+        sb = self.SB[rows, k]
+        p = self.pen(k, rows)
+        return s.at0 - s.sh_at * sb - p, s.pa0 - s.sh_pa * sb - p
+
+    def first_affordable(self, abilities: Sequence[_Ability], k: int, rows: np.ndarray) -> np.ndarray:
+        pick = np.full(rows.size, -1, dtype=np.int64)
+        mp, tp, hp = self.MP[rows, k], self.TP[rows, k], self.HP[rows, k]
+        for q, a in enumerate(abilities):
+            ok = (pick < 0) & (mp >= a.mp) & (tp >= a.tp) & (hp > a.hp)
+            pick[ok] = q
+        return pick
+
+    def pay(self, k: int, rows: np.ndarray, a: _Ability) -> None:
+        self.HP[rows, k] -= a.hp
+        self.MP[rows, k] -= a.mp
+        self.TP[rows, k] -= a.tp
+
+    def hurt(self, j: int, rows: np.ndarray, amount: np.ndarray) -> None:
+        """The engine's _damage_target, for many fights."""
+        hr = self.hr
+        hp = self.HP[rows, j] - amount
+        if hr.heavy_wound_penalty:
+            self.HEAVY[rows, j] |= 4 * amount > 3 * self.top[j]
+        dead = hp <= hr.death_threshold
+        self.DEAD[rows[dead], j] = True
+        self.UNC[rows[dead], j] = True
+        ko = ~dead & (hp <= 0) & ~self.UNC[rows, j]
+        self.UNC[rows[ko], j] = True
+        self.WAKE[rows[ko], j] = -1
+        self.HP[rows, j] = hp
+
+    # -- a round
+    def round(self, idx: np.ndarray) -> None:
+        self.PARRIED[idx] = False
+        for t in range(self.N):
+            col = self.ORDER[idx, t]
+            for k in range(self.N):
+                sel = idx[col == k]
+                if sel.size == 0:
+                    continue
+                sel = sel[self.active(sel)[:, k]]
+                lose = self.LOSE[sel, k]
+                self.LOSE[sel[lose], k] = False
+                sel = sel[~lose]
+                if sel.size == 0:
+                    continue
+                sel = sel[self.sides_standing(sel).sum(axis=1) > 1]
+                if sel.size:
+                    self.turn(k, sel)
+        self.end_of_round(idx)
+
+    def end_of_round(self, idx: np.ndarray) -> None:
+        hr = self.hr
+        for k in range(self.N):
+            alive = ~self.DEAD[idx, k]
+            if hr.bleeding:
+                b = alive & (self.HP[idx, k] < 0)
+                rows = idx[b]
+                self.HP[rows, k] -= hr.bleeding_rate
+                self.DEAD[rows[self.HP[rows, k] <= hr.death_threshold], k] = True
+                alive &= ~b
+            w = alive & self.UNC[idx, k] & (self.HP[idx, k] > 0) & (self.WAKE[idx, k] >= 0)
+            rows = idx[w]
+            left = self.WAKE[rows, k] - 1
+            up = left <= 0
+            self.UNC[rows[up], k] = False
+            self.WAKE[rows[up], k] = -1
+            self.WAKE[rows[~up], k] = left[~up]
+
+    def turn(self, k: int, sel: np.ndarray) -> None:
+        s = self.specs[k]
+        if s.tactic in ("auto", "magic") and s.heals:
+            h = self.first_affordable(s.heals, k, sel)
+            allies = np.nonzero(self.side == s.side)[0]
+            hp = self.HP[sel][:, allies]
+            hurt = ~self.DEAD[sel][:, allies] & (hp <= self.top[allies] // 4)
+            tgt = allies[np.argmin(np.where(hurt, hp, BIG), axis=1)]
+            do = (h >= 0) & hurt.any(axis=1)
+            for q in np.unique(h[do]):
+                for j in np.unique(tgt[do & (h == q)]):
+                    self.heal(k, sel[do & (h == q) & (tgt == j)], s.heals[q], int(j))
+            sel = sel[~do]
+            if sel.size == 0:
+                return
+        enemies = np.nonzero(self.side != s.side)[0]
+        key = np.where(self.active(sel)[:, enemies], self.HP[sel][:, enemies], BIG)
+        target = enemies[np.argmin(key, axis=1)]
+        if s.tactic in ("auto", "magic") and s.spells:
+            q = self.first_affordable(s.spells, k, sel)
+            do = q >= 0
+            for a in np.unique(q[do]):
+                for j in np.unique(target[do & (q == a)]):
+                    self.cast(k, sel[do & (q == a) & (target == j)], s.spells[a], int(j))
+            sel, target = sel[~do], target[~do]
+        for j in np.unique(target):
+            rows = sel[target == j]
+            if s.missile is not None:
+                self.shoot(k, rows, int(j))
+            else:
+                self.melee(k, rows, int(j))
+
+    def heal(self, k: int, rows: np.ndarray, a: _Ability, j: int) -> None:
+        self.pay(k, rows, a)
+        amount = np.maximum(0, _roll(a.expr, self.gen, rows.size))
+        new = np.minimum(self.top[j], self.HP[rows, j] + amount)
+        w = self.UNC[rows, j] & (new > 0) & (self.WAKE[rows, j] < 0)
+        self.WAKE[rows[w], j] = dmg.wake_delay(self.specs[j].sta)
+        self.HP[rows, j] = new
+
+    def cast(self, k: int, rows: np.ndarray, a: _Ability, j: int) -> None:
+        gen, m, hr = self.gen, rows.size, self.hr
+        pen = self.pen(k, rows)
+        at, _ = self.at_pa(k, rows)
+        _, pa = self.at_pa(j, rows)
+        self.pay(k, rows, a)
+        half = np.zeros(m, dtype=bool)
+        if a.magical:
+            margin = _d(20, gen, m) + (a.atk - pen) - (_d(20, gen, m) + self.specs[j].resist)
+            hit = margin > 0
+            if hr.near_miss_half_damage:
+                half = ~hit & (margin >= -1)
+        else:
+            parry = ~self.PARRIED[rows, j]
+            defence = np.where(parry, _d(20, gen, m) + pa, pa)
+            self.PARRIED[rows, j] = True
+            hit = _d(20, gen, m) + at > defence
+        amount = np.maximum(0, _roll(a.expr, gen, m))
+        amount = np.where(half, amount // 2, amount)
+        armor = self.plan.state.fighters[j].character.equipment.armor
+        if armor is not None and (not a.magical or armor.reduces_magic):
+            amount = np.maximum(0, amount - armor.ac // 3)
+        eff = hit | half
+        self.hurt(j, rows[eff], amount[eff])
+
+    def shoot(self, k: int, rows: np.ndarray, j: int) -> None:
+        gen, m = self.gen, rows.size
+        s, g = self.specs[k], self.specs[j]
+        assert s.missile is not None
+        aim = s.aim
+        if aim in ("limb", "head") and not g.has_limbs:
+            aim = "abdomen"
+        atk = s.missile[0] + dmg.location_modifier(aim) - self.pen(k, rows)
+        hit = _d(20, gen, m) + atk > _d(20, gen, m) + g.mdef
+        expression = s.missile[1]
+        if aim == "head" and g.head_shot_kills:
+            kill = hit & (_d(6, gen, m) <= 5)
+            self.DEAD[rows[kill], j] = True
+            self.UNC[rows[kill], j] = True
+            hit &= ~kill
+        if aim == "head":
+            expression += "+10+1d10"
+        elif aim == "torso":
+            expression += "+1d6+1d4"
+        taken = np.maximum(0, np.maximum(0, _roll(expression, gen, m)) - g.ac // 3)
+        self.hurt(j, rows[hit], taken[hit])
+
+    def melee(self, k: int, rows: np.ndarray, j: int) -> None:
+        gen, hr = self.gen, self.hr
+        s, g = self.specs[k], self.specs[j]
+        at, _ = self.at_pa(k, rows)
+        _, pa = self.at_pa(j, rows)
+        parry = ~self.PARRIED[rows, j]
+        red = g.ac // 3
+        keys = np.stack([at, pa, parry.astype(np.int64)], axis=1)
+        uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        for u, (at_u, pa_u, par_u) in enumerate(uniq.tolist()):
+            grp = rows[inverse == u]
+            m = grp.size
+            if s.forced:
+                attack, expression = next((x, e) for x, e in s.choices if x == s.forced)
+            else:
+                attack, expression = best_attack(s.choices, at_u, pa_u, bool(par_u), red, hr)
+            a_total = _d(20, gen, m) + at_u + dmg.attack_penalty(attack)
+            d_total = _d(20, gen, m) + pa_u if par_u else np.full(m, pa_u)
+            if par_u:
+                self.PARRIED[grp, j] = True
+            margin = a_total - d_total
+            crit = margin >= hr.critical_margin
+            if not par_u and hr.unparried_attacks_hit_automatically:
+                hit = ~crit
+            else:
+                hit = ~crit & (margin > 0)
+            fail = ~crit & ~hit & (-margin >= hr.critical_margin)
+            raw = np.maximum(0, _roll(expression, gen, m))
+            raw = np.where(crit, 2 * raw, raw)
+            taken = np.maximum(0, raw - red)
+            landed = crit | hit
+            if hr.shield_breaks and g.shield_ac is not None:
+                brk = landed & ~self.SB[grp, j] & (raw > g.shield_ac)
+                self.SB[grp[brk], j] = True
+            self.hurt(j, grp[landed], taken[landed])
+            if hr.critical_failure_effect == "lose_next_turn":
+                self.LOSE[grp[fail], k] = True
+
+    # -- the whole fight
+    def run(self) -> Batch:
+        n = self.n
+        over = np.zeros(n, dtype=bool)
+        winner = np.full(n, -1, dtype=np.int64)
+        rounds = np.zeros(n, dtype=np.int64)
+        left = self.plan.rounds_left
+        for r in range(1, left + 1):
+            idx = np.nonzero(~over)[0]
+            if idx.size == 0:
+                break
+            self.round(idx)
+            standing = self.sides_standing(idx)
+            count = standing.sum(axis=1)
+            done = count <= 1
+            win = np.where(count == 1, np.argmax(standing, axis=1), -1)
+            if r == left:
+                done[:] = True
+            over[idx[done]] = True
+            winner[idx[done]] = win[done]
+            rounds[idx[done]] = r
+        codes = self.codes()
+        return Batch(winner, rounds, {s.name: codes[:, k] for k, s in enumerate(self.specs)}, END_STATES)
+
+    def codes(self) -> np.ndarray:
+        thr = self.hr.critical_health_threshold
+        out = np.where(self.HP > thr, WOUNDED, CRITICAL)
+        out = np.where(self.HP >= self.top, UNHURT, out)
+        out = np.where(self.UNC, UNCONSCIOUS, out)
+        return np.where(self.DEAD, DEAD, out)
+
+
+def simulate_batch(state: FightState) -> Callable[[int, np.random.Generator], Batch]:
+    """The batch simulator of a fight (n fights at once) for :func:`run_simulation`."""
+    plan = _plan(state)
+    return lambda n, gen: _Sim(plan, n, gen).run()
+
+
+def _simulated(plan: _Plan, samples: int, seed: int, progress: Any) -> Forecast:
+    return run_simulation(
+        SYSTEM_NAME, lambda n, gen: _Sim(plan, n, gen).run(), sides=_sides(plan),
+        combatant_sides={s.name: s.side for s in plan.specs}, samples=samples, seed=seed,
+        tactics=tactics_text(plan.state), draw_meaning=_draw_meaning(plan), progress=progress,
+    )
+
+
+# --- the entry point ------------------------------------------------------------------------
+
+
+def _sides(plan: _Plan) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(s.name for s in plan.specs if s.side == i) for i in range(plan.n_sides))
+
+
+def _draw_meaning(plan: _Plan) -> str:
+    return f"draw (both sides still standing at the round cap, round {plan.hr.max_rounds})"
+
+
+def _finished(plan: _Plan) -> Forecast:
+    st = plan.state
+    p_win = tuple(1.0 if st.winner == i else 0.0 for i in range(plan.n_sides))
+    return Forecast(
+        system=SYSTEM_NAME, method="exact", sides=_sides(plan), p_win=p_win, p_draw=0.0 if st.winner is not None else 1.0,
+        rounds={0: 1.0}, combatants=tuple(CombatantForecast(f.name, f.side, {end_state(f, st.house_rules): 1.0})
+                                          for f in st.fighters),
+        error=0.0, tactics=tactics_text(st), draw_meaning=_draw_meaning(plan), notes=("the fight is already over",),
+    )
+
+
+def forecast(
+    state: FightState, *, method: str = "auto", samples: int = 100_000, seed: int = 0, progress: Any = None
+) -> Forecast:
+    """The odds of the whole fight from ``state`` (a start or a saved mid-fight state); see the module docstring."""
+    if method not in METHODS:
+        raise OddsError(f"unknown forecast method {method!r}", hint="auto, exact or simulate")
+    plan = _plan(state)
+    if state.over:
+        return _finished(plan)
+    if method == "exact" or (method == "auto" and is_plain_duel(state)):
+        return _exact(plan)
+    return _simulated(plan, samples, seed, progress)
