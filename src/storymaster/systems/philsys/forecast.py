@@ -216,10 +216,10 @@ def _plan(state: FightState) -> _Plan:
 def tactics_text(state: FightState) -> dict[str, str]:
     """Each side's automatic tactics, as the output states them."""
     words = {
-        "auto": "auto (heal a side member at 1/4 HP, else the best affordable spell or tech, else missile, else melee)",
-        "melee": "melee (best expected-damage attack)",
+        "auto": "auto (heal at 1/4 HP, else spell/tech, else missile, else melee)",
+        "melee": "melee",
         "missile": "missile (heal, else shoot)",
-        "magic": "magic (heal, else the best affordable spell or tech, else melee)",
+        "magic": "magic (heal, else spell/tech, else melee)",
     }
     out: dict[str, list[str]] = {}
     for f in state.fighters:
