@@ -1,0 +1,300 @@
+"""The Philsys fight forecast: pinned exact answers, brute force, agreement with the engine fight by fight."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from fractions import Fraction
+
+import pytest
+from philsys_helpers import example
+
+from storymaster.dice import DiceRng
+from storymaster.errors import OddsError
+from storymaster.forecast import Forecast, Forecaster, absorb, fight_by_fight, play_out
+from storymaster.systems.philsys import SYSTEM
+from storymaster.systems.philsys import damage as dmg
+from storymaster.systems.philsys.character import Character, at_pa
+from storymaster.systems.philsys.checks import MeleeAttack, check_odds
+from storymaster.systems.philsys.combat import FightState, best_attack, melee_options
+from storymaster.systems.philsys.forecast import end_states, initiative_first, is_plain_duel, plain_duel_problem
+from storymaster.systems.philsys.options import PhilsysHouseRules
+from storymaster.odds import distribution
+
+
+def brawler(name: str, hp: int | None = None, **stats: int) -> Character:
+    base = {"COU": 2, "AGI": 3, "INT": 1, "STR": 2, "STA": 2}
+    base.update(stats)
+    data = {"name": name, "stats": base, "skills": [{"name": "Unarmed Combat", "category": "unarmed", "rank": 1}]}
+    if hp is not None:
+        data["current"] = {"hp": hp}
+    return Character.model_validate(data)
+
+
+def start(sides, hr=None, **options) -> FightState:
+    return SYSTEM.combat.start(sides, house_rules=hr or PhilsysHouseRules(), options=options)
+
+
+def names(state: FightState) -> list[list[str]]:
+    out: list[list[str]] = [[] for _ in range(max(f.side for f in state.fighters) + 1)]
+    for f in state.fighters:
+        out[f.side].append(f.name)
+    return out
+
+
+def engine(state: FightState, samples: int, seed: str = "fc") -> Forecast:
+    return fight_by_fight("philsys", SYSTEM.combat, state, samples=samples, seed=seed, sides=names(state),
+                          end_state=end_states)
+
+
+def agree(a: Forecast, b: Forecast, sigmas: float = 4.0) -> None:
+    """Win chances and every end state agree within ``sigmas`` combined standard errors."""
+    def se(p: float, n: int | None) -> float:
+        return 0.0 if not n else math.sqrt(max(p * (1 - p), 0.25 / n) / n)
+
+    pairs = [(f"p_win {i}", x, y) for i, (x, y) in enumerate(zip(a.p_win, b.p_win))]
+    pairs.append(("p_draw", a.p_draw, b.p_draw))
+    ea = {c.name: c.end_states for c in a.combatants}
+    for c in b.combatants:
+        for k in set(c.end_states) | set(ea[c.name]):
+            pairs.append((f"{c.name} {k}", ea[c.name].get(k, 0.0), c.end_states.get(k, 0.0)))
+    for what, x, y in pairs:
+        tol = sigmas * math.hypot(se(x, a.samples), se(y, b.samples)) + 1e-9
+        assert abs(x - y) <= tol, f"{what}: {x:.4f} vs {y:.4f} (tolerance {tol:.4f})"
+
+
+# --- exact answers by hand ------------------------------------------------------------------
+
+
+def test_the_system_is_a_forecaster():
+    assert isinstance(SYSTEM, Forecaster)
+
+
+def test_one_hit_duel_by_hand():
+    """1 HP each, punches only, no criticals: whoever lands the first punch wins; the odds by hand."""
+    hr = PhilsysHouseRules(critical_margin=100)
+    a, b = brawler("Ann", hp=1), brawler("Bo", hp=1, AGI=5, STR=0)
+    st = start([[a], [b]], hr, attack={"side0": "punch", "side1": "punch"})
+    at_a, pa_a = at_pa(a, hr)
+    at_b, pa_b = at_pa(b, hr)
+    ha = check_odds(MeleeAttack(at=at_a, pa=pa_b), hr).probability("hit")
+    hb = check_odds(MeleeAttack(at=at_b, pa=pa_a), hr).probability("hit")
+    # initiative: 2d6+bonus, ties to the higher modifier (Bo's: AGI 5 + COU/2 = 6 against 4)
+    p_first = Fraction(0)
+    for x in range(2, 13):
+        for y in range(2, 13):
+            px = Fraction(6 - abs(x - 7), 36) * Fraction(6 - abs(y - 7), 36)
+            if (x + 4, 4) > (y + 6, 6):
+                p_first += px
+    assert initiative_first(
+        [type("S", (), {"init_bonus": 4})(), type("S", (), {"init_bonus": 6})()], hr) == pytest.approx(float(p_first))
+    miss_both = (1 - ha) * (1 - hb)
+    ann_if_first = ha / (1 - miss_both)
+    ann_if_second = (1 - hb) * ha / (1 - miss_both)
+    p_ann = p_first * ann_if_first + (1 - p_first) * ann_if_second
+    end_round1 = p_first * (ha + (1 - ha) * hb) + (1 - p_first) * (hb + (1 - hb) * ha)
+    f = SYSTEM.forecast(st, method="exact")
+    assert f.method == "exact" and f.error < 1e-12
+    assert f.p_win[0] == pytest.approx(float(p_ann), abs=1e-12)
+    assert f.p_win[1] == pytest.approx(1 - float(p_ann), abs=1e-11)
+    assert f.rounds[1] == pytest.approx(float(end_round1), abs=1e-12)
+    # a punch of 1d6 on 1 HP leaves 0..-5: unconscious, never dead; the winner is at critical health
+    ann = next(c for c in f.combatants if c.name == "Ann").end_states
+    assert ann["critical health"] == pytest.approx(float(p_ann)) and "dead" not in ann
+    assert ann["unconscious"] == pytest.approx(1 - float(p_ann))
+    # pinned (so a change to the rules shows): Ann's chance
+    assert f.p_win[0] == pytest.approx(0.4071720025, abs=1e-9)
+
+
+def test_mirror_duel_is_even_and_pinned():
+    st = start([[example("guard")], [example("guard")]])
+    assert is_plain_duel(st)
+    f = SYSTEM.forecast(st)  # auto: exact
+    assert f.method == "exact" and f.error < 1e-11
+    assert f.p_win[0] == pytest.approx(0.5, abs=1e-11) and f.p_draw == 0.0
+    assert f.mean_rounds == pytest.approx(6.258098883, abs=1e-6)
+    g = {c.name: c.end_states for c in f.combatants}["Guard"]
+    assert g["dead"] == pytest.approx(0.3555762318, abs=1e-8)
+
+
+def test_round_cap_is_the_draw():
+    """With a cap of 2 rounds, whatever is undecided after round 2 is the draw, exactly (no error)."""
+    hr = PhilsysHouseRules(max_rounds=2)
+    st = start([[example("guard")], [example("guard")]], hr)
+    f = SYSTEM.forecast(st, method="exact")
+    full = SYSTEM.forecast(start([[example("guard")], [example("guard")]]), method="exact")
+    assert set(f.rounds) <= {1, 2} and f.error == 0.0
+    decided = full.rounds.get(1, 0.0) + full.rounds[2]
+    assert 0 < full.rounds[2] < 0.01
+    assert f.p_draw == pytest.approx(1 - decided, abs=1e-12)
+    assert sum(f.p_win) + f.p_draw == pytest.approx(1.0, abs=1e-12)
+    assert "round cap" in f.draw_meaning
+
+
+# --- brute force: absorb over single states against the HP grid ----------------------------
+
+
+def _brute_duel(state: FightState, order: tuple[int, int]) -> tuple[dict, dict, float]:
+    """The same duel, written plainly as state -> [(p, next)] and solved by the core's absorb."""
+    hr = state.house_rules
+    fs = state.fighters
+    chars = [f.character for f in fs]
+    tops = [55 + 5 * c.stats.STA for c in chars]
+
+    def pen(hp):
+        return hr.critical_health_penalty if 0 < hp <= hr.critical_health_threshold else 0
+
+    def label(hp, top, down, dead):
+        if dead:
+            return "dead"
+        if down:
+            return "unconscious"
+        return "unhurt" if hp >= top else "wounded" if hp > hr.critical_health_threshold else "critical health"
+
+    def turn(s, a):
+        l, h = list(s[:2]), list(s[2:])
+        b = 1 - a
+        if l[a]:
+            l[a] = 0
+            return [(1.0, (*l, *h))]
+        at = at_pa(chars[a], hr)[0] - pen(h[a])
+        pa = at_pa(chars[b], hr)[1] - pen(h[b])
+        red = chars[b].equipment.armor.ac // 3 if chars[b].equipment.armor else 0
+        name, expr = best_attack(melee_options(chars[a], hr), at, pa, True, red, hr)
+        o = check_odds(MeleeAttack(at=at + dmg.attack_penalty(name), pa=pa), hr)
+        out = [(float(o.probability("miss")), (*l, *h))]
+        lf = list(l)
+        lf[a] = 1
+        out.append((float(o.probability("critical failure")), (*lf, *h)))
+        for kind, mult in (("hit", 1), ("critical hit", 2)):
+            for v, q in distribution(expr).pmf().items():
+                taken = max(0, mult * max(0, v) - red)
+                hh = list(h)
+                hh[b] -= taken
+                p = float(o.probability(kind) * q)
+                if hh[b] <= 0:
+                    final = hh[b] - (hr.bleeding_rate if hr.bleeding and hh[b] < 0 else 0)
+                    dead = final <= hr.death_threshold
+                    labs = [None, None]
+                    labs[a] = label(hh[a], tops[a], False, False)
+                    labs[b] = label(final, tops[b], True, dead)
+                    out.append((p, ("end", a, *labs)))
+                else:
+                    out.append((p, (*l, *hh)))
+        return out
+
+    def rnd(s):
+        dist = {s: 1.0}
+        for a in order:
+            nxt = defaultdict(float)
+            for t, p in dist.items():
+                for q, u in ([(1.0, t)] if t[0] == "end" else turn(t, a)):
+                    nxt[u] += p * q
+            dist = nxt
+        return list(dist.items())
+
+    def transitions(s):
+        return [(p, t) for t, p in rnd(s)]
+
+    s0 = (int(fs[0].lose_turn), int(fs[1].lose_turn), fs[0].hp, fs[1].hp)
+    res = absorb(s0, transitions, lambda s: s[0] == "end")
+    return res.terminal, res.rounds, res.unresolved
+
+
+@pytest.mark.parametrize("bleeding", [False, True])
+def test_hp_grid_matches_brute_force(bleeding):
+    hr = PhilsysHouseRules(critical_health_threshold=6, bleeding=bleeding, bleeding_rate=3, death_threshold=-4)
+    a = brawler("Ann", hp=9)
+    b = brawler("Bo", hp=12, AGI=4, STR=1).model_copy(
+        update={"equipment": Character.model_validate(
+            {"name": "x", "equipment": {"armor": {"name": "Vest", "ac": 3}}}).equipment})
+    st = start([[a], [b]], hr)
+    st = st.model_copy(update={"order": (1, 0), "round": 3})  # mid-fight: Bo acts first
+    terminal, rounds, unresolved = _brute_duel(st, (1, 0))
+    f = SYSTEM.forecast(st, method="exact")
+    assert unresolved < 1e-12 and f.error < 1e-12
+    win = [0.0, 0.0]
+    ends = [defaultdict(float), defaultdict(float)]
+    for (_, who, l0, l1), p in terminal.items():
+        win[who] += p
+        ends[0][l0] += p
+        ends[1][l1] += p
+    assert f.p_win == pytest.approx(tuple(win), abs=1e-10)
+    for r, p in rounds.items():
+        assert f.rounds[r] == pytest.approx(p, abs=1e-10)
+    for k, c in enumerate(f.combatants):
+        for lab, p in ends[k].items():
+            assert c.end_states[lab] == pytest.approx(p, abs=1e-10), (c.name, lab)
+    assert (ends[1]["dead"] > 0.01) == bleeding or not bleeding
+
+
+# --- agreement with the engine, fight by fight ----------------------------------------------
+
+
+def test_exact_duel_agrees_with_engine_and_simulation():
+    st = start([[example("guard")], [brawler("Ann", COU=4, AGI=5, STR=3, STA=4)]])
+    assert is_plain_duel(st)
+    exact = SYSTEM.forecast(st, method="exact")
+    agree(exact, engine(st, 1500))
+    agree(exact, SYSTEM.forecast(st, method="simulate", samples=40_000, seed=3))
+
+
+SCENARIOS = {
+    # a tech (Sweeping Blow, TP) against melee
+    "tech": lambda: start([[example("knight")], [example("guard")]]),
+    # spells, a pistol and two attackers on one defender (one parry a round)
+    "team": lambda: start([[example("aya"), example("chandler")], [example("guard"), example("knight")]]),
+    # healing, head shots, optional rules all on
+    "house": lambda: start(
+        [[example("hakaril"), example("guard")], [example("chandler"), brawler("Bo", STR=3, STA=5)]],
+        PhilsysHouseRules(bleeding=True, bleeding_rate=2, heavy_wound_penalty=4, shield_breaks=True,
+                          near_miss_half_damage=True, unparried_attacks_hit_automatically=True,
+                          initiative_ties="reroll", critical_health_threshold=20, death_threshold=-5),
+        aim={"Chandler Sablemech": "head"}, tactics={"Guard": "melee"},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_simulation_agrees_with_engine(name):
+    st = SCENARIOS[name]()
+    assert not is_plain_duel(st)
+    sim = SYSTEM.forecast(st, samples=30_000, seed=11)
+    assert sim.method == "simulated" and sim.samples == 30_000
+    eng = engine(st, 1200)
+    agree(sim, eng)
+    assert abs(sim.mean_rounds - eng.mean_rounds) < 0.5
+
+
+def test_mid_fight_state_agrees_with_engine():
+    st = SCENARIOS["team"]()
+    rng = DiceRng("mid", "x")
+    for _ in range(2):
+        st, _ = SYSTEM.combat.step(st, rng)
+    assert not st.over and st.order
+    sim = SYSTEM.forecast(st, samples=30_000, seed=5)
+    agree(sim, engine(st, 1200))
+
+
+def test_finished_fight():
+    st = SCENARIOS["tech"]()
+    st, _ = play_out(SYSTEM.combat, st, DiceRng("done", "x"))
+    f = SYSTEM.forecast(st)
+    assert f.p_win[st.winner] == 1.0 and f.rounds == {0: 1.0}
+
+
+def test_simulation_is_reproducible():
+    st = SCENARIOS["tech"]()
+    a = SYSTEM.forecast(st, samples=2000, seed=4)
+    b = SYSTEM.forecast(st, samples=2000, seed=4)
+    assert a.p_win == b.p_win and dict(a.rounds) == dict(b.rounds)
+
+
+def test_exact_refused_with_a_reason():
+    st = SCENARIOS["team"]()
+    with pytest.raises(OddsError, match="4 combatants") as e:
+        SYSTEM.forecast(st, method="exact")
+    assert "simulate" in (e.value.hint or "")
+    assert "Sweeping Blow" not in (plain_duel_problem(SCENARIOS["tech"]()) or "") and not is_plain_duel(SCENARIOS["tech"]())
+    with pytest.raises(OddsError, match="unknown forecast method"):
+        SYSTEM.forecast(st, method="guess")
