@@ -129,6 +129,7 @@ def test_round_cap_is_the_draw():
     assert f.p_draw == pytest.approx(1 - decided, abs=1e-12)
     assert sum(f.p_win) + f.p_draw == pytest.approx(1.0, abs=1e-12)
     assert "round cap" in f.draw_meaning
+    agree(f, engine(st, 800))
 
 
 # --- brute force: absorb over single states against the HP grid ----------------------------

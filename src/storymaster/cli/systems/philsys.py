@@ -22,7 +22,8 @@ from ...systems.philsys.combat import FightOptions, FightState
 from ...systems.philsys.options import PhilsysHouseRules
 from ...systems.philsys.tables import STAT_NAMES, tables
 from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, emit_outcome, load_file, load_house_rules, make_rng
-from ..forecast import MethodOpt, PlotOpt, SamplesOpt, StateOpt, VsOpt, check_method, emit_forecast, forecast_progress, split_sides
+from ..forecast import MethodOpt, PlotOpt, SamplesOpt, StateOpt, check_method, emit_forecast, forecast_progress, split_sides
+from ..forecast import VsOpt as SidesVsOpt
 from ..output import console, print_json
 
 app = typer.Typer(name="philsys", help="Philsys: d20 checks, AT/PA melee, missiles, magic and levels.", no_args_is_help=True)
@@ -381,7 +382,7 @@ def fight_cmd(
 @app.command("forecast")
 def forecast_cmd(
     files: Annotated[list[Path] | None, typer.Argument(help="Side A's file then side B's (or side A's files, then --vs).")] = None,
-    vs: VsOpt = None,
+    vs: SidesVsOpt = None,
     state_file: StateOpt = None,
     method: MethodOpt = "auto",
     samples: SamplesOpt = 100_000,

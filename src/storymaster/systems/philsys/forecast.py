@@ -221,7 +221,7 @@ def tactics_text(state: FightState) -> dict[str, str]:
         "missile": "missile (heal, else shoot)",
         "magic": "magic (heal, else spell/tech, else melee)",
     }
-    out: dict[str, list[str]] = {}
+    out: dict[str, list[tuple[str, str]]] = {}
     for f in state.fighters:
         t = _pick(state.options.tactics, f) or "auto"
         extra = []
@@ -229,8 +229,8 @@ def tactics_text(state: FightState) -> dict[str, str]:
             extra.append(f"attack {a}")
         if (aim := _pick(state.options.aim, f)) and f.character.equipment.missile is not None:
             extra.append(f"aim {aim}")
-        out.setdefault(side_label(f.side), []).append(f"{f.name}: {words[t]}" + (f" [{', '.join(extra)}]" if extra else ""))
-    return {k: "; ".join(v) for k, v in out.items()}
+        out.setdefault(side_label(f.side), []).append((f.name, words[t] + (f" [{', '.join(extra)}]" if extra else "")))
+    return {k: v[0][1] if len({t for _, t in v}) == 1 else "; ".join(f"{n}: {t}" for n, t in v) for k, v in out.items()}
 
 
 # --- exact: the plain duel ----------------------------------------------------------------
@@ -394,13 +394,12 @@ class _Duel:
                 G = self.turn(G, a, r, ends, rounds)
             live = float(G.sum())
             if r == left and live > 0:  # the round cap: what is left is the draw
-                m0 = G.sum(axis=(0, 1, 3))
-                m1 = G.sum(axis=(0, 1, 2))
+                joint = G.sum(axis=(0, 1))
                 l0 = self.winner_labels(0, 0, self.size[0])
                 l1 = self.winner_labels(1, 0, self.size[1])
                 for x in (UNHURT, WOUNDED, CRITICAL):
                     for y in (UNHURT, WOUNDED, CRITICAL):
-                        p = float(m0[l0 == x].sum() * m1[l1 == y].sum())
+                        p = float(joint[l0 == x][:, l1 == y].sum())
                         if p:
                             ends[(-1, x, y)] += p
                 rounds[r] += live
