@@ -455,6 +455,16 @@ def _exact(plan: _Plan) -> Forecast:
 # --- simulated: any fight, many at once ---------------------------------------------------
 
 
+def _groups(at: np.ndarray, pa: np.ndarray, parry: np.ndarray):
+    """The distinct (AT, PA, parry) among many fights (a handful), each with its mask; no sorting."""
+    a0, p0 = int(at.min()), int(pa.min())
+    wa, wp = int(at.max()) - a0 + 1, int(pa.max()) - p0 + 1
+    key = ((at - a0) * wp + (pa - p0)) * 2 + parry
+    for u in np.nonzero(np.bincount(key, minlength=wa * wp * 2))[0].tolist():
+        par, rest = u % 2, u // 2
+        yield a0 + rest // wp, p0 + rest % wp, par, key == u
+
+
 class _Sim:
     """n fights from the same state, as arrays (fights x fighters)."""
 
@@ -497,9 +507,14 @@ class _Sim:
     def active(self, rows: np.ndarray) -> np.ndarray:
         return ~self.UNC[rows] & ~self.DEAD[rows]
 
+    def active_one(self, rows: np.ndarray, k: int) -> np.ndarray:
+        return ~self.UNC[rows, k] & ~self.DEAD[rows, k]
+
     def sides_standing(self, rows: np.ndarray) -> np.ndarray:
-        act = self.active(rows)
-        return np.stack([act[:, self.side == s].any(axis=1) for s in range(self.plan.n_sides)], axis=1)
+        out = np.zeros((rows.size, self.plan.n_sides), dtype=bool)
+        for k in range(self.N):
+            out[:, self.side[k]] |= self.active_one(rows, k)
+        return out
 
     def pen(self, k: int, rows: np.ndarray) -> np.ndarray:
         hp = self.HP[rows, k]
@@ -548,7 +563,7 @@ class _Sim:
                 sel = idx[col == k]
                 if sel.size == 0:
                     continue
-                sel = sel[self.active(sel)[:, k]]
+                sel = sel[self.active_one(sel, k)]
                 lose = self.LOSE[sel, k]
                 self.LOSE[sel[lose], k] = False
                 sel = sel[~lose]
@@ -593,8 +608,11 @@ class _Sim:
             if sel.size == 0:
                 return
         enemies = np.nonzero(self.side != s.side)[0]
-        key = np.where(self.active(sel)[:, enemies], self.HP[sel][:, enemies], BIG)
-        target = enemies[np.argmin(key, axis=1)]
+        if enemies.size == 1:
+            target = np.full(sel.size, enemies[0])
+        else:
+            key = np.stack([np.where(self.active_one(sel, e), self.HP[sel, e], BIG) for e in enemies.tolist()], axis=1)
+            target = enemies[np.argmin(key, axis=1)]
         if s.tactic in ("auto", "magic") and s.spells:
             q = self.first_affordable(s.spells, k, sel)
             do = q >= 0
@@ -602,8 +620,10 @@ class _Sim:
                 for j in np.unique(target[do & (q == a)]):
                     self.cast(k, sel[do & (q == a) & (target == j)], s.spells[a], int(j))
             sel, target = sel[~do], target[~do]
-        for j in np.unique(target):
+        for j in enemies.tolist():
             rows = sel[target == j]
+            if rows.size == 0:
+                continue
             if s.missile is not None:
                 self.shoot(k, rows, int(j))
             else:
@@ -671,11 +691,8 @@ class _Sim:
         _, pa = self.at_pa(j, rows)
         parry = ~self.PARRIED[rows, j]
         red = g.ac // 3
-        keys = np.stack([at, pa, parry.astype(np.int64)], axis=1)
-        uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
-        inverse = inverse.reshape(-1)
-        for u, (at_u, pa_u, par_u) in enumerate(uniq.tolist()):
-            grp = rows[inverse == u]
+        for at_u, pa_u, par_u, pick in _groups(at, pa, parry):
+            grp = rows[pick]
             m = grp.size
             if s.forced:
                 attack, expression = next((x, e) for x, e in s.choices if x == s.forced)
