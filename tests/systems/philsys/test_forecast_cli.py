@@ -79,3 +79,19 @@ def test_bad_input_exits_2_without_traceback(cli, args, message):
 def test_bad_method_is_refused(cli):
     r = cli("philsys", "forecast", EX + "guard.yaml", EX + "guard.yaml", "--method", "guess")
     assert r.exit_code == 2 and "auto, exact or simulate" in r.output
+
+
+def test_the_guides_saved_fight_pair_runs(cli, tmp_path):
+    """The guide's 'fight --save-state' then 'forecast --state' example, run in order in a scratch directory."""
+    import re
+    import shlex
+
+    doc = (ROOT / "docs" / "systems" / "philsys.md").read_text(encoding="utf-8")
+    section = doc[doc.index("## Forecast"):doc.index("## Death and revival")]
+    pair = [shlex.split(m) for m in re.findall(r"^    storymaster (.*)$", section, flags=re.M)]
+    assert [p[1] for p in pair] == ["fight", "forecast"]
+    for args in pair:
+        args = [str(tmp_path / a) if a == "fight.json" else a for a in args]
+        r = cli(*args)
+        assert r.exit_code == 0, r.output
+    assert "simulated: 5,000 fights" in r.stdout and "Brenna" in r.stdout
