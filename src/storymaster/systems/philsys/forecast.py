@@ -57,6 +57,8 @@ METHODS = ("auto", "exact", "simulate")
 TOLERANCE = 1e-12
 BIG = np.iinfo(np.int64).max // 4
 SYSTEM_NAME = "philsys"
+#: fights simulated at once (bigger chunks spread the per-round Python work over more fights)
+CHUNK = 100_000
 
 
 def end_state(f: Fighter, hr: PhilsysHouseRules) -> str:
@@ -761,7 +763,7 @@ def simulate_batch(state: FightState) -> Callable[[int, np.random.Generator], Ba
 def _simulated(plan: _Plan, samples: int, seed: int, progress: Any) -> Forecast:
     return run_simulation(
         SYSTEM_NAME, lambda n, gen: _Sim(plan, n, gen).run(), sides=_sides(plan),
-        combatant_sides={s.name: s.side for s in plan.specs}, samples=samples, seed=seed,
+        combatant_sides={s.name: s.side for s in plan.specs}, samples=samples, seed=seed, chunk=CHUNK,
         tactics=tactics_text(plan.state), draw_meaning=_draw_meaning(plan), progress=progress,
     )
 
