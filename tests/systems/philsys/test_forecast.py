@@ -299,3 +299,17 @@ def test_exact_refused_with_a_reason():
     assert "Sweeping Blow" not in (plain_duel_problem(SCENARIOS["tech"]()) or "") and not is_plain_duel(SCENARIOS["tech"]())
     with pytest.raises(OddsError, match="unknown forecast method"):
         SYSTEM.forecast(st, method="guess")
+
+
+def test_exact_from_a_saved_state_with_a_lost_turn_agrees_with_engine():
+    """Mid-fight: wounded, at critical health, one fighter sitting out a lost turn, bleeding on."""
+    hr = PhilsysHouseRules(bleeding=True, bleeding_rate=3)
+    st = start([[example("guard")], [brawler("Ann", COU=4, AGI=5, STR=3, STA=4)]], hr)
+    fs = list(st.fighters)
+    fs[0] = fs[0].model_copy(update={"hp": 14, "lose_turn": True})
+    fs[1] = fs[1].model_copy(update={"hp": 30})
+    st = st.model_copy(update={"fighters": tuple(fs), "order": (0, 1), "round": 4})
+    exact = SYSTEM.forecast(st)
+    assert exact.method == "exact" and exact.error < 1e-12
+    agree(exact, engine(st, 1500))
+    agree(exact, SYSTEM.forecast(st, method="simulate", samples=40_000, seed=8))
