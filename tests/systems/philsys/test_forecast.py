@@ -240,6 +240,17 @@ def test_exact_duel_agrees_with_engine_and_simulation():
     agree(exact, SYSTEM.forecast(st, method="simulate", samples=40_000, seed=3))
 
 
+@pytest.mark.parametrize(("a", "b"), [("knight", "guard"), ("aya", "guard"), ("hakaril", "guard")])
+def test_exact_duel_with_techs_spells_and_healing_agrees_with_engine(a, b):
+    """Sweeping Blow (TP), Flare Arrow and Fire 1 (MP, resisted), Cure 1 at a quarter of max HP."""
+    st = start([[example(a)], [example(b)]])
+    assert is_plain_duel(st)
+    exact = SYSTEM.forecast(st)
+    assert exact.method == "exact" and exact.error < 1e-11
+    agree(exact, engine(st, 1000, seed=a))
+    agree(exact, SYSTEM.forecast(st, method="simulate", samples=50_000, seed=6))
+
+
 SCENARIOS = {
     # a tech (Sweeping Blow, TP) against melee
     "tech": lambda: start([[example("knight")], [example("guard")]]),
@@ -259,8 +270,7 @@ SCENARIOS = {
 @pytest.mark.parametrize("name", list(SCENARIOS))
 def test_simulation_agrees_with_engine(name):
     st = SCENARIOS[name]()
-    assert not is_plain_duel(st)
-    sim = SYSTEM.forecast(st, samples=30_000, seed=11)
+    sim = SYSTEM.forecast(st, method="simulate", samples=30_000, seed=11)
     assert sim.method == "simulated" and sim.samples == 30_000
     eng = engine(st, 1200)
     agree(sim, eng)
@@ -296,7 +306,12 @@ def test_exact_refused_with_a_reason():
     with pytest.raises(OddsError, match="4 combatants") as e:
         SYSTEM.forecast(st, method="exact")
     assert "simulate" in (e.value.hint or "")
-    assert "Sweeping Blow" not in (plain_duel_problem(SCENARIOS["tech"]()) or "") and not is_plain_duel(SCENARIOS["tech"]())
+    assert is_plain_duel(SCENARIOS["tech"]()) and not is_plain_duel(SCENARIOS["house"]())
+    shooter = start([[example("chandler")], [example("guard")]])
+    assert plain_duel_problem(shooter) == "Chandler Sablemech shoots"
+    with pytest.raises(OddsError, match="shoots"):
+        SYSTEM.forecast(shooter, method="exact")
+    assert SYSTEM.forecast(shooter, samples=500).method == "simulated"
     with pytest.raises(OddsError, match="unknown forecast method"):
         SYSTEM.forecast(st, method="guess")
 

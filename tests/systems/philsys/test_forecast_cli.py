@@ -39,9 +39,12 @@ def test_teams_simulated_with_tactics_and_plot(cli, tmp_path):
 
 
 def test_text_output_states_method_and_tactics(cli):
-    r = cli("philsys", "forecast", EX + "knight.yaml", EX + "guard.yaml", "--samples", "2000")
+    r = cli("philsys", "forecast", EX + "knight.yaml", EX + "guard.yaml", "--samples", "2000", "--method", "simulate")
     assert r.exit_code == 0, r.output
     assert "simulated: 2,000 fights" in r.stdout and "auto" in r.stdout and "critical health" in r.stdout
+    r = cli("philsys", "forecast", EX + "knight.yaml", EX + "guard.yaml")
+    assert r.exit_code == 0, r.output
+    assert "exact (Markov chain" in r.stdout and "Brenna" in r.stdout
 
 
 def test_forecast_from_saved_mid_fight_state(cli, tmp_path):
@@ -94,4 +97,4 @@ def test_the_guides_saved_fight_pair_runs(cli, tmp_path):
         args = [str(tmp_path / a) if a == "fight.json" else a for a in args]
         r = cli(*args)
         assert r.exit_code == 0, r.output
-    assert "simulated: 5,000 fights" in r.stdout and "Brenna" in r.stdout
+    assert "exact (Markov chain" in r.stdout and "Brenna" in r.stdout

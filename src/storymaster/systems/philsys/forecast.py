@@ -1,4 +1,4 @@
-"""Whole-fight forecasts for Philsys: exact for a plain duel, simulated (numpy, many fights at once) otherwise.
+"""Whole-fight forecasts for Philsys: exact for a duel, simulated (numpy, many fights at once) otherwise.
 
 Both follow the fight engine (:mod:`.combat`) rule for rule and choice for choice:
 initiative (bonus + 2d6, ties to the higher modifier then re-rolled), every
@@ -11,14 +11,16 @@ critical health and heavy-wound penalties, unconsciousness at 0 HP, death at the
 death threshold, bleeding, waking after healing, critical failures losing the
 next turn, breaking shields, head shots, and the round cap.
 
-**Exact** (``method="exact"``): a plain duel, one fighter against one, where
-both fight in melee every turn (no affordable heal, spell or tech under their
-tactics, no missile weapon in use), with ``heavy_wound_penalty`` 0 and shields
-that cannot break. It is an absorbing Markov chain over the HP grid
-(HP of each, whether each has a lost turn to sit out), propagated one round at a
-time in floating point with numpy; the probability left unresolved when it stops
-(below 1e-12, or none at the round cap, where the rest is the draw) is reported
-as ``error``. Both initiative orders are weighed by their exact odds.
+**Exact** (``method="exact"``): a duel, one fighter against one, where neither
+shoots (no missile weapon in use under their tactics), with ``heavy_wound_penalty``
+0 and shields that cannot break; melee, techs, spells and healing are covered. It
+is an absorbing Markov chain over both fighters' HP, reachable (MP, TP) and lost
+turn to sit out, propagated one round at a time in floating point with numpy (the
+HP axes move as whole bands, so a round is a few thousand array operations, not a
+loop over states); the probability left unresolved when it stops (below 1e-12, or
+none at the round cap, where the rest is the draw) is reported as ``error``. Both
+initiative orders are weighed by their exact odds. A duel with more than
+``MAX_CELLS`` states is refused (``auto`` then simulates).
 
 **Simulated** (``method="simulate"``): any fight, vectorised over fights (loops
 over rounds and fighters only), through :func:`storymaster.forecast.run_simulation`.
@@ -45,7 +47,7 @@ from ...forecast import Batch, CombatantForecast, Forecast, run_simulation, side
 from ...odds import distribution
 from . import damage as dmg
 from .character import Character, at_pa, hp_max, initiative_bonus
-from .checks import MeleeAttack, check_odds
+from .checks import MagicAttack, MeleeAttack, OpposedCheck, check_odds
 from .combat import FightState, Fighter, _mean, _pick, best_attack, melee_options
 from .options import PhilsysHouseRules
 
@@ -235,15 +237,11 @@ def tactics_text(state: FightState) -> dict[str, str]:
     return {k: v[0][1] if len({t for _, t in v}) == 1 else "; ".join(f"{n}: {t}" for n, t in v) for k, v in out.items()}
 
 
-# --- exact: the plain duel ----------------------------------------------------------------
-
-
-def _affordable_now(f: Fighter, a: _Ability) -> bool:
-    return f.mp >= a.mp and f.tp >= a.tp and f.hp > a.hp
+# --- exact: a duel ----------------------------------------------------------------
 
 
 def plain_duel_problem(state: FightState) -> str | None:
-    """Why the fight is not a plain duel the exact chain covers (None when it is)."""
+    """Why the fight is not a duel the exact chain covers (None when it is)."""
     if len(state.fighters) != 2:
         return f"{len(state.fighters)} combatants (the exact forecast covers one against one)"
     hr = state.house_rules
@@ -251,8 +249,6 @@ def plain_duel_problem(state: FightState) -> str | None:
         return "heavy_wound_penalty is on (a penalty that depends on one blow)"
     for f in state.fighters:
         s = _spec(f, state)
-        if s.tactic in ("auto", "magic") and any(_affordable_now(f, a) for a in s.heals + s.spells):
-            return f"{f.name} can still heal, cast or use a tech"
         if s.missile is not None:
             return f"{f.name} shoots"
         if hr.shield_breaks and s.shield_ac is not None and not f.shield_broken:
@@ -299,8 +295,70 @@ def initiative_first(specs: Sequence[_Spec], hr: PhilsysHouseRules) -> float:
     return float(first + tie / 2)
 
 
+def _reachable(f: Fighter, s: _Spec) -> list[tuple[int, int]]:
+    """Every (MP, TP) the fighter can come to in a duel, the current one first.
+
+    Costs are only ever paid, and the engine only ever picks the first affordable heal or
+    attack ability (best first); an ability with an HP cost may be out of reach at low HP,
+    so the next one may be picked instead, up to the first without an HP cost.
+    """
+    lists = (s.heals, s.spells) if s.tactic in ("auto", "magic") else ()
+    seen = {(f.mp, f.tp): 0}
+    queue = [(f.mp, f.tp)]
+    while queue:
+        mp, tp = queue.pop()
+        for abilities in lists:
+            for a in abilities:
+                if not (mp >= a.mp and tp >= a.tp):
+                    continue
+                nxt = (mp - a.mp, tp - a.tp)
+                if nxt not in seen:
+                    seen[nxt] = len(seen)
+                    queue.append(nxt)
+                    if len(seen) > MAX_RESOURCE_STATES:
+                        raise OddsError("too many MP/TP states to forecast exactly", hint="use --method simulate")
+                if a.hp == 0:
+                    break
+    return sorted(seen, key=seen.__getitem__)
+
+
+#: (MP, TP) combinations per fighter, and grid cells in all, that the exact duel takes on
+MAX_RESOURCE_STATES = 400
+MAX_CELLS = 4_000_000
+
+
+@lru_cache(maxsize=4096)
+def _opposed_odds(at: int, pa: int) -> float:
+    """P(at + d20 > pa + d20): a tech against a parry roll."""
+    return float(check_odds(OpposedCheck(modifier=at, vs=pa)).probability("success"))
+
+
+@lru_cache(maxsize=4096)
+def _magic_odds(attack: int, resist: int, hr: PhilsysHouseRules) -> tuple[float, float]:
+    o = check_odds(MagicAttack(attack=attack, resist=resist), hr)
+    return float(o.probability("hit")), float(o.probability("half damage"))
+
+
+def _ability_taken(a: _Ability, p_hit: float, p_half: float, armor: Any) -> dict[int, float]:
+    values, probs = _pmf(a.expr)
+    red = armor.ac // 3 if armor is not None and (not a.magical or armor.reduces_magic) else 0
+    out: dict[int, float] = defaultdict(float)
+    for v, q in zip(np.maximum(values, 0).tolist(), probs.tolist()):
+        if p_hit:
+            out[max(0, v - red)] += p_hit * q
+        if p_half:
+            out[max(0, v // 2 - red)] += p_half * q
+    return out
+
+
 class _Duel:
-    """The HP-grid chain of a plain duel: G[lose0, lose1, hp0, hp1] for the fights still going."""
+    """The chain of a duel: G[lose_a, lose_b, res_a, res_b, hp_a, hp_b] for the fights still going.
+
+    ``res`` indexes the fighter's reachable (MP, TP); ``lose`` is a lost turn to sit out.
+    A turn splits each fighter's HP into bands where the engine's choice and penalties are
+    fixed (critical health, a quarter of max HP for healing, HP costs), and moves each band's
+    mass by every outcome at once.
+    """
 
     def __init__(self, plan: _Plan):
         self.plan = plan
@@ -308,17 +366,33 @@ class _Duel:
         self.f = plan.state.fighters
         self.s = plan.specs
         self.size = [max(s.top, f.hp) + 1 for s, f in zip(self.s, self.f)]
+        self.res = [_reachable(f, s) for f, s in zip(self.f, self.s)]
+        self.res_index = [{r: i for i, r in enumerate(rs)} for rs in self.res]
+        # fallen[a][winner's HP, loser's HP + offset[a]]: the mass a has just put down
+        self.offset = [self._max_blow(a) for a in (0, 1)]
+        self.fallen = [np.zeros((self.size[a], self.offset[a] + 1)) for a in (0, 1)]
+        cells = 4 * len(self.res[0]) * len(self.res[1]) * self.size[0] * self.size[1]
+        if cells > MAX_CELLS:
+            raise OddsError(f"the duel has {cells:,} states: too many to forecast exactly", hint="use --method simulate")
 
-    def regions(self, k: int) -> list[tuple[int, int, int]]:
-        """(first hp, past-the-last hp, wound penalty) bands of fighter k's HP."""
-        thr = self.hr.critical_health_threshold
-        top = self.size[k]
-        out = []
-        if thr >= 1:
-            out.append((1, min(thr + 1, top), self.hr.critical_health_penalty))
-        if thr + 1 < top:
-            out.append((max(1, thr + 1), top, 0))
-        return [r for r in out if r[0] < r[1]]
+    def _max_blow(self, a: int) -> int:
+        """The most damage fighter a can deal in one blow (a critical doubles), bounding the loser's HP."""
+        exprs = [e for _, e in self.s[a].choices] + [x.expr for x in self.s[a].spells]
+        top = max(max(0, int(_pmf(e)[0].max())) for e in exprs)
+        return 2 * top + 1
+
+    def pen(self, hp: int) -> int:
+        hr = self.hr
+        return hr.critical_health_penalty if 0 < hp <= hr.critical_health_threshold else 0
+
+    def bands(self, k: int, attacker: bool) -> list[tuple[int, int]]:
+        """[lo, hi) HP bands of fighter k in which nothing the engine decides on changes."""
+        cuts = {1, self.size[k], self.hr.critical_health_threshold + 1}
+        if attacker:
+            cuts.add(self.s[k].top // 4 + 1)
+            cuts.update(a.hp + 1 for a in self.s[k].heals + self.s[k].spells)
+        edges = sorted(c for c in cuts if 1 <= c <= self.size[k])
+        return [(lo, hi) for lo, hi in zip(edges, edges[1:]) if lo < hi]
 
     def at_pa(self, k: int) -> tuple[int, int]:
         s, f = self.s[k], self.f[k]
@@ -326,7 +400,7 @@ class _Duel:
             return s.at0 - s.sh_at, s.pa0 - s.sh_pa
         return s.at0, s.pa0
 
-    def winner_labels(self, k: int, lo: int, hi: int) -> np.ndarray:
+    def labels(self, k: int, lo: int, hi: int) -> np.ndarray:
         hp = np.arange(lo, hi)
         return np.where(hp >= self.s[k].top, UNHURT, np.where(hp > self.hr.critical_health_threshold, WOUNDED, CRITICAL))
 
@@ -336,57 +410,124 @@ class _Duel:
             final = np.where(final < 0, final - hr.bleeding_rate, final)
         return final <= hr.death_threshold
 
+    def choose(self, a: int, mp: int, tp: int, ha: int, hb: int) -> tuple[str, Any]:
+        """The engine's choice for fighter a with these MP, TP and HP (b's HP for the penalties)."""
+        s = self.s[a]
+        if s.tactic in ("auto", "magic"):
+            if ha <= s.top // 4:
+                for h in s.heals:
+                    if mp >= h.mp and tp >= h.tp and ha > h.hp:
+                        return "heal", h
+            for sp in s.spells:
+                if mp >= sp.mp and tp >= sp.tp and ha > sp.hp:
+                    return "ability", sp
+        b = 1 - a
+        if s.forced:
+            return "melee", next((x, e) for x, e in s.choices if x == s.forced)
+        at, _ = self.at_pa(a)
+        _, pa = self.at_pa(b)
+        return "melee", best_attack(s.choices, at - self.pen(ha), pa - self.pen(hb), True, self.s[b].ac // 3, self.hr)
+
     def turn(self, G: np.ndarray, a: int, r: int, ends: dict, rounds: dict) -> np.ndarray:
         b = 1 - a
-        V = G if a == 0 else G.transpose(1, 0, 3, 2)
+        V = G if a == 0 else G.transpose(1, 0, 3, 2, 5, 4)
         new = np.zeros_like(V)
         new[0] += V[1]  # a lost turn is sat out
-        src = V[0]
-        lose_to = 1 if self.hr.critical_failure_effect == "lose_next_turn" else 0
+        src = V[0]  # (lose_b, res_a, res_b, hp_a, hp_b)
+        hr = self.hr
+        lose_to = 1 if hr.critical_failure_effect == "lose_next_turn" else 0
         at0, _ = self.at_pa(a)
         _, pa0 = self.at_pa(b)
-        red = self.s[b].ac // 3
-        for alo, ahi, apen in self.regions(a):
-            wl = self.winner_labels(a, alo, ahi)
-            for blo, bhi, bpen in self.regions(b):
-                block = src[:, alo:ahi, blo:bhi]
-                if not block.any():
+        armor_b = self.f[b].character.equipment.armor
+        top_a = self.s[a].top
+        held = np.nonzero(src.any(axis=(0, 1, 3, 4)))[0]  # the defender's MP/TP states that hold mass
+        if held.size == 0:
+            return new if a == 0 else new.transpose(1, 0, 3, 2, 5, 4)
+        rb = slice(int(held[0]), int(held[-1]) + 1)
+        for ra, (mp, tp) in enumerate(self.res[a]):
+            sub = src[:, ra, rb]
+            if not sub.any():
+                continue
+            for alo, ahi in self.bands(a, True):
+                for blo, bhi in self.bands(b, False):
+                    block = sub[:, :, alo:ahi, blo:bhi]  # (lose_b, res_b, hp_a, hp_b)
+                    if not block.any():
+                        continue
+                    kind, what = self.choose(a, mp, tp, alo, blo)
+                    if kind == "heal":
+                        ra2 = self.res_index[a][(mp - what.mp, tp - what.tp)]
+                        values, probs = _pmf(what.expr)
+                        for x, q in zip(np.maximum(values, 0).tolist(), probs.tolist()):
+                            # new HP = min(max HP, HP - cost + x)
+                            shift = x - what.hp
+                            cut = max(alo, min(ahi, top_a - shift + 1))  # rows from here on end at max HP
+                            if alo < cut:
+                                new[0, :, ra2, rb, alo + shift:cut + shift, blo:bhi] += q * block[:, :, :cut - alo]
+                            if cut < ahi:
+                                new[0, :, ra2, rb, top_a, blo:bhi] += q * block[:, :, cut - alo:].sum(axis=2)
+                        continue
+                    if kind == "ability":
+                        ra2 = self.res_index[a][(mp - what.mp, tp - what.tp)]
+                        if what.magical:
+                            p_hit, p_half = _magic_odds(what.atk - self.pen(alo), self.s[b].resist, hr)
+                        else:
+                            p_hit, p_half = _opposed_odds(at0 - self.pen(alo), pa0 - self.pen(blo)), 0.0
+                        taken = _ability_taken(what, p_hit, p_half, armor_b)
+                        miss = 1.0 - p_hit - p_half
+                        outcomes = [(miss, 0, 0)] + [(q, 0, d) for d, q in taken.items()]
+                        self.spread(new, block, outcomes, ra2, rb, what.hp, (alo, ahi), (blo, bhi), a)
+                        continue
+                    attack, expression = what
+                    pa = pa0 - self.pen(blo)
+                    p_crit, p_hit, p_miss, p_cf = _melee_odds(at0 - self.pen(alo) + dmg.attack_penalty(attack), pa, hr)
+                    outcomes = [(p_miss, 0, 0), (p_cf, lose_to, 0)]
+                    outcomes += [(q, 0, d) for d, q in _taken_pmf(expression, armor_b.ac // 3 if armor_b else 0,
+                                                                    p_hit, p_crit).items()]
+                    self.spread(new, block, outcomes, ra, rb, 0, (alo, ahi), (blo, bhi), a)
+        return new if a == 0 else new.transpose(1, 0, 3, 2, 5, 4)
+
+    def spread(self, new: np.ndarray, block: np.ndarray, outcomes: list[tuple[float, int, int]], ra2: int, rb: slice,
+               cost_hp: int, arange: tuple[int, int], brange: tuple[int, int], a: int) -> None:
+        """Move a band's mass by each (probability, attacker's lose flag, damage to the defender)."""
+        alo, ahi = arange
+        blo, bhi = brange
+        a2lo, a2hi = alo - cost_hp, ahi - cost_hp
+        fallen = self.fallen[a]
+        for q, lose, d in outcomes:
+            if q <= 0:
+                continue
+            s_lo = max(blo, d + 1)
+            if s_lo < bhi:
+                new[lose, :, ra2, rb, a2lo:a2hi, s_lo - d:bhi - d] += q * block[:, :, :, s_lo - blo:]
+            f_hi = min(bhi, d + 1)
+            if blo < f_hi:  # the defender falls: (winner's HP, loser's HP + offset)
+                off = self.offset[a]
+                fallen[a2lo:a2hi, blo - d + off:f_hi - d + off] += q * block[:, :, :, :f_hi - blo].sum(axis=(0, 1))
+
+    def settle_fallen(self, r: int, ends: dict, rounds: dict) -> None:
+        """Book the fights decided this round: who won, and how each ended."""
+        for a in (0, 1):
+            m = self.fallen[a]
+            total = float(m.sum())
+            if total == 0.0:
+                continue
+            rounds[r] += total
+            wl = self.labels(a, 0, m.shape[0])
+            dead = self.loser_dead(np.arange(m.shape[1]) - self.offset[a])
+            for w in (UNHURT, WOUNDED, CRITICAL):
+                rows = m[wl == w]
+                if rows.size == 0:
                     continue
-                at, pa = at0 - apen, pa0 - bpen
-                if self.s[a].forced:
-                    attack, expression = next((x, e) for x, e in self.s[a].choices if x == self.s[a].forced)
-                else:
-                    attack, expression = best_attack(self.s[a].choices, at, pa, True, red, self.hr)
-                p_crit, p_hit, p_miss, p_cf = _melee_odds(at + dmg.attack_penalty(attack), pa, self.hr)
-                new[0][:, alo:ahi, blo:bhi] += p_miss * block
-                new[lose_to][:, alo:ahi, blo:bhi] += p_cf * block
-                for d, q in _taken_pmf(expression, red, p_hit, p_crit).items():
-                    s_lo = max(blo, d + 1)
-                    if s_lo < bhi:
-                        new[0][:, alo:ahi, s_lo - d:bhi - d] += q * src[:, alo:ahi, s_lo:bhi]
-                    f_hi = min(bhi, d + 1)
-                    if blo < f_hi:
-                        m = q * src[:, alo:ahi, blo:f_hi].sum(axis=0)  # (winner hp, loser hp)
-                        total = float(m.sum())
-                        if total == 0.0:
-                            continue
-                        rounds[r] += total
-                        dead = self.loser_dead(np.arange(blo, f_hi) - d)
-                        by_winner = [m[wl == w] for w in (UNHURT, WOUNDED, CRITICAL)]
-                        for w, rows in zip((UNHURT, WOUNDED, CRITICAL), by_winner):
-                            if rows.size == 0:
-                                continue
-                            for lab, cols in ((DEAD, dead), (UNCONSCIOUS, ~dead)):
-                                p = float(rows[:, cols].sum())
-                                if p:
-                                    key = (a, w, lab) if a == 0 else (a, lab, w)
-                                    ends[key] += p
-        return new if a == 0 else new.transpose(1, 0, 3, 2)
+                for lab, cols in ((DEAD, dead), (UNCONSCIOUS, ~dead)):
+                    p = float(rows[:, cols].sum())
+                    if p:
+                        ends[(a, w, lab) if a == 0 else (a, lab, w)] += p
+            m[...] = 0.0
 
     def run(self, order: Sequence[int]) -> tuple[dict, dict, float]:
         f0, f1 = self.f
-        G = np.zeros((2, 2, self.size[0], self.size[1]))
-        G[int(f0.lose_turn), int(f1.lose_turn), f0.hp, f1.hp] = 1.0
+        G = np.zeros((2, 2, len(self.res[0]), len(self.res[1]), self.size[0], self.size[1]))
+        G[int(f0.lose_turn), int(f1.lose_turn), 0, 0, f0.hp, f1.hp] = 1.0
         ends: dict[tuple[int, int, int], float] = defaultdict(float)
         rounds: dict[int, float] = defaultdict(float)
         left = self.plan.rounds_left
@@ -394,11 +535,12 @@ class _Duel:
         for r in range(1, left + 1):
             for a in order:
                 G = self.turn(G, a, r, ends, rounds)
+            self.settle_fallen(r, ends, rounds)
             live = float(G.sum())
             if r == left and live > 0:  # the round cap: what is left is the draw
-                joint = G.sum(axis=(0, 1))
-                l0 = self.winner_labels(0, 0, self.size[0])
-                l1 = self.winner_labels(1, 0, self.size[1])
+                joint = G.sum(axis=(0, 1, 2, 3))
+                l0 = self.labels(0, 0, self.size[0])
+                l1 = self.labels(1, 0, self.size[1])
                 for x in (UNHURT, WOUNDED, CRITICAL):
                     for y in (UNHURT, WOUNDED, CRITICAL):
                         p = float(joint[l0 == x][:, l1 == y].sum())
@@ -449,7 +591,7 @@ def _exact(plan: _Plan) -> Forecast:
         rounds=dict(sorted(rounds.items())),
         combatants=tuple(CombatantForecast(s.name, s.side, dict(per[k])) for k, s in enumerate(plan.specs)),
         error=error, tactics=tactics_text(plan.state), draw_meaning=_draw_meaning(plan),
-        notes=("exact: an absorbing Markov chain over both fighters' HP (a plain melee duel); "
+        notes=("exact: an absorbing Markov chain over both fighters' HP, MP and TP (a duel); "
                "initiative orders weighed by their exact odds",),
     )
 
@@ -799,6 +941,11 @@ def forecast(
     plan = _plan(state)
     if state.over:
         return _finished(plan)
-    if method == "exact" or (method == "auto" and is_plain_duel(state)):
+    if method == "exact":
         return _exact(plan)
+    if method == "auto" and is_plain_duel(state):
+        try:
+            return _exact(plan)
+        except OddsError:  # too many states for the chain
+            pass
     return _simulated(plan, samples, seed, progress)
