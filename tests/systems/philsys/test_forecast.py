@@ -328,3 +328,103 @@ def test_exact_from_a_saved_state_with_a_lost_turn_agrees_with_engine():
     assert exact.method == "exact" and exact.error < 1e-12
     agree(exact, engine(st, 1500))
     agree(exact, SYSTEM.forecast(st, method="simulate", samples=40_000, seed=8))
+
+
+def _d20_pairs(at: int, pa: int) -> dict[str, Fraction]:
+    """Melee outcomes by counting all 400 pairs of d20s (default critical margin 15)."""
+    out: dict[str, Fraction] = defaultdict(Fraction)
+    for x in range(1, 21):
+        for y in range(1, 21):
+            m = x + at - (y + pa)
+            k = "crit" if m >= 15 else "hit" if m > 0 else "fail" if m <= -15 else "miss"
+            out[k] += Fraction(1, 400)
+    return out
+
+
+def test_exact_duel_with_heal_and_tech_matches_brute_force():
+    """A healer-fighter (Cure 1 for 6 MP at a quarter of max HP or less, Sweeping Blow for 8 TP)
+    against a brawler, small HP, written out state by state and solved by the core's absorb."""
+    hr = PhilsysHouseRules()
+    a = Character.model_validate({
+        "name": "Ann", "stats": {"COU": 2, "AGI": 3, "INT": 1, "STR": 2, "STA": 2, "MAG": 1},
+        "abilities": [
+            {"name": "Cure 1", "cost": {"mp": 6}, "effect": {"kind": "heal", "damage": "1d6"}},
+            {"name": "Blow", "cost": {"tp": 8}, "effect": {"kind": "attack", "damage": "3+1d4", "magical": False}},
+        ],
+        "current": {"hp": 9, "mp": 12, "tp": 8},
+    })
+    b = brawler("Bo", hp=11, AGI=4, STR=1)
+    st = start([[a], [b]], hr).model_copy(update={"order": (0, 1), "round": 1})
+    assert is_plain_duel(st)
+    top_a = 55 + 5 * 2
+    at_a, pa_a = at_pa(a, hr)
+    at_b, pa_b = at_pa(b, hr)
+    pen = lambda hp: 3 if 0 < hp <= 15 else 0  # noqa: E731
+
+    def pmf(expr):
+        return {v: float(q) for v, q in distribution(expr).pmf().items()}
+
+    def blows(att, defn, hp_att, hp_def):
+        opts = melee_options(att, hr)
+        at = at_pa(att, hr)[0] - pen(hp_att)
+        pa = at_pa(defn, hr)[1] - pen(hp_def)
+        name, expr = best_attack(opts, at, pa, True, 0, hr)
+        o = _d20_pairs(at + dmg.attack_penalty(name), pa)
+        out = [(float(o["miss"]), 0, False), (float(o["fail"]), 0, True)]
+        for v, q in pmf(expr).items():
+            out.append((float(o["hit"]) * q, max(0, v), False))
+            out.append((float(o["crit"]) * q, 2 * max(0, v), False))
+        return out
+
+    def label(hp, top):
+        return "unhurt" if hp >= top else "wounded" if hp > 15 else "critical health"
+
+    def transitions(s):
+        la, lb, mp, tp, ha, hb = s
+        dist = defaultdict(float)
+        # Ann's turn
+        mid = []
+        if la:
+            mid.append((1.0, (0, lb, mp, tp, ha, hb)))
+        elif ha <= top_a // 4 and mp >= 6:
+            for v, q in pmf("1d6").items():
+                mid.append((q, (0, lb, mp - 6, tp, min(top_a, ha + v), hb)))
+        elif tp >= 8:
+            hit = float(sum((Fraction(1, 400) for x in range(1, 21) for y in range(1, 21)
+                             if x + at_a - pen(ha) > y + pa_b - pen(hb)), Fraction(0)))
+            mid.append((1 - hit, (0, lb, mp, tp - 8, ha, hb)))
+            for v, q in pmf("3+1d4").items():
+                mid.append((hit * q, (0, lb, mp, tp - 8, ha, hb - v)))
+        else:
+            for q, d, fail in blows(a, b, ha, hb):
+                mid.append((q, (int(fail), lb, mp, tp, ha, hb - d)))
+        for q, t in mid:
+            la2, lb2, mp2, tp2, ha2, hb2 = t
+            if hb2 <= 0:
+                dist[("end", 0, label(ha2, top_a), "unconscious" if hb2 > -10 else "dead")] += q
+                continue
+            # Bo's turn
+            if lb2:
+                dist[(la2, 0, mp2, tp2, ha2, hb2)] += q
+                continue
+            for p, d, fail in blows(b, a, hb2, ha2):
+                if ha2 - d <= 0:
+                    dist[("end", 1, "unconscious" if ha2 - d > -10 else "dead", label(hb2, 65))] += q * p
+                else:
+                    dist[(la2, int(fail), mp2, tp2, ha2 - d, hb2)] += q * p
+        return [(p, t) for t, p in dist.items()]
+
+    res = absorb((0, 0, 12, 8, 9, 11), transitions, lambda s: s[0] == "end")
+    f = SYSTEM.forecast(st, method="exact")
+    assert res.unresolved < 1e-12 and f.error < 1e-12
+    win = [0.0, 0.0]
+    ends = [defaultdict(float), defaultdict(float)]
+    for (_, who, l0, l1), p in res.terminal.items():
+        win[who] += p
+        ends[0][l0] += p
+        ends[1][l1] += p
+    assert f.p_win == pytest.approx(tuple(win), abs=1e-10)
+    for r, p in res.rounds.items():
+        assert f.rounds[r] == pytest.approx(p, abs=1e-10)
+    for k, c in enumerate(f.combatants):
+        assert dict(c.end_states) == pytest.approx(dict(ends[k]), abs=1e-10)
