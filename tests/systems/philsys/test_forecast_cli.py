@@ -98,3 +98,18 @@ def test_the_guides_saved_fight_pair_runs(cli, tmp_path):
         r = cli(*args)
         assert r.exit_code == 0, r.output
     assert "exact (Markov chain" in r.stdout and "Brenna" in r.stdout
+
+
+def test_saved_state_keeps_its_rules_and_takes_new_tactics(cli, tmp_path):
+    state = tmp_path / "fight.json"
+    rules = tmp_path / "hr.yaml"
+    rules.write_text("bleeding: true\nmax_rounds: 50\n")
+    r = cli("philsys", "fight", EX + "aya.yaml", EX + "guard.yaml", "--seed", "5", "--rounds", "1",
+            "--save-state", str(state), "--house-rules", str(rules))
+    assert r.exit_code == 0, r.output
+    r = cli("philsys", "forecast", "--state", str(state), "--tactics", "side0=melee", "--json")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["tactics"]["A"] == "melee" and "round 50" in data["draw_meaning"]
+    r = cli("philsys", "forecast", "--state", str(state), "--house-rules", str(rules))
+    assert r.exit_code == 2 and "own house rules" in r.output
