@@ -240,14 +240,16 @@ def test_exact_duel_agrees_with_engine_and_simulation():
     agree(exact, SYSTEM.forecast(st, method="simulate", samples=40_000, seed=3))
 
 
-@pytest.mark.parametrize(("a", "b"), [("knight", "guard"), ("aya", "guard"), ("hakaril", "guard")])
-def test_exact_duel_with_techs_spells_and_healing_agrees_with_engine(a, b):
-    """Sweeping Blow (TP), Flare Arrow and Fire 1 (MP, resisted), Cure 1 at a quarter of max HP."""
-    st = start([[example(a)], [example(b)]])
+@pytest.mark.parametrize(("a", "b", "aim"), [("knight", "guard", None), ("aya", "guard", None), ("hakaril", "guard", None),
+                                             ("chandler", "guard", "head"), ("chandler", "aya", "torso")])
+def test_exact_duel_with_techs_spells_healing_and_shots_agrees_with_engine(a, b, aim):
+    """Sweeping Blow (TP), Flare Arrow and Fire 1 (MP, resisted), Cure 1 at a quarter of max HP,
+    a pistol aimed at the head (a d6 of 1-5 kills outright) or the torso."""
+    st = start([[example(a)], [example(b)]], aim={"side0": aim} if aim else {})
     assert is_plain_duel(st)
     exact = SYSTEM.forecast(st)
     assert exact.method == "exact" and exact.error < 1e-11
-    agree(exact, engine(st, 1000, seed=a))
+    agree(exact, engine(st, 800, seed=a + b))
     agree(exact, SYSTEM.forecast(st, method="simulate", samples=50_000, seed=6))
 
 
@@ -307,11 +309,13 @@ def test_exact_refused_with_a_reason():
         SYSTEM.forecast(st, method="exact")
     assert "simulate" in (e.value.hint or "")
     assert is_plain_duel(SCENARIOS["tech"]()) and not is_plain_duel(SCENARIOS["house"]())
-    shooter = start([[example("chandler")], [example("guard")]])
-    assert plain_duel_problem(shooter) == "Chandler Sablemech shoots"
-    with pytest.raises(OddsError, match="shoots"):
-        SYSTEM.forecast(shooter, method="exact")
-    assert SYSTEM.forecast(shooter, samples=500).method == "simulated"
+    heavy = start([[example("guard")], [example("guard")]], PhilsysHouseRules(heavy_wound_penalty=4))
+    assert "heavy_wound_penalty" in plain_duel_problem(heavy)
+    with pytest.raises(OddsError, match="heavy_wound_penalty"):
+        SYSTEM.forecast(heavy, method="exact")
+    assert SYSTEM.forecast(heavy, samples=500).method == "simulated"
+    shield = start([[example("knight")], [example("guard")]], PhilsysHouseRules(shield_breaks=True))
+    assert "shield can break" in plain_duel_problem(shield)
     with pytest.raises(OddsError, match="unknown forecast method"):
         SYSTEM.forecast(st, method="guess")
 

@@ -74,7 +74,7 @@ class PhilsysSystem:
     def forecast(
         self, state: BaseModel, *, method: str = "auto", samples: int = 100_000, seed: int = 0, progress: Any = None
     ) -> Forecast:
-        """The odds of the whole fight from an engine state (start or mid-fight): exact for a duel without missiles, else simulated."""
+        """The odds of the whole fight from an engine state (start or mid-fight): exact for a duel, else simulated."""
         from .forecast import forecast
 
         return forecast(state, method=method, samples=samples, seed=seed, progress=progress)  # type: ignore[arg-type]

@@ -11,9 +11,9 @@ critical health and heavy-wound penalties, unconsciousness at 0 HP, death at the
 death threshold, bleeding, waking after healing, critical failures losing the
 next turn, breaking shields, head shots, and the round cap.
 
-**Exact** (``method="exact"``): a duel, one fighter against one, where neither
-shoots (no missile weapon in use under their tactics), with ``heavy_wound_penalty``
-0 and shields that cannot break; melee, techs, spells and healing are covered. It
+**Exact** (``method="exact"``): a duel, one fighter against one, with
+``heavy_wound_penalty`` 0 and shields that cannot break; melee, techs, spells,
+healing and shots (head shots that kill outright too) are covered. It
 is an absorbing Markov chain over both fighters' HP, reachable (MP, TP) and lost
 turn to sit out, propagated one round at a time in floating point with numpy (the
 HP axes move as whole bands, so a round is a few thousand array operations, not a
@@ -47,7 +47,7 @@ from ...forecast import Batch, CombatantForecast, Forecast, run_simulation, side
 from ...odds import distribution
 from . import damage as dmg
 from .character import Character, at_pa, hp_max, initiative_bonus
-from .checks import MagicAttack, MeleeAttack, OpposedCheck, check_odds
+from .checks import MagicAttack, MeleeAttack, MissileAttack, OpposedCheck, check_odds
 from .combat import FightState, Fighter, _mean, _pick, best_attack, melee_options
 from .options import PhilsysHouseRules
 
@@ -249,8 +249,6 @@ def plain_duel_problem(state: FightState) -> str | None:
         return "heavy_wound_penalty is on (a penalty that depends on one blow)"
     for f in state.fighters:
         s = _spec(f, state)
-        if s.missile is not None:
-            return f"{f.name} shoots"
         if hr.shield_breaks and s.shield_ac is not None and not f.shield_broken:
             return f"{f.name}'s shield can break (shield_breaks)"
     return None
@@ -334,6 +332,11 @@ def _opposed_odds(at: int, pa: int) -> float:
 
 
 @lru_cache(maxsize=4096)
+def _missile_odds(attack: int, defence: int) -> float:
+    return float(check_odds(MissileAttack(attack=attack, defence=defence)).probability("hit"))
+
+
+@lru_cache(maxsize=4096)
 def _magic_odds(attack: int, resist: int, hr: PhilsysHouseRules) -> tuple[float, float]:
     o = check_odds(MagicAttack(attack=attack, resist=resist), hr)
     return float(o.probability("hit")), float(o.probability("half damage"))
@@ -371,13 +374,26 @@ class _Duel:
         # fallen[a][winner's HP, loser's HP + offset[a]]: the mass a has just put down
         self.offset = [self._max_blow(a) for a in (0, 1)]
         self.fallen = [np.zeros((self.size[a], self.offset[a] + 1)) for a in (0, 1)]
+        self.killed = [np.zeros(self.size[a]) for a in (0, 1)]  # head shots: the winner's HP
         cells = 4 * len(self.res[0]) * len(self.res[1]) * self.size[0] * self.size[1]
         if cells > MAX_CELLS:
             raise OddsError(f"the duel has {cells:,} states: too many to forecast exactly", hint="use --method simulate")
 
+    def shot(self, a: int) -> tuple[str, str, bool]:
+        """Fighter a's shot at the other: (aim, damage expression, whether a head shot can kill outright)."""
+        s, g = self.s[a], self.s[1 - a]
+        assert s.missile is not None
+        aim = s.aim
+        if aim in ("limb", "head") and not g.has_limbs:
+            aim = "abdomen"
+        expression = s.missile[1] + ("+10+1d10" if aim == "head" else "+1d6+1d4" if aim == "torso" else "")
+        return aim, expression, aim == "head" and g.head_shot_kills
+
     def _max_blow(self, a: int) -> int:
         """The most damage fighter a can deal in one blow (a critical doubles), bounding the loser's HP."""
         exprs = [e for _, e in self.s[a].choices] + [x.expr for x in self.s[a].spells]
+        if self.s[a].missile is not None:
+            exprs.append(self.shot(a)[1])
         top = max(max(0, int(_pmf(e)[0].max())) for e in exprs)
         return 2 * top + 1
 
@@ -422,6 +438,8 @@ class _Duel:
                 if mp >= sp.mp and tp >= sp.tp and ha > sp.hp:
                     return "ability", sp
         b = 1 - a
+        if s.missile is not None:
+            return "shoot", self.shot(a)
         if s.forced:
             return "melee", next((x, e) for x, e in s.choices if x == s.forced)
         at, _ = self.at_pa(a)
@@ -466,6 +484,17 @@ class _Duel:
                             if cut < ahi:
                                 new[0, :, ra2, rb, top_a, blo:bhi] += q * block[:, :, cut - alo:].sum(axis=2)
                         continue
+                    if kind == "shoot":
+                        aim, expression, can_kill = what
+                        atk = self.s[a].missile[0] + dmg.location_modifier(aim) - self.pen(alo)
+                        p_hit = _missile_odds(atk, self.s[b].mdef)
+                        p_kill = p_hit * 5 / 6 if can_kill else 0.0
+                        taken = _taken_pmf(expression, armor_b.ac // 3 if armor_b else 0, p_hit - p_kill, 0.0)
+                        outcomes = [(1.0 - p_hit, 0, 0)] + [(q, 0, d) for d, q in taken.items()]
+                        self.spread(new, block, outcomes, ra, rb, 0, (alo, ahi), (blo, bhi), a)
+                        if p_kill:  # the d6 shows 1-5: killed outright, whatever the HP
+                            self.killed[a][alo:ahi] += p_kill * block.sum(axis=(0, 1, 3))
+                        continue
                     if kind == "ability":
                         ra2 = self.res_index[a][(mp - what.mp, tp - what.tp)]
                         if what.magical:
@@ -507,6 +536,15 @@ class _Duel:
     def settle_fallen(self, r: int, ends: dict, rounds: dict) -> None:
         """Book the fights decided this round: who won, and how each ended."""
         for a in (0, 1):
+            k = self.killed[a]
+            if k.any():
+                rounds[r] += float(k.sum())
+                wl = self.labels(a, 0, k.size)
+                for w in (UNHURT, WOUNDED, CRITICAL):
+                    p = float(k[wl == w].sum())
+                    if p:
+                        ends[(a, w, DEAD) if a == 0 else (a, DEAD, w)] += p
+                k[...] = 0.0
             m = self.fallen[a]
             total = float(m.sum())
             if total == 0.0:
