@@ -254,6 +254,19 @@ def test_exact_duel_with_techs_spells_healing_and_shots_agrees_with_engine(a, b,
     agree(exact, SYSTEM.forecast(st, method="simulate", samples=50_000, seed=6))
 
 
+def test_exact_duel_with_heavy_wounds_and_breaking_shields_agrees_with_engine():
+    """Heavy wounds (-5 for the rest of the fight), Brenna's buckler breaking (its +1 PA gone), bleeding."""
+    hr = PhilsysHouseRules(heavy_wound_penalty=5, shield_breaks=True, bleeding=True, critical_margin=10)
+    st = start([[example("knight")], [example("guard")]], hr, attack={"side0": "chop"})
+    exact = SYSTEM.forecast(st)
+    assert exact.method == "exact" and exact.error < 1e-11
+    agree(exact, engine(st, 1000, seed="heavy"))
+    agree(exact, SYSTEM.forecast(st, method="simulate", samples=50_000, seed=7))
+    plain = SYSTEM.forecast(start([[example("knight")], [example("guard")]],
+                                  PhilsysHouseRules(bleeding=True, critical_margin=10), attack={"side0": "chop"}))
+    assert abs(plain.p_win[0] - exact.p_win[0]) > 0.005  # the rules matter, and the chain sees them
+
+
 SCENARIOS = {
     # a tech (Sweeping Blow, TP) against melee
     "tech": lambda: start([[example("knight")], [example("guard")]]),
@@ -320,13 +333,8 @@ def test_exact_refused_with_a_reason():
         SYSTEM.forecast(st, method="exact")
     assert "simulate" in (e.value.hint or "")
     assert is_plain_duel(SCENARIOS["tech"]()) and not is_plain_duel(SCENARIOS["house"]())
-    heavy = start([[example("guard")], [example("guard")]], PhilsysHouseRules(heavy_wound_penalty=4))
-    assert "heavy_wound_penalty" in plain_duel_problem(heavy)
-    with pytest.raises(OddsError, match="heavy_wound_penalty"):
-        SYSTEM.forecast(heavy, method="exact")
-    assert SYSTEM.forecast(heavy, samples=500).method == "simulated"
-    shield = start([[example("knight")], [example("guard")]], PhilsysHouseRules(shield_breaks=True))
-    assert "shield can break" in plain_duel_problem(shield)
+    assert SYSTEM.forecast(SCENARIOS["team"](), samples=500).method == "simulated"
+    assert plain_duel_problem(SCENARIOS["free-for-all"]()) == "3 combatants (the exact forecast covers one against one)"
     with pytest.raises(OddsError, match="unknown forecast method"):
         SYSTEM.forecast(st, method="guess")
 

@@ -397,7 +397,7 @@ def forecast_cmd(
 ) -> None:
     """The odds of a whole fight: each side's chance to win, the draw, the rounds, how each fighter ends.
 
-    Exact for a duel (one against one), simulated otherwise (teams; heavy wounds, breaking shields). From a saved fight:
+    Exact for a duel (one against one), simulated otherwise (teams, three or more sides). From a saved fight:
     --state FILE (see 'fight --rounds N --save-state FILE'); its house rules and tactics hold
     unless --tactics/--attack/--aim/--range are given.
     """

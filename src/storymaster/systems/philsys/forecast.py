@@ -11,16 +11,17 @@ critical health and heavy-wound penalties, unconsciousness at 0 HP, death at the
 death threshold, bleeding, waking after healing, critical failures losing the
 next turn, breaking shields, head shots, and the round cap.
 
-**Exact** (``method="exact"``): a duel, one fighter against one, with
-``heavy_wound_penalty`` 0 and shields that cannot break; melee, techs, spells,
-healing and shots (head shots that kill outright too) are covered. It
-is an absorbing Markov chain over both fighters' HP, reachable (MP, TP) and lost
-turn to sit out, propagated one round at a time in floating point with numpy (the
-HP axes move as whole bands, so a round is a few thousand array operations, not a
-loop over states); the probability left unresolved when it stops (below 1e-12, or
-none at the round cap, where the rest is the draw) is reported as ``error``. Both
-initiative orders are weighed by their exact odds. A duel with more than
-``MAX_CELLS`` states is refused (``auto`` then simulates).
+**Exact** (``method="exact"``): every duel, one fighter against one (melee, techs,
+spells, healing, shots and head shots, heavy wounds, breaking shields, bleeding,
+every house rule). It is an absorbing Markov chain over both fighters' HP,
+reachable (MP, TP, heavy wound, broken shield) and lost turn to sit out,
+propagated one round at a time in floating point with numpy: the discrete states
+that hold probability each keep an HP grid, and a turn moves whole HP bands (where
+the engine's choice and penalties are fixed) by every outcome at once. The
+probability left unresolved when it stops (below 1e-12, or none at the round cap,
+where the rest is the draw) is reported as ``error``. Both initiative orders are
+weighed by their exact odds. A duel with more than ``MAX_CELLS`` potential states
+is refused (``auto`` then simulates).
 
 **Simulated** (``method="simulate"``): any fight, vectorised over fights (loops
 over rounds and fighters only), through :func:`storymaster.forecast.run_simulation`.
@@ -244,13 +245,6 @@ def plain_duel_problem(state: FightState) -> str | None:
     """Why the fight is not a duel the exact chain covers (None when it is)."""
     if len(state.fighters) != 2:
         return f"{len(state.fighters)} combatants (the exact forecast covers one against one)"
-    hr = state.house_rules
-    if hr.heavy_wound_penalty:
-        return "heavy_wound_penalty is on (a penalty that depends on one blow)"
-    for f in state.fighters:
-        s = _spec(f, state)
-        if hr.shield_breaks and s.shield_ac is not None and not f.shield_broken:
-            return f"{f.name}'s shield can break (shield_breaks)"
     return None
 
 
@@ -322,7 +316,7 @@ def _reachable(f: Fighter, s: _Spec) -> list[tuple[int, int]]:
 
 #: (MP, TP) combinations per fighter, and grid cells in all, that the exact duel takes on
 MAX_RESOURCE_STATES = 400
-MAX_CELLS = 4_000_000
+MAX_CELLS = 50_000_000
 
 
 @lru_cache(maxsize=4096)
@@ -355,12 +349,12 @@ def _ability_taken(a: _Ability, p_hit: float, p_half: float, armor: Any) -> dict
 
 
 class _Duel:
-    """The chain of a duel: G[lose_a, lose_b, res_a, res_b, hp_a, hp_b] for the fights still going.
+    """The chain of a duel: G[(lose_0, lose_1, st_0, st_1)] = an (hp_0, hp_1) grid, for the fights still going.
 
-    ``res`` indexes the fighter's reachable (MP, TP); ``lose`` is a lost turn to sit out.
-    A turn splits each fighter's HP into bands where the engine's choice and penalties are
-    fixed (critical health, a quarter of max HP for healing, HP costs), and moves each band's
-    mass by every outcome at once.
+    ``st`` indexes a fighter's reachable (MP, TP, heavy wound, broken shield); ``lose`` is a
+    lost turn to sit out. A turn splits each fighter's HP into bands where the engine's
+    choice and penalties are fixed (critical health, a quarter of max HP for healing, HP
+    costs), and moves each band's mass by every outcome at once.
     """
 
     def __init__(self, plan: _Plan):
@@ -369,15 +363,24 @@ class _Duel:
         self.f = plan.state.fighters
         self.s = plan.specs
         self.size = [max(s.top, f.hp) + 1 for s, f in zip(self.s, self.f)]
-        self.res = [_reachable(f, s) for f, s in zip(self.f, self.s)]
-        self.res_index = [{r: i for i, r in enumerate(rs)} for rs in self.res]
+        self.states = [self._states(k) for k in (0, 1)]
+        self.index = [{x: i for i, x in enumerate(xs)} for xs in self.states]
         # fallen[a][winner's HP, loser's HP + offset[a]]: the mass a has just put down
         self.offset = [self._max_blow(a) for a in (0, 1)]
         self.fallen = [np.zeros((self.size[a], self.offset[a] + 1)) for a in (0, 1)]
         self.killed = [np.zeros(self.size[a]) for a in (0, 1)]  # head shots: the winner's HP
-        cells = 4 * len(self.res[0]) * len(self.res[1]) * self.size[0] * self.size[1]
-        if cells > MAX_CELLS:
+        cells = 4 * len(self.states[0]) * len(self.states[1]) * self.size[0] * self.size[1]
+        if cells > MAX_CELLS:  # the most there could be (only those that hold mass are kept)
             raise OddsError(f"the duel has {cells:,} states: too many to forecast exactly", hint="use --method simulate")
+
+    def _states(self, k: int) -> list[tuple[int, int, bool, bool]]:
+        """(MP, TP, heavy wound, shield broken) fighter k can come to, the current one first."""
+        f, s, hr = self.f[k], self.s[k], self.hr
+        heavy0 = f.heavy_wound and hr.heavy_wound_penalty > 0
+        sb0 = f.shield_broken and s.shield_ac is not None
+        heavies = [heavy0] + ([True] if hr.heavy_wound_penalty and not heavy0 else [])
+        sbs = [sb0] + ([True] if hr.shield_breaks and s.shield_ac is not None and not sb0 else [])
+        return [(mp, tp, h, b) for (mp, tp) in _reachable(f, s) for h in heavies for b in sbs]
 
     def shot(self, a: int) -> tuple[str, str, bool]:
         """Fighter a's shot at the other: (aim, damage expression, whether a head shot can kill outright)."""
@@ -397,9 +400,10 @@ class _Duel:
         top = max(max(0, int(_pmf(e)[0].max())) for e in exprs)
         return 2 * top + 1
 
-    def pen(self, hp: int) -> int:
+    def pen(self, hp: int, heavy: bool) -> int:
         hr = self.hr
-        return hr.critical_health_penalty if 0 < hp <= hr.critical_health_threshold else 0
+        return (hr.critical_health_penalty if 0 < hp <= hr.critical_health_threshold else 0) + (
+            hr.heavy_wound_penalty if heavy else 0)
 
     def bands(self, k: int, attacker: bool) -> list[tuple[int, int]]:
         """[lo, hi) HP bands of fighter k in which nothing the engine decides on changes."""
@@ -410,9 +414,9 @@ class _Duel:
         edges = sorted(c for c in cuts if 1 <= c <= self.size[k])
         return [(lo, hi) for lo, hi in zip(edges, edges[1:]) if lo < hi]
 
-    def at_pa(self, k: int) -> tuple[int, int]:
-        s, f = self.s[k], self.f[k]
-        if f.shield_broken and s.shield_ac is not None:
+    def at_pa(self, k: int, broken: bool) -> tuple[int, int]:
+        s = self.s[k]
+        if broken and s.shield_ac is not None:
             return s.at0 - s.sh_at, s.pa0 - s.sh_pa
         return s.at0, s.pa0
 
@@ -426,9 +430,18 @@ class _Duel:
             final = np.where(final < 0, final - hr.bleeding_rate, final)
         return final <= hr.death_threshold
 
-    def choose(self, a: int, mp: int, tp: int, ha: int, hb: int) -> tuple[str, Any]:
-        """The engine's choice for fighter a with these MP, TP and HP (b's HP for the penalties)."""
+    def after(self, b: int, xb: tuple[int, int, bool, bool], taken: int, raw: int | None) -> int:
+        """The defender's state index after taking ``taken`` (``raw``: a melee blow's damage before armour)."""
+        hr, s = self.hr, self.s[b]
+        mp, tp, heavy, broken = xb
+        heavy = heavy or bool(hr.heavy_wound_penalty and 4 * taken > 3 * s.top)
+        broken = broken or bool(raw is not None and hr.shield_breaks and s.shield_ac is not None and raw > s.shield_ac)
+        return self.index[b][(mp, tp, heavy, broken)]
+
+    def choose(self, a: int, xa: tuple, ha: int, xb: tuple, hb: int) -> tuple[str, Any]:
+        """The engine's choice for fighter a in state xa at HP ha (the other's state and HP for the penalties)."""
         s = self.s[a]
+        mp, tp = xa[0], xa[1]
         if s.tactic in ("auto", "magic"):
             if ha <= s.top // 4:
                 for h in s.heals:
@@ -442,96 +455,115 @@ class _Duel:
             return "shoot", self.shot(a)
         if s.forced:
             return "melee", next((x, e) for x, e in s.choices if x == s.forced)
-        at, _ = self.at_pa(a)
-        _, pa = self.at_pa(b)
-        return "melee", best_attack(s.choices, at - self.pen(ha), pa - self.pen(hb), True, self.s[b].ac // 3, self.hr)
+        at, _ = self.at_pa(a, xa[3])
+        _, pa = self.at_pa(b, xb[3])
+        return "melee", best_attack(s.choices, at - self.pen(ha, xa[2]), pa - self.pen(hb, xb[2]), True,
+                                    self.s[b].ac // 3, self.hr)
 
-    def turn(self, G: np.ndarray, a: int, r: int, ends: dict, rounds: dict) -> np.ndarray:
+    def turn(self, G: dict, a: int) -> dict:
+        """Fighter a's turn on every fight still going: G maps (lose0, lose1, st0, st1) to an HP grid (hp0, hp1)."""
         b = 1 - a
-        V = G if a == 0 else G.transpose(1, 0, 3, 2, 5, 4)
-        new = np.zeros_like(V)
-        new[0] += V[1]  # a lost turn is sat out
-        src = V[0]  # (lose_b, res_a, res_b, hp_a, hp_b)
+        new: dict[tuple[int, int, int, int], np.ndarray] = {}
+        shape = (self.size[0], self.size[1])
+
+        def put(la: int, lb: int, ra: int, rb: int, rows: Any, cols: Any, values: np.ndarray) -> None:
+            key = (la, lb, ra, rb) if a == 0 else (lb, la, rb, ra)
+            grid = new.get(key)
+            if grid is None:
+                grid = new[key] = np.zeros(shape)
+            if a == 0:
+                grid[rows, cols] += values
+            else:
+                grid[cols, rows] += values.T
+
         hr = self.hr
         lose_to = 1 if hr.critical_failure_effect == "lose_next_turn" else 0
-        at0, _ = self.at_pa(a)
-        _, pa0 = self.at_pa(b)
         armor_b = self.f[b].character.equipment.armor
+        red = armor_b.ac // 3 if armor_b else 0
         top_a = self.s[a].top
-        held = np.nonzero(src.any(axis=(0, 1, 3, 4)))[0]  # the defender's MP/TP states that hold mass
-        if held.size == 0:
-            return new if a == 0 else new.transpose(1, 0, 3, 2, 5, 4)
-        rb = slice(int(held[0]), int(held[-1]) + 1)
-        for ra, (mp, tp) in enumerate(self.res[a]):
-            sub = src[:, ra, rb]
-            if not sub.any():
+        for key, grid in G.items():
+            la, lb, ra, rb = key if a == 0 else (key[1], key[0], key[3], key[2])
+            M = grid if a == 0 else grid.T  # (hp_a, hp_b)
+            if la:  # a lost turn is sat out
+                put(0, lb, ra, rb, slice(None), slice(None), M)
                 continue
+            xa, xb = self.states[a][ra], self.states[b][rb]
             for alo, ahi in self.bands(a, True):
                 for blo, bhi in self.bands(b, False):
-                    block = sub[:, :, alo:ahi, blo:bhi]  # (lose_b, res_b, hp_a, hp_b)
+                    block = M[alo:ahi, blo:bhi]
                     if not block.any():
                         continue
-                    kind, what = self.choose(a, mp, tp, alo, blo)
+                    pen_a, pen_b = self.pen(alo, xa[2]), self.pen(blo, xb[2])
+                    at = self.at_pa(a, xa[3])[0] - pen_a
+                    pa = self.at_pa(b, xb[3])[1] - pen_b
+                    kind, what = self.choose(a, xa, alo, xb, blo)
                     if kind == "heal":
-                        ra2 = self.res_index[a][(mp - what.mp, tp - what.tp)]
+                        ra2 = self.index[a][(xa[0] - what.mp, xa[1] - what.tp, xa[2], xa[3])]
                         values, probs = _pmf(what.expr)
                         for x, q in zip(np.maximum(values, 0).tolist(), probs.tolist()):
                             # new HP = min(max HP, HP - cost + x)
                             shift = x - what.hp
                             cut = max(alo, min(ahi, top_a - shift + 1))  # rows from here on end at max HP
                             if alo < cut:
-                                new[0, :, ra2, rb, alo + shift:cut + shift, blo:bhi] += q * block[:, :, :cut - alo]
+                                put(0, lb, ra2, rb, slice(alo + shift, cut + shift), slice(blo, bhi), q * block[:cut - alo])
                             if cut < ahi:
-                                new[0, :, ra2, rb, top_a, blo:bhi] += q * block[:, :, cut - alo:].sum(axis=2)
+                                put(0, lb, ra2, rb, slice(top_a, top_a + 1), slice(blo, bhi),
+                                    q * block[cut - alo:].sum(axis=0, keepdims=True))
                         continue
                     if kind == "shoot":
                         aim, expression, can_kill = what
-                        atk = self.s[a].missile[0] + dmg.location_modifier(aim) - self.pen(alo)
+                        atk = self.s[a].missile[0] + dmg.location_modifier(aim) - pen_a
                         p_hit = _missile_odds(atk, self.s[b].mdef)
                         p_kill = p_hit * 5 / 6 if can_kill else 0.0
-                        taken = _taken_pmf(expression, armor_b.ac // 3 if armor_b else 0, p_hit - p_kill, 0.0)
-                        outcomes = [(1.0 - p_hit, 0, 0)] + [(q, 0, d) for d, q in taken.items()]
-                        self.spread(new, block, outcomes, ra, rb, 0, (alo, ahi), (blo, bhi), a)
+                        taken = _taken_pmf(expression, red, p_hit - p_kill, 0.0)
+                        outcomes = [(1.0 - p_hit, 0, 0, rb)]
+                        outcomes += [(q, 0, d, self.after(b, xb, d, None)) for d, q in taken.items()]
+                        self.spread(put, block, outcomes, lb, ra, 0, (alo, ahi), (blo, bhi), a)
                         if p_kill:  # the d6 shows 1-5: killed outright, whatever the HP
-                            self.killed[a][alo:ahi] += p_kill * block.sum(axis=(0, 1, 3))
+                            self.killed[a][alo:ahi] += p_kill * block.sum(axis=1)
                         continue
                     if kind == "ability":
-                        ra2 = self.res_index[a][(mp - what.mp, tp - what.tp)]
+                        ra2 = self.index[a][(xa[0] - what.mp, xa[1] - what.tp, xa[2], xa[3])]
                         if what.magical:
-                            p_hit, p_half = _magic_odds(what.atk - self.pen(alo), self.s[b].resist, hr)
+                            p_hit, p_half = _magic_odds(what.atk - pen_a, self.s[b].resist, hr)
                         else:
-                            p_hit, p_half = _opposed_odds(at0 - self.pen(alo), pa0 - self.pen(blo)), 0.0
+                            p_hit, p_half = _opposed_odds(at, pa), 0.0
                         taken = _ability_taken(what, p_hit, p_half, armor_b)
-                        miss = 1.0 - p_hit - p_half
-                        outcomes = [(miss, 0, 0)] + [(q, 0, d) for d, q in taken.items()]
-                        self.spread(new, block, outcomes, ra2, rb, what.hp, (alo, ahi), (blo, bhi), a)
+                        outcomes = [(1.0 - p_hit - p_half, 0, 0, rb)]
+                        outcomes += [(q, 0, d, self.after(b, xb, d, None)) for d, q in taken.items()]
+                        self.spread(put, block, outcomes, lb, ra2, what.hp, (alo, ahi), (blo, bhi), a)
                         continue
                     attack, expression = what
-                    pa = pa0 - self.pen(blo)
-                    p_crit, p_hit, p_miss, p_cf = _melee_odds(at0 - self.pen(alo) + dmg.attack_penalty(attack), pa, hr)
-                    outcomes = [(p_miss, 0, 0), (p_cf, lose_to, 0)]
-                    outcomes += [(q, 0, d) for d, q in _taken_pmf(expression, armor_b.ac // 3 if armor_b else 0,
-                                                                    p_hit, p_crit).items()]
-                    self.spread(new, block, outcomes, ra, rb, 0, (alo, ahi), (blo, bhi), a)
-        return new if a == 0 else new.transpose(1, 0, 3, 2, 5, 4)
+                    p_crit, p_hit, p_miss, p_cf = _melee_odds(at + dmg.attack_penalty(attack), pa, hr)
+                    outcomes = [(p_miss, 0, 0, rb), (p_cf, lose_to, 0, rb)]
+                    merged: dict[tuple[int, int], float] = defaultdict(float)
+                    values, probs = _pmf(expression)
+                    for v, q in zip(np.maximum(values, 0).tolist(), probs.tolist()):
+                        for p, raw in ((p_hit, v), (p_crit, 2 * v)):
+                            if p:
+                                d = max(0, raw - red)
+                                merged[(d, self.after(b, xb, d, raw))] += p * q
+                    outcomes += [(q, 0, d, rb2) for (d, rb2), q in merged.items()]
+                    self.spread(put, block, outcomes, lb, ra, 0, (alo, ahi), (blo, bhi), a)
+        return new
 
-    def spread(self, new: np.ndarray, block: np.ndarray, outcomes: list[tuple[float, int, int]], ra2: int, rb: slice,
-               cost_hp: int, arange: tuple[int, int], brange: tuple[int, int], a: int) -> None:
-        """Move a band's mass by each (probability, attacker's lose flag, damage to the defender)."""
+    def spread(self, put: Callable[..., None], block: np.ndarray, outcomes: list[tuple[float, int, int, int]], lb: int,
+               ra2: int, cost_hp: int, arange: tuple[int, int], brange: tuple[int, int], a: int) -> None:
+        """Move a band's mass by each (probability, attacker's lose flag, damage, defender's new state)."""
         alo, ahi = arange
         blo, bhi = brange
         a2lo, a2hi = alo - cost_hp, ahi - cost_hp
         fallen = self.fallen[a]
-        for q, lose, d in outcomes:
+        off = self.offset[a]
+        for q, lose, d, rb2 in outcomes:
             if q <= 0:
                 continue
             s_lo = max(blo, d + 1)
             if s_lo < bhi:
-                new[lose, :, ra2, rb, a2lo:a2hi, s_lo - d:bhi - d] += q * block[:, :, :, s_lo - blo:]
+                put(lose, lb, ra2, rb2, slice(a2lo, a2hi), slice(s_lo - d, bhi - d), q * block[:, s_lo - blo:])
             f_hi = min(bhi, d + 1)
             if blo < f_hi:  # the defender falls: (winner's HP, loser's HP + offset)
-                off = self.offset[a]
-                fallen[a2lo:a2hi, blo - d + off:f_hi - d + off] += q * block[:, :, :, :f_hi - blo].sum(axis=(0, 1))
+                fallen[a2lo:a2hi, blo - d + off:f_hi - d + off] += q * block[:, :f_hi - blo]
 
     def settle_fallen(self, r: int, ends: dict, rounds: dict) -> None:
         """Book the fights decided this round: who won, and how each ended."""
@@ -564,19 +596,21 @@ class _Duel:
 
     def run(self, order: Sequence[int]) -> tuple[dict, dict, float]:
         f0, f1 = self.f
-        G = np.zeros((2, 2, len(self.res[0]), len(self.res[1]), self.size[0], self.size[1]))
-        G[int(f0.lose_turn), int(f1.lose_turn), 0, 0, f0.hp, f1.hp] = 1.0
+        start = np.zeros((self.size[0], self.size[1]))
+        start[f0.hp, f1.hp] = 1.0
+        G = {(int(f0.lose_turn), int(f1.lose_turn), 0, 0): start}
         ends: dict[tuple[int, int, int], float] = defaultdict(float)
         rounds: dict[int, float] = defaultdict(float)
         left = self.plan.rounds_left
         live = 1.0
         for r in range(1, left + 1):
             for a in order:
-                G = self.turn(G, a, r, ends, rounds)
+                G = self.turn(G, a)
             self.settle_fallen(r, ends, rounds)
-            live = float(G.sum())
+            G = {k: g for k, g in G.items() if g.any()}
+            live = float(sum(g.sum() for g in G.values()))
             if r == left and live > 0:  # the round cap: what is left is the draw
-                joint = G.sum(axis=(0, 1, 2, 3))
+                joint = sum(G.values())
                 l0 = self.labels(0, 0, self.size[0])
                 l1 = self.labels(1, 0, self.size[1])
                 for x in (UNHURT, WOUNDED, CRITICAL):
