@@ -17,7 +17,7 @@ from storymaster.systems.philsys import damage as dmg
 from storymaster.systems.philsys.character import Character, at_pa
 from storymaster.systems.philsys.checks import MeleeAttack, check_odds
 from storymaster.systems.philsys.combat import FightState, best_attack, melee_options
-from storymaster.systems.philsys.forecast import end_states, initiative_first, is_plain_duel, plain_duel_problem
+from storymaster.systems.philsys.forecast import end_states, initiative_first, exact_fits, exact_problem
 from storymaster.systems.philsys.options import PhilsysHouseRules
 from storymaster.odds import distribution
 
@@ -109,7 +109,7 @@ def test_one_hit_duel_by_hand():
 
 def test_mirror_duel_is_even_and_pinned():
     st = start([[example("guard")], [example("guard")]])
-    assert is_plain_duel(st)
+    assert exact_fits(st)
     f = SYSTEM.forecast(st)  # auto: exact
     assert f.method == "exact" and f.error < 1e-11
     assert f.p_win[0] == pytest.approx(0.5, abs=1e-11) and f.p_draw == 0.0
@@ -235,7 +235,7 @@ def test_hp_grid_matches_brute_force(bleeding):
 
 def test_exact_duel_agrees_with_engine_and_simulation():
     st = start([[example("guard")], [brawler("Ann", COU=4, AGI=5, STR=3, STA=4)]])
-    assert is_plain_duel(st)
+    assert exact_fits(st)
     exact = SYSTEM.forecast(st, method="exact")
     agree(exact, engine(st, 1500))
     agree(exact, SYSTEM.forecast(st, method="simulate", samples=40_000, seed=3))
@@ -247,7 +247,7 @@ def test_exact_duel_with_techs_spells_healing_and_shots_agrees_with_engine(a, b,
     """Sweeping Blow (TP), Flare Arrow and Fire 1 (MP, resisted), Cure 1 at a quarter of max HP,
     a pistol aimed at the head (a d6 of 1-5 kills outright) or the torso."""
     st = start([[example(a)], [example(b)]], aim={"side0": aim} if aim else {})
-    assert is_plain_duel(st)
+    assert exact_fits(st)
     exact = SYSTEM.forecast(st)
     assert exact.method == "exact" and exact.error < 1e-11
     agree(exact, engine(st, 800, seed=a + b))
@@ -332,9 +332,9 @@ def test_exact_refused_with_a_reason():
     with pytest.raises(OddsError, match="4 combatants") as e:
         SYSTEM.forecast(st, method="exact")
     assert "simulate" in (e.value.hint or "")
-    assert is_plain_duel(SCENARIOS["tech"]()) and not is_plain_duel(SCENARIOS["house"]())
+    assert exact_fits(SCENARIOS["tech"]()) and not exact_fits(SCENARIOS["house"]())
     assert SYSTEM.forecast(SCENARIOS["team"](), samples=500).method == "simulated"
-    assert plain_duel_problem(SCENARIOS["free-for-all"]()) == "3 combatants (the exact forecast covers one against one)"
+    assert exact_problem(SCENARIOS["free-for-all"]()) == "3 combatants (the exact forecast covers one against one)"
     with pytest.raises(OddsError, match="unknown forecast method"):
         SYSTEM.forecast(st, method="guess")
 
@@ -378,7 +378,7 @@ def test_exact_duel_with_heal_and_tech_matches_brute_force():
     })
     b = brawler("Bo", hp=11, AGI=4, STR=1)
     st = start([[a], [b]], hr).model_copy(update={"order": (0, 1), "round": 1})
-    assert is_plain_duel(st)
+    assert exact_fits(st)
     top_a = 55 + 5 * 2
     at_a, pa_a = at_pa(a, hr)
     at_b, pa_b = at_pa(b, hr)

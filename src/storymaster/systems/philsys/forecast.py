@@ -52,7 +52,7 @@ from .checks import MagicAttack, MeleeAttack, MissileAttack, OpposedCheck, check
 from .combat import FightState, Fighter, _mean, _pick, best_attack, melee_options
 from .options import PhilsysHouseRules
 
-__all__ = ["END_STATES", "METHODS", "end_state", "end_states", "forecast", "is_plain_duel", "tactics_text"]
+__all__ = ["END_STATES", "METHODS", "end_state", "end_states", "forecast", "exact_fits", "tactics_text"]
 
 END_STATES: tuple[str, ...] = ("unhurt", "wounded", "critical health", "unconscious", "dead")
 UNHURT, WOUNDED, CRITICAL, UNCONSCIOUS, DEAD = range(5)
@@ -241,15 +241,15 @@ def tactics_text(state: FightState) -> dict[str, str]:
 # --- exact: a duel ----------------------------------------------------------------
 
 
-def plain_duel_problem(state: FightState) -> str | None:
+def exact_problem(state: FightState) -> str | None:
     """Why the fight is not a duel the exact chain covers (None when it is)."""
     if len(state.fighters) != 2:
         return f"{len(state.fighters)} combatants (the exact forecast covers one against one)"
     return None
 
 
-def is_plain_duel(state: FightState) -> bool:
-    return plain_duel_problem(state) is None
+def exact_fits(state: FightState) -> bool:
+    return exact_problem(state) is None
 
 
 @lru_cache(maxsize=4096)
@@ -627,7 +627,7 @@ class _Duel:
 
 
 def _exact(plan: _Plan) -> Forecast:
-    problem = plain_duel_problem(plan.state)
+    problem = exact_problem(plan.state)
     if problem is not None:
         raise OddsError(f"no exact forecast for this fight: {problem}", hint="use --method simulate (or auto)")
     duel = _Duel(plan)
@@ -1015,7 +1015,7 @@ def forecast(
         return _finished(plan)
     if method == "exact":
         return _exact(plan)
-    if method == "auto" and is_plain_duel(state):
+    if method == "auto" and exact_fits(state):
         try:
             return _exact(plan)
         except OddsError:  # too many states for the chain
