@@ -52,7 +52,8 @@ from .checks import MagicAttack, MeleeAttack, MissileAttack, OpposedCheck, check
 from .combat import FightState, Fighter, _mean, _pick, best_attack, melee_options
 from .options import PhilsysHouseRules
 
-__all__ = ["END_STATES", "METHODS", "end_state", "end_states", "forecast", "exact_fits", "tactics_text"]
+__all__ = ["END_STATES", "METHODS", "end_state", "end_states", "exact_fits", "exact_problem", "forecast", "simulate_batch",
+           "tactics_text"]
 
 END_STATES: tuple[str, ...] = ("unhurt", "wounded", "critical health", "unconscious", "dead")
 UNHURT, WOUNDED, CRITICAL, UNCONSCIOUS, DEAD = range(5)
@@ -969,14 +970,17 @@ class _Sim:
 
 
 def simulate_batch(state: FightState) -> Callable[[int, np.random.Generator], Batch]:
-    """The batch simulator of a fight (n fights at once) for :func:`run_simulation`."""
-    plan = _plan(state)
+    """The batch simulator of a fight (n fights at once), as :func:`run_simulation` takes it."""
+    return _batches(_plan(state))
+
+
+def _batches(plan: _Plan) -> Callable[[int, np.random.Generator], Batch]:
     return lambda n, gen: _Sim(plan, n, gen).run()
 
 
 def _simulated(plan: _Plan, samples: int, seed: int, progress: Any) -> Forecast:
     return run_simulation(
-        SYSTEM_NAME, lambda n, gen: _Sim(plan, n, gen).run(), sides=_sides(plan),
+        SYSTEM_NAME, _batches(plan), sides=_sides(plan),
         combatant_sides={s.name: s.side for s in plan.specs}, samples=samples, seed=seed, chunk=CHUNK,
         tactics=tactics_text(plan.state), draw_meaning=_draw_meaning(plan), progress=progress,
     )
