@@ -18,10 +18,12 @@ from ...systems.philsys import damage as dmg
 from ...systems.philsys.advancement import LevelUp, award_xp, level_up, xp_to_next
 from ...systems.philsys.character import Character, Skill, Stats, sheet, skill_points, skill_points_spent
 from ...systems.philsys.checks import D20Check, MagicAttack, MeleeAttack, MissileAttack, OpposedCheck, SkillCheck, StatCheck
-from ...systems.philsys.combat import FightOptions
+from ...systems.philsys.combat import FightOptions, FightState
 from ...systems.philsys.options import PhilsysHouseRules
 from ...systems.philsys.tables import STAT_NAMES, tables
 from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, emit_outcome, load_file, load_house_rules, make_rng
+from ..forecast import MethodOpt, PlotOpt, SamplesOpt, StateOpt, check_method, emit_forecast, forecast_progress, split_sides
+from ..forecast import VsOpt as SidesVsOpt
 from ..output import console, print_json
 
 app = typer.Typer(name="philsys", help="Philsys: d20 checks, AT/PA melee, missiles, magic and levels.", no_args_is_help=True)
@@ -306,18 +308,42 @@ def _parse_kv(values: list[str], what: str) -> dict[str, str]:
     return out
 
 
+TacticsOpt = Annotated[list[str], typer.Option("--tactics", help="NAME=auto|melee|missile|magic (NAME may be side0/side1).")]
+AttackOpt = Annotated[list[str], typer.Option("--attack", help="NAME=thrust|slash|chop|light|medium|heavy|punch|kick.")]
+AimOpt = Annotated[list[str], typer.Option("--aim", help="NAME=limb|abdomen|torso|head for missiles.")]
+RangeOpt = Annotated[str, typer.Option("--range", help="medium or long (missile size modifiers).")]
+
+
+def _fight_options(tactics: list[str], attack: list[str], aim: list[str], distance: str) -> FightOptions:
+    return _validated(FightOptions, {"tactics": _parse_kv(tactics, "--tactics"), "attack": _parse_kv(attack, "--attack"),
+                                     "aim": _parse_kv(aim, "--aim"), "distance": distance}, "fight options")
+
+
+def _start_fight(sides_files: list[list[Path]], hr: PhilsysHouseRules, opts: FightOptions) -> FightState:
+    sides = [[_load(p) for p in side] for side in sides_files]
+    for side in sides:
+        for c in side:
+            problems = SYSTEM.validate_character(c, hr)
+            if problems:
+                raise CharacterError(problems, name=c.name)
+    return SYSTEM.combat.start(sides, house_rules=hr, options=opts)
+
+
 @app.command("fight")
 def fight_cmd(
     a: Annotated[list[Path], typer.Argument(help="Character files: side A, then 'vs', then side B (or just two files).")],
     seed: SeedOpt = None,
-    tactics: Annotated[list[str], typer.Option("--tactics", help="NAME=auto|melee|missile|magic (NAME may be side0/side1).")] = [],  # noqa: B006
-    attack: Annotated[list[str], typer.Option("--attack", help="NAME=thrust|slash|chop|light|medium|heavy|punch|kick.")] = [],  # noqa: B006
-    aim: Annotated[list[str], typer.Option("--aim", help="NAME=limb|abdomen|torso|head for missiles.")] = [],  # noqa: B006
-    distance: Annotated[str, typer.Option("--range", help="medium or long (missile size modifiers).")] = "medium",
+    tactics: TacticsOpt = [],  # noqa: B006
+    attack: AttackOpt = [],  # noqa: B006
+    aim: AimOpt = [],  # noqa: B006
+    distance: RangeOpt = "medium",
+    rounds: Annotated[int | None, typer.Option("--rounds", min=1, help="Stop after this many rounds (even if the fight goes on).")] = None,
+    save_state: Annotated[Path | None, typer.Option("--save-state", help="Write the fight state (JSON) at the end, "
+                                                    "for 'forecast --state'.")] = None,
     house_rules: HouseRulesOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Run a fight to the end with a round-by-round log: storymaster philsys fight A.yaml B.yaml --seed 7."""
+    """Run a fight (to the end, or --rounds N) with a round-by-round log: storymaster philsys fight A.yaml B.yaml --seed 7."""
     names = [str(p) for p in a]
     if "vs" in names:
         k = names.index("vs")
@@ -329,26 +355,67 @@ def fight_cmd(
     if not left or not right:
         raise InputFileError("each side needs at least one character file")
     hr = _hr(house_rules)
-    sides = [[_load(p) for p in left], [_load(p) for p in right]]
-    for side in sides:
-        for c in side:
-            problems = SYSTEM.validate_character(c, hr)
-            if problems:
-                raise CharacterError(problems, name=c.name)
-    opts = _validated(FightOptions, {"tactics": _parse_kv(tactics, "--tactics"), "attack": _parse_kv(attack, "--attack"),
-                                     "aim": _parse_kv(aim, "--aim"), "distance": distance}, "fight options")
+    opts = _fight_options(tactics, attack, aim, distance)
     rng = make_rng(seed, "philsys-fight")
-    state = SYSTEM.combat.start(sides, house_rules=hr, options=opts)
+    state = _start_fight([left, right], hr, opts)
     events = []
-    while not SYSTEM.combat.is_over(state):
+    while not SYSTEM.combat.is_over(state) and (rounds is None or state.round < rounds):
         state, evs = SYSTEM.combat.step(state, rng)
         events += evs
+    if save_state is not None:
+        try:
+            save_state.write_text(state.model_dump_json(indent=1), encoding="utf-8")
+        except OSError as exc:
+            raise InputFileError(f"cannot write {save_state}: {exc.strerror}") from None
     w = SYSTEM.combat.winner(state)
-    result = "a draw" if w is None else "side " + ("A" if w == 0 else "B") + " wins (" + ", ".join(
-        f.name for f in state.fighters if f.side == w) + ")"
+    if not state.over:
+        result = f"still going after {state.round} round(s)"
+    else:
+        result = "a draw" if w is None else "side " + ("A" if w == 0 else "B") + " wins (" + ", ".join(
+            f.name for f in state.fighters if f.side == w) + ")"
     emit_events(events, as_json, {"result": f"{result} (seed {rng.seed})", "winner": w, "seed": rng.seed, "rounds": state.round,
+                                  "over": state.over,
                                   "fighters": [{"name": f.name, "hp": f.hp, "mp": f.mp, "tp": f.tp,
                                                 "unconscious": f.unconscious, "dead": f.dead} for f in state.fighters]})
+
+
+@app.command("forecast")
+def forecast_cmd(
+    files: Annotated[list[Path] | None, typer.Argument(help="Side A's file then side B's (or side A's files, then --vs).")] = None,
+    vs: SidesVsOpt = None,
+    state_file: StateOpt = None,
+    method: MethodOpt = "auto",
+    samples: SamplesOpt = 100_000,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the simulation (the same seed, the same forecast).")] = 0,
+    tactics: TacticsOpt = [],  # noqa: B006
+    attack: AttackOpt = [],  # noqa: B006
+    aim: AimOpt = [],  # noqa: B006
+    distance: RangeOpt = "medium",
+    house_rules: HouseRulesOpt = None,
+    plot: PlotOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The odds of a whole fight: each side's chance to win, the draw, the rounds, how each fighter ends.
+
+    Exact for a duel (one against one), simulated otherwise (teams, three or more sides). From a saved fight:
+    --state FILE (see 'fight --rounds N --save-state FILE'); its house rules and tactics hold
+    unless --tactics/--attack/--aim/--range are given.
+    """
+    check_method(method)
+    if state_file is not None:
+        if files or vs:
+            raise InputFileError("give either character files or --state, not both")
+        if house_rules is not None:
+            raise InputFileError("a saved fight keeps its own house rules; leave out --house-rules with --state")
+        state = load_file(state_file, FightState)
+        if tactics or attack or aim or distance != "medium":
+            state = state.model_copy(update={"options": _fight_options(tactics, attack, aim, distance)})
+    else:
+        sides = split_sides(files or [], vs)
+        state = _start_fight(sides, _hr(house_rules), _fight_options(tactics, attack, aim, distance))
+    with forecast_progress() as progress:
+        result = SYSTEM.forecast(state, method=method, samples=samples, seed=seed, progress=progress)
+    emit_forecast(result, as_json, plot)
 
 
 @app.command("xp")

@@ -8,11 +8,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic import BaseModel
 
 from ...dice import DiceRng
 from ...errors import AdvancementError, Problem
+from ...forecast import Forecast
 from ...rules.models import Check, HouseRules
 from ...rules.outcome import Outcome, OutcomeOdds
 from ...rules.protocol import Event
@@ -68,6 +70,14 @@ class PhilsysSystem:
             return level_up(character, request, rng, _hr(house_rules))
         raise AdvancementError(f"philsys does not know the advancement {type(request).__name__}",
                                hint="use XpAward or LevelUp")
+
+    def forecast(
+        self, state: BaseModel, *, method: str = "auto", samples: int = 100_000, seed: int = 0, progress: Any = None
+    ) -> Forecast:
+        """The odds of the whole fight from an engine state (start or mid-fight): exact for a duel, else simulated."""
+        from .forecast import forecast
+
+        return forecast(state, method=method, samples=samples, seed=seed, progress=progress)  # type: ignore[arg-type]
 
 
 SYSTEM = PhilsysSystem()

@@ -348,10 +348,19 @@ def _choose_attack(f: Fighter, target: Fighter, opts: FightOptions, hr: PhilsysH
     at, _ = _at_pa(f, hr)
     _, pa = _at_pa(target, hr)
     armor = target.character.equipment.armor
-    red = armor.ac // 3 if armor else 0
+    return best_attack(choices, at, pa, not target.parried, armor.ac // 3 if armor else 0, hr)
+
+
+def best_attack(
+    choices: Sequence[tuple[str, str]], at: int, pa: int, parry: bool, red: int, hr: PhilsysHouseRules
+) -> tuple[str, str]:
+    """The automatic melee choice: the attack with the best expected damage after armour (first on ties).
+
+    Shared by the engine and the forecast, so both choose alike.
+    """
     best, best_val = choices[0], -1.0
     for a, e in choices:
-        p_hit, p_crit = _hit_odds(at + dmg.attack_penalty(a), pa, not target.parried, hr)
+        p_hit, p_crit = _hit_odds(at + dmg.attack_penalty(a), pa, parry, hr)
         mean = _mean(e)
         val = p_hit * max(0.0, mean - red) + p_crit * max(0.0, 2 * mean - red)
         if val > best_val:
