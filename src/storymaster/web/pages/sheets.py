@@ -1,0 +1,107 @@
+"""The character builder's checks and the sheet's rows: generic over a system's pydantic model.
+
+``check_sheet`` parses the sheet, validates it against ``system.character_model`` and then
+``system.validate_character`` (the same creation rules the API applies), and adds a few
+running totals where a system has them (per-system touches in ``TOTALS``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from .common import TEMPLATES
+
+
+def starter_sheet(system: Any) -> str:
+    """A sheet to start from: the system's example character, or a skeleton from its model."""
+    path = TEMPLATES / "starters" / f"{system.name}.yaml"
+    if path.exists():
+        lines = [ln for ln in path.read_text().splitlines() if not ln.startswith("system:")]
+        return "\n".join(lines).strip() + "\n"
+    fields = {name: (f.default if f.default is not None and not callable(f.default) else "") for name, f in system.character_model.model_fields.items()}
+    try:
+        return yaml.safe_dump(fields, sort_keys=False)
+    except yaml.YAMLError:
+        return "name: \n"
+
+
+def _bum_totals(model: BaseModel, hr: Any) -> list[tuple[str, str]]:
+    from ...systems.bum.character import hit_points, skill_point_budget, skill_points_spent
+
+    return [
+        ("Skill points", f"{skill_points_spent(model)} spent of {skill_point_budget(model, hr)}"),  # type: ignore[arg-type]
+        ("Hit points", str(hit_points(model))),  # type: ignore[arg-type]
+    ]
+
+
+def _fuzzy_totals(model: BaseModel, hr: Any) -> list[tuple[str, str]]:
+    from ...systems.fuzzy.character import ability_karma_cost, disability_karma_cost
+
+    spent = sum(ability_karma_cost(a.rating) for a in getattr(model, "abilities", []))
+    back = sum(disability_karma_cost(d.rating, hr) for d in getattr(model, "disabilities", []))
+    return [("Karma for abilities", str(spent)), ("Karma back from disabilities", str(back))]
+
+
+TOTALS: dict[str, Callable[[BaseModel, Any], list[tuple[str, str]]]] = {"bum": _bum_totals, "fuzzy": _fuzzy_totals}
+
+
+def _derived(model: BaseModel) -> list[tuple[str, str]]:
+    """Computed fields and simple properties of the model (derived values), where it has them."""
+    out: list[tuple[str, str]] = []
+    for name in getattr(type(model), "model_computed_fields", {}) or {}:
+        try:
+            out.append((name.replace("_", " ").capitalize(), str(getattr(model, name))))
+        except Exception:  # noqa: BLE001
+            continue
+    return out
+
+
+def check_sheet(system: Any, text: str, house_rules: dict[str, Any]) -> dict[str, Any]:
+    """Parse and check a sheet: ``{ok, problems: [{where, message}], totals: [[label, value]], name}``."""
+    problems: list[dict[str, str]] = []
+    totals: list[tuple[str, str]] = []
+    try:
+        data = yaml.safe_load(text) if text.strip() else {}
+    except yaml.YAMLError as exc:
+        return {"ok": False, "problems": [{"where": "sheet", "message": "not valid YAML: " + str(exc).splitlines()[0]}], "totals": [], "name": ""}
+    if not isinstance(data, dict):
+        return {"ok": False, "problems": [{"where": "sheet", "message": "a sheet is a mapping of field: value"}], "totals": [], "name": ""}
+    data.pop("system", None)
+    try:
+        hr = system.house_rules_model.model_validate(house_rules or {})
+    except ValidationError:
+        hr = system.house_rules_model()
+    try:
+        model = system.character_model.model_validate(data)
+    except ValidationError as exc:
+        for e in exc.errors()[:20]:
+            problems.append({"where": ".".join(str(x) for x in e.get("loc", ())), "message": str(e.get("msg"))})
+        return {"ok": False, "problems": problems, "totals": [], "name": str(data.get("name") or "")}
+    try:
+        for p in system.validate_character(model, hr):
+            problems.append({"where": p.where, "message": p.message + (f" ({p.rule})" if p.rule else "")})
+    except Exception as exc:  # noqa: BLE001 - a system's bug is a message, not a 500
+        problems.append({"where": "", "message": f"the {system.name} rules could not check this sheet: {exc}"})
+    hook = TOTALS.get(system.name)
+    if hook:
+        try:
+            totals = hook(model, hr)
+        except Exception:  # noqa: BLE001
+            totals = []
+    totals += _derived(model)
+    return {"ok": not problems, "problems": problems, "totals": [list(t) for t in totals], "name": str(getattr(model, "name", "") or "")}
+
+
+def sheet_rows(system: Any, sheet: dict[str, Any], house_rules: dict[str, Any]) -> tuple[list[tuple[str, Any]], list[list[str]]]:
+    """The sheet's fields as (label, value) rows, and its derived values / totals."""
+    rows = [(k.replace("_", " ").capitalize(), v) for k, v in sheet.items() if k != "name"]
+    report = check_sheet(system, yaml.safe_dump(sheet), house_rules)
+    return rows, report["totals"]
+
+
+__all__ = ["check_sheet", "sheet_rows", "starter_sheet", "Path"]
