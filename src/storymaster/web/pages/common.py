@@ -76,11 +76,11 @@ async def form_of(request: Request, v: Visitor | None) -> Any:
     return form
 
 
-def render(request: Request, name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
+def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HTMLResponse:
     v = ctx.pop("v", None)
     if v is None:
         v = visitor(request)
-    html = env.get_template(name).render(request=request, me=v.caller if v else None, csrf=v.csrf if v else "", **ctx)
+    html = env.get_template(template).render(request=request, me=v.caller if v else None, csrf=v.csrf if v else "", **ctx)
     return HTMLResponse(html, status_code=status)
 
 
@@ -95,7 +95,14 @@ def error_message(exc: BaseException) -> tuple[int, str, str]:
         return 422, "; ".join(msgs) or "invalid input", ""
     if isinstance(exc, StorymasterError):
         status = getattr(exc, "status", 422)
-        return status, getattr(exc, "message", str(exc)), getattr(exc, "hint", "") or ""
+        message = getattr(exc, "message", str(exc))
+        try:
+            expression = exc.to_json().get("expression")
+        except Exception:  # noqa: BLE001
+            expression = None
+        if expression:
+            message = f"in the dice {expression!r}: {message}"
+        return status, message, getattr(exc, "hint", "") or ""
     raise exc
 
 
