@@ -425,12 +425,25 @@ def _scene_ctx(request: Request, v: Visitor, sid: int) -> dict[str, Any]:
     owed = scene.get("turn", {}).get("owed", [])
     ctx.update(
         scene=scene, posts=post_list, chars=chars, my_chars=mine, owed=owed, is_gm=is_gm,
-        check_types=sorted(ctx["system"].check_types), visibility_text=VISIBILITY_TEXT,
+        check_types=sorted(ctx["system"].check_types), visibility_text=VISIBILITY_TEXT, check_help=_check_help(ctx["system"]),
         last_post=max((p["id"] for p in post_list), default=0),
     )
     if is_gm and scene.get("combat"):
         ctx["forecast"] = _forecast(store, sid, ctx["system"], scene["combat"])
     return ctx
+
+
+def _check_help(system: Any) -> dict[str, list[dict[str, Any]]]:
+    """Each check type's fields (from its pydantic model), for the composer's help."""
+    out = {}
+    for name, model in sorted(system.check_types.items()):
+        fields = []
+        for fname, f in model.model_fields.items():
+            if fname == "type":
+                continue
+            fields.append({"name": fname, "required": f.is_required(), "help": f.description or ""})
+        out[name] = fields
+    return out
 
 
 def _forecast(store: Any, sid: int, system: Any, fight: dict[str, Any]) -> dict[str, Any] | None:
