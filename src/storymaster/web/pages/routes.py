@@ -458,10 +458,10 @@ def _forecast(store: Any, sid: int, system: Any, fight: dict[str, Any]) -> dict[
             sides = fight["sides"]
             fresh = system.combat.start(_models(c, system, sides), house_rules=_rules(c, system), options=dict(fight.get("options") or {}))
         state = type(fresh).model_validate(fight["state"])
-        result = fn(state, samples=300, seed=1)
-        return result.to_json() if hasattr(result, "to_json") else {"result": str(result)}
+        result = fn(state, samples=300, seed=1)  # modest: the page waits for it
+        return result.to_json() if hasattr(result, "to_json") else {"problem": "the forecast gave no figures"}
     except Exception as exc:  # noqa: BLE001 - a forecast is a nicety (OddsError, a system bug): never break the GM's page
-        return {"error": (str(exc).splitlines() or [type(exc).__name__])[0]}
+        return {"problem": (str(exc).splitlines() or [type(exc).__name__])[0]}
 
 
 @router.get("/scenes/{sid}", response_class=HTMLResponse)
