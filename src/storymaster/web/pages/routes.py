@@ -25,7 +25,7 @@ from ..deps import CSRF_COOKIE, SESSION_COOKIE, Id, sha256
 from ..routers import auth, campaigns, characters, posts, scenes
 from ..schemas import CampaignIn, CharacterIn, CombatIn, HouseRulesIn, LoginIn, MemberIn, NoteIn, PostIn, PreviewIn, RegisterIn, SceneIn
 from .common import PageError, SignInFirst, Visitor, error_page, form_of, render, require, see_other, to_sign_in, visitor
-from .sheets import check_sheet, sheet_rows, starter_sheet
+from .sheets import check_sheet, field_help, sheet_rows, starter_sheet
 
 router = APIRouter(include_in_schema=False)
 
@@ -191,7 +191,7 @@ def _campaign_ctx(request: Request, v: Visitor, cid: int) -> dict[str, Any]:
     store = _store(request)
     view = campaigns.read(cid, store, v.caller)
     system = get_system(view["system"])
-    ctx: dict[str, Any] = {"c": view, "system": system, "names": {m["user"]: m["name"] for m in view["members"]}}
+    ctx: dict[str, Any] = {"c": view, "system": system, "names": {m["user"]: m["name"] for m in view["members"]}, "field_help": lambda: field_help(system)}
     if view["your_role"] == "gm":
         ctx["notes"] = campaigns.notes(cid, store, v.caller)
         ctx["invite"] = f"/join/{cid}/{invite_token(store, cid)}"
@@ -352,8 +352,8 @@ async def character_page(request: Request, cid: Id, char: Id) -> Response:
         ctx = _campaign_ctx(request, v, cid)
         view = characters.read_character(cid, char, _store(request), v.caller)
         can_edit = ctx["c"]["your_role"] == "gm" or view["owner"] == v.caller.id
-        rows, derived = sheet_rows(ctx["system"], view["sheet"], ctx["c"]["house_rules"])
-        return render(request, "sheet.html", v=v, ch=view, rows=rows, derived=derived, can_edit=can_edit, **ctx)
+        rows, totals, derived = sheet_rows(ctx["system"], view["sheet"], ctx["c"]["house_rules"])
+        return render(request, "sheet.html", v=v, ch=view, rows=rows, totals=totals, derived=derived, can_edit=can_edit, **ctx)
 
     return await _run(request, go)
 

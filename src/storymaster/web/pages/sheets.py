@@ -30,6 +30,16 @@ def starter_sheet(system: Any) -> str:
         return "name: \n"
 
 
+def field_help(system: Any) -> list[dict[str, Any]]:
+    """The sheet's top-level fields from the system's model: name, whether required, type, description."""
+    out = []
+    for name, f in system.character_model.model_fields.items():
+        ann = f.annotation
+        kind = getattr(ann, "__name__", None) or str(ann).replace("typing.", "")
+        out.append({"name": name, "required": f.is_required(), "type": kind, "help": f.description or ""})
+    return out
+
+
 def _bum_totals(model: BaseModel, hr: Any) -> list[tuple[str, str]]:
     from ...systems.bum.character import hit_points, skill_point_budget, skill_points_spent
 
@@ -97,11 +107,47 @@ def check_sheet(system: Any, text: str, house_rules: dict[str, Any]) -> dict[str
     return {"ok": not problems, "problems": problems, "totals": [list(t) for t in totals], "name": str(getattr(model, "name", "") or "")}
 
 
-def sheet_rows(system: Any, sheet: dict[str, Any], house_rules: dict[str, Any]) -> tuple[list[tuple[str, Any]], list[list[str]]]:
-    """The sheet's fields as (label, value) rows, and its derived values / totals."""
+def _cli_derived(system: Any, model: BaseModel, hr: Any) -> dict[str, Any]:
+    """The derived values each system's CLI ``sheet --json`` prints (reusing its functions)."""
+    name = system.name
+    if name == "blyss":
+        from ...cli.systems.blyss import sheet_data
+
+        return dict(sheet_data(model, hr).get("derived") or {})  # type: ignore[arg-type]
+    if name == "philsys":
+        from ...systems.philsys.character import sheet
+
+        return dict(sheet(model, hr))  # type: ignore[arg-type]
+    if name == "kalyr":
+        from ...cli.systems.kalyr import _sheet_json
+
+        return dict(_sheet_json(model, []).get("derived") or {})  # type: ignore[arg-type]
+    if name == "fuzzy":
+        from ...systems.fuzzy.character import sheet as fuzzy_sheet
+
+        data = fuzzy_sheet(model, hr)  # type: ignore[arg-type]
+        own = set(type(model).model_fields)
+        return {k: v for k, v in dict(data).items() if k not in own}
+    if name == "bum":
+        from ...systems.bum.card import card
+
+        data = card(model)  # type: ignore[arg-type]
+        return {k: v for k, v in data.items() if k not in ("name", "skills", "stats")}
+    return {}
+
+
+def sheet_rows(system: Any, sheet: dict[str, Any], house_rules: dict[str, Any]) -> tuple[list[tuple[str, Any]], list[list[str]], list[tuple[str, Any]]]:
+    """The sheet's fields as (label, value) rows, its running totals, and its derived values."""
     rows = [(k.replace("_", " ").capitalize(), v) for k, v in sheet.items() if k != "name"]
     report = check_sheet(system, yaml.safe_dump(sheet), house_rules)
-    return rows, report["totals"]
+    derived: list[tuple[str, Any]] = []
+    try:
+        hr = system.house_rules_model.model_validate(house_rules or {})
+        model = system.character_model.model_validate(sheet)
+        derived = [(str(k).replace("_", " ").capitalize(), v) for k, v in _cli_derived(system, model, hr).items()]
+    except Exception:  # noqa: BLE001 - derived values are a help; the sheet itself still shows
+        derived = []
+    return rows, report["totals"], derived
 
 
 __all__ = ["check_sheet", "sheet_rows", "starter_sheet", "Path"]
