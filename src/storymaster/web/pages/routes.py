@@ -70,8 +70,8 @@ def _parse_doc(text: str, what: str) -> Any:
         return {}
     try:
         return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise PageError(422, f"the {what} is not valid YAML or JSON", str(exc).splitlines()[0]) from None
+    except (yaml.YAMLError, RecursionError) as exc:
+        raise PageError(422, f"the {what} is not valid YAML or JSON", (str(exc).splitlines() or ["too deeply nested"])[0]) from None
 
 
 async def _run(request: Request, fn):
@@ -107,7 +107,10 @@ async def login_page(request: Request, next: str = "/campaigns") -> Response:
 
 @router.post("/login", response_class=HTMLResponse)
 async def login_submit(request: Request) -> Response:
-    form = await form_of(request, None)
+    try:
+        form = await form_of(request, None)
+    except PageError as exc:
+        return error_page(request, exc)
     nxt = _safe_next(str(form.get("next") or ""))
     name, password = str(form.get("name") or ""), str(form.get("password") or "")
     try:
@@ -126,7 +129,10 @@ async def signup_page(request: Request, next: str = "/campaigns") -> Response:
 
 @router.post("/signup", response_class=HTMLResponse)
 async def signup_submit(request: Request) -> Response:
-    form = await form_of(request, None)
+    try:
+        form = await form_of(request, None)
+    except PageError as exc:
+        return error_page(request, exc)
     nxt = _safe_next(str(form.get("next") or ""))
     name, password, email = str(form.get("name") or ""), str(form.get("password") or ""), str(form.get("email") or "") or None
     try:

@@ -77,8 +77,8 @@ def check_sheet(system: Any, text: str, house_rules: dict[str, Any]) -> dict[str
     totals: list[tuple[str, str]] = []
     try:
         data = yaml.safe_load(text) if text.strip() else {}
-    except yaml.YAMLError as exc:
-        return {"ok": False, "problems": [{"where": "sheet", "message": "not valid YAML: " + str(exc).splitlines()[0]}], "totals": [], "name": ""}
+    except (yaml.YAMLError, RecursionError) as exc:
+        return {"ok": False, "problems": [{"where": "sheet", "message": "not valid YAML: " + (str(exc).splitlines() or ["too deeply nested"])[0]}], "totals": [], "name": ""}
     if not isinstance(data, dict):
         return {"ok": False, "problems": [{"where": "sheet", "message": "a sheet is a mapping of field: value"}], "totals": [], "name": ""}
     data.pop("system", None)
