@@ -114,3 +114,22 @@ def test_forms_need_the_csrf_token(table, role):
     assert r.status_code == 403 and "expired" in r.text
     r = p.post(f"/scenes/{table.sid}/posts", {"kind": "ooc", "text": "hi", "action": "post", "csrf": "forged"})
     assert r.status_code == 403
+
+
+def test_sign_out_ends_the_session(table):
+    alice = table.alice
+    assert alice.post("/logout", csrf=False).status_code == 403  # CSRF on sign-out too
+    r = alice.post("/logout")
+    assert r.status_code == 303 and r.headers["location"] == "/"
+    assert alice.get("/campaigns").status_code == 303
+    assert alice.client.get("/api/me").status_code == 401
+
+
+def test_next_never_leaves_the_site(app):
+    from fastapi.testclient import TestClient
+
+    with TestClient(app) as c:
+        c.post("/signup", data={"name": "nell", "password": "long enough pw"})
+        for bad in ("//evil.example", "/\\evil.example", "https://evil.example", "javascript:alert(1)"):
+            r = c.post("/login", data={"name": "nell", "password": "long enough pw", "next": bad}, follow_redirects=False)
+            assert r.headers["location"] == "/campaigns", bad

@@ -21,10 +21,10 @@ from ...play import campaign as cmd
 from ...play.errors import Forbidden, Invalid, NotFound
 from ...play.verify import verify_export
 from ...rules import all_systems, get_system
-from ..deps import CSRF_COOKIE, SESSION_COOKIE, Id, sha256
+from ..deps import CSRF_COOKIE, SESSION_COOKIE, Id, now_text, sha256
 from ..routers import auth, campaigns, characters, posts, scenes
 from ..schemas import CampaignIn, CharacterIn, CombatIn, HouseRulesIn, LoginIn, MemberIn, NoteIn, PostIn, PreviewIn, RegisterIn, SceneIn
-from .common import PageError, SignInFirst, Visitor, error_page, form_of, render, require, see_other, to_sign_in, visitor
+from .common import PageError, SignInFirst, Visitor, error_message, error_page, form_of, render, require, see_other, to_sign_in, visitor
 from .sheets import check_sheet, field_help, sheet_rows, starter_sheet
 
 router = APIRouter(include_in_schema=False)
@@ -50,7 +50,8 @@ def _settings(request: Request):
 
 
 def _safe_next(url: str | None) -> str:
-    return url if url and url.startswith("/") and not url.startswith("//") else "/campaigns"
+    ok = url and url.startswith("/") and not url.startswith(("//", "/\\")) and "\n" not in url and "\r" not in url
+    return url if ok else "/campaigns"
 
 
 def _int(value: Any, what: str) -> int | None:
@@ -141,14 +142,8 @@ async def signup_submit(request: Request) -> Response:
         auth.login(LoginIn(name=name, password=password), resp, _store(request), _settings(request), _now(request))
         return resp
     except (ValidationError, StorymasterError) as exc:
-        _, message, _ = error_message_safe(exc)
+        _, message, _ = error_message(exc)
         return render(request, "signup.html", status=422, next=nxt, error=message, name=name, email=email or "")
-
-
-def error_message_safe(exc: BaseException) -> tuple[int, str, str]:
-    from .common import error_message
-
-    return error_message(exc)
 
 
 @router.post("/logout")
@@ -281,8 +276,6 @@ async def join_submit(request: Request, cid: Id, token: str) -> Response:
                 return []
             # the GM issued the link: joining through it is the GM adding you as a player
             return cmd.add_member(c, c.gms()[0], user=v.caller.id, name=v.caller.name, role="player")
-
-        from ..deps import now_text
 
         store.campaign_append(cid, decide, now_text(_now(request)))
         return see_other(f"/campaigns/{cid}")
@@ -529,8 +522,6 @@ async def scene_preview(request: Request, sid: Id) -> Response:
             return await go()
         except (PageError, ValidationError, StorymasterError) as exc:
             if "application/json" in request.headers.get("accept", ""):
-                from .common import error_message
-
                 status, message, hint = error_message(exc)
                 return JSONResponse({"error": message, "hint": hint}, status_code=status)
             raise

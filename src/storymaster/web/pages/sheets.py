@@ -8,7 +8,6 @@ running totals where a system has them (per-system touches in ``TOTALS``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -150,4 +149,4 @@ def sheet_rows(system: Any, sheet: dict[str, Any], house_rules: dict[str, Any]) 
     return rows, report["totals"], derived
 
 
-__all__ = ["check_sheet", "sheet_rows", "starter_sheet", "Path"]
+__all__ = ["check_sheet", "field_help", "sheet_rows", "starter_sheet"]
