@@ -120,6 +120,11 @@ def test_a_scene_from_invitation_to_verified_export(server, browser):
         expect(page.get_by_role("heading", level=1)).to_contain_text(hero)
         if name == "alice":
             checks.page(page, "sheet")
+            # printing gives a one-page sheet
+            page.emulate_media(media="print")
+            pdf = page.pdf(format="A4", print_background=False)
+            page.emulate_media(media="screen")
+            assert len(re.findall(rb"/Type\s*/Page[^s]", pdf)) == 1
 
     # --- the GM opens a turn-based scene with both characters
     gm.reload()
