@@ -62,3 +62,30 @@ def test_every_system_builds_from_its_starter(app, system):
     t = build_table(app, system=system)
     page = t.bob.get(f"/campaigns/{t.cid}/characters/{t.chars['Bobo']}")
     assert page.status_code == 200 and "Bobo" in page.text
+
+
+def test_edit_and_delete_posts(table):
+    alice, bob, gm = table.alice, table.bob, table.gm
+    assert gm.post(f"/scenes/{table.sid}/posts", {"kind": "ic", "text": "Dawn.", "action": "post"}).status_code == 303
+    r = alice.post(f"/scenes/{table.sid}/posts", {"kind": "ooc", "text": "typo hree", "action": "post"})
+    pid = int(r.headers["location"].rsplit("-", 1)[1])
+    assert bob.post(f"/scenes/{table.sid}/posts/{pid}/edit", {"text": "vandal"}).status_code == 403
+    assert bob.post(f"/scenes/{table.sid}/posts/{pid}/delete").status_code == 403
+    assert alice.post(f"/scenes/{table.sid}/posts/{pid}/edit", {"text": "typo here"}).status_code == 303
+    story = bob.get(f"/scenes/{table.sid}/story").text
+    assert "typo here" in story and "edited" in story and "Edit or delete" not in story
+    assert alice.post(f"/scenes/{table.sid}/posts/{pid}/delete").status_code == 303
+    assert "[deleted]" in bob.get(f"/scenes/{table.sid}/story").text
+    assert "typo here" not in bob.get(f"/scenes/{table.sid}/story").text
+    assert "typo here" in gm.get(f"/scenes/{table.sid}/story").text  # the GM still reads a deleted post
+
+
+def test_scene_settings(table):
+    gm = table.gm
+    r = gm.post(f"/scenes/{table.sid}/settings", {"title": "At the inn", "mode": "free", "cast": [table.chars["Alis"]], "turn_hours": ""})
+    assert r.status_code == 303, r.text
+    page = gm.get(f"/scenes/{table.sid}").text
+    assert "At the inn" in page and 'id="turn"' not in page
+    assert table.alice.post(f"/scenes/{table.sid}/settings", {"title": "mine", "mode": "free"}).status_code == 403
+    assert gm.post(f"/scenes/{table.sid}/settings", {"title": "", "mode": "free"}).status_code == 422
+    assert gm.post(f"/scenes/{table.sid}/settings", {"title": "x", "mode": "turn", "turn_hours": "1e400"}).status_code == 422

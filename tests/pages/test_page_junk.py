@@ -23,7 +23,7 @@ def _urls(t) -> list[str]:
     for route in router.routes:
         path = route.path
         names = re.findall(r"{(\w+)}", path)
-        real = {"cid": str(t.cid), "sid": str(t.sid), "char": str(t.chars["Alis"]), "token": t.invite.rsplit("/", 1)[1]}
+        real = {"cid": str(t.cid), "sid": str(t.sid), "char": str(t.chars["Alis"]), "token": t.invite.rsplit("/", 1)[1], "pid": "2"}
         urls.append((route.methods, re.sub(r"{(\w+)}", lambda m: real[m.group(1)], path)))
         for junk in JUNK_IDS:
             for name in names:

@@ -23,7 +23,9 @@ from ...play.verify import verify_export
 from ...rules import all_systems, get_system
 from ..deps import CSRF_COOKIE, SESSION_COOKIE, Id, now_text, sha256
 from ..routers import auth, campaigns, characters, posts, scenes
-from ..schemas import CampaignIn, CharacterIn, CombatIn, HouseRulesIn, LoginIn, MemberIn, NoteIn, PostIn, PreviewIn, RegisterIn, SceneIn
+from ..schemas import (
+    CampaignIn, CharacterIn, CombatIn, HouseRulesIn, LoginIn, MemberIn, NoteIn, PostEditIn, PostIn, PreviewIn, RegisterIn, SceneIn, ScenePatch,
+)
 from .common import PageError, SignInFirst, Visitor, error_message, error_page, form_of, render, require, see_other, to_sign_in, visitor
 from .sheets import check_sheet, field_help, sheet_rows, starter_sheet
 
@@ -403,7 +405,7 @@ async def scene_open(request: Request, cid: Id) -> Response:
         hours = str(form.get("turn_hours") or "").strip()
         try:
             turn_seconds = int(float(hours) * 3600) if hours else None
-        except ValueError:
+        except (ValueError, OverflowError):
             raise PageError(422, "the deadline is a number of hours") from None
         body = SceneIn(title=str(form.get("title") or ""), mode=mode, cast=[c for c in cast if c], turn_seconds=turn_seconds, on_deadline=str(form.get("on_deadline") or "skip"))
         view = scenes.open_scene(cid, body, _store(request), v.caller, _now(request))
@@ -551,6 +553,47 @@ async def scene_post(request: Request, sid: Id) -> Response:
             return render(request, "scene.html", v=v, draft=dict(form), preview=result, text_preview=body.text, **ctx)
         view = posts.create_post(sid, body, _store(request), v.caller, _now(request))
         return see_other(f"/scenes/{sid}#post-{view['id']}")
+
+    return await _run(request, go)
+
+
+@router.post("/scenes/{sid}/posts/{pid}/edit")
+async def scene_post_edit(request: Request, sid: Id, pid: Id) -> Response:
+    async def go():
+        v = require(request)
+        form = await form_of(request, v)
+        posts.edit_post(sid, pid, PostEditIn(text=str(form.get("text") or "")), _store(request), v.caller, _now(request))
+        return see_other(f"/scenes/{sid}#post-{pid}")
+
+    return await _run(request, go)
+
+
+@router.post("/scenes/{sid}/posts/{pid}/delete")
+async def scene_post_delete(request: Request, sid: Id, pid: Id) -> Response:
+    async def go():
+        v = require(request)
+        await form_of(request, v)
+        posts.delete_post(sid, pid, _store(request), v.caller, _now(request))
+        return see_other(f"/scenes/{sid}#post-{pid}")
+
+    return await _run(request, go)
+
+
+@router.post("/scenes/{sid}/settings")
+async def scene_settings(request: Request, sid: Id) -> Response:
+    async def go():
+        v = require(request)
+        form = await form_of(request, v)
+        hours = str(form.get("turn_hours") or "").strip()
+        try:
+            turn_seconds = int(float(hours) * 3600) if hours else None
+        except (ValueError, OverflowError):
+            raise PageError(422, "the deadline is a number of hours") from None
+        cast = [x for x in (_int(c, "cast") for c in form.getlist("cast")) if x]
+        body = ScenePatch(title=str(form.get("title") or ""), mode=str(form.get("mode") or "free"), cast=cast,
+                          turn_seconds=turn_seconds, on_deadline=str(form.get("on_deadline") or "skip"))
+        scenes.patch_scene(sid, body, _store(request), v.caller, _now(request))
+        return see_other(f"/scenes/{sid}#gm")
 
     return await _run(request, go)
 
