@@ -414,7 +414,7 @@ async def scene_open(request: Request, cid: Id) -> Response:
     return await _run(request, go)
 
 
-def _scene_ctx(request: Request, v: Visitor, sid: int) -> dict[str, Any]:
+def _scene_ctx(request: Request, v: Visitor, sid: int, *, forecast: bool = True) -> dict[str, Any]:
     store = _store(request)
     scene = scenes.read_scene(sid, store, v.caller)
     ctx = _campaign_ctx(request, v, scene["campaign"])
@@ -429,7 +429,7 @@ def _scene_ctx(request: Request, v: Visitor, sid: int) -> dict[str, Any]:
         check_types=sorted(ctx["system"].check_types), visibility_text=VISIBILITY_TEXT, check_help=_check_help(ctx["system"]),
         last_post=max((p["id"] for p in post_list), default=0),
     )
-    if is_gm and scene.get("combat"):
+    if forecast and is_gm and scene.get("combat"):
         ctx["forecast"] = _forecast(store, sid, ctx["system"], scene["combat"])
     return ctx
 
@@ -481,7 +481,7 @@ async def scene_story(request: Request, sid: Id) -> Response:
 
     async def go():
         v = require(request)
-        ctx = _scene_ctx(request, v, sid)
+        ctx = _scene_ctx(request, v, sid, forecast=False)
         return render(request, "_story.html", v=v, **ctx)
 
     return await _run(request, go)
