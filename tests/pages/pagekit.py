@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,6 +33,28 @@ class Person:
         if csrf:
             data.setdefault("csrf", self.csrf)
         return self.client.post(url, data=data, follow_redirects=False, **kw)
+
+
+def form_values(page: str) -> dict[str, Any]:
+    """The values a browser would submit from the builder's form (text, numbers, checkboxes, selects, textareas)."""
+    out: dict[str, Any] = {}
+    for tag in re.findall(r"<input [^>]*>", page):
+        name = re.search(r'name="([^"]+)"', tag)
+        if not name or name.group(1) == "csrf":
+            continue
+        if 'type="checkbox"' in tag:
+            if " checked" in tag:
+                out[name.group(1)] = "on"
+            continue
+        value = re.search(r'value="([^"]*)"', tag)
+        out[name.group(1)] = html.unescape(value.group(1)) if value else ""
+    for name, body in re.findall(r'<select [^>]*name="([^"]+)"[^>]*>(.*?)</select>', page, re.S):
+        chosen = re.search(r"<option[^>]*selected[^>]*>(.*?)</option>", body) or re.search(r"<option[^>]*>(.*?)</option>", body)
+        value = re.search(r'value="([^"]*)"', chosen.group(0)) if chosen else None
+        out[name] = html.unescape(value.group(1) if value else chosen.group(1)) if chosen else ""
+    for name, body in re.findall(r'<textarea [^>]*name="([^"]+)"[^>]*>(.*?)</textarea>', page, re.S):
+        out[name] = html.unescape(body)
+    return out
 
 
 def sign_up(app, name: str, password: str = "correct horse battery") -> Person:
@@ -70,12 +93,9 @@ def build_table(app, system: str = "fuzzy") -> Table:
     assert gm.post(f"/campaigns/{cid}/members", {"user": "olga", "role": "observer"}).status_code == 303
     t = Table(gm, alice, bob, obs, out, cid=cid, invite=invite)
     for p, who in ((alice, "Alis"), (bob, "Bobo")):
-        sheet = p.get(f"/campaigns/{cid}/characters/new").text
-        text = re.search(r'<textarea id="sheet"[^>]*>(.*?)</textarea>', sheet, re.S).group(1)
-        import html
-
-        text = re.sub(r"^name: .*$", f"name: {who}", html.unescape(text), count=1, flags=re.M)
-        r = p.post(f"/campaigns/{cid}/characters", {"sheet": text})
+        data = form_values(p.get(f"/campaigns/{cid}/characters/new").text)
+        data["name"] = who
+        r = p.post(f"/campaigns/{cid}/characters", data)
         assert r.status_code == 303, r.text
         t.chars[who] = int(r.headers["location"].rsplit("/", 1)[1])
     r = gm.post(f"/campaigns/{cid}/scenes", {"title": "At the gate", "mode": "turn", "cast": [t.chars["Alis"], t.chars["Bobo"]], "turn_hours": "24", "on_deadline": "skip"})

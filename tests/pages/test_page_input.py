@@ -95,3 +95,23 @@ def test_verify_page(table):
     for junk in ("", "not json", "[]", '{"format": "other"}'):
         r = gm.post("/verify", {"export": junk})
         assert r.status_code == 422 and 'role="alert"' in r.text, junk
+
+
+def test_builder_form_controls_round_trip(table):
+    from pages.pagekit import form_values
+
+    url = f"/campaigns/{table.cid}/characters/{table.chars['Alis']}/edit"
+    data = form_values(table.alice.get(url).text)
+    assert data["name"] == "Alis" and data["required.body"] == "4"
+    data["required.body"] = "0"
+    r = table.alice.post(f"/campaigns/{table.cid}/characters/check", data, headers={"Accept": "application/json"})
+    assert r.json()["ok"] is False and any(p["where"] == "required.body" for p in r.json()["problems"])
+    data["required.body"] = "lots"
+    r = table.alice.post(f"/campaigns/{table.cid}/characters", data)
+    assert r.status_code == 422 and "required.body" in r.text
+    data["required.body"] = "5"
+    r = table.alice.post(f"/campaigns/{table.cid}/characters", data)
+    assert r.status_code == 303
+    sheet = table.alice.client.get(f"/api/campaigns/{table.cid}/characters/{table.chars['Alis']}").json()
+    assert sheet["sheet"]["required"]["body"] == 5 and sheet["version"] == 2
+    assert table.observer.get(f"/campaigns/{table.cid}/characters/new").status_code == 403

@@ -27,7 +27,7 @@ from ..schemas import (
     CampaignIn, CharacterIn, CombatIn, HouseRulesIn, LoginIn, MemberIn, NoteIn, PostEditIn, PostIn, PreviewIn, RegisterIn, SceneIn, ScenePatch,
 )
 from .common import PageError, SignInFirst, Visitor, error_message, error_page, form_of, render, require, see_other, to_sign_in, visitor
-from .sheets import check_sheet, field_help, sheet_rows, starter_sheet
+from .sheets import check_sheet, field_help, form_fields, merge_form, sheet_rows, split_sheet, starter_sheet
 
 router = APIRouter(include_in_schema=False)
 
@@ -288,15 +288,26 @@ async def join_submit(request: Request, cid: Id, token: str) -> Response:
 # ---------------------------------------------------------------- characters
 
 
+def _report(system: Any, sheet: dict[str, Any], problem: str, house_rules: dict[str, Any]) -> dict[str, Any]:
+    report = check_sheet(system, sheet, house_rules)
+    if problem:
+        report["ok"] = False
+        report["problems"] = [{"where": "lists and details", "message": problem}, *report["problems"]]
+    return report
+
+
 @router.get("/campaigns/{cid}/characters/new", response_class=HTMLResponse)
 async def character_new(request: Request, cid: Id) -> Response:
     async def go():
         v = require(request)
         ctx = _campaign_ctx(request, v, cid)
         system = ctx["system"]
-        text = starter_sheet(system)
-        report = check_sheet(system, text, ctx["c"]["house_rules"])
-        return render(request, "builder.html", v=v, sheet_text=text, report=report, char=None, **ctx)
+        if ctx["c"]["your_role"] not in ("gm", "player"):
+            raise Forbidden("observers do not make characters")
+        start = yaml.safe_load(starter_sheet(system)) or {}
+        values, text = split_sheet(system, start)
+        report = check_sheet(system, start, ctx["c"]["house_rules"])
+        return render(request, "builder.html", v=v, values=values, fields=form_fields(system), sheet_text=text, report=report, char=None, **ctx)
 
     return await _run(request, go)
 
@@ -309,11 +320,13 @@ async def character_check(request: Request, cid: Id) -> Response:
         v = require(request)
         form = await form_of(request, v)
         ctx = _campaign_ctx(request, v, cid)
-        report = check_sheet(ctx["system"], str(form.get("sheet") or ""), ctx["c"]["house_rules"])
+        system = ctx["system"]
+        sheet, values, text, problem = merge_form(system, form)
+        report = _report(system, sheet, problem, ctx["c"]["house_rules"])
         if "application/json" in request.headers.get("accept", ""):
             return JSONResponse({**report, "html": render(request, "_report.html", v=v, report=report).body.decode()})
         char = _int(form.get("char"), "character")
-        return render(request, "builder.html", v=v, sheet_text=str(form.get("sheet") or ""), report=report, char=char, **ctx)
+        return render(request, "builder.html", v=v, values=values, fields=form_fields(system), sheet_text=text, report=report, char=char, **ctx)
 
     return await _run(request, go)
 
@@ -323,24 +336,25 @@ async def character_create(request: Request, cid: Id) -> Response:
     async def go():
         v = require(request)
         form = await form_of(request, v)
-        text = str(form.get("sheet") or "")
-        sheet = _parse_doc(text, "character sheet")
-        if not isinstance(sheet, dict):
-            raise PageError(422, "a character sheet is a mapping of field: value")
-        sheet.pop("system", None)
+        ctx = _campaign_ctx(request, v, cid)
+        system = ctx["system"]
+        sheet, values, text, problem = merge_form(system, form)
         char = _int(form.get("char"), "character")
         store, now = _store(request), _now(request)
         try:
+            if problem:
+                raise PageError(422, problem)
             if char:
                 view = characters.update_character(cid, char, CharacterIn(sheet=sheet), store, v.caller, now)
             else:
                 view = characters.create_character(cid, CharacterIn(sheet=sheet), store, v.caller, now)
-        except (ValidationError, StorymasterError) as exc:
-            ctx = _campaign_ctx(request, v, cid)
-            report = check_sheet(ctx["system"], text, ctx["c"]["house_rules"])
-            if isinstance(exc, StorymasterError) and not report["problems"]:
-                report["problems"] = [{"where": "", "message": exc.message}]
-            return render(request, "builder.html", status=422, v=v, sheet_text=text, report=report, char=char, **ctx)
+        except (ValidationError, StorymasterError, PageError) as exc:
+            report = _report(system, sheet, problem, ctx["c"]["house_rules"])
+            if not report["problems"]:
+                report["problems"] = [{"where": "", "message": error_message(exc)[1]}]
+            status = getattr(exc, "status", 422)
+            return render(request, "builder.html", status=status if 400 <= status < 500 else 422, v=v, values=values,
+                          fields=form_fields(system), sheet_text=text, report=report, char=char, **ctx)
         return see_other(f"/campaigns/{cid}/characters/{view['id']}")
 
     return await _run(request, go)
@@ -367,9 +381,9 @@ async def character_edit(request: Request, cid: Id, char: Id) -> Response:
         view = characters.read_character(cid, char, _store(request), v.caller)
         if not (ctx["c"]["your_role"] == "gm" or view["owner"] == v.caller.id):
             raise Forbidden("only the character's owner or the GM edits it")
-        text = yaml.safe_dump(view["sheet"], sort_keys=False, allow_unicode=True)
-        report = check_sheet(ctx["system"], text, ctx["c"]["house_rules"])
-        return render(request, "builder.html", v=v, sheet_text=text, report=report, char=char, **ctx)
+        values, text = split_sheet(ctx["system"], view["sheet"])
+        report = check_sheet(ctx["system"], view["sheet"], ctx["c"]["house_rules"])
+        return render(request, "builder.html", v=v, values=values, fields=form_fields(ctx["system"]), sheet_text=text, report=report, char=char, **ctx)
 
     return await _run(request, go)
 

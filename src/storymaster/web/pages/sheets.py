@@ -70,12 +70,12 @@ def _derived(model: BaseModel) -> list[tuple[str, str]]:
     return out
 
 
-def check_sheet(system: Any, text: str, house_rules: dict[str, Any]) -> dict[str, Any]:
+def check_sheet(system: Any, text: str | dict[str, Any], house_rules: dict[str, Any]) -> dict[str, Any]:
     """Parse and check a sheet: ``{ok, problems: [{where, message}], totals: [[label, value]], name}``."""
     problems: list[dict[str, str]] = []
     totals: list[tuple[str, str]] = []
     try:
-        data = yaml.safe_load(text) if text.strip() else {}
+        data = dict(text) if isinstance(text, dict) else yaml.safe_load(text) if text.strip() else {}
     except (yaml.YAMLError, RecursionError) as exc:
         return {"ok": False, "problems": [{"where": "sheet", "message": "not valid YAML: " + (str(exc).splitlines() or ["too deeply nested"])[0]}], "totals": [], "name": ""}
     if not isinstance(data, dict):
@@ -150,3 +150,138 @@ def sheet_rows(system: Any, sheet: dict[str, Any], house_rules: dict[str, Any]) 
 
 
 __all__ = ["check_sheet", "field_help", "sheet_rows", "starter_sheet"]
+
+
+# ---------------------------------------------------------------- the builder's form, generic over the model
+
+import types  # noqa: E402
+from typing import Literal, Union, get_args, get_origin  # noqa: E402
+
+def _kind(ann: Any) -> tuple[str, list[str] | None, bool] | None:
+    """(kind, options, optional) for a field a form control can hold, else None."""
+    origin, args = get_origin(ann), get_args(ann)
+    if ann is str:
+        return ("text", None, False)
+    if ann is int:
+        return ("number", None, False)
+    if ann is bool:
+        return ("bool", None, False)
+    if origin is Literal:
+        return ("choice", [str(a) for a in args], False)
+    if origin in (Union, types.UnionType) and type(None) in args and len(args) == 2:
+        inner = _kind(next(a for a in args if a is not type(None)))
+        if inner and inner[0] in ("text", "number", "choice"):
+            return (inner[0], inner[1], True)
+    return None
+
+
+def _default(f: Any) -> Any:
+    if f.is_required():
+        return None
+    try:
+        return f.get_default(call_default_factory=True)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _label(name: str) -> str:
+    return name.replace("_", " ").capitalize()
+
+
+def form_fields(system: Any) -> list[dict[str, Any]]:
+    """The model's fields a form can show: simple ones, and groups of simple ones (stats and such)."""
+    out: list[dict[str, Any]] = []
+    for name, f in system.character_model.model_fields.items():
+        if name == "system":
+            continue
+        kind = _kind(f.annotation)
+        if kind:
+            out.append({"name": name, "label": _label(name), "kind": kind[0], "options": kind[1], "optional": kind[2],
+                        "required": f.is_required(), "help": f.description or "", "default": _default(f)})
+            continue
+        ann = f.annotation
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            subs = []
+            for sname, sf in ann.model_fields.items():
+                k = _kind(sf.annotation)
+                if not k:
+                    subs = []
+                    break
+                subs.append({"name": f"{name}.{sname}", "label": _label(sname), "kind": k[0], "options": k[1], "optional": k[2],
+                             "required": sf.is_required(), "help": sf.description or "", "default": _default(sf)})
+            if subs:
+                out.append({"name": name, "label": _label(name), "kind": "group", "fields": subs, "help": f.description or ""})
+    return out
+
+
+def _simple_names(fields: list[dict[str, Any]]) -> set[str]:
+    return {f["name"] for f in fields}
+
+
+def split_sheet(system: Any, sheet: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """A sheet as the builder shows it: form values by dotted name, and the rest as YAML."""
+    fields = form_fields(system)
+    values: dict[str, Any] = {}
+    rest = {k: v for k, v in sheet.items() if k not in _simple_names(fields) and k != "system"}
+    for f in fields:
+        if f["kind"] == "group":
+            sub = sheet.get(f["name"]) or {}
+            for s in f["fields"]:
+                key = s["name"].split(".", 1)[1]
+                values[s["name"]] = sub[key] if isinstance(sub, dict) and key in sub else s["default"]
+        else:
+            values[f["name"]] = sheet[f["name"]] if f["name"] in sheet else f["default"]
+    text = yaml.safe_dump(rest, sort_keys=False, allow_unicode=True) if rest else ""
+    return values, text
+
+
+def _coerce(f: dict[str, Any], raw: Any) -> tuple[bool, Any]:
+    """(present, value) for one control's submitted value."""
+    if f["kind"] == "bool":
+        return True, raw in ("on", "true", "1", True)
+    text = "" if raw is None else str(raw).strip()
+    if text == "":
+        if f["kind"] == "text" and not f["optional"]:
+            return True, ""
+        return False, None  # leave it to the model's default (or its "required" message)
+    if f["kind"] == "number":
+        try:
+            return True, int(text)
+        except ValueError:
+            return True, text  # the model names the field and says it wants a number
+    return True, text
+
+
+def merge_form(system: Any, form: Any) -> tuple[dict[str, Any], dict[str, Any], str, str]:
+    """Read the builder's form: (sheet, form values, the YAML text, a YAML problem or "")."""
+    fields = form_fields(system)
+    text = str(form.get("sheet") or "")
+    problem = ""
+    try:
+        rest = yaml.safe_load(text) if text.strip() else {}
+    except (yaml.YAMLError, RecursionError) as exc:
+        rest, problem = {}, "the lists and details are not valid YAML: " + (str(exc).splitlines() or ["too deeply nested"])[0]
+    if rest is None:
+        rest = {}
+    if not isinstance(rest, dict):
+        rest, problem = {}, "the lists and details are a mapping of field: value"
+    sheet = {k: v for k, v in rest.items() if k != "system"}
+    values: dict[str, Any] = {}
+    for f in fields:
+        if f["kind"] == "group":
+            sub = dict(sheet.get(f["name"]) or {}) if isinstance(sheet.get(f["name"]), dict) else {}
+            for s in f["fields"]:
+                raw = form.get(s["name"])
+                values[s["name"]] = raw
+                present, value = _coerce(s, raw)
+                if present:
+                    sub[s["name"].split(".", 1)[1]] = value
+            if sub:
+                sheet[f["name"]] = sub
+        else:
+            raw = form.get(f["name"])
+            values[f["name"]] = raw
+            present, value = _coerce(f, raw)
+            if present:
+                sheet[f["name"]] = value
+    return sheet, values, text, problem

@@ -12,7 +12,7 @@
 
   // Character builder: the running totals and creation problems as you type.
   document.querySelectorAll("form[data-check]").forEach(function (form) {
-    var sheet = form.querySelector("textarea[name=sheet]");
+
     var run = debounce(function () {
       post(form.dataset.check, form).then(function (r) { return r.json(); }).then(function (j) {
         if (!j.html) return;
@@ -21,7 +21,8 @@
         old.replaceWith(box.firstElementChild);
       }).catch(function () {});
     }, 400);
-    sheet.addEventListener("input", run);
+    form.addEventListener("input", run);
+    form.addEventListener("change", run);
   });
 
   // Composer: the exact odds of the roll while typing.
