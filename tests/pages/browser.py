@@ -89,7 +89,10 @@ def shoot(page, name: str) -> None:
     before = page.viewport_size
     for label, (w, h) in WIDTHS.items():
         page.set_viewport_size({"width": w, "height": h})
-        page.evaluate("window.scrollTo(0, 0)")
+        if name == "fight-tracker":
+            page.locator("#fight").scroll_into_view_if_needed()
+        else:
+            page.evaluate("window.scrollTo(0, 0)")
         out = ARTIFACTS / f"{name}-{label}.png"
         page.screenshot(path=str(out), full_page=label == "desktop")
         shutil.copyfile(out, DOCS_SHOTS / out.name)

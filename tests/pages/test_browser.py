@@ -178,6 +178,19 @@ def test_a_scene_from_invitation_to_verified_export(server, browser):
     bob.locator("#story details summary").first.click()
     expect(bob.locator("#story details[open]").first).to_contain_text("showed")
 
+    # --- the GM's fight tracker: start a fight, play a round
+    fight = gm.locator("#fight")
+    fight.get_by_role("group", name="Side 1").get_by_label("Alis").check()
+    fight.get_by_role("group", name="Side 2").get_by_label("Bobo").check()
+    fight.get_by_role("button", name="Start a fight").click()
+    expect(gm.locator("#fight")).to_contain_text("acts next")
+    gm.locator("#fight").get_by_role("button", name="Play the next round").click()
+    expect(gm.locator("#fight")).to_contain_text("Round 1")
+    gm.locator("#fight").scroll_into_view_if_needed()
+    checks.page(gm, "fight-tracker")
+    gm.locator("#fight").get_by_role("button", name="End the fight").click()
+    expect(gm.locator("#fight")).to_contain_text("Start a fight")
+
     # --- the GM closes the scene (revealing the seed) and the export verifies
     gm.get_by_role("button", name="Close the scene and reveal its seed").click()
     expect(gm.locator("#seed")).to_be_visible()
