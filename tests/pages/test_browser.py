@@ -67,7 +67,7 @@ def post(page: Page, *, kind: str = "ic", text: str, character: str | None = Non
     form.get_by_label("Text", exact=True).fill(text)
     if dice:
         form.locator("input[name=roll_kind][value=dice]").check()
-        form.get_by_label(re.compile("^Dice")).fill(dice)
+        form.locator("#dice").fill(dice)
         form.get_by_label("Label").fill(label)
         form.get_by_label("Who sees the result").select_option(value=visibility)
         expect(page.locator("#odds svg")).to_be_visible(timeout=10_000)  # the exact odds, before posting

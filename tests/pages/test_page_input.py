@@ -115,3 +115,16 @@ def test_builder_form_controls_round_trip(table):
     sheet = table.alice.client.get(f"/api/campaigns/{table.cid}/characters/{table.chars['Alis']}").json()
     assert sheet["sheet"]["required"]["body"] == 5 and sheet["version"] == 2
     assert table.observer.get(f"/campaigns/{table.cid}/characters/new").status_code == 403
+
+
+def test_check_with_form_controls(table):
+    """A system check from the composer's controls: odds before, the outcome after."""
+    data = {"roll_kind": "check", "check_type": "ability", "chk.ability.dice": "3", "chk.ability.target": "2", "roll_label": "climb"}
+    r = table.alice.post(f"/scenes/{table.sid}/preview", data)
+    assert r.status_code == 200 and "<svg" in r.text and "Exact chances" in r.text
+    r = table.alice.post(f"/scenes/{table.sid}/preview", {**data, "chk.ability.dice": "many"})
+    assert r.status_code == 422 and "dice" in r.text
+    r = table.alice.post(f"/scenes/{table.sid}/posts", {**data, "kind": "ooc", "text": "Climbing.", "action": "post"})
+    assert r.status_code == 303, r.text
+    story = table.bob.get(f"/scenes/{table.sid}/story").text
+    assert "climb" in story and "ability check" in story and ("success" in story or "failure" in story)

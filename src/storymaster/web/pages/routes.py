@@ -27,7 +27,7 @@ from ..schemas import (
     CampaignIn, CharacterIn, CombatIn, HouseRulesIn, LoginIn, MemberIn, NoteIn, PostEditIn, PostIn, PreviewIn, RegisterIn, SceneIn, ScenePatch,
 )
 from .common import PageError, SignInFirst, Visitor, error_message, error_page, form_of, render, require, see_other, to_sign_in, visitor
-from .sheets import check_sheet, field_help, form_fields, merge_form, sheet_rows, split_sheet, starter_sheet
+from .sheets import check_controls, check_sheet, field_help, form_fields, merge_form, read_check_controls, sheet_rows, split_sheet, starter_sheet
 
 router = APIRouter(include_in_schema=False)
 
@@ -441,6 +441,7 @@ def _scene_ctx(request: Request, v: Visitor, sid: int, *, forecast: bool = True)
     ctx.update(
         scene=scene, posts=post_list, chars=chars, my_chars=mine, owed=owed, is_gm=is_gm,
         check_types=sorted(ctx["system"].check_types), visibility_text=VISIBILITY_TEXT, check_help=_check_help(ctx["system"]),
+        check_controls={t: check_controls(m) for t, m in sorted(ctx["system"].check_types.items())},
         last_post=max((p["id"] for p in post_list), default=0),
     )
     if forecast and is_gm and scene.get("combat"):
@@ -501,7 +502,7 @@ async def scene_story(request: Request, sid: Id) -> Response:
     return await _run(request, go)
 
 
-def _roll_from_form(form: Any) -> dict[str, Any] | None:
+def _roll_from_form(form: Any, system: Any = None) -> dict[str, Any] | None:
     kind = str(form.get("roll_kind") or "none")
     label = str(form.get("roll_label") or "")[:200]
     if kind == "dice":
@@ -515,8 +516,21 @@ def _roll_from_form(form: Any) -> dict[str, Any] | None:
             fields = {}
         if not isinstance(fields, dict):
             raise PageError(422, "the check's fields are a mapping of field: value")
-        return {"check": {"type": str(form.get("check_type") or ""), **fields}, "label": label}
+        ctype = str(form.get("check_type") or "")
+        model = system.check_types.get(ctype) if system is not None else None
+        if model is not None:
+            fields = {**fields, **read_check_controls(model, form, f"chk.{ctype}.")}
+        return {"check": {"type": ctype, **fields}, "label": label}
     return None
+
+
+def _system_of_scene(request: Request, sid: int) -> Any:
+    """The scene's rule system, or None when the scene does not exist (the API call after says so)."""
+    try:
+        with _store(request).reading_scene(sid) as (c, _s):
+            return get_system(c.system)
+    except StorymasterError:
+        return None
 
 
 @router.post("/scenes/{sid}/preview")
@@ -524,7 +538,7 @@ async def scene_preview(request: Request, sid: Id) -> Response:
     async def go():
         v = require(request)
         form = await form_of(request, v)
-        roll = _roll_from_form(form)
+        roll = _roll_from_form(form, _system_of_scene(request, sid))
         if roll is None:
             raise PageError(422, "choose dice or a check to see its odds")
         result = posts.preview_roll(sid, PreviewIn(**roll), _store(request), v.caller)
@@ -551,7 +565,7 @@ async def scene_post(request: Request, sid: Id) -> Response:
         v = require(request)
         form = await form_of(request, v)
         kind = str(form.get("kind") or "ic")
-        roll = _roll_from_form(form)
+        roll = _roll_from_form(form, _system_of_scene(request, sid))
         if roll is not None:
             roll["visibility"] = str(form.get("visibility") or "public")
         to = [x for x in (_int(t, "reader") for t in form.getlist("to")) if x]

@@ -168,9 +168,11 @@ def _kind(ann: Any) -> tuple[str, list[str] | None, bool] | None:
         return ("bool", None, False)
     if origin is Literal:
         return ("choice", [str(a) for a in args], False)
+    if origin in (Union, types.UnionType) and set(args) == {int, str}:
+        return ("numtext", None, False)
     if origin in (Union, types.UnionType) and type(None) in args and len(args) == 2:
         inner = _kind(next(a for a in args if a is not type(None)))
-        if inner and inner[0] in ("text", "number", "choice"):
+        if inner and inner[0] in ("text", "number", "choice", "numtext"):
             return (inner[0], inner[1], True)
     return None
 
@@ -244,11 +246,11 @@ def _coerce(f: dict[str, Any], raw: Any) -> tuple[bool, Any]:
         if f["kind"] == "text" and not f["optional"]:
             return True, ""
         return False, None  # leave it to the model's default (or its "required" message)
-    if f["kind"] == "number":
+    if f["kind"] in ("number", "numtext"):
         try:
             return True, int(text)
         except ValueError:
-            return True, text  # the model names the field and says it wants a number
+            return True, text  # the model names the field and says it wants a number (or takes the word)
     return True, text
 
 
@@ -285,3 +287,35 @@ def merge_form(system: Any, form: Any) -> tuple[dict[str, Any], dict[str, Any], 
             if present:
                 sheet[f["name"]] = value
     return sheet, values, text, problem
+
+
+def check_controls(model: type[BaseModel]) -> list[dict[str, Any]]:
+    """Form controls for a check's simple fields (the composer); the rest goes in its YAML box."""
+    out = []
+    for name, f in model.model_fields.items():
+        kind = _kind(f.annotation)
+        if not kind or (kind[0] == "choice" and len(kind[1] or ()) == 1):
+            continue  # complex, or the check's own fixed tag
+        out.append({"name": name, "label": _label(name), "kind": kind[0], "options": kind[1], "required": f.is_required(),
+                    "help": f.description or "", "default": _default(f)})
+    return out
+
+
+def read_check_controls(model: type[BaseModel], form: Any, prefix: str) -> dict[str, Any]:
+    """The chosen check's control values from the form (empty ones left to the model's defaults)."""
+    out: dict[str, Any] = {}
+    for c in check_controls(model):
+        raw = form.get(f"{prefix}{c['name']}")
+        text = "" if raw is None else str(raw).strip()
+        if text == "":
+            continue
+        if c["kind"] == "bool":
+            out[c["name"]] = text in ("yes", "on", "true")
+        elif c["kind"] in ("number", "numtext"):
+            try:
+                out[c["name"]] = int(text)
+            except ValueError:
+                out[c["name"]] = text
+        else:
+            out[c["name"]] = text
+    return out

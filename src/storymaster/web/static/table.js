@@ -36,10 +36,16 @@
         else if (j.error) { odds.textContent = "No odds yet: " + j.error; }
       }).catch(function () {});
     }, 350);
-    ["dice", "check_type", "check_fields"].forEach(function (n) {
-      var el = form.querySelector("[name=" + n + "]"); if (el) el.addEventListener("input", run);
-    });
-    form.querySelectorAll("input[name=roll_kind]").forEach(function (el) { el.addEventListener("change", run); });
+    var box = form.querySelector(".rollbox");
+    var typeSel = form.querySelector("[name=check_type]");
+    function showFields() {  // only the chosen check's fields (without JS all are shown; the server reads the chosen one)
+      form.querySelectorAll(".check-fields").forEach(function (fs) {
+        var on = typeSel && fs.dataset.checkType === typeSel.value;
+        fs.hidden = !on; fs.disabled = !on;
+      });
+    }
+    if (typeSel) { typeSel.addEventListener("change", showFields); showFields(); }
+    if (box) { box.addEventListener("input", run); box.addEventListener("change", run); }
   });
 
   // Scene page: live updates through the server-sent event stream.
