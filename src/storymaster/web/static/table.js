@@ -45,6 +45,15 @@
       });
     }
     if (typeSel) { typeSel.addEventListener("change", showFields); showFields(); }
+    function showKind() {  // only the dice box or the check's fields, as chosen
+      var kind = form.querySelector("input[name=roll_kind]:checked");
+      var k = kind ? kind.value : "none";
+      var d = form.querySelector(".roll-dice"), c = form.querySelector(".roll-check");
+      if (d) d.hidden = k !== "dice";
+      if (c) c.hidden = k !== "check";
+    }
+    form.querySelectorAll("input[name=roll_kind]").forEach(function (el) { el.addEventListener("change", showKind); });
+    showKind();
     if (box) { box.addEventListener("input", run); box.addEventListener("change", run); }
   });
 
