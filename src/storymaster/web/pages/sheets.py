@@ -143,7 +143,7 @@ def sheet_rows(system: Any, sheet: dict[str, Any], house_rules: dict[str, Any]) 
     try:
         hr = system.house_rules_model.model_validate(house_rules or {})
         model = system.character_model.model_validate(sheet)
-        derived = [(str(k).replace("_", " ").capitalize(), v) for k, v in _cli_derived(system, model, hr).items()]
+        derived = [(str(k).replace("_", " ").capitalize(), v) for k, v in _cli_derived(system, model, hr).items() if v not in (None, [], (), {}, "")]
     except Exception:  # noqa: BLE001 - derived values are a help; the sheet itself still shows
         derived = []
     return rows, report["totals"], derived
