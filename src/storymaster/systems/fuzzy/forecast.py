@@ -48,7 +48,7 @@ from .combat import (
     FightState,
     Fighter,
     Wound,
-    exchange_margins,
+    exchange_dice,
     roll_modifiers,
 )
 from .options import FuzzyHouseRules
@@ -67,12 +67,12 @@ __all__ = [
 ]
 
 SYSTEM_NAME = "fuzzy"
-DRAW_MEANING = "draw (both sides down in the same round, or a stand-off at the round cap)"
+DRAW_MEANING = "draw (all down at once, or a stand-off at the round cap)"
 
 STATUSES = ("fighting", "incapacitated", "unconscious", "dead", "escaped")
 FIGHTING, INCAPACITATED, UNCONSCIOUS, DEAD, ESCAPED = range(5)
 LEVELS = ("superficial", "moderate", "serious", "mortal", "killed")
-UP_WORDS = ("unhurt", "moderately wounded", "seriously wounded", "mortally wounded")
+UP_WORDS = ("unhurt", "moderate wound", "serious wound", "mortal wound")
 #: what a failed Tenacity test does after a wound of each level (1..3)
 FAIL_TO = {1: INCAPACITATED, 2: INCAPACITATED, 3: UNCONSCIOUS}
 #: a stand-off mass at the round cap above this gets its own pass (with the round in the state)
@@ -269,6 +269,38 @@ def _over_forecast(state: FightState) -> Forecast:
     )
 
 
+def fake(f: Fighter, worst: int, roll_bonus: int) -> Fighter:
+    """``f`` with a worst wound of level ``worst`` (0 for none) and this roll bonus: all a roll depends on."""
+    wounds = (Wound(level=LEVELS[worst], by="", round=0),) if worst else ()  # type: ignore[arg-type]
+    return f.model_copy(update={"wounds": wounds, "roll_bonus": roll_bonus})
+
+
+@cache
+def _pmf(dice: int, house: FuzzyHouseRules) -> tuple[int, np.ndarray]:
+    """The total of an ability roll as (lowest total, probabilities of each total from there)."""
+    dist = total_distribution(dice, house)
+    lo, hi = min(dist), max(dist)
+    pmf = np.zeros(hi - lo + 1)
+    for t, p in dist.items():
+        pmf[t - lo] = float(p)
+    return lo, pmf
+
+
+def margin_distribution(state: FightState, a: Fighter, b: Fighter) -> list[tuple[int, float]]:
+    """:func:`~storymaster.systems.fuzzy.combat.exchange_margins` of a one-on-one exchange, in floating point.
+
+    The same dice and modifiers (``exchange_dice``), convolved with numpy: the chain asks
+    for a few of these and the exact fractions take a tenth of a second each.
+    """
+    house = state.house_rules
+    (da, ma), (db, mb) = exchange_dice(a, 1, house), exchange_dice(b, 1, house)
+    lo_a, pa = _pmf(da, house)
+    lo_b, pb = _pmf(db, house)
+    conv = np.convolve(pa, pb[::-1])
+    low = (lo_a + ma) - (lo_b + mb + len(pb) - 1)
+    return [(low + i, float(p)) for i, p in enumerate(conv) if p > 0]
+
+
 # -- exact: duels ------------------------------------------------------------------------------------
 
 # a fighter in the chain: (worst wound 0..3, status, dying, knocked out, roll bonus, manoeuvre names bought)
@@ -308,15 +340,10 @@ def exact_forecast(state: FightState, *, tolerance: float = 1e-12) -> Forecast:
     margin_cache: dict[tuple[int, int, int, int], list[tuple[int, float]]] = {}
 
     def margins(wa: int, wb: int, ra: int, rb: int) -> list[tuple[int, float]]:
+        """a's score minus b's in one exchange, with these worst wounds and roll bonuses (see :func:`margin_distribution`)."""
         key = (wa, wb, ra, rb)
         if key not in margin_cache:
-            def fake(f: Fighter, w: int, rbonus: int) -> Fighter:
-                wounds = (Wound(level=LEVELS[w], by="", round=0),) if w else ()  # type: ignore[arg-type]
-                return f.model_copy(update={"wounds": wounds, "roll_bonus": rbonus})
-            fighters = list(state.fighters)
-            fighters[ia], fighters[ib] = fake(fa, wa, ra), fake(fb, wb, rb)
-            st = state.model_copy(update={"fighters": tuple(fighters)})
-            margin_cache[key] = [(g, float(p)) for g, p in sorted(exchange_margins(st, fa.key, fb.key).items())]
+            margin_cache[key] = margin_distribution(state, fake(fa, wa, ra), fake(fb, wb, rb))
         return margin_cache[key]
 
     # a fighter who cannot hurt only buys manoeuvres: his pool beyond what they still cost changes nothing
