@@ -20,8 +20,9 @@ blows, and the ``max_rounds`` stand-off.
   winner's spending, the wound and the Tenacity test. Solved with
   :func:`storymaster.forecast.absorb` in floating point; the probability left
   unresolved is reported as the error bound. Refused (:class:`OddsError`) for
-  several fighters a side and for ``advantage_on_loss: offset`` with a fighter
-  who cannot hurt (his pool grows without limit).
+  several fighters a side, for ``advantage_on_loss: offset`` with a fighter
+  who cannot hurt (his pool grows without limit) and for the non-lethal Body
+  test (every failed test leaves the points over, so pools grow far).
 * **Simulated** (:func:`simulate_forecast`): anything, many fights at once in
   numpy arrays (a Python loop over rounds and fighters only), through
   :func:`storymaster.forecast.run_simulation`.
@@ -328,6 +329,11 @@ def exact_forecast(state: FightState, *, tolerance: float = 1e-12) -> Forecast:
         raise OddsError(
             "with advantage_on_loss 'offset', a fighter who cannot hurt piles up Advantage Points without limit: "
             "no finite chain", hint="use --method simulate",
+        )
+    if rules.body_test[ia] or rules.body_test[ib]:
+        raise OddsError(
+            "with the non-lethal Body test (nonlethal_body_test), every failed test keeps the points left over, "
+            "so a pool can grow far past anything the chain can hold", hint="use --method simulate",
         )
     fa, fb = state.fighters[ia], state.fighters[ib]
     pools = {(p.holder, p.against): p.points for p in state.pools}
