@@ -106,6 +106,21 @@ def test_nobody_can_hurt_is_a_stand_off_at_the_cap():
     assert s.p_draw == 1.0 and dict(s.rounds) == {12: 1.0}
 
 
+def test_a_short_round_cap_gives_stand_offs_with_their_ends():
+    state = start([[example("achmed")], [example("sven")]], house=FuzzyHouseRules(max_rounds=3))
+    f = exact_forecast(state)
+    assert max(f.rounds) == 3 and f.p_draw == pytest.approx(0.2647025675, abs=1e-9)
+    assert sum(f.p_win) + f.p_draw == pytest.approx(1.0, abs=1e-12)
+    for c in f.combatants:
+        assert sum(c.end_states.values()) == pytest.approx(1.0, abs=1e-12)
+    n = 1000
+    e = engine_forecast(state, n, "cap-3")
+    assert agree(f.p_draw, e.p_draw, None, n) and agree(f.p_win[0], e.p_win[0], None, n)
+    sven = dict(next(c for c in f.combatants if c.name == "Sven").end_states)
+    seen = dict(next(c for c in e.combatants if c.name == "Sven").end_states)
+    assert agree(sven["unhurt"], seen.get("unhurt", 0.0), None, n)
+
+
 def test_a_fight_already_over_is_certain():
     state = start([[fighter("A", body=5)], [fighter("B", body=1)]])
     from storymaster.dice import DiceRng
