@@ -167,6 +167,21 @@ def test_exact_duel_agrees_with_the_engine(which):
             assert agree(c.end_states.get(label, 0.0), seen.get(label, 0.0), None, n), (c.name, label)
 
 
+def test_a_team_fight_down_to_one_a_side_is_exact():
+    state = start([[example("achmed"), example("rincewind")], [example("sven"), example("detritus")]])
+    down = {"Rincewind": {"status": "incapacitated"}, "Detritus": {"status": "dead"}}
+    state = state.model_copy(update={"round": 4, "fighters": tuple(
+        f.model_copy(update=down.get(f.key, {})) for f in state.fighters)})
+    f = SYSTEM.forecast(state)
+    assert f.method == "exact"
+    ends = {c.name: dict(c.end_states) for c in f.combatants}
+    assert ends["Detritus"] == {"dead": pytest.approx(1.0)} and ends["Rincewind"] == {"incapacitated": pytest.approx(1.0)}
+    assert f.p_win[0] == pytest.approx(exact_forecast(start([[example("achmed")], [example("sven")]])).p_win[0], abs=1e-9)
+    n = 800
+    e = engine_forecast(state, n, "down-to-one")
+    assert agree(f.p_win[0], e.p_win[0], None, n)
+
+
 MULTI = [
     # two against one, the pair sharing the lone troll; several opponents cost him a die
     ("2v1", lambda: start([[example("achmed"), example("sven")], [example("detritus")]],
