@@ -42,7 +42,7 @@ def engine_forecast(state: FightState, n: int, seed: str):
 
 def agree(p: float, q: float, n_p: int | None, n_q: int) -> bool:
     """Within 4 standard errors of the two samples combined (n_p None: p is exact)."""
-    pm = (p + q) / 2
+    pm = min(1.0, max(0.0, (p + q) / 2))
     var = pm * (1 - pm) / n_q + (pm * (1 - pm) / n_p if n_p else 0.0)
     return abs(p - q) <= 4 * math.sqrt(var) + 1e-9
 
@@ -249,6 +249,48 @@ def test_exact_and_simulated_agree(name):
         assert sum(c.end_states.values()) == pytest.approx(1.0, abs=1e-9)
         s = dict(next(x for x in sim.combatants if x.name == c.name).end_states)
         assert set(s) <= set(STATE_NAMES)
+        for label in set(c.end_states) | set(s):
+            assert agree(c.end_states.get(label, 0.0), s.get(label, 0.0), None, n), (c.name, label)
+
+
+def _random_duel(seed: int) -> FightState:
+    """A seeded random duel: any stance, harm level, intent, weapon, armour, manoeuvre and house ruling."""
+    import random
+
+    rnd = random.Random(seed)
+
+    def tactics() -> dict:
+        t = {"stance": rnd.choice(["normal", "offensive", "defensive", "all-out attack", "all-out defence"]),
+             "harm_at": rnd.choice(["moderate", "serious", "mortal", "killed"]),
+             "intent": rnd.choice(["lethal", "non-lethal"]), "appropriateness": rnd.choice([0, 0, 1, 2])}
+        if rnd.random() < 0.3:
+            t["manoeuvres"] = [{"name": "m", "cost": rnd.choice([2, 4]), "roll_bonus": rnd.choice([0, 1]),
+                                "ends_fight": rnd.random() < 0.3}]
+        return t
+
+    def one(name: str) -> FuzzyCharacter:
+        return fighter(name, body=rnd.randint(1, 5), tenacity=rnd.randint(1, 4),
+                       weapon_lethality=rnd.choice(["harmless", "terribly ineffective", "not-so-lethal", "normal",
+                                                    "especially damaging", "really deadly"]),
+                       armour=rnd.choice(["none", "armour", "super-duper"]), encumbrance=rnd.choice(["none", "heavy"]))
+
+    house = FuzzyHouseRules(advantage_on_loss=rnd.choice(["keep", "lose", "offset"]), killing_blow_leaves_dying=rnd.random() < 0.3,
+                            mortal_wound_deaths=rnd.random() < 0.7, tenacity_target=rnd.choice([5, 7, 9]),
+                            one_die_second_die_for_criticals=rnd.random() < 0.8, max_rounds=rnd.choice([5, 30, 200]))
+    return start([[one("A")], [one("B")]], [tactics(), tactics()], house)
+
+
+@pytest.mark.parametrize("seed", [0, 3, 4, 7, 8, 13, 15, 16, 22, 31, 35, 36])
+def test_random_duels_exact_and_simulated_agree(seed):
+    state = _random_duel(seed)
+    ex = SYSTEM.forecast(state, method="exact")
+    n = 10_000
+    sim = SYSTEM.forecast(state, method="simulate", samples=n, seed=seed)
+    assert agree(ex.p_draw, sim.p_draw, None, n)
+    for side in (0, 1):
+        assert agree(ex.p_win[side], sim.p_win[side], None, n), (ex.p_win, sim.p_win)
+    for c in ex.combatants:
+        s = dict(next(x for x in sim.combatants if x.name == c.name).end_states)
         for label in set(c.end_states) | set(s):
             assert agree(c.end_states.get(label, 0.0), s.get(label, 0.0), None, n), (c.name, label)
 
