@@ -520,6 +520,8 @@ def _exact_result(state: FightState, ia: int, ib: int, terminal: dict[Any, float
             lab = _label(fs[1], fs[0], fs[2], fs[3])
             d = ends[state.fighters[i].key]
             d[lab] = d.get(lab, 0.0) + q
+    p_win = [min(1.0, p) for p in p_win]  # sums of many floats may overshoot 1 by an ulp or two
+    p_draw = min(1.0, p_draw)
     total = 1.0 - unresolved - cap_mass
     for i, f in enumerate(state.fighters):
         if i not in (ia, ib):
