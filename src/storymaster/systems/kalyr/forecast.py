@@ -615,7 +615,7 @@ def exact_forecast(state: FightState) -> Forecast:
             ends[j][label] = ends[j].get(label, 0.0) + p
     notes = [f"exact: an absorbing Markov chain over {n_states:,} fight states"]
     if capped:
-        notes.append(f"some fights reach the {state.max_rounds}-round cap: counted as draws")
+        notes.append(f"the {state.max_rounds}-round cap is in the chain: a fight still going then is a draw")
     notes += _notes(su)
     return Forecast(
         system=SYSTEM_NAME,
@@ -737,23 +737,21 @@ def _sides(su: _Setup) -> tuple[tuple[str, ...], ...]:
 
 
 def tactics_text(f: Fighter, state: FightState) -> str:
-    """A fighter's automatic choices in a few words."""
+    """A fighter's automatic choices in a few words (Fudge points only when not the default)."""
     t = f.tactics
     parts = [f"{f.ability} {level_name(f.level)}"]
     if t.approach:
         parts.append(f"{'aggressive' if t.approach > 0 else 'cautious'} {t.approach:+d}")
     if state.mode == "detailed":
-        if t.stance != "normal":
-            parts.append({"all_out_offence": "all-out offence", "all_out_defence": "all-out defence"}[t.stance])
+        parts.append({"normal": "normal", "all_out_offence": "all-out offence", "all_out_defence": "all-out defence"}[t.stance])
         if t.aim != "none":
             parts.append(f"aims for {t.aim.capitalize()}")
         if t.withdraw_at is not None:
             parts.append(f"withdraws at {severity_name(t.withdraw_at)}")
-    parts.append(
-        "never spends Fudge points on wounds"
-        if t.fudge_reduce_at == "never"
-        else f"Fudge points ({f.character.fudge_points}) keep wounds out of {t.fudge_reduce_at.capitalize()}"
-    )
+    if t.fudge_reduce_at == "never":
+        parts.append("no Fudge points on wounds")
+    elif t.fudge_reduce_at == "defeated":
+        parts.append("Fudge points keep wounds out of Defeated")
     return ", ".join(parts)
 
 
@@ -775,6 +773,8 @@ def _notes(su: _Setup) -> list[str]:
         + (", ties re-rolled" if st.on_tie == "reroll" else ", a tie is a draw")
     )
     out = [f"{kind} on the {st.track} track" + (", missile combat" if st.ranged else "")]
+    if any(f.tactics.fudge_reduce_at == "destroyed" for f in su.fighters):
+        out.append("Fudge points are spent automatically to keep a wound out of the Destroyed box (unless the tactics say otherwise)")
     if st.round:
         out.append(f"forecast from round {st.round}: rounds are counted from there")
     return out
