@@ -54,9 +54,11 @@ __all__ = [
 
 SYSTEM_NAME = "kalyr"
 #: simple/group contests are solved exactly while at most this many fighters roll each round
-EXACT_MAX_ROLLERS = 4
+EXACT_MAX_ROLLERS = 3
 #: rows of (state x dice combination) the exact method may push through a round before giving up
-EXACT_MAX_WORK = 30_000_000
+EXACT_MAX_WORK = 3_000_000
+#: transitions times rounds the chain may need before it is absorbed (the solver's loop is plain Python)
+EXACT_MAX_EDGE_ROUNDS = 20_000_000
 TOLERANCE = 1e-12
 
 # 4dF: the chance of each total -4..+4 (1 4 10 16 19 16 10 4 1 out of 81)
@@ -525,10 +527,24 @@ def _combos(su: _Setup, rollers: list[int]) -> tuple[np.ndarray, np.ndarray, np.
     return dice, sb, w
 
 
-def _transitions(su: _Setup, states: list[tuple[int, ...]], cap: bool, budget: list[int]) -> dict[tuple, list[tuple[float, tuple]]]:
-    """Each state's next states with their exact probabilities, a batch at a time."""
+def _radix(su: _Setup) -> tuple[np.ndarray, np.ndarray, int]:
+    """Each column's least value and place value, to number a chain state with one integer."""
+    lo, size = [], []
+    for f in su.fighters:
+        lo += [0] * FC
+        size += [BOXES[1] + 1, 2, 2, 2, 2, f.character.fudge_points + 1, 2]
+    lo += [0, -1, 0, -1, -1, 0, -1, 0]
+    size += [2, 3, 2, 2, 2, 2, 3, 1]  # the chain never carries the round counter
+    place = np.cumprod([1, *size[:-1]]).astype(np.int64)
+    return np.array(lo, dtype=np.int64), place, int(np.prod(np.array(size, dtype=object)))
+
+
+def _transitions(su: _Setup, states: list[tuple[int, ...]], budget: list[int]) -> dict[tuple, list[tuple[float, tuple]]]:
+    """Each state's next states with their exact probabilities: every combination of the round's
+    dice pushed through :func:`step`, a batch of states at a time."""
     X = np.array(states, dtype=np.int64)
     out: dict[tuple, list[tuple[float, tuple]]] = {}
+    lo, place, span = _radix(su)
     if su.state.mode == "detailed":
         groups = [(np.arange(len(X)), [0, 1])]
     else:
@@ -545,28 +561,31 @@ def _transitions(su: _Setup, states: list[tuple[int, ...]], cap: bool, budget: l
             )
         dice, sb, w = _combos(su, rollers)
         C = len(w)
-        per = max(1, 400_000 // C)
-        for lo in range(0, len(idx), per):
-            part = idx[lo : lo + per]
+        per = max(1, 200_000 // C)
+        for start in range(0, len(idx), per):
+            part = idx[start : start + per]
             M = len(part)
             budget[0] += M * C
             if budget[0] > EXACT_MAX_WORK:
                 raise OddsError("the fight has too many states and dice combinations to forecast exactly", hint="use --method simulate")
-            Xr = np.repeat(X[part], C, axis=0)
-            Y = step(Xr, np.tile(dice, (M, 1)), np.tile(sb, (M, 1)), su, cap)
-            src = np.repeat(np.arange(M), C)
-            keyed = np.concatenate([src[:, None], Y], axis=1)
-            uniq, inv = np.unique(keyed, axis=0, return_inverse=True)
-            probs = np.bincount(inv.ravel(), weights=np.tile(w, M), minlength=len(uniq))
-            rows = uniq.tolist()
-            for r, p in zip(rows, probs.tolist()):
-                out.setdefault(states[part[r[0]]], []).append((p, tuple(r[1:])))
+            Y = step(np.repeat(X[part], C, axis=0), np.tile(dice, (M, 1)), np.tile(sb, (M, 1)), su, False)
+            src = np.repeat(np.arange(M, dtype=np.int64), C)
+            if span * M < 2**62:
+                keys = src * span + (Y - lo) @ place
+                _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
+            else:  # pragma: no cover - a contest too wide for one integer key
+                _, first, inv = np.unique(np.concatenate([src[:, None], Y], axis=1), axis=0, return_index=True, return_inverse=True)
+            probs = np.bincount(inv.ravel(), weights=np.tile(w, M), minlength=len(first))
+            for i, row, p in zip(src[first].tolist(), Y[first].tolist(), probs.tolist()):
+                out.setdefault(states[part[i]], []).append((p, tuple(row)))
     return out
 
 
-def _solve(su: _Setup, cap: bool):
+def _solve(su: _Setup):
+    """Build the chain breadth first, check it can be solved in reasonable time, and absorb it.
+    Returns the absorbed chain, the number of states, and the live distribution at the round cap."""
     g = su.g
-    start = tuple(start_row(su, with_round=cap).tolist())
+    start = tuple(start_row(su, with_round=False).tolist())
 
     def terminal(s: tuple) -> bool:
         return s[g + OVER] == 1
@@ -576,7 +595,7 @@ def _solve(su: _Setup, cap: bool):
     frontier = [] if terminal(start) else [start]
     seen = set(frontier)
     while frontier:
-        moves = _transitions(su, frontier, cap, budget)
+        moves = _transitions(su, frontier, budget)
         table.update(moves)
         nxt = []
         for lst in moves.values():
@@ -588,24 +607,58 @@ def _solve(su: _Setup, cap: bool):
             raise OddsError(f"the fight has more than {MAX_STATES} states: too big to forecast exactly", hint="use --method simulate")
         frontier = nxt
     remaining = max(1, su.state.max_rounds - su.state.round)
-    return absorb(start, table.__getitem__, terminal, max_rounds=remaining, tolerance=TOLERANCE), len(seen)
+    live = _live_after(table, start, remaining, terminal)
+    absorbed = absorb(start, table.__getitem__, terminal, max_rounds=remaining, tolerance=TOLERANCE)
+    return absorbed, len(seen), live
+
+
+def _live_after(table: dict, start: tuple, rounds: int, terminal: Callable[[tuple], bool]) -> dict[tuple, float]:
+    """The fights still going after ``rounds`` rounds (the round cap), by state: a vectorised pass
+    over the chain's edges. It also bounds the work :func:`absorb` will do, refusing what is too slow."""
+    if terminal(start):
+        return {}
+    index = {s: i for i, s in enumerate(table)}
+    src, dst, prob = [], [], []
+    for s, moves in table.items():
+        for p, t in moves:
+            j = index.get(t)
+            if j is not None:
+                src.append(index[s])
+                dst.append(j)
+                prob.append(p)
+    src_a, dst_a, prob_a = np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), np.array(prob)
+    edges = sum(len(m) for m in table.values())
+    v = np.zeros(len(index))
+    v[index[start]] = 1.0
+    for r in range(1, rounds + 1):
+        v = np.bincount(dst_a, weights=v[src_a] * prob_a, minlength=len(index))
+        if v.sum() < TOLERANCE:
+            return {}
+        if edges * r > EXACT_MAX_EDGE_ROUNDS:
+            raise OddsError("the fight lasts too long with too many states to forecast exactly", hint="use --method simulate")
+    keys = list(index)
+    return {keys[i]: float(v[i]) for i in np.nonzero(v)[0].tolist()}
 
 
 def exact_forecast(state: FightState) -> Forecast:
     """The exact forecast (a Markov chain); :class:`OddsError` when the contest is too big for one."""
     su = _setup(state)
-    absorbed, n_states = _solve(su, cap=False)
-    capped = False
-    if absorbed.unresolved >= TOLERANCE:
-        # the fight can still be going at the round cap: solve again with the round in the state
-        absorbed, n_states = _solve(su, cap=True)
-        capped = True
+    absorbed, n_states, live = _solve(su)
     g = su.g
     p_win = [0.0, 0.0]
-    p_draw = 0.0
     ends: list[dict[str, float]] = [{} for _ in su.fighters]
-    for s, p in absorbed.terminal.items():
-        w = s[g + WIN]
+    rounds = dict(absorbed.rounds)
+    error = absorbed.unresolved
+    outcomes = list(absorbed.terminal.items())
+    if live:
+        # fights still going at the round cap are draws (the engine's rule), not unresolved mass
+        outcomes += list(live.items())
+        remaining = max(1, state.max_rounds - state.round)
+        rounds[remaining] = rounds.get(remaining, 0.0) + absorbed.unresolved
+        error = abs(absorbed.unresolved - sum(live.values()))
+    p_draw = 0.0
+    for s, p in outcomes:
+        w = s[g + WIN] if s[g + OVER] else NONE
         if w >= 0:
             p_win[w] += p
         else:
@@ -614,8 +667,8 @@ def exact_forecast(state: FightState) -> Forecast:
             label = _label(s, j)
             ends[j][label] = ends[j].get(label, 0.0) + p
     notes = [f"exact: an absorbing Markov chain over {n_states:,} fight states"]
-    if capped:
-        notes.append(f"the {state.max_rounds}-round cap is in the chain: a fight still going then is a draw")
+    if live:
+        notes.append(f"{sum(live.values()):.2e} of the fights are still going at the {state.max_rounds}-round cap: draws")
     notes += _notes(su)
     return Forecast(
         system=SYSTEM_NAME,
@@ -623,9 +676,9 @@ def exact_forecast(state: FightState) -> Forecast:
         sides=_sides(su),
         p_win=tuple(p_win),
         p_draw=p_draw,
-        rounds=dict(sorted(absorbed.rounds.items())),
+        rounds=dict(sorted(rounds.items())),
         combatants=tuple(CombatantForecast(su.names[j], su.side[j], ends[j]) for j in range(su.n)),
-        error=absorbed.unresolved,
+        error=error,
         tactics=_tactics(su),
         draw_meaning=draw_meaning(state),
         notes=tuple(notes),
