@@ -105,3 +105,21 @@ def test_bad_input_is_an_error_not_a_traceback(cli, pair, tmp_path, args, messag
     r = cli(*[sub.get(a, a) for a in args])
     assert r.exit_code == 2, r.output
     assert message in r.output and "Traceback" not in r.output
+
+
+def test_the_guides_saved_state_example_runs(cli, tmp_path, monkeypatch):
+    """The guide's 'sh' block (fight --save-state, then forecast --state) runs as written."""
+    from pathlib import Path
+    import shlex
+
+    root = Path(__file__).resolve().parents[3]
+    text = (root / "docs/systems/kalyr.md").read_text()
+    block = text.split("## Forecast", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    lines = [line for line in block.splitlines() if line.startswith("storymaster kalyr")]
+    assert len(lines) == 2 and "--save-state" in lines[0] and "--state" in lines[1]
+    (tmp_path / "examples").symlink_to(root / "examples")
+    monkeypatch.chdir(tmp_path)
+    for line in lines:
+        r = cli(*shlex.split(line)[1:])
+        assert r.exit_code == 0, r.output
+    assert "forecast" in r.stdout and (tmp_path / "fight.json").exists()
