@@ -48,7 +48,8 @@ def main() -> None:
         "simple group 2 vs 1 (ties re-rolled)": E.start([[kylar, guard], [bandit]]),
     }
     print("Kalyr fight forecast: simulation vs the engine fight by fight (one core)")
-    print(f"{'contest':48} {'engine f/s':>11} {'numpy f/s':>11} {'ratio':>8} {'exact s':>8}  p_win A: exact / simulated / engine")
+    head = f"{'contest':48} {'engine f/s':>11} {'numpy f/s':>11} {'ratio':>8} {'exact s':>8}"
+    print(head + "  p_win A: exact / simulated / engine")
     worst = float("inf")
     for name, state in cases.items():
         sides = [[f.name for f in s] for s in state.sides]

@@ -42,7 +42,16 @@ from ...systems.kalyr.data_files import table
 from ...systems.kalyr.ladder import LADDER, level_name, parse_level
 from ...systems.kalyr.wounds import BOXES, TRACKS, severity_for_damage, severity_name
 from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, emit_outcome, load_file, load_house_rules, make_rng
-from ..forecast import MethodOpt, PlotOpt, SamplesOpt, StateOpt, check_method, emit_forecast, forecast_progress, split_sides
+from ..forecast import (
+    MethodOpt,
+    PlotOpt,
+    SamplesOpt,
+    StateOpt,
+    check_method,
+    emit_forecast,
+    forecast_progress,
+    split_sides,
+)
 from ..forecast import VsOpt as SidesVsOpt
 from ..output import console, print_json
 
@@ -448,6 +457,9 @@ def damage_calc_cmd(
 # ---- fights ----------------------------------------------------------------------------------
 
 
+SAVE_STATE_HELP = "Write the fight's state as JSON at the end (mid-fight with --rounds), for 'forecast --state'."
+
+
 @app.command("fight")
 def fight_cmd(
     a: Annotated[Path, typer.Argument(help="Side A's character.")],
@@ -468,10 +480,12 @@ def fight_cmd(
     on_tie: Annotated[str, typer.Option("--on-tie", help="reroll or draw (simple contests).")] = "reroll",
     ranged: Annotated[bool, typer.Option("--ranged", help="Missile combat (shields' ranged values, no reach).")] = False,
     rounds: Annotated[
-        int | None, typer.Option("--rounds", min=1, help="Stop after this many rounds (rolls), the fight still going (see --save-state).")
+        int | None,
+        typer.Option("--rounds", min=1, help="Stop after this many rounds (rolls), still going (see --save-state)."),
     ] = None,
     save_state: Annotated[
-        Path | None, typer.Option("--save-state", help="Write the fight's state as JSON at the end (e.g. mid-fight with --rounds), for 'forecast --state'.")
+        Path | None,
+        typer.Option("--save-state", help=SAVE_STATE_HELP),
     ] = None,
     seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
 ) -> None:
@@ -479,9 +493,9 @@ def fight_cmd(
     side_a = [_load(a)] + [_load(p) for p in (ally_a or [])]
     side_b = [_load(b)] + [_load(p) for p in (ally_b or [])]
     state = _start_fight(
-        [side_a, side_b], detailed=detailed, track=track, abilities=(ability_a, ability_b), approaches=(approach_a, approach_b),
-        stances=(stance_a, stance_b), withdraws=(withdraw_a, withdraw_b), stakes=stakes, on_tie=on_tie, ranged=ranged,
-        house_rules=house_rules,
+        [side_a, side_b], detailed=detailed, track=track, abilities=(ability_a, ability_b),
+        approaches=(approach_a, approach_b), stances=(stance_a, stance_b), withdraws=(withdraw_a, withdraw_b),
+        stakes=stakes, on_tie=on_tie, ranged=ranged, house_rules=house_rules,
     )
     engine = SYSTEM.combat
     rng = make_rng(seed, "kalyr-fight")
@@ -522,10 +536,12 @@ def _start_fight(
 ):
     """A fresh fight with one tactics mapping per side, as 'fight' and 'forecast' both build it."""
     tactics = [
-        {"ability": abilities[i], "approach": approaches[i], "stance": stances[i], "withdraw_at": withdraws[i]} for i in (0, 1)
+        {"ability": abilities[i], "approach": approaches[i], "stance": stances[i], "withdraw_at": withdraws[i]}
+        for i in (0, 1)
     ]
     options: dict[str, Any] = {
-        "mode": "detailed" if detailed else "simple", "track": track, "tactics": tactics, "on_tie": on_tie, "ranged": ranged,
+        "mode": "detailed" if detailed else "simple", "track": track, "tactics": tactics,
+        "on_tie": on_tie, "ranged": ranged,
     }
     if stakes is not None:
         options["stakes"] = stakes
@@ -540,22 +556,30 @@ def forecast_cmd(
     ] = None,
     vs: SidesVsOpt = None,
     state_file: StateOpt = None,
-    detailed: Annotated[bool, typer.Option("--detailed", help="A detailed contest, round by round (one-on-one).")] = False,
+    detailed: Annotated[bool, typer.Option("--detailed", help="A detailed contest, round by round (1 on 1).")] = False,
     track: Annotated[str, typer.Option("--track", help="physical, mental or social.")] = "physical",
-    ability_a: Annotated[str | None, typer.Option("--ability-a", help="Side A's ability (default: each fighter's best on the track).")] = None,
+    ability_a: Annotated[
+        str | None, typer.Option("--ability-a", help="Side A's ability (default: each fighter's best on the track).")
+    ] = None,
     ability_b: Annotated[str | None, typer.Option("--ability-b")] = None,
     approach_a: Annotated[int, typer.Option("--approach-a", min=-2, max=2, help="aggressive +1/+2, cautious -1/-2")] = 0,
     approach_b: Annotated[int, typer.Option("--approach-b", min=-2, max=2)] = 0,
-    stance_a: Annotated[str, typer.Option("--stance-a", help="normal, all_out_offence or all_out_defence (detailed)")] = "normal",
+    stance_a: Annotated[
+        str, typer.Option("--stance-a", help="normal, all_out_offence or all_out_defence (detailed)")
+    ] = "normal",
     stance_b: Annotated[str, typer.Option("--stance-b")] = "normal",
-    withdraw_a: Annotated[str | None, typer.Option("--withdraw-a", help="Side A admits defeat at this wound level (detailed).")] = None,
+    withdraw_a: Annotated[
+        str | None, typer.Option("--withdraw-a", help="Side A admits defeat at this wound level (detailed).")
+    ] = None,
     withdraw_b: Annotated[str | None, typer.Option("--withdraw-b")] = None,
-    stakes: Annotated[str | None, typer.Option("--stakes", help="A fixed wound for the loser (simple contests).")] = None,
+    stakes: Annotated[str | None, typer.Option("--stakes", help="A fixed wound for the loser (simple).")] = None,
     on_tie: Annotated[str, typer.Option("--on-tie", help="reroll or draw (simple contests).")] = "reroll",
     ranged: Annotated[bool, typer.Option("--ranged", help="Missile combat.")] = False,
     method: MethodOpt = "auto",
     samples: SamplesOpt = 100_000,
-    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the simulation (the same seed gives the same forecast).")] = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", min=0, help="Seed of the simulation (the same seed gives the same forecast).")
+    ] = 0,
     plot: PlotOpt = None,
     house_rules: HouseRulesOpt = None,
     as_json: JsonOpt = False,
@@ -578,9 +602,9 @@ def forecast_cmd(
     else:
         sides = [[_load(p) for p in side] for side in split_sides(files or [], vs)]
         state = _start_fight(
-            sides, detailed=detailed, track=track, abilities=(ability_a, ability_b), approaches=(approach_a, approach_b),
-            stances=(stance_a, stance_b), withdraws=(withdraw_a, withdraw_b), stakes=stakes, on_tie=on_tie, ranged=ranged,
-            house_rules=house_rules,
+            sides, detailed=detailed, track=track, abilities=(ability_a, ability_b),
+            approaches=(approach_a, approach_b), stances=(stance_a, stance_b), withdraws=(withdraw_a, withdraw_b),
+            stakes=stakes, on_tie=on_tie, ranged=ranged, house_rules=house_rules,
         )
     with forecast_progress() as progress:
         result = SYSTEM.forecast(state, method=method, samples=samples, seed=seed, progress=progress)

@@ -171,7 +171,9 @@ def _setup(state: FightState) -> _Setup:
         level=np.array([f.level for f in fighters], dtype=np.int64),
         approach=np.array([f.tactics.approach for f in fighters], dtype=np.int64),
         flimit=np.array([limits[f.tactics.fudge_reduce_at] for f in fighters], dtype=np.int64),
-        withdraw=np.array([99 if f.tactics.withdraw_at is None else f.tactics.withdraw_at for f in fighters], dtype=np.int64),
+        withdraw=np.array(
+            [99 if f.tactics.withdraw_at is None else f.tactics.withdraw_at for f in fighters], dtype=np.int64
+        ),
         wpen=wpen,
         dconst=dconst,
     )
@@ -418,7 +420,7 @@ def _simple_step(X: np.ndarray, dice: np.ndarray, sb: np.ndarray, su: _Setup, ca
         rows = codes == code
         A = _pattern_sides(code, su)
         if not A[0] or not A[1]:
-            raise OddsError("a side has nobody left to fight, yet the contest is not over: the saved state is inconsistent")
+            raise OddsError("a side has nobody left to fight, yet the contest is not over: an inconsistent saved state")
         R = np.nonzero(rows)[0]
         mods = {j: su.wpen[j][np.minimum(_status(X[R], j), 5)] for j in A[0] + A[1]}
         if len(A[0]) == 1 and len(A[1]) == 1:
@@ -539,11 +541,15 @@ def _radix(su: _Setup) -> tuple[np.ndarray, np.ndarray, int]:
     return np.array(lo, dtype=np.int64), place, int(np.prod(np.array(size, dtype=object)))
 
 
-def _transitions(su: _Setup, states: list[tuple[int, ...]], budget: list[int]) -> dict[tuple, list[tuple[float, tuple]]]:
+Moves = dict[tuple, list[tuple[float, tuple]]]
+TOO_BIG = "use --method simulate"
+
+
+def _transitions(su: _Setup, states: list[tuple[int, ...]], budget: list[int]) -> Moves:
     """Each state's next states with their exact probabilities: every combination of the round's
     dice pushed through :func:`step`, a batch of states at a time."""
     X = np.array(states, dtype=np.int64)
-    out: dict[tuple, list[tuple[float, tuple]]] = {}
+    out: Moves = {}
     lo, place, span = _radix(su)
     if su.state.mode == "detailed":
         groups = [(np.arange(len(X)), [0, 1])]
@@ -567,14 +573,15 @@ def _transitions(su: _Setup, states: list[tuple[int, ...]], budget: list[int]) -
             M = len(part)
             budget[0] += M * C
             if budget[0] > EXACT_MAX_WORK:
-                raise OddsError("the fight has too many states and dice combinations to forecast exactly", hint="use --method simulate")
+                raise OddsError("the fight has too many states and dice combinations to forecast exactly", hint=TOO_BIG)
             Y = step(np.repeat(X[part], C, axis=0), np.tile(dice, (M, 1)), np.tile(sb, (M, 1)), su, False)
             src = np.repeat(np.arange(M, dtype=np.int64), C)
             if span * M < 2**62:
                 keys = src * span + (Y - lo) @ place
                 _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
             else:  # pragma: no cover - a contest too wide for one integer key
-                _, first, inv = np.unique(np.concatenate([src[:, None], Y], axis=1), axis=0, return_index=True, return_inverse=True)
+                rows = np.concatenate([src[:, None], Y], axis=1)
+                _, first, inv = np.unique(rows, axis=0, return_index=True, return_inverse=True)
             probs = np.bincount(inv.ravel(), weights=np.tile(w, M), minlength=len(first))
             for i, row, p in zip(src[first].tolist(), Y[first].tolist(), probs.tolist()):
                 out.setdefault(states[part[i]], []).append((p, tuple(row)))
@@ -590,7 +597,7 @@ def _solve(su: _Setup):
     def terminal(s: tuple) -> bool:
         return s[g + OVER] == 1
 
-    table: dict[tuple, list[tuple[float, tuple]]] = {}
+    table: Moves = {}
     budget = [0]
     frontier = [] if terminal(start) else [start]
     seen = set(frontier)
@@ -604,7 +611,7 @@ def _solve(su: _Setup):
                     seen.add(t)
                     nxt.append(t)
         if len(seen) > MAX_STATES:
-            raise OddsError(f"the fight has more than {MAX_STATES} states: too big to forecast exactly", hint="use --method simulate")
+            raise OddsError(f"the fight has more than {MAX_STATES} states: too big to forecast exactly", hint=TOO_BIG)
         frontier = nxt
     remaining = max(1, su.state.max_rounds - su.state.round)
     live = _live_after(table, start, remaining, terminal)
@@ -635,7 +642,7 @@ def _live_after(table: dict, start: tuple, rounds: int, terminal: Callable[[tupl
         if v.sum() < TOLERANCE:
             return {}
         if edges * r > EXACT_MAX_EDGE_ROUNDS:
-            raise OddsError("the fight lasts too long with too many states to forecast exactly", hint="use --method simulate")
+            raise OddsError("the fight lasts too long with too many states to forecast exactly", hint=TOO_BIG)
     keys = list(index)
     return {keys[i]: float(v[i]) for i in np.nonzero(v)[0].tolist()}
 
@@ -668,7 +675,8 @@ def exact_forecast(state: FightState) -> Forecast:
             ends[j][label] = ends[j].get(label, 0.0) + p
     notes = [f"exact: an absorbing Markov chain over {n_states:,} fight states"]
     if live:
-        notes.append(f"{sum(live.values()):.2e} of the fights are still going at the {state.max_rounds}-round cap: draws")
+        still = sum(live.values())
+        notes.append(f"{still:.2e} of the fights are still going at the {state.max_rounds}-round cap: draws")
     notes += _notes(su)
     return Forecast(
         system=SYSTEM_NAME,
@@ -789,6 +797,9 @@ def _sides(su: _Setup) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(su.names[j] for j in su.members[s]) for s in (0, 1))
 
 
+STANCE_WORDS = {"normal": "normal", "all_out_offence": "all-out offence", "all_out_defence": "all-out defence"}
+
+
 def tactics_text(f: Fighter, state: FightState) -> str:
     """A fighter's automatic choices in a few words (Fudge points only when not the default)."""
     t = f.tactics
@@ -796,7 +807,7 @@ def tactics_text(f: Fighter, state: FightState) -> str:
     if t.approach:
         parts.append(f"{'aggressive' if t.approach > 0 else 'cautious'} {t.approach:+d}")
     if state.mode == "detailed":
-        parts.append({"normal": "normal", "all_out_offence": "all-out offence", "all_out_defence": "all-out defence"}[t.stance])
+        parts.append(STANCE_WORDS[t.stance])
         if t.aim != "none":
             parts.append(f"aims for {t.aim.capitalize()}")
         if t.withdraw_at is not None:
@@ -822,12 +833,13 @@ def _tactics(su: _Setup) -> dict[str, str]:
 def _notes(su: _Setup) -> list[str]:
     st = su.state
     kind = "detailed contest (one-on-one rounds, damage halved)" if st.mode == "detailed" else (
-        "simple contest" + (" (group)" if su.n > 2 else "") + (f", stakes {severity_name(st.stakes)}" if st.stakes else "")
+        "simple contest" + (" (group)" if su.n > 2 else "")
+        + (f", stakes {severity_name(st.stakes)}" if st.stakes else "")
         + (", ties re-rolled" if st.on_tie == "reroll" else ", a tie is a draw")
     )
     out = [f"{kind} on the {st.track} track" + (", missile combat" if st.ranged else "")]
     if any(f.tactics.fudge_reduce_at == "destroyed" for f in su.fighters):
-        out.append("Fudge points are spent automatically to keep a wound out of the Destroyed box (unless the tactics say otherwise)")
+        out.append("Fudge points are spent automatically to keep a wound out of the Destroyed box (unless a tactic says not)")
     if st.round:
         out.append(f"forecast from round {st.round}: rounds are counted from there")
     return out
