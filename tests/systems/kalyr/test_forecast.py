@@ -397,7 +397,10 @@ def test_round_cap_is_a_draw():
 def test_short_round_cap_agrees_with_the_engine():
     s = E.start([[fighter("A")], [fighter("B", "Good")]], options={"mode": "detailed", "max_rounds": 3})
     f = SYSTEM.forecast(s, method="exact")
-    assert f.p_draw > 0.2 and max(f.rounds) == 3
+    assert f.p_draw > 0.2 and max(f.rounds) == 3 and f.error < 1e-12
+    assert sum(f.rounds.values()) == pytest.approx(1, abs=1e-12)
+    for c in f.combatants:  # the fights still going at the cap are counted in each fighter's end states too
+        assert sum(c.end_states.values()) == pytest.approx(1, abs=1e-12)
     ref = engine(s, 2000, seed=6)
     agree(f, ref)
     assert abs(f.p_draw - ref.p_draw) < 4 * (ref.p_draw * (1 - ref.p_draw) / 2000) ** 0.5

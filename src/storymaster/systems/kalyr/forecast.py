@@ -56,7 +56,7 @@ SYSTEM_NAME = "kalyr"
 #: simple/group contests are solved exactly while at most this many fighters roll each round
 EXACT_MAX_ROLLERS = 3
 #: rows of (state x dice combination) the exact method may push through a round before giving up
-EXACT_MAX_WORK = 3_000_000
+EXACT_MAX_WORK = 2_000_000
 #: transitions times rounds the chain may need before it is absorbed (the solver's loop is plain Python)
 EXACT_MAX_EDGE_ROUNDS = 20_000_000
 TOLERANCE = 1e-12
@@ -242,21 +242,18 @@ def start_row(su: _Setup, *, with_round: bool) -> np.ndarray:
 # ---- one round, for a batch of fights ----------------------------------------------------------------
 
 
+_BOX = np.arange(1, DESTROYED + 1, dtype=np.int64)
+
+
 def _status(X: np.ndarray, j: int) -> np.ndarray:
     """The highest box marked on fighter j's track (0 unhurt)."""
-    s = np.zeros(len(X), dtype=np.int64)
-    for b in range(1, DESTROYED + 1):
-        s = np.where(X[:, FC * j + b - 1] > 0, b, s)
-    return s
+    return ((X[:, FC * j : FC * j + DESTROYED] > 0) * _BOX).max(axis=1)
 
 
 def _open_box(X: np.ndarray, j: int, sev: np.ndarray) -> np.ndarray:
     """The box a wound of ``sev`` lands in (its own or the next open one up); 0 when none is open."""
-    box = np.zeros(len(X), dtype=np.int64)
-    for b in range(DESTROYED, 0, -1):
-        ok = (b >= sev) & (X[:, FC * j + b - 1] < _CAP[b - 1])
-        box = np.where(ok, b, box)
-    return box
+    ok = (_BOX >= sev[:, None]) & (X[:, FC * j : FC * j + DESTROYED] < _CAP)
+    return np.where(ok.any(axis=1), ok.argmax(axis=1) + 1, 0)
 
 
 def _severity(points: np.ndarray) -> np.ndarray:
@@ -271,26 +268,29 @@ def _halve(points: np.ndarray) -> np.ndarray:
 
 def _wound(Y: np.ndarray, j: int, sev: np.ndarray, mask: np.ndarray, su: _Setup) -> None:
     """Mark wounds of ``sev`` on fighter j where ``mask``, spending Fudge points as the fighter's
-    tactics say (as :func:`.fight_state.wound_fighter_by_severity`)."""
-    sev = np.where(mask, sev, 0)
-    fudge = Y[:, FC * j + FUDGE]
-    reduce = np.zeros(len(Y), dtype=np.int64)
-    still = sev > 0
+    tactics say (as :func:`.fight_state.wound_fighter_by_severity`). Works on the wounded rows only."""
+    sel = np.nonzero(mask & (sev > 0))[0]
+    if not len(sel):
+        return
+    Z = Y[sel]
+    sev = sev[sel]
+    fudge = Z[:, FC * j + FUDGE]
+    reduce = np.zeros(len(Z), dtype=np.int64)
     limit = su.flimit[j]
-    if limit > DESTROYED:
-        still[:] = False
+    still = np.full(len(Z), limit <= DESTROYED)
     for _ in range(DESTROYED):
         still &= (reduce < fudge) & (sev - reduce > 0)
         if not still.any():
             break
-        box = _open_box(Y, j, np.maximum(sev - reduce, 1))
+        box = _open_box(Z, j, np.maximum(sev - reduce, 1))
         still &= (box > 0) & (box >= limit)
         reduce += still
     left = sev - reduce
-    box = np.where(left > 0, _open_box(Y, j, np.maximum(left, 1)), 0)
+    box = np.where(left > 0, _open_box(Z, j, np.maximum(left, 1)), 0)
     for b in range(1, DESTROYED + 1):
-        Y[:, FC * j + b - 1] += box == b
-    Y[:, FC * j + FUDGE] = fudge - reduce
+        Z[:, FC * j + b - 1] += box == b
+    Z[:, FC * j + FUDGE] = fudge - reduce
+    Y[sel] = Z
 
 
 def _detailed_step(X: np.ndarray, dice: np.ndarray, sb: np.ndarray, su: _Setup, cap: bool) -> np.ndarray:
