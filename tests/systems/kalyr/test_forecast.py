@@ -434,3 +434,24 @@ def test_fudge_tactics_change_the_forecast(example):
 
 def test_fc_layout_constant():
     assert FC == 7
+
+
+def test_exact_and_simulated_agree_on_random_fights():
+    """30 random fights (the round test's generator): where the chain answers, the simulation agrees
+    with it on every side's p_win and the draw; where it refuses, the refusal names the reason."""
+    rnd = random.Random(3)
+    solved = refused = 0
+    for i in range(30):
+        s = _random_fight(rnd)
+        try:
+            ex = SYSTEM.forecast(s, method="exact")
+        except OddsError as exc:
+            assert "too many dice" in exc.message
+            refused += 1
+            continue
+        solved += 1
+        sim = SYSTEM.forecast(s, method="simulate", samples=20_000, seed=i)
+        for p, q in zip((*ex.p_win, ex.p_draw), (*sim.p_win, sim.p_draw)):
+            assert abs(p - q) <= 4.5 * max((q * (1 - q) / 20_000) ** 0.5, 1e-4), (i, ex.p_win, sim.p_win)
+        assert sum(ex.p_win) + ex.p_draw == pytest.approx(1, abs=1e-9)
+    assert solved >= 20 and refused >= 3
