@@ -10,7 +10,12 @@ dice of the round are given as arrays. The same function serves both methods:
   Markov chain solved by :func:`storymaster.forecast.absorb`. Used for every detailed contest
   (one-on-one, wound tracks with overflow, halved damage, Fudge points spent on wounds, reach,
   all-out stances, the Perception/Tactics follow-up, withdrawal) and for simple and group contests
-  with at most :data:`EXACT_MAX_ROLLERS` fighters rolling at once.
+  with at most :data:`EXACT_MAX_ROLLERS` fighters rolling at once. The chain is refused
+  (:class:`~storymaster.errors.OddsError`; ``auto`` then simulates) when more fighters roll, when it
+  would push more than :data:`EXACT_MAX_WORK` state-and-dice rows through a round, has more than
+  ``MAX_STATES`` states, or would need more than :data:`EXACT_MAX_EDGE_ROUNDS` transition-rounds to
+  absorb (many Fudge points, two all-out defenders). ``error`` is the mass left unresolved (at most
+  1e-12); fights still going at the round cap are counted as draws, as the engine calls them.
 * **simulate** (:func:`simulated_forecast`): many fights at once through
   :func:`storymaster.forecast.run_simulation`, the dice drawn from numpy's generator; a Python loop
   over rounds (and over fighters), never over fights.
@@ -34,7 +39,7 @@ from ...forecast import Batch, CombatantForecast, Forecast, absorb, run_simulati
 from ...forecast.markov import MAX_STATES
 from .abilities import ability_level, wound_modifier
 from .character import armour_value, damage_bonus, damage_reduction, weapon_damage
-from .checks import AbilityRoll, outnumbering_penalties, roll_pmf
+from .checks import AbilityRoll, roll_pmf
 from .damage import armament_bonus
 from .detailed import minimum_to_hit, shield_modifier, stance_modifier, weapon_size_modifier
 from .fight_state import COMBAT, FightState, Fighter, reach_rank
@@ -44,11 +49,14 @@ from .wounds import BOXES, DEFEATED, DESTROYED, Track, Wound, severity_name
 __all__ = [
     "EXACT_MAX_ROLLERS",
     "END_STATES",
+    "batch_simulator",
     "draw_meaning",
     "end_state",
     "exact_forecast",
     "forecast",
     "simulated_forecast",
+    "start_row",
+    "step",
     "tactics_text",
 ]
 
