@@ -515,6 +515,7 @@ def fight_cmd(
         result = "draw" if w is None else f"{' and '.join(names)} win{'s' if len(names) == 1 else ''}"
     summary = {
         "result": result,
+        "over": engine.is_over(state),
         "winner": w,
         "rounds": state.round,  # type: ignore[attr-defined]
         "seed": rng.seed,

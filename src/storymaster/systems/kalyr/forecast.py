@@ -422,15 +422,17 @@ def _simple_step(X: np.ndarray, dice: np.ndarray, sb: np.ndarray, su: _Setup, ca
     phys = st.track == "physical"
     Y = X.copy()
     outcome = np.full(N, NONE, dtype=np.int64)
-    act = _active(X, su)
+    status = [_status(X, j) for j in range(su.n)]
+    act = np.stack([(status[j] < DEFEATED) & (X[:, FC * j + WITHDRAWN] == 0) for j in range(su.n)], axis=1)
     codes = _pattern_code(act)
-    for code in np.unique(codes).tolist():
-        rows = codes == code
+    patterns = np.unique(codes).tolist()
+    for code in patterns:
         A = _pattern_sides(code, su)
         if not A[0] or not A[1]:
             raise OddsError("a side has nobody left to fight, yet the contest is not over: an inconsistent saved state")
-        R = np.nonzero(rows)[0]
-        mods = {j: su.wpen[j][np.minimum(_status(X[R], j), 5)] for j in A[0] + A[1]}
+        whole = len(patterns) == 1
+        R = slice(None) if whole else np.nonzero(codes == code)[0]
+        mods = {j: su.wpen[j][np.minimum(status[j][R], 5)] for j in A[0] + A[1]}
         if len(A[0]) == 1 and len(A[1]) == 1:
             a, b = A[0][0], A[1][0]
             fa, fb = su.fighters[a], su.fighters[b]
@@ -459,11 +461,12 @@ def _simple_step(X: np.ndarray, dice: np.ndarray, sb: np.ndarray, su: _Setup, ca
         n0, n1 = len(A[0]), len(A[1])
         oc = np.where(S[0] * n1 > S[1] * n0, 0, np.where(S[1] * n0 > S[0] * n1, 1, NONE))
         outcome[R] = oc
-        Z = Y[R]
+        Z = Y if whole else Y[R]
+        m = len(oc)
         if st.stakes is not None:
             for s in (0, 1):
                 for j in A[s]:
-                    _wound(Z, j, np.full(len(R), st.stakes), oc == 1 - s, su)
+                    _wound(Z, j, np.full(m, st.stakes), oc == 1 - s, su)
         else:
             for s in (0, 1):
                 o = 1 - s
@@ -472,8 +475,9 @@ def _simple_step(X: np.ndarray, dice: np.ndarray, sb: np.ndarray, su: _Setup, ca
                     foe = A[o][i % no]
                     margin = (S[o] - no * res[j]) // no
                     pts = margin + su.dconst[foe, j] + su.approach[j] + su.approach[foe]
-                    _wound(Z, j, _severity(pts), np.ones(len(R), dtype=bool), su)
-        Y[R] = Z
+                    _wound(Z, j, _severity(pts), np.ones(m, dtype=bool), su)
+        if not whole:
+            Y[R] = Z
     over = outcome >= 0
     win = outcome.copy()
     if st.on_tie == "draw":
