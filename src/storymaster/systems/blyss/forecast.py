@@ -1,0 +1,664 @@
+"""Whole-fight forecasts for BLYSS 3.5 (issue 10): who wins, how long it takes, how each fighter ends.
+
+Two methods, both following :mod:`storymaster.systems.blyss.combat` rule for rule and choice for choice
+(same Initiative, Declaration and Action order, same targets, same automatic tactics, same house rules):
+
+- ``simulate``: many fights at once in numpy (arrays of fighters' Dodges, Flesh Wounds, Health, armour
+  lives, aims, counterattacks, declarations ...; Python loops only over rounds, Initiative positions and
+  fighters, never over fights), through :func:`storymaster.forecast.run_simulation`. Any fight the
+  engine plays: teams, every tactic, called shots, armour, knockouts, dying checks, distance and moving,
+  disarming, every house rule. Dice pools are built by the engine's own helpers (``attack_pool``,
+  ``defence_pool``) for each distinct situation and looked up per fight.
+- ``exact``: an absorbing Markov chain (:func:`storymaster.forecast.absorb`) over the duel's states, for
+  the small case where it fits: a **duel (one against one) in which both fighters attack every round**
+  (tactic ``attack``), both can reach each other without moving (melee within 5 ft, or a ranged weapon),
+  no weapon on the ground, Initiative not re-rolled each round and contested draws not re-rolled. The
+  state is (round-1 Initiative order, each fighter's Dodges / Flesh Wounds / Health / unconscious /
+  dying flags and armour lives); every die of a round is convolved exactly (attack pools face by face,
+  so the armour's 'beat the best attack die' is exact), in floating point. Dying checks never happen
+  inside a duel (the fight ends the round one fighter goes down), so the chain needs none.
+- ``auto``: exact when the fight is such a duel, else simulated.
+
+A *draw* in BLYSS: nobody is left standing at the end of a round, or the house rule's round cap
+(``max_rounds``, 100 by default) is reached with fighters on both sides still up: a stand-off.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+from itertools import product
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel
+
+from ...dice import parse
+from ...dice.ast import BinOp, Const, Dice, Expr, Neg
+from ...dice.batch import _eval as _eval_batch
+from ...errors import OddsError
+from ...forecast import Batch, CombatantForecast, Forecast, absorb, run_simulation
+from .character import initiative, movement_feet, strength_damage_bonus
+from .combat import (
+    MELEE_REACH_FT,
+    UNARMED,
+    FightState,
+    Fighter,
+    _current_ar,
+    attack_pool,
+    called_shot_td,
+    defence_pool,
+)
+from .checks import Pool, pool_dice
+from .living import wound_penalty
+from .options import BlyssHouseRules
+from .scale import pool_for_rank
+from .tables import table
+
+__all__ = ["END_STATES", "blyss_forecast", "end_state", "exact_applies", "simulate_batch"]
+
+#: how a fighter can end a fight, in BLYSS's own words (Wound Levels, Table 2-03; Rules for Living)
+END_STATES = ("unhurt", "Healthy", "Flesh Wounds", "Light Wounds", "Moderate Wounds", "Heavy Wounds",
+              "unconscious", "stabilised", "dying", "coma", "dead")
+_LEVELS = ("Healthy", "Flesh Wounds", "Light Wounds", "Moderate Wounds", "Heavy Wounds", "Incapacitated")
+DRAW_MEANING = "draw (nobody left standing, or a stand-off at the round cap)"
+
+# action codes (the engine's Action.kind; -1 = nothing declared)
+NOTHING, NONE, RECOVER, MOVE, DEFEND, EVADE, AIM, DISARM, ATTACK = -1, 0, 1, 2, 3, 4, 5, 6, 7
+_TACTICS = {"attack": 0, "defensive": 1, "aim": 2, "disarm": 3}
+_LOC_INDEX = {"T": 0, "A": 1, "H": 2, "F": 3, "L": 4}
+_LOCATION = {None: "T", "limb": "A", "head": "H", "eye": "F"}
+_CALLED = {None: 0, "limb": 1, "head": 2, "eye": 3}
+_CALLED_NAMES = (None, "limb", "head", "eye")
+
+
+def end_state(f: Fighter) -> str:
+    """One fighter's end of a fight in BLYSS's words: unhurt, a Wound Level, or how they are down."""
+    v = f.vitals
+    if v.dead:
+        return "dead"
+    if v.coma:
+        return "coma"
+    if v.dying:
+        return "dying"
+    if v.unconscious:
+        return "stabilised" if v.stabilised else "unconscious"
+    if (v.dodges, v.flesh_wounds, v.health) == (v.max_dodges, v.max_flesh_wounds, v.max_health):
+        return "unhurt"
+    return _level_code_scalar(v.dodges, v.flesh_wounds, v.health, v.max_flesh_wounds, v.max_health)
+
+
+def _level_code_scalar(d: int, fw: int, h: int, maxf: int, maxh: int) -> str:
+    return _LEVELS[int(_level_codes(np.array([d]), np.array([fw]), np.array([h]), np.array([maxf]), np.array([maxh]),
+                                    np.array([True]))[0])]
+
+
+def _level_codes(d: np.ndarray, fw: np.ndarray, h: np.ndarray, maxf: Any, maxh: Any, active: np.ndarray) -> np.ndarray:
+    """The engine's ``wound_level`` on arrays: 0 Healthy .. 4 Heavy Wounds, 5 Incapacitated."""
+    heavy_below = table("wounds")["heavy_wounds_below_health"]
+    lost = maxh - h
+    hurt = lost >= 1
+    out = np.where((d == 0) & (fw < maxf), 1, 0)
+    light = hurt & (lost >= -(-maxh // 3))  # ceil(maxh / 3)
+    moderate = hurt & (lost >= -(-2 * maxh // 3))
+    out = np.where(light, 2, out)
+    out = np.where(moderate, 3, out)
+    out = np.where(hurt & (h < heavy_below), 4, out)
+    return np.where(active, out, 5)
+
+
+# ---------------------------------------------------------------- the fight's fixed facts
+class _Roster:
+    """What does not change during a fight: the fighters' sheets, sides, tactics, weapons, armour."""
+
+    def __init__(self, state: FightState) -> None:
+        self.state = state
+        self.hr: BlyssHouseRules = state.house_rules
+        fs = state.fighters
+        self.fighters = fs
+        self.K = len(fs)
+        self.ids = [f.id for f in fs]
+        self.side = np.array([f.side for f in fs])
+        self.n_sides = int(self.side.max()) + 1
+        self.tactic = np.array([_TACTICS[f.tactic] for f in fs])
+        self.called = np.array([_CALLED[f.called_shot] for f in fs])
+        self.choice = np.array([{"auto": 0, "body": 1, "armour": 2}[f.armour_choice] for f in fs])
+        self.weapon = np.array([-1 if f.weapon is None else f.weapon for f in fs])
+        self.armed = self.weapon >= 0
+        w = [f.character.weapons[f.weapon] if f.weapon is not None else UNARMED for f in fs]
+        self.ranged = np.array([x.ranged for x in w])
+        self.stamina = np.array([f.character.attributes.stamina for f in fs])
+        self.move_ft = np.array([movement_feet(f.character.attributes.agility) for f in fs])
+        self.maxd = np.array([f.vitals.max_dodges for f in fs])
+        self.maxf = np.array([f.vitals.max_flesh_wounds for f in fs])
+        self.maxh = np.array([f.vitals.max_health for f in fs])
+        self.P = max([len(f.character.armour) for f in fs] + [1])
+        self.cover = np.zeros((self.K, self.P, 5), dtype=bool)
+        self.ar = np.zeros((self.K, self.P), dtype=np.int64)
+        for k, f in enumerate(fs):
+            for p, a in enumerate(f.character.armour):
+                self.ar[k, p] = a.armour_rating
+                for loc in a.cover:
+                    self.cover[k, p, _LOC_INDEX[loc]] = True
+        self.penalties = [wound_penalty(level, self.hr) for level in _LEVELS]
+        self.pen_rank = np.array([p[0] for p in self.penalties])
+        self.pen_die = np.array([p[1] for p in self.penalties])
+        self._pool_cache: dict[tuple, tuple[tuple[int, ...], int, int]] = {}
+        self._weapons: dict[tuple[int, bool], Any] = {}
+
+    # -- pools through the engine's own helpers ------------------------------------------------
+    def _fighter(self, k: int, mask: int, aim: int = 0, dropped: bool = False) -> Fighter:
+        f = self.fighters[k]
+        base = f.model_copy(update={"vitals": f.vitals.model_copy(update={
+            "dodges": f.vitals.max_dodges, "flesh_wounds": f.vitals.max_flesh_wounds, "health": f.vitals.max_health,
+            "unconscious": False, "dying": False, "dead": False, "coma": False, "stabilised": False})})
+        lives = tuple(3 if (mask >> p) & 1 else 0 for p in range(len(f.character.armour)))
+        return base.model_copy(update={"armour_lives": lives, "aim_bonus": aim, "weapon_dropped": dropped})
+
+    def pool(self, kind: str, k: int, level: int, mask: int, aim: int = 0, dropped: int = 0,
+             dist: int = 0) -> tuple[tuple[int, ...], int, int]:
+        """(dice, die modifier, rank total) of fighter k's pool of this kind in this situation."""
+        key = (kind, k, level, mask, aim, dropped, dist)
+        hit = self._pool_cache.get(key)
+        if hit is not None:
+            return hit
+        hr = self.hr
+        f = self._fighter(k, mask, aim, bool(dropped))
+        wr, dm = self.penalties[level]
+        if kind == "attack":
+            pool, _ = attack_pool(f, self.state.model_copy(update={"distance": dist}))
+        elif kind in ("defend", "evade", "strength"):
+            pool = defence_pool(f, self.state, kind)
+        elif kind == "aim":
+            a = f.character.attributes
+            pool = Pool(name=f.id, ranks=(a.dexterity, a.intelligence))
+        elif kind == "init":
+            pool = Pool(name=f.id, ranks=(initiative(f.character.attributes),))
+        else:  # pragma: no cover
+            raise ValueError(kind)
+        pool = pool.model_copy(update={"penalty_ranks": pool.penalty_ranks + wr, "die_modifier": dm})
+        out = (pool_dice(pool, hr), dm, pool.rank_total(hr))
+        self._pool_cache[key] = out
+        return out
+
+    def weapon_of(self, k: int, dropped: bool) -> Any:
+        f = self.fighters[k]
+        return UNARMED if (f.weapon is None or dropped) else f.character.weapons[f.weapon]
+
+
+# ---------------------------------------------------------------- numpy dice
+def _lookup(keys: np.ndarray, fn: Callable[..., tuple[tuple[int, ...], int, int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row of ``keys`` (n, m): padded dice sides (0 = no die), die modifier, rank total."""
+    n = keys.shape[0]
+    if n == 0:
+        return np.zeros((0, 1), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    uniq, inv = np.unique(keys, axis=0, return_inverse=True)
+    inv = inv.reshape(-1)
+    rows = [fn(*map(int, u)) for u in uniq]
+    width = max([len(r[0]) for r in rows] + [1])
+    table_ = np.zeros((len(rows), width), dtype=np.int64)
+    for i, r in enumerate(rows):
+        table_[i, : len(r[0])] = r[0]
+    dm = np.array([r[1] for r in rows], dtype=np.int64)
+    rank = np.array([r[2] for r in rows], dtype=np.int64)
+    return table_[inv], dm[inv], rank[inv]
+
+
+def _roll(sides: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+    faces = (gen.random(sides.shape) * sides).astype(np.int64) + 1
+    return np.where(sides > 0, faces, 0)
+
+
+def _successes(faces: np.ndarray, td: Any, dm: Any) -> np.ndarray:
+    """Net successes (the engine's ``judge``: each 1 cancels a success; success means at least one left)."""
+    td = np.asarray(td).reshape(-1, 1)
+    dm = np.asarray(dm).reshape(-1, 1)
+    ones = (faces == 1).sum(axis=1)
+    hits = ((faces >= 2) & (faces + dm >= td)).sum(axis=1)
+    return np.maximum(hits - ones, 0)
+
+
+_RANK_SIDES = np.array([list(pool_for_rank(r)) + [0] * (4 - len(pool_for_rank(r))) for r in range(21)])
+
+
+def _rank_pool_success(ranks: np.ndarray, td: int, gen: np.random.Generator) -> np.ndarray:
+    """A plain rank's pool (no modifiers) against a TD: succeeded or not, per row."""
+    s = _RANK_SIDES[np.clip(ranks, 0, 20)]
+    return _successes(_roll(s, gen), td, 0) > 0
+
+
+class _DamageRoller:
+    """A weapon's damage expression on arrays: the total and the highest die face (for the armour contest)."""
+
+    def __init__(self, expr: str) -> None:
+        self.node = parse(expr)
+
+    def roll(self, n: int, gen: np.random.Generator, want_faces: bool) -> tuple[np.ndarray, np.ndarray]:
+        if not want_faces:
+            total = _eval_batch(self.node, n, gen)
+            total = np.broadcast_to(np.asarray(total, dtype=np.int64), (n,)).copy()
+            return total, total
+        best = np.full(n, -(10**9), dtype=np.int64)
+        total = self._eval(self.node, n, gen, best)
+        total = np.broadcast_to(np.asarray(total, dtype=np.int64), (n,)).copy()
+        best = np.where(best == -(10**9), total, best)  # a set number: the engine compares its total
+        return total, best
+
+    def _eval(self, node: Expr, n: int, gen: np.random.Generator, best: np.ndarray) -> Any:
+        if isinstance(node, Const):
+            return node.value
+        if isinstance(node, Dice):
+            if node.explode or node.keep is not None or node.fudge:
+                raise OddsError(f"damage '{node}' with the armour contest against the damage roll is not simulated",
+                                hint="use plain dice for the weapon's damage, or the default armour contest")
+            if node.count == 0:
+                return 0
+            faces = gen.integers(1, node.faces + 1, size=(n, node.count))
+            np.maximum(best, faces.max(axis=1), out=best)
+            return faces.sum(axis=1)
+        if isinstance(node, Neg):
+            return -self._eval(node.operand, n, gen, best)
+        assert isinstance(node, BinOp)
+        a, b = self._eval(node.left, n, gen, best), self._eval(node.right, n, gen, best)
+        return a + b if node.op == "+" else a - b if node.op == "-" else a * b
+
+
+# ---------------------------------------------------------------- one batch of fights
+class _Sim:
+    """Plays ``n`` fights from the same state, all at once (see the module docstring)."""
+
+    def __init__(self, roster: _Roster) -> None:
+        self.R = roster
+        td = table("wounds")
+        self.attack_td = np.array([called_shot_td(c, aimed=False) for c in _CALLED_NAMES])
+        self.aimed_td = np.array([called_shot_td(c, aimed=True) for c in _CALLED_NAMES])
+        self.aim_td = np.array([td["aim_td"]] + [called_shot_td(c, aimed=True) for c in _CALLED_NAMES[1:]])
+        self.counter_red = td["counterattack_td_reduction"]
+        self.dying_td = td["dying_td"]
+        self.ko_td = td["knockout_td"]
+        self.loc_of_called = np.array([_LOC_INDEX[_LOCATION[c]] for c in _CALLED_NAMES])
+        self.damage: dict[tuple[int, bool], tuple[_DamageRoller, int, bool, int]] = {}
+
+    def _start(self, n: int) -> dict[str, np.ndarray]:
+        st = self.R.state
+        fs = st.fighters
+        K, P = self.R.K, self.R.P
+
+        def rep(values: list[Any], dtype: Any = np.int64) -> np.ndarray:
+            return np.tile(np.array(values, dtype=dtype), (n, 1))
+
+        lives = np.zeros((n, K, P), dtype=np.int64)
+        for k, f in enumerate(fs):
+            for p, lv in enumerate(f.armour_lives):
+                lives[:, k, p] = lv
+        id_index = {fid: i for i, fid in enumerate(self.R.ids)}
+        order = [id_index[o] for o in st.order] if st.order else list(range(K))
+        return {
+            "d": rep([f.vitals.dodges for f in fs]), "f": rep([f.vitals.flesh_wounds for f in fs]),
+            "h": rep([f.vitals.health for f in fs]),
+            "unc": rep([f.vitals.unconscious for f in fs], bool), "dying": rep([f.vitals.dying for f in fs], bool),
+            "stab": rep([f.vitals.stabilised for f in fs], bool), "dead": rep([f.vitals.dead for f in fs], bool),
+            "coma": rep([f.vitals.coma for f in fs], bool), "dchecks": rep([f.vitals.dying_checks for f in fs]),
+            "blunt": rep([f.last_blow_blunt for f in fs], bool), "lives": lives,
+            "dropped": rep([f.weapon_dropped for f in fs], bool), "aimb": rep([f.aim_bonus for f in fs]),
+            "aimc": rep([f.aim_called for f in fs], bool), "aimt": rep([f.aimed_this_round for f in fs]),
+            "counter": rep([f.counter_ready for f in fs], bool),
+            "decl": np.full((n, K), NOTHING, dtype=np.int64), "dtgt": np.full((n, K), -1, dtype=np.int64),
+            "acted": np.zeros((n, K), dtype=bool),
+            "dist": np.full(n, st.distance, dtype=np.int64), "order": rep(order),
+            "over": np.zeros(n, dtype=bool), "winner": np.full(n, -1, dtype=np.int64),
+            "rounds": np.zeros(n, dtype=np.int64),
+        }
+
+    # -- small helpers over the live batch ---------------------------------------------------------
+    @staticmethod
+    def _active(S: dict[str, np.ndarray]) -> np.ndarray:
+        return ~(S["unc"] | S["dying"] | S["dead"] | S["coma"])
+
+    def _levels(self, S: dict[str, np.ndarray]) -> np.ndarray:
+        R = self.R
+        return _level_codes(S["d"], S["f"], S["h"], R.maxf, R.maxh, self._active(S))
+
+    def _mask(self, S: dict[str, np.ndarray], rows: np.ndarray, who: np.ndarray) -> np.ndarray:
+        alive = S["lives"][rows, who] > 0  # (m, P)
+        return (alive * (1 << np.arange(self.R.P))).sum(axis=1)
+
+    def _pick_target(self, S: dict[str, np.ndarray], rows: np.ndarray, who: np.ndarray) -> np.ndarray:
+        """The weakest standing enemy (lowest Dodges + Flesh Wounds + Health, then listing order); -1 if none."""
+        R = self.R
+        act = self._active(S)[rows]
+        total = S["d"][rows] + S["f"][rows] + np.maximum(S["h"][rows], 0)
+        enemy = (R.side[None, :] != R.side[who][:, None]) & act
+        cost = np.where(enemy, total * (R.K + 1) + np.arange(R.K)[None, :], np.iinfo(np.int64).max)
+        t = cost.argmin(axis=1)
+        return np.where(enemy.any(axis=1), t, -1)
+
+    # -- a round -------------------------------------------------------------------------------------
+    def _round(self, S: dict[str, np.ndarray], rnd: int, gen: np.random.Generator) -> None:
+        R, hr = self.R, self.R.hr
+        n, K = S["d"].shape
+        rows = np.arange(n)
+        S["acted"][:] = False
+        S["decl"][:] = NOTHING
+        S["dtgt"][:] = -1
+        # dying checks, in listing order
+        for k in range(K):
+            dy = S["dying"][:, k]
+            if not dy.any():
+                continue
+            rank = R.stamina[k] - S["dchecks"][:, k]
+            out = dy & (rank <= 0)
+            coma = out & ((hr.coma_instead_of_death == "always") | ((hr.coma_instead_of_death == "blunt") & S["blunt"][:, k]))
+            S["coma"][:, k] |= coma
+            S["dead"][:, k] |= out & ~coma
+            roll = dy & ~out
+            ok = roll & _rank_pool_success(np.maximum(rank, 0), self.dying_td, gen)
+            S["stab"][:, k] |= ok
+            S["dchecks"][:, k] += roll & ~ok
+            S["dying"][:, k] &= ~(out | ok)
+        # Initiative
+        if rnd == 1 or hr.reroll_initiative_each_round:
+            self._initiative(S, gen)
+        active0 = self._active(S)
+        # Declaration Round, slowest first
+        for p in range(K - 1, -1, -1):
+            a = S["order"][:, p]
+            m = active0[rows, a]
+            if m.any():
+                self._declare(S, rows[m], a[m])
+        # Action Round, fastest first
+        for p in range(K):
+            a = S["order"][:, p]
+            act = self._active(S)[rows, a] & ~S["acted"][rows, a] & (S["decl"][rows, a] != NOTHING)
+            kind = S["decl"][rows, a]
+            act &= ~np.isin(kind, (DEFEND, EVADE, NONE))
+            if not act.any():
+                continue
+            r, a, kind = rows[act], a[act], kind[act]
+            S["acted"][r, a] = True
+            rec = kind == RECOVER
+            S["dropped"][r[rec], a[rec]] = False
+            mv = kind == MOVE
+            S["dist"][r[mv]] = np.maximum(0, S["dist"][r[mv]] - R.move_ft[a[mv]])
+            hitting = np.isin(kind, (AIM, ATTACK, DISARM))
+            r, a, kind = r[hitting], a[hitting], kind[hitting]
+            if not len(r):
+                continue
+            t = S["dtgt"][r, a]
+            gone = ~self._active(S)[r, t]
+            if gone.any():
+                t = t.copy()
+                t[gone] = self._pick_target(S, r[gone], a[gone])
+            ok = t >= 0
+            r, a, t, kind = r[ok], a[ok], t[ok], kind[ok]
+            aim = kind == AIM
+            if aim.any():
+                self._aim(S, r[aim], a[aim], gen)
+            if (~aim).any():
+                self._attack(S, r[~aim], a[~aim], t[~aim], kind[~aim] == DISARM, gen)
+        # End of Round: aims carry over to the next round only
+        S["aimc"] &= S["aimt"] > 0
+        S["aimb"] = S["aimt"].copy()
+        S["aimt"][:] = 0
+
+    def _initiative(self, S: dict[str, np.ndarray], gen: np.random.Generator) -> None:
+        R, hr = self.R, self.R.hr
+        n, K = S["d"].shape
+        levels = self._levels(S)
+        keys = np.zeros((n, K), dtype=np.int64)
+        for k in range(K):
+            sides, dm, rank = _lookup(np.stack([np.full(n, k), levels[:, k]], axis=1),
+                                      lambda k_, lv: R.pool("init", k_, lv, 0))
+            faces = _roll(sides, gen)
+            succ = _successes(faces, hr.initiative_td, dm)
+            met = (faces >= 2) & (faces + dm[:, None] >= hr.initiative_td)
+            value = (faces * met).sum(axis=1)
+            if hr.initiative_final_tie == "roll_off":
+                tb = gen.integers(1, 101, size=n) * 1000 - k
+            else:
+                tb = np.full(n, -k)
+            keys[:, k] = ((succ * 4000 + value) * 128 + rank) * 200_000 + tb + K
+        S["order"] = np.argsort(-keys, axis=1, kind="stable")
+
+    def _declare(self, S: dict[str, np.ndarray], r: np.ndarray, a: np.ndarray) -> None:
+        R = self.R
+        t = self._pick_target(S, r, a)
+        kind = np.full(len(r), ATTACK, dtype=np.int64)
+        tgt = t.copy()
+        todo = t >= 0
+        kind[~todo] = NONE
+        rec = todo & S["dropped"][r, a]
+        kind[rec] = RECOVER
+        tgt[rec] = -1
+        todo &= ~rec
+        mv = todo & ~R.ranged[a] & (S["dist"][r] > MELEE_REACH_FT)
+        kind[mv] = MOVE
+        tgt[mv] = -1
+        todo &= ~mv
+        dfn = todo & (R.tactic[a] == 1) & ~S["counter"][r, a]
+        if dfn.any():
+            act = self._active(S)
+            found = np.zeros(len(r), dtype=bool)
+            for j in range(R.K):
+                hit = (dfn & ~found & (R.side[j] != R.side[a]) & act[r, j]
+                       & np.isin(S["decl"][r, j], (ATTACK, DISARM)) & (S["dtgt"][r, j] == a))
+                kind[hit] = np.where(R.armed[a[hit]], DEFEND, EVADE)  # weapon_dropped is handled above
+                tgt[hit] = j
+                found |= hit
+            todo &= ~found
+        aim = todo & (R.tactic[a] == 2) & (S["aimb"][r, a] == 0)
+        kind[aim] = AIM
+        todo &= ~aim
+        t_safe = np.maximum(t, 0)
+        dis = todo & (R.tactic[a] == 3) & R.armed[t_safe] & ~S["dropped"][r, t_safe]
+        kind[dis] = DISARM
+        S["decl"][r, a] = kind
+        S["dtgt"][r, a] = tgt
+
+    def _aim(self, S: dict[str, np.ndarray], r: np.ndarray, a: np.ndarray, gen: np.random.Generator) -> None:
+        R = self.R
+        levels = self._levels(S)[r, a]
+        sides, dm, _ = _lookup(np.stack([a, levels], axis=1), lambda k, lv: R.pool("aim", k, lv, 0))
+        succ = _successes(_roll(sides, gen), self.aim_td[R.called[a]], dm)
+        S["aimt"][r, a] = succ
+        S["aimc"][r, a] = R.called[a] > 0
+
+    def _contest(self, faces: np.ndarray, sides: np.ndarray, dm_a: np.ndarray, d_sides: np.ndarray, dm_d: np.ndarray,
+                 d_td: np.ndarray, a_td: np.ndarray, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """A Defend / Evade / Strength contest: (attacker still hits, defender's roll succeeded)."""
+        d_succ = _successes(_roll(d_sides, gen), d_td, dm_d)
+        a_succ = _successes(faces, a_td, dm_a)
+        if self.R.hr.defence_draw == "reroll":
+            for _ in range(20):
+                draw = (a_succ == d_succ)  # both fail, or the same number of successes
+                if not draw.any():
+                    break
+                a2 = _successes(_roll(sides[draw], gen), a_td[draw], dm_a[draw])
+                d2 = _successes(_roll(d_sides[draw], gen), d_td[draw], dm_d[draw])
+                a_succ[draw], d_succ[draw] = a2, d2
+        return a_succ > d_succ, d_succ > 0
+
+    def _attack(self, S: dict[str, np.ndarray], r: np.ndarray, a: np.ndarray, t: np.ndarray, disarm: np.ndarray,
+                gen: np.random.Generator) -> None:
+        R, hr = self.R, self.R.hr
+        m = len(r)
+        levels = self._levels(S)
+        keys = np.stack([a, levels[r, a], self._mask(S, r, a), S["aimb"][r, a], S["dropped"][r, a].astype(np.int64),
+                         S["dist"][r]], axis=1)
+        sides, dm_a, rank_a = _lookup(keys, lambda *k: R.pool("attack", *k))
+        called = np.where(disarm, 0, R.called[a])
+        aimed = S["aimc"][r, a] & (S["aimb"][r, a] > 0)
+        td = np.where(aimed, self.aimed_td[called], self.attack_td[called])
+        counter = S["counter"][r, a]
+        td = np.where(counter, np.maximum(0, td - self.counter_red), td)
+        faces = _roll(sides, gen)
+        hit = _successes(faces, td, dm_a) > 0
+        S["counter"][r, a] = False
+        S["aimb"][r, a] = 0
+        # the target's defences
+        t_decl = S["decl"][r, t]
+        t_acted = S["acted"][r, t]
+        declared = np.isin(t_decl, (DEFEND, EVADE)) & ~t_acted
+        switch = (~declared & (R.tactic[t] == 1) & ~t_acted & (t_decl != NOTHING) & ~S["counter"][r, t])
+        dkind = np.where(declared, t_decl, np.where(R.armed[t] & ~S["dropped"][r, t], DEFEND, EVADE))
+        has_def = declared | switch
+        S["acted"][r[switch], t[switch]] = True
+        defended_ok = np.zeros(m, dtype=bool)
+        # Strength against a disarm comes first
+        st_ = disarm & hit
+        if st_.any():
+            i = np.nonzero(st_)[0]
+            k2 = np.stack([t[i], levels[r[i], t[i]], self._mask(S, r[i], t[i])], axis=1)
+            ds, ddm, drank = _lookup(k2, lambda k, lv, mk: R.pool("strength", k, lv, mk))
+            still, _ = self._contest(faces[i], sides[i], dm_a[i], ds, ddm, rank_a[i], drank, gen)
+            hit[i] = still
+        # then Defend / Evade
+        dd = has_def & hit
+        if dd.any():
+            i = np.nonzero(dd)[0]
+            k2 = np.stack([t[i], levels[r[i], t[i]], self._mask(S, r[i], t[i]), dkind[i]], axis=1)
+            ds, ddm, drank = _lookup(
+                k2, lambda k, lv, mk, kd: R.pool("defend" if kd == DEFEND else "evade", k, lv, mk))
+            still, d_ok = self._contest(faces[i], sides[i], dm_a[i], ds, ddm, rank_a[i], drank, gen)
+            hit[i] = still
+            defended_ok[i] = ~still & (dkind[i] == DEFEND) & d_ok
+            S["acted"][r[i], t[i]] = True
+        S["counter"][r[defended_ok], t[defended_ok]] = True
+        # a landed disarm
+        dis = disarm & hit
+        S["dropped"][r[dis], t[dis]] = True
+        blow = hit & ~disarm
+        if not blow.any():
+            return
+        i = np.nonzero(blow)[0]
+        r, a, t, faces, called = r[i], a[i], t[i], faces[i], called[i]
+        S["aimt"][r, t] = 0
+        self._land_blow(S, r, a, t, faces.max(axis=1), called, gen)
+
+    def _weapon(self, k: int, dropped: bool) -> tuple[_DamageRoller, int, bool, int]:
+        key = (k, dropped)
+        if key not in self.damage:
+            w = self.R.weapon_of(k, dropped)
+            strength = (not w.ranged) if w.strength_applies is None else w.strength_applies
+            bonus = strength_damage_bonus(self.R.fighters[k].character.attributes.strength) if strength else 0
+            self.damage[key] = (_DamageRoller(w.damage), bonus, w.blunt, w.knockout_rank or 0)
+        return self.damage[key]
+
+    def _land_blow(self, S: dict[str, np.ndarray], r: np.ndarray, a: np.ndarray, t: np.ndarray, best_attack: np.ndarray,
+                   called: np.ndarray, gen: np.random.Generator) -> None:
+        R, hr = self.R, self.R.hr
+        m = len(r)
+        want_faces = hr.armour_contest_against == "damage_roll"
+        dropped = S["dropped"][r, a]
+        damage = np.zeros(m, dtype=np.int64)
+        best_dmg = np.zeros(m, dtype=np.int64)
+        blunt = np.zeros(m, dtype=bool)
+        ko_rank = np.zeros(m, dtype=np.int64)
+        wkey = a * 2 + dropped
+        for key in np.unique(wkey):
+            sel = wkey == key
+            roller, bonus, bl, ko = self._weapon(int(key) // 2, bool(key % 2))
+            total, best = roller.roll(int(sel.sum()), gen, want_faces)
+            damage[sel] = np.maximum(hr.minimum_damage, total + bonus)
+            best_dmg[sel] = best
+            blunt[sel] = bl
+            ko_rank[sel] = ko
+        # the armour piece that covers the spot: the first with lives left
+        loc = self.loc_of_called[called]
+        lives = S["lives"][r, t]  # (m, P)
+        covers = R.cover[t, :, :][np.arange(m), :, loc] & (lives > 0)
+        has_piece = covers.any(axis=1)
+        piece = covers.argmax(axis=1)
+        cur_lives = lives[np.arange(m), piece]
+        base_ar = R.ar[t, piece]
+        ar = np.maximum(0, base_ar - (3 - cur_lives) * (base_ar // 3))
+        ar = np.where(has_piece, ar, 0)
+        soaked = np.zeros(m, dtype=bool)
+        rolls = has_piece & (ar > 0)
+        if rolls.any():
+            i = np.nonzero(rolls)[0]
+            arm_sides, _, _ = _lookup(ar[i][:, None], lambda x: (pool_for_rank(x), 0, 0))
+            best_armour = _roll(arm_sides, gen).max(axis=1)
+            against = best_dmg[i] if want_faces else best_attack[i]
+            soaked[i] = (best_armour > against) | (hr.armour_ties_soak & (best_armour == against))
+        live = ~soaked
+        choice = R.choice[t]
+        to_armour = live & has_piece & ((choice == 2) | ((choice == 0) & (damage > S["d"][r, t])))
+        if to_armour.any():
+            i = np.nonzero(to_armour)[0]
+            heavy = (damage[i] >= hr.armour_heavy_blow) if hr.armour_heavy_blow is not None else np.zeros(len(i), bool)
+            S["lives"][r[i], t[i], piece[i]] = np.maximum(0, cur_lives[i] - np.where(heavy, 2, 1))
+        body = live & ~to_armour
+        if body.any():
+            i = np.nonzero(body)[0]
+            rr, tt, left = r[i], t[i], damage[i].copy()
+            d, f, h = S["d"][rr, tt], S["f"][rr, tt], S["h"][rr, tt]
+            spill = hr.damage_spills_over
+            took = np.where(d > 0, np.minimum(left, d), 0)
+            d2 = d - took
+            left = np.where(d > 0, left - took if spill else 0, left)
+            took = np.where((left > 0) & (f > 0), np.minimum(left, f), 0)
+            f2 = f - took
+            left = np.where((left > 0) & (f > 0), left - took if spill else 0, left)
+            h2 = h - left
+            S["d"][rr, tt], S["f"][rr, tt], S["h"][rr, tt] = d2, f2, h2
+            hurt = left > 0
+            S["unc"][rr, tt] |= hurt & (h2 <= 0)
+            S["dying"][rr, tt] |= hurt & (h2 < 0)  # a target is standing, so never dying or stabilised before
+            S["blunt"][rr, tt] = blunt[i]
+        ko = live & (ko_rank > 0) & self._active(S)[r, t]
+        if ko.any():
+            i = np.nonzero(ko)[0]
+            out = _rank_pool_success(ko_rank[i], self.ko_td, gen)
+            S["unc"][r[i[out]], t[i[out]]] = True
+
+    # -- the batch -----------------------------------------------------------------------------------
+    def run(self, n: int, gen: np.random.Generator) -> Batch:
+        R = self.R
+        st = R.state
+        S = self._start(n)
+        steps = 0
+        rnd = st.round
+        live = np.arange(n)
+        while len(live):
+            rnd += 1
+            steps += 1
+            sub = {k: v[live] for k, v in S.items()}
+            self._round(sub, rnd, gen)
+            standing = self._active(sub)
+            sides_up = np.zeros((len(live), R.n_sides), dtype=bool)
+            for s in range(R.n_sides):
+                sides_up[:, s] = (standing & (R.side[None, :] == s)).any(axis=1)
+            count = sides_up.sum(axis=1)
+            done = count <= 1
+            sub["winner"] = np.where(count == 1, sides_up.argmax(axis=1), -1)
+            if rnd >= R.hr.max_rounds:
+                done[:] = True
+            sub["over"] = done
+            sub["rounds"][:] = steps
+            for k, v in sub.items():
+                S[k][live] = v
+            live = live[~done]
+        return Batch(winner=S["winner"], rounds=S["rounds"], end_states=self._ends(S), state_names=END_STATES)
+
+    def _ends(self, S: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        R = self.R
+        level = self._levels(S)
+        out: dict[str, np.ndarray] = {}
+        for k, fid in enumerate(R.ids):
+            code = 1 + level[:, k]  # Healthy .. Heavy Wounds
+            unhurt = (S["d"][:, k] == R.maxd[k]) & (S["f"][:, k] == R.maxf[k]) & (S["h"][:, k] == R.maxh[k])
+            code = np.where(unhurt, 0, code)
+            code = np.where(S["unc"][:, k], np.where(S["stab"][:, k], 7, 6), code)
+            code = np.where(S["dying"][:, k], 8, code)
+            code = np.where(S["coma"][:, k], 9, code)
+            code = np.where(S["dead"][:, k], 10, code)
+            out[fid] = code
+        return out
+
+
+def simulate_batch(state: FightState) -> Callable[[int, np.random.Generator], Batch]:
+    """The batch simulator :func:`run_simulation` calls: ``n`` fights from ``state`` at once."""
+    sim = _Sim(_Roster(state))
+    return sim.run
