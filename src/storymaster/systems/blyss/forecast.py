@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from functools import lru_cache
-from itertools import product
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -62,6 +62,8 @@ __all__ = ["END_STATES", "blyss_forecast", "end_state", "exact_applies", "simula
 END_STATES = ("unhurt", "Healthy", "Flesh Wounds", "Light Wounds", "Moderate Wounds", "Heavy Wounds",
               "unconscious", "stabilised", "dying", "coma", "dead")
 _LEVELS = ("Healthy", "Flesh Wounds", "Light Wounds", "Moderate Wounds", "Heavy Wounds", "Incapacitated")
+#: the exact chain's word for a fighter still up when the round cap ends the fight (it keeps no wound level then)
+STANDING_AT_CAP = "standing at the round cap"
 DRAW_MEANING = "draw (nobody left standing, or a stand-off at the round cap)"
 
 # action codes (the engine's Action.kind; -1 = nothing declared)
@@ -193,8 +195,24 @@ def _lookup(keys: np.ndarray, fn: Callable[..., tuple[tuple[int, ...], int, int]
     n = keys.shape[0]
     if n == 0:
         return np.zeros((0, 1), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    uniq, inv = np.unique(keys, axis=0, return_inverse=True)
-    inv = inv.reshape(-1)
+    keys = keys.astype(np.int64, copy=False)
+    radix = keys.max(axis=0) + 1
+    strides = np.ones(keys.shape[1], dtype=np.int64)
+    for j in range(keys.shape[1] - 2, -1, -1):
+        strides[j] = strides[j + 1] * radix[j + 1]
+    code = keys @ strides
+    space = int(strides[0] * radix[0])
+    if space <= 1 << 20:  # small: a dense table instead of a sort
+        present = np.zeros(space, dtype=bool)
+        present[code] = True
+        ucodes = np.flatnonzero(present)
+        pos = np.zeros(space, dtype=np.int64)
+        pos[ucodes] = np.arange(len(ucodes))
+        inv = pos[code]
+    else:
+        ucodes, inv = np.unique(code, return_inverse=True)
+        inv = inv.reshape(-1)
+    uniq = (ucodes[:, None] // strides[None, :]) % radix[None, :]
     rows = [fn(*map(int, u)) for u in uniq]
     width = max([len(r[0]) for r in rows] + [1])
     table_ = np.zeros((len(rows), width), dtype=np.int64)
@@ -662,3 +680,380 @@ def simulate_batch(state: FightState) -> Callable[[int, np.random.Generator], Ba
     """The batch simulator :func:`run_simulation` calls: ``n`` fights from ``state`` at once."""
     sim = _Sim(_Roster(state))
     return sim.run
+
+
+# ---------------------------------------------------------------- the exact chain (duels, both attacking)
+def exact_applies(state: FightState) -> str | None:
+    """None when the exact chain covers this fight; otherwise why not (for the error's message)."""
+    fs = state.fighters
+    hr = state.house_rules
+    if state.over:
+        return "the fight is already over"
+    if len(fs) != 2 or fs[0].side == fs[1].side:
+        return "only a duel (one fighter against one) has a small enough chain"
+    for f in fs:
+        if f.tactic != "attack":
+            return f"{f.id} fights with tactic '{f.tactic}'; the chain covers fighters who attack every round"
+        if f.weapon_dropped or f.counter_ready or f.aim_bonus or f.aimed_this_round:
+            return f"{f.id} has a dropped weapon, a counterattack or an aim pending"
+        if not f.active:
+            return f"{f.id} is already down"
+        w = f.wielded()
+        if not w.ranged and state.distance > MELEE_REACH_FT:
+            return f"{f.id} must first close the distance"
+        if hr.armour_contest_against == "damage_roll":
+            try:
+                _exact_damage(w.damage)
+            except OddsError as exc:
+                return str(exc)
+    return None
+
+
+def _dice_dp(dice: tuple[int, ...], td: int, dm: int) -> dict[tuple[int, int], float]:
+    """Exact distribution of (net successes, highest face) of a pool against a TD."""
+    dist: dict[tuple[int, int, int], float] = {(0, 0, 0): 1.0}
+    for sides in dice:
+        nxt: dict[tuple[int, int, int], float] = {}
+        q = 1.0 / sides
+        for (hits, ones, mx), p in dist.items():
+            for face in range(1, sides + 1):
+                key = (hits + (face >= 2 and face + dm >= td), ones + (face == 1), max(mx, face))
+                nxt[key] = nxt.get(key, 0.0) + p * q
+        dist = nxt
+    out: dict[tuple[int, int], float] = {}
+    for (hits, ones, mx), p in dist.items():
+        key = (max(hits - ones, 0), mx)
+        out[key] = out.get(key, 0.0) + p
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _attack_dist(dice: tuple[int, ...], td: int, dm: int) -> tuple[float, tuple[tuple[int, float], ...]]:
+    """(chance to miss, ((highest attack face, chance to hit with it), ...))."""
+    miss = 0.0
+    hits: dict[int, float] = {}
+    for (succ, mx), p in _dice_dp(dice, td, dm).items():
+        if succ > 0:
+            hits[mx] = hits.get(mx, 0.0) + p
+        else:
+            miss += p
+    return miss, tuple(sorted(hits.items()))
+
+
+@lru_cache(maxsize=4096)
+def _success_chance(dice: tuple[int, ...], td: int, dm: int = 0) -> float:
+    return sum(p for (succ, _), p in _dice_dp(dice, td, dm).items() if succ > 0)
+
+
+@lru_cache(maxsize=4096)
+def _max_above(dice: tuple[int, ...], value: int, ties: bool) -> float:
+    """Chance that the highest die of a pool beats ``value`` (or equals it, when ties soak)."""
+    limit = value - 1 if ties else value  # the armour fails when every die is at most this
+    below = 1.0
+    for s in dice:
+        below *= min(s, max(0, limit)) / s
+    return 1.0 - below
+
+
+@lru_cache(maxsize=256)
+def _exact_damage(expr: str) -> tuple[tuple[int, int, float], ...]:
+    """Exact distribution of a damage expression: (total, highest die face or the total, chance)."""
+    none = -(10**9)
+
+    def ev(node: Expr) -> dict[tuple[int, int], float]:
+        if isinstance(node, Const):
+            return {(node.value, none): 1.0}
+        if isinstance(node, Dice):
+            if node.explode or node.keep is not None or node.fudge:
+                raise OddsError(f"damage '{node}' (exploding, keep or Fudge dice) is not in the exact chain",
+                                hint="forecast it by simulation instead (--method simulate)")
+            dist = {(0, none): 1.0}
+            for _ in range(node.count):
+                nxt: dict[tuple[int, int], float] = {}
+                for (t, m), p in dist.items():
+                    for face in range(1, node.faces + 1):
+                        k = (t + face, max(m, face))
+                        nxt[k] = nxt.get(k, 0.0) + p / node.faces
+                dist = nxt
+            return dist
+        if isinstance(node, Neg):
+            return {(-t, m): p for (t, m), p in ev(node.operand).items()}
+        assert isinstance(node, BinOp)
+        left, right = ev(node.left), ev(node.right)
+        out: dict[tuple[int, int], float] = {}
+        for (t1, m1), p1 in left.items():
+            for (t2, m2), p2 in right.items():
+                t = t1 + t2 if node.op == "+" else t1 - t2 if node.op == "-" else t1 * t2
+                k = (t, max(m1, m2))
+                out[k] = out.get(k, 0.0) + p1 * p2
+        return out
+
+    dist = ev(parse(expr))
+    if len(dist) > 5000:
+        raise OddsError(f"damage '{expr}' has too many outcomes for the exact chain", hint="use --method simulate")
+    return tuple((t, t if m == none else m, p) for (t, m), p in sorted(dist.items()))
+
+
+# a fighter in the chain: (dodges, flesh wounds, health, unconscious, dying, armour lives)
+_FState = tuple[int, int, int, bool, bool, tuple[int, ...]]
+
+
+class _Chain:
+    """One BLYSS duel as an absorbing Markov chain, round by round (see the module docstring)."""
+
+    def __init__(self, state: FightState) -> None:
+        self.R = _Roster(state)
+        self.state = state
+        self.hr = state.house_rules
+        self.dist = state.distance
+        self._attacks: dict[tuple, list[tuple[float, _FState]]] = {}
+        self._init: dict[tuple, float] = {}
+        self._heavy_below = table("wounds")["heavy_wounds_below_health"]
+
+    def start(self) -> tuple[bool, int, _FState, _FState]:
+        fs = self.state.fighters
+        order = -1  # Initiative still to roll (round 1, or every round by house rule)
+        if self.state.round > 0 and self.state.order and not self.hr.reroll_initiative_each_round:
+            order = 0 if self.state.order[0] == fs[0].id else 1
+        return (False, order, *(self._fstate(f) for f in fs))  # type: ignore[return-value]
+
+    @staticmethod
+    def _fstate(f: Fighter) -> _FState:
+        v = f.vitals
+        return (v.dodges, v.flesh_wounds, v.health, v.unconscious, v.dying, tuple(f.armour_lives))
+
+    @staticmethod
+    def _active(x: _FState) -> bool:
+        return not (x[3] or x[4])
+
+
+    def _level(self, k: int, x: _FState) -> int:
+        """The engine's ``wound_level`` (0 Healthy .. 4 Heavy Wounds, 5 Incapacitated)."""
+        if not self._active(x):
+            return 5
+        d, f, h = x[0], x[1], x[2]
+        maxh, lost = int(self.R.maxh[k]), int(self.R.maxh[k]) - h
+        if lost >= 1:
+            if h < self._heavy_below:
+                return 4
+            if lost >= -(-2 * maxh // 3):
+                return 3
+            if lost >= -(-maxh // 3):
+                return 2
+        return 1 if d == 0 and f < int(self.R.maxf[k]) else 0
+
+    def _first_chance(self, a: _FState, b: _FState) -> float:
+        """Chance that fighter 0 acts first: Initiative by net successes, their value, rank, then roll-off."""
+        key = (self._level(0, a), self._level(1, b))
+        if key in self._init:
+            return self._init[key]
+        R, hr = self.R, self.hr
+        dists = []
+        for k, lv in enumerate(key):
+            dice, dm, rank = R.pool("init", k, lv, 0)
+            d: dict[tuple[int, int], float] = {(0, 0): 1.0}
+            for sides in dice:
+                nxt: dict[tuple[int, int], float] = {}
+                for (net, value), p in d.items():
+                    for face in range(1, sides + 1):
+                        met = face >= 2 and face + dm >= hr.initiative_td
+                        kk = (net + (1 if met else -1 if face == 1 else 0), value + (face if met else 0))
+                        nxt[kk] = nxt.get(kk, 0.0) + p / sides
+                d = nxt
+            out: dict[tuple[int, int, int], float] = {}
+            for (net, value), p in d.items():
+                kk = (max(net, 0), value, rank)
+                out[kk] = out.get(kk, 0.0) + p
+            dists.append(out)
+        tie_first = 0.505 if hr.initiative_final_tie == "roll_off" else 1.0  # d100 each; a tie keeps listing order
+        p0 = 0.0
+        for ka, pa in dists[0].items():
+            for kb, pb in dists[1].items():
+                if ka > kb:
+                    p0 += pa * pb
+                elif ka == kb:
+                    p0 += pa * pb * tie_first
+        self._init[key] = p0
+        return p0
+
+    def _attack(self, ak: int, att: _FState, tk: int, tgt: _FState) -> list[tuple[float, _FState]]:
+        """Where one attack by fighter ``ak`` leaves fighter ``tk`` (the engine's _attack and _land_blow)."""
+        R, hr = self.R, self.hr
+        amask = sum(1 << p for p, lv in enumerate(att[5]) if lv > 0)
+        key = (ak, self._level(ak, att), amask, tgt)
+        hit = self._attacks.get(key)
+        if hit is not None:
+            return hit
+        dice, dm, _ = R.pool("attack", ak, key[1], amask, 0, 0, self.dist)
+        called = R.fighters[ak].called_shot
+        td = called_shot_td(called, aimed=False)
+        miss, hits = _attack_dist(dice, td, dm)
+        out: dict[_FState, float] = {}
+
+        def add(p: float, x: _FState) -> None:
+            if p > 0:
+                out[x] = out.get(x, 0.0) + p
+
+        add(miss, tgt)
+        w = R.weapon_of(ak, False)
+        strength = (not w.ranged) if w.strength_applies is None else w.strength_applies
+        bonus = strength_damage_bonus(R.fighters[ak].character.attributes.strength) if strength else 0
+        damage = _exact_damage(w.damage)
+        loc = _LOC_INDEX[_LOCATION[called]]
+        d, f, h, unc, dying, lives = tgt
+        piece = next((p for p, lv in enumerate(lives) if lv > 0 and R.cover[tk, p, loc]), None)
+        ar = _current_ar(R.fighters[tk].character.armour[piece], lives[piece]) if piece is not None else 0
+        armour_dice = pool_for_rank(ar) if ar > 0 else ()
+        ko_p = _success_chance(pool_for_rank(w.knockout_rank), table("wounds")["knockout_td"]) if w.knockout_rank else 0.0
+        by_damage: dict[tuple[int, int], float] = {}
+        for total, best, p in damage:
+            k2 = (max(hr.minimum_damage, total + bonus), best)
+            by_damage[k2] = by_damage.get(k2, 0.0) + p
+        for face, p_hit in hits:
+            for (dmg, best_dmg), p_dmg in by_damage.items():
+                p = p_hit * p_dmg
+                against = best_dmg if hr.armour_contest_against == "damage_roll" else face
+                soak = _max_above(armour_dice, against, hr.armour_ties_soak) if armour_dice else 0.0
+                add(p * soak, tgt)
+                p *= 1.0 - soak
+                if p <= 0:
+                    continue
+                choice = R.fighters[tk].armour_choice
+                if choice == "auto":
+                    choice = "armour" if dmg > d else "body"
+                if piece is not None and choice == "armour":
+                    heavy = hr.armour_heavy_blow is not None and dmg >= hr.armour_heavy_blow
+                    nl = list(lives)
+                    nl[piece] = max(0, nl[piece] - (2 if heavy else 1))
+                    after: _FState = (d, f, h, unc, dying, tuple(nl))
+                else:
+                    left, d2, f2 = dmg, d, f
+                    if left and d2 > 0:
+                        took = min(left, d2)
+                        d2 -= took
+                        left = left - took if hr.damage_spills_over else 0
+                    if left and f2 > 0:
+                        took = min(left, f2)
+                        f2 -= took
+                        left = left - took if hr.damage_spills_over else 0
+                    h2 = h - left
+                    after = (d2, f2, h2, unc or (left > 0 and h2 <= 0), dying or (left > 0 and h2 < 0), lives)
+                if ko_p and self._active(after):
+                    add(p * ko_p, (*after[:3], True, after[4], after[5]))  # type: ignore[arg-type]
+                    add(p * (1 - ko_p), after)
+                else:
+                    add(p, after)
+        result = list((p, x) for x, p in out.items())
+        self._attacks[key] = result
+        return result
+
+    def transitions(self, s: tuple[bool, int, _FState, _FState]) -> Iterable[tuple[float, tuple[bool, int, _FState, _FState]]]:
+        """One round: the faster fighter attacks, then the other if still standing. States are
+        (over, who acts first or -1 before Initiative, fighter 0, fighter 1)."""
+        _, order, a, b = s
+        firsts = [(order, 1.0)] if order >= 0 else [(0, self._first_chance(a, b)), (1, 1 - self._first_chance(a, b))]
+        keep = not self.hr.reroll_initiative_each_round
+        out: dict[tuple[bool, int, _FState, _FState], float] = {}
+        for first, pf in firsts:
+            if pf <= 0:
+                continue
+            second = 1 - first
+            fs = [a, b]
+            for p1, tgt in self._attack(first, fs[first], second, fs[second]):
+                fs1 = list(fs)
+                fs1[second] = tgt
+                if not self._active(tgt):
+                    nxt = (True, first if keep else -1, fs1[0], fs1[1])
+                    out[nxt] = out.get(nxt, 0.0) + pf * p1
+                    continue
+                for p2, tgt2 in self._attack(second, fs1[second], first, fs1[first]):
+                    fs2 = list(fs1)
+                    fs2[first] = tgt2
+                    nxt = (not self._active(tgt2), first if keep else -1, fs2[0], fs2[1])
+                    out[nxt] = out.get(nxt, 0.0) + pf * p1 * p2
+        return [(p, x) for x, p in out.items()]
+
+    def end_word(self, k: int, x: _FState) -> str:
+        R = self.R
+        if x[4]:
+            return "dying"
+        if x[3]:
+            return "unconscious"
+        if (x[0], x[1], x[2]) == (R.maxd[k], R.maxf[k], R.maxh[k]):
+            return "unhurt"
+        return _LEVELS[self._level(k, x)]
+
+
+def _exact(state: FightState, tolerance: float = 1e-12) -> Forecast:
+    why = exact_applies(state)
+    if why is not None:
+        raise OddsError(f"no exact forecast for this fight: {why}", hint="forecast it by simulation (--method simulate)")
+    chain = _Chain(state)
+    cap = state.house_rules.max_rounds - state.round
+    res = absorb(chain.start(), chain.transitions, itemgetter(0), max_rounds=cap, tolerance=tolerance)
+    fs = state.fighters
+    p_win = [0.0, 0.0]
+    p_draw = 0.0
+    ends: list[dict[str, float]] = [{}, {}]
+    for (_, _, a, b), p in res.terminal.items():
+        up = [chain._active(a), chain._active(b)]
+        if up[0] and not up[1]:
+            p_win[fs[0].side] += p
+        elif up[1] and not up[0]:
+            p_win[fs[1].side] += p
+        else:
+            p_draw += p
+        for k, x in enumerate((a, b)):
+            w = chain.end_word(k, x)
+            ends[k][w] = ends[k].get(w, 0.0) + p
+    rounds = dict(res.rounds)
+    error = res.unresolved
+    notes = [f"exact chain over {res.states_seen} duel states"]
+    if res.unresolved >= tolerance:  # the chain ran to the round cap: what is left is the stand-off
+        p_draw += res.unresolved
+        rounds[cap] = rounds.get(cap, 0.0) + res.unresolved
+        error = 0.0
+        notes.append(f"{res.unresolved:.2e} of the fights are still going at the cap of {state.house_rules.max_rounds} rounds")
+        for k in range(2):  # the chain does not keep where they stand then
+            ends[k][STANDING_AT_CAP] = res.unresolved
+    return Forecast(
+        system="blyss", method="exact", sides=tuple((f.id,) for f in sorted(fs, key=lambda f: f.side)),
+        p_win=tuple(p_win), p_draw=p_draw, rounds=rounds,
+        combatants=tuple(CombatantForecast(f.id, f.side, ends[k]) for k, f in enumerate(fs)),
+        error=error, tactics=_tactics(state), draw_meaning=DRAW_MEANING, notes=tuple(notes),
+    )
+
+
+# ---------------------------------------------------------------- the entry point
+def _tactics(state: FightState) -> dict[str, str]:
+    from ...forecast import side_label
+
+    out: dict[str, str] = {}
+    for s in sorted({f.side for f in state.fighters}):
+        words = []
+        for f in state.fighters:
+            if f.side == s:
+                word = f.tactic + (f" (called shot: {f.called_shot})" if f.called_shot else "")
+                words.append(word)
+        uniq = sorted(set(words))
+        out[side_label(s)] = uniq[0] if len(uniq) == 1 else ", ".join(words)
+    return out
+
+
+def blyss_forecast(state: BaseModel, *, method: str = "auto", samples: int = 100_000, seed: int = 0,
+                   progress: Any = None) -> Forecast:
+    """The odds of a BLYSS fight from any engine state: exact for duels of two attackers, else simulated."""
+    if not isinstance(state, FightState):
+        raise OddsError("a BLYSS forecast needs a BLYSS fight state", hint="start one with the BLYSS combat engine")
+    if state.over:
+        raise OddsError("the fight is already over", hint="forecast a fight that is still going")
+    if method not in ("auto", "exact", "simulate"):
+        raise OddsError(f"method is auto, exact or simulate, not {method!r}")
+    if method == "exact" or (method == "auto" and exact_applies(state) is None):
+        return _exact(state)
+    sides_n = max(f.side for f in state.fighters) + 1
+    sides = [[f.id for f in state.fighters if f.side == s] for s in range(sides_n)]
+    return run_simulation(
+        "blyss", simulate_batch(state), sides=sides, combatant_sides={f.id: f.side for f in state.fighters},
+        samples=samples, seed=seed, tactics=_tactics(state), draw_meaning=DRAW_MEANING, progress=progress,
+    )
