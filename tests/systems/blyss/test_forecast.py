@@ -196,7 +196,8 @@ HOUSE = BlyssHouseRules(defence_draw="reroll", reroll_initiative_each_round=True
 def test_house_rules_agree_with_the_engine() -> None:
     big = Weapon(name="Maul", damage="2d4+1", skill="Armed Combat", blunt=True)
     st = ENG.start([[KNIGHT, ch("Guard", big, stamina=2)], [BRUTE, ch("Fencer", SWORD, agility=4, wits=4, stamina=1)]],
-                   house_rules=HOUSE, options={"tactic": ["defensive", "attack"]})
+                   house_rules=HOUSE, options={"tactic": ["defensive", "attack"],
+                                               "armour_choice": {"Knight": "body", "Brute": "armour"}})
     sim = SYSTEM.forecast(st, samples=10_000, seed=4)
     assert sim.method == "simulated"
     ref = engine(st, 300)
@@ -215,6 +216,7 @@ def test_mid_fight_state_agrees_with_the_engine() -> None:
     agree(exact, engine(restored, 600, seed="from-round-3"), 600)
     sim = SYSTEM.forecast(restored, method="simulate", samples=20_000, seed=1)
     agree(exact, sim, 20_000)
+    assert any("from round 3" in n for n in exact.notes) and any("from round 3" in n for n in sim.notes)
 
 
 def test_end_states_are_the_systems_words() -> None:

@@ -796,6 +796,8 @@ def _exact_damage(expr: str) -> tuple[tuple[int, int, float], ...]:
 
 # a fighter in the chain: (dodges, flesh wounds, health, unconscious, dying, armour lives)
 _FState = tuple[int, int, int, bool, bool, tuple[int, ...]]
+# a state of the chain: (over, who acts first or -1, phase 0 / 1 within the round, fighter 0, fighter 1)
+_CState = tuple[bool, int, int, _FState, _FState]
 
 
 class _Chain:
@@ -810,12 +812,12 @@ class _Chain:
         self._init: dict[tuple, float] = {}
         self._heavy_below = table("wounds")["heavy_wounds_below_health"]
 
-    def start(self) -> tuple[bool, int, _FState, _FState]:
+    def start(self) -> _CState:
         fs = self.state.fighters
         order = -1  # Initiative still to roll (round 1, or every round by house rule)
         if self.state.round > 0 and self.state.order and not self.hr.reroll_initiative_each_round:
             order = 0 if self.state.order[0] == fs[0].id else 1
-        return (False, order, *(self._fstate(f) for f in fs))  # type: ignore[return-value]
+        return (False, order, 0, *(self._fstate(f) for f in fs))  # type: ignore[return-value]
 
     @staticmethod
     def _fstate(f: Fighter) -> _FState:
@@ -947,30 +949,35 @@ class _Chain:
         self._attacks[key] = result
         return result
 
-    def transitions(self, s: tuple[bool, int, _FState, _FState]) -> Iterable[tuple[float, tuple[bool, int, _FState, _FState]]]:
-        """One round: the faster fighter attacks, then the other if still standing. States are
-        (over, who acts first or -1 before Initiative, fighter 0, fighter 1)."""
-        _, order, a, b = s
-        firsts = [(order, 1.0)] if order >= 0 else [(0, self._first_chance(a, b)), (1, 1 - self._first_chance(a, b))]
+    def transitions(self, s: _CState) -> Iterable[tuple[float, _CState]]:
+        """Half a round: the faster fighter's attack (phase 0), then the slower one's if still standing (phase 1).
+
+        States are (over, who acts first this round or -1 before Initiative, phase, fighter 0, fighter 1);
+        each attack is one step of the chain, so a round is two steps (fewer successors than a whole round)."""
+        _, order, phase, a, b = s
         keep = not self.hr.reroll_initiative_each_round
-        out: dict[tuple[bool, int, _FState, _FState], float] = {}
-        for first, pf in firsts:
-            if pf <= 0:
-                continue
-            second = 1 - first
-            fs = [a, b]
-            for p1, tgt in self._attack(first, fs[first], second, fs[second]):
-                fs1 = list(fs)
-                fs1[second] = tgt
-                if not self._active(tgt):
-                    nxt = (True, first if keep else -1, fs1[0], fs1[1])
-                    out[nxt] = out.get(nxt, 0.0) + pf * p1
+        out: dict[_CState, float] = {}
+        if phase == 0:
+            if order >= 0:
+                firsts = [(order, 1.0)]
+            else:
+                p0 = self._first_chance(a, b)
+                firsts = [(0, p0), (1, 1.0 - p0)]
+            for first, pf in firsts:
+                if pf <= 0:
                     continue
-                for p2, tgt2 in self._attack(second, fs1[second], first, fs1[first]):
-                    fs2 = list(fs1)
-                    fs2[first] = tgt2
-                    nxt = (not self._active(tgt2), first if keep else -1, fs2[0], fs2[1])
-                    out[nxt] = out.get(nxt, 0.0) + pf * p1 * p2
+                second = 1 - first
+                for p1, tgt in self._attack(first, (a, b)[first], second, (a, b)[second]):
+                    pair = (a, tgt) if second == 1 else (tgt, b)
+                    down = not self._active(tgt)
+                    nxt = (down, first if (keep or not down) else -1, 0 if down else 1, *pair)
+                    out[nxt] = out.get(nxt, 0.0) + pf * p1  # type: ignore[index]
+        else:
+            first, second = order, 1 - order
+            for p2, tgt in self._attack(second, (a, b)[second], first, (a, b)[first]):
+                pair = (tgt, b) if first == 0 else (a, tgt)
+                nxt = (not self._active(tgt), order if keep else -1, 0, *pair)
+                out[nxt] = out.get(nxt, 0.0) + p2  # type: ignore[index]
         return [(p, x) for x, p in out.items()]
 
     def end_word(self, k: int, x: _FState) -> str:
@@ -990,12 +997,12 @@ def _exact(state: FightState, tolerance: float = 1e-12) -> Forecast:
         raise OddsError(f"no exact forecast for this fight: {why}", hint="forecast it by simulation (--method simulate)")
     chain = _Chain(state)
     cap = state.house_rules.max_rounds - state.round
-    res = absorb(chain.start(), chain.transitions, itemgetter(0), max_rounds=cap, tolerance=tolerance)
+    res = absorb(chain.start(), chain.transitions, itemgetter(0), max_rounds=2 * cap, tolerance=tolerance)
     fs = state.fighters
     p_win = [0.0, 0.0]
     p_draw = 0.0
     ends: list[dict[str, float]] = [{}, {}]
-    for (_, _, a, b), p in res.terminal.items():
+    for (_, _, _, a, b), p in res.terminal.items():
         up = [chain._active(a), chain._active(b)]
         if up[0] and not up[1]:
             p_win[fs[0].side] += p
@@ -1006,9 +1013,13 @@ def _exact(state: FightState, tolerance: float = 1e-12) -> Forecast:
         for k, x in enumerate((a, b)):
             w = chain.end_word(k, x)
             ends[k][w] = ends[k].get(w, 0.0) + p
-    rounds = dict(res.rounds)
+    rounds: dict[int, float] = {}
+    for steps, p in res.rounds.items():  # two steps of the chain to a round
+        rounds[(steps + 1) // 2] = rounds.get((steps + 1) // 2, 0.0) + p
     error = res.unresolved
     notes = [f"exact chain over {res.states_seen} duel states"]
+    if state.round:
+        notes.append(f"rounds are counted from round {state.round}, where the saved fight stands")
     if res.unresolved >= tolerance:  # the chain ran to the round cap: what is left is the stand-off
         p_draw += res.unresolved
         rounds[cap] = rounds.get(cap, 0.0) + res.unresolved
@@ -1056,4 +1067,5 @@ def blyss_forecast(state: BaseModel, *, method: str = "auto", samples: int = 100
     return run_simulation(
         "blyss", simulate_batch(state), sides=sides, combatant_sides={f.id: f.side for f in state.fighters},
         samples=samples, seed=seed, tactics=_tactics(state), draw_meaning=DRAW_MEANING, progress=progress,
+        notes=[f"rounds are counted from round {state.round}, where the saved fight stands"] if state.round else [],
     )
