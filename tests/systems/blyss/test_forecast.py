@@ -305,3 +305,83 @@ def test_the_guides_forecast_examples_run(cli, tmp_path, monkeypatch) -> None:
         cmd = cmd.replace("/tmp/blyss-fight.json", str(tmp_path / "fight.json"))
         r = run(cli, cmd)
         assert r.exit_code == 0, (cmd, r.output)
+
+
+# ---------------------------------------------------------------- brute force through the engine itself
+class _NeedDie(Exception):
+    def __init__(self, sides: int) -> None:
+        self.sides = sides
+
+
+class _ScriptRng(DiceRng):
+    """Dice that come from a script; asking past its end says how many sides the next die has."""
+
+    def __init__(self, faces: tuple[int, ...]) -> None:
+        super().__init__("brute-force")
+        self.faces, self.i = faces, 0
+
+    def die(self, sides: int) -> int:
+        if self.i == len(self.faces):
+            raise _NeedDie(sides)
+        self.i += 1
+        return self.faces[self.i - 1]
+
+
+def _key(st: FightState) -> tuple:
+    return tuple((f.vitals.dodges, f.vitals.flesh_wounds, f.vitals.health, f.vitals.unconscious, f.vitals.dying,
+                  f.armour_lives) for f in st.fighters)
+
+
+def _engine_round_by_brute_force(state: FightState) -> dict[tuple, float]:
+    """Every sequence of die faces the engine's next round can ask for, each with its exact chance."""
+    out: dict[tuple, float] = {}
+    stack: list[tuple[tuple[int, ...], float]] = [((), 1.0)]
+    while stack:
+        faces, p = stack.pop()
+        try:
+            new, _ = ENG.step(state, _ScriptRng(faces))
+        except _NeedDie as need:
+            stack += [((*faces, f), p / need.sides) for f in range(1, need.sides + 1)]
+            continue
+        out[_key(new)] = out.get(_key(new), 0.0) + p
+    return out
+
+
+def _chain_round(state: FightState) -> dict[tuple, float]:
+    from storymaster.systems.blyss.forecast import _Chain
+
+    chain = _Chain(state)
+    out: dict[tuple, float] = {}
+    for p, s1 in chain.transitions(chain.start()):
+        nexts = [(1.0, s1)] if s1[0] else chain.transitions(s1)
+        for q, s2 in nexts:
+            out[(s2[3], s2[4])] = out.get((s2[3], s2[4]), 0.0) + p * q
+    return out
+
+
+SPEAR = Weapon(name="Spear", damage="2", knockout_rank=3)  # unskilled: Melee Attack 5 - 2 = d8
+KNIFE = Weapon(name="Knife", damage="d4+1")
+SHIELDED = Armour(name="Scale", cover=("T",), armour_rating=5)  # d12, then d10 and d8 as it is damaged
+
+
+@pytest.mark.parametrize("hurt", [False, True])
+def test_a_round_of_the_chain_is_the_engines_round_by_brute_force(hurt: bool) -> None:
+    """Every die of one round enumerated through the engine itself (attack, armour soak against the best attack
+    die, the armour taking the blow when the damage is more than the Dodges left, knockout, Flesh Wounds' -1 per
+    die) against the exact chain's round, to the last bit of floating point."""
+    ann = Character(name="Ann", attributes=Attributes(strength=5, agility=5), weapons=(SPEAR,))
+    bo = Character(name="Bo", attributes=Attributes(strength=6, agility=6), weapons=(KNIFE,), armour=(SHIELDED,))
+    st = ENG.start([[ann], [bo]]).model_copy(update={"round": 1, "order": ("Ann", "Bo")})
+    if hurt:  # Bo at Flesh Wounds (-1 a die; no Dodges left, so the damaged armour takes Ann's blows)
+        a, b = st.fighters
+        st = st.model_copy(update={"fighters": (
+            a, b.model_copy(update={"vitals": b.vitals.model_copy(update={"dodges": 0, "flesh_wounds": 2}),
+                                    "armour_lives": (2,)}))})
+    brute = _engine_round_by_brute_force(st)
+    chain = _chain_round(st)
+    assert len(brute) >= 8 and set(brute) == set(chain)
+    if hurt:  # every branch is there: the armour taking the blow, the knockout, Bo's hit through the -1
+        assert any(k[1][5] == (1,) and k[1][3] for k in brute) and any(k[0][0] < 5 for k in brute)
+    for k, p in brute.items():
+        assert chain[k] == pytest.approx(p, abs=1e-14), k
+    assert sum(chain.values()) == pytest.approx(1.0, abs=1e-14)
