@@ -25,8 +25,10 @@ EX = ROOT / "examples" / "blyss"
 ENG = SYSTEM.combat
 
 
-def ch(name: str, weapon: Weapon | None = None, *, armour: tuple[Armour, ...] = (), skill: int = 3, **attrs: int) -> Character:
-    traits = (Trait(name="Armed Combat", rank=skill), Trait(name="Ranged Combat", rank=2), Trait(name="Unarmed Combat", rank=2))
+def ch(name: str, weapon: Weapon | None = None, *, armour: tuple[Armour, ...] = (), skill: int = 3,
+       **attrs: int) -> Character:
+    traits = (Trait(name="Armed Combat", rank=skill), Trait(name="Ranged Combat", rank=2),
+              Trait(name="Unarmed Combat", rank=2))
     return Character(name=name, attributes=Attributes(**attrs), traits=traits, weapons=(weapon,) if weapon else (),
                      armour=armour)
 
@@ -177,8 +179,9 @@ def test_team_fight_with_every_tactic_agrees_with_the_engine() -> None:
     archer = ch("Archer", BOW, agility=4, dexterity=4, stamina=2)
     a = [KNIGHT, archer]
     b = [BRUTE, ch("Duellist", SWORD, agility=4, wits=4, stamina=2), ch("Sniper", BOW, dexterity=4, stamina=2)]
-    opts = {"distance": 40, "tactic": {"Knight": "defensive", "Archer": "aim", "Brute": "disarm", "Duellist": "defensive",
-                                       "Sniper": "attack"},
+    opts = {"distance": 40,
+            "tactic": {"Knight": "defensive", "Archer": "aim", "Brute": "disarm", "Duellist": "defensive",
+                       "Sniper": "attack"},
             "called_shot": {"Sniper": "limb", "Archer": "head"}}
     st = ENG.start([a, b], options=opts)
     sim = SYSTEM.forecast(st, samples=10_000, seed=2)
@@ -234,7 +237,8 @@ def run(cli, cmd: str):
 
 
 def test_cli_json_contract(cli) -> None:
-    r = run(cli, f"blyss forecast {EX / 'warrior.yaml'} {EX / 'rogue.yaml'} --tactic-b defensive --samples 2000 --seed 9 --json")
+    w, g = EX / "warrior.yaml", EX / "rogue.yaml"
+    r = run(cli, f"blyss forecast {w} {g} --tactic-b defensive --samples 2000 --seed 9 --json")
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
     assert set(data["p_win"]) == {"A", "B"} and data["method"] == "simulated" and data["samples"] == 2000
@@ -257,7 +261,8 @@ def test_cli_teams_with_vs_and_plot(cli, tmp_path) -> None:
 
 def test_cli_forecast_from_a_saved_fight(cli, tmp_path) -> None:
     saved = tmp_path / "fight.json"
-    r = run(cli, f"blyss fight {EX / 'warrior.yaml'} {EX / 'rogue.yaml'} --seed 11 --rounds 2 --save-state {saved} --json")
+    w, g = EX / "warrior.yaml", EX / "rogue.yaml"
+    r = run(cli, f"blyss fight {w} {g} --seed 11 --rounds 2 --save-state {saved} --json")
     assert r.exit_code == 0, r.output
     summary = json.loads(r.stdout)
     assert summary["rounds"] == 2 and summary["over"] is False and "still fighting" in summary["result"]

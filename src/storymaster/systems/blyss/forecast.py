@@ -25,7 +25,6 @@ A *draw* in BLYSS: nobody is left standing at the end of a round, or the house r
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from operator import itemgetter
@@ -190,7 +189,10 @@ class _Roster:
 
 
 # ---------------------------------------------------------------- numpy dice
-def _lookup(keys: np.ndarray, fn: Callable[..., tuple[tuple[int, ...], int, int]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+_PoolRow = tuple[tuple[int, ...], int, int]
+
+
+def _lookup(keys: np.ndarray, fn: Callable[..., _PoolRow]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per row of ``keys`` (n, m): padded dice sides (0 = no die), die modifier, rank total."""
     n = keys.shape[0]
     if n == 0:
@@ -367,7 +369,8 @@ class _Sim:
                 continue
             rank = R.stamina[k] - S["dchecks"][:, k]
             out = dy & (rank <= 0)
-            coma = out & ((hr.coma_instead_of_death == "always") | ((hr.coma_instead_of_death == "blunt") & S["blunt"][:, k]))
+            rule = hr.coma_instead_of_death
+            coma = out & ((rule == "always") | ((rule == "blunt") & S["blunt"][:, k]))
             S["coma"][:, k] |= coma
             S["dead"][:, k] |= out & ~coma
             roll = dy & ~out
@@ -906,7 +909,8 @@ class _Chain:
         piece = next((p for p, lv in enumerate(lives) if lv > 0 and R.cover[tk, p, loc]), None)
         ar = _current_ar(R.fighters[tk].character.armour[piece], lives[piece]) if piece is not None else 0
         armour_dice = pool_for_rank(ar) if ar > 0 else ()
-        ko_p = _success_chance(pool_for_rank(w.knockout_rank), table("wounds")["knockout_td"]) if w.knockout_rank else 0.0
+        ko_td = table("wounds")["knockout_td"]
+        ko_p = _success_chance(pool_for_rank(w.knockout_rank), ko_td) if w.knockout_rank else 0.0
         by_damage: dict[tuple[int, int], float] = {}
         for total, best, p in damage:
             k2 = (max(hr.minimum_damage, total + bonus), best)
@@ -994,7 +998,8 @@ class _Chain:
 def _exact(state: FightState, tolerance: float = 1e-12) -> Forecast:
     why = exact_applies(state)
     if why is not None:
-        raise OddsError(f"no exact forecast for this fight: {why}", hint="forecast it by simulation (--method simulate)")
+        raise OddsError(f"no exact forecast for this fight: {why}",
+                        hint="forecast it by simulation (--method simulate)")
     chain = _Chain(state)
     cap = state.house_rules.max_rounds - state.round
     res = absorb(chain.start(), chain.transitions, itemgetter(0), max_rounds=2 * cap, tolerance=tolerance)
@@ -1024,7 +1029,8 @@ def _exact(state: FightState, tolerance: float = 1e-12) -> Forecast:
         p_draw += res.unresolved
         rounds[cap] = rounds.get(cap, 0.0) + res.unresolved
         error = 0.0
-        notes.append(f"{res.unresolved:.2e} of the fights are still going at the cap of {state.house_rules.max_rounds} rounds")
+        cap_text = f"the cap of {state.house_rules.max_rounds} rounds"
+        notes.append(f"{res.unresolved:.2e} of the fights are still going at {cap_text}")
         for k in range(2):  # the chain does not keep where they stand then
             ends[k][STANDING_AT_CAP] = res.unresolved
     return Forecast(
