@@ -207,6 +207,16 @@ def test_house_rules_agree_with_the_engine() -> None:
     agree(sim, ref, 300, 10_000)
 
 
+def test_exact_duel_under_house_rules_agrees_with_the_simulation() -> None:
+    """Initiative re-rolled every round, armour against the damage roll with ties soaking, heavy blows, no spill,
+    Flesh Wounds as a rank, a 30-round cap: still a duel of two attackers, so exact."""
+    st = ENG.start([[KNIGHT], [BRUTE]], house_rules=HOUSE)
+    exact = SYSTEM.forecast(st)
+    assert exact.method == "exact" and exact.p_draw > 0.5  # mostly stand-offs at the short cap
+    assert exact.rounds[30] >= exact.p_draw - 1e-9
+    agree(exact, SYSTEM.forecast(st, method="simulate", samples=40_000, seed=2), 40_000)
+
+
 def test_mid_fight_state_agrees_with_the_engine() -> None:
     st = ENG.start([[KNIGHT], [BRUTE]])
     rng = DiceRng("mid-fight")

@@ -12,11 +12,15 @@ Two methods, both following :mod:`storymaster.systems.blyss.combat` rule for rul
 - ``exact``: an absorbing Markov chain (:func:`storymaster.forecast.absorb`) over the duel's states, for
   the small case where it fits: a **duel (one against one) in which both fighters attack every round**
   (tactic ``attack``), both can reach each other without moving (melee within 5 ft, or a ranged weapon),
-  no weapon on the ground, Initiative not re-rolled each round and contested draws not re-rolled. The
-  state is (round-1 Initiative order, each fighter's Dodges / Flesh Wounds / Health / unconscious /
-  dying flags and armour lives); every die of a round is convolved exactly (attack pools face by face,
-  so the armour's 'beat the best attack die' is exact), in floating point. Dying checks never happen
-  inside a duel (the fight ends the round one fighter goes down), so the chain needs none.
+  no weapon on the ground, aim or counterattack pending; every house rule that bears on such a duel
+  applies (Initiative re-rolled each round, its last tie, the armour contest and ties, heavy blows,
+  damage spilling over, Flesh Wounds' penalty, minimum damage, the round cap). A step of the chain is
+  one attack; its state is (over, who acts first this round, which attack of the round, each fighter's
+  Dodges / Flesh Wounds / Health / unconscious / dying flags and armour lives). Every die is convolved
+  exactly (attack pools face by face, so the armour's 'beat the best attack die' is exact), in floating
+  point. Dying checks never happen inside a duel (the fight ends the round one fighter goes down), so
+  the chain needs none. A duel still going at the round cap is a draw; the chain does not keep its
+  fighters' wound levels then and reports them as "standing at the round cap".
 - ``auto``: exact when the fight is such a duel, else simulated.
 
 A *draw* in BLYSS: nobody is left standing at the end of a round, or the house rule's round cap
