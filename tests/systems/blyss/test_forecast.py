@@ -232,6 +232,19 @@ def test_mid_fight_state_agrees_with_the_engine() -> None:
     assert any("from round 3" in n for n in exact.notes) and any("from round 3" in n for n in sim.notes)
 
 
+def test_exploding_damage() -> None:
+    """Exploding damage dice are simulated; against the damage roll's best die (a house rule) they are refused."""
+    wild = ch("Wild", Weapon(name="Flail", damage="d6!", skill="Armed Combat"), stamina=2)
+    st = ENG.start([[wild], [BRUTE, BO]])
+    fc = SYSTEM.forecast(st, samples=2000, seed=1)
+    assert sum(fc.p_win) + fc.p_draw == pytest.approx(1.0)
+    picky = ENG.start([[wild], [BRUTE, BO]], house_rules=BlyssHouseRules(armour_contest_against="damage_roll"))
+    with pytest.raises(OddsError, match="not simulated"):
+        SYSTEM.forecast(picky, samples=2000)
+    duel = ENG.start([[wild], [BRUTE]], house_rules=BlyssHouseRules(armour_contest_against="damage_roll"))
+    assert "exploding" in exact_applies(duel)
+
+
 def test_end_states_are_the_systems_words() -> None:
     st = ENG.start([[KNIGHT], [BRUTE, BO]])
     fc = SYSTEM.forecast(st, samples=3000)

@@ -685,8 +685,21 @@ class _Sim:
 
 def simulate_batch(state: FightState) -> Callable[[int, np.random.Generator], Batch]:
     """The batch simulator :func:`run_simulation` calls: ``n`` fights from ``state`` at once."""
-    sim = _Sim(_Roster(state))
-    return sim.run
+    roster = _Roster(state)
+    if state.house_rules.armour_contest_against == "damage_roll":  # refuse up front what cannot be followed
+        for k in range(roster.K):
+            for dropped in (False, True):
+                _check_plain(parse(roster.weapon_of(k, dropped).damage))
+    return _Sim(roster).run
+
+
+def _check_plain(node: Expr) -> None:
+    if isinstance(node, Dice) and (node.explode or node.keep is not None or node.fudge):
+        raise OddsError(f"damage '{node}' with the armour contest against the damage roll is not simulated",
+                        hint="use plain dice for the weapon's damage, or the default armour contest")
+    for child in (getattr(node, "operand", None), getattr(node, "left", None), getattr(node, "right", None)):
+        if child is not None:
+            _check_plain(child)
 
 
 # ---------------------------------------------------------------- the exact chain (duels, both attacking)
