@@ -131,6 +131,8 @@ def test_forecaster_protocol_and_bad_input() -> None:
     over, _ = play_out(ENG, ENG.start([[ANN], [BO]]), DiceRng("x"))
     with pytest.raises(OddsError, match="over"):
         SYSTEM.forecast(over)
+    with pytest.raises(OddsError, match="Initiative order"):
+        SYSTEM.forecast(ENG.start([[ANN], [BO]]).model_copy(update={"round": 2, "order": ("Ann",)}))
     with pytest.raises(OddsError, match="number of simulated fights"):
         SYSTEM.forecast(ENG.start([[ANN], [BO, BO]]), samples=0)
 

@@ -1083,6 +1083,12 @@ def blyss_forecast(state: BaseModel, *, method: str = "auto", samples: int = 100
         raise OddsError("the fight is already over", hint="forecast a fight that is still going")
     if method not in ("auto", "exact", "simulate"):
         raise OddsError(f"method is auto, exact or simulate, not {method!r}")
+    ids = [f.id for f in state.fighters]
+    if len(set(ids)) != len(ids):
+        raise OddsError("two fighters in the saved fight share a name", hint="each fighter needs its own id")
+    if state.round > 0 and sorted(state.order) != sorted(ids):
+        raise OddsError("the saved fight's Initiative order does not list every fighter once",
+                        hint="save the fight with 'fight --save-state' rather than editing it by hand")
     if method == "exact" or (method == "auto" and exact_applies(state) is None):
         return _exact(state)
     sides_n = max(f.side for f in state.fighters) + 1
