@@ -1089,12 +1089,20 @@ def blyss_forecast(state: BaseModel, *, method: str = "auto", samples: int = 100
     if state.round > 0 and sorted(state.order) != sorted(ids):
         raise OddsError("the saved fight's Initiative order does not list every fighter once",
                         hint="save the fight with 'fight --save-state' rather than editing it by hand")
-    if method == "exact" or (method == "auto" and exact_applies(state) is None):
+    notes: list[str] = []
+    if method == "exact":
         return _exact(state)
+    if method == "auto" and exact_applies(state) is None:
+        try:
+            return _exact(state)
+        except OddsError as exc:  # the chain outgrew its limit: simulate instead, and say so
+            notes.append(f"simulated, because the exact chain was refused: {exc.message}")
+    if state.round:
+        notes.append(f"rounds are counted from round {state.round}, where the saved fight stands")
     sides_n = max(f.side for f in state.fighters) + 1
     sides = [[f.id for f in state.fighters if f.side == s] for s in range(sides_n)]
     return run_simulation(
         "blyss", simulate_batch(state), sides=sides, combatant_sides={f.id: f.side for f in state.fighters},
         samples=samples, seed=seed, tactics=_tactics(state), draw_meaning=DRAW_MEANING, progress=progress,
-        notes=[f"rounds are counted from round {state.round}, where the saved fight stands"] if state.round else [],
+        notes=notes,
     )
