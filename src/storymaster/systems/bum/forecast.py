@@ -1,24 +1,901 @@
-"""Exact forecasts of level-3 and level-4 duels as Markov chains over hit points.
+"""Whole-fight forecasts for B.U.M.: exact Markov chains where the state space allows, numpy simulation elsewhere.
 
-The engine (:mod:`.combat`) plays a round; this module writes the same round as
-a transition between hit-point pairs with exact probabilities, and solves the
-chain. It covers a duel in melee reach (one fighter a side, no missile to be
-fired, no longspear option, no pending level switch, nobody stunned); anything else
-raises :class:`~storymaster.errors.OddsError` (simulate it with the engine).
-The engine's round cap is ignored: the forecast is for a fight fought out.
+:func:`forecast` answers from ANY engine state (the start of a fight or a state
+saved mid-fight) with a :class:`~storymaster.forecast.Forecast`: each side's
+chance to win, the stand-off (the fight still going at the state's round cap,
+``max_rounds``: B.U.M. has no other draw, since the last fighter of a side can
+only go down on someone else's turn), the rounds still to be fought, and each
+fighter's end in B.U.M.'s own terms: ``unhurt`` (no wound on the card),
+``N HP left``, or ``down (0 HP)`` (Part Five, Wounds/Injury: too hurt to fight,
+but alive; at levels 1-2 it is how the loser of the roll ends, and a melee
+sneak attack or a shot to the head puts a fighter there at once).
+
+* **exact** (``absorb``): a chain over every fighter's hit points (and weapon in
+  hand, stun and the round where it matters), at any level 1-4, any number of
+  fighters, switching levels, sneak attacks in melee, stuns, the longspear
+  option, ties by any house rule, the round cap. It needs the sides in melee
+  reach (distance 0) with no missile to be fired (nobody's ready missile weapon
+  would shoot: give the archer the ``melee`` tactic, or forecast from the state
+  after the opening volley), and a known turn order (the GM's order, a state
+  after round 1, or a rolled order between two fighters). Otherwise it raises
+  :class:`~storymaster.errors.OddsError` saying why.
+* **simulate**: the engine's rules in numpy over many fights at once (arrays of
+  fighters' states; Python loops only over rounds, turn positions and fighters):
+  everything the engine plays, including missiles, reloading, ammunition,
+  movement over distance, rolled initiative among many, ranged sneak attacks
+  and head shots.
+* **auto**: exact when it applies (and has fewer than the core's state limit), else simulate.
+
+Both follow the engine's automatic tactics exactly: the same targets (a named
+target while he stands, else the first foe standing in turn order; at levels 2-3
+a foe who has not rolled yet), the same choice of missile or melee weapon, the
+same house rules. :func:`win_probability` keeps the older exact-rational
+(Fraction) solution of a level 3 or 4 duel as an independent reference.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
+from typing import Any
+
+import numpy as np
 
 from ...errors import OddsError
-from .character import WeaponProfile, attack_total, defence_parts, profile
-from .fighters import UNARMED, FightState, Fighter, attack_odds, exchange_odds, gm_order, melee_slot, missile_of
+from ...forecast import Batch, CombatantForecast, Forecast, absorb, run_simulation, side_label
+from .character import WeaponProfile, attack_total, defence_parts, hit_points, profile
+from .checks import p_fixed, p_opposed_final, range_penalty, tie_goes_to
+from .fighters import (
+    UNARMED,
+    FightState,
+    Fighter,
+    attack_odds,
+    exchange_odds,
+    gm_order,
+    melee_slot,
+    missile_of,
+    reload_actions,
+    simple_bonus,
+)
+from .options import BumHouseRules
 
-__all__ = ["DuelChain", "duel_chain", "round_transitions", "win_probability"]
+__all__ = [
+    "DRAW_MEANING",
+    "DuelChain",
+    "duel_chain",
+    "end_label",
+    "exact_scope",
+    "forecast",
+    "round_transitions",
+    "win_probability",
+]
+
+SYSTEM = "bum"
+DRAW_MEANING = "stand-off (still fighting at the round cap)"
+DOWN = "down (0 HP)"
+UNHURT = "unhurt"
+TOLERANCE = 1e-12
+
+# weapon in hand: codes for Fighter.wielding
+_WIELD = {None: 0, "primary": 1, "ranged": 2, "backup": 3}
+_SLOT_OF = {1: "primary", 2: "ranged", 3: "backup"}
+# readiness of the missile weapon
+_READY = {"ready": 0, "cocked": 1, "unready": 2, "empty": 3}
+_READY_NAME = {v: k for k, v in _READY.items()}
+
+
+def end_label(hp: int, max_hp: int) -> str:
+    """A fighter's end in B.U.M.'s terms: unhurt, N HP left, or down at 0 HP."""
+    if hp <= 0:
+        return DOWN
+    if hp >= max_hp:
+        return UNHURT
+    return f"{hp} HP left"
+
+
+# --------------------------------------------------------------------------- the chances, once per pair
+
+
+@cache
+def _p_opp(diff: int, tie: str | None) -> float:
+    """Chance d6 + diff beats d6 (ties by ``tie``); only the difference of the totals matters."""
+    return float(p_opposed_final(max(-6, min(6, diff)), 0, tie))  # type: ignore[arg-type]
+
+
+@cache
+def _p_fix(bonus: int, dc: int) -> float:
+    return float(p_fixed(bonus, dc))
+
+
+@dataclass(frozen=True)
+class _Static:
+    """What does not change for a fighter during a fight, as the engine's rules read it."""
+
+    name: str
+    side: int
+    player: bool
+    max_hp: int
+    bonus: int  # levels 1-3: best attack total
+    melee_code: int  # wield code of his melee slot (0: none, bare hands)
+    melee_attack: int
+    melee_wounds: int
+    unarmed: bool
+    parry: tuple[int, int, int, int]  # weapon defence in melee by wield code
+    longspear: tuple[bool, bool, bool, bool]  # in-hand weapon is a longspear, by wield code
+    dex: int
+    armour: int  # armour + shield defence
+    has_missile: bool
+    m_attack: int
+    m_wounds: int
+    m_reload: str | None
+    m_melee_usable: bool
+    m_rifle: bool
+    m_thrown: bool
+    m_modern: bool
+    tactic: str
+    target: int  # index of his chosen target, -1 for none
+    counted: bool  # ammunition counted
+
+
+def _statics(state: FightState) -> list[_Static]:
+    names = [f.name for f in state.fighters]
+    out = []
+    for f in state.fighters:
+        c = f.character
+        slot = melee_slot(f)
+        mp = profile(c, slot) if slot else None
+        parry, spear = [], []
+        for code in range(4):
+            s = _SLOT_OF.get(code) or slot
+            p = (profile(c, s) if s else None) or UNARMED  # type: ignore[arg-type]
+            parry.append(p.parry)
+            spear.append(p.longspear)
+        m = missile_of(f)
+        dparts = defence_parts(c, ranged=True)
+        out.append(
+            _Static(
+                name=f.name, side=f.side, player=not c.npc, max_hp=hit_points(c), bonus=simple_bonus(c),
+                melee_code=_WIELD[slot], melee_attack=attack_total(c, slot) if slot else c.stats.STR,
+                melee_wounds=mp.wounds if mp else 1, unarmed=slot is None, parry=tuple(parry),  # type: ignore[arg-type]
+                longspear=tuple(spear),  # type: ignore[arg-type]
+                dex=c.stats.DEX, armour=sum(v for _, v in dparts) - c.stats.DEX,
+                has_missile=m is not None, m_attack=attack_total(c, "ranged") if m else 0,
+                m_wounds=m.wounds if m else 1, m_reload=m.reload if m else None,
+                m_melee_usable=bool(m and m.melee_usable), m_rifle=bool(m and m.rifle),
+                m_thrown=bool(m and m.reload == "thrown"), m_modern=bool(m and m.modern),
+                tactic=f.tactic, target=names.index(f.target) if f.target in names else -1,
+                counted=f.ammo is not None,
+            )
+        )
+    return out
+
+
+def _tie(hr: BumHouseRules, role: str, a: _Static, b: _Static) -> str | None:
+    return tie_goes_to(hr, role, a.player, b.player)  # type: ignore[arg-type]
+
+
+def _level_schedule(state: FightState) -> Callable[[int], int]:
+    """The level played in the round after ``r`` rounds (the engine applies switches as each round starts)."""
+    pending = [(rnd, lvl) for rnd, lvl in state.switch if rnd > state.round]
+
+    def level(r: int) -> int:
+        lvl = state.level
+        for rnd, new in pending:
+            if rnd <= r + 1:
+                lvl = new
+        return lvl
+
+    return level
+
+
+def _tactics(state: FightState) -> dict[str, str]:
+    """Each side's tactics in words: 'auto' for everyone, or who does what."""
+    out = {}
+    sides = sorted({f.side for f in state.fighters})
+    for s in range(max(sides) + 1):
+        fs = [f for f in state.fighters if f.side == s]
+        kinds = {f.tactic for f in fs}
+        if len(kinds) == 1:
+            text = next(iter(kinds))
+        else:
+            text = ", ".join(f"{f.name}: {f.tactic}" for f in fs)
+        extra = [f"{f.name} targets {f.target}" for f in fs if f.target]
+        out[side_label(s)] = "; ".join([text, *extra])
+    return out
+
+
+def _sides(state: FightState) -> list[list[str]]:
+    n = max(f.side for f in state.fighters) + 1
+    return [[f.name for f in state.fighters if f.side == s] for s in range(n)]
+
+
+def _notes(state: FightState, method: str) -> tuple[str, ...]:
+    notes = [
+        f"rounds are counted from this state (round {state.round}); the fight stops as a stand-off after round "
+        f"{state.max_rounds}",
+        "down (0 HP): too hurt to fight, run or cast, but alive (Part Five, Wounds/Injury)",
+    ]
+    if state.level in (1, 2) or any(lvl in (1, 2) for _, lvl in state.switch):
+        notes.append(f"levels 1-2: the loser of a roll is {'wounded' if state.house_rules.loser_fate == 'wound' else 'out (0 HP)'}")
+    return tuple(notes)
+
+
+# --------------------------------------------------------------------------- exact: a chain over the fighters' states
+
+
+def _turn_order_options(state: FightState) -> list[tuple[float, tuple[int, ...]]]:
+    """The turn order(s) of the fight with their chances, before delays; refused when too many to list."""
+    names = [f.name for f in state.fighters]
+    if state.order:
+        return [(1.0, tuple(names.index(n) for n in state.order))]
+    if state.initiative == "gm":
+        return [(1.0, tuple(names.index(n) for n in gm_order(state)))]
+    if len(names) == 2:
+        stat = "DEX" if state.initiative == "dex" else "INT"
+        a, b = (f.character.stats.get(stat) for f in state.fighters)
+        p = float(p_opposed_final(a, b, None))  # re-rolled until someone is higher
+        return [(p, (0, 1)), (1 - p, (1, 0))]
+    raise OddsError(
+        "the turn order of more than two fighters is rolled in round 1: the exact forecast needs it settled",
+        hint="forecast from the state after round 1, use the GM's order, or simulate",
+    )
+
+
+def _delayed(order: tuple[int, ...], state: FightState) -> tuple[int, ...]:
+    names = [f.name for f in state.fighters]
+    out = list(order)
+    for who, after in state.delay:
+        if who != after:
+            w, a = names.index(who), names.index(after)
+            out.remove(w)
+            out.insert(out.index(a) + 1, w)
+    return tuple(out)
+
+
+def exact_scope(state: FightState) -> None:
+    """Raise OddsError (with the reason and a hint) unless the exact chain covers this state."""
+    if state.round == 0:
+        _turn_order_options(state)
+    level = _level_schedule(state)
+    last = max([state.round, *(rnd for rnd, _ in state.switch)])
+    if all(level(r) != 4 for r in range(state.round, last + 1)):
+        return  # levels 1-3 roll the best attack total: no movement, no missiles
+    if state.distance != 0:
+        raise OddsError(
+            f"the sides are {state.distance} turn(s) apart: the exact forecast covers fights in melee reach",
+            hint="simulate it (--method simulate), or forecast from the state once they close",
+        )
+    for f in state.fighters:
+        m = missile_of(f)
+        if m is None or f.tactic == "melee" or not f.standing:
+            continue
+        has_ammo = f.ammo is None or f.ammo > 0 or m.reload == "muzzleloader"
+        opening = state.round == 0 and level(0) == 4
+        if f.readiness == "ready" and has_ammo and (m.melee_usable or opening):
+            raise OddsError(
+                f"{f.name} would shoot his {m.name}: the exact forecast covers melee only",
+                hint=f"simulate it, give him the 'melee' tactic (--tactic '{f.name}=melee'), "
+                "or forecast from the state after the shot",
+            )
+
+
+def _branches(kernel: Callable[[Any, Callable[[float], bool]], Hashable], s: Any) -> list[tuple[float, Hashable]]:
+    """Every outcome of one round with its chance: replay the round once per path of coin flips."""
+    out: dict[Hashable, float] = defaultdict(float)
+    stack: list[tuple[bool, ...]] = [()]
+    while stack:
+        prefix = stack.pop()
+        taken: list[bool] = []
+        prob = 1.0
+
+        def coin(p: float) -> bool:
+            nonlocal prob
+            if p <= 0.0:
+                return False
+            if p >= 1.0:
+                return True
+            k = len(taken)
+            if k < len(prefix):
+                v = prefix[k]
+            else:
+                v = True
+                stack.append((*taken, False))
+            taken.append(v)
+            prob *= p if v else 1.0 - p
+            return v
+
+        out[kernel(s, coin)] += prob
+    return [(p, t) for t, p in out.items()]
+
+
+class _Chain:
+    """One round of the fight as a transition between (round, order, hp, weapon in hand, stun) states."""
+
+    def __init__(self, state: FightState, track_rounds: bool) -> None:
+        self.s = state
+        self.hr = state.house_rules
+        self.st = _statics(state)
+        self.level = _level_schedule(state)
+        self.start = state.round
+        self.cap = max(state.max_rounds, state.round + 1)  # the engine plays at least one more round
+        self.track = track_rounds
+        # beyond this round nothing depends on the round number (but the cap)
+        self.flat = max([self.start + 1, *(rnd for rnd, _ in state.switch if rnd > self.start)])
+        self.surprised = tuple(f.name in state.surprised for f in state.fighters)
+        n = len(self.st)
+        hr = self.hr
+        # chances that do not depend on the state
+        self.p_exch = [[0.0] * n for _ in range(n)]
+        for i, a in enumerate(self.st):
+            for j, b in enumerate(self.st):
+                if a.side != b.side:
+                    role = "attacker" if a.side == state.initiator else "defender"
+                    self.p_exch[i][j] = _p_opp(a.bonus - b.bonus, _tie(hr, role, a, b))
+        self.p_lvl1 = [_p_fix(a.bonus, state.dc) for a in self.st]
+
+    # -- states
+    def initial(self) -> tuple[Any, ...]:
+        s = self.s
+        names = [f.name for f in s.fighters]
+        order = None if s.round == 0 else tuple(names.index(n) for n in (s.order or names))
+        return (
+            s.round, order, tuple(f.hp for f in s.fighters), tuple(_WIELD[f.wielding] for f in s.fighters),
+            tuple(f.stunned for f in s.fighters),
+        )
+
+    def terminal(self, x: tuple[Any, ...]) -> bool:
+        hp = x[2]
+        if len({f.side for f, h in zip(self.st, hp) if h > 0}) < 2:
+            return True
+        return self.track and x[0] >= self.cap
+
+    def transitions(self, x: tuple[Any, ...]) -> list[tuple[float, Hashable]]:
+        return _branches(self._round, x)
+
+    # -- one round, with coin(p) for every chance
+    def _round(self, x: tuple[Any, ...], coin: Callable[[float], bool]) -> tuple[Any, ...]:
+        r, order, hp_t, wield_t, stun_t = x
+        hp, wield, stun = list(hp_t), list(wield_t), list(stun_t)
+        acted = [False] * len(hp)
+        if order is None:  # round 1: the turn order, then delays
+            opts = _turn_order_options(self.s)
+            chosen = opts[0][1]
+            if len(opts) == 2 and not coin(opts[0][0]):
+                chosen = opts[1][1]
+            order = _delayed(chosen, self.s)
+        level = self.level(r)
+        first = r == 0
+        ctx = (order, hp, wield, stun, acted, first)
+        if level == 4:
+            for i in order:
+                if self._sides_left(hp) < 2:
+                    break
+                self._turn(i, ctx, coin)
+        elif level == 1:
+            for i in order:
+                a = self.st[i]
+                if a.side != 0 or hp[i] == 0:
+                    continue
+                t = self._pick(i, order, hp)
+                if t < 0:
+                    break
+                ok = coin(self.p_lvl1[i])
+                self._fate(t if ok else i, hp)
+        else:
+            rolled = [False] * len(hp)
+            for i in order:
+                if hp[i] == 0 or rolled[i]:
+                    continue
+                t = self._pick(i, order, hp, rolled)
+                if t < 0:
+                    break
+                won = coin(self.p_exch[i][t])
+                loser = t if won else i
+                rolled[i] = rolled[t] = True
+                if level == 2:
+                    self._fate(loser, hp)
+                else:
+                    hp[loser] = max(0, hp[loser] - 1)
+        nr = r + 1
+        if not self.track:
+            nr = min(nr, self.flat)
+        return (nr, order, tuple(hp), tuple(wield), tuple(stun))
+
+    def _sides_left(self, hp: Sequence[int]) -> int:
+        return len({f.side for f, h in zip(self.st, hp) if h > 0})
+
+    def _fate(self, who: int, hp: list[int]) -> None:
+        hp[who] = max(0, hp[who] - 1) if self.hr.loser_fate == "wound" else 0
+
+    def _pick(self, i: int, order: Sequence[int], hp: Sequence[int], rolled: Sequence[bool] | None = None) -> int:
+        me = self.st[i]
+        foes = [j for j in order if self.st[j].side != me.side and hp[j] > 0]
+        if not foes:
+            return -1
+        if me.target in foes:
+            return me.target
+        if rolled is not None:
+            for j in foes:
+                if not rolled[j]:
+                    return j
+        return foes[0]
+
+    def _turn(self, i: int, ctx: tuple[Any, ...], coin: Callable[[float], bool]) -> None:
+        order, hp, wield, stun, acted, first = ctx
+        if hp[i] == 0 or acted[i]:
+            return
+        if first and self.surprised[i]:
+            return
+        if stun[i]:
+            stun[i] -= 1
+            acted[i] = True
+            return
+        t = self._pick(i, order, hp)
+        if t < 0:
+            return
+        me = self.st[i]
+        if wield[i] != me.melee_code:
+            wield[i] = me.melee_code
+        # Appendix A footnote **: the longspear strikes first
+        tg = self.st[t]
+        if (self.hr.longspear_first_strike and not acted[t] and hp[t] > 0 and not stun[t]
+                and not (first and self.surprised[t]) and tg.longspear[wield[t]]):
+            slot_code = wield[t] or tg.melee_code
+            acted[t] = True
+            wield[t] = slot_code
+            self._melee(t, i, ctx, coin)
+        if hp[i] == 0:
+            return
+        acted[i] = True
+        self._melee(i, t, ctx, coin)
+
+    def _melee(self, i: int, t: int, ctx: tuple[Any, ...], coin: Callable[[float], bool]) -> None:
+        _, hp, wield, _, _, first = ctx
+        a, d = self.st[i], self.st[t]
+        if first and self.surprised[t]:
+            if self.hr.sneak_melee_kills:
+                hp[t] = 0
+                return
+            if not a.unarmed:
+                if coin(_p_fix(a.melee_attack, self.s.sneak_dc)):
+                    hp[t] = max(0, hp[t] - a.melee_wounds)
+                return
+        defence = d.dex + d.armour + d.parry[wield[t]]
+        if coin(_p_opp(a.melee_attack - defence, _tie(self.hr, "attacker", a, d))):
+            hp[t] = max(0, hp[t] - a.melee_wounds)
+
+
+def _exact(state: FightState) -> Forecast:
+    exact_scope(state)
+    chain = _Chain(state, track_rounds=False)
+    start = chain.initial()
+    budget = max(1, state.max_rounds - state.round)
+    result = absorb(start, chain.transitions, chain.terminal, max_rounds=budget, tolerance=TOLERANCE)
+    if result.unresolved >= TOLERANCE:
+        # the round cap is reached with real probability: keep the round in the state to count the stand-off
+        chain = _Chain(state, track_rounds=True)
+        result = absorb(chain.initial(), chain.transitions, chain.terminal, max_rounds=budget + 1, tolerance=TOLERANCE)
+    st = chain.st
+    n_sides = max(f.side for f in state.fighters) + 1
+    p_win = [0.0] * n_sides
+    p_draw = 0.0
+    ends: list[dict[str, float]] = [defaultdict(float) for _ in st]
+    for (_, _, hp, _, _), p in result.terminal.items():
+        left = {f.side for f, h in zip(st, hp) if h > 0}
+        if len(left) == 1:
+            p_win[next(iter(left))] += p
+        else:
+            p_draw += p
+        for k, (f, h) in enumerate(zip(st, hp)):
+            ends[k][end_label(h, f.max_hp)] += p
+    return Forecast(
+        system=SYSTEM, method="exact", sides=tuple(tuple(s) for s in _sides(state)), p_win=tuple(p_win),
+        p_draw=p_draw, rounds=dict(sorted(result.rounds.items())),
+        combatants=tuple(CombatantForecast(f.name, f.side, dict(e)) for f, e in zip(st, ends)),
+        error=result.unresolved, tactics=_tactics(state), draw_meaning=DRAW_MEANING,
+        notes=(*_notes(state, "exact"), f"exact Markov chain over {result.states_seen} fight states"),
+    )
+
+
+def _finished(state: FightState) -> Forecast:
+    """A fight that is already over: its end, for certain."""
+    st = _statics(state)
+    left = {f.side for f in state.fighters if f.standing}
+    n_sides = max(f.side for f in state.fighters) + 1
+    w = next(iter(left)) if len(left) == 1 else None
+    return Forecast(
+        system=SYSTEM, method="exact", sides=tuple(tuple(s) for s in _sides(state)),
+        p_win=tuple(1.0 if i == w else 0.0 for i in range(n_sides)), p_draw=0.0 if w is not None else 1.0,
+        rounds={0: 1.0},
+        combatants=tuple(CombatantForecast(f.name, f.side, {end_label(x.hp, f.max_hp): 1.0}) for f, x in zip(st, state.fighters)),
+        error=0.0, tactics=_tactics(state), draw_meaning=DRAW_MEANING, notes=("the fight is already over",),
+    )
+
+
+# --------------------------------------------------------------------------- simulated: the engine's rules in numpy
+
+
+class _Sim:
+    """``n`` fights from the same state at once; arrays are (fights, fighters)."""
+
+    def __init__(self, state: FightState) -> None:
+        self.s = state
+        self.hr = state.house_rules
+        self.st = _statics(state)
+        self.level = _level_schedule(state)
+        self.F = len(self.st)
+        self.side = np.array([f.side for f in self.st])
+        self.n_sides = int(self.side.max()) + 1
+        self.names = [f.name for f in state.fighters]
+        self.surprised = np.array([f.name in state.surprised for f in state.fighters])
+        hr = self.hr
+        F = self.F
+        self.p_exch = np.zeros((F, F))
+        for i, a in enumerate(self.st):
+            for j, b in enumerate(self.st):
+                if a.side != b.side:
+                    role = "attacker" if a.side == state.initiator else "defender"
+                    self.p_exch[i, j] = _p_opp(a.bonus - b.bonus, _tie(hr, role, a, b))
+        # chance table by difference of totals (-6..6) for each tie rule
+        self.tie_idx = np.zeros((F, F), dtype=np.int64)
+        rules: list[str | None] = [None, "actor", "opponent"]
+        for i, a in enumerate(self.st):
+            for j, b in enumerate(self.st):
+                self.tie_idx[i, j] = rules.index(_tie(hr, "attacker", a, b))
+        self.p_table = np.array([[_p_opp(d, t) for d in range(-6, 7)] for t in rules])
+        self.fix_table = np.array([_p_fix(b, 0) for b in range(-7, 8)])  # d6 + b >= 0, b clipped
+
+    def _p_att(self, i: np.ndarray | int, j: np.ndarray | int, diff: np.ndarray) -> np.ndarray:
+        return self.p_table[self.tie_idx[i, j], np.clip(diff, -6, 6) + 6]
+
+    def _p_dc(self, bonus: np.ndarray | int, dc: int) -> np.ndarray:
+        return self.fix_table[np.clip(np.asarray(bonus) - dc, -7, 7) + 7]
+
+    # ------------------------------------------------------------------ one batch
+    def __call__(self, n: int, gen: np.random.Generator) -> Batch:
+        s, F = self.s, self.F
+        self.gen = gen
+        self.hp = np.tile(np.array([f.hp for f in s.fighters], dtype=np.int64), (n, 1))
+        self.wield = np.tile(np.array([_WIELD[f.wielding] for f in s.fighters], dtype=np.int64), (n, 1))
+        self.ready = np.tile(np.array([_READY[f.readiness] for f in s.fighters], dtype=np.int64), (n, 1))
+        self.rp = np.tile(np.array([f.reload_progress for f in s.fighters], dtype=np.int64), (n, 1))
+        self.ammo = np.tile(np.array([f.ammo if f.ammo is not None else 0 for f in s.fighters], dtype=np.int64), (n, 1))
+        self.stun = np.tile(np.array([f.stunned for f in s.fighters], dtype=np.int64), (n, 1))
+        self.acted = np.zeros((n, F), dtype=bool)
+        self.dist = np.full(n, s.distance, dtype=np.int64)
+        winner = np.full(n, -1, dtype=np.int64)
+        rounds = np.zeros(n, dtype=np.int64)
+        live = np.ones(n, dtype=bool)
+        names = self.names
+        if s.round > 0 or s.order:
+            base = [names.index(x) for x in (s.order or names)]
+            self.order = np.tile(np.array(base, dtype=np.int64), (n, 1))
+        else:
+            self.order = np.empty((n, F), dtype=np.int64)
+        # a fight already over, or already stopped
+        left = self._sides_left()
+        done0 = (left < 2) | s.ended
+        winner[done0 & (left == 1)] = self._only_side()[done0 & (left == 1)]
+        live &= ~done0
+        r = s.round
+        while live.any():
+            level = self.level(r)
+            self.r = r
+            if r == 0:
+                if not s.order:
+                    self._initiative(n, live)
+                self._delays()
+            self.pos = np.argsort(self.order, axis=1)  # pos[f, i]: place of fighter i in the turn order
+            self.acted[live] = False
+            if level == 4:
+                self._round4(live)
+            elif level == 1:
+                self._round1(live)
+            else:
+                self._round_opposed(live, level)
+            r += 1
+            left = self._sides_left()
+            over = live & (left < 2)
+            winner[over & (left == 1)] = self._only_side()[over & (left == 1)]
+            if r >= s.max_rounds:
+                over = live  # the rest are a stand-off at the round cap
+            rounds[over] = r - s.round
+            live &= ~over
+        codes = {}
+        state_names = [DOWN, *(f"{k} HP left" for k in range(1, max(f.max_hp for f in self.st) + 1)), UNHURT]
+        for k, f in enumerate(self.st):
+            h = self.hp[:, k]
+            codes[f.name] = np.where(h >= f.max_hp, len(state_names) - 1, h)
+        return Batch(winner, rounds, codes, state_names)
+
+    # ------------------------------------------------------------------ helpers
+    def _standing_by_side(self) -> np.ndarray:
+        up = self.hp > 0
+        return np.stack([up[:, self.side == k].any(axis=1) for k in range(self.n_sides)], axis=1)
+
+    def _sides_left(self) -> np.ndarray:
+        return self._standing_by_side().sum(axis=1)
+
+    def _only_side(self) -> np.ndarray:
+        return np.argmax(self._standing_by_side(), axis=1)
+
+    def _initiative(self, n: int, live: np.ndarray) -> None:
+        """Part Five, Turn Sequence: d6 + DEX (or INT), ties re-rolled among the tied; the GM's order otherwise."""
+        s = self.s
+        names = self.names
+        if s.initiative == "gm":
+            self.order[:] = [names.index(x) for x in gm_order(s)]
+            return
+        stat = np.array([f.character.stats.get("DEX" if s.initiative == "dex" else "INT") for f in s.fighters])
+        key = np.zeros((n, self.F), dtype=np.int64)
+        for _ in range(8):  # a tie surviving 8 re-rolls has a chance below 1e-6
+            key = key * 128 + self.gen.integers(1, 7, size=(n, self.F)) + np.minimum(stat, 120)
+        self.order[:] = np.argsort(-key, axis=1, kind="stable")
+
+    def _delays(self) -> None:
+        if not self.s.delay:
+            return
+        pos = np.argsort(self.order, axis=1).astype(float)
+        for who, after in self.s.delay:
+            if who != after:
+                w, a = self.names.index(who), self.names.index(after)
+                pos[:, w] = pos[:, a] + 0.5
+                pos = np.argsort(np.argsort(pos, axis=1), axis=1).astype(float)
+        self.order[:] = np.argsort(pos, axis=1)
+
+    def _pick(self, i: int, m: np.ndarray, rolled: np.ndarray | None = None) -> np.ndarray:
+        """The engine's target: his chosen one while standing, else the first foe standing in turn order."""
+        big = self.F + 1
+        foe = (self.side != self.st[i].side)[None, :] & (self.hp > 0)
+        key = np.where(foe, self.pos, big)
+        tgt = np.argmin(key, axis=1)
+        if rolled is not None:
+            key2 = np.where(foe & ~rolled, self.pos, big)
+            t2 = np.argmin(key2, axis=1)
+            tgt = np.where(key2.min(axis=1) < big, t2, tgt)
+        t = self.st[i].target
+        if t >= 0 and self.st[t].side != self.st[i].side:
+            tgt = np.where(self.hp[:, t] > 0, t, tgt)
+        tgt = np.where(key.min(axis=1) < big, tgt, -1)
+        return np.where(m, tgt, -1)
+
+    def _hit(self, mask: np.ndarray, p: np.ndarray) -> np.ndarray:
+        return mask & (self.gen.random(mask.shape[0]) < p)
+
+    def _wound(self, who: np.ndarray, t: int, n: int | np.ndarray) -> None:
+        self.hp[who, t] = np.maximum(0, self.hp[who, t] - (n if np.isscalar(n) else n[who]))
+
+    def _fate(self, who: np.ndarray, t: int) -> None:
+        self._wound(who, t, 1 if self.hr.loser_fate == "wound" else 10**6)
+
+    # ------------------------------------------------------------------ levels 1-3
+    def _round1(self, live: np.ndarray) -> None:
+        for k in range(self.F):
+            for i in range(self.F):
+                if self.st[i].side != 0:
+                    continue
+                m = live & (self.order[:, k] == i) & (self.hp[:, i] > 0)
+                if not m.any():
+                    continue
+                tgt = self._pick(i, m)
+                m &= tgt >= 0
+                ok = self._hit(m, self._p_dc(self.st[i].bonus, self.s.dc))
+                self._fate(m & ~ok, i)
+                for j in range(self.F):
+                    self._fate(ok & (tgt == j), j)
+
+    def _round_opposed(self, live: np.ndarray, level: int) -> None:
+        rolled = np.zeros_like(self.acted)
+        for k in range(self.F):
+            for i in range(self.F):
+                m = live & (self.order[:, k] == i) & (self.hp[:, i] > 0) & ~rolled[:, i]
+                if not m.any():
+                    continue
+                tgt = self._pick(i, m, rolled)
+                m &= tgt >= 0
+                for j in range(self.F):
+                    mj = m & (tgt == j)
+                    if not mj.any():
+                        continue
+                    won = self._hit(mj, self.p_exch[i, j])
+                    rolled[mj, i] = True
+                    rolled[mj, j] = True
+                    if level == 2:
+                        self._fate(won, j)
+                        self._fate(mj & ~won, i)
+                    else:
+                        self._wound(won, j, 1)
+                        self._wound(mj & ~won, i, 1)
+
+    # ------------------------------------------------------------------ level 4
+    def _round4(self, live: np.ndarray) -> None:
+        for k in range(self.F):
+            for i in range(self.F):
+                m = live & (self.order[:, k] == i)
+                if not m.any():
+                    continue
+                m &= self._sides_left() >= 2
+                self._turn(i, m)
+
+    def _turn(self, i: int, m: np.ndarray) -> None:
+        f = self.st[i]
+        hr = self.hr
+        m = m & (self.hp[:, i] > 0) & ~self.acted[:, i]
+        if self.r == 0 and self.surprised[i]:
+            return
+        st = m & (self.stun[:, i] > 0)
+        self.stun[st, i] -= 1
+        self.acted[st, i] = True
+        m &= ~st
+        tgt = self._pick(i, m)
+        m &= tgt >= 0
+        if not m.any():
+            return
+        if f.has_missile and f.tactic != "melee":
+            ready = self.ready[:, i] == 0
+            opening = ready if self.r == 0 else np.zeros_like(ready)
+            has_ammo = (self.ammo[:, i] > 0) if f.counted and f.m_reload != "muzzleloader" else np.ones_like(ready)
+            use = m & has_ammo & ((self.dist > 0) | (ready & (f.m_melee_usable | opening)))
+            if f.tactic == "auto" and reload_actions(f.m_reload, hr) > reload_actions("crossbow", hr):
+                use &= ready
+            if f.m_thrown:
+                use &= self.dist <= hr.thrown_max_turns
+            steps = np.maximum(0, self.dist - 1)
+            if f.m_rifle:
+                steps //= hr.rifle_range_divisor
+            pen = -steps
+            self.wield[use, i] = _WIELD["ranged"]
+            shoot = use & ready
+            self._shoot(i, shoot, tgt, pen)
+            self._reload(i, use & ~ready)
+            m &= ~use
+        # melee: close in (unless holding ground), then strike
+        far = m & (self.dist > 0)
+        if f.tactic == "hold":
+            self.acted[far, i] = True
+            m &= ~far
+            far &= False
+        if hr.double_move:
+            dbl = far & (self.dist >= 2)
+            self.dist[dbl] = np.maximum(0, self.dist[dbl] - 2)
+            self.acted[dbl, i] = True
+            m &= ~dbl
+            far &= ~dbl
+        self.dist[far] -= 1
+        still = far & (self.dist > 0)
+        self.acted[still, i] = True
+        m &= ~still
+        if not m.any():
+            return
+        change = m & (self.wield[:, i] != f.melee_code)
+        down = change & (self.wield[:, i] == _WIELD["ranged"])
+        if f.has_missile:  # Appendix A, Partially Loaded Weapons: setting a ready bow or crossbow down
+            rdy = down & (self.ready[:, i] == 0)
+            if f.m_reload == "bow":
+                self.ready[rdy, i] = _READY["unready"]
+            elif f.m_reload == "crossbow":
+                self.ready[rdy, i] = _READY["cocked"]
+        self.wield[change, i] = f.melee_code
+        if hr.longspear_first_strike:
+            self._longspear(i, m, tgt)
+        m &= self.hp[:, i] > 0
+        self.acted[m, i] = True
+        for j in range(self.F):
+            mj = m & (tgt == j)
+            if mj.any():
+                self._melee(i, j, mj)
+
+    def _longspear(self, i: int, m: np.ndarray, tgt: np.ndarray) -> None:
+        for j in range(self.F):
+            g = self.st[j]
+            if not any(g.longspear):
+                continue
+            mj = m & (tgt == j) & ~self.acted[:, j] & (self.hp[:, j] > 0) & (self.stun[:, j] == 0) & (self.dist == 0)
+            if self.r == 0 and self.surprised[j]:
+                continue
+            mj &= np.array(g.longspear)[self.wield[:, j]]
+            if not mj.any():
+                continue
+            self.acted[mj, j] = True
+            self.wield[mj, j] = np.where(self.wield[mj, j] > 0, self.wield[mj, j], g.melee_code)
+            self._melee(j, i, mj)
+
+    def _melee(self, i: int, j: int, m: np.ndarray) -> None:
+        a, d = self.st[i], self.st[j]
+        if self.r == 0 and self.surprised[j] and (self.hr.sneak_melee_kills or not a.unarmed):
+            if self.hr.sneak_melee_kills:
+                self.hp[m, j] = 0
+            else:
+                self._wound(self._hit(m, self._p_dc(a.melee_attack, self.s.sneak_dc)), j, a.melee_wounds)
+            return
+        defence = d.dex + d.armour + np.array(d.parry)[self.wield[:, j]]
+        hit = self._hit(m, self._p_att(i, j, a.melee_attack - defence))
+        self._wound(hit, j, a.melee_wounds)
+
+    def _shoot(self, i: int, shoot: np.ndarray, tgt: np.ndarray, pen: np.ndarray) -> None:
+        a, hr = self.st[i], self.hr
+        for j in range(self.F):
+            mj = shoot & (tgt == j)
+            if not mj.any():
+                continue
+            d = self.st[j]
+            if self.r == 0 and self.surprised[j]:
+                head = self.s.sneak_headshot
+                bonus = a.m_attack + pen - (hr.headshot_penalty if head else 0)
+                hit = self._hit(mj, self._p_dc(bonus, self.s.sneak_dc))
+                self._wound(hit, j, 10**6 if head else a.m_wounds)
+            else:
+                shielded = not (a.m_modern and hr.modern_guns_ignore_armour)
+                defence = d.dex + (d.armour if shielded else 0)
+                hit = self._hit(mj, self._p_att(i, j, a.m_attack + pen - defence))
+                self._wound(hit, j, a.m_wounds)
+        # after the shot: one missile fewer; a bow or crossbow must be loaded again, a gun unless another is loaded
+        if a.counted:
+            self.ammo[shoot, i] = np.maximum(0, self.ammo[shoot, i] - 1)
+        if a.m_reload in (None, "thrown"):
+            self.ready[shoot, i] = _READY["ready"]
+        elif a.m_reload == "muzzleloader":
+            left = (self.ammo[:, i] > 0) if a.counted else np.zeros(shoot.shape[0], dtype=bool)
+            self.ready[shoot, i] = np.where(left[shoot], _READY["ready"], _READY["empty"])
+        else:
+            self.ready[shoot, i] = _READY["unready"]
+        self.rp[shoot, i] = 0
+        self.acted[shoot, i] = True
+
+    def _reload(self, i: int, m: np.ndarray) -> None:
+        """Appendix A, Reloading: one action per step (a cocked crossbow needs only its bolt)."""
+        if not m.any():
+            return
+        a = self.st[i]
+        need = reload_actions(a.m_reload, self.hr)
+        prog = self.rp[:, i] + 1
+        if a.m_reload == "crossbow":
+            prog = np.where(self.ready[:, i] == _READY["cocked"], need, prog)
+        full = m & (prog >= need)
+        part = m & ~full
+        self.ready[full, i] = _READY["ready"]
+        self.rp[full, i] = 0
+        if a.m_reload == "muzzleloader" and a.counted:
+            self.ammo[full, i] = 1
+        if a.m_reload == "crossbow":
+            self.ready[part & (prog == need - 1), i] = _READY["cocked"]
+        self.rp[part, i] = prog[part]
+        self.acted[m, i] = True
+
+
+def _simulate(state: FightState, samples: int, seed: int, progress: Any) -> Forecast:
+    sim = _Sim(state)
+    return run_simulation(
+        SYSTEM, sim, sides=_sides(state), combatant_sides={f.name: f.side for f in state.fighters},
+        samples=samples, seed=seed, tactics=_tactics(state), draw_meaning=DRAW_MEANING, progress=progress,
+        notes=_notes(state, "simulated"),
+    )
+
+
+def forecast(
+    state: FightState, *, method: str = "auto", samples: int = 100_000, seed: int = 0, progress: Any = None
+) -> Forecast:
+    """The odds of the whole fight from ``state`` (see the module docstring for exact and simulated)."""
+    if not isinstance(state, FightState):
+        raise OddsError(f"a B.U.M. forecast needs a B.U.M. fight state, not {type(state).__name__}")
+    if method not in ("auto", "exact", "simulate"):
+        raise OddsError(f"method {method!r} is not auto, exact or simulate")
+    if state.ended or len({f.side for f in state.fighters if f.standing}) < 2:
+        return _finished(state)
+    if method == "exact":
+        return _exact(state)
+    if method == "auto":
+        try:
+            return _exact(state)
+        except OddsError:
+            pass
+    return _simulate(state, samples, seed, progress)
+
+
+# --------------------------------------------------------------------------- the exact-rational duel reference
 
 
 @dataclass(frozen=True)
@@ -47,7 +924,7 @@ def _melee_profile(f: Fighter, first_round: bool) -> tuple[int, int, WeaponProfi
 
 
 def duel_chain(state: FightState) -> DuelChain:
-    """The chain's parameters for a duel state (see the module docstring for what is covered)."""
+    """The reference chain's parameters for a plain duel in melee reach (level 3 or 4, nobody stunned)."""
     if len(state.fighters) != 2 or {f.side for f in state.fighters} != {0, 1}:
         raise OddsError("the exact forecast covers duels: one fighter on each of two sides")
     if state.level not in (3, 4):
@@ -116,7 +993,7 @@ def round_transitions(chain: DuelChain, hp: tuple[int, int]) -> dict[tuple[int, 
 
 
 def win_probability(state: FightState) -> Fraction:
-    """Exact chance that side 0 wins the duel from this state, fought to the end."""
+    """Exact (rational) chance that side 0 wins the duel from this state, fought to the end (no round cap)."""
     chain = duel_chain(state)
     a, b = sorted(state.fighters, key=lambda f: f.side)
 
