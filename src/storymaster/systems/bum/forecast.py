@@ -46,7 +46,7 @@ import numpy as np
 
 from ...errors import OddsError
 from ...forecast import Batch, CombatantForecast, Forecast, absorb, run_simulation, side_label
-from .character import WeaponProfile, attack_total, defence_parts, hit_points, profile
+from .character import BumCharacter, WeaponProfile, attack_total, defence_parts, hit_points, profile
 from .checks import p_fixed, p_opposed_final, range_penalty, tie_goes_to
 from .fighters import (
     UNARMED,
@@ -111,23 +111,23 @@ def _p_fix(bonus: int, dc: int) -> float:
 
 
 @dataclass(frozen=True)
-class _Static:
-    """What does not change for a fighter during a fight, as the engine's rules read it."""
+class _Card:
+    """What the engine's rules read from a character card in a fight (computed once per card)."""
 
-    name: str
-    side: int
     player: bool
     max_hp: int
     bonus: int  # levels 1-3: best attack total
     melee_code: int  # wield code of his melee slot (0: none, bare hands)
     melee_attack: int
     melee_wounds: int
+    melee_reach: int
     unarmed: bool
     parry: tuple[int, int, int, int]  # weapon defence in melee by wield code
     longspear: tuple[bool, bool, bool, bool]  # in-hand weapon is a longspear, by wield code
     dex: int
     armour: int  # armour + shield defence
     has_missile: bool
+    m_name: str
     m_attack: int
     m_wounds: int
     m_reload: str | None
@@ -135,42 +135,76 @@ class _Static:
     m_rifle: bool
     m_thrown: bool
     m_modern: bool
-    tactic: str
-    target: int  # index of his chosen target, -1 for none
-    counted: bool  # ammunition counted
+
+
+@dataclass(frozen=True)
+class _Static(_Card):
+    """A fighter: his card's numbers, and his name, side, tactic, chosen target and whether his ammunition counts."""
+
+    name: str = ""
+    side: int = 0
+    tactic: str = "auto"
+    target: int = -1  # index of his chosen target, -1 for none
+    counted: bool = False
+
+
+#: cards already read, by identity (cards are frozen, so a card read once stays right)
+_CARDS: dict[int, tuple[BumCharacter, _Card]] = {}
+
+
+def _card(c: BumCharacter) -> _Card:
+    hit = _CARDS.get(id(c))
+    if hit is not None and hit[0] is c:
+        return hit[1]
+    probe = Fighter(name=c.name, side=0, character=c, hp=0)
+    slot = melee_slot(probe)
+    mp = profile(c, slot) if slot else None
+    parry, spear = [], []
+    for code in range(4):
+        s = _SLOT_OF.get(code) or slot
+        p = (profile(c, s) if s else None) or UNARMED  # type: ignore[arg-type]
+        parry.append(p.parry)
+        spear.append(p.longspear)
+    m = missile_of(probe)
+    dparts = defence_parts(c, ranged=True)
+    card = _Card(
+        player=not c.npc, max_hp=hit_points(c), bonus=simple_bonus(c),
+        melee_code=_WIELD[slot], melee_attack=attack_total(c, slot) if slot else c.stats.STR,
+        melee_wounds=mp.wounds if mp else 1, melee_reach=mp.reach if mp else 0, unarmed=slot is None,
+        parry=tuple(parry), longspear=tuple(spear),  # type: ignore[arg-type]
+        dex=c.stats.DEX, armour=sum(v for _, v in dparts) - c.stats.DEX,
+        has_missile=m is not None, m_name=m.name if m else "", m_attack=attack_total(c, "ranged") if m else 0,
+        m_wounds=m.wounds if m else 1, m_reload=m.reload if m else None,
+        m_melee_usable=bool(m and m.melee_usable), m_rifle=bool(m and m.rifle),
+        m_thrown=bool(m and m.reload == "thrown"), m_modern=bool(m and m.modern),
+    )
+    if len(_CARDS) > 4096:
+        _CARDS.clear()
+    _CARDS[id(c)] = (c, card)
+    return card
 
 
 def _statics(state: FightState) -> list[_Static]:
     names = [f.name for f in state.fighters]
-    out = []
-    for f in state.fighters:
-        c = f.character
-        slot = melee_slot(f)
-        mp = profile(c, slot) if slot else None
-        parry, spear = [], []
-        for code in range(4):
-            s = _SLOT_OF.get(code) or slot
-            p = (profile(c, s) if s else None) or UNARMED  # type: ignore[arg-type]
-            parry.append(p.parry)
-            spear.append(p.longspear)
-        m = missile_of(f)
-        dparts = defence_parts(c, ranged=True)
-        out.append(
-            _Static(
-                name=f.name, side=f.side, player=not c.npc, max_hp=hit_points(c), bonus=simple_bonus(c),
-                melee_code=_WIELD[slot], melee_attack=attack_total(c, slot) if slot else c.stats.STR,
-                melee_wounds=mp.wounds if mp else 1, unarmed=slot is None, parry=tuple(parry),  # type: ignore[arg-type]
-                longspear=tuple(spear),  # type: ignore[arg-type]
-                dex=c.stats.DEX, armour=sum(v for _, v in dparts) - c.stats.DEX,
-                has_missile=m is not None, m_attack=attack_total(c, "ranged") if m else 0,
-                m_wounds=m.wounds if m else 1, m_reload=m.reload if m else None,
-                m_melee_usable=bool(m and m.melee_usable), m_rifle=bool(m and m.rifle),
-                m_thrown=bool(m and m.reload == "thrown"), m_modern=bool(m and m.modern),
-                tactic=f.tactic, target=names.index(f.target) if f.target in names else -1,
-                counted=f.ammo is not None,
-            )
+    return [
+        _Static(
+            **_card(f.character).__dict__, name=f.name, side=f.side, tactic=f.tactic,
+            target=names.index(f.target) if f.target in names else -1, counted=f.ammo is not None,
         )
-    return out
+        for f in state.fighters
+    ]
+
+
+def _gm_order(state: FightState, st: Sequence[_Static]) -> list[int]:
+    """Turn Sequence, the GM's way (as :func:`.fighters.gm_order`): longer reach first in melee reach, then the
+    initiator's side, then as listed; a ready missile weapon counts as the longest reach."""
+
+    def key(i: int) -> tuple[int, int, int]:
+        f, x = st[i], state.fighters[i]
+        reach = 3 if f.has_missile and x.readiness == "ready" else f.melee_reach
+        return (-reach if state.distance == 0 else 0, 0 if f.side == state.initiator else 1, i)
+
+    return sorted(range(len(st)), key=key)
 
 
 def _tie(hr: BumHouseRules, role: str, a: _Static, b: _Static) -> str | None:
@@ -226,13 +260,13 @@ def _notes(state: FightState, method: str) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- exact: a chain over the fighters' states
 
 
-def _turn_order_options(state: FightState) -> list[tuple[float, tuple[int, ...]]]:
+def _turn_order_options(state: FightState, st: Sequence[_Static] | None = None) -> list[tuple[float, tuple[int, ...]]]:
     """The turn order(s) of the fight with their chances, before delays; refused when too many to list."""
     names = [f.name for f in state.fighters]
     if state.order:
         return [(1.0, tuple(names.index(n) for n in state.order))]
     if state.initiative == "gm":
-        return [(1.0, tuple(names.index(n) for n in gm_order(state)))]
+        return [(1.0, tuple(_gm_order(state, st if st is not None else _statics(state))))]
     if len(names) == 2:
         stat = "DEX" if state.initiative == "dex" else "INT"
         a, b = (f.character.stats.get(stat) for f in state.fighters)
@@ -255,10 +289,11 @@ def _delayed(order: tuple[int, ...], state: FightState) -> tuple[int, ...]:
     return tuple(out)
 
 
-def exact_scope(state: FightState) -> None:
+def exact_scope(state: FightState, st: Sequence[_Static] | None = None) -> None:
     """Raise OddsError (with the reason and a hint) unless the exact chain covers this state."""
+    st = st if st is not None else _statics(state)
     if state.round == 0:
-        _turn_order_options(state)
+        _turn_order_options(state, st)
     level = _level_schedule(state)
     last = max([state.round, *(rnd for rnd, _ in state.switch)])
     if all(level(r) != 4 for r in range(state.round, last + 1)):
@@ -268,15 +303,14 @@ def exact_scope(state: FightState) -> None:
             f"the sides are {state.distance} turn(s) apart: the exact forecast covers fights in melee reach",
             hint="simulate it (--method simulate), or forecast from the state once they close",
         )
-    for f in state.fighters:
-        m = missile_of(f)
-        if m is None or f.tactic == "melee" or not f.standing:
+    for f, c in zip(state.fighters, st):
+        if not c.has_missile or f.tactic == "melee" or not f.standing:
             continue
-        has_ammo = f.ammo is None or f.ammo > 0 or m.reload == "muzzleloader"
+        has_ammo = f.ammo is None or f.ammo > 0 or c.m_reload == "muzzleloader"
         opening = state.round == 0 and level(0) == 4
-        if f.readiness == "ready" and has_ammo and (m.melee_usable or opening):
+        if f.readiness == "ready" and has_ammo and (c.m_melee_usable or opening):
             raise OddsError(
-                f"{f.name} would shoot his {m.name}: the exact forecast covers melee only",
+                f"{f.name} would shoot his {c.m_name}: the exact forecast covers melee only",
                 hint=f"simulate it, give him the 'melee' tactic (--tactic '{f.name}=melee'), "
                 "or forecast from the state after the shot",
             )
@@ -335,6 +369,7 @@ class _Chain:
                     role = "attacker" if a.side == state.initiator else "defender"
                     self.p_exch[i][j] = _p_opp(a.bonus - b.bonus, _tie(hr, role, a, b))
         self.p_lvl1 = [_p_fix(a.bonus, state.dc) for a in self.st]
+        self.orders = _turn_order_options(state, self.st) if state.round == 0 else []
 
     # -- states
     def initial(self) -> tuple[Any, ...]:
@@ -353,6 +388,19 @@ class _Chain:
         return self.track and x[0] >= self.cap
 
     def transitions(self, x: tuple[Any, ...]) -> list[tuple[float, Hashable]]:
+        r, order, hp, wield, stun = x
+        if order is not None and len(hp) == 2 and self.level(r) in (2, 3):
+            # a duel at level 2 or 3: one exchange, started by the first in turn order (the common case, made quick)
+            i, t = order
+            p = self.p_exch[i][t]
+            nr = r + 1 if self.track else min(r + 1, self.flat)
+            out = []
+            for q, loser in ((p, t), (1.0 - p, i)):
+                if q > 0.0:
+                    h = list(hp)
+                    h[loser] = 0 if self.level(r) == 2 and self.hr.loser_fate != "wound" else h[loser] - 1
+                    out.append((q, (nr, order, tuple(h), wield, stun)))
+            return out
         return _branches(self._round, x)
 
     # -- one round, with coin(p) for every chance
@@ -361,7 +409,7 @@ class _Chain:
         hp, wield, stun = list(hp_t), list(wield_t), list(stun_t)
         acted = [False] * len(hp)
         if order is None:  # round 1: the turn order, then delays
-            opts = _turn_order_options(self.s)
+            opts = self.orders
             chosen = opts[0][1]
             if len(opts) == 2 and not coin(opts[0][0]):
                 chosen = opts[1][1]
@@ -469,8 +517,8 @@ class _Chain:
 
 
 def _exact(state: FightState) -> Forecast:
-    exact_scope(state)
     chain = _Chain(state, track_rounds=False)
+    exact_scope(state, chain.st)
     start = chain.initial()
     budget = max(1, state.max_rounds - state.round)
     result = absorb(start, chain.transitions, chain.terminal, max_rounds=budget, tolerance=TOLERANCE)
@@ -627,7 +675,7 @@ class _Sim:
         s = self.s
         names = self.names
         if s.initiative == "gm":
-            self.order[:] = [names.index(x) for x in gm_order(s)]
+            self.order[:] = _gm_order(s, self.st)
             return
         stat = np.array([f.character.stats.get("DEX" if s.initiative == "dex" else "INT") for f in s.fighters])
         key = np.zeros((n, self.F), dtype=np.int64)
