@@ -370,6 +370,7 @@ class _Chain:
                     self.p_exch[i][j] = _p_opp(a.bonus - b.bonus, _tie(hr, role, a, b))
         self.p_lvl1 = [_p_fix(a.bonus, state.dc) for a in self.st]
         self.orders = _turn_order_options(state, self.st) if state.round == 0 else []
+        self._over: dict[tuple[int, ...], bool] = {}
 
     # -- states
     def initial(self) -> tuple[Any, ...]:
@@ -383,9 +384,10 @@ class _Chain:
 
     def terminal(self, x: tuple[Any, ...]) -> bool:
         hp = x[2]
-        if len({f.side for f, h in zip(self.st, hp) if h > 0}) < 2:
-            return True
-        return self.track and x[0] >= self.cap
+        over = self._over.get(hp)
+        if over is None:
+            over = self._over[hp] = len({f.side for f, h in zip(self.st, hp) if h > 0}) < 2
+        return over or (self.track and x[0] >= self.cap)
 
     def transitions(self, x: tuple[Any, ...]) -> list[tuple[float, Hashable]]:
         r, order, hp, wield, stun = x
