@@ -106,7 +106,8 @@ def bench_simulation() -> list[tuple[str, float, float, float, float]]:
     v, p1, thief = card("victor-mordox"), card("player1"), card("thief")
     scenarios = [
         ("level-4 duel, Victor's crossbow opens", [[v], [p1]], {}),
-        ("Victor vs two thieves, 3 turns apart, DEX initiative", [[v], [thief, thief]], {"distance": 3, "initiative": "dex"}),
+        ("Victor vs two thieves, 3 turns apart, DEX initiative", [[v], [thief, thief]],
+         {"distance": 3, "initiative": "dex"}),
     ]
     rows = []
     for label, sides, opts in scenarios:

@@ -19,7 +19,8 @@ engine = SYSTEM.combat
 
 
 def hp(state, *values):
-    return state.model_copy(update={"fighters": tuple(f.model_copy(update={"hp": v}) for f, v in zip(state.fighters, values))})
+    fighters = tuple(f.model_copy(update={"hp": v}) for f, v in zip(state.fighters, values))
+    return state.model_copy(update={"fighters": fighters})
 
 
 def test_system_is_a_forecaster():
@@ -33,7 +34,8 @@ def test_level3_one_hp_each_is_one_exchange(card):
     t = sum(1 for x in range(1, 7) for y in range(1, 7) if x + 7 == y + 4)
     f = SYSTEM.forecast(s, method="exact")
     assert f.p_win[0] == pytest.approx(w / (36 - t), abs=1e-12) and f.rounds == {1: pytest.approx(1.0)}
-    assert f.combatants[1].end_states == {"down (0 HP)": pytest.approx(w / (36 - t))} | {"1 HP left": pytest.approx(1 - w / (36 - t))}
+    p = w / (36 - t)
+    assert f.combatants[1].end_states == {"down (0 HP)": pytest.approx(p), "1 HP left": pytest.approx(1 - p)}
 
 
 @pytest.mark.parametrize("hps", [(3, 2), (2, 3), (1, 3), (3, 3)])
@@ -58,7 +60,8 @@ def test_level3_duel_by_counting_paths(card, hps):
     assert f.p_win[0] == pytest.approx(float(sum(v for (x, y, r), v in truth.items() if y == 0)), abs=1e-12)
     assert f.p_win[0] == pytest.approx(float(win_probability(s)), abs=1e-12)
     for r in range(1, sum(hps)):
-        assert f.rounds.get(r, 0.0) == pytest.approx(float(sum(v for (x, y, k), v in truth.items() if k == r)), abs=1e-12)
+        then = float(sum(v for (x, y, k), v in truth.items() if k == r))
+        assert f.rounds.get(r, 0.0) == pytest.approx(then, abs=1e-12)
     left = {x: float(sum(v for (a, y, r), v in truth.items() if a == x)) for x in range(hps[0] + 1)}
     for x, v in left.items():
         label = "down (0 HP)" if x == 0 else "unhurt" if x == 3 else f"{x} HP left"
@@ -114,7 +117,8 @@ def test_levels_1_and_2_by_hand(card):
     # by house rule the loser of a level-2 roll only takes a wound: a level-3 fight
     hr = BumHouseRules(loser_fate="wound")
     f3 = SYSTEM.forecast(engine.start([[p1], [thief]], house_rules=hr, options={"level": 2}), method="exact")
-    assert f3.p_win[0] == pytest.approx(float(win_probability(engine.start([[p1], [thief]], options={"level": 3}))), abs=1e-12)
+    level3 = win_probability(engine.start([[p1], [thief]], options={"level": 3}))
+    assert f3.p_win[0] == pytest.approx(float(level3), abs=1e-12)
 
 
 def test_melee_sneak_attack_ends_it(card):
@@ -127,7 +131,8 @@ def test_melee_sneak_attack_ends_it(card):
 def test_rolled_initiative_between_two(card):
     """DEX initiative: whoever rolls higher goes first; 1 HP each: the first to hit wins."""
     v, p1 = card("victor-mordox"), card("player1")
-    s = hp(engine.start([[v], [p1]], options={"initiative": "dex", "tactics": {"0": "melee"}, "max_rounds": 10_000}), 1, 1)
+    opts = {"initiative": "dex", "tactics": {"0": "melee"}, "max_rounds": 10_000}
+    s = hp(engine.start([[v], [p1]], options=opts), 1, 1)
     first = float(p_opposed_final(3, 2, None))  # Victor DEX 3 against DEX 2, ties rolled again
     p = float(attack_odds(7, 6))
     win_first = p / (1 - (1 - p) ** 2)

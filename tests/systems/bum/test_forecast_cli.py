@@ -59,16 +59,18 @@ def test_forecast_from_a_saved_mid_fight_state(cli, tmp_path):
     assert out["notes"][0].startswith("rounds are counted from this state (round 2)")
     # the same, forced to simulate, agrees within the interval
     sim = js(cli("bum", "forecast", "--state", str(saved), "--method", "simulate", "--samples", "20000", "--json"))
-    assert abs(sim["p_win"]["A"] - out["p_win"]["A"]) < 4 * (sim["intervals"]["A"][1] - sim["intervals"]["A"][0]) / 2 + 1e-9
+    lo, hi = sim["intervals"]["A"]
+    assert abs(sim["p_win"]["A"] - out["p_win"]["A"]) < 4 * (hi - lo) / 2 + 1e-9
     # 'fight --json' output holds the state too
     fight_json = tmp_path / "fight-out.json"
-    fight_json.write_text(ok(cli("bum", "fight", f"{EX}/player1.yaml", f"{EX}/thief.yaml", "--rounds", "1", "--seed", "1",
-                                 "--json")).stdout)
+    one_round = cli("bum", "fight", f"{EX}/player1.yaml", f"{EX}/thief.yaml", "--rounds", "1", "--seed", "1", "--json")
+    fight_json.write_text(ok(one_round).stdout)
     assert js(cli("bum", "forecast", "--state", str(fight_json), "--json"))["method"] == "exact"
 
 
 def test_text_and_plot(cli, tmp_path):
-    r = ok(cli("bum", "forecast", f"{EX}/player1.yaml", f"{EX}/thief.yaml", "--level", "3", "--plot", str(tmp_path / "f.svg")))
+    plot = str(tmp_path / "f.svg")
+    r = ok(cli("bum", "forecast", f"{EX}/player1.yaml", f"{EX}/thief.yaml", "--level", "3", "--plot", plot))
     assert "exact (Markov chain" in r.stdout and "Player 1 (A)" in r.stdout and "down (0 HP)" in r.stdout
     assert (tmp_path / "f.svg").read_text().startswith("<svg")
 

@@ -67,12 +67,14 @@ def scenario(card, key):
             "ranged": p2.weapons.ranged.model_copy(update={"readiness": "ready"})})})], [thief, p1]],
             {"distance": 2, "surprised": ["Thief"], "sneak_headshot": True, "sneak_dc": 5}, hr),
         "melee-sneak": ([[v, p1], [thief, thief]], {"surprised": ["Thief 2"], "tactics": {"0": "melee"}}, hr),
-        "pistols-reload": ([[PISTOLS, MUSKET], [BRUTE, thief]], {"distance": 1, "tactics": {"Musketeer": "ranged"}}, hr),
+        "pistols-reload": ([[PISTOLS, MUSKET], [BRUTE, thief]],
+                           {"distance": 1, "tactics": {"Musketeer": "ranged"}}, hr),
         "archer-holds": ([[ARCHER], [KNIVES, SWORD]], {"distance": 4, "tactics": {"Archer": "hold"}},
                          BumHouseRules(double_move=True)),
         "switch-3-to-4": ([[v], [p1]], {"level": 3, "switch": {3: 4}, "tactics": {"Victor Mordox": "melee"}}, hr),
         "three-sides": ([[p1], [thief], [BRUTE]], {"level": 3}, BumHouseRules(opposed_ties="defender")),
-        "ties-to-players": ([[p1], [v]], {"initiative": "int", "tactics": {"1": "melee"}}, BumHouseRules(opposed_ties="players")),
+        "ties-to-players": ([[p1], [v]], {"initiative": "int", "tactics": {"1": "melee"}},
+                            BumHouseRules(opposed_ties="players")),
         "stand-off": ([[thief], [thief]], {"max_rounds": 3}, hr),
     }
     sides, opts, rules = table[key]

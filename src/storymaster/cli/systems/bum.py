@@ -590,10 +590,12 @@ def fight_cmd(
         bool, typer.Option("--headshot", help="Ranged sneak attacks aim at the head (-4, incapacitates).")
     ] = False,
     rounds: Annotated[
-        int | None, typer.Option("--rounds", min=1, help="Play only this many rounds (then stop, to forecast or go on).")
+        int | None,
+        typer.Option("--rounds", min=1, help="Play only this many rounds (then stop, to forecast or go on)."),
     ] = None,
     save_state: Annotated[
-        Path | None, typer.Option("--save-state", help="Write the fight state (JSON) here when it stops; 'forecast --state' reads it.")
+        Path | None,
+        typer.Option("--save-state", help="Write the fight state (JSON) here when it stops; 'forecast --state' reads it."),
     ] = None,
     seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
 ) -> None:
@@ -661,7 +663,9 @@ def _load_state(path: Path) -> FightState:
     except FileNotFoundError:
         raise InputFileError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputFileError(f"{path}: not a JSON fight state ({exc})", hint="write one with 'bum fight ... --save-state FILE'") from None
+        raise InputFileError(
+            f"{path}: not a JSON fight state ({exc})", hint="write one with 'bum fight ... --save-state FILE'"
+        ) from None
     if isinstance(data, dict) and "state" in data and "fighters" not in data:
         data = data["state"]
     try:
@@ -684,7 +688,8 @@ def _side_keys(tactics: dict[str, str], n_sides: int) -> dict[str, str]:
 @app.command("forecast")
 def forecast_cmd(
     files: Annotated[
-        list[Path] | None, typer.Argument(help="A.yaml B.yaml (one a side), or side A's files followed by --vs X.yaml ...")
+        list[Path] | None,
+        typer.Argument(help="A.yaml B.yaml (one a side), or side A's files followed by --vs X.yaml ..."),
     ] = None,
     vs: SidesVsOpt = None,
     state_file: StateOpt = None,
@@ -693,19 +698,25 @@ def forecast_cmd(
         list[str] | None, typer.Option("--switch", help="ROUND:LEVEL, change level from that round (repeatable).")
     ] = None,
     distance: Annotated[int, typer.Option("--distance", help="Turns of distance between the sides at the start.")] = 0,
-    initiative: Annotated[str, typer.Option("--initiative", help="gm (initiator first, longer reach first), dex or int.")] = "gm",
+    initiative: Annotated[
+        str, typer.Option("--initiative", help="gm (initiator first, longer reach first), dex or int.")
+    ] = "gm",
     tactic: Annotated[
         list[str] | None,
         typer.Option("--tactic", help="NAME=T or SIDE=T (A, B ...), T one of auto|melee|ranged|hold (repeatable)."),
     ] = None,
-    delay: Annotated[list[str] | None, typer.Option("--delay", help="NAME=OTHER: NAME acts after OTHER (repeatable).")] = None,
+    delay: Annotated[
+        list[str] | None, typer.Option("--delay", help="NAME=OTHER: NAME acts after OTHER (repeatable).")
+    ] = None,
     dc: Annotated[int, typer.Option("--dc", help="Level 1: the difficulty to win the fight.")] = 6,
     max_rounds: Annotated[int, typer.Option("--max-rounds", min=1, help="A stand-off after this many rounds.")] = 100,
     surprised: Annotated[
         list[str] | None, typer.Option("--surprised", help="A fighter caught unaware in round 1 (repeatable).")
     ] = None,
     sneak_dc: Annotated[int, typer.Option("--sneak-dc", help="The GM's DC for ranged sneak attacks.")] = 6,
-    headshot: Annotated[bool, typer.Option("--headshot", help="Ranged sneak attacks aim at the head (-4, incapacitates).")] = False,
+    headshot: Annotated[
+        bool, typer.Option("--headshot", help="Ranged sneak attacks aim at the head (-4, incapacitates).")
+    ] = False,
     method: MethodOpt = "auto",
     samples: SamplesOpt = 100_000,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the simulation (the same seed, the same forecast).")] = 0,

@@ -47,7 +47,7 @@ import numpy as np
 from ...errors import OddsError
 from ...forecast import Batch, CombatantForecast, Forecast, absorb, run_simulation, side_label
 from .character import BumCharacter, WeaponProfile, attack_total, defence_parts, hit_points, profile
-from .checks import p_fixed, p_opposed_final, range_penalty, tie_goes_to
+from .checks import p_fixed, p_opposed_final, tie_goes_to
 from .fighters import (
     UNARMED,
     FightState,
@@ -84,7 +84,6 @@ _WIELD = {None: 0, "primary": 1, "ranged": 2, "backup": 3}
 _SLOT_OF = {1: "primary", 2: "ranged", 3: "backup"}
 # readiness of the missile weapon
 _READY = {"ready": 0, "cocked": 1, "unready": 2, "empty": 3}
-_READY_NAME = {v: k for k, v in _READY.items()}
 
 
 def end_label(hp: int, max_hp: int) -> str:
@@ -253,7 +252,8 @@ def _notes(state: FightState, method: str) -> tuple[str, ...]:
         "down (0 HP): too hurt to fight, run or cast, but alive (Part Five, Wounds/Injury)",
     ]
     if state.level in (1, 2) or any(lvl in (1, 2) for _, lvl in state.switch):
-        notes.append(f"levels 1-2: the loser of a roll is {'wounded' if state.house_rules.loser_fate == 'wound' else 'out (0 HP)'}")
+        fate = "wounded" if state.house_rules.loser_fate == "wound" else "out (0 HP)"
+        notes.append(f"levels 1-2: the loser of a roll is {fate}")
     return tuple(notes)
 
 
@@ -560,7 +560,9 @@ def _finished(state: FightState) -> Forecast:
         system=SYSTEM, method="exact", sides=tuple(tuple(s) for s in _sides(state)),
         p_win=tuple(1.0 if i == w else 0.0 for i in range(n_sides)), p_draw=0.0 if w is not None else 1.0,
         rounds={0: 1.0},
-        combatants=tuple(CombatantForecast(f.name, f.side, {end_label(x.hp, f.max_hp): 1.0}) for f, x in zip(st, state.fighters)),
+        combatants=tuple(
+            CombatantForecast(f.name, f.side, {end_label(x.hp, f.max_hp): 1.0}) for f, x in zip(st, state.fighters)
+        ),
         error=0.0, tactics=_tactics(state), draw_meaning=DRAW_MEANING, notes=("the fight is already over",),
     )
 
@@ -963,7 +965,8 @@ def _melee_profile(f: Fighter, first_round: bool) -> tuple[int, int, WeaponProfi
     m = missile_of(f)
     if m is not None and f.readiness == "ready" and f.tactic != "melee" and (m.melee_usable or first_round):
         raise OddsError(
-            f"{f.name} would shoot his {m.name} first: forecast from the state after that, or give him the 'melee' tactic"
+            f"{f.name} would shoot his {m.name} first: "
+            "forecast from the state after that, or give him the 'melee' tactic"
         )
     slot = melee_slot(f)
     if slot is None:
