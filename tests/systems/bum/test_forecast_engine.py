@@ -32,6 +32,10 @@ PISTOLS = npc(
 ARCHER = npc("Archer", (2, 4, 1, 1), weapons={"ranged": {"name": "Longbow", "ammo": 3}, "primary": {"name": "Club"}})
 KNIVES = npc("Knife thrower", (2, 3, 1, 1), weapons={"ranged": {"name": "Throwing knife", "ammo": 2}})
 BRUTE = npc("Brute", (4, 1, 1, 1))  # bare hands
+RIFLE = npc("Sniper", (2, 4, 1, 1), weapons={"ranged": {"name": "Rifle", "kind": "musket", "rifle": True, "modern": True,
+                                                  "wounds": 1}, "backup": {"name": "Knife"}})
+KNIGHT = npc("Knight", (3, 2, 1, 1), weapons={"primary": {"name": "Longsword"}}, armour={"name": "Plate"},
+             shield={"name": "Kite shield"})
 MUSKET = npc("Musketeer", (2, 3, 1, 1), weapons={"ranged": {"name": "Musket"}, "primary": {"name": "Club"}})
 
 
@@ -76,21 +80,42 @@ def scenario(card, key):
         "ties-to-players": ([[p1], [v]], {"initiative": "int", "tactics": {"1": "melee"}},
                             BumHouseRules(opposed_ties="players")),
         "stand-off": ([[thief], [thief]], {"max_rounds": 3}, hr),
+        "reload-at-range": ([[p2], [thief, SWORD]], {"distance": 3, "delay": {"Thief": "Swordsman"}}, hr),
+        "targets-and-delay": ([[v, p1], [thief, BRUTE]],
+                              {"targets": {"Victor Mordox": "Brute"}, "delay": {"Victor Mordox": "Thief"},
+                               "tactics": {"0": "melee"}}, hr),
+        "modern-rifle": ([[RIFLE], [KNIGHT]], {"distance": 4}, BumHouseRules(modern_guns_ignore_armour=True)),
+        "sneak-without-kills": ([[SPEAR, SWORD], [BRUTE, thief]], {"surprised": ["Brute", "Thief"]},
+                                BumHouseRules(sneak_melee_kills=False, longspear_first_strike=True)),
+        "switch-down-to-2": ([[p1, thief], [v, BRUTE]], {"switch": {2: 2}, "tactics": {"1": "melee"}},
+                             BumHouseRules(loser_fate="wound")),
+        "level-1-wounds": ([[p1, p2], [v, BRUTE]], {"level": 1, "dc": 9}, BumHouseRules(loser_fate="wound")),
+        "thrown-out-of-reach": ([[KNIVES], [ARCHER]], {"distance": 3, "initiative": "int"}, hr),
     }
+    if key == "stunned-mid-fight":
+        from storymaster.dice import DiceRng
+        from storymaster.systems.bum.combat import apply_hazard
+
+        s = engine.start([[v, thief], [p1, SPEAR]], options={"tactics": {"0": "melee"}})
+        s, _ = engine.step(s, DiceRng("stun"))
+        s, _ = apply_hazard(s, "Player 1", stun_rounds=2)
+        s, _ = apply_hazard(s, "Thief", wounds=1, stun_rounds=1)
+        return s
     sides, opts, rules = table[key]
     return engine.start(sides, house_rules=rules, options=opts)
 
 
 EXACT = {"duel-4", "teams-3", "level-1", "level-2-wounds", "longspear", "melee-sneak", "switch-3-to-4", "three-sides",
-         "ties-to-players", "stand-off"}
+         "ties-to-players", "stand-off", "targets-and-delay", "sneak-without-kills", "switch-down-to-2", "level-1-wounds",
+         "stunned-mid-fight"}
+KEYS = ["duel-4", "crossbow-at-range-dex", "teams-3", "level-1", "level-2-wounds", "longspear", "sneak-headshot",
+        "melee-sneak", "pistols-reload", "archer-holds", "switch-3-to-4", "three-sides", "ties-to-players", "stand-off",
+        "reload-at-range", "targets-and-delay", "modern-rifle", "sneak-without-kills", "switch-down-to-2",
+        "level-1-wounds", "thrown-out-of-reach", "stunned-mid-fight"]
 N_ENGINE, N_SIM = 600, 20_000
 
 
-@pytest.mark.parametrize(
-    "key",
-    ["duel-4", "crossbow-at-range-dex", "teams-3", "level-1", "level-2-wounds", "longspear", "sneak-headshot",
-     "melee-sneak", "pistols-reload", "archer-holds", "switch-3-to-4", "three-sides", "ties-to-players", "stand-off"],
-)
+@pytest.mark.parametrize("key", KEYS)
 def test_forecast_agrees_with_engine(card, key):
     state = scenario(card, key)
     ref = fight_by_fight("bum", engine, state, samples=N_ENGINE, seed=key, sides=sides_of(state), end_state=ends)
