@@ -33,7 +33,7 @@ ARCHER = npc("Archer", (2, 4, 1, 1), weapons={"ranged": {"name": "Longbow", "amm
 KNIVES = npc("Knife thrower", (2, 3, 1, 1), weapons={"ranged": {"name": "Throwing knife", "ammo": 2}})
 BRUTE = npc("Brute", (4, 1, 1, 1))  # bare hands
 RIFLE = npc("Sniper", (2, 4, 1, 1), weapons={"ranged": {"name": "Rifle", "kind": "musket", "rifle": True, "modern": True,
-                                                  "wounds": 1}, "backup": {"name": "Knife"}})
+                                                  "wounds": 1, "ammo": 3}, "backup": {"name": "Knife"}})
 KNIGHT = npc("Knight", (3, 2, 1, 1), weapons={"primary": {"name": "Longsword"}}, armour={"name": "Plate"},
              shield={"name": "Kite shield"})
 MUSKET = npc("Musketeer", (2, 3, 1, 1), weapons={"ranged": {"name": "Musket"}, "primary": {"name": "Club"}})
@@ -64,7 +64,7 @@ def scenario(card, key):
         "duel-4": ([[v], [p1]], {"tactics": {"Victor Mordox": "melee"}}, hr),
         "crossbow-at-range-dex": ([[v], [thief, thief]], {"distance": 3, "initiative": "dex"}, hr),
         "teams-3": ([[p1, thief], [v, thief]], {"level": 3}, hr),
-        "level-1": ([[p1, p2], [thief, v]], {"level": 1, "dc": 8}, hr),
+        "level-1": ([[p1, p2], [thief, v]], {"level": 1, "dc": 11}, hr),
         "level-2-wounds": ([[p1], [v, thief]], {"level": 2}, BumHouseRules(loser_fate="wound")),
         "longspear": ([[SWORD], [SPEAR, thief]], {}, BumHouseRules(longspear_first_strike=True)),
         "sneak-headshot": ([[p2.model_copy(update={"weapons": p2.weapons.model_copy(update={
