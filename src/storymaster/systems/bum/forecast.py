@@ -109,7 +109,7 @@ def _p_fix(bonus: int, dc: int) -> float:
     return float(p_fixed(bonus, dc))
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Card:
     """What the engine's rules read from a character card in a fight (computed once per card)."""
 
@@ -136,7 +136,7 @@ class _Card:
     m_modern: bool
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Static(_Card):
     """A fighter: his card's numbers, and his name, side, tactic, chosen target and whether his ammunition counts."""
 
@@ -358,6 +358,7 @@ class _Chain:
         self.track = track_rounds
         # beyond this round nothing depends on the round number (but the cap)
         self.flat = max([self.start + 1, *(rnd for rnd, _ in state.switch if rnd > self.start)])
+        self.levels = {r: self.level(r) for r in range(self.start, self.flat + 1)}
         self.surprised = tuple(f.name in state.surprised for f in state.fighters)
         n = len(self.st)
         hr = self.hr
@@ -391,16 +392,18 @@ class _Chain:
 
     def transitions(self, x: tuple[Any, ...]) -> list[tuple[float, Hashable]]:
         r, order, hp, wield, stun = x
-        if order is not None and len(hp) == 2 and self.level(r) in (2, 3):
+        level = self.levels[r if r < self.flat else self.flat]
+        if order is not None and len(hp) == 2 and level != 4 and level != 1:
             # a duel at level 2 or 3: one exchange, started by the first in turn order (the common case, made quick)
             i, t = order
             p = self.p_exch[i][t]
             nr = r + 1 if self.track else min(r + 1, self.flat)
             out = []
+            knock_out = level == 2 and self.hr.loser_fate != "wound"
             for q, loser in ((p, t), (1.0 - p, i)):
                 if q > 0.0:
                     h = list(hp)
-                    h[loser] = 0 if self.level(r) == 2 and self.hr.loser_fate != "wound" else h[loser] - 1
+                    h[loser] = 0 if knock_out else h[loser] - 1
                     out.append((q, (nr, order, tuple(h), wield, stun)))
             return out
         return _branches(self._round, x)
@@ -416,7 +419,7 @@ class _Chain:
             if len(opts) == 2 and not coin(opts[0][0]):
                 chosen = opts[1][1]
             order = _delayed(chosen, self.s)
-        level = self.level(r)
+        level = self.levels[r if r < self.flat else self.flat]
         first = r == 0
         ctx = (order, hp, wield, stun, acted, first)
         if level == 4:
@@ -529,18 +532,25 @@ def _exact(state: FightState) -> Forecast:
         chain = _Chain(state, track_rounds=True)
         result = absorb(chain.initial(), chain.transitions, chain.terminal, max_rounds=budget + 1, tolerance=TOLERANCE)
     st = chain.st
-    n_sides = max(f.side for f in state.fighters) + 1
+    sides = [f.side for f in st]
+    n_sides = max(sides) + 1
     p_win = [0.0] * n_sides
     p_draw = 0.0
-    ends: list[dict[str, float]] = [defaultdict(float) for _ in st]
+    by_hp: list[dict[int, float]] = [defaultdict(float) for _ in st]
     for (_, _, hp, _, _), p in result.terminal.items():
-        left = {f.side for f, h in zip(st, hp) if h > 0}
+        left = {s for s, h in zip(sides, hp) if h}
         if len(left) == 1:
-            p_win[next(iter(left))] += p
+            p_win[left.pop()] += p
         else:
             p_draw += p
-        for k, (f, h) in enumerate(zip(st, hp)):
-            ends[k][end_label(h, f.max_hp)] += p
+        for k, h in enumerate(hp):
+            by_hp[k][h] += p
+    ends: list[dict[str, float]] = []
+    for f, dist in zip(st, by_hp):
+        e: dict[str, float] = defaultdict(float)
+        for h, p in dist.items():
+            e[end_label(h, f.max_hp)] += p
+        ends.append(e)
     return Forecast(
         system=SYSTEM, method="exact", sides=tuple(tuple(s) for s in _sides(state)), p_win=tuple(p_win),
         p_draw=p_draw, rounds=dict(sorted(result.rounds.items())),
