@@ -190,3 +190,25 @@ def test_brute_force_level1_team(card):
     f = SYSTEM.forecast(s, method="exact")
     assert f.p_win[0] == pytest.approx(p_a, abs=1e-12)
     assert f.rounds[1] == pytest.approx(a + (1 - a) * b + (1 - a) * (1 - b), abs=1e-12)
+
+
+@pytest.mark.parametrize("level, fate, ties", [(3, "defeated", "reroll"), (3, "defeated", "defender"),
+                                               (2, "defeated", "players"), (2, "wound", "attacker")])
+@pytest.mark.parametrize("hps", [(1, 1), (3, 2), (2, 4), (4, 4)])
+def test_duel_closed_form_is_the_chain(card, level, fate, ties, hps):
+    """Level 2-3 duels are answered in closed form; the Markov chain gives the same numbers."""
+    from storymaster.systems.bum.forecast import _exact
+
+    hr = BumHouseRules(loser_fate=fate, opposed_ties=ties)
+    s = hp(engine.start([[card("thief")], [card("player1")]], house_rules=hr, options={"level": level, "initiator": 1}),
+           *hps)
+    quick, chain = _exact(s), _exact(s, closed_form=False)
+    assert "closed form" in quick.notes[-1] and "Markov chain" in chain.notes[-1]
+    assert quick.p_win == pytest.approx(chain.p_win, abs=1e-12) and quick.p_draw == chain.p_draw == 0
+    assert dict(quick.rounds) == pytest.approx(dict(chain.rounds), abs=1e-12)
+    for a, b in zip(quick.combatants, chain.combatants):
+        assert a.name == b.name and dict(a.end_states) == pytest.approx(dict(b.end_states), abs=1e-12)
+    # a round cap that can cut the duel short sends it to the chain, which counts the stand-off
+    capped = s.model_copy(update={"max_rounds": 1})
+    if level == 3 and sum(hps) > 2:
+        assert "Markov chain" in SYSTEM.forecast(capped, method="exact").notes[-1]
