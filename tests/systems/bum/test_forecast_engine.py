@@ -91,6 +91,7 @@ def scenario(card, key):
                              BumHouseRules(loser_fate="wound")),
         "level-1-wounds": ([[p1, p2], [v, BRUTE]], {"level": 1, "dc": 9}, BumHouseRules(loser_fate="wound")),
         "thrown-out-of-reach": ([[KNIVES], [ARCHER]], {"distance": 3, "initiative": "int"}, hr),
+        "dex-teams-melee": ([[v, thief], [p1, SPEAR]], {"initiative": "dex", "tactics": {"0": "melee"}}, hr),
     }
     if key == "stunned-mid-fight":
         from storymaster.dice import DiceRng
@@ -107,11 +108,11 @@ def scenario(card, key):
 
 EXACT = {"duel-4", "teams-3", "level-1", "level-2-wounds", "longspear", "melee-sneak", "switch-3-to-4", "three-sides",
          "ties-to-players", "stand-off", "targets-and-delay", "sneak-without-kills", "switch-down-to-2", "level-1-wounds",
-         "stunned-mid-fight"}
+         "stunned-mid-fight", "dex-teams-melee"}
 KEYS = ["duel-4", "crossbow-at-range-dex", "teams-3", "level-1", "level-2-wounds", "longspear", "sneak-headshot",
         "melee-sneak", "pistols-reload", "archer-holds", "switch-3-to-4", "three-sides", "ties-to-players", "stand-off",
         "reload-at-range", "targets-and-delay", "modern-rifle", "sneak-without-kills", "switch-down-to-2",
-        "level-1-wounds", "thrown-out-of-reach", "stunned-mid-fight"]
+        "level-1-wounds", "thrown-out-of-reach", "stunned-mid-fight", "dex-teams-melee"]
 N_ENGINE, N_SIM = 600, 20_000
 
 
@@ -136,3 +137,21 @@ def test_forecast_agrees_with_engine(card, key):
         assert SYSTEM.forecast(state).method == "exact"  # auto picks the chain
     else:
         assert SYSTEM.forecast(state, samples=500).method == "simulated"
+
+
+def test_rolled_turn_order_chances_agree_with_the_engine(card):
+    """The exact chances of every DEX-rolled turn order of three fighters against the engine's own rolls."""
+    from collections import Counter
+
+    from storymaster.dice import DiceRng
+    from storymaster.systems.bum.forecast import _rolled_orders
+
+    v, p1, thief = card("victor-mordox"), card("player1"), card("thief")
+    s = engine.start([[v], [p1, thief]], options={"initiative": "dex", "level": 3})
+    names = [f.name for f in s.fighters]
+    exact = _rolled_orders(tuple(f.character.stats.DEX for f in s.fighters))
+    assert sum(exact.values()) == pytest.approx(1) and len(exact) == 6
+    n = 1500
+    seen = Counter(tuple(names.index(x) for x in engine.step(s, DiceRng("order", str(i)))[0].order) for i in range(n))
+    for order, p in exact.items():
+        assert abs(seen[order] / n - p) <= 4 * math.sqrt(p * (1 - p) / n) + 1e-9, (order, seen[order] / n, p)

@@ -16,8 +16,9 @@ sneak attack or a shot to the head puts a fighter there at once).
   option, ties by any house rule, the round cap. It needs the sides in melee
   reach (distance 0) with no missile to be fired (nobody's ready missile weapon
   would shoot: give the archer the ``melee`` tactic, or forecast from the state
-  after the opening volley), and a known turn order (the GM's order, a state
-  after round 1, or a rolled order between two fighters). Otherwise it raises
+  after the opening volley), and a turn order it can list (the GM's order, a
+  state after round 1, or a DEX/INT roll among at most five fighters, every
+  order with its exact chance). Otherwise it raises
   :class:`~storymaster.errors.OddsError` saying why.
 * **simulate**: the engine's rules in numpy over many fights at once (arrays of
   fighters' states; Python loops only over rounds, turn positions and fighters):
@@ -40,6 +41,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache, lru_cache
+from itertools import product
 from math import comb
 from typing import Any
 
@@ -268,15 +270,46 @@ def _turn_order_options(state: FightState, st: Sequence[_Static] | None = None) 
         return [(1.0, tuple(names.index(n) for n in state.order))]
     if state.initiative == "gm":
         return [(1.0, tuple(_gm_order(state, st if st is not None else _statics(state))))]
-    if len(names) == 2:
-        stat = "DEX" if state.initiative == "dex" else "INT"
-        a, b = (f.character.stats.get(stat) for f in state.fighters)
-        p = float(p_opposed_final(a, b, None))  # re-rolled until someone is higher
-        return [(p, (0, 1)), (1 - p, (1, 0))]
-    raise OddsError(
-        "the turn order of more than two fighters is rolled in round 1: the exact forecast needs it settled",
-        hint="forecast from the state after round 1, use the GM's order, or simulate",
-    )
+    if len(names) > MAX_ROLLED_ORDER:
+        raise OddsError(
+            f"the turn order of {len(names)} fighters is rolled in round 1: the exact forecast lists the orders of "
+            f"at most {MAX_ROLLED_ORDER}",
+            hint="forecast from the state after round 1, use the GM's order, or simulate",
+        )
+    stat = "DEX" if state.initiative == "dex" else "INT"
+    stats = tuple(f.character.stats.get(stat) for f in state.fighters)
+    return sorted(((p, o) for o, p in _rolled_orders(stats).items()), reverse=True)
+
+
+#: the most fighters whose rolled turn order the exact chain lists (6^n faces to count)
+MAX_ROLLED_ORDER = 5
+
+
+@cache
+def _rolled_orders(stats: tuple[int, ...]) -> dict[tuple[int, ...], float]:
+    """Part Five, Turn Sequence, by a roll: each rolls d6 + stat, highest first; those tied roll again among
+    themselves until every place is settled. Every order (indices into ``stats``) with its exact chance."""
+    k = len(stats)
+    if k == 1:
+        return {(0,): 1.0}
+    out: dict[tuple[int, ...], float] = defaultdict(float)
+    all_tied = 0
+    each = 1.0 / 6**k
+    for faces in product(range(1, 7), repeat=k):
+        scores = [f + s for f, s in zip(faces, stats)]
+        levels = sorted(set(scores), reverse=True)
+        if len(levels) == 1:
+            all_tied += 1  # everyone tied: the same roll again
+            continue
+        groups = [[i for i in range(k) if scores[i] == v] for v in levels]
+        partial: dict[tuple[int, ...], float] = {(): each}
+        for g in groups:
+            sub = _rolled_orders(tuple(stats[i] for i in g)) if len(g) > 1 else {(0,): 1.0}
+            partial = {pre + tuple(g[i] for i in o): p * q for pre, p in partial.items() for o, q in sub.items()}
+        for o, p in partial.items():
+            out[o] += p
+    scale = 1.0 / (1.0 - all_tied * each)
+    return {o: p * scale for o, p in out.items()}
 
 
 def _delayed(order: tuple[int, ...], state: FightState) -> tuple[int, ...]:
@@ -416,9 +449,12 @@ class _Chain:
         acted = [False] * len(hp)
         if order is None:  # round 1: the turn order, then delays
             opts = self.orders
-            chosen = opts[0][1]
-            if len(opts) == 2 and not coin(opts[0][0]):
-                chosen = opts[1][1]
+            chosen, left = opts[-1][1], 1.0
+            for p, o in opts[:-1]:  # pick one order: a chain of coins, each given the orders not yet passed
+                if coin(p / left if left > 0 else 1.0):
+                    chosen = o
+                    break
+                left -= p
             order = _delayed(chosen, self.s)
         level = self.levels[r if r < self.flat else self.flat]
         first = r == 0
