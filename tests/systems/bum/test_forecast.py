@@ -144,17 +144,36 @@ def test_rolled_initiative_between_two(card):
 
 def test_exact_scope_says_why(card):
     v, p1, t = card("victor-mordox"), card("player1"), card("thief")
-    with pytest.raises(OddsError, match="shoot his Heavy Crossbow"):
-        exact_scope(engine.start([[v], [p1]]))
-    with pytest.raises(OddsError, match="apart"):
-        exact_scope(engine.start([[v], [p1]], options={"distance": 2, "tactics": {"0": "melee"}}))
-    exact_scope(engine.start([[v], [p1, t]], options={"initiative": "dex", "tactics": {"0": "melee"}}))
-    with pytest.raises(OddsError, match="rolled"):  # six orders' worth of fighters is too many to list
-        exact_scope(engine.start([[v, t, t], [p1, t, t]], options={"initiative": "dex", "tactics": {"0": "melee"}}))
+    exact_scope(engine.start([[v], [p1, t]], options={"initiative": "dex", "distance": 3}))  # missiles, moves: fine
+    with pytest.raises(OddsError, match="rolled"):  # six fighters' rolled orders are too many to list
+        exact_scope(engine.start([[v, t, t], [p1, t, t]], options={"initiative": "dex"}))
+    with pytest.raises(OddsError, match="combinations"):
+        exact_scope(engine.start([[v, p1, t, t, v], [p1, t, v, v, p1]]))
     with pytest.raises(OddsError, match="auto, exact or simulate"):
         SYSTEM.forecast(engine.start([[v], [p1]]), method="guess")
-    exact_scope(engine.start([[v], [p1]], options={"level": 3}))  # levels 1-3 never shoot
-    assert SYSTEM.forecast(engine.start([[v], [p1]]), samples=1000).method == "simulated"
+    assert SYSTEM.forecast(engine.start([[v], [p1]]), method="simulate", samples=1000).method == "simulated"
+
+
+def test_opening_bow_shot_by_hand(card):
+    """An archer opens with his nocked longbow (a ready missile is the longest reach: he goes first), sets it
+    down and fights with his club from round 2; 1 HP each, so the first hit wins."""
+    from storymaster.systems.bum.character import profile
+
+    archer = BumCharacter(name="Archer", npc=True, stats={"STR": 2, "DEX": 4, "INT": 1, "SOC": 1},
+                          weapons={"ranged": {"name": "Longbow"}, "primary": {"name": "Quarterstaff"}})
+    t = card("thief")
+    s = hp(engine.start([[archer], [t]], options={"max_rounds": 10_000}), 1, 1)
+    shot = float(attack_odds(attack_total(archer, "ranged"), sum(x for _, x in defence_parts(t, ranged=True))))
+    staff = float(attack_odds(attack_total(archer, "primary"), sum(x for _, x in defence_parts(t))))
+    stab_1 = float(attack_odds(attack_total(t, "primary"),  # round 1: the archer still holds his bow
+                               sum(x for _, x in defence_parts(archer, weapon=profile(archer, "ranged")))))
+    stab = float(attack_odds(attack_total(t, "primary"), sum(x for _, x in defence_parts(archer))))
+    assert shot != staff and stab_1 != stab  # the staff parries
+    later = staff / (1 - (1 - staff) * (1 - stab))
+    p_archer = shot + (1 - shot) * (1 - stab_1) * later
+    f = SYSTEM.forecast(s, method="exact")
+    assert f.p_win[0] == pytest.approx(p_archer, abs=1e-11)
+    assert f.rounds[1] == pytest.approx(shot + (1 - shot) * stab_1, abs=1e-12)
 
 
 def test_forecast_from_a_finished_or_mid_fight_state(card, scripted):
@@ -174,8 +193,8 @@ def test_simulation_is_reproducible_and_reports_progress(card):
     v, t = card("victor-mordox"), card("thief")
     s = engine.start([[v], [t, t]], options={"distance": 3})
     seen: list[int] = []
-    a = SYSTEM.forecast(s, samples=60_000, seed=7, progress=lambda done, total: seen.append(done))
-    b = SYSTEM.forecast(s, samples=60_000, seed=7)
+    a = SYSTEM.forecast(s, method="simulate", samples=60_000, seed=7, progress=lambda done, total: seen.append(done))
+    b = SYSTEM.forecast(s, method="simulate", samples=60_000, seed=7)
     assert a.p_win == b.p_win and a.method == "simulated" and seen[-1] == 60_000
     assert all(lo <= p <= hi for p, (lo, hi) in zip(a.p_win, a.intervals))
 

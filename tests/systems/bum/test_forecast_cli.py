@@ -32,7 +32,7 @@ def test_json_contract_exact(cli):
 def test_teams_simulated_with_intervals(cli):
     out = js(cli(
         "bum", "forecast", f"{EX}/victor-mordox.yaml", "--vs", f"{EX}/thief.yaml", "--vs", f"{EX}/thief.yaml",
-        "--distance", "3", "--samples", "20000", "--seed", "3", "--json",
+        "--distance", "3", "--samples", "20000", "--seed", "3", "--method", "simulate", "--json",
     ))
     assert out["method"] == "simulated" and out["samples"] == 20000 and out["seed"] == 3
     assert out["sides"] == {"A": ["Victor Mordox"], "B": ["Thief", "Thief 2"]}
@@ -40,9 +40,14 @@ def test_teams_simulated_with_intervals(cli):
     assert lo <= out["p_win"]["A"] <= hi
     again = js(cli(
         "bum", "forecast", f"{EX}/victor-mordox.yaml", "--vs", f"{EX}/thief.yaml", "--vs", f"{EX}/thief.yaml",
-        "--distance", "3", "--samples", "20000", "--seed", "3", "--json",
+        "--distance", "3", "--samples", "20000", "--seed", "3", "--method", "simulate", "--json",
     ))
     assert again["p_win"] == out["p_win"]
+    exact = js(cli(
+        "bum", "forecast", f"{EX}/victor-mordox.yaml", "--vs", f"{EX}/thief.yaml", "--vs", f"{EX}/thief.yaml",
+        "--distance", "3", "--json",
+    ))
+    assert exact["method"] == "exact" and lo - 0.01 <= exact["p_win"]["A"] <= hi + 0.01
 
 
 def test_forecast_from_a_saved_mid_fight_state(cli, tmp_path):
@@ -82,7 +87,9 @@ def test_text_and_plot(cli, tmp_path):
         (("forecast", f"{EX}/player1.yaml", f"{EX}/thief.yaml", f"{EX}/thief.yaml"), "got 3"),
         (("forecast", "--state", "missing.json"), "no such file"),
         (("forecast", f"{EX}/player1.yaml", f"{EX}/thief.yaml", "--method", "guess"), "auto, exact or simulate"),
-        (("forecast", f"{EX}/victor-mordox.yaml", f"{EX}/player1.yaml", "--method", "exact"), "melee"),
+        (("forecast", f"{EX}/victor-mordox.yaml", f"{EX}/player1.yaml", f"{EX}/thief.yaml", "--vs", f"{EX}/thief.yaml",
+          "--vs", f"{EX}/thief.yaml", "--vs", f"{EX}/player1.yaml", "--initiative", "int", "--method", "exact"),
+         "rolled"),
         (("forecast", f"{EX}/player1.yaml", f"{EX}/thief.yaml", "--tactic", "A=berserk"), "berserk"),
         (("forecast", f"{EX}/player1.yaml", f"{EX}/thief.yaml", "--level", "7"), "level 7"),
         (("forecast", f"{EX}/player1.yaml", f"{EX}/thief.yaml", "--switch", "x"), "ROUND:LEVEL"),

@@ -32,8 +32,10 @@ PISTOLS = npc(
 ARCHER = npc("Archer", (2, 4, 1, 1), weapons={"ranged": {"name": "Longbow", "ammo": 3}, "primary": {"name": "Club"}})
 KNIVES = npc("Knife thrower", (2, 3, 1, 1), weapons={"ranged": {"name": "Throwing knife", "ammo": 2}})
 BRUTE = npc("Brute", (4, 1, 1, 1))  # bare hands
-RIFLE = npc("Sniper", (2, 4, 1, 1), weapons={"ranged": {"name": "Rifle", "kind": "musket", "rifle": True, "modern": True,
-                                                  "wounds": 1, "ammo": 3}, "backup": {"name": "Knife"}})
+RIFLE = npc("Sniper", (2, 4, 1, 1), weapons={
+    "ranged": {"name": "Rifle", "kind": "musket", "rifle": True, "modern": True, "wounds": 1, "ammo": 3},
+    "backup": {"name": "Knife"},
+})
 KNIGHT = npc("Knight", (3, 2, 1, 1), weapons={"primary": {"name": "Longsword"}}, armour={"name": "Plate"},
              shield={"name": "Kite shield"})
 MUSKET = npc("Musketeer", (2, 3, 1, 1), weapons={"ranged": {"name": "Musket"}, "primary": {"name": "Club"}})
@@ -106,9 +108,6 @@ def scenario(card, key):
     return engine.start(sides, house_rules=rules, options=opts)
 
 
-EXACT = {"duel-4", "teams-3", "level-1", "level-2-wounds", "longspear", "melee-sneak", "switch-3-to-4", "three-sides",
-         "ties-to-players", "stand-off", "targets-and-delay", "sneak-without-kills", "switch-down-to-2", "level-1-wounds",
-         "stunned-mid-fight", "dex-teams-melee"}
 KEYS = ["duel-4", "crossbow-at-range-dex", "teams-3", "level-1", "level-2-wounds", "longspear", "sneak-headshot",
         "melee-sneak", "pistols-reload", "archer-holds", "switch-3-to-4", "three-sides", "ties-to-players", "stand-off",
         "reload-at-range", "targets-and-delay", "modern-rifle", "sneak-without-kills", "switch-down-to-2",
@@ -129,29 +128,27 @@ def test_forecast_agrees_with_engine(card, key):
         p, q = c.end_states.get("down (0 HP)", 0.0), e.end_states.get("down (0 HP)", 0.0)
         m = (p + q) / 2
         assert abs(p - q) <= 4 * math.sqrt(m * (1 - m) * (1 / N_SIM + 1 / N_ENGINE)) + 1e-9, (c.name, p, q)
-    if key in EXACT:
-        ex = SYSTEM.forecast(state, method="exact")
-        assert ex.method == "exact" and ex.error < 1e-9
-        close(ex, sim, None, N_SIM)
-        assert sum(ex.p_win) + ex.p_draw == pytest.approx(1, abs=1e-9)
-        assert SYSTEM.forecast(state).method == "exact"  # auto picks the chain
-    else:
-        assert SYSTEM.forecast(state, samples=500).method == "simulated"
+    # the exact chain covers every one of these (an independent program from the simulation)
+    ex = SYSTEM.forecast(state, method="exact")
+    assert ex.method == "exact" and ex.error < 1e-9
+    close(ex, sim, None, N_SIM)
+    assert sum(ex.p_win) + ex.p_draw == pytest.approx(1, abs=1e-9)
+    assert SYSTEM.forecast(state).method == "exact"  # auto picks the chain
 
 
-def test_rolled_turn_order_chances_agree_with_the_engine(card):
-    """The exact chances of every DEX-rolled turn order of three fighters against the engine's own rolls."""
-    from collections import Counter
-
-    from storymaster.dice import DiceRng
-    from storymaster.systems.bum.forecast import _rolled_orders
+def test_big_fights_are_simulated(card):
+    """Six fighters whose turn order is rolled, or many hit points: auto simulates; exact says why not."""
+    from storymaster.errors import OddsError
 
     v, p1, thief = card("victor-mordox"), card("player1"), card("thief")
-    s = engine.start([[v], [p1, thief]], options={"initiative": "dex", "level": 3})
-    names = [f.name for f in s.fighters]
-    exact = _rolled_orders(tuple(f.character.stats.DEX for f in s.fighters))
-    assert sum(exact.values()) == pytest.approx(1) and len(exact) == 6
-    n = 1500
-    seen = Counter(tuple(names.index(x) for x in engine.step(s, DiceRng("order", str(i)))[0].order) for i in range(n))
-    for order, p in exact.items():
-        assert abs(seen[order] / n - p) <= 4 * math.sqrt(p * (1 - p) / n) + 1e-9, (order, seen[order] / n, p)
+    rolled = engine.start([[v, p1, thief], [thief, p1, v]], options={"initiative": "dex"})
+    with pytest.raises(OddsError, match="rolled"):
+        SYSTEM.forecast(rolled, method="exact")
+    auto = SYSTEM.forecast(rolled, samples=2000)
+    assert auto.method == "simulated" and auto.notes[-1].startswith("simulated, not exact: the turn order of 6")
+    ogres = [npc(f"Ogre {i}", (9, 2, 1, 1), weapons={"primary": {"name": "Club"}}) for i in range(5)]
+    big = engine.start([ogres[:2], ogres[2:]])
+    with pytest.raises(OddsError, match="combinations"):
+        SYSTEM.forecast(big, method="exact")
+    f = SYSTEM.forecast(big, samples=2000)
+    assert f.method == "simulated" and f.p_win[1] > f.p_win[0]

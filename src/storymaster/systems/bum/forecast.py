@@ -10,21 +10,21 @@ fighter's end in B.U.M.'s own terms: ``unhurt`` (no wound on the card),
 but alive; at levels 1-2 it is how the loser of the roll ends, and a melee
 sneak attack or a shot to the head puts a fighter there at once).
 
-* **exact** (``absorb``): a chain over every fighter's hit points (and weapon in
-  hand, stun and the round where it matters), at any level 1-4, any number of
-  fighters, switching levels, sneak attacks in melee, stuns, the longspear
-  option, ties by any house rule, the round cap. It needs the sides in melee
-  reach (distance 0) with no missile to be fired (nobody's ready missile weapon
-  would shoot: give the archer the ``melee`` tactic, or forecast from the state
-  after the opening volley), and a turn order it can list (the GM's order, a
-  state after round 1, or a DEX/INT roll among at most five fighters, every
-  order with its exact chance). Otherwise it raises
-  :class:`~storymaster.errors.OddsError` saying why.
+* **exact** (``absorb``): a chain over every fighter's hit points, weapon in hand,
+  stun, missile readiness, reload steps and ammunition, the distance between the
+  sides and the round where it matters, playing the engine's rounds with every
+  chance branched: any level 1-4 and switches, movement and missiles, reloading,
+  sneak attacks and head shots, stuns, the longspear option, every tie house rule,
+  the round cap. It needs a turn order it can list (the GM's order, a state after
+  round 1, or a DEX/INT roll among at most five fighters: every order with its
+  exact chance) and a fight small enough (the fighters' hit points make at most
+  20,000 combinations, and a bounded amount of work); otherwise it raises
+  :class:`~storymaster.errors.OddsError` saying why. A plain level 2-3 duel is
+  answered in closed form (the same numbers, quicker).
 * **simulate**: the engine's rules in numpy over many fights at once (arrays of
-  fighters' states; Python loops only over rounds, turn positions and fighters):
-  everything the engine plays, including missiles, reloading, ammunition,
-  movement over distance, rolled initiative among many, ranged sneak attacks
-  and head shots.
+  fighters' states; Python loops only over rounds, turn positions and fighters),
+  for the fights too big for the chain (many fighters, many hit points, many
+  rolled turn orders).
 * **auto**: exact when it applies (and has fewer than the core's state limit), else simulate.
 
 Both follow the engine's automatic tactics exactly: the same targets (a named
@@ -323,38 +323,45 @@ def _delayed(order: tuple[int, ...], state: FightState) -> tuple[int, ...]:
     return tuple(out)
 
 
+#: the exact chain is not tried when the fighters' hit points alone make more combinations than this
+MAX_HP_COMBINATIONS = 20_000
+#: nor carried on past this many replayed paths of one round's chances (the work, not just the states)
+MAX_PATHS = 150_000
+
+
 def exact_scope(state: FightState, st: Sequence[_Static] | None = None) -> None:
-    """Raise OddsError (with the reason and a hint) unless the exact chain covers this state."""
+    """Raise OddsError (with the reason and a hint) unless the exact chain can take this state on."""
     st = st if st is not None else _statics(state)
+    combos = 1
+    for f in state.fighters:
+        combos *= f.hp + 1
+    if combos > MAX_HP_COMBINATIONS:
+        raise OddsError(
+            f"{len(state.fighters)} fighters with these hit points make {combos:,} combinations: "
+            "too many to forecast exactly",
+            hint="simulate it (--method simulate)",
+        )
     if state.round == 0:
         _turn_order_options(state, st)
-    level = _level_schedule(state)
-    last = max([state.round, *(rnd for rnd, _ in state.switch)])
-    if all(level(r) != 4 for r in range(state.round, last + 1)):
-        return  # levels 1-3 roll the best attack total: no movement, no missiles
-    if state.distance != 0:
-        raise OddsError(
-            f"the sides are {state.distance} turn(s) apart: the exact forecast covers fights in melee reach",
-            hint="simulate it (--method simulate), or forecast from the state once they close",
-        )
-    for f, c in zip(state.fighters, st):
-        if not c.has_missile or f.tactic == "melee" or not f.standing:
-            continue
-        has_ammo = f.ammo is None or f.ammo > 0 or c.m_reload == "muzzleloader"
-        opening = state.round == 0 and level(0) == 4
-        if f.readiness == "ready" and has_ammo and (c.m_melee_usable or opening):
-            raise OddsError(
-                f"{f.name} would shoot his {c.m_name}: the exact forecast covers melee only",
-                hint=f"simulate it, give him the 'melee' tactic (--tactic '{f.name}=melee'), "
-                "or forecast from the state after the shot",
-            )
 
 
-def _branches(kernel: Callable[[Any, Callable[[float], bool]], Hashable], s: Any) -> list[tuple[float, Hashable]]:
-    """Every outcome of one round with its chance: replay the round once per path of coin flips."""
+def _branches(
+    kernel: Callable[[Any, Callable[[float], bool]], Hashable], s: Any, work: list[int] | None = None
+) -> list[tuple[float, Hashable]]:
+    """Every outcome of one round with its chance: replay the round once per path of coin flips.
+
+    ``work`` counts the paths replayed; past :data:`MAX_PATHS` the question is refused (OddsError).
+    """
     out: dict[Hashable, float] = defaultdict(float)
     stack: list[tuple[bool, ...]] = [()]
     while stack:
+        if work is not None:
+            work[0] += 1
+            if work[0] > MAX_PATHS:
+                raise OddsError(
+                    "this fight has too many ways for a round to go to forecast exactly",
+                    hint="simulate it (--method simulate)",
+                )
         prefix = stack.pop()
         taken: list[bool] = []
         prob = 1.0
@@ -406,15 +413,20 @@ class _Chain:
         self.p_lvl1 = [_p_fix(a.bonus, state.dc) for a in self.st]
         self.orders = _turn_order_options(state, self.st) if state.round == 0 else []
         self._over: dict[tuple[int, ...], bool] = {}
+        self.work = [0]
 
-    # -- states
+    # -- states: (round, turn order, hp, weapon in hand, stun, (distance, readiness, reload steps, ammunition))
     def initial(self) -> tuple[Any, ...]:
         s = self.s
         names = [f.name for f in s.fighters]
         order = None if s.round == 0 else tuple(names.index(n) for n in (s.order or names))
+        kit = (
+            s.distance, tuple(_READY[f.readiness] for f in s.fighters), tuple(f.reload_progress for f in s.fighters),
+            tuple(f.ammo or 0 for f in s.fighters),
+        )
         return (
             s.round, order, tuple(f.hp for f in s.fighters), tuple(_WIELD[f.wielding] for f in s.fighters),
-            tuple(f.stunned for f in s.fighters),
+            tuple(f.stunned for f in s.fighters), kit,
         )
 
     def terminal(self, x: tuple[Any, ...]) -> bool:
@@ -425,7 +437,7 @@ class _Chain:
         return over or (self.track and x[0] >= self.cap)
 
     def transitions(self, x: tuple[Any, ...]) -> list[tuple[float, Hashable]]:
-        r, order, hp, wield, stun = x
+        r, order, hp, wield, stun, kit = x
         level = self.levels[r if r < self.flat else self.flat]
         if order is not None and len(hp) == 2 and level != 4 and level != 1:
             # a duel at level 2 or 3: one exchange, started by the first in turn order (the common case, made quick)
@@ -438,15 +450,13 @@ class _Chain:
                 if q > 0.0:
                     h = list(hp)
                     h[loser] = 0 if knock_out else h[loser] - 1
-                    out.append((q, (nr, order, tuple(h), wield, stun)))
+                    out.append((q, (nr, order, tuple(h), wield, stun, kit)))
             return out
-        return _branches(self._round, x)
+        return _branches(self._round, x, self.work)
 
     # -- one round, with coin(p) for every chance
     def _round(self, x: tuple[Any, ...], coin: Callable[[float], bool]) -> tuple[Any, ...]:
-        r, order, hp_t, wield_t, stun_t = x
-        hp, wield, stun = list(hp_t), list(wield_t), list(stun_t)
-        acted = [False] * len(hp)
+        r, order, hp_t, wield_t, stun_t, (dist, ready_t, rp_t, ammo_t) = x
         if order is None:  # round 1: the turn order, then delays
             opts = self.orders
             chosen, left = opts[-1][1], 1.0
@@ -456,14 +466,14 @@ class _Chain:
                     break
                 left -= p
             order = _delayed(chosen, self.s)
+        w = _Work(order, r == 0, dist, hp_t, wield_t, stun_t, ready_t, rp_t, ammo_t, coin)
+        hp = w.hp
         level = self.levels[r if r < self.flat else self.flat]
-        first = r == 0
-        ctx = (order, hp, wield, stun, acted, first)
         if level == 4:
             for i in order:
                 if self._sides_left(hp) < 2:
                     break
-                self._turn(i, ctx, coin)
+                self._turn(i, w)
         elif level == 1:
             for i in order:
                 a = self.st[i]
@@ -492,7 +502,8 @@ class _Chain:
         nr = r + 1
         if not self.track:
             nr = min(nr, self.flat)
-        return (nr, order, tuple(hp), tuple(wield), tuple(stun))
+        kit = (w.dist, tuple(w.ready), tuple(w.rp), tuple(w.ammo))
+        return (nr, order, tuple(hp), tuple(w.wield), tuple(w.stun), kit)
 
     def _sides_left(self, hp: Sequence[int]) -> int:
         return len({f.side for f, h in zip(self.st, hp) if h > 0})
@@ -513,39 +524,76 @@ class _Chain:
                     return j
         return foes[0]
 
-    def _turn(self, i: int, ctx: tuple[Any, ...], coin: Callable[[float], bool]) -> None:
-        order, hp, wield, stun, acted, first = ctx
-        if hp[i] == 0 or acted[i]:
+    def _turn(self, i: int, w: _Work) -> None:
+        """One fighter's level-4 turn, as the engine plays it (rounds._take_turn)."""
+        hp, hr = w.hp, self.hr
+        if hp[i] == 0 or w.acted[i]:
             return
-        if first and self.surprised[i]:
+        if w.first and self.surprised[i]:
             return
-        if stun[i]:
-            stun[i] -= 1
-            acted[i] = True
+        if w.stun[i]:
+            w.stun[i] -= 1
+            w.acted[i] = True
             return
-        t = self._pick(i, order, hp)
+        t = self._pick(i, w.order, hp)
         if t < 0:
             return
         me = self.st[i]
-        if wield[i] != me.melee_code:
-            wield[i] = me.melee_code
+        if me.has_missile and me.tactic != "melee":
+            ready = w.ready[i] == 0
+            has_ammo = not me.counted or w.ammo[i] > 0 or me.m_reload == "muzzleloader"
+            use = has_ammo and (w.dist > 0 or (ready and (me.m_melee_usable or w.first)))
+            if use and me.tactic == "auto" and not ready and reload_actions(me.m_reload, hr) > reload_actions(
+                "crossbow", hr
+            ):
+                use = False  # a muzzle-loader is not reloaded in a fight on 'auto'
+            if use and me.m_thrown and w.dist > hr.thrown_max_turns:
+                use = False  # out of throwing range: close in instead
+            if use:
+                w.wield[i] = _WIELD["ranged"]
+                if ready:
+                    steps = max(0, w.dist - 1)
+                    if me.m_rifle:
+                        steps //= hr.rifle_range_divisor
+                    self._shoot(i, t, -steps, w)
+                else:
+                    self._reload(i, w)
+                return
+        if w.dist > 0 and me.tactic == "hold":
+            w.acted[i] = True
+            return
+        if w.dist > 0:
+            if hr.double_move and w.dist >= 2:
+                w.dist = max(0, w.dist - 2)
+                w.acted[i] = True
+                return
+            w.dist -= 1
+            if w.dist > 0:
+                w.acted[i] = True
+                return
+        if w.wield[i] != me.melee_code:
+            if w.wield[i] == _WIELD["ranged"] and w.ready[i] == 0:  # setting a ready bow or crossbow down
+                if me.m_reload == "bow":
+                    w.ready[i] = _READY["unready"]
+                elif me.m_reload == "crossbow":
+                    w.ready[i] = _READY["cocked"]
+            w.wield[i] = me.melee_code
         # Appendix A footnote **: the longspear strikes first
         tg = self.st[t]
-        if (self.hr.longspear_first_strike and not acted[t] and hp[t] > 0 and not stun[t]
-                and not (first and self.surprised[t]) and tg.longspear[wield[t]]):
-            slot_code = wield[t] or tg.melee_code
-            acted[t] = True
-            wield[t] = slot_code
-            self._melee(t, i, ctx, coin)
+        if (hr.longspear_first_strike and not w.acted[t] and hp[t] > 0 and not w.stun[t]
+                and not (w.first and self.surprised[t]) and tg.longspear[w.wield[t]] and w.dist == 0):
+            w.acted[t] = True
+            w.wield[t] = w.wield[t] or tg.melee_code
+            self._melee(t, i, w)
         if hp[i] == 0:
             return
-        acted[i] = True
-        self._melee(i, t, ctx, coin)
+        w.acted[i] = True
+        self._melee(i, t, w)
 
-    def _melee(self, i: int, t: int, ctx: tuple[Any, ...], coin: Callable[[float], bool]) -> None:
-        _, hp, wield, _, _, first = ctx
+    def _melee(self, i: int, t: int, w: _Work) -> None:
+        hp, coin = w.hp, w.coin
         a, d = self.st[i], self.st[t]
-        if first and self.surprised[t]:
+        if w.first and self.surprised[t]:
             if self.hr.sneak_melee_kills:
                 hp[t] = 0
                 return
@@ -553,9 +601,64 @@ class _Chain:
                 if coin(_p_fix(a.melee_attack, self.s.sneak_dc)):
                     hp[t] = max(0, hp[t] - a.melee_wounds)
                 return
-        defence = d.dex + d.armour + d.parry[wield[t]]
+        defence = d.dex + d.armour + d.parry[w.wield[t]]
         if coin(_p_opp(a.melee_attack - defence, _tie(self.hr, "attacker", a, d))):
             hp[t] = max(0, hp[t] - a.melee_wounds)
+
+    def _shoot(self, i: int, t: int, pen: int, w: _Work) -> None:
+        """A shot (Part Five, Ranged attacking; Sneak Attacks on an unaware foe), then the weapon after it."""
+        a, d, hr, hp = self.st[i], self.st[t], self.hr, w.hp
+        if w.first and self.surprised[t]:
+            head = self.s.sneak_headshot
+            if w.coin(_p_fix(a.m_attack + pen - (hr.headshot_penalty if head else 0), self.s.sneak_dc)):
+                hp[t] = 0 if head else max(0, hp[t] - a.m_wounds)
+        else:
+            shielded = not (a.m_modern and hr.modern_guns_ignore_armour)
+            defence = d.dex + (d.armour if shielded else 0)
+            if w.coin(_p_opp(a.m_attack + pen - defence, _tie(hr, "attacker", a, d))):
+                hp[t] = max(0, hp[t] - a.m_wounds)
+        if a.counted:
+            w.ammo[i] = max(0, w.ammo[i] - 1)
+        if a.m_reload in (None, "thrown"):
+            w.ready[i] = _READY["ready"]
+        elif a.m_reload == "muzzleloader":
+            w.ready[i] = _READY["ready"] if a.counted and w.ammo[i] > 0 else _READY["empty"]
+        else:
+            w.ready[i] = _READY["unready"]
+        w.rp[i] = 0
+        w.acted[i] = True
+
+    def _reload(self, i: int, w: _Work) -> None:
+        """Appendix A, Reloading: one action per step (a cocked crossbow needs only its bolt)."""
+        a = self.st[i]
+        need = reload_actions(a.m_reload, self.hr)
+        prog = w.rp[i] + 1
+        if a.m_reload == "crossbow" and w.ready[i] == _READY["cocked"]:
+            prog = need
+        if prog >= need:
+            w.ready[i] = _READY["ready"]
+            w.rp[i] = 0
+            if a.m_reload == "muzzleloader" and a.counted:
+                w.ammo[i] = 1
+        else:
+            if a.m_reload == "crossbow" and prog == need - 1:
+                w.ready[i] = _READY["cocked"]
+            w.rp[i] = prog
+        w.acted[i] = True
+
+
+class _Work:
+    """The working copy of one round in the exact chain (lists the round changes)."""
+
+    __slots__ = ("acted", "ammo", "coin", "dist", "first", "hp", "order", "ready", "rp", "stun", "wield")
+
+    def __init__(self, order: tuple[int, ...], first: bool, dist: int, hp: Sequence[int], wield: Sequence[int],
+                 stun: Sequence[int], ready: Sequence[int], rp: Sequence[int], ammo: Sequence[int],
+                 coin: Callable[[float], bool]) -> None:
+        self.order, self.first, self.dist, self.coin = order, first, dist, coin
+        self.hp, self.wield, self.stun = list(hp), list(wield), list(stun)
+        self.ready, self.rp, self.ammo = list(ready), list(rp), list(ammo)
+        self.acted = [False] * len(self.hp)
 
 
 def _duel_closed_form(state: FightState) -> Forecast | None:
@@ -637,7 +740,7 @@ def _exact(state: FightState, *, closed_form: bool = True) -> Forecast:
     p_win = [0.0] * n_sides
     p_draw = 0.0
     by_hp: list[dict[int, float]] = [defaultdict(float) for _ in st]
-    for (_, _, hp, _, _), p in result.terminal.items():
+    for (_, _, hp, *_), p in result.terminal.items():
         left = {s for s, h in zip(sides, hp) if h}
         if len(left) == 1:
             p_win[left.pop()] += p
@@ -1028,12 +1131,12 @@ class _Sim:
         self.acted[m, i] = True
 
 
-def _simulate(state: FightState, samples: int, seed: int, progress: Any) -> Forecast:
+def _simulate(state: FightState, samples: int, seed: int, progress: Any, why: tuple[str, ...] = ()) -> Forecast:
     sim = _Sim(state)
     return run_simulation(
         SYSTEM, sim, sides=_sides(state), combatant_sides={f.name: f.side for f in state.fighters},
         samples=samples, seed=seed, tactics=_tactics(state), draw_meaning=DRAW_MEANING, progress=progress,
-        notes=_notes(state, "simulated"),
+        notes=(*_notes(state, "simulated"), *why),
     )
 
 
@@ -1049,12 +1152,13 @@ def forecast(
         return _finished(state)
     if method == "exact":
         return _exact(state)
+    why: tuple[str, ...] = ()
     if method == "auto":
         try:
             return _exact(state)
-        except OddsError:
-            pass
-    return _simulate(state, samples, seed, progress)
+        except OddsError as exc:
+            why = (f"simulated, not exact: {exc.message}",)
+    return _simulate(state, samples, seed, progress, why)
 
 
 # --------------------------------------------------------------------------- the exact-rational duel reference
