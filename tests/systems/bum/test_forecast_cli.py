@@ -66,6 +66,14 @@ def test_forecast_from_a_saved_mid_fight_state(cli, tmp_path):
     sim = js(cli("bum", "forecast", "--state", str(saved), "--method", "simulate", "--samples", "20000", "--json"))
     lo, hi = sim["intervals"]["A"]
     assert abs(sim["p_win"]["A"] - out["p_win"]["A"]) < 4 * (hi - lo) / 2 + 1e-9
+    # tactics and house rules can be changed for the rest of the fight
+    hr = tmp_path / "hr.yaml"
+    hr.write_text("opposed_ties: defender\n")
+    changed = js(cli("bum", "forecast", "--state", str(saved), "--tactic", "B=hold", "--tactic", "Victor Mordox=melee",
+                     "--house-rules", str(hr), "--json"))
+    assert changed["tactics"] == {"A": "melee", "B": "hold"}
+    r = cli("bum", "forecast", "--state", str(saved), "--tactic", "A=dance")
+    assert r.exit_code == 2 and "dance" in r.stderr
     # 'fight --json' output holds the state too
     fight_json = tmp_path / "fight-out.json"
     one_round = cli("bum", "fight", f"{EX}/player1.yaml", f"{EX}/thief.yaml", "--rounds", "1", "--seed", "1", "--json")
