@@ -15,7 +15,9 @@ from storymaster.forecast import fight_by_fight
 from storymaster.systems.bum import SYSTEM, BumCharacter, BumHouseRules
 
 MELEE = ["dagger", "sword", "spear", "longsword", "longspear", "quarterstaff", "greatsword", "club", None]
-RANGED = ["thrown knife", "javelin", "shortbow", "longbow", "small crossbow", "pistol", "heavy crossbow", "musket", None]
+RANGED = [
+    "thrown knife", "javelin", "shortbow", "longbow", "small crossbow", "pistol", "heavy crossbow", "musket", None,
+]
 ARMOUR = [None, "leather", "maille", "plate"]
 SHIELDS = [None, "buckler", "small shield", "large shield"]
 
@@ -88,7 +90,7 @@ def test_random_fights_exact_and_simulated_agree(seed):
         assert sum(c.end_states.values()) == pytest.approx(1, abs=1e-9)
 
 
-@pytest.mark.parametrize("seed", [100, 105])
+@pytest.mark.parametrize("seed", [112, 116])  # level 4: two against two at range; a stand-off at the cap
 def test_random_fights_agree_with_the_engine(seed):
     state = random_fight(seed)
     sides = [[f.name for f in state.fighters if f.side == i] for i in range(2)]
