@@ -228,18 +228,17 @@ def _level_schedule(state: FightState) -> Callable[[int], int]:
 
 
 def _tactics(state: FightState) -> dict[str, str]:
-    """Each side's tactics in words: 'auto' for everyone, or who does what."""
+    """Each side's tactics in words: one word when the whole side shares it, else who does what."""
+    by_side: dict[int, list[Fighter]] = {}
+    for f in state.fighters:
+        by_side.setdefault(f.side, []).append(f)
     out = {}
-    sides = sorted({f.side for f in state.fighters})
-    for s in range(max(sides) + 1):
-        fs = [f for f in state.fighters if f.side == s]
+    for s in range(max(by_side) + 1):
+        fs = by_side.get(s, [])
         kinds = {f.tactic for f in fs}
-        if len(kinds) == 1:
-            text = next(iter(kinds))
-        else:
-            text = ", ".join(f"{f.name}: {f.tactic}" for f in fs)
+        text = fs[0].tactic if len(kinds) == 1 else ", ".join(f"{f.name}: {f.tactic}" for f in fs)
         extra = [f"{f.name} targets {f.target}" for f in fs if f.target]
-        out[side_label(s)] = "; ".join([text, *extra])
+        out[side_label(s)] = "; ".join([text, *extra]) if extra else text
     return out
 
 
