@@ -120,3 +120,12 @@ def test_bad_state_files(cli, tmp_path):
     assert r.exit_code == 2 and "not a B.U.M. fight state" in r.stderr
     r = cli("bum", "forecast", f"{EX}/player1.yaml", f"{EX}/thief.yaml", "--state", str(bad))
     assert r.exit_code == 2 and "not both" in r.stderr
+
+
+def test_fight_takes_side_letters_for_tactics_as_forecast_does(cli):
+    out = js(cli("bum", "fight", f"{EX}/victor-mordox.yaml", f"{EX}/player1.yaml", "--tactic", "A=melee", "--seed", "1",
+                 "--json"))
+    shots = [e for e in out["events"] if e.get("data", {}).get("ranged")]
+    assert not shots and out["state"]["fighters"][0]["tactic"] == "melee"
+    auto = js(cli("bum", "fight", f"{EX}/victor-mordox.yaml", f"{EX}/player1.yaml", "--seed", "1", "--json"))
+    assert [e for e in auto["events"] if e.get("data", {}).get("ranged")]  # on 'auto' he opens with his crossbow

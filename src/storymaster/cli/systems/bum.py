@@ -576,7 +576,10 @@ def fight_cmd(
     initiative: Annotated[
         str, typer.Option("--initiative", help="gm (initiator first, longer reach first), dex or int.")
     ] = "gm",
-    tactic: Annotated[list[str] | None, typer.Option("--tactic", help="NAME=auto|melee|ranged (repeatable).")] = None,
+    tactic: Annotated[
+        list[str] | None,
+        typer.Option("--tactic", help="NAME=T or SIDE=T (A, B), T one of auto|melee|ranged|hold (repeatable)."),
+    ] = None,
     delay: Annotated[
         list[str] | None, typer.Option("--delay", help="NAME=OTHER: NAME acts after OTHER (repeatable).")
     ] = None,
@@ -595,7 +598,9 @@ def fight_cmd(
     ] = None,
     save_state: Annotated[
         Path | None,
-        typer.Option("--save-state", help="Write the fight state (JSON) here when it stops; 'forecast --state' reads it."),
+        typer.Option(
+            "--save-state", help="Write the fight state (JSON) here when it stops; 'forecast --state' reads it."
+        ),
     ] = None,
     seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
 ) -> None:
@@ -613,9 +618,8 @@ def fight_cmd(
         except ValueError:
             raise CombatError(f"--switch {s!r}: write ROUND:LEVEL, e.g. 3:4") from None
     options = {
-        "level": level, "distance": distance, "initiative": initiative, "switch": sw, "tactics": _pairs(
-            tactic, "--tactic"
-        ),
+        "level": level, "distance": distance, "initiative": initiative, "switch": sw,
+        "tactics": _side_keys(_pairs(tactic, "--tactic"), 2),
         "delay": _pairs(delay, "--delay"), "dc": dc, "max_rounds": max_rounds,
         "surprised": surprised or [], "sneak_dc": sneak_dc, "sneak_headshot": headshot,
     }
