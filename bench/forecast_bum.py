@@ -7,7 +7,10 @@
     distribution to 1e-6, and the time of each. Target: >= 100x faster.
 (b) The vectorised simulation against the combat engine run fight by fight, for the same number
     of fights from the same state. Target: >= 50x. Both run on one core (numpy's element-wise work
-    is single-threaded; BLAS threads are pinned to 1 below), so fights/s is also fights/s/core.
+    is single-threaded; BLAS threads are pinned to 1 below).
+
+Times are process (CPU) times, best of several runs, so a busy shared machine does not skew the
+ratios; fights/s are fights per CPU second, i.e. per core.
 """
 
 from __future__ import annotations
@@ -49,7 +52,8 @@ def npc(name: str, strength: int, weapon: str, dex: int = 2) -> BumCharacter:
 
 
 def best(fn, number: int, repeat: int = 5) -> float:
-    return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
+    """Best CPU time per call (process time: what the work costs one core, whatever else the machine runs)."""
+    return min(timeit.Timer(fn, timer=time.process_time).repeat(number=number, repeat=repeat)) / number
 
 
 def icepool_duel(a: BumCharacter, b: BumCharacter, hp: tuple[int, int]):
@@ -123,12 +127,12 @@ def bench_simulation() -> list[tuple[str, float, float, float, float]]:
         state = engine.start(sides, options=opts)
         names = [[f.name for f in state.fighters if f.side == s] for s in range(2)]
         SYSTEM.forecast(state, method="simulate", samples=1000)  # warm up
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         sim = SYSTEM.forecast(state, method="simulate", samples=N_FIGHTS, seed=1)
-        t_sim = time.perf_counter() - t0
-        t0 = time.perf_counter()
+        t_sim = time.process_time() - t0
+        t0 = time.process_time()
         ref = fight_by_fight("bum", engine, state, samples=N_FIGHTS, seed=1, sides=names)
-        t_eng = time.perf_counter() - t0
+        t_eng = time.process_time() - t0
         rows.append((label, N_FIGHTS / t_sim, N_FIGHTS / t_eng, sim.p_win[0], ref.p_win[0]))
     return rows
 
