@@ -325,7 +325,7 @@ def _delayed(order: tuple[int, ...], state: FightState) -> tuple[int, ...]:
 #: the exact chain is not tried when the fighters' hit points alone make more combinations than this
 MAX_HP_COMBINATIONS = 20_000
 #: nor carried on past this many replayed paths of one round's chances (the work, not just the states)
-MAX_PATHS = 150_000
+MAX_PATHS = 60_000
 
 
 def exact_scope(state: FightState, st: Sequence[_Static] | None = None) -> None:
