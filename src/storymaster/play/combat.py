@@ -45,11 +45,16 @@ def _character_ids(engine_names: Sequence[str], flat: Sequence[int], names: Mapp
     to tell namesakes apart ("Guard #2", "Goblin (2)"); each character is used once."""
     out: dict[str, int] = {}
     free = list(flat)
+
+    def fits(n: str, ch: int, exact: bool) -> bool:
+        own = names.get(ch)
+        return own is not None and (own == n or (not exact and n.startswith(own)))
+
     for exact in (True, False):
         for n in engine_names:
             if n in out:
                 continue
-            ch = next((ch for ch in free if names.get(ch) == n or (not exact and n.startswith(str(names.get(ch))))), None)
+            ch = next((ch for ch in free if fits(n, ch, exact)), None)
             if ch is not None:
                 out[n] = ch
                 free.remove(ch)
