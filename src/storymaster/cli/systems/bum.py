@@ -562,36 +562,44 @@ def _pairs(values: list[str] | None, what: str) -> dict[str, str]:
     return out
 
 
+# options shared by `fight` and `forecast` (one definition, so the two commands cannot drift apart)
+LevelOpt = Annotated[int, typer.Option("--level", help="Combat level 1-4 (Part Five).")]
+SwitchOpt = Annotated[
+    list[str] | None, typer.Option("--switch", help="ROUND:LEVEL, change level from that round (repeatable).")
+]
+DistanceOpt = Annotated[int, typer.Option("--distance", help="Turns of distance between the sides at the start.")]
+InitiativeOpt = Annotated[str, typer.Option("--initiative", help="gm (initiator first, longer reach first), dex or int.")]
+DelayOpt = Annotated[list[str] | None, typer.Option("--delay", help="NAME=OTHER: NAME acts after OTHER (repeatable).")]
+DcOpt = Annotated[int, typer.Option("--dc", help="Level 1: the difficulty to win the fight.")]
+MaxRoundsOpt = Annotated[int, typer.Option("--max-rounds", min=1, help="Stop as a stand-off after this many rounds.")]
+SurprisedOpt = Annotated[
+    list[str] | None, typer.Option("--surprised", help="A fighter caught unaware in round 1 (repeatable).")
+]
+SneakDcOpt = Annotated[int, typer.Option("--sneak-dc", help="The GM's DC for ranged sneak attacks.")]
+HeadshotOpt = Annotated[bool, typer.Option("--headshot", help="Ranged sneak attacks aim at the head (-4, incapacitates).")]
+
+
+
 @app.command("fight")
 def fight_cmd(
     a: Annotated[Path, typer.Argument(help="Side 1's character file.")],
     b: Annotated[Path, typer.Argument(help="Side 2's character file.")],
     ally: Annotated[list[Path] | None, typer.Option("--ally", help="Another fighter on side 1 (repeatable).")] = None,
     foe: Annotated[list[Path] | None, typer.Option("--foe", help="Another fighter on side 2 (repeatable).")] = None,
-    level: Annotated[int, typer.Option("--level", help="Combat level 1-4 (Part Five).")] = 4,
-    switch: Annotated[
-        list[str] | None, typer.Option("--switch", help="ROUND:LEVEL, change level from that round (repeatable).")
-    ] = None,
-    distance: Annotated[int, typer.Option("--distance", help="Turns of distance between the sides at the start.")] = 0,
-    initiative: Annotated[
-        str, typer.Option("--initiative", help="gm (initiator first, longer reach first), dex or int.")
-    ] = "gm",
+    level: LevelOpt = 4,
+    switch: SwitchOpt = None,
+    distance: DistanceOpt = 0,
+    initiative: InitiativeOpt = "gm",
     tactic: Annotated[
         list[str] | None,
         typer.Option("--tactic", help="NAME=T or SIDE=T (A, B), T one of auto|melee|ranged|hold (repeatable)."),
     ] = None,
-    delay: Annotated[
-        list[str] | None, typer.Option("--delay", help="NAME=OTHER: NAME acts after OTHER (repeatable).")
-    ] = None,
-    dc: Annotated[int, typer.Option("--dc", help="Level 1: the difficulty to win the fight.")] = 6,
-    max_rounds: Annotated[int, typer.Option("--max-rounds", help="Stop as a stand-off after this many rounds.")] = 100,
-    surprised: Annotated[
-        list[str] | None, typer.Option("--surprised", help="A fighter caught unaware in round 1 (repeatable).")
-    ] = None,
-    sneak_dc: Annotated[int, typer.Option("--sneak-dc", help="The GM's DC for ranged sneak attacks.")] = 6,
-    headshot: Annotated[
-        bool, typer.Option("--headshot", help="Ranged sneak attacks aim at the head (-4, incapacitates).")
-    ] = False,
+    delay: DelayOpt = None,
+    dc: DcOpt = 6,
+    max_rounds: MaxRoundsOpt = 100,
+    surprised: SurprisedOpt = None,
+    sneak_dc: SneakDcOpt = 6,
+    headshot: HeadshotOpt = False,
     rounds: Annotated[
         int | None,
         typer.Option("--rounds", min=1, help="Play only this many rounds (then stop, to forecast or go on)."),
@@ -697,30 +705,20 @@ def forecast_cmd(
     ] = None,
     vs: SidesVsOpt = None,
     state_file: StateOpt = None,
-    level: Annotated[int, typer.Option("--level", help="Combat level 1-4 (Part Five).")] = 4,
-    switch: Annotated[
-        list[str] | None, typer.Option("--switch", help="ROUND:LEVEL, change level from that round (repeatable).")
-    ] = None,
-    distance: Annotated[int, typer.Option("--distance", help="Turns of distance between the sides at the start.")] = 0,
-    initiative: Annotated[
-        str, typer.Option("--initiative", help="gm (initiator first, longer reach first), dex or int.")
-    ] = "gm",
+    level: LevelOpt = 4,
+    switch: SwitchOpt = None,
+    distance: DistanceOpt = 0,
+    initiative: InitiativeOpt = "gm",
     tactic: Annotated[
         list[str] | None,
         typer.Option("--tactic", help="NAME=T or SIDE=T (A, B ...), T one of auto|melee|ranged|hold (repeatable)."),
     ] = None,
-    delay: Annotated[
-        list[str] | None, typer.Option("--delay", help="NAME=OTHER: NAME acts after OTHER (repeatable).")
-    ] = None,
-    dc: Annotated[int, typer.Option("--dc", help="Level 1: the difficulty to win the fight.")] = 6,
-    max_rounds: Annotated[int, typer.Option("--max-rounds", min=1, help="A stand-off after this many rounds.")] = 100,
-    surprised: Annotated[
-        list[str] | None, typer.Option("--surprised", help="A fighter caught unaware in round 1 (repeatable).")
-    ] = None,
-    sneak_dc: Annotated[int, typer.Option("--sneak-dc", help="The GM's DC for ranged sneak attacks.")] = 6,
-    headshot: Annotated[
-        bool, typer.Option("--headshot", help="Ranged sneak attacks aim at the head (-4, incapacitates).")
-    ] = False,
+    delay: DelayOpt = None,
+    dc: DcOpt = 6,
+    max_rounds: MaxRoundsOpt = 100,
+    surprised: SurprisedOpt = None,
+    sneak_dc: SneakDcOpt = 6,
+    headshot: HeadshotOpt = False,
     method: MethodOpt = "auto",
     samples: SamplesOpt = 100_000,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the simulation (the same seed, the same forecast).")] = 0,
