@@ -126,7 +126,7 @@ def start_server(database_url: str, workers: int) -> tuple[subprocess.Popen, str
     engine.dispose()
     env["STORYMASTER_MIGRATE"] = "0"
     cmd = [sys.executable, "-m", "uvicorn", "load_table:app_factory", "--factory", "--host", "127.0.0.1", "--port", str(port),
-           "--workers", str(workers), "--log-level", "warning", "--backlog", "4096"]
+           "--workers", str(workers), "--log-level", "warning", "--backlog", "4096", "--timeout-keep-alive", "60"]
     proc = subprocess.Popen(cmd, env=env, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     for _ in range(300):

@@ -20,7 +20,7 @@ def test_dice_surface() -> None:
 
 def test_odds_and_rules_surface() -> None:
     assert set(storymaster.odds.__all__) == {"Distribution", "distribution", "to_icepool", "truncated_mass"}
-    assert {"RuleSystem", "CombatEngine", "Event", "Outcome", "OutcomeOdds", "Check", "HouseRules", "get_system"} <= set(
+    assert {"RuleSystem", "CombatEngine", "CombatantStatus", "Event", "FightTracker", "Outcome", "OutcomeOdds", "Check", "HouseRules", "get_system"} <= set(
         storymaster.rules.__all__
     )
     for name in storymaster.rules.__all__:

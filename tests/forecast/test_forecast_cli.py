@@ -44,3 +44,11 @@ def test_progress_stays_quiet_for_quick_work(capsys) -> None:
         update(1, 2)
         update(2, 2)
     assert capsys.readouterr().err == ""
+
+
+def test_long_tails_are_folded(capsys) -> None:
+    rounds = {1: 0.9, 2: 0.0995, **{r: 0.0005 / 98 for r in range(3, 101)}}
+    f = Forecast("toy", "exact", (("A",), ("B",)), (0.5, 0.5), 0.0, rounds, (), 0.0)
+    emit_forecast(f, False)
+    out = capsys.readouterr().out
+    assert ">2" in out and "\n    50 " not in out

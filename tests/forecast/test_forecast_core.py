@@ -36,6 +36,7 @@ def test_round_cap_reports_the_unresolved_mass() -> None:
     result = absorb(5, step, lambda s: s in (0, 10), max_rounds=3)
     assert result.unresolved == pytest.approx(1.0)  # cannot end in 3 steps from 5
     assert result.terminal == {}
+    assert result.live == {2: 0.125, 4: 0.375, 6: 0.375, 8: 0.125}  # where the fight stands at the cap
 
 
 def test_chain_refuses_bad_and_huge_chains() -> None:

@@ -138,3 +138,29 @@ def test_agrees_with_a_seeded_sample_of_audited_rolls(text: str) -> None:
         p = float(p)
         sigma = (p * (1 - p) / n) ** 0.5
         assert abs(counts[outcome] / n - p) <= 6 * sigma + 2e-3
+
+
+@settings(max_examples=80)
+@given(expressions(max_leaves=4, max_count=4, max_sides=8))
+def test_plain_sum_fast_path_agrees_with_icepool(text: str) -> None:
+    """Plain sums take an integer-convolution path; icepool answers the same question independently."""
+    from storymaster.odds.distribution import Distribution, to_icepool
+
+    try:
+        ours = distribution(text)
+    except StorymasterError:
+        return
+    node = parse(text)
+    theirs = Distribution.from_icepool(to_icepool(node), str(node))
+    assert ours.pmf() == theirs.pmf()
+
+
+@pytest.mark.parametrize("expr", ["4d6kh3", "8d6kh3+2", "3d20kl1-d4", "4dFkh2", "60d12kh6"])
+def test_keep_pools_agree_with_icepool_on_both_paths(expr: str) -> None:
+    """Small pools take the keep/drop programme, large ones icepool; either way the same numbers."""
+    from storymaster.odds.distribution import MAX_KEPT_WORK, Distribution, _kept_work, to_icepool
+
+    node = parse(expr)
+    assert distribution(expr).pmf() == Distribution.from_icepool(to_icepool(node), expr).pmf()
+    big = parse("60d12kh6")
+    assert _kept_work(big) > MAX_KEPT_WORK >= _kept_work(parse("8d6kh3"))

@@ -12,7 +12,7 @@ from pydantic import Field
 
 from storymaster.dice import roll
 from storymaster.errors import Problem
-from storymaster.rules import Check, Event, HouseRules, Model, Outcome, OutcomeOdds
+from storymaster.rules import Check, CombatantStatus, Event, HouseRules, Model, Outcome, OutcomeOdds
 
 
 class SkillCheck(Check):
@@ -76,6 +76,28 @@ class TallyCombat:
             if all(f.hp <= 0 for f in side):
                 return 1 - i if len(state.sides) == 2 else None
         return None
+
+
+class TrackedTallyCombat(TallyCombat):
+    """Tally's fights with a GM's tracker (a FightTracker): the living act most hit points first, then
+    by name, and the fallen last - deliberately not the state's ``initiative_order`` field, so a test
+    can tell that the table asked the engine rather than guessing from the state."""
+
+    def initiative_order(self, state):
+        fighters = [f for side in state.sides for f in side]
+        return [f.name for f in sorted(fighters, key=lambda f: (f.hp <= 0, -f.hp, f.name))]
+
+    def tracker(self, state):
+        order = self.initiative_order(state)
+        first = next((f.name for side in state.sides for f in side if f.hp > 0 and f.name == order[0]), None)
+        return [
+            CombatantStatus(
+                name=f.name, side=i, position=order.index(f.name), acting=f.name == first and not self.is_over(state),
+                condition="down" if f.hp <= 0 else f"{f.hp} hp", details={"hp": f"{f.hp}/6"}, out=f.hp <= 0,
+            )
+            for i, side in enumerate(state.sides)
+            for f in side
+        ]
 
 
 class TallySystem:

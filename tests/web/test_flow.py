@@ -97,3 +97,11 @@ def test_preview_gives_exact_odds_with_house_rules_and_a_chart(table: Table) -> 
     assert dice["odds"]["quantities"]["7"] == 6 and dice["odds"]["denominator"] == 36
     before = t.get(t.gm, f"/api/scenes/{t.scene}")["head"]["seq"]
     assert before == 1  # previews roll nothing and write nothing
+
+
+def test_html_export_escapes_what_players_write(table: Table) -> None:
+    t = table
+    t.post(t.p1, kind="ic", character=t.c1, text='Arn whispers <script>alert("x")</script> & grins.')
+    html = t.client.get(f"/api/scenes/{t.scene}/export.html", headers=t.p2.h).text
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert t.client.get(f"/api/scenes/{t.scene}/export.html", headers=t.p2.h).headers["content-type"].startswith("text/html")

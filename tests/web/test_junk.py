@@ -113,3 +113,16 @@ def test_a_bug_in_a_rule_system_is_a_clear_422_not_a_500(table: Table) -> None:
         r = t.client.post(path, json=body, headers=t.p1.h)
         assert r.status_code == 422 and "the tally rules could not" in r.json()["detail"], r.text
     assert t.get(t.gm, f"/api/scenes/{t.scene}")["head"]["seq"] == 1  # nothing was written
+
+
+def test_a_busy_database_is_a_503_with_retry_after(table: Table, monkeypatch) -> None:
+    from sqlalchemy.exc import OperationalError
+
+    t = table
+
+    def locked(*a, **kw):
+        raise OperationalError("BEGIN IMMEDIATE", {}, Exception("database is locked"))
+
+    monkeypatch.setattr(t.client.app.state.store, "scene_append", locked)
+    r = t.client.post(f"/api/scenes/{t.scene}/posts", json={"kind": "ooc", "text": "x"}, headers=t.p1.h)
+    assert r.status_code == 503 and r.headers["retry-after"] == "1" and r.json()["detail"].startswith("the table is busy")

@@ -118,8 +118,11 @@ def emit_forecast(forecast: Forecast, as_json: bool, plot: Path | None = None) -
     console.print(Text(f"{forecast.draw_meaning}: {forecast.p_draw:.2%}"))
     rounds = sorted(forecast.rounds.items())
     if rounds:
-        shown = rounds if len(rounds) <= 20 else _bucket(rounds)
-        console.print(bar_rows([(str(r), p) for r, p in shown], title=f"rounds (mean {forecast.mean_rounds:.2f})"))
+        head, tail = _head_and_tail(rounds)
+        shown = [(str(r), p) for r, p in head] if len(head) <= 20 else _bucket(head)
+        if tail:
+            shown.append((f">{head[-1][0]}", tail))
+        console.print(bar_rows(shown, title=f"rounds (mean {forecast.mean_rounds:.2f})"))
     if forecast.combatants:
         states = sorted({k for c in forecast.combatants for k in c.end_states})
         ends = Table(title="how each combatant ends", show_edge=False)
@@ -131,6 +134,17 @@ def emit_forecast(forecast: Forecast, as_json: bool, plot: Path | None = None) -
         console.print(ends)
     for note in forecast.notes:
         console.print(Text(note))
+
+
+def _head_and_tail(rounds: list[tuple[int, float]], share: float = 0.999) -> tuple[list[tuple[int, float]], float]:
+    """The rounds up to where ``share`` of the fights have ended, and what is left after them."""
+    total = sum(p for _, p in rounds)
+    running = 0.0
+    for i, (_, p) in enumerate(rounds):
+        running += p
+        if running >= share * total:
+            return rounds[: i + 1], total - running
+    return rounds, 0.0
 
 
 def _bucket(rounds: list[tuple[int, float]], buckets: int = 20) -> list[tuple[str, float]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from ..errors import OddsError
@@ -26,12 +26,17 @@ MAX_STATES = 200_000
 
 @dataclass(frozen=True)
 class Absorbed(Generic[S]):
-    """Where the chain ends: terminal state -> probability; rounds -> probability of ending then."""
+    """Where the chain ends: terminal state -> probability; rounds -> probability of ending then.
+
+    ``live`` holds the states still in play when propagation stopped (at the round cap or
+    below the tolerance), with their probability; ``unresolved`` is their total.
+    """
 
     terminal: dict[S, float]
     rounds: dict[int, float]
     unresolved: float
     states_seen: int
+    live: dict[S, float] = field(default_factory=dict)
 
 
 def absorb(
@@ -73,4 +78,4 @@ def absorb(
         live = nxt
         if sum(live.values()) < tolerance:
             break
-    return Absorbed(dict(terminal), dict(rounds), sum(live.values()), len(cache))
+    return Absorbed(dict(terminal), dict(rounds), sum(live.values()), len(cache), dict(live))

@@ -225,9 +225,114 @@ def truncated_mass(node: Expr) -> Fraction:
     return 1 - keep
 
 
+def _linear_terms(node: Expr, sign: int, terms: list[tuple[int, Dice | int]]) -> bool:
+    """Collect ``node`` as signed plain dice and constants; False if it is anything else."""
+    if isinstance(node, Const):
+        terms.append((sign, node.value))
+        return True
+    if isinstance(node, Dice):
+        if node.explode or (node.keep is not None and _kept_work(node) > MAX_KEPT_WORK):
+            return False
+        terms.append((sign, node))
+        return True
+    if isinstance(node, Neg):
+        return _linear_terms(node.operand, -sign, terms)
+    if node.op == "*":
+        return False
+    return _linear_terms(node.left, sign, terms) and _linear_terms(node.right, sign if node.op == "+" else -sign, terms)
+
+
+def _convolve(a: tuple[int, list[int]], b: tuple[int, list[int]]) -> tuple[int, list[int]]:
+    """Two distributions as (lowest outcome, quantities from there up), summed."""
+    (lo_a, qa), (lo_b, qb) = a, b
+    out = [0] * (len(qa) + len(qb) - 1)
+    for i, x in enumerate(qa):
+        if x:
+            for j, y in enumerate(qb):
+                out[i + j] += x * y
+    return lo_a + lo_b, out
+
+
+#: above this estimate the keep/drop dynamic programme is slower than icepool's pool algorithm
+MAX_KEPT_WORK = 100_000
+
+
+def _kept_work(node: Dice) -> int:
+    """A bound on the keep/drop programme's work: faces x dice x kept x kept-sum range."""
+    assert node.keep is not None
+    k = node.keep[1]
+    return node.faces * (node.count + 1) * (k + 1) * (k * (node.faces - 1) + 1)
+
+
+def _kept(node: Dice) -> tuple[int, list[int]]:
+    """Exact quantities of the kept dice's sum (keep highest/lowest n of identical dice).
+
+    A dynamic programme over the face values, best first: how many of the remaining dice
+    show this face (weighted by the binomial count of ways to pick them), how many of
+    those are kept, and the running kept sum. Counting ways this way gives each
+    multiset of faces its multinomial weight, so the totals are exact.
+    """
+    assert node.keep is not None
+    mode, k = node.keep
+    faces = list(range(-1, 2) if node.fudge else range(1, node.faces + 1))
+    if mode == "h":
+        faces.reverse()
+    # state: (dice left to place, dice kept so far, kept sum) -> ways
+    states: dict[tuple[int, int, int], int] = {(node.count, 0, 0): 1}
+    for i, face in enumerate(faces):
+        last = i == len(faces) - 1
+        nxt: dict[tuple[int, int, int], int] = {}
+        for (left, kept, total), ways in states.items():
+            for c in ([left] if last else range(left + 1)):
+                add = min(c, k - kept)
+                key = (left - c, kept + add, total + add * face)
+                nxt[key] = nxt.get(key, 0) + ways * math.comb(left, c)
+        states = nxt
+    sums: dict[int, int] = {}
+    for (_, _, total), ways in states.items():
+        sums[total] = sums.get(total, 0) + ways
+    lo, hi = min(sums), max(sums)
+    return lo, [sums.get(v, 0) for v in range(lo, hi + 1)]
+
+
+def _plain_sum(terms: list[tuple[int, Dice | int]]) -> tuple[int, list[int]]:
+    """Exact quantities of a sum of dice terms and constants, by integer convolution."""
+    total: tuple[int, list[int]] = (0, [1])
+    for sign, term in terms:
+        if isinstance(term, int):
+            total = (total[0] + sign * term, total[1])
+            continue
+        if term.keep is not None:
+            if term.keep[1] == 0 or term.count == 0:
+                continue
+            lo, q = _kept(term)
+            part = (lo, q) if sign > 0 else (-(lo + len(q) - 1), q[::-1])
+            total = _convolve(total, part)
+            continue
+        lo = -1 if term.fudge else 1
+        one = (lo, [1] * term.faces)
+        if sign < 0:
+            one = (-(lo + term.faces - 1), [1] * term.faces)
+        n, power, acc = term.count, one, (0, [1])
+        while n:  # repeated doubling
+            if n & 1:
+                acc = _convolve(acc, power)
+            n >>= 1
+            if n:
+                power = _convolve(power, power)
+        total = _convolve(total, acc)
+    return total
+
+
 @lru_cache(maxsize=2048)
 def _distribution(node: Expr) -> Distribution:
     _check_work(node)
+    terms: list[tuple[int, Dice | int]] = []
+    if _linear_terms(node, 1, terms):
+        # plain sums (the usual question) by exact integer convolution; icepool for the rest
+        lo, quantities = _plain_sum(terms)
+        pairs = [(lo + i, q) for i, q in enumerate(quantities) if q]
+        return Distribution(str(node), tuple(o for o, _ in pairs), tuple(q for _, q in pairs), sum(quantities))
     return Distribution.from_icepool(to_icepool(node), str(node), truncated_mass(node))
 
 

@@ -14,14 +14,14 @@ from pydantic import BaseModel
 
 from ..dice import DiceRng
 from ..errors import InputFileError
-from ..rules import RuleSystem, validate_data
+from ..rules import FightTracker, RuleSystem, validate_data
 from .campaign import GM, CampaignState
 from .errors import Conflict, Forbidden, Invalid
 from .log import Draft
 from .rolling import call_system, scene_stream, stored_record
 from .scene import SceneState
 
-__all__ = ["initiative_order", "start_combat", "step_combat"]
+__all__ = ["initiative_order", "start_combat", "step_combat", "tracker_rows"]
 
 _ORDER_FIELDS = ("initiative_order", "turn_order", "initiative", "order")
 
@@ -40,9 +40,29 @@ def _models(c: CampaignState, system: RuleSystem, sides: Sequence[Sequence[int]]
     return out
 
 
-def initiative_order(state: BaseModel, sides: Sequence[Sequence[int]], names: Mapping[int, str]) -> list[int]:
-    """Character ids in the order the fight state gives, where it gives one (best effort, by name or index)."""
-    flat = [ch for side in sides for ch in side]
+def _character_ids(engine_names: Sequence[str], flat: Sequence[int], names: Mapping[int, str]) -> dict[str, int]:
+    """Each engine name's character id: the same name first, else a name the engine suffixed
+    to tell namesakes apart ("Guard #2", "Goblin (2)"); each character is used once."""
+    out: dict[str, int] = {}
+    free = list(flat)
+
+    def fits(n: str, ch: int, exact: bool) -> bool:
+        own = names.get(ch)
+        return own is not None and (own == n or (not exact and n.startswith(own)))
+
+    for exact in (True, False):
+        for n in engine_names:
+            if n in out:
+                continue
+            ch = next((ch for ch in free if fits(n, ch, exact)), None)
+            if ch is not None:
+                out[n] = ch
+                free.remove(ch)
+    return out
+
+
+def _probed_order(state: BaseModel, flat: Sequence[int], names: Mapping[int, str]) -> list[int]:
+    """The old guess, for engines that are not a FightTracker: an order field by a likely name."""
     for attr in _ORDER_FIELDS:
         value = getattr(state, attr, None)
         if callable(value):
@@ -60,8 +80,41 @@ def initiative_order(state: BaseModel, sides: Sequence[Sequence[int]], names: Ma
             elif name is not None:
                 order += [ch for ch in flat if names.get(ch) == name and ch not in order][:1]
         if order:
-            return order + [ch for ch in flat if ch not in order]
-    return flat
+            return order
+    return []
+
+
+def initiative_order(
+    state: BaseModel, sides: Sequence[Sequence[int]], names: Mapping[int, str], engine: Any = None
+) -> list[int]:
+    """Character ids in acting order: the engine's own when it is a FightTracker, else guessed from
+    the state (by name or index); whoever the order leaves out follows, in side order."""
+    flat = [ch for side in sides for ch in side]
+    if isinstance(engine, FightTracker):
+        by_name = engine.initiative_order(state)
+        ids = _character_ids([r.name for r in engine.tracker(state)] + list(by_name), flat, names)
+        order = list(dict.fromkeys(ids[n] for n in by_name if n in ids))
+    else:
+        order = _probed_order(state, flat, names)
+    return order + [ch for ch in flat if ch not in order]
+
+
+def tracker_rows(state: BaseModel, sides: Sequence[Sequence[int]], names: Mapping[int, str], engine: Any) -> list[dict[str, Any]]:
+    """The engine's tracker rows as JSON, each with its ``character`` id (None if unmatched); empty
+    for engines that are not a FightTracker."""
+    if not isinstance(engine, FightTracker):
+        return []
+    rows = engine.tracker(state)
+    ids = _character_ids([r.name for r in rows], [ch for side in sides for ch in side], names)
+    return [{**row.to_json(), "character": ids.get(row.name)} for row in rows]
+
+
+def _fight_view(system: RuleSystem, state: BaseModel, sides: Sequence[Sequence[int]], names: Mapping[int, str]) -> dict[str, Any]:
+    engine = system.combat
+    return {
+        "order": call_system(system, "give the acting order", initiative_order, state, sides, names, engine),
+        "tracker": call_system(system, "track the fight", tracker_rows, state, sides, names, engine),
+    }
 
 
 def _rules(c: CampaignState, system: RuleSystem) -> Any:
@@ -85,7 +138,7 @@ def start_combat(
         "sides": [list(side) for side in sides],
         "options": dict(options),
         "state": state.model_dump(mode="json"),
-        "order": initiative_order(state, sides, names),
+        **_fight_view(system, state, sides, names),
         "round": 0,
         "over": bool(system.combat.is_over(state)),
         "winner": system.combat.winner(state),
@@ -114,7 +167,7 @@ def step_combat(c: CampaignState, s: SceneState, actor: int, *, system: RuleSyst
     body = {
         **{k: s.combat[k] for k in ("sides", "options")},
         "state": new_state.model_dump(mode="json"),
-        "order": initiative_order(new_state, sides, names),
+        **_fight_view(system, new_state, sides, names),
         "round": int(s.combat.get("round", 0)) + 1,
         "over": bool(system.combat.is_over(new_state)),
         "winner": system.combat.winner(new_state),

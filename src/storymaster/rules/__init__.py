@@ -3,14 +3,16 @@
 from .files import load_document, load_model, parse_document, validate_data
 from .models import Check, HouseRules, Model, describe_house_rules
 from .outcome import Outcome, OutcomeOdds
-from .protocol import CombatEngine, Event, RuleSystem
+from .protocol import CombatantStatus, CombatEngine, Event, FightTracker, RuleSystem
 from .registry import SYSTEMS_GROUP, all_systems, get_system, load_failures
 
 __all__ = [
     "SYSTEMS_GROUP",
     "Check",
     "CombatEngine",
+    "CombatantStatus",
     "Event",
+    "FightTracker",
     "HouseRules",
     "Model",
     "Outcome",

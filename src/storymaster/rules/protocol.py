@@ -31,7 +31,7 @@ from ..errors import Problem
 from .models import Check, HouseRules
 from .outcome import Outcome, OutcomeOdds
 
-__all__ = ["CombatEngine", "Event", "RuleSystem"]
+__all__ = ["CombatEngine", "CombatantStatus", "Event", "FightTracker", "RuleSystem"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +89,66 @@ class CombatEngine(Protocol):
     def winner(self, state: BaseModel) -> int | None:
         """Index of the winning side, or None (draw, stand-off, or not over)."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class CombatantStatus:
+    """One row of a GM's fight tracker: where a combatant stands, in the system's own words.
+
+    ``position`` is the 0-based place in the acting order (None where the system has no
+    order, or none yet); ``acting`` marks whose turn it is, where the system takes turns
+    within a round (engines play a whole round per step, so between steps it marks who
+    opens the next round); ``condition`` is the book's word for the combatant's state
+    ("Light Wounds", "Hurt (physical)", "2 HP left", "dead"); ``details`` holds the
+    figures behind it ("hp": "7/12"); ``out`` is True once they are down or out of the fight.
+    """
+
+    name: str
+    side: int
+    position: int | None = None
+    acting: bool = False
+    condition: str = ""
+    details: Mapping[str, str | int] = field(default_factory=dict)
+    out: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "details", MappingProxyType(dict(self.details)))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "side": self.side,
+            "position": self.position,
+            "acting": self.acting,
+            "condition": self.condition,
+            "details": dict(self.details),
+            "out": self.out,
+        }
+
+
+@runtime_checkable
+class FightTracker(Protocol):
+    """Optional: a combat engine that can tell a table who acts when and how everyone fares.
+
+    Not part of :class:`CombatEngine`, so engines without it stay valid; a table checks
+    ``isinstance(engine, FightTracker)`` and falls back to guessing otherwise.
+    """
+
+    def initiative_order(self, state: BaseModel) -> list[str]:
+        """Combatant names in acting order for the current (or next) round; empty when there is none (yet)."""
+        ...
+
+    def tracker(self, state: BaseModel) -> list[CombatantStatus]:
+        """One row per combatant, in the fight's own order of combatants."""
+        ...
+
+
+def place_in(order: Sequence[str], name: str) -> int | None:
+    """``name``'s 0-based place in ``order``, or None when it is not there."""
+    try:
+        return list(order).index(name)
+    except ValueError:
+        return None
 
 
 @runtime_checkable

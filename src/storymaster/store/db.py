@@ -75,7 +75,8 @@ def make_engine(url: str) -> Engine:
             conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("storymaster_write") else "BEGIN")
 
         return engine
-    return create_engine(url, pool_size=20, max_overflow=20, pool_pre_ping=True)
+    # 20 connections a worker: four workers stay well inside PostgreSQL's default 100
+    return create_engine(url, pool_size=10, max_overflow=10, pool_pre_ping=True)
 
 
 @contextmanager

@@ -9,6 +9,8 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import CharacterError, StorymasterError
@@ -59,6 +61,12 @@ def install(app: FastAPI) -> None:
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         detail = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
         return problem(exc.status_code, detail, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(SQLAlchemyTimeout)
+    @app.exception_handler(OperationalError)
+    async def _busy(request: Request, exc: Exception) -> JSONResponse:
+        log.warning("database busy on %s %s: %s", request.method, request.url.path, exc)
+        return problem(503, "the table is busy; try again in a moment", code="busy", headers={"Retry-After": "1"})
 
     @app.exception_handler(Exception)
     async def _internal(request: Request, exc: Exception) -> JSONResponse:  # pragma: no cover - tests assert it never runs

@@ -11,7 +11,11 @@ import yaml
 from rich.table import Table
 
 from ...dice import parse_pool
-from ...errors import CharacterError, CheckError
+from pydantic import ValidationError
+
+from ...errors import CharacterError, CheckError, InputFileError
+from ...rules.files import validation_message
+from ...systems.blyss.combat import FightState
 from ...systems.blyss import SYSTEM
 from ...systems.blyss.advancement import AcquireNegative, AwardExperience, Deteriorate, SpendCP, advance
 from ...systems.blyss.character import (
@@ -46,6 +50,7 @@ from ...systems.blyss.living import (
 from ...systems.blyss.options import BlyssHouseRules
 from ...systems.blyss.scale import ability_name, pool_for_rank, pool_text, rank_for_pool
 from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, load_file, load_house_rules, make_rng, show_house_rules
+from ..forecast import MethodOpt, PlotOpt, SamplesOpt, StateOpt, VsOpt, check_method, emit_forecast, forecast_progress, split_sides
 from ..output import console, print_json
 
 app = typer.Typer(name="blyss", help="BLYSS 3.5 Basic Rules: characters, die-pool Tests with exact odds, fights, experience.",
@@ -446,31 +451,105 @@ def deprivation_cmd(stamina: Annotated[int, typer.Option("--stamina")], mental_f
 
 
 # ------------------------------------------------------------------ fights
-@app.command("fight")
-def fight_cmd(a: Annotated[Path, typer.Argument(help="First character file.")], b: Annotated[Path, typer.Argument(help="Second character file.")],
-              seed: SeedOpt = None,
-              tactic_a: Annotated[str, typer.Option("--tactic-a", help="attack | defensive | aim | disarm")] = "attack",
-              tactic_b: Annotated[str, typer.Option("--tactic-b", help="attack | defensive | aim | disarm")] = "attack",
-              distance: Annotated[int, typer.Option("--distance", help="Feet between them at the start.")] = 0,
-              house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
-    """Fight two characters round by round with automatic choices; a readable log."""
-    for t in (tactic_a, tactic_b):
-        if t not in ("attack", "defensive", "aim", "disarm"):
+TacticAOpt = Annotated[str | None, typer.Option("--tactic-a", help="Side A's tactic: attack | defensive | aim | disarm.")]
+TacticBOpt = Annotated[str | None, typer.Option("--tactic-b", help="Side B's tactic: attack | defensive | aim | disarm.")]
+DistanceOpt = Annotated[int, typer.Option("--distance", help="Feet between the sides at the start.")]
+TACTICS = ("attack", "defensive", "aim", "disarm")
+
+
+def _check_tactics(*tactics: str | None) -> None:
+    for t in tactics:
+        if t is not None and t not in TACTICS:
             raise CheckError(f"unknown tactic {t!r}", hint="attack, defensive, aim or disarm")
+
+
+def _start_fight(sides: list[list[Path]], tactic_a: str | None, tactic_b: str | None, distance: int,
+                 hr: BlyssHouseRules) -> FightState:
+    _check_tactics(tactic_a, tactic_b)
     if distance < 0:
         raise CheckError("--distance is 0 feet or more")
+    chars = [[_load_char(p) for p in side] for side in sides]
+    state = SYSTEM.combat.start(chars, house_rules=hr,
+                                options={"tactic": [tactic_a or "attack", tactic_b or "attack"], "distance": distance})
+    assert isinstance(state, FightState)
+    return state
+
+
+def _load_state(path: Path) -> FightState:
+    """A fight state saved by 'fight --save-state' (JSON)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read the fight state ({exc.strerror or exc})") from None
+    try:
+        return FightState.model_validate_json(text)
+    except ValidationError as exc:
+        raise InputFileError(validation_message(exc, str(path)),
+                             hint="save a fight state with 'storymaster blyss fight A.yaml B.yaml --rounds N --save-state FILE'") from None
+
+
+def _retactic(state: FightState, tactic_a: str | None, tactic_b: str | None) -> FightState:
+    """Override the tactics saved in a fight state, side by side (A = the first side, B = the second)."""
+    _check_tactics(tactic_a, tactic_b)
+    chosen = {0: tactic_a, 1: tactic_b}
+    fighters = tuple(f.model_copy(update={"tactic": chosen[f.side]}) if chosen.get(f.side) else f for f in state.fighters)
+    return state.model_copy(update={"fighters": fighters})
+
+
+@app.command("fight")
+def fight_cmd(a: Annotated[Path, typer.Argument(help="First character file.")], b: Annotated[Path, typer.Argument(help="Second character file.")],
+              seed: SeedOpt = None, tactic_a: TacticAOpt = None, tactic_b: TacticBOpt = None, distance: DistanceOpt = 0,
+              rounds: Annotated[int | None, typer.Option("--rounds", min=1, help="Stop after this many rounds (then --save-state to forecast the rest).")] = None,
+              save_state: Annotated[Path | None, typer.Option("--save-state", help="Write the fight's state (JSON) here when it stops.")] = None,
+              house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+    """Fight two characters round by round with automatic choices; a readable log."""
     hr = _hr(house_rules)
-    ca, cb = _load_char(a), _load_char(b)
+    state = _start_fight([[a], [b]], tactic_a, tactic_b, distance, hr)
+    names = (state.fighters[0].id, state.fighters[1].id)
     eng = SYSTEM.combat
-    state = eng.start([[ca], [cb]], house_rules=hr, options={"tactic": [tactic_a, tactic_b], "distance": distance})
     rng = make_rng(seed, "fight")
     events = []
-    while not eng.is_over(state):
+    while not eng.is_over(state) and (rounds is None or state.round < rounds):
         state, ev = eng.step(state, rng)
         events.extend(ev)
     w = eng.winner(state)
-    result = f"{(ca.name, cb.name)[w]} wins" if w is not None else "no winner"
-    emit_events(events, as_json, {"result": result, "winner": w, "rounds": state.round, "seed": rng.seed})
+    if not eng.is_over(state):
+        result = f"still fighting after {state.round} round(s)"
+    else:
+        result = f"{names[w]} wins" if w is not None else "no winner"
+    if save_state is not None:
+        try:
+            save_state.write_text(state.model_dump_json(indent=1), encoding="utf-8")
+        except OSError as exc:
+            raise InputFileError(f"{save_state}: cannot write the fight state ({exc.strerror or exc})") from None
+    emit_events(events, as_json, {"result": result, "winner": w, "rounds": state.round, "seed": rng.seed,
+                                  "over": state.over, **({"state_file": str(save_state)} if save_state else {})})
+
+
+@app.command("forecast")
+def forecast_cmd(files: Annotated[list[Path] | None, typer.Argument(help="Side A's file and side B's file (or side A's files, then --vs).")] = None,
+                 vs: VsOpt = None, state: StateOpt = None, tactic_a: TacticAOpt = None, tactic_b: TacticBOpt = None,
+                 distance: DistanceOpt = 0, method: MethodOpt = "auto", samples: SamplesOpt = 100_000,
+                 seed: Annotated[int, typer.Option("--seed", help="Seed of the simulation (the same seed gives the same forecast).")] = 0,
+                 plot: PlotOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+    """The odds of a whole fight: each side's chance to win, the draw, the rounds, how each fighter ends.
+
+    Exact (a Markov chain) for a duel in which both fighters attack every round; simulated (many
+    fights at once, with 95% intervals) otherwise. From character files, or from a fight saved
+    mid-way with 'fight --rounds N --save-state FILE' (--state FILE)."""
+    method = check_method(method)
+    if state is not None:
+        if files or vs:
+            raise InputFileError("give either --state or the character files, not both")
+        if house_rules is not None or distance:
+            raise InputFileError("a saved fight keeps its own house rules and distance",
+                                 hint="drop --house-rules / --distance when forecasting from --state")
+        fight = _retactic(_load_state(state), tactic_a, tactic_b)
+    else:
+        fight = _start_fight(split_sides(files or [], vs), tactic_a, tactic_b, distance, _hr(house_rules))
+    with forecast_progress() as progress:
+        result = SYSTEM.forecast(fight, method=method, samples=samples, seed=seed, progress=progress)
+    emit_forecast(result, as_json, plot)
 
 
 # ------------------------------------------------------------------ advancement

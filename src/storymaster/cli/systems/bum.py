@@ -31,7 +31,20 @@ from ...systems.bum.checks import FixedCheck, OpposedCheck, RecheckCheck, SneakA
 from ...systems.bum.equipment import all_gear, find_gear
 from ...systems.bum.levels import skill_label, stat_label
 from ...systems.bum.wounds import heal, take_wounds
+from ...forecast import side_label
+from ...systems.bum.fighters import FightState
 from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, load_house_rules, make_rng
+from ..forecast import (
+    MethodOpt,
+    PlotOpt,
+    SamplesOpt,
+    StateOpt,
+    VsOpt as SidesVsOpt,
+    check_method,
+    emit_forecast,
+    forecast_progress,
+    split_sides,
+)
 from ..output import console, print_json
 
 app = typer.Typer(
@@ -549,33 +562,54 @@ def _pairs(values: list[str] | None, what: str) -> dict[str, str]:
     return out
 
 
+# options shared by `fight` and `forecast` (one definition, so the two commands cannot drift apart)
+LevelOpt = Annotated[int, typer.Option("--level", help="Combat level 1-4 (Part Five).")]
+SwitchOpt = Annotated[
+    list[str] | None, typer.Option("--switch", help="ROUND:LEVEL, change level from that round (repeatable).")
+]
+DistanceOpt = Annotated[int, typer.Option("--distance", help="Turns of distance between the sides at the start.")]
+InitiativeOpt = Annotated[str, typer.Option("--initiative", help="gm (initiator first, longer reach first), dex or int.")]
+DelayOpt = Annotated[list[str] | None, typer.Option("--delay", help="NAME=OTHER: NAME acts after OTHER (repeatable).")]
+DcOpt = Annotated[int, typer.Option("--dc", help="Level 1: the difficulty to win the fight.")]
+MaxRoundsOpt = Annotated[int, typer.Option("--max-rounds", min=1, help="Stop as a stand-off after this many rounds.")]
+SurprisedOpt = Annotated[
+    list[str] | None, typer.Option("--surprised", help="A fighter caught unaware in round 1 (repeatable).")
+]
+SneakDcOpt = Annotated[int, typer.Option("--sneak-dc", help="The GM's DC for ranged sneak attacks.")]
+HeadshotOpt = Annotated[bool, typer.Option("--headshot", help="Ranged sneak attacks aim at the head (-4, incapacitates).")]
+
+
+
 @app.command("fight")
 def fight_cmd(
     a: Annotated[Path, typer.Argument(help="Side 1's character file.")],
     b: Annotated[Path, typer.Argument(help="Side 2's character file.")],
     ally: Annotated[list[Path] | None, typer.Option("--ally", help="Another fighter on side 1 (repeatable).")] = None,
     foe: Annotated[list[Path] | None, typer.Option("--foe", help="Another fighter on side 2 (repeatable).")] = None,
-    level: Annotated[int, typer.Option("--level", help="Combat level 1-4 (Part Five).")] = 4,
-    switch: Annotated[
-        list[str] | None, typer.Option("--switch", help="ROUND:LEVEL, change level from that round (repeatable).")
+    level: LevelOpt = 4,
+    switch: SwitchOpt = None,
+    distance: DistanceOpt = 0,
+    initiative: InitiativeOpt = "gm",
+    tactic: Annotated[
+        list[str] | None,
+        typer.Option("--tactic", help="NAME=T or SIDE=T (A, B), T one of auto|melee|ranged|hold (repeatable)."),
     ] = None,
-    distance: Annotated[int, typer.Option("--distance", help="Turns of distance between the sides at the start.")] = 0,
-    initiative: Annotated[
-        str, typer.Option("--initiative", help="gm (initiator first, longer reach first), dex or int.")
-    ] = "gm",
-    tactic: Annotated[list[str] | None, typer.Option("--tactic", help="NAME=auto|melee|ranged (repeatable).")] = None,
-    delay: Annotated[
-        list[str] | None, typer.Option("--delay", help="NAME=OTHER: NAME acts after OTHER (repeatable).")
+    delay: DelayOpt = None,
+    dc: DcOpt = 6,
+    max_rounds: MaxRoundsOpt = 100,
+    surprised: SurprisedOpt = None,
+    sneak_dc: SneakDcOpt = 6,
+    headshot: HeadshotOpt = False,
+    rounds: Annotated[
+        int | None,
+        typer.Option("--rounds", min=1, help="Play only this many rounds (then stop, to forecast or go on)."),
     ] = None,
-    dc: Annotated[int, typer.Option("--dc", help="Level 1: the difficulty to win the fight.")] = 6,
-    max_rounds: Annotated[int, typer.Option("--max-rounds", help="Stop as a stand-off after this many rounds.")] = 100,
-    surprised: Annotated[
-        list[str] | None, typer.Option("--surprised", help="A fighter caught unaware in round 1 (repeatable).")
+    save_state: Annotated[
+        Path | None,
+        typer.Option(
+            "--save-state", help="Write the fight state (JSON) here when it stops; 'forecast --state' reads it."
+        ),
     ] = None,
-    sneak_dc: Annotated[int, typer.Option("--sneak-dc", help="The GM's DC for ranged sneak attacks.")] = 6,
-    headshot: Annotated[
-        bool, typer.Option("--headshot", help="Ranged sneak attacks aim at the head (-4, incapacitates).")
-    ] = False,
     seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Run a fight round by round with a readable log."""
@@ -592,20 +626,32 @@ def fight_cmd(
         except ValueError:
             raise CombatError(f"--switch {s!r}: write ROUND:LEVEL, e.g. 3:4") from None
     options = {
-        "level": level, "distance": distance, "initiative": initiative, "switch": sw, "tactics": _pairs(
-            tactic, "--tactic"
-        ),
+        "level": level, "distance": distance, "initiative": initiative, "switch": sw,
+        "tactics": _side_keys(_pairs(tactic, "--tactic"), 2),
         "delay": _pairs(delay, "--delay"), "dc": dc, "max_rounds": max_rounds,
         "surprised": surprised or [], "sneak_dc": sneak_dc, "sneak_headshot": headshot,
     }
     engine = SYSTEM.combat
     state = engine.start([side_a, side_b], house_rules=hr, options=options)
     rng = make_rng(seed, "bum-fight")
-    state, events = engine.run(state, rng)
+    if rounds is None:
+        state, events = engine.run(state, rng)
+    else:
+        events = []
+        for _ in range(rounds):
+            if engine.is_over(state):
+                break
+            state, evs = engine.step(state, rng)
+            events += evs
+    if save_state is not None:
+        save_state.write_text(state.model_dump_json(indent=1), encoding="utf-8")
     w = engine.winner(state)
     names = [[f.name for f in state.fighters if f.side == i] for i in (0, 1)]
-    result = (f"{' and '.join(names[w])} win{'s' if len(names[w]) == 1 else ''} after {state.round} round(s)" if w is not None
-              else f"no winner after {state.round} round(s)")
+    if not engine.is_over(state):
+        result = f"stopped after {state.round} round(s), the fight still going"
+    else:
+        result = (f"{' and '.join(names[w])} win{'s' if len(names[w]) == 1 else ''} after {state.round} round(s)"
+                  if w is not None else f"no winner after {state.round} round(s)")
     summary = {
         "result": result, "winner": w, "rounds": state.round, "seed": rng.seed,
         "hp": {f.name: f.hp for f in state.fighters}, "state": state.model_dump(mode="json"),
@@ -615,38 +661,118 @@ def fight_cmd(
         return
     emit_events(events, False, {"result": result})
     console.print("HP left: " + ", ".join(f"{f.name} {f.hp}/{hit_points(f.character)}" for f in state.fighters))
+    if save_state is not None:
+        console.print(f"fight state written to {save_state}")
     console.print(f"seed {rng.seed}", style="dim")
+
+
+def _load_state(path: Path) -> FightState:
+    """A saved fight state: the JSON 'fight --save-state' writes (or 'fight --json' output, which holds one)."""
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputFileError(
+            f"{path}: not a JSON fight state ({exc})", hint="write one with 'bum fight ... --save-state FILE'"
+        ) from None
+    if isinstance(data, dict) and "state" in data and "fighters" not in data:
+        data = data["state"]
+    try:
+        return FightState.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first["loc"]) or "state"
+        raise InputFileError(
+            f"{path}: not a B.U.M. fight state ({where}: {first['msg']})",
+            hint="write one with 'bum fight ... --save-state FILE'",
+        ) from None
+
+
+def _side_keys(tactics: dict[str, str], n_sides: int) -> dict[str, str]:
+    """--tactic A=melee (a side by its letter, as the forecast prints it) or NAME=melee."""
+    labels = {side_label(i): str(i) for i in range(n_sides)}
+    return {labels.get(k, k): v for k, v in tactics.items()}
 
 
 @app.command("forecast")
 def forecast_cmd(
-    a: Annotated[Path, typer.Argument(help="Side 1's character file.")],
-    b: Annotated[Path, typer.Argument(help="Side 2's character file.")],
-    level: Annotated[int, typer.Option("--level", help="Combat level 3 or 4.")] = 4,
-    tactic: Annotated[list[str] | None, typer.Option("--tactic", help="NAME=auto|melee (repeatable).")] = None,
-    house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    files: Annotated[
+        list[Path] | None,
+        typer.Argument(help="A.yaml B.yaml (one a side), or side A's files followed by --vs X.yaml ..."),
+    ] = None,
+    vs: SidesVsOpt = None,
+    state_file: StateOpt = None,
+    level: LevelOpt = 4,
+    switch: SwitchOpt = None,
+    distance: DistanceOpt = 0,
+    initiative: InitiativeOpt = "gm",
+    tactic: Annotated[
+        list[str] | None,
+        typer.Option("--tactic", help="NAME=T or SIDE=T (A, B ...), T one of auto|melee|ranged|hold (repeatable)."),
+    ] = None,
+    delay: DelayOpt = None,
+    dc: DcOpt = 6,
+    max_rounds: MaxRoundsOpt = 100,
+    surprised: SurprisedOpt = None,
+    sneak_dc: SneakDcOpt = 6,
+    headshot: HeadshotOpt = False,
+    method: MethodOpt = "auto",
+    samples: SamplesOpt = 100_000,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the simulation (the same seed, the same forecast).")] = 0,
+    plot: PlotOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
-    """Exact chance that side 1 wins a level 3 or 4 duel in melee reach, fought to the end (a Markov chain)."""
-    from ...systems.bum.forecast import duel_chain, win_probability
+    """The odds of a whole fight: each side's chance to win, the stand-off, the rounds, how each fighter ends.
 
-    hr = _hr(house_rules)
-    ca, cb = _load(a), _load(b)
-    for c in (ca, cb):
-        require_valid(c, hr)
-    state = SYSTEM.combat.start(
-        [[ca], [cb]], house_rules=hr, options={"level": level, "tactics": _pairs(tactic, "--tactic")}
-    )
-    p = win_probability(state)
-    chain = duel_chain(state)
-    if as_json:
-        print_json({
-            "p_success": float(p), "exact": {"p_success": f"{p.numerator}/{p.denominator}"},
-            "level": level, "p_hit": [str(x) for x in chain.p_hit], "first": chain.first,
-        })
-        return
-    what = "wins an exchange" if level == 3 else "hits"
-    console.print(f"{ca.name} {what}: {float(chain.p_hit[0]):.2%}; {cb.name} {what}: {float(chain.p_hit[1]):.2%}")
-    console.print(f"chance {ca.name} wins the fight: [bold]{float(p):.2%}[/bold] (exactly {p})")
+    Exact (a Markov chain) for fights in melee reach with no missile to fire and a known turn order;
+    otherwise simulated in numpy (--samples fights, --seed) with 95% intervals. From the start of a fight
+    (the files, with the same options as 'fight') or from a saved state (--state FILE from 'fight --save-state').
+    """
+    check_method(method)
+    tactics = _pairs(tactic, "--tactic")
+    if state_file is not None:
+        if files or vs:
+            raise InputFileError("give either character files or --state FILE, not both")
+        state = _load_state(state_file)
+        if house_rules is not None:
+            state = state.model_copy(update={"house_rules": _hr(house_rules)})
+        if tactics:
+            n_sides = max(f.side for f in state.fighters) + 1
+            keyed = _side_keys(tactics, n_sides)
+            fighters = []
+            for f in state.fighters:
+                t = next((keyed[k] for k in (f.name, f.character.name, str(f.side)) if k in keyed), f.tactic)
+                if t not in ("auto", "melee", "ranged", "hold"):
+                    raise CombatError(f"{f.name}: tactic {t!r} is not auto, melee, ranged or hold")
+                fighters.append(f.model_copy(update={"tactic": t}))
+            state = state.model_copy(update={"fighters": tuple(fighters)})
+    else:
+        paths = split_sides(files or [], vs)
+        hr = _hr(house_rules)
+        sides = [[_load(p) for p in side] for side in paths]
+        for side in sides:
+            for c in side:
+                require_valid(c, hr)
+        sw: dict[int, int] = {}
+        for x in switch or []:
+            try:
+                rnd, _, lvl = x.partition(":")
+                sw[int(rnd)] = int(lvl)
+            except ValueError:
+                raise CombatError(f"--switch {x!r}: write ROUND:LEVEL, e.g. 3:4") from None
+        options = {
+            "level": level, "distance": distance, "initiative": initiative, "switch": sw,
+            "tactics": _side_keys(tactics, len(sides)), "delay": _pairs(delay, "--delay"), "dc": dc,
+            "max_rounds": max_rounds, "surprised": surprised or [], "sneak_dc": sneak_dc, "sneak_headshot": headshot,
+        }
+        state = SYSTEM.combat.start(sides, house_rules=hr, options=options)
+    with forecast_progress() as progress:
+        result = SYSTEM.forecast(state, method=method, samples=samples, seed=seed, progress=progress)
+    emit_forecast(result, as_json, plot)
 
 
 # --------------------------------------------------------------------------- wounds and advancement

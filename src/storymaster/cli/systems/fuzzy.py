@@ -9,7 +9,7 @@ import typer
 import yaml
 from rich.table import Table
 
-from ...errors import CharacterError, CheckError, Problem
+from ...errors import CharacterError, CheckError, InputFileError, Problem
 from ...systems.fuzzy import SYSTEM
 from ...systems.fuzzy.advancement import (
     Award,
@@ -42,11 +42,12 @@ from ...systems.fuzzy.character import (
     validate,
 )
 from ...systems.fuzzy.checks import AbilityCheck, ContestCheck, KarmaRoll, Lottery, Side, target_number
-from ...systems.fuzzy.combat import CombatTactics, Manoeuvre, defence_total, harm_level
+from ...systems.fuzzy.combat import CombatTactics, FightState, Manoeuvre, defence_total, harm_level, with_tactics
 from ...systems.fuzzy.options import FuzzyHouseRules
 from ...systems.fuzzy.tables import difficulties, discworld_body, fit_modifiers
-from ...rules import Outcome
+from ...rules import Outcome, load_document, validate_data
 from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, load_file, load_house_rules, make_rng, show_house_rules, write_plot
+from ..forecast import MethodOpt, PlotOpt, SamplesOpt, StateOpt, VsOpt, check_method, emit_forecast, forecast_progress, split_sides
 from ..output import console, print_json
 
 __all__ = ["app"]
@@ -529,6 +530,8 @@ def fight_cmd(
     appropriate_b: Annotated[int, typer.Option(help="GM's +1/+2 for the second side.")] = 0,
     manoeuvre_a: Annotated[list[str] | None, typer.Option(help="A manoeuvre to buy, NAME[:COST] (repeatable).")] = None,
     manoeuvre_b: Annotated[list[str] | None, typer.Option(help="A manoeuvre to buy, NAME[:COST] (repeatable).")] = None,
+    rounds: Annotated[int | None, typer.Option("--rounds", min=1, help="Play at most this many rounds (stop mid-fight).")] = None,
+    save_state: Annotated[Path | None, typer.Option("--save-state", help="Write the fight state (JSON) here, e.g. to forecast from it.")] = None,
     seed: SeedOpt = None,
     house_rules: HouseRulesOpt = None,
     as_json: JsonOpt = False,
@@ -547,9 +550,18 @@ def fight_cmd(
     ]
     rng = make_rng(seed, "fuzzy-fight")
     state = SYSTEM.combat.start([side_a, side_b], house_rules=house, options={"tactics": tactics})
-    state, events = SYSTEM.combat.run(state, rng)
+    if rounds is None:
+        state, events = SYSTEM.combat.run(state, rng)
+    else:
+        events = []
+        while not state.over and state.round < rounds:
+            state, ev = SYSTEM.combat.step(state, rng)
+            events += ev
+    if save_state is not None:
+        save_state.write_text(state.model_dump_json(indent=1), encoding="utf-8")
+    result = state.reason if state.over else f"stopped after round {state.round}; the fight goes on"
     summary = {
-        "result": f"after {state.round} rounds: {state.reason}",
+        "result": f"after {state.round} rounds: {result}",
         "winner": state.winner,
         "rounds": state.round,
         "seed": rng.seed,
@@ -561,7 +573,82 @@ def fight_cmd(
             wounds = ", ".join(f"{w.level} wound" for w in f.wounds) or ("unhurt" if f.status != "dead" else "")
             extra = " (dying)" if f.dying else " (knocked out)" if f.knocked_out else ""
             console.print(f"  {f.key}: {f.status}{extra}" + (f"; {wounds}" if wounds else ""))
+        if save_state is not None:
+            console.print(f"state saved to {save_state} (forecast from it with 'forecast --state {save_state}')", markup=False)
         console.print(f"seed {rng.seed}", style="dim")
+
+
+_SIDE_OPTS = ("stance", "harm_at", "intent", "appropriateness", "manoeuvres")
+
+
+def _side_tactics(stance: str | None, harm: str | None, intent: str | None, appropriate: int | None,
+                  manoeuvres: list[str] | None) -> dict[str, Any]:
+    """The tactics options given for one side (None where not given)."""
+    base = _tactics(stance or "normal", harm or "moderate", intent or "lethal", appropriate or 0, manoeuvres or [])
+    given = (stance, harm, intent, appropriate, manoeuvres)
+    return {k: getattr(base, k) for k, v in zip(_SIDE_OPTS, given) if v is not None}
+
+
+def _load_state(path: Path) -> FightState:
+    """A saved fight: the JSON from 'fight --save-state', or the whole 'fight --json' output."""
+    data = load_document(path)
+    if isinstance(data, dict) and "state" in data and "fighters" not in data:
+        data = data["state"]
+    return validate_data(data, FightState, source=str(path))
+
+
+@app.command("forecast")
+def forecast_cmd(
+    files: Annotated[list[Path] | None, typer.Argument(help="Two character files (one a side), or side A's files with --vs.")] = None,
+    vs: VsOpt = None,
+    state_file: StateOpt = None,
+    stance_a: Annotated[str | None, typer.Option(help="Side A's stance: normal, offensive, defensive, 'all-out attack', 'all-out defence'.")] = None,
+    stance_b: Annotated[str | None, typer.Option(help="As --stance-a, for side B.")] = None,
+    harm_a: Annotated[str | None, typer.Option(help="Side A spends on harm once points reach: moderate, serious, mortal, killed.")] = None,
+    harm_b: Annotated[str | None, typer.Option(help="As --harm-a, for side B.")] = None,
+    intent_a: Annotated[str | None, typer.Option(help="lethal or non-lethal.")] = None,
+    intent_b: Annotated[str | None, typer.Option(help="lethal or non-lethal.")] = None,
+    appropriate_a: Annotated[int | None, typer.Option(help="GM's +1/+2: side A's Ability is more appropriate.")] = None,
+    appropriate_b: Annotated[int | None, typer.Option(help="GM's +1/+2 for side B.")] = None,
+    manoeuvre_a: Annotated[list[str] | None, typer.Option(help="A manoeuvre side A buys, NAME[:COST] (repeatable).")] = None,
+    manoeuvre_b: Annotated[list[str] | None, typer.Option(help="A manoeuvre side B buys, NAME[:COST] (repeatable).")] = None,
+    method: MethodOpt = "auto",
+    samples: SamplesOpt = 100_000,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the simulation (the same seed, the same forecast).")] = 0,
+    plot: PlotOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The odds of a whole fight: each side's chance to win, a draw, the rounds, how each fighter ends.
+
+    Exact (a Markov chain) for a duel, simulated (numpy, 95% intervals) for more fighters. From the
+    start (character files) or from a saved fight (--state, written by 'fight --save-state'); the
+    tactics options change a saved fight's tactics from the next round on.
+    """
+    check_method(method)
+    chosen = [_side_tactics(stance_a, harm_a, intent_a, appropriate_a, manoeuvre_a),
+              _side_tactics(stance_b, harm_b, intent_b, appropriate_b, manoeuvre_b)]
+    if state_file is not None:
+        if files or vs:
+            raise InputFileError("give either --state or character files, not both")
+        if house_rules is not None:
+            raise InputFileError("a saved fight keeps its own house rules", hint="leave out --house-rules with --state")
+        state = _load_state(state_file)
+        for f in state.fighters:
+            if chosen[f.side] and not state.over:
+                state = with_tactics(state, f.key, f.tactics.model_copy(update=chosen[f.side]))
+    else:
+        house = _house(house_rules)
+        sides = [[_character(p) for p in side] for side in split_sides(files or [], vs)]
+        for c in sides[0] + sides[1]:
+            problems = validate(c, house)
+            if problems:
+                raise CharacterError(problems, name=c.name)
+        tactics = [CombatTactics.model_validate(chosen[0]), CombatTactics.model_validate(chosen[1])]
+        state = SYSTEM.combat.start(sides, house_rules=house, options={"tactics": tactics})
+    with forecast_progress() as progress:
+        result = SYSTEM.forecast(state, method=method, samples=samples, seed=seed, progress=progress)
+    emit_forecast(result, as_json, plot)
 
 
 @app.command("defence")

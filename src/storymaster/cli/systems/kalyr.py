@@ -10,7 +10,7 @@ import typer
 import yaml
 from rich.table import Table
 
-from ...errors import CharacterError, CheckError
+from ...errors import CharacterError, CheckError, InputFileError
 from ...rules import Event
 from ...systems.kalyr import SYSTEM
 from ...systems.kalyr.abilities import build_roll
@@ -42,6 +42,17 @@ from ...systems.kalyr.data_files import table
 from ...systems.kalyr.ladder import LADDER, level_name, parse_level
 from ...systems.kalyr.wounds import BOXES, TRACKS, severity_for_damage, severity_name
 from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, emit_outcome, load_file, load_house_rules, make_rng
+from ..forecast import (
+    MethodOpt,
+    PlotOpt,
+    SamplesOpt,
+    StateOpt,
+    check_method,
+    emit_forecast,
+    forecast_progress,
+    split_sides,
+)
+from ..forecast import VsOpt as SidesVsOpt
 from ..output import console, print_json
 
 app = typer.Typer(
@@ -446,6 +457,9 @@ def damage_calc_cmd(
 # ---- fights ----------------------------------------------------------------------------------
 
 
+SAVE_STATE_HELP = "Write the fight's state as JSON at the end (mid-fight with --rounds), for 'forecast --state'."
+
+
 @app.command("fight")
 def fight_cmd(
     a: Annotated[Path, typer.Argument(help="Side A's character.")],
@@ -465,30 +479,43 @@ def fight_cmd(
     stakes: Annotated[str | None, typer.Option("--stakes", help="A fixed wound for the loser (e.g. Hurt for first blood).")] = None,
     on_tie: Annotated[str, typer.Option("--on-tie", help="reroll or draw (simple contests).")] = "reroll",
     ranged: Annotated[bool, typer.Option("--ranged", help="Missile combat (shields' ranged values, no reach).")] = False,
+    rounds: Annotated[
+        int | None,
+        typer.Option("--rounds", min=1, help="Stop after this many rounds (rolls), still going (see --save-state)."),
+    ] = None,
+    save_state: Annotated[
+        Path | None,
+        typer.Option("--save-state", help=SAVE_STATE_HELP),
+    ] = None,
     seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
 ) -> None:
     """Fight a contest out: a simple contest (one roll), or --detailed round by round."""
     side_a = [_load(a)] + [_load(p) for p in (ally_a or [])]
     side_b = [_load(b)] + [_load(p) for p in (ally_b or [])]
-    tactics = [
-        {"ability": ability_a, "approach": approach_a, "stance": stance_a, "withdraw_at": withdraw_a},
-        {"ability": ability_b, "approach": approach_b, "stance": stance_b, "withdraw_at": withdraw_b},
-    ]
-    options = {"mode": "detailed" if detailed else "simple", "track": track, "tactics": tactics, "on_tie": on_tie, "ranged": ranged}
-    if stakes is not None:
-        options["stakes"] = stakes
+    state = _start_fight(
+        [side_a, side_b], detailed=detailed, track=track, abilities=(ability_a, ability_b),
+        approaches=(approach_a, approach_b), stances=(stance_a, stance_b), withdraws=(withdraw_a, withdraw_b),
+        stakes=stakes, on_tie=on_tie, ranged=ranged, house_rules=house_rules,
+    )
     engine = SYSTEM.combat
-    state = engine.start([side_a, side_b], house_rules=_hr(house_rules), options=options)
     rng = make_rng(seed, "kalyr-fight")
     events: list[Event] = []
-    while not engine.is_over(state):
+    played = 0
+    while not engine.is_over(state) and (rounds is None or played < rounds):
         state, evs = engine.step(state, rng)
         events += evs
+        played += 1
+    if save_state is not None:
+        save_state.write_text(state.model_dump_json(indent=2), encoding="utf-8")
     w = engine.winner(state)
     names = [] if w is None else [f.name for f in state.sides[w]]  # type: ignore[attr-defined]
-    result = "draw" if w is None else f"{' and '.join(names)} win{'s' if len(names) == 1 else ''}"
+    if not engine.is_over(state):
+        result = f"still going after round {state.round}"  # type: ignore[attr-defined]
+    else:
+        result = "draw" if w is None else f"{' and '.join(names)} win{'s' if len(names) == 1 else ''}"
     summary = {
         "result": result,
+        "over": engine.is_over(state),
         "winner": w,
         "rounds": state.round,  # type: ignore[attr-defined]
         "seed": rng.seed,
@@ -500,6 +527,89 @@ def fight_cmd(
             for f in s:
                 console.print(f"{f.name}: {_status_text(f.character, track)}, {f.character.fudge_points} Fudge point(s)")
         console.print(f"seed {rng.seed}", style="dim")
+        if save_state is not None:
+            console.print(f"fight state written to {save_state}")
+
+
+def _start_fight(
+    sides, *, detailed: bool, track: str, abilities, approaches, stances, withdraws, stakes: str | None, on_tie: str,
+    ranged: bool, house_rules: Path | None,
+):
+    """A fresh fight with one tactics mapping per side, as 'fight' and 'forecast' both build it."""
+    tactics = [
+        {"ability": abilities[i], "approach": approaches[i], "stance": stances[i], "withdraw_at": withdraws[i]}
+        for i in (0, 1)
+    ]
+    options: dict[str, Any] = {
+        "mode": "detailed" if detailed else "simple", "track": track, "tactics": tactics,
+        "on_tie": on_tie, "ranged": ranged,
+    }
+    if stakes is not None:
+        options["stakes"] = stakes
+    return SYSTEM.combat.start(sides, house_rules=_hr(house_rules), options=options)
+
+
+@app.command("forecast")
+def forecast_cmd(
+    files: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Two characters (A against B), or side A's characters followed by --vs for side B's."),
+    ] = None,
+    vs: SidesVsOpt = None,
+    state_file: StateOpt = None,
+    detailed: Annotated[bool, typer.Option("--detailed", help="A detailed contest, round by round (1 on 1).")] = False,
+    track: Annotated[str, typer.Option("--track", help="physical, mental or social.")] = "physical",
+    ability_a: Annotated[
+        str | None, typer.Option("--ability-a", help="Side A's ability (default: each fighter's best on the track).")
+    ] = None,
+    ability_b: Annotated[str | None, typer.Option("--ability-b")] = None,
+    approach_a: Annotated[int, typer.Option("--approach-a", min=-2, max=2, help="aggressive +1/+2, cautious -1/-2")] = 0,
+    approach_b: Annotated[int, typer.Option("--approach-b", min=-2, max=2)] = 0,
+    stance_a: Annotated[
+        str, typer.Option("--stance-a", help="normal, all_out_offence or all_out_defence (detailed)")
+    ] = "normal",
+    stance_b: Annotated[str, typer.Option("--stance-b")] = "normal",
+    withdraw_a: Annotated[
+        str | None, typer.Option("--withdraw-a", help="Side A admits defeat at this wound level (detailed).")
+    ] = None,
+    withdraw_b: Annotated[str | None, typer.Option("--withdraw-b")] = None,
+    stakes: Annotated[str | None, typer.Option("--stakes", help="A fixed wound for the loser (simple).")] = None,
+    on_tie: Annotated[str, typer.Option("--on-tie", help="reroll or draw (simple contests).")] = "reroll",
+    ranged: Annotated[bool, typer.Option("--ranged", help="Missile combat.")] = False,
+    method: MethodOpt = "auto",
+    samples: SamplesOpt = 100_000,
+    seed: Annotated[
+        int, typer.Option("--seed", min=0, help="Seed of the simulation (the same seed gives the same forecast).")
+    ] = 0,
+    plot: PlotOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The odds of a whole contest: each side's chance to win, the draw, the rounds, how each fighter ends.
+
+    Exact (a Markov chain) for detailed contests and for simple contests of up to four fighters;
+    simulated otherwise. From two character files (or two teams with --vs), or from a fight saved
+    mid-way with 'fight --rounds N --save-state FILE' (then --state FILE; its tactics are kept).
+    """
+    from ...systems.kalyr.combat import FightState
+
+    check_method(method)
+    if state_file is not None:
+        if files or vs:
+            raise InputFileError("give either character files or --state, not both")
+        state = load_file(state_file, FightState)
+        if house_rules is not None:
+            state = state.model_copy(update={"house_rules": _hr(house_rules)})
+    else:
+        sides = [[_load(p) for p in side] for side in split_sides(files or [], vs)]
+        state = _start_fight(
+            sides, detailed=detailed, track=track, abilities=(ability_a, ability_b),
+            approaches=(approach_a, approach_b), stances=(stance_a, stance_b), withdraws=(withdraw_a, withdraw_b),
+            stakes=stakes, on_tie=on_tie, ranged=ranged, house_rules=house_rules,
+        )
+    with forecast_progress() as progress:
+        result = SYSTEM.forecast(state, method=method, samples=samples, seed=seed, progress=progress)
+    emit_forecast(result, as_json, plot)
 
 
 def _status_text(c: Character, track: str) -> str:

@@ -7,11 +7,13 @@ Rules for Living, Experience.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
 from ...dice import DiceRng
 from ...errors import CheckError, Problem
+from ...forecast import Forecast
 from ...rules.models import Check, HouseRules
 from ...rules.outcome import Outcome, OutcomeOdds
 from ...rules.protocol import Event
@@ -100,6 +102,14 @@ class BlyssSystem:
             raise CheckError("not a BLYSS advancement")
         req = request if hasattr(request, "kind") else _ADV.validate_python(request)
         return advance(character, req, _hr(house_rules))
+
+    def forecast(self, state: BaseModel, *, method: str = "auto", samples: int = 100_000, seed: int = 0,
+                 progress: Any = None) -> Forecast:
+        """The odds of a whole fight from any engine state (see :mod:`.forecast`): exact for a duel in which
+        both fighters attack every round, simulated (numpy, many fights at once) otherwise."""
+        from .forecast import blyss_forecast
+
+        return blyss_forecast(state, method=method, samples=samples, seed=seed, progress=progress)
 
 
 SYSTEM = BlyssSystem()

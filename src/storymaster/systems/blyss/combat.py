@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 from ...dice import DiceRng, RollRecord, roll
 from ...errors import CombatError
 from ...rules.models import Model
-from ...rules.protocol import Event
+from ...rules.protocol import CombatantStatus, Event
 from .character import (
     Armour,
     Character,
@@ -45,6 +45,7 @@ from .living import Vitals, apply_damage, dying_check, knockout_check, wound_lev
 from .options import BlyssHouseRules
 from .scale import pool_for_rank
 from .tables import table
+from .tracker import fight_order, fight_tracker
 
 __all__ = ["BlyssCombat", "Fighter", "FightState", "called_shot_td"]
 
@@ -290,6 +291,19 @@ class BlyssCombat:
 
     def winner(self, state: BaseModel) -> int | None:
         return getattr(state, "winner")
+
+    # ------------------------------------------------------------ the GM's tracker (rules.FightTracker)
+    def initiative_order(self, state: BaseModel) -> list[str]:
+        """Fighter ids in Initiative order, fastest first; empty before round 1."""
+        if not isinstance(state, FightState):
+            raise CombatError("not a BLYSS fight state")
+        return fight_order(state)
+
+    def tracker(self, state: BaseModel) -> list[CombatantStatus]:
+        """Each fighter's place, Wound Level and Dodges / Flesh Wounds / Health left."""
+        if not isinstance(state, FightState):
+            raise CombatError("not a BLYSS fight state")
+        return fight_tracker(state)
 
     # ------------------------------------------------------------ one round
     def step(self, state: BaseModel, rng: DiceRng) -> tuple[FightState, list[Event]]:

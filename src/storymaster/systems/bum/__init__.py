@@ -8,11 +8,13 @@ is frozen; a change returns a new one.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pydantic import BaseModel
 
 from ...dice import DiceRng
 from ...errors import AdvancementError, CheckError, Problem
+from ...forecast import Forecast
 from ...rules import Check, Event, HouseRules, Outcome, OutcomeOdds
 from .advancement import AdvanceRequest, AwardPoints, BuySkill, BuyStat, advance
 from .character import BumCharacter, validate
@@ -114,6 +116,14 @@ class BumSystem:
         if not isinstance(request, (AwardPoints, BuySkill, BuyStat)):
             raise AdvancementError(f"B.U.M. advances by award, skill or stat, not {type(request).__name__}")
         return advance(character, request, _hr(house_rules))
+
+    def forecast(
+        self, state: BaseModel, *, method: str = "auto", samples: int = 100_000, seed: int = 0, progress: Any = None
+    ) -> Forecast:
+        """The odds of the whole fight from ``state``: exact where the chain applies, else simulated (see .forecast)."""
+        from .forecast import forecast
+
+        return forecast(state, method=method, samples=samples, seed=seed, progress=progress)  # type: ignore[arg-type]
 
 
 SYSTEM = BumSystem()

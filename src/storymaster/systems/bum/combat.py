@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from ...dice import DiceRng
 from ...errors import CombatError
-from ...rules import Event, HouseRules
+from ...rules import CombatantStatus, Event, HouseRules
 from .character import BumCharacter, current_hp, profile
 from .fighters import (
     UNARMED,
@@ -39,6 +39,7 @@ from .fighters import (
 )
 from .options import BumHouseRules
 from .rounds import play_round, sides_left
+from .tracker import fight_order, fight_tracker
 
 __all__ = [
     "UNARMED",
@@ -239,6 +240,19 @@ class BumCombat:
         if len(left) == 1 and self.is_over(state):
             return next(iter(left))
         return None
+
+    # --- the GM's tracker (rules.FightTracker) ---
+    def initiative_order(self, state: BaseModel) -> list[str]:
+        """Fighter names in turn order (Part Five, Turn Sequence); empty before a DEX/INT roll."""
+        if not isinstance(state, FightState):
+            raise CombatError("not a B.U.M. fight state")
+        return fight_order(state)
+
+    def tracker(self, state: BaseModel) -> list[CombatantStatus]:
+        """Each fighter's turn, hit points left and whether he is down."""
+        if not isinstance(state, FightState):
+            raise CombatError("not a B.U.M. fight state")
+        return fight_tracker(state, self.is_over(state))
 
     def run(self, state: FightState, rng: DiceRng) -> tuple[FightState, list[Event]]:
         """Step until the fight is over; all the events in order."""

@@ -1,24 +1,1166 @@
-"""Exact forecasts of level-3 and level-4 duels as Markov chains over hit points.
+"""Whole-fight forecasts for B.U.M.: exact Markov chains where the state space allows, numpy simulation elsewhere.
 
-The engine (:mod:`.combat`) plays a round; this module writes the same round as
-a transition between hit-point pairs with exact probabilities, and solves the
-chain. It covers a duel in melee reach (one fighter a side, no missile to be
-fired, no longspear option, no pending level switch, nobody stunned); anything else
-raises :class:`~storymaster.errors.OddsError` (simulate it with the engine).
-The engine's round cap is ignored: the forecast is for a fight fought out.
+:func:`forecast` answers from ANY engine state (the start of a fight or a state
+saved mid-fight) with a :class:`~storymaster.forecast.Forecast`: each side's
+chance to win, the stand-off (the fight still going at the state's round cap,
+``max_rounds``: B.U.M. has no other draw, since the last fighter of a side can
+only go down on someone else's turn), the rounds still to be fought, and each
+fighter's end in B.U.M.'s own terms: ``unhurt`` (no wound on the card),
+``N HP left``, or ``down (0 HP)`` (Part Five, Wounds/Injury: too hurt to fight,
+but alive; at levels 1-2 it is how the loser of the roll ends, and a melee
+sneak attack or a shot to the head puts a fighter there at once).
+
+* **exact** (``absorb``): a chain over every fighter's hit points, weapon in hand,
+  stun, missile readiness, reload steps and ammunition, the distance between the
+  sides and the round where it matters, playing the engine's rounds with every
+  chance branched: any level 1-4 and switches, movement and missiles, reloading,
+  sneak attacks and head shots, stuns, the longspear option, every tie house rule,
+  the round cap. It needs a turn order it can list (the GM's order, a state after
+  round 1, or a DEX/INT roll among at most five fighters: every order with its
+  exact chance) and a fight small enough (the fighters' hit points make at most
+  20,000 combinations, and a bounded amount of work); otherwise it raises
+  :class:`~storymaster.errors.OddsError` saying why. A plain level 2-3 duel is
+  answered in closed form (the same numbers, quicker).
+* **simulate**: the engine's rules in numpy over many fights at once (arrays of
+  fighters' states; Python loops only over rounds, turn positions and fighters),
+  for the fights too big for the chain (many fighters, many hit points, many
+  rolled turn orders).
+* **auto**: exact when it applies (and has fewer than the core's state limit), else simulate.
+
+Both follow the engine's automatic tactics exactly: the same targets (a named
+target while he stands, else the first foe standing in turn order; at levels 2-3
+a foe who has not rolled yet), the same choice of missile or melee weapon, the
+same house rules. :func:`win_probability` keeps the older exact-rational
+(Fraction) solution of a level 3 or 4 duel as an independent reference.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
+from itertools import product
+from math import comb
+from typing import Any
+
+import numpy as np
 
 from ...errors import OddsError
-from .character import WeaponProfile, attack_total, defence_parts, profile
-from .fighters import UNARMED, FightState, Fighter, attack_odds, exchange_odds, gm_order, melee_slot, missile_of
+from ...forecast import Batch, CombatantForecast, Forecast, absorb, run_simulation, side_label
+from .character import BumCharacter, WeaponProfile, attack_total, defence_parts, hit_points, profile
+from .checks import p_fixed, p_opposed_final, tie_goes_to
+from .fighters import (
+    UNARMED,
+    FightState,
+    Fighter,
+    attack_odds,
+    exchange_odds,
+    gm_order,
+    melee_slot,
+    missile_of,
+    reload_actions,
+    simple_bonus,
+)
+from .options import BumHouseRules
 
-__all__ = ["DuelChain", "duel_chain", "round_transitions", "win_probability"]
+__all__ = [
+    "DRAW_MEANING",
+    "DuelChain",
+    "duel_chain",
+    "end_label",
+    "exact_scope",
+    "forecast",
+    "round_transitions",
+    "win_probability",
+]
+
+SYSTEM = "bum"
+DRAW_MEANING = "stand-off (still fighting at the round cap)"
+DOWN = "down (0 HP)"
+UNHURT = "unhurt"
+TOLERANCE = 1e-12
+
+# weapon in hand: codes for Fighter.wielding
+_WIELD = {None: 0, "primary": 1, "ranged": 2, "backup": 3}
+_SLOT_OF = {1: "primary", 2: "ranged", 3: "backup"}
+# readiness of the missile weapon
+_READY = {"ready": 0, "cocked": 1, "unready": 2, "empty": 3}
+
+
+def end_label(hp: int, max_hp: int) -> str:
+    """A fighter's end in B.U.M.'s terms: unhurt, N HP left, or down at 0 HP."""
+    if hp <= 0:
+        return DOWN
+    if hp >= max_hp:
+        return UNHURT
+    return f"{hp} HP left"
+
+
+# --------------------------------------------------------------------------- the chances, once per pair
+
+
+@cache
+def _p_opp(diff: int, tie: str | None) -> float:
+    """Chance d6 + diff beats d6 (ties by ``tie``); only the difference of the totals matters."""
+    return float(p_opposed_final(max(-6, min(6, diff)), 0, tie))  # type: ignore[arg-type]
+
+
+@cache
+def _p_fix(bonus: int, dc: int) -> float:
+    return float(p_fixed(bonus, dc))
+
+
+@dataclass
+class _Card:
+    """What the engine's rules read from a character card in a fight (computed once per card)."""
+
+    player: bool
+    max_hp: int
+    bonus: int  # levels 1-3: best attack total
+    melee_code: int  # wield code of his melee slot (0: none, bare hands)
+    melee_attack: int
+    melee_wounds: int
+    melee_reach: int
+    unarmed: bool
+    parry: tuple[int, int, int, int]  # weapon defence in melee by wield code
+    longspear: tuple[bool, bool, bool, bool]  # in-hand weapon is a longspear, by wield code
+    dex: int
+    armour: int  # armour + shield defence
+    has_missile: bool
+    m_name: str
+    m_attack: int
+    m_wounds: int
+    m_reload: str | None
+    m_melee_usable: bool
+    m_rifle: bool
+    m_thrown: bool
+    m_modern: bool
+
+
+@dataclass
+class _Static(_Card):
+    """A fighter: his card's numbers, and his name, side, tactic, chosen target and whether his ammunition counts."""
+
+    name: str = ""
+    side: int = 0
+    tactic: str = "auto"
+    target: int = -1  # index of his chosen target, -1 for none
+    counted: bool = False
+
+
+#: cards already read, by identity (cards are frozen, so a card read once stays right)
+_CARDS: dict[int, tuple[BumCharacter, _Card]] = {}
+
+
+def _card(c: BumCharacter) -> _Card:
+    hit = _CARDS.get(id(c))
+    if hit is not None and hit[0] is c:
+        return hit[1]
+    probe = Fighter(name=c.name, side=0, character=c, hp=0)
+    slot = melee_slot(probe)
+    mp = profile(c, slot) if slot else None
+    parry, spear = [], []
+    for code in range(4):
+        s = _SLOT_OF.get(code) or slot
+        p = (profile(c, s) if s else None) or UNARMED  # type: ignore[arg-type]
+        parry.append(p.parry)
+        spear.append(p.longspear)
+    m = missile_of(probe)
+    dparts = defence_parts(c, ranged=True)
+    card = _Card(
+        player=not c.npc, max_hp=hit_points(c), bonus=simple_bonus(c),
+        melee_code=_WIELD[slot], melee_attack=attack_total(c, slot) if slot else c.stats.STR,
+        melee_wounds=mp.wounds if mp else 1, melee_reach=mp.reach if mp else 0, unarmed=slot is None,
+        parry=tuple(parry), longspear=tuple(spear),  # type: ignore[arg-type]
+        dex=c.stats.DEX, armour=sum(v for _, v in dparts) - c.stats.DEX,
+        has_missile=m is not None, m_name=m.name if m else "", m_attack=attack_total(c, "ranged") if m else 0,
+        m_wounds=m.wounds if m else 1, m_reload=m.reload if m else None,
+        m_melee_usable=bool(m and m.melee_usable), m_rifle=bool(m and m.rifle),
+        m_thrown=bool(m and m.reload == "thrown"), m_modern=bool(m and m.modern),
+    )
+    if len(_CARDS) > 4096:
+        _CARDS.clear()
+    _CARDS[id(c)] = (c, card)
+    return card
+
+
+def _statics(state: FightState) -> list[_Static]:
+    names = [f.name for f in state.fighters]
+    return [
+        _Static(
+            **_card(f.character).__dict__, name=f.name, side=f.side, tactic=f.tactic,
+            target=names.index(f.target) if f.target in names else -1, counted=f.ammo is not None,
+        )
+        for f in state.fighters
+    ]
+
+
+def _gm_order(state: FightState, st: Sequence[_Static]) -> list[int]:
+    """Turn Sequence, the GM's way (as :func:`.fighters.gm_order`): longer reach first in melee reach, then the
+    initiator's side, then as listed; a ready missile weapon counts as the longest reach."""
+
+    def key(i: int) -> tuple[int, int, int]:
+        f, x = st[i], state.fighters[i]
+        reach = 3 if f.has_missile and x.readiness == "ready" else f.melee_reach
+        return (-reach if state.distance == 0 else 0, 0 if f.side == state.initiator else 1, i)
+
+    return sorted(range(len(st)), key=key)
+
+
+def _tie(hr: BumHouseRules, role: str, a: _Static, b: _Static) -> str | None:
+    return tie_goes_to(hr, role, a.player, b.player)  # type: ignore[arg-type]
+
+
+def _level_schedule(state: FightState) -> Callable[[int], int]:
+    """The level played in the round after ``r`` rounds (the engine applies switches as each round starts)."""
+    pending = [(rnd, lvl) for rnd, lvl in state.switch if rnd > state.round]
+
+    def level(r: int) -> int:
+        lvl = state.level
+        for rnd, new in pending:
+            if rnd <= r + 1:
+                lvl = new
+        return lvl
+
+    return level
+
+
+def _tactics(state: FightState) -> dict[str, str]:
+    """Each side's tactics in words: one word when the whole side shares it, else who does what."""
+    by_side: dict[int, list[Fighter]] = {}
+    for f in state.fighters:
+        by_side.setdefault(f.side, []).append(f)
+    out = {}
+    for s in range(max(by_side) + 1):
+        fs = by_side.get(s, [])
+        kinds = {f.tactic for f in fs}
+        text = fs[0].tactic if len(kinds) == 1 else ", ".join(f"{f.name}: {f.tactic}" for f in fs)
+        extra = [f"{f.name} targets {f.target}" for f in fs if f.target]
+        out[side_label(s)] = "; ".join([text, *extra]) if extra else text
+    return out
+
+
+def _sides(state: FightState) -> list[list[str]]:
+    n = max(f.side for f in state.fighters) + 1
+    return [[f.name for f in state.fighters if f.side == s] for s in range(n)]
+
+
+def _notes(state: FightState, method: str) -> tuple[str, ...]:
+    notes = [
+        f"rounds are counted from this state (round {state.round}); the fight stops as a stand-off after round "
+        f"{state.max_rounds}",
+        "down (0 HP): too hurt to fight, run or cast, but alive (Part Five, Wounds/Injury)",
+    ]
+    if state.level in (1, 2) or any(lvl in (1, 2) for _, lvl in state.switch):
+        fate = "wounded" if state.house_rules.loser_fate == "wound" else "out (0 HP)"
+        notes.append(f"levels 1-2: the loser of a roll is {fate}")
+    return tuple(notes)
+
+
+# --------------------------------------------------------------------------- exact: a chain over the fighters' states
+
+
+def _turn_order_options(state: FightState, st: Sequence[_Static] | None = None) -> list[tuple[float, tuple[int, ...]]]:
+    """The turn order(s) of the fight with their chances, before delays; refused when too many to list."""
+    names = [f.name for f in state.fighters]
+    if state.order:
+        return [(1.0, tuple(names.index(n) for n in state.order))]
+    if state.initiative == "gm":
+        return [(1.0, tuple(_gm_order(state, st if st is not None else _statics(state))))]
+    if len(names) > MAX_ROLLED_ORDER:
+        raise OddsError(
+            f"the turn order of {len(names)} fighters is rolled in round 1: the exact forecast lists the orders of "
+            f"at most {MAX_ROLLED_ORDER}",
+            hint="forecast from the state after round 1, use the GM's order, or simulate",
+        )
+    stat = "DEX" if state.initiative == "dex" else "INT"
+    stats = tuple(f.character.stats.get(stat) for f in state.fighters)
+    return sorted(((p, o) for o, p in _rolled_orders(stats).items()), reverse=True)
+
+
+#: the most fighters whose rolled turn order the exact chain lists (6^n faces to count)
+MAX_ROLLED_ORDER = 5
+
+
+@cache
+def _rolled_orders(stats: tuple[int, ...]) -> dict[tuple[int, ...], float]:
+    """Part Five, Turn Sequence, by a roll: each rolls d6 + stat, highest first; those tied roll again among
+    themselves until every place is settled. Every order (indices into ``stats``) with its exact chance."""
+    k = len(stats)
+    if k == 1:
+        return {(0,): 1.0}
+    out: dict[tuple[int, ...], float] = defaultdict(float)
+    all_tied = 0
+    each = 1.0 / 6**k
+    for faces in product(range(1, 7), repeat=k):
+        scores = [f + s for f, s in zip(faces, stats)]
+        levels = sorted(set(scores), reverse=True)
+        if len(levels) == 1:
+            all_tied += 1  # everyone tied: the same roll again
+            continue
+        groups = [[i for i in range(k) if scores[i] == v] for v in levels]
+        partial: dict[tuple[int, ...], float] = {(): each}
+        for g in groups:
+            sub = _rolled_orders(tuple(stats[i] for i in g)) if len(g) > 1 else {(0,): 1.0}
+            partial = {pre + tuple(g[i] for i in o): p * q for pre, p in partial.items() for o, q in sub.items()}
+        for o, p in partial.items():
+            out[o] += p
+    scale = 1.0 / (1.0 - all_tied * each)
+    return {o: p * scale for o, p in out.items()}
+
+
+def _delayed(order: tuple[int, ...], state: FightState) -> tuple[int, ...]:
+    names = [f.name for f in state.fighters]
+    out = list(order)
+    for who, after in state.delay:
+        if who != after:
+            w, a = names.index(who), names.index(after)
+            out.remove(w)
+            out.insert(out.index(a) + 1, w)
+    return tuple(out)
+
+
+#: the exact chain is not tried when the fighters' hit points alone make more combinations than this
+MAX_HP_COMBINATIONS = 20_000
+#: nor carried on past this many replayed paths of one round's chances (the work, not just the states)
+MAX_PATHS = 60_000
+
+
+def exact_scope(state: FightState, st: Sequence[_Static] | None = None) -> None:
+    """Raise OddsError (with the reason and a hint) unless the exact chain can take this state on."""
+    st = st if st is not None else _statics(state)
+    combos = 1
+    for f in state.fighters:
+        combos *= f.hp + 1
+    if combos > MAX_HP_COMBINATIONS:
+        raise OddsError(
+            f"{len(state.fighters)} fighters with these hit points make {combos:,} combinations: "
+            "too many to forecast exactly",
+            hint="simulate it (--method simulate)",
+        )
+    if state.round == 0:
+        _turn_order_options(state, st)
+
+
+def _branches(
+    kernel: Callable[[Any, Callable[[float], bool]], Hashable], s: Any, work: list[int] | None = None
+) -> list[tuple[float, Hashable]]:
+    """Every outcome of one round with its chance: replay the round once per path of coin flips.
+
+    ``work`` counts the paths replayed; past :data:`MAX_PATHS` the question is refused (OddsError).
+    """
+    out: dict[Hashable, float] = defaultdict(float)
+    stack: list[tuple[bool, ...]] = [()]
+    while stack:
+        if work is not None:
+            work[0] += 1
+            if work[0] > MAX_PATHS:
+                raise OddsError(
+                    "this fight has too many ways for a round to go to forecast exactly",
+                    hint="simulate it (--method simulate)",
+                )
+        prefix = stack.pop()
+        taken: list[bool] = []
+        prob = 1.0
+
+        def coin(p: float) -> bool:
+            nonlocal prob
+            if p <= 0.0:
+                return False
+            if p >= 1.0:
+                return True
+            k = len(taken)
+            if k < len(prefix):
+                v = prefix[k]
+            else:
+                v = True
+                stack.append((*taken, False))
+            taken.append(v)
+            prob *= p if v else 1.0 - p
+            return v
+
+        out[kernel(s, coin)] += prob
+    return [(p, t) for t, p in out.items()]
+
+
+class _Chain:
+    """One round of the fight as a transition between (round, order, hp, weapon in hand, stun) states."""
+
+    def __init__(self, state: FightState, track_rounds: bool) -> None:
+        self.s = state
+        self.hr = state.house_rules
+        self.st = _statics(state)
+        self.level = _level_schedule(state)
+        self.start = state.round
+        self.cap = max(state.max_rounds, state.round + 1)  # the engine plays at least one more round
+        self.track = track_rounds
+        # beyond this round nothing depends on the round number (but the cap)
+        self.flat = max([self.start + 1, *(rnd for rnd, _ in state.switch if rnd > self.start)])
+        self.levels = {r: self.level(r) for r in range(self.start, self.flat + 1)}
+        self.surprised = tuple(f.name in state.surprised for f in state.fighters)
+        n = len(self.st)
+        hr = self.hr
+        # chances that do not depend on the state
+        self.p_exch = [[0.0] * n for _ in range(n)]
+        for i, a in enumerate(self.st):
+            for j, b in enumerate(self.st):
+                if a.side != b.side:
+                    role = "attacker" if a.side == state.initiator else "defender"
+                    self.p_exch[i][j] = _p_opp(a.bonus - b.bonus, _tie(hr, role, a, b))
+        self.p_lvl1 = [_p_fix(a.bonus, state.dc) for a in self.st]
+        self.orders = _turn_order_options(state, self.st) if state.round == 0 else []
+        self._over: dict[tuple[int, ...], bool] = {}
+        self.work = [0]
+
+    # -- states: (round, turn order, hp, weapon in hand, stun, (distance, readiness, reload steps, ammunition))
+    def initial(self) -> tuple[Any, ...]:
+        s = self.s
+        names = [f.name for f in s.fighters]
+        order = None if s.round == 0 else tuple(names.index(n) for n in (s.order or names))
+        kit = (
+            s.distance, tuple(_READY[f.readiness] for f in s.fighters), tuple(f.reload_progress for f in s.fighters),
+            tuple(f.ammo or 0 for f in s.fighters),
+        )
+        return (
+            s.round, order, tuple(f.hp for f in s.fighters), tuple(_WIELD[f.wielding] for f in s.fighters),
+            tuple(f.stunned for f in s.fighters), kit,
+        )
+
+    def terminal(self, x: tuple[Any, ...]) -> bool:
+        hp = x[2]
+        over = self._over.get(hp)
+        if over is None:
+            over = self._over[hp] = len({f.side for f, h in zip(self.st, hp) if h > 0}) < 2
+        return over or (self.track and x[0] >= self.cap)
+
+    def transitions(self, x: tuple[Any, ...]) -> list[tuple[float, Hashable]]:
+        r, order, hp, wield, stun, kit = x
+        level = self.levels[r if r < self.flat else self.flat]
+        if order is not None and len(hp) == 2 and level != 4 and level != 1:
+            # a duel at level 2 or 3: one exchange, started by the first in turn order (the common case, made quick)
+            i, t = order
+            p = self.p_exch[i][t]
+            nr = r + 1 if self.track else min(r + 1, self.flat)
+            out = []
+            knock_out = level == 2 and self.hr.loser_fate != "wound"
+            for q, loser in ((p, t), (1.0 - p, i)):
+                if q > 0.0:
+                    h = list(hp)
+                    h[loser] = 0 if knock_out else h[loser] - 1
+                    out.append((q, (nr, order, tuple(h), wield, stun, kit)))
+            return out
+        return _branches(self._round, x, self.work)
+
+    # -- one round, with coin(p) for every chance
+    def _round(self, x: tuple[Any, ...], coin: Callable[[float], bool]) -> tuple[Any, ...]:
+        r, order, hp_t, wield_t, stun_t, (dist, ready_t, rp_t, ammo_t) = x
+        if order is None:  # round 1: the turn order, then delays
+            opts = self.orders
+            chosen, left = opts[-1][1], 1.0
+            for p, o in opts[:-1]:  # pick one order: a chain of coins, each given the orders not yet passed
+                if coin(p / left if left > 0 else 1.0):
+                    chosen = o
+                    break
+                left -= p
+            order = _delayed(chosen, self.s)
+        w = _Work(order, r == 0, dist, hp_t, wield_t, stun_t, ready_t, rp_t, ammo_t, coin)
+        hp = w.hp
+        level = self.levels[r if r < self.flat else self.flat]
+        if level == 4:
+            for i in order:
+                if self._sides_left(hp) < 2:
+                    break
+                self._turn(i, w)
+        elif level == 1:
+            for i in order:
+                a = self.st[i]
+                if a.side != 0 or hp[i] == 0:
+                    continue
+                t = self._pick(i, order, hp)
+                if t < 0:
+                    break
+                ok = coin(self.p_lvl1[i])
+                self._fate(t if ok else i, hp)
+        else:
+            rolled = [False] * len(hp)
+            for i in order:
+                if hp[i] == 0 or rolled[i]:
+                    continue
+                t = self._pick(i, order, hp, rolled)
+                if t < 0:
+                    break
+                won = coin(self.p_exch[i][t])
+                loser = t if won else i
+                rolled[i] = rolled[t] = True
+                if level == 2:
+                    self._fate(loser, hp)
+                else:
+                    hp[loser] = max(0, hp[loser] - 1)
+        nr = r + 1
+        if not self.track:
+            nr = min(nr, self.flat)
+        kit = (w.dist, tuple(w.ready), tuple(w.rp), tuple(w.ammo))
+        return (nr, order, tuple(hp), tuple(w.wield), tuple(w.stun), kit)
+
+    def _sides_left(self, hp: Sequence[int]) -> int:
+        return len({f.side for f, h in zip(self.st, hp) if h > 0})
+
+    def _fate(self, who: int, hp: list[int]) -> None:
+        hp[who] = max(0, hp[who] - 1) if self.hr.loser_fate == "wound" else 0
+
+    def _pick(self, i: int, order: Sequence[int], hp: Sequence[int], rolled: Sequence[bool] | None = None) -> int:
+        me = self.st[i]
+        foes = [j for j in order if self.st[j].side != me.side and hp[j] > 0]
+        if not foes:
+            return -1
+        if me.target in foes:
+            return me.target
+        if rolled is not None:
+            for j in foes:
+                if not rolled[j]:
+                    return j
+        return foes[0]
+
+    def _turn(self, i: int, w: _Work) -> None:
+        """One fighter's level-4 turn, as the engine plays it (rounds._take_turn)."""
+        hp, hr = w.hp, self.hr
+        if hp[i] == 0 or w.acted[i]:
+            return
+        if w.first and self.surprised[i]:
+            return
+        if w.stun[i]:
+            w.stun[i] -= 1
+            w.acted[i] = True
+            return
+        t = self._pick(i, w.order, hp)
+        if t < 0:
+            return
+        me = self.st[i]
+        if me.has_missile and me.tactic != "melee":
+            ready = w.ready[i] == 0
+            has_ammo = not me.counted or w.ammo[i] > 0 or me.m_reload == "muzzleloader"
+            use = has_ammo and (w.dist > 0 or (ready and (me.m_melee_usable or w.first)))
+            if use and me.tactic == "auto" and not ready and reload_actions(me.m_reload, hr) > reload_actions(
+                "crossbow", hr
+            ):
+                use = False  # a muzzle-loader is not reloaded in a fight on 'auto'
+            if use and me.m_thrown and w.dist > hr.thrown_max_turns:
+                use = False  # out of throwing range: close in instead
+            if use:
+                w.wield[i] = _WIELD["ranged"]
+                if ready:
+                    steps = max(0, w.dist - 1)
+                    if me.m_rifle:
+                        steps //= hr.rifle_range_divisor
+                    self._shoot(i, t, -steps, w)
+                else:
+                    self._reload(i, w)
+                return
+        if w.dist > 0 and me.tactic == "hold":
+            w.acted[i] = True
+            return
+        if w.dist > 0:
+            if hr.double_move and w.dist >= 2:
+                w.dist = max(0, w.dist - 2)
+                w.acted[i] = True
+                return
+            w.dist -= 1
+            if w.dist > 0:
+                w.acted[i] = True
+                return
+        if w.wield[i] != me.melee_code:
+            if w.wield[i] == _WIELD["ranged"] and w.ready[i] == 0:  # setting a ready bow or crossbow down
+                if me.m_reload == "bow":
+                    w.ready[i] = _READY["unready"]
+                elif me.m_reload == "crossbow":
+                    w.ready[i] = _READY["cocked"]
+            w.wield[i] = me.melee_code
+        # Appendix A footnote **: the longspear strikes first
+        tg = self.st[t]
+        if (hr.longspear_first_strike and not w.acted[t] and hp[t] > 0 and not w.stun[t]
+                and not (w.first and self.surprised[t]) and tg.longspear[w.wield[t]] and w.dist == 0):
+            w.acted[t] = True
+            w.wield[t] = w.wield[t] or tg.melee_code
+            self._melee(t, i, w)
+        if hp[i] == 0:
+            return
+        w.acted[i] = True
+        self._melee(i, t, w)
+
+    def _melee(self, i: int, t: int, w: _Work) -> None:
+        hp, coin = w.hp, w.coin
+        a, d = self.st[i], self.st[t]
+        if w.first and self.surprised[t]:
+            if self.hr.sneak_melee_kills:
+                hp[t] = 0
+                return
+            if not a.unarmed:
+                if coin(_p_fix(a.melee_attack, self.s.sneak_dc)):
+                    hp[t] = max(0, hp[t] - a.melee_wounds)
+                return
+        defence = d.dex + d.armour + d.parry[w.wield[t]]
+        if coin(_p_opp(a.melee_attack - defence, _tie(self.hr, "attacker", a, d))):
+            hp[t] = max(0, hp[t] - a.melee_wounds)
+
+    def _shoot(self, i: int, t: int, pen: int, w: _Work) -> None:
+        """A shot (Part Five, Ranged attacking; Sneak Attacks on an unaware foe), then the weapon after it."""
+        a, d, hr, hp = self.st[i], self.st[t], self.hr, w.hp
+        if w.first and self.surprised[t]:
+            head = self.s.sneak_headshot
+            if w.coin(_p_fix(a.m_attack + pen - (hr.headshot_penalty if head else 0), self.s.sneak_dc)):
+                hp[t] = 0 if head else max(0, hp[t] - a.m_wounds)
+        else:
+            shielded = not (a.m_modern and hr.modern_guns_ignore_armour)
+            defence = d.dex + (d.armour if shielded else 0)
+            if w.coin(_p_opp(a.m_attack + pen - defence, _tie(hr, "attacker", a, d))):
+                hp[t] = max(0, hp[t] - a.m_wounds)
+        if a.counted:
+            w.ammo[i] = max(0, w.ammo[i] - 1)
+        if a.m_reload in (None, "thrown"):
+            w.ready[i] = _READY["ready"]
+        elif a.m_reload == "muzzleloader":
+            w.ready[i] = _READY["ready"] if a.counted and w.ammo[i] > 0 else _READY["empty"]
+        else:
+            w.ready[i] = _READY["unready"]
+        w.rp[i] = 0
+        w.acted[i] = True
+
+    def _reload(self, i: int, w: _Work) -> None:
+        """Appendix A, Reloading: one action per step (a cocked crossbow needs only its bolt)."""
+        a = self.st[i]
+        need = reload_actions(a.m_reload, self.hr)
+        prog = w.rp[i] + 1
+        if a.m_reload == "crossbow" and w.ready[i] == _READY["cocked"]:
+            prog = need
+        if prog >= need:
+            w.ready[i] = _READY["ready"]
+            w.rp[i] = 0
+            if a.m_reload == "muzzleloader" and a.counted:
+                w.ammo[i] = 1
+        else:
+            if a.m_reload == "crossbow" and prog == need - 1:
+                w.ready[i] = _READY["cocked"]
+            w.rp[i] = prog
+        w.acted[i] = True
+
+
+class _Work:
+    """The working copy of one round in the exact chain (lists the round changes)."""
+
+    __slots__ = ("acted", "ammo", "coin", "dist", "first", "hp", "order", "ready", "rp", "stun", "wield")
+
+    def __init__(self, order: tuple[int, ...], first: bool, dist: int, hp: Sequence[int], wield: Sequence[int],
+                 stun: Sequence[int], ready: Sequence[int], rp: Sequence[int], ammo: Sequence[int],
+                 coin: Callable[[float], bool]) -> None:
+        self.order, self.first, self.dist, self.coin = order, first, dist, coin
+        self.hp, self.wield, self.stun = list(hp), list(wield), list(stun)
+        self.ready, self.rp, self.ammo = list(ready), list(rp), list(ammo)
+        self.acted = [False] * len(self.hp)
+
+
+def _duel_closed_form(state: FightState) -> Forecast | None:
+    """A duel fought at level 2 or 3 throughout, in closed form (None when it does not apply).
+
+    Every exchange is the same independent trial: A wins it with chance p whoever rolls first
+    (the tie rules look at sides and players, not at the order), so A wins having lost j hit
+    points with chance C(hb - 1 + j, j) p^hb (1 - p)^j, after hb + j rounds (level 3, or level 2
+    when the loser only takes a wound); at level 2 one exchange decides. The chain gives the
+    same numbers (tests); this is only quicker.
+    """
+    if len(state.fighters) != 2 or state.level not in (2, 3) or any(rnd > state.round for rnd, _ in state.switch):
+        return None
+    fa, fb = state.fighters
+    if fa.side == fb.side or fa.side > 1 or fb.side > 1:
+        return None
+    if fa.side == 1:
+        fa, fb = fb, fa
+    ca, cb = _card(fa.character), _card(fb.character)
+    hr = state.house_rules
+    role = "attacker" if fa.side == state.initiator else "defender"
+    p = _p_opp(ca.bonus - cb.bonus, tie_goes_to(hr, role, ca.player, cb.player))  # type: ignore[arg-type]
+    q = 1.0 - p
+    ha, hb = fa.hp, fb.hp
+    budget = max(1, state.max_rounds - state.round)
+    knock_out = state.level == 2 and hr.loser_fate != "wound"
+    rounds: dict[int, float] = defaultdict(float)
+    end_a: dict[str, float] = defaultdict(float)
+    end_b: dict[str, float] = defaultdict(float)
+    if knock_out:
+        rounds[1] = 1.0
+        end_a[end_label(ha, ca.max_hp)] += p
+        end_b[DOWN] += p
+        end_a[DOWN] += q
+        end_b[end_label(hb, cb.max_hp)] += q
+        p_a = p
+    else:
+        if ha + hb - 1 > budget:
+            return None  # the round cap may stop it: the chain counts the stand-off
+        p_a = 0.0
+        for j in range(ha):  # A wins, having lost j exchanges
+            w = comb(hb - 1 + j, j) * p**hb * q**j
+            p_a += w
+            rounds[hb + j] += w
+            end_a[end_label(ha - j, ca.max_hp)] += w
+            end_b[DOWN] += w
+        for j in range(hb):  # B wins, having lost j exchanges
+            w = comb(ha - 1 + j, j) * q**ha * p**j
+            rounds[ha + j] += w
+            end_b[end_label(hb - j, cb.max_hp)] += w
+            end_a[DOWN] += w
+    ends = {fa.name: (fa.side, end_a), fb.name: (fb.side, end_b)}
+    return Forecast(
+        system=SYSTEM, method="exact", sides=((fa.name,), (fb.name,)), p_win=(p_a, 1.0 - p_a), p_draw=0.0,
+        rounds=dict(sorted(rounds.items())),
+        combatants=tuple(CombatantForecast(f.name, ends[f.name][0], dict(ends[f.name][1])) for f in state.fighters),
+        error=0.0, tactics=_tactics(state), draw_meaning=DRAW_MEANING,
+        notes=(*_notes(state, "exact"), "exact: a duel of independent exchanges, in closed form"),
+    )
+
+
+def _exact(state: FightState, *, closed_form: bool = True) -> Forecast:
+    if closed_form:
+        quick = _duel_closed_form(state)
+        if quick is not None:
+            return quick
+    chain = _Chain(state, track_rounds=False)
+    exact_scope(state, chain.st)
+    start = chain.initial()
+    budget = max(1, state.max_rounds - state.round)
+    result = absorb(start, chain.transitions, chain.terminal, max_rounds=budget, tolerance=TOLERANCE)
+    if result.unresolved >= TOLERANCE:
+        # the round cap is reached with real probability: keep the round in the state to count the stand-off
+        chain = _Chain(state, track_rounds=True)
+        result = absorb(chain.initial(), chain.transitions, chain.terminal, max_rounds=budget + 1, tolerance=TOLERANCE)
+    st = chain.st
+    sides = [f.side for f in st]
+    n_sides = max(sides) + 1
+    p_win = [0.0] * n_sides
+    p_draw = 0.0
+    by_hp: list[dict[int, float]] = [defaultdict(float) for _ in st]
+    for (_, _, hp, *_), p in result.terminal.items():
+        left = {s for s, h in zip(sides, hp) if h}
+        if len(left) == 1:
+            p_win[left.pop()] += p
+        else:
+            p_draw += p
+        for k, h in enumerate(hp):
+            by_hp[k][h] += p
+    ends: list[dict[str, float]] = []
+    for f, dist in zip(st, by_hp):
+        e: dict[str, float] = defaultdict(float)
+        for h, p in dist.items():
+            e[end_label(h, f.max_hp)] += p
+        ends.append(e)
+    return Forecast(
+        system=SYSTEM, method="exact", sides=tuple(tuple(s) for s in _sides(state)), p_win=tuple(p_win),
+        p_draw=p_draw, rounds=dict(sorted(result.rounds.items())),
+        combatants=tuple(CombatantForecast(f.name, f.side, dict(e)) for f, e in zip(st, ends)),
+        error=result.unresolved, tactics=_tactics(state), draw_meaning=DRAW_MEANING,
+        notes=(*_notes(state, "exact"), f"exact Markov chain over {result.states_seen} fight states"),
+    )
+
+
+def _finished(state: FightState) -> Forecast:
+    """A fight that is already over: its end, for certain."""
+    st = _statics(state)
+    left = {f.side for f in state.fighters if f.standing}
+    n_sides = max(f.side for f in state.fighters) + 1
+    w = next(iter(left)) if len(left) == 1 else None
+    return Forecast(
+        system=SYSTEM, method="exact", sides=tuple(tuple(s) for s in _sides(state)),
+        p_win=tuple(1.0 if i == w else 0.0 for i in range(n_sides)), p_draw=0.0 if w is not None else 1.0,
+        rounds={0: 1.0},
+        combatants=tuple(
+            CombatantForecast(f.name, f.side, {end_label(x.hp, f.max_hp): 1.0}) for f, x in zip(st, state.fighters)
+        ),
+        error=0.0, tactics=_tactics(state), draw_meaning=DRAW_MEANING, notes=("the fight is already over",),
+    )
+
+
+# --------------------------------------------------------------------------- simulated: the engine's rules in numpy
+
+
+class _Sim:
+    """``n`` fights from the same state at once; arrays are (fights, fighters)."""
+
+    def __init__(self, state: FightState) -> None:
+        self.s = state
+        self.hr = state.house_rules
+        self.st = _statics(state)
+        self.level = _level_schedule(state)
+        self.F = len(self.st)
+        self.side = np.array([f.side for f in self.st])
+        self.n_sides = int(self.side.max()) + 1
+        self.names = [f.name for f in state.fighters]
+        self.surprised = np.array([f.name in state.surprised for f in state.fighters])
+        hr = self.hr
+        F = self.F
+        self.p_exch = np.zeros((F, F))
+        for i, a in enumerate(self.st):
+            for j, b in enumerate(self.st):
+                if a.side != b.side:
+                    role = "attacker" if a.side == state.initiator else "defender"
+                    self.p_exch[i, j] = _p_opp(a.bonus - b.bonus, _tie(hr, role, a, b))
+        # chance table by difference of totals (-6..6) for each tie rule
+        self.tie_idx = np.zeros((F, F), dtype=np.int64)
+        rules: list[str | None] = [None, "actor", "opponent"]
+        for i, a in enumerate(self.st):
+            for j, b in enumerate(self.st):
+                self.tie_idx[i, j] = rules.index(_tie(hr, "attacker", a, b))
+        self.p_table = np.array([[_p_opp(d, t) for d in range(-6, 7)] for t in rules])
+        self.fix_table = np.array([_p_fix(b, 0) for b in range(-7, 8)])  # d6 + b >= 0, b clipped
+
+    def _p_att(self, i: np.ndarray | int, j: np.ndarray | int, diff: np.ndarray) -> np.ndarray:
+        return self.p_table[self.tie_idx[i, j], np.clip(diff, -6, 6) + 6]
+
+    def _p_dc(self, bonus: np.ndarray | int, dc: int) -> np.ndarray:
+        return self.fix_table[np.clip(np.asarray(bonus) - dc, -7, 7) + 7]
+
+    # ------------------------------------------------------------------ one batch
+    def __call__(self, n: int, gen: np.random.Generator) -> Batch:
+        s, F = self.s, self.F
+        self.gen = gen
+        self.hp = np.tile(np.array([f.hp for f in s.fighters], dtype=np.int64), (n, 1))
+        self.wield = np.tile(np.array([_WIELD[f.wielding] for f in s.fighters], dtype=np.int64), (n, 1))
+        self.ready = np.tile(np.array([_READY[f.readiness] for f in s.fighters], dtype=np.int64), (n, 1))
+        self.rp = np.tile(np.array([f.reload_progress for f in s.fighters], dtype=np.int64), (n, 1))
+        self.ammo = np.tile(np.array([f.ammo if f.ammo is not None else 0 for f in s.fighters], dtype=np.int64), (n, 1))
+        self.stun = np.tile(np.array([f.stunned for f in s.fighters], dtype=np.int64), (n, 1))
+        self.acted = np.zeros((n, F), dtype=bool)
+        self.dist = np.full(n, s.distance, dtype=np.int64)
+        winner = np.full(n, -1, dtype=np.int64)
+        rounds = np.zeros(n, dtype=np.int64)
+        live = np.ones(n, dtype=bool)
+        names = self.names
+        if s.round > 0 or s.order:
+            base = [names.index(x) for x in (s.order or names)]
+            self.order = np.tile(np.array(base, dtype=np.int64), (n, 1))
+        else:
+            self.order = np.empty((n, F), dtype=np.int64)
+        # a fight already over, or already stopped
+        left = self._sides_left()
+        done0 = (left < 2) | s.ended
+        winner[done0 & (left == 1)] = self._only_side()[done0 & (left == 1)]
+        live &= ~done0
+        r = s.round
+        while live.any():
+            level = self.level(r)
+            self.r = r
+            if r == 0:
+                if not s.order:
+                    self._initiative(n, live)
+                self._delays()
+            self.pos = np.argsort(self.order, axis=1)  # pos[f, i]: place of fighter i in the turn order
+            self.acted[live] = False
+            if level == 4:
+                self._round4(live)
+            elif level == 1:
+                self._round1(live)
+            else:
+                self._round_opposed(live, level)
+            r += 1
+            left = self._sides_left()
+            over = live & (left < 2)
+            winner[over & (left == 1)] = self._only_side()[over & (left == 1)]
+            if r >= s.max_rounds:
+                over = live  # the rest are a stand-off at the round cap
+            rounds[over] = r - s.round
+            live &= ~over
+        codes = {}
+        state_names = [DOWN, *(f"{k} HP left" for k in range(1, max(f.max_hp for f in self.st) + 1)), UNHURT]
+        for k, f in enumerate(self.st):
+            h = self.hp[:, k]
+            codes[f.name] = np.where(h >= f.max_hp, len(state_names) - 1, h)
+        return Batch(winner, rounds, codes, state_names)
+
+    # ------------------------------------------------------------------ helpers
+    def _standing_by_side(self) -> np.ndarray:
+        up = self.hp > 0
+        return np.stack([up[:, self.side == k].any(axis=1) for k in range(self.n_sides)], axis=1)
+
+    def _sides_left(self) -> np.ndarray:
+        return self._standing_by_side().sum(axis=1)
+
+    def _only_side(self) -> np.ndarray:
+        return np.argmax(self._standing_by_side(), axis=1)
+
+    def _initiative(self, n: int, live: np.ndarray) -> None:
+        """Part Five, Turn Sequence: d6 + DEX (or INT), ties re-rolled among the tied; the GM's order otherwise."""
+        s = self.s
+        names = self.names
+        if s.initiative == "gm":
+            self.order[:] = _gm_order(s, self.st)
+            return
+        stat = np.array([f.character.stats.get("DEX" if s.initiative == "dex" else "INT") for f in s.fighters])
+        key = np.zeros((n, self.F), dtype=np.int64)
+        for _ in range(8):  # a tie surviving 8 re-rolls has a chance below 1e-6
+            key = key * 128 + self.gen.integers(1, 7, size=(n, self.F)) + np.minimum(stat, 120)
+        self.order[:] = np.argsort(-key, axis=1, kind="stable")
+
+    def _delays(self) -> None:
+        if not self.s.delay:
+            return
+        pos = np.argsort(self.order, axis=1).astype(float)
+        for who, after in self.s.delay:
+            if who != after:
+                w, a = self.names.index(who), self.names.index(after)
+                pos[:, w] = pos[:, a] + 0.5
+                pos = np.argsort(np.argsort(pos, axis=1), axis=1).astype(float)
+        self.order[:] = np.argsort(pos, axis=1)
+
+    def _pick(self, i: int, m: np.ndarray, rolled: np.ndarray | None = None) -> np.ndarray:
+        """The engine's target: his chosen one while standing, else the first foe standing in turn order."""
+        big = self.F + 1
+        foe = (self.side != self.st[i].side)[None, :] & (self.hp > 0)
+        key = np.where(foe, self.pos, big)
+        tgt = np.argmin(key, axis=1)
+        if rolled is not None:
+            key2 = np.where(foe & ~rolled, self.pos, big)
+            t2 = np.argmin(key2, axis=1)
+            tgt = np.where(key2.min(axis=1) < big, t2, tgt)
+        t = self.st[i].target
+        if t >= 0 and self.st[t].side != self.st[i].side:
+            tgt = np.where(self.hp[:, t] > 0, t, tgt)
+        tgt = np.where(key.min(axis=1) < big, tgt, -1)
+        return np.where(m, tgt, -1)
+
+    def _hit(self, mask: np.ndarray, p: np.ndarray) -> np.ndarray:
+        return mask & (self.gen.random(mask.shape[0]) < p)
+
+    def _wound(self, who: np.ndarray, t: int, n: int | np.ndarray) -> None:
+        self.hp[who, t] = np.maximum(0, self.hp[who, t] - (n if np.isscalar(n) else n[who]))
+
+    def _fate(self, who: np.ndarray, t: int) -> None:
+        self._wound(who, t, 1 if self.hr.loser_fate == "wound" else 10**6)
+
+    # ------------------------------------------------------------------ levels 1-3
+    def _round1(self, live: np.ndarray) -> None:
+        for k in range(self.F):
+            for i in range(self.F):
+                if self.st[i].side != 0:
+                    continue
+                m = live & (self.order[:, k] == i) & (self.hp[:, i] > 0)
+                if not m.any():
+                    continue
+                tgt = self._pick(i, m)
+                m &= tgt >= 0
+                ok = self._hit(m, self._p_dc(self.st[i].bonus, self.s.dc))
+                self._fate(m & ~ok, i)
+                for j in range(self.F):
+                    self._fate(ok & (tgt == j), j)
+
+    def _round_opposed(self, live: np.ndarray, level: int) -> None:
+        rolled = np.zeros_like(self.acted)
+        for k in range(self.F):
+            for i in range(self.F):
+                m = live & (self.order[:, k] == i) & (self.hp[:, i] > 0) & ~rolled[:, i]
+                if not m.any():
+                    continue
+                tgt = self._pick(i, m, rolled)
+                m &= tgt >= 0
+                for j in range(self.F):
+                    mj = m & (tgt == j)
+                    if not mj.any():
+                        continue
+                    won = self._hit(mj, self.p_exch[i, j])
+                    rolled[mj, i] = True
+                    rolled[mj, j] = True
+                    if level == 2:
+                        self._fate(won, j)
+                        self._fate(mj & ~won, i)
+                    else:
+                        self._wound(won, j, 1)
+                        self._wound(mj & ~won, i, 1)
+
+    # ------------------------------------------------------------------ level 4
+    def _round4(self, live: np.ndarray) -> None:
+        for k in range(self.F):
+            for i in range(self.F):
+                m = live & (self.order[:, k] == i)
+                if not m.any():
+                    continue
+                m &= self._sides_left() >= 2
+                self._turn(i, m)
+
+    def _turn(self, i: int, m: np.ndarray) -> None:
+        f = self.st[i]
+        hr = self.hr
+        m = m & (self.hp[:, i] > 0) & ~self.acted[:, i]
+        if self.r == 0 and self.surprised[i]:
+            return
+        st = m & (self.stun[:, i] > 0)
+        self.stun[st, i] -= 1
+        self.acted[st, i] = True
+        m &= ~st
+        tgt = self._pick(i, m)
+        m &= tgt >= 0
+        if not m.any():
+            return
+        if f.has_missile and f.tactic != "melee":
+            ready = self.ready[:, i] == 0
+            opening = ready if self.r == 0 else np.zeros_like(ready)
+            has_ammo = (self.ammo[:, i] > 0) if f.counted and f.m_reload != "muzzleloader" else np.ones_like(ready)
+            use = m & has_ammo & ((self.dist > 0) | (ready & (f.m_melee_usable | opening)))
+            if f.tactic == "auto" and reload_actions(f.m_reload, hr) > reload_actions("crossbow", hr):
+                use &= ready
+            if f.m_thrown:
+                use &= self.dist <= hr.thrown_max_turns
+            steps = np.maximum(0, self.dist - 1)
+            if f.m_rifle:
+                steps //= hr.rifle_range_divisor
+            pen = -steps
+            self.wield[use, i] = _WIELD["ranged"]
+            shoot = use & ready
+            self._shoot(i, shoot, tgt, pen)
+            self._reload(i, use & ~ready)
+            m &= ~use
+        # melee: close in (unless holding ground), then strike
+        far = m & (self.dist > 0)
+        if f.tactic == "hold":
+            self.acted[far, i] = True
+            m &= ~far
+            far &= False
+        if hr.double_move:
+            dbl = far & (self.dist >= 2)
+            self.dist[dbl] = np.maximum(0, self.dist[dbl] - 2)
+            self.acted[dbl, i] = True
+            m &= ~dbl
+            far &= ~dbl
+        self.dist[far] -= 1
+        still = far & (self.dist > 0)
+        self.acted[still, i] = True
+        m &= ~still
+        if not m.any():
+            return
+        change = m & (self.wield[:, i] != f.melee_code)
+        down = change & (self.wield[:, i] == _WIELD["ranged"])
+        if f.has_missile:  # Appendix A, Partially Loaded Weapons: setting a ready bow or crossbow down
+            rdy = down & (self.ready[:, i] == 0)
+            if f.m_reload == "bow":
+                self.ready[rdy, i] = _READY["unready"]
+            elif f.m_reload == "crossbow":
+                self.ready[rdy, i] = _READY["cocked"]
+        self.wield[change, i] = f.melee_code
+        if hr.longspear_first_strike:
+            self._longspear(i, m, tgt)
+        m &= self.hp[:, i] > 0
+        self.acted[m, i] = True
+        for j in range(self.F):
+            mj = m & (tgt == j)
+            if mj.any():
+                self._melee(i, j, mj)
+
+    def _longspear(self, i: int, m: np.ndarray, tgt: np.ndarray) -> None:
+        for j in range(self.F):
+            g = self.st[j]
+            if not any(g.longspear):
+                continue
+            mj = m & (tgt == j) & ~self.acted[:, j] & (self.hp[:, j] > 0) & (self.stun[:, j] == 0) & (self.dist == 0)
+            if self.r == 0 and self.surprised[j]:
+                continue
+            mj &= np.array(g.longspear)[self.wield[:, j]]
+            if not mj.any():
+                continue
+            self.acted[mj, j] = True
+            self.wield[mj, j] = np.where(self.wield[mj, j] > 0, self.wield[mj, j], g.melee_code)
+            self._melee(j, i, mj)
+
+    def _melee(self, i: int, j: int, m: np.ndarray) -> None:
+        a, d = self.st[i], self.st[j]
+        if self.r == 0 and self.surprised[j] and (self.hr.sneak_melee_kills or not a.unarmed):
+            if self.hr.sneak_melee_kills:
+                self.hp[m, j] = 0
+            else:
+                self._wound(self._hit(m, self._p_dc(a.melee_attack, self.s.sneak_dc)), j, a.melee_wounds)
+            return
+        defence = d.dex + d.armour + np.array(d.parry)[self.wield[:, j]]
+        hit = self._hit(m, self._p_att(i, j, a.melee_attack - defence))
+        self._wound(hit, j, a.melee_wounds)
+
+    def _shoot(self, i: int, shoot: np.ndarray, tgt: np.ndarray, pen: np.ndarray) -> None:
+        a, hr = self.st[i], self.hr
+        for j in range(self.F):
+            mj = shoot & (tgt == j)
+            if not mj.any():
+                continue
+            d = self.st[j]
+            if self.r == 0 and self.surprised[j]:
+                head = self.s.sneak_headshot
+                bonus = a.m_attack + pen - (hr.headshot_penalty if head else 0)
+                hit = self._hit(mj, self._p_dc(bonus, self.s.sneak_dc))
+                self._wound(hit, j, 10**6 if head else a.m_wounds)
+            else:
+                shielded = not (a.m_modern and hr.modern_guns_ignore_armour)
+                defence = d.dex + (d.armour if shielded else 0)
+                hit = self._hit(mj, self._p_att(i, j, a.m_attack + pen - defence))
+                self._wound(hit, j, a.m_wounds)
+        # after the shot: one missile fewer; a bow or crossbow must be loaded again, a gun unless another is loaded
+        if a.counted:
+            self.ammo[shoot, i] = np.maximum(0, self.ammo[shoot, i] - 1)
+        if a.m_reload in (None, "thrown"):
+            self.ready[shoot, i] = _READY["ready"]
+        elif a.m_reload == "muzzleloader":
+            left = (self.ammo[:, i] > 0) if a.counted else np.zeros(shoot.shape[0], dtype=bool)
+            self.ready[shoot, i] = np.where(left[shoot], _READY["ready"], _READY["empty"])
+        else:
+            self.ready[shoot, i] = _READY["unready"]
+        self.rp[shoot, i] = 0
+        self.acted[shoot, i] = True
+
+    def _reload(self, i: int, m: np.ndarray) -> None:
+        """Appendix A, Reloading: one action per step (a cocked crossbow needs only its bolt)."""
+        if not m.any():
+            return
+        a = self.st[i]
+        need = reload_actions(a.m_reload, self.hr)
+        prog = self.rp[:, i] + 1
+        if a.m_reload == "crossbow":
+            prog = np.where(self.ready[:, i] == _READY["cocked"], need, prog)
+        full = m & (prog >= need)
+        part = m & ~full
+        self.ready[full, i] = _READY["ready"]
+        self.rp[full, i] = 0
+        if a.m_reload == "muzzleloader" and a.counted:
+            self.ammo[full, i] = 1
+        if a.m_reload == "crossbow":
+            self.ready[part & (prog == need - 1), i] = _READY["cocked"]
+        self.rp[part, i] = prog[part]
+        self.acted[m, i] = True
+
+
+def _simulate(state: FightState, samples: int, seed: int, progress: Any, why: tuple[str, ...] = ()) -> Forecast:
+    sim = _Sim(state)
+    return run_simulation(
+        SYSTEM, sim, sides=_sides(state), combatant_sides={f.name: f.side for f in state.fighters},
+        samples=samples, seed=seed, tactics=_tactics(state), draw_meaning=DRAW_MEANING, progress=progress,
+        notes=(*_notes(state, "simulated"), *why),
+    )
+
+
+def forecast(
+    state: FightState, *, method: str = "auto", samples: int = 100_000, seed: int = 0, progress: Any = None
+) -> Forecast:
+    """The odds of the whole fight from ``state`` (see the module docstring for exact and simulated)."""
+    if not isinstance(state, FightState):
+        raise OddsError(f"a B.U.M. forecast needs a B.U.M. fight state, not {type(state).__name__}")
+    if method not in ("auto", "exact", "simulate"):
+        raise OddsError(f"method {method!r} is not auto, exact or simulate")
+    if state.ended or len({f.side for f in state.fighters if f.standing}) < 2:
+        return _finished(state)
+    if method == "exact":
+        return _exact(state)
+    why: tuple[str, ...] = ()
+    if method == "auto":
+        try:
+            return _exact(state)
+        except OddsError as exc:
+            why = (f"simulated, not exact: {exc.message}",)
+    return _simulate(state, samples, seed, progress, why)
+
+
+# --------------------------------------------------------------------------- the exact-rational duel reference
 
 
 @dataclass(frozen=True)
@@ -36,7 +1178,8 @@ def _melee_profile(f: Fighter, first_round: bool) -> tuple[int, int, WeaponProfi
     m = missile_of(f)
     if m is not None and f.readiness == "ready" and f.tactic != "melee" and (m.melee_usable or first_round):
         raise OddsError(
-            f"{f.name} would shoot his {m.name} first: forecast from the state after that, or give him the 'melee' tactic"
+            f"{f.name} would shoot his {m.name} first: "
+            "forecast from the state after that, or give him the 'melee' tactic"
         )
     slot = melee_slot(f)
     if slot is None:
@@ -47,7 +1190,7 @@ def _melee_profile(f: Fighter, first_round: bool) -> tuple[int, int, WeaponProfi
 
 
 def duel_chain(state: FightState) -> DuelChain:
-    """The chain's parameters for a duel state (see the module docstring for what is covered)."""
+    """The reference chain's parameters for a plain duel in melee reach (level 3 or 4, nobody stunned)."""
     if len(state.fighters) != 2 or {f.side for f in state.fighters} != {0, 1}:
         raise OddsError("the exact forecast covers duels: one fighter on each of two sides")
     if state.level not in (3, 4):
@@ -116,7 +1259,7 @@ def round_transitions(chain: DuelChain, hp: tuple[int, int]) -> dict[tuple[int, 
 
 
 def win_probability(state: FightState) -> Fraction:
-    """Exact chance that side 0 wins the duel from this state, fought to the end."""
+    """Exact (rational) chance that side 0 wins the duel from this state, fought to the end (no round cap)."""
     chain = duel_chain(state)
     a, b = sorted(state.fighters, key=lambda f: f.side)
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from ...dice import DiceRng
 from ...errors import CombatError
-from ...rules import Event, Model
+from ...rules import CombatantStatus, Event, Model
 from .character import FuzzyCharacter, dice_for, find_ability
 from .options import FuzzyHouseRules
 from .rolls import effective_dice, roll_ability, total_distribution
@@ -335,6 +335,23 @@ class FuzzyCombat:
 
     def winner(self, state: FightState) -> int | None:
         return state.winner
+
+    # -- the GM's tracker (rules.FightTracker) ------------------------------------------------------
+    def initiative_order(self, state: BaseModel) -> list[str]:
+        """Always empty: every engaged pair rolls together, so there is no acting order."""
+        if not isinstance(state, FightState):
+            raise CombatError("not a fuzzy fight state")
+        from .tracker import fight_order  # the tracker reads this module's rules: imported late, no cycle
+
+        return fight_order(state)
+
+    def tracker(self, state: BaseModel) -> list[CombatantStatus]:
+        """Each fighter's worst wound, Advantage Points held, and whether they are still up."""
+        if not isinstance(state, FightState):
+            raise CombatError("not a fuzzy fight state")
+        from .tracker import fight_tracker
+
+        return fight_tracker(state)
 
     # -- one round ---------------------------------------------------------------------------------
     def step(self, state: FightState, rng: DiceRng) -> tuple[FightState, list[Event]]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from pydantic import BaseModel, TypeAdapter
 
 from ...dice import DiceRng
+from ...forecast import Forecast
 from ...errors import AdvancementError, CharacterError, Problem
 from ...rules import Check, Event, HouseRules, Outcome, OutcomeOdds
 from .advancement import AdvanceRequest, advance
@@ -56,6 +57,23 @@ class FuzzySystem:
 
     def odds(self, check: Check, house_rules: HouseRules | None = None) -> OutcomeOdds:
         return check_odds(check, _house(house_rules))
+
+    def forecast(
+        self,
+        state: BaseModel,
+        *,
+        method: str = "auto",
+        samples: int = 100_000,
+        seed: int = 0,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Forecast:
+        """The odds of a whole fight from ``state`` (start or mid-fight): exact for duels, else simulated.
+
+        See :mod:`storymaster.systems.fuzzy.forecast` for what is exact and what a draw means.
+        """
+        from .forecast import forecast
+
+        return forecast(state, method=method, samples=samples, seed=seed, progress=progress)  # type: ignore[arg-type]
 
     def advance(
         self, character: BaseModel, request: BaseModel, rng: DiceRng, house_rules: HouseRules | None = None

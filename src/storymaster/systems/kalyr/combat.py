@@ -17,12 +17,13 @@ from pydantic import BaseModel, ValidationError
 from ...dice import DiceRng
 from ...errors import CombatError
 from ...rules.models import HouseRules
-from ...rules.protocol import Event
+from ...rules.protocol import CombatantStatus, Event
 from .character import Character
 from .detailed import detailed_round, minimum_to_hit
 from .fight_state import MAX_ROUNDS, FightState, Fighter, Tactics, is_out, make_fighter
 from .options import KalyrHouseRules
 from .simple import simple_round
+from .tracker import fight_order, fight_tracker
 
 __all__ = ["MAX_ROUNDS", "FightState", "Fighter", "KalyrCombat", "Tactics", "minimum_to_hit"]
 
@@ -90,6 +91,19 @@ class KalyrCombat:
 
     def winner(self, state: BaseModel) -> int | None:
         return state.winner  # type: ignore[attr-defined]
+
+    # --- the GM's tracker (rules.FightTracker) ---
+    def initiative_order(self, state: BaseModel) -> list[str]:
+        """Always empty: both sides roll together, so a contest has no acting order."""
+        if not isinstance(state, FightState):
+            raise CombatError("not a Kalyr fight state")
+        return fight_order(state)
+
+    def tracker(self, state: BaseModel) -> list[CombatantStatus]:
+        """Each fighter's level on the contest's track ('Hurt (physical)'), all three tracks, Defeated or withdrawn."""
+        if not isinstance(state, FightState):
+            raise CombatError("not a Kalyr fight state")
+        return fight_tracker(state)
 
     def step(self, state: BaseModel, rng: DiceRng) -> tuple[FightState, list[Event]]:
         if not isinstance(state, FightState):

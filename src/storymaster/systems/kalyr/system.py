@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pydantic import BaseModel
 
 from ...dice import DiceRng
 from ...errors import AdvancementError, CheckError, Problem
+from ...forecast import Forecast
 from ...rules.models import Check, HouseRules
 from ...rules.outcome import Outcome, OutcomeOdds
 from ...rules.protocol import Event
@@ -55,6 +57,14 @@ class KalyrSystem:
         if not isinstance(character, Character):
             raise AdvancementError(f"not a Kalyr character: {type(character).__name__}")
         return _advance(character, request, _hr(house_rules))
+
+    def forecast(
+        self, state: BaseModel, *, method: str = "auto", samples: int = 100_000, seed: int = 0, progress: Any = None
+    ) -> Forecast:
+        """The odds of a whole contest from any fight state: exact (Markov chain) or simulated (see .forecast)."""
+        from .forecast import forecast
+
+        return forecast(state, method=method, samples=samples, seed=seed, progress=progress)  # type: ignore[arg-type]
 
 
 SYSTEM = KalyrSystem()

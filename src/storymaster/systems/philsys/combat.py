@@ -17,11 +17,12 @@ from ...dice import DiceRng, RollRecord, roll
 from ...errors import CombatError
 from ...odds import distribution
 from ...rules.models import Model
-from ...rules.protocol import Event
+from ...rules.protocol import CombatantStatus, Event
 from . import damage as dmg
 from .character import Ability, Character, at_pa, hp_max, initiative_bonus, mp_max, tp_max, weapon_skill
 from .checks import MeleeAttack, check_odds, magic_result, melee_result
 from .options import PhilsysHouseRules
+from .tracker import fight_order, fight_tracker
 
 __all__ = ["FightOptions", "FightState", "Fighter", "PhilsysCombat", "roll_initiative"]
 
@@ -212,6 +213,19 @@ class PhilsysCombat:
 
     def winner(self, state: FightState) -> int | None:
         return state.winner
+
+    # --- the GM's tracker (rules.FightTracker) ---
+    def initiative_order(self, state: BaseModel) -> list[str]:
+        """Fighter names in the Turn Sequence, highest initiative first; empty before round 1."""
+        if not isinstance(state, FightState):
+            raise CombatError("not a philsys fight state")
+        return fight_order(state)
+
+    def tracker(self, state: BaseModel) -> list[CombatantStatus]:
+        """Each fighter's turn, HP/MP/TP and condition (critical health, unconscious, dead)."""
+        if not isinstance(state, FightState):
+            raise CombatError("not a philsys fight state")
+        return fight_tracker(state)
 
     def step(self, state: FightState, rng: DiceRng) -> tuple[FightState, list[Event]]:
         if state.over:

@@ -1,0 +1,1108 @@
+"""Whole-fight forecasts for BLYSS 3.5 (issue 10): who wins, how long it takes, how each fighter ends.
+
+Two methods, both following :mod:`storymaster.systems.blyss.combat` rule for rule and choice for choice
+(same Initiative, Declaration and Action order, same targets, same automatic tactics, same house rules):
+
+- ``simulate``: many fights at once in numpy (arrays of fighters' Dodges, Flesh Wounds, Health, armour
+  lives, aims, counterattacks, declarations ...; Python loops only over rounds, Initiative positions and
+  fighters, never over fights), through :func:`storymaster.forecast.run_simulation`. Any fight the
+  engine plays: teams, every tactic, called shots, armour, knockouts, dying checks, distance and moving,
+  disarming, every house rule. Dice pools are built by the engine's own helpers (``attack_pool``,
+  ``defence_pool``) for each distinct situation and looked up per fight.
+- ``exact``: an absorbing Markov chain (:func:`storymaster.forecast.absorb`) over the duel's states, for
+  the small case where it fits: a **duel (one against one) in which both fighters attack every round**
+  (tactic ``attack``), both can reach each other without moving (melee within 5 ft, or a ranged weapon),
+  no weapon on the ground, aim or counterattack pending; every house rule that bears on such a duel
+  applies (Initiative re-rolled each round, its last tie, the armour contest and ties, heavy blows,
+  damage spilling over, Flesh Wounds' penalty, minimum damage, the round cap). A step of the chain is
+  one attack; its state is (over, who acts first this round, which attack of the round, each fighter's
+  Dodges / Flesh Wounds / Health / unconscious / dying flags and armour lives). Every die is convolved
+  exactly (attack pools face by face, so the armour's 'beat the best attack die' is exact), in floating
+  point. Dying checks never happen inside a duel (the fight ends the round one fighter goes down), so
+  the chain needs none. A duel still going at the round cap is a draw; the chain does not keep its
+  fighters' wound levels then and reports them as "standing at the round cap".
+- ``auto``: exact when the fight is such a duel, else simulated.
+
+A *draw* in BLYSS: nobody is left standing at the end of a round, or the house rule's round cap
+(``max_rounds``, 100 by default) is reached with fighters on both sides still up: a stand-off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+from operator import itemgetter
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel
+
+from ...dice import parse
+from ...dice.ast import BinOp, Const, Dice, Expr, Neg
+from ...dice.batch import _eval as _eval_batch
+from ...errors import OddsError
+from ...forecast import Batch, CombatantForecast, Forecast, absorb, run_simulation
+from .character import initiative, movement_feet, strength_damage_bonus
+from .combat import (
+    MELEE_REACH_FT,
+    UNARMED,
+    FightState,
+    Fighter,
+    _current_ar,
+    attack_pool,
+    called_shot_td,
+    defence_pool,
+)
+from .checks import Pool, pool_dice
+from .living import wound_penalty
+from .options import BlyssHouseRules
+from .scale import pool_for_rank
+from .tables import table
+
+__all__ = ["END_STATES", "blyss_forecast", "end_state", "exact_applies", "simulate_batch"]
+
+#: how a fighter can end a fight, in BLYSS's own words (Wound Levels, Table 2-03; Rules for Living)
+END_STATES = ("unhurt", "Healthy", "Flesh Wounds", "Light Wounds", "Moderate Wounds", "Heavy Wounds",
+              "unconscious", "stabilised", "dying", "coma", "dead")
+_LEVELS = ("Healthy", "Flesh Wounds", "Light Wounds", "Moderate Wounds", "Heavy Wounds", "Incapacitated")
+#: the exact chain's word for a fighter still up when the round cap ends the fight (it keeps no wound level then)
+STANDING_AT_CAP = "standing at the round cap"
+DRAW_MEANING = "draw (nobody left standing, or a stand-off at the round cap)"
+
+# action codes (the engine's Action.kind; -1 = nothing declared)
+NOTHING, NONE, RECOVER, MOVE, DEFEND, EVADE, AIM, DISARM, ATTACK = -1, 0, 1, 2, 3, 4, 5, 6, 7
+_TACTICS = {"attack": 0, "defensive": 1, "aim": 2, "disarm": 3}
+_LOC_INDEX = {"T": 0, "A": 1, "H": 2, "F": 3, "L": 4}
+_LOCATION = {None: "T", "limb": "A", "head": "H", "eye": "F"}
+_CALLED = {None: 0, "limb": 1, "head": 2, "eye": 3}
+_CALLED_NAMES = (None, "limb", "head", "eye")
+
+
+def end_state(f: Fighter) -> str:
+    """One fighter's end of a fight in BLYSS's words: unhurt, a Wound Level, or how they are down."""
+    v = f.vitals
+    if v.dead:
+        return "dead"
+    if v.coma:
+        return "coma"
+    if v.dying:
+        return "dying"
+    if v.unconscious:
+        return "stabilised" if v.stabilised else "unconscious"
+    if (v.dodges, v.flesh_wounds, v.health) == (v.max_dodges, v.max_flesh_wounds, v.max_health):
+        return "unhurt"
+    return _level_code_scalar(v.dodges, v.flesh_wounds, v.health, v.max_flesh_wounds, v.max_health)
+
+
+def _level_code_scalar(d: int, fw: int, h: int, maxf: int, maxh: int) -> str:
+    return _LEVELS[int(_level_codes(np.array([d]), np.array([fw]), np.array([h]), np.array([maxf]), np.array([maxh]),
+                                    np.array([True]))[0])]
+
+
+def _level_codes(d: np.ndarray, fw: np.ndarray, h: np.ndarray, maxf: Any, maxh: Any, active: np.ndarray) -> np.ndarray:
+    """The engine's ``wound_level`` on arrays: 0 Healthy .. 4 Heavy Wounds, 5 Incapacitated."""
+    heavy_below = table("wounds")["heavy_wounds_below_health"]
+    lost = maxh - h
+    hurt = lost >= 1
+    out = np.where((d == 0) & (fw < maxf), 1, 0)
+    light = hurt & (lost >= -(-maxh // 3))  # ceil(maxh / 3)
+    moderate = hurt & (lost >= -(-2 * maxh // 3))
+    out = np.where(light, 2, out)
+    out = np.where(moderate, 3, out)
+    out = np.where(hurt & (h < heavy_below), 4, out)
+    return np.where(active, out, 5)
+
+
+# ---------------------------------------------------------------- the fight's fixed facts
+class _Roster:
+    """What does not change during a fight: the fighters' sheets, sides, tactics, weapons, armour."""
+
+    def __init__(self, state: FightState) -> None:
+        self.state = state
+        self.hr: BlyssHouseRules = state.house_rules
+        fs = state.fighters
+        self.fighters = fs
+        self.K = len(fs)
+        self.ids = [f.id for f in fs]
+        self.side = np.array([f.side for f in fs])
+        self.n_sides = int(self.side.max()) + 1
+        self.tactic = np.array([_TACTICS[f.tactic] for f in fs])
+        self.called = np.array([_CALLED[f.called_shot] for f in fs])
+        self.choice = np.array([{"auto": 0, "body": 1, "armour": 2}[f.armour_choice] for f in fs])
+        self.weapon = np.array([-1 if f.weapon is None else f.weapon for f in fs])
+        self.armed = self.weapon >= 0
+        w = [f.character.weapons[f.weapon] if f.weapon is not None else UNARMED for f in fs]
+        self.ranged = np.array([x.ranged for x in w])
+        self.stamina = np.array([f.character.attributes.stamina for f in fs])
+        self.move_ft = np.array([movement_feet(f.character.attributes.agility) for f in fs])
+        self.maxd = np.array([f.vitals.max_dodges for f in fs])
+        self.maxf = np.array([f.vitals.max_flesh_wounds for f in fs])
+        self.maxh = np.array([f.vitals.max_health for f in fs])
+        self.P = max([len(f.character.armour) for f in fs] + [1])
+        self.cover = np.zeros((self.K, self.P, 5), dtype=bool)
+        self.ar = np.zeros((self.K, self.P), dtype=np.int64)
+        for k, f in enumerate(fs):
+            for p, a in enumerate(f.character.armour):
+                self.ar[k, p] = a.armour_rating
+                for loc in a.cover:
+                    self.cover[k, p, _LOC_INDEX[loc]] = True
+        self.penalties = [wound_penalty(level, self.hr) for level in _LEVELS]
+        self.pen_rank = np.array([p[0] for p in self.penalties])
+        self.pen_die = np.array([p[1] for p in self.penalties])
+        self._pool_cache: dict[tuple, tuple[tuple[int, ...], int, int]] = {}
+        self._weapons: dict[tuple[int, bool], Any] = {}
+
+    # -- pools through the engine's own helpers ------------------------------------------------
+    def _fighter(self, k: int, mask: int, aim: int = 0, dropped: bool = False) -> Fighter:
+        f = self.fighters[k]
+        base = f.model_copy(update={"vitals": f.vitals.model_copy(update={
+            "dodges": f.vitals.max_dodges, "flesh_wounds": f.vitals.max_flesh_wounds, "health": f.vitals.max_health,
+            "unconscious": False, "dying": False, "dead": False, "coma": False, "stabilised": False})})
+        lives = tuple(3 if (mask >> p) & 1 else 0 for p in range(len(f.character.armour)))
+        return base.model_copy(update={"armour_lives": lives, "aim_bonus": aim, "weapon_dropped": dropped})
+
+    def pool(self, kind: str, k: int, level: int, mask: int, aim: int = 0, dropped: int = 0,
+             dist: int = 0) -> tuple[tuple[int, ...], int, int]:
+        """(dice, die modifier, rank total) of fighter k's pool of this kind in this situation."""
+        key = (kind, k, level, mask, aim, dropped, dist)
+        hit = self._pool_cache.get(key)
+        if hit is not None:
+            return hit
+        hr = self.hr
+        f = self._fighter(k, mask, aim, bool(dropped))
+        wr, dm = self.penalties[level]
+        if kind == "attack":
+            pool, _ = attack_pool(f, self.state.model_copy(update={"distance": dist}))
+        elif kind in ("defend", "evade", "strength"):
+            pool = defence_pool(f, self.state, kind)
+        elif kind == "aim":
+            a = f.character.attributes
+            pool = Pool(name=f.id, ranks=(a.dexterity, a.intelligence))
+        elif kind == "init":
+            pool = Pool(name=f.id, ranks=(initiative(f.character.attributes),))
+        else:  # pragma: no cover
+            raise ValueError(kind)
+        pool = pool.model_copy(update={"penalty_ranks": pool.penalty_ranks + wr, "die_modifier": dm})
+        out = (pool_dice(pool, hr), dm, pool.rank_total(hr))
+        self._pool_cache[key] = out
+        return out
+
+    def weapon_of(self, k: int, dropped: bool) -> Any:
+        f = self.fighters[k]
+        return UNARMED if (f.weapon is None or dropped) else f.character.weapons[f.weapon]
+
+
+# ---------------------------------------------------------------- numpy dice
+_PoolRow = tuple[tuple[int, ...], int, int]
+
+
+def _lookup(keys: np.ndarray, fn: Callable[..., _PoolRow]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row of ``keys`` (n, m): padded dice sides (0 = no die), die modifier, rank total."""
+    n = keys.shape[0]
+    if n == 0:
+        return np.zeros((0, 1), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    keys = keys.astype(np.int64, copy=False)
+    radix = keys.max(axis=0) + 1
+    strides = np.ones(keys.shape[1], dtype=np.int64)
+    for j in range(keys.shape[1] - 2, -1, -1):
+        strides[j] = strides[j + 1] * radix[j + 1]
+    code = keys @ strides
+    space = int(strides[0] * radix[0])
+    if space <= 1 << 20:  # small: a dense table instead of a sort
+        present = np.zeros(space, dtype=bool)
+        present[code] = True
+        ucodes = np.flatnonzero(present)
+        pos = np.zeros(space, dtype=np.int64)
+        pos[ucodes] = np.arange(len(ucodes))
+        inv = pos[code]
+    else:
+        ucodes, inv = np.unique(code, return_inverse=True)
+        inv = inv.reshape(-1)
+    uniq = (ucodes[:, None] // strides[None, :]) % radix[None, :]
+    rows = [fn(*map(int, u)) for u in uniq]
+    width = max([len(r[0]) for r in rows] + [1])
+    table_ = np.zeros((len(rows), width), dtype=np.int64)
+    for i, r in enumerate(rows):
+        table_[i, : len(r[0])] = r[0]
+    dm = np.array([r[1] for r in rows], dtype=np.int64)
+    rank = np.array([r[2] for r in rows], dtype=np.int64)
+    return table_[inv], dm[inv], rank[inv]
+
+
+def _roll(sides: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+    faces = (gen.random(sides.shape) * sides).astype(np.int64) + 1
+    return np.where(sides > 0, faces, 0)
+
+
+def _successes(faces: np.ndarray, td: Any, dm: Any) -> np.ndarray:
+    """Net successes (the engine's ``judge``: each 1 cancels a success; success means at least one left)."""
+    td = np.asarray(td).reshape(-1, 1)
+    dm = np.asarray(dm).reshape(-1, 1)
+    ones = (faces == 1).sum(axis=1)
+    hits = ((faces >= 2) & (faces + dm >= td)).sum(axis=1)
+    return np.maximum(hits - ones, 0)
+
+
+_RANK_SIDES = np.array([list(pool_for_rank(r)) + [0] * (4 - len(pool_for_rank(r))) for r in range(21)])
+
+
+def _rank_pool_success(ranks: np.ndarray, td: int, gen: np.random.Generator) -> np.ndarray:
+    """A plain rank's pool (no modifiers) against a TD: succeeded or not, per row."""
+    s = _RANK_SIDES[np.clip(ranks, 0, 20)]
+    return _successes(_roll(s, gen), td, 0) > 0
+
+
+class _DamageRoller:
+    """A weapon's damage expression on arrays: the total and the highest die face (for the armour contest)."""
+
+    def __init__(self, expr: str) -> None:
+        self.node = parse(expr)
+
+    def roll(self, n: int, gen: np.random.Generator, want_faces: bool) -> tuple[np.ndarray, np.ndarray]:
+        if not want_faces:
+            total = _eval_batch(self.node, n, gen)
+            total = np.broadcast_to(np.asarray(total, dtype=np.int64), (n,)).copy()
+            return total, total
+        best = np.full(n, -(10**9), dtype=np.int64)
+        total = self._eval(self.node, n, gen, best)
+        total = np.broadcast_to(np.asarray(total, dtype=np.int64), (n,)).copy()
+        best = np.where(best == -(10**9), total, best)  # a set number: the engine compares its total
+        return total, best
+
+    def _eval(self, node: Expr, n: int, gen: np.random.Generator, best: np.ndarray) -> Any:
+        if isinstance(node, Const):
+            return node.value
+        if isinstance(node, Dice):
+            if node.explode or node.keep is not None or node.fudge:
+                raise OddsError(f"damage '{node}' with the armour contest against the damage roll is not simulated",
+                                hint="use plain dice for the weapon's damage, or the default armour contest")
+            if node.count == 0:
+                return 0
+            faces = gen.integers(1, node.faces + 1, size=(n, node.count))
+            np.maximum(best, faces.max(axis=1), out=best)
+            return faces.sum(axis=1)
+        if isinstance(node, Neg):
+            return -self._eval(node.operand, n, gen, best)
+        assert isinstance(node, BinOp)
+        a, b = self._eval(node.left, n, gen, best), self._eval(node.right, n, gen, best)
+        return a + b if node.op == "+" else a - b if node.op == "-" else a * b
+
+
+# ---------------------------------------------------------------- one batch of fights
+class _Sim:
+    """Plays ``n`` fights from the same state, all at once (see the module docstring)."""
+
+    def __init__(self, roster: _Roster) -> None:
+        self.R = roster
+        td = table("wounds")
+        self.attack_td = np.array([called_shot_td(c, aimed=False) for c in _CALLED_NAMES])
+        self.aimed_td = np.array([called_shot_td(c, aimed=True) for c in _CALLED_NAMES])
+        self.aim_td = np.array([td["aim_td"]] + [called_shot_td(c, aimed=True) for c in _CALLED_NAMES[1:]])
+        self.counter_red = td["counterattack_td_reduction"]
+        self.dying_td = td["dying_td"]
+        self.ko_td = td["knockout_td"]
+        self.loc_of_called = np.array([_LOC_INDEX[_LOCATION[c]] for c in _CALLED_NAMES])
+        self.damage: dict[tuple[int, bool], tuple[_DamageRoller, int, bool, int]] = {}
+
+    def _start(self, n: int) -> dict[str, np.ndarray]:
+        st = self.R.state
+        fs = st.fighters
+        K, P = self.R.K, self.R.P
+
+        def rep(values: list[Any], dtype: Any = np.int64) -> np.ndarray:
+            return np.tile(np.array(values, dtype=dtype), (n, 1))
+
+        lives = np.zeros((n, K, P), dtype=np.int64)
+        for k, f in enumerate(fs):
+            for p, lv in enumerate(f.armour_lives):
+                lives[:, k, p] = lv
+        id_index = {fid: i for i, fid in enumerate(self.R.ids)}
+        order = [id_index[o] for o in st.order] if st.order else list(range(K))
+        return {
+            "d": rep([f.vitals.dodges for f in fs]), "f": rep([f.vitals.flesh_wounds for f in fs]),
+            "h": rep([f.vitals.health for f in fs]),
+            "unc": rep([f.vitals.unconscious for f in fs], bool), "dying": rep([f.vitals.dying for f in fs], bool),
+            "stab": rep([f.vitals.stabilised for f in fs], bool), "dead": rep([f.vitals.dead for f in fs], bool),
+            "coma": rep([f.vitals.coma for f in fs], bool), "dchecks": rep([f.vitals.dying_checks for f in fs]),
+            "blunt": rep([f.last_blow_blunt for f in fs], bool), "lives": lives,
+            "dropped": rep([f.weapon_dropped for f in fs], bool), "aimb": rep([f.aim_bonus for f in fs]),
+            "aimc": rep([f.aim_called for f in fs], bool), "aimt": rep([f.aimed_this_round for f in fs]),
+            "counter": rep([f.counter_ready for f in fs], bool),
+            "decl": np.full((n, K), NOTHING, dtype=np.int64), "dtgt": np.full((n, K), -1, dtype=np.int64),
+            "acted": np.zeros((n, K), dtype=bool),
+            "dist": np.full(n, st.distance, dtype=np.int64), "order": rep(order),
+            "over": np.zeros(n, dtype=bool), "winner": np.full(n, -1, dtype=np.int64),
+            "rounds": np.zeros(n, dtype=np.int64),
+        }
+
+    # -- small helpers over the live batch ---------------------------------------------------------
+    @staticmethod
+    def _active(S: dict[str, np.ndarray]) -> np.ndarray:
+        return ~(S["unc"] | S["dying"] | S["dead"] | S["coma"])
+
+    def _levels(self, S: dict[str, np.ndarray]) -> np.ndarray:
+        R = self.R
+        return _level_codes(S["d"], S["f"], S["h"], R.maxf, R.maxh, self._active(S))
+
+    def _mask(self, S: dict[str, np.ndarray], rows: np.ndarray, who: np.ndarray) -> np.ndarray:
+        alive = S["lives"][rows, who] > 0  # (m, P)
+        return (alive * (1 << np.arange(self.R.P))).sum(axis=1)
+
+    def _pick_target(self, S: dict[str, np.ndarray], rows: np.ndarray, who: np.ndarray) -> np.ndarray:
+        """The weakest standing enemy (lowest Dodges + Flesh Wounds + Health, then listing order); -1 if none."""
+        R = self.R
+        act = self._active(S)[rows]
+        total = S["d"][rows] + S["f"][rows] + np.maximum(S["h"][rows], 0)
+        enemy = (R.side[None, :] != R.side[who][:, None]) & act
+        cost = np.where(enemy, total * (R.K + 1) + np.arange(R.K)[None, :], np.iinfo(np.int64).max)
+        t = cost.argmin(axis=1)
+        return np.where(enemy.any(axis=1), t, -1)
+
+    # -- a round -------------------------------------------------------------------------------------
+    def _round(self, S: dict[str, np.ndarray], rnd: int, gen: np.random.Generator) -> None:
+        R, hr = self.R, self.R.hr
+        n, K = S["d"].shape
+        rows = np.arange(n)
+        S["acted"][:] = False
+        S["decl"][:] = NOTHING
+        S["dtgt"][:] = -1
+        # dying checks, in listing order
+        for k in range(K):
+            dy = S["dying"][:, k]
+            if not dy.any():
+                continue
+            rank = R.stamina[k] - S["dchecks"][:, k]
+            out = dy & (rank <= 0)
+            rule = hr.coma_instead_of_death
+            coma = out & ((rule == "always") | ((rule == "blunt") & S["blunt"][:, k]))
+            S["coma"][:, k] |= coma
+            S["dead"][:, k] |= out & ~coma
+            roll = dy & ~out
+            ok = roll & _rank_pool_success(np.maximum(rank, 0), self.dying_td, gen)
+            S["stab"][:, k] |= ok
+            S["dchecks"][:, k] += roll & ~ok
+            S["dying"][:, k] &= ~(out | ok)
+        # Initiative
+        if rnd == 1 or hr.reroll_initiative_each_round:
+            self._initiative(S, gen)
+        active0 = self._active(S)
+        # Declaration Round, slowest first
+        for p in range(K - 1, -1, -1):
+            a = S["order"][:, p]
+            m = active0[rows, a]
+            if m.any():
+                self._declare(S, rows[m], a[m])
+        # Action Round, fastest first
+        for p in range(K):
+            a = S["order"][:, p]
+            act = self._active(S)[rows, a] & ~S["acted"][rows, a] & (S["decl"][rows, a] != NOTHING)
+            kind = S["decl"][rows, a]
+            act &= ~np.isin(kind, (DEFEND, EVADE, NONE))
+            if not act.any():
+                continue
+            r, a, kind = rows[act], a[act], kind[act]
+            S["acted"][r, a] = True
+            rec = kind == RECOVER
+            S["dropped"][r[rec], a[rec]] = False
+            mv = kind == MOVE
+            S["dist"][r[mv]] = np.maximum(0, S["dist"][r[mv]] - R.move_ft[a[mv]])
+            hitting = np.isin(kind, (AIM, ATTACK, DISARM))
+            r, a, kind = r[hitting], a[hitting], kind[hitting]
+            if not len(r):
+                continue
+            t = S["dtgt"][r, a]
+            gone = ~self._active(S)[r, t]
+            if gone.any():
+                t = t.copy()
+                t[gone] = self._pick_target(S, r[gone], a[gone])
+            ok = t >= 0
+            r, a, t, kind = r[ok], a[ok], t[ok], kind[ok]
+            aim = kind == AIM
+            if aim.any():
+                self._aim(S, r[aim], a[aim], gen)
+            if (~aim).any():
+                self._attack(S, r[~aim], a[~aim], t[~aim], kind[~aim] == DISARM, gen)
+        # End of Round: aims carry over to the next round only
+        S["aimc"] &= S["aimt"] > 0
+        S["aimb"] = S["aimt"].copy()
+        S["aimt"][:] = 0
+
+    def _initiative(self, S: dict[str, np.ndarray], gen: np.random.Generator) -> None:
+        R, hr = self.R, self.R.hr
+        n, K = S["d"].shape
+        levels = self._levels(S)
+        keys = np.zeros((n, K), dtype=np.int64)
+        for k in range(K):
+            sides, dm, rank = _lookup(np.stack([np.full(n, k), levels[:, k]], axis=1),
+                                      lambda k_, lv: R.pool("init", k_, lv, 0))
+            faces = _roll(sides, gen)
+            succ = _successes(faces, hr.initiative_td, dm)
+            met = (faces >= 2) & (faces + dm[:, None] >= hr.initiative_td)
+            value = (faces * met).sum(axis=1)
+            if hr.initiative_final_tie == "roll_off":
+                tb = gen.integers(1, 101, size=n) * 1000 - k
+            else:
+                tb = np.full(n, -k)
+            keys[:, k] = ((succ * 4000 + value) * 128 + rank) * 200_000 + tb + K
+        S["order"] = np.argsort(-keys, axis=1, kind="stable")
+
+    def _declare(self, S: dict[str, np.ndarray], r: np.ndarray, a: np.ndarray) -> None:
+        R = self.R
+        t = self._pick_target(S, r, a)
+        kind = np.full(len(r), ATTACK, dtype=np.int64)
+        tgt = t.copy()
+        todo = t >= 0
+        kind[~todo] = NONE
+        rec = todo & S["dropped"][r, a]
+        kind[rec] = RECOVER
+        tgt[rec] = -1
+        todo &= ~rec
+        mv = todo & ~R.ranged[a] & (S["dist"][r] > MELEE_REACH_FT)
+        kind[mv] = MOVE
+        tgt[mv] = -1
+        todo &= ~mv
+        dfn = todo & (R.tactic[a] == 1) & ~S["counter"][r, a]
+        if dfn.any():
+            act = self._active(S)
+            found = np.zeros(len(r), dtype=bool)
+            for j in range(R.K):
+                hit = (dfn & ~found & (R.side[j] != R.side[a]) & act[r, j]
+                       & np.isin(S["decl"][r, j], (ATTACK, DISARM)) & (S["dtgt"][r, j] == a))
+                kind[hit] = np.where(R.armed[a[hit]], DEFEND, EVADE)  # weapon_dropped is handled above
+                tgt[hit] = j
+                found |= hit
+            todo &= ~found
+        aim = todo & (R.tactic[a] == 2) & (S["aimb"][r, a] == 0)
+        kind[aim] = AIM
+        todo &= ~aim
+        t_safe = np.maximum(t, 0)
+        dis = todo & (R.tactic[a] == 3) & R.armed[t_safe] & ~S["dropped"][r, t_safe]
+        kind[dis] = DISARM
+        S["decl"][r, a] = kind
+        S["dtgt"][r, a] = tgt
+
+    def _aim(self, S: dict[str, np.ndarray], r: np.ndarray, a: np.ndarray, gen: np.random.Generator) -> None:
+        R = self.R
+        levels = self._levels(S)[r, a]
+        sides, dm, _ = _lookup(np.stack([a, levels], axis=1), lambda k, lv: R.pool("aim", k, lv, 0))
+        succ = _successes(_roll(sides, gen), self.aim_td[R.called[a]], dm)
+        S["aimt"][r, a] = succ
+        S["aimc"][r, a] = R.called[a] > 0
+
+    def _contest(self, faces: np.ndarray, sides: np.ndarray, dm_a: np.ndarray, d_sides: np.ndarray, dm_d: np.ndarray,
+                 d_td: np.ndarray, a_td: np.ndarray, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """A Defend / Evade / Strength contest: (attacker still hits, defender's roll succeeded)."""
+        d_succ = _successes(_roll(d_sides, gen), d_td, dm_d)
+        a_succ = _successes(faces, a_td, dm_a)
+        if self.R.hr.defence_draw == "reroll":
+            for _ in range(20):
+                draw = (a_succ == d_succ)  # both fail, or the same number of successes
+                if not draw.any():
+                    break
+                a2 = _successes(_roll(sides[draw], gen), a_td[draw], dm_a[draw])
+                d2 = _successes(_roll(d_sides[draw], gen), d_td[draw], dm_d[draw])
+                a_succ[draw], d_succ[draw] = a2, d2
+        return a_succ > d_succ, d_succ > 0
+
+    def _attack(self, S: dict[str, np.ndarray], r: np.ndarray, a: np.ndarray, t: np.ndarray, disarm: np.ndarray,
+                gen: np.random.Generator) -> None:
+        R, hr = self.R, self.R.hr
+        m = len(r)
+        levels = self._levels(S)
+        keys = np.stack([a, levels[r, a], self._mask(S, r, a), S["aimb"][r, a], S["dropped"][r, a].astype(np.int64),
+                         S["dist"][r]], axis=1)
+        sides, dm_a, rank_a = _lookup(keys, lambda *k: R.pool("attack", *k))
+        called = np.where(disarm, 0, R.called[a])
+        aimed = S["aimc"][r, a] & (S["aimb"][r, a] > 0)
+        td = np.where(aimed, self.aimed_td[called], self.attack_td[called])
+        counter = S["counter"][r, a]
+        td = np.where(counter, np.maximum(0, td - self.counter_red), td)
+        faces = _roll(sides, gen)
+        hit = _successes(faces, td, dm_a) > 0
+        S["counter"][r, a] = False
+        S["aimb"][r, a] = 0
+        # the target's defences
+        t_decl = S["decl"][r, t]
+        t_acted = S["acted"][r, t]
+        declared = np.isin(t_decl, (DEFEND, EVADE)) & ~t_acted
+        switch = (~declared & (R.tactic[t] == 1) & ~t_acted & (t_decl != NOTHING) & ~S["counter"][r, t])
+        dkind = np.where(declared, t_decl, np.where(R.armed[t] & ~S["dropped"][r, t], DEFEND, EVADE))
+        has_def = declared | switch
+        S["acted"][r[switch], t[switch]] = True
+        defended_ok = np.zeros(m, dtype=bool)
+        # Strength against a disarm comes first
+        st_ = disarm & hit
+        if st_.any():
+            i = np.nonzero(st_)[0]
+            k2 = np.stack([t[i], levels[r[i], t[i]], self._mask(S, r[i], t[i])], axis=1)
+            ds, ddm, drank = _lookup(k2, lambda k, lv, mk: R.pool("strength", k, lv, mk))
+            still, _ = self._contest(faces[i], sides[i], dm_a[i], ds, ddm, rank_a[i], drank, gen)
+            hit[i] = still
+        # then Defend / Evade
+        dd = has_def & hit
+        if dd.any():
+            i = np.nonzero(dd)[0]
+            k2 = np.stack([t[i], levels[r[i], t[i]], self._mask(S, r[i], t[i]), dkind[i]], axis=1)
+            ds, ddm, drank = _lookup(
+                k2, lambda k, lv, mk, kd: R.pool("defend" if kd == DEFEND else "evade", k, lv, mk))
+            still, d_ok = self._contest(faces[i], sides[i], dm_a[i], ds, ddm, rank_a[i], drank, gen)
+            hit[i] = still
+            defended_ok[i] = ~still & (dkind[i] == DEFEND) & d_ok
+            S["acted"][r[i], t[i]] = True
+        S["counter"][r[defended_ok], t[defended_ok]] = True
+        # a landed disarm
+        dis = disarm & hit
+        S["dropped"][r[dis], t[dis]] = True
+        blow = hit & ~disarm
+        if not blow.any():
+            return
+        i = np.nonzero(blow)[0]
+        r, a, t, faces, called = r[i], a[i], t[i], faces[i], called[i]
+        S["aimt"][r, t] = 0
+        self._land_blow(S, r, a, t, faces.max(axis=1), called, gen)
+
+    def _weapon(self, k: int, dropped: bool) -> tuple[_DamageRoller, int, bool, int]:
+        key = (k, dropped)
+        if key not in self.damage:
+            w = self.R.weapon_of(k, dropped)
+            strength = (not w.ranged) if w.strength_applies is None else w.strength_applies
+            bonus = strength_damage_bonus(self.R.fighters[k].character.attributes.strength) if strength else 0
+            self.damage[key] = (_DamageRoller(w.damage), bonus, w.blunt, w.knockout_rank or 0)
+        return self.damage[key]
+
+    def _land_blow(self, S: dict[str, np.ndarray], r: np.ndarray, a: np.ndarray, t: np.ndarray, best_attack: np.ndarray,
+                   called: np.ndarray, gen: np.random.Generator) -> None:
+        R, hr = self.R, self.R.hr
+        m = len(r)
+        want_faces = hr.armour_contest_against == "damage_roll"
+        dropped = S["dropped"][r, a]
+        damage = np.zeros(m, dtype=np.int64)
+        best_dmg = np.zeros(m, dtype=np.int64)
+        blunt = np.zeros(m, dtype=bool)
+        ko_rank = np.zeros(m, dtype=np.int64)
+        wkey = a * 2 + dropped
+        for key in np.unique(wkey):
+            sel = wkey == key
+            roller, bonus, bl, ko = self._weapon(int(key) // 2, bool(key % 2))
+            total, best = roller.roll(int(sel.sum()), gen, want_faces)
+            damage[sel] = np.maximum(hr.minimum_damage, total + bonus)
+            best_dmg[sel] = best
+            blunt[sel] = bl
+            ko_rank[sel] = ko
+        # the armour piece that covers the spot: the first with lives left
+        loc = self.loc_of_called[called]
+        lives = S["lives"][r, t]  # (m, P)
+        covers = R.cover[t, :, :][np.arange(m), :, loc] & (lives > 0)
+        has_piece = covers.any(axis=1)
+        piece = covers.argmax(axis=1)
+        cur_lives = lives[np.arange(m), piece]
+        base_ar = R.ar[t, piece]
+        ar = np.maximum(0, base_ar - (3 - cur_lives) * (base_ar // 3))
+        ar = np.where(has_piece, ar, 0)
+        soaked = np.zeros(m, dtype=bool)
+        rolls = has_piece & (ar > 0)
+        if rolls.any():
+            i = np.nonzero(rolls)[0]
+            arm_sides, _, _ = _lookup(ar[i][:, None], lambda x: (pool_for_rank(x), 0, 0))
+            best_armour = _roll(arm_sides, gen).max(axis=1)
+            against = best_dmg[i] if want_faces else best_attack[i]
+            soaked[i] = (best_armour > against) | (hr.armour_ties_soak & (best_armour == against))
+        live = ~soaked
+        choice = R.choice[t]
+        to_armour = live & has_piece & ((choice == 2) | ((choice == 0) & (damage > S["d"][r, t])))
+        if to_armour.any():
+            i = np.nonzero(to_armour)[0]
+            heavy = (damage[i] >= hr.armour_heavy_blow) if hr.armour_heavy_blow is not None else np.zeros(len(i), bool)
+            S["lives"][r[i], t[i], piece[i]] = np.maximum(0, cur_lives[i] - np.where(heavy, 2, 1))
+        body = live & ~to_armour
+        if body.any():
+            i = np.nonzero(body)[0]
+            rr, tt, left = r[i], t[i], damage[i].copy()
+            d, f, h = S["d"][rr, tt], S["f"][rr, tt], S["h"][rr, tt]
+            spill = hr.damage_spills_over
+            took = np.where(d > 0, np.minimum(left, d), 0)
+            d2 = d - took
+            left = np.where(d > 0, left - took if spill else 0, left)
+            took = np.where((left > 0) & (f > 0), np.minimum(left, f), 0)
+            f2 = f - took
+            left = np.where((left > 0) & (f > 0), left - took if spill else 0, left)
+            h2 = h - left
+            S["d"][rr, tt], S["f"][rr, tt], S["h"][rr, tt] = d2, f2, h2
+            hurt = left > 0
+            S["unc"][rr, tt] |= hurt & (h2 <= 0)
+            S["dying"][rr, tt] |= hurt & (h2 < 0)  # a target is standing, so never dying or stabilised before
+            S["blunt"][rr, tt] = blunt[i]
+        ko = live & (ko_rank > 0) & self._active(S)[r, t]
+        if ko.any():
+            i = np.nonzero(ko)[0]
+            out = _rank_pool_success(ko_rank[i], self.ko_td, gen)
+            S["unc"][r[i[out]], t[i[out]]] = True
+
+    # -- the batch -----------------------------------------------------------------------------------
+    def run(self, n: int, gen: np.random.Generator) -> Batch:
+        R = self.R
+        st = R.state
+        S = self._start(n)
+        steps = 0
+        rnd = st.round
+        live = np.arange(n)
+        while len(live):
+            rnd += 1
+            steps += 1
+            sub = {k: v[live] for k, v in S.items()}
+            self._round(sub, rnd, gen)
+            standing = self._active(sub)
+            sides_up = np.zeros((len(live), R.n_sides), dtype=bool)
+            for s in range(R.n_sides):
+                sides_up[:, s] = (standing & (R.side[None, :] == s)).any(axis=1)
+            count = sides_up.sum(axis=1)
+            done = count <= 1
+            sub["winner"] = np.where(count == 1, sides_up.argmax(axis=1), -1)
+            if rnd >= R.hr.max_rounds:
+                done[:] = True
+            sub["over"] = done
+            sub["rounds"][:] = steps
+            for k, v in sub.items():
+                S[k][live] = v
+            live = live[~done]
+        return Batch(winner=S["winner"], rounds=S["rounds"], end_states=self._ends(S), state_names=END_STATES)
+
+    def _ends(self, S: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        R = self.R
+        level = self._levels(S)
+        out: dict[str, np.ndarray] = {}
+        for k, fid in enumerate(R.ids):
+            code = 1 + level[:, k]  # Healthy .. Heavy Wounds
+            unhurt = (S["d"][:, k] == R.maxd[k]) & (S["f"][:, k] == R.maxf[k]) & (S["h"][:, k] == R.maxh[k])
+            code = np.where(unhurt, 0, code)
+            code = np.where(S["unc"][:, k], np.where(S["stab"][:, k], 7, 6), code)
+            code = np.where(S["dying"][:, k], 8, code)
+            code = np.where(S["coma"][:, k], 9, code)
+            code = np.where(S["dead"][:, k], 10, code)
+            out[fid] = code
+        return out
+
+
+def simulate_batch(state: FightState) -> Callable[[int, np.random.Generator], Batch]:
+    """The batch simulator :func:`run_simulation` calls: ``n`` fights from ``state`` at once."""
+    roster = _Roster(state)
+    if state.house_rules.armour_contest_against == "damage_roll":  # refuse up front what cannot be followed
+        for k in range(roster.K):
+            for dropped in (False, True):
+                _check_plain(parse(roster.weapon_of(k, dropped).damage))
+    return _Sim(roster).run
+
+
+def _check_plain(node: Expr) -> None:
+    if isinstance(node, Dice) and (node.explode or node.keep is not None or node.fudge):
+        raise OddsError(f"damage '{node}' with the armour contest against the damage roll is not simulated",
+                        hint="use plain dice for the weapon's damage, or the default armour contest")
+    for child in (getattr(node, "operand", None), getattr(node, "left", None), getattr(node, "right", None)):
+        if child is not None:
+            _check_plain(child)
+
+
+# ---------------------------------------------------------------- the exact chain (duels, both attacking)
+def exact_applies(state: FightState) -> str | None:
+    """None when the exact chain covers this fight; otherwise why not (for the error's message)."""
+    fs = state.fighters
+    hr = state.house_rules
+    if state.over:
+        return "the fight is already over"
+    if len(fs) != 2 or fs[0].side == fs[1].side:
+        return "only a duel (one fighter against one) has a small enough chain"
+    for f in fs:
+        if f.tactic != "attack":
+            return f"{f.id} fights with tactic '{f.tactic}'; the chain covers fighters who attack every round"
+        if f.weapon_dropped or f.counter_ready or f.aim_bonus or f.aimed_this_round:
+            return f"{f.id} has a dropped weapon, a counterattack or an aim pending"
+        if not f.active:
+            return f"{f.id} is already down"
+        w = f.wielded()
+        if not w.ranged and state.distance > MELEE_REACH_FT:
+            return f"{f.id} must first close the distance"
+        if hr.armour_contest_against == "damage_roll":
+            try:
+                _exact_damage(w.damage)
+            except OddsError as exc:
+                return str(exc)
+    return None
+
+
+def _dice_dp(dice: tuple[int, ...], td: int, dm: int) -> dict[tuple[int, int], float]:
+    """Exact distribution of (net successes, highest face) of a pool against a TD."""
+    dist: dict[tuple[int, int, int], float] = {(0, 0, 0): 1.0}
+    for sides in dice:
+        nxt: dict[tuple[int, int, int], float] = {}
+        q = 1.0 / sides
+        for (hits, ones, mx), p in dist.items():
+            for face in range(1, sides + 1):
+                key = (hits + (face >= 2 and face + dm >= td), ones + (face == 1), max(mx, face))
+                nxt[key] = nxt.get(key, 0.0) + p * q
+        dist = nxt
+    out: dict[tuple[int, int], float] = {}
+    for (hits, ones, mx), p in dist.items():
+        key = (max(hits - ones, 0), mx)
+        out[key] = out.get(key, 0.0) + p
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _attack_dist(dice: tuple[int, ...], td: int, dm: int) -> tuple[float, tuple[tuple[int, float], ...]]:
+    """(chance to miss, ((highest attack face, chance to hit with it), ...))."""
+    miss = 0.0
+    hits: dict[int, float] = {}
+    for (succ, mx), p in _dice_dp(dice, td, dm).items():
+        if succ > 0:
+            hits[mx] = hits.get(mx, 0.0) + p
+        else:
+            miss += p
+    return miss, tuple(sorted(hits.items()))
+
+
+@lru_cache(maxsize=4096)
+def _success_chance(dice: tuple[int, ...], td: int, dm: int = 0) -> float:
+    return sum(p for (succ, _), p in _dice_dp(dice, td, dm).items() if succ > 0)
+
+
+@lru_cache(maxsize=4096)
+def _max_above(dice: tuple[int, ...], value: int, ties: bool) -> float:
+    """Chance that the highest die of a pool beats ``value`` (or equals it, when ties soak)."""
+    limit = value - 1 if ties else value  # the armour fails when every die is at most this
+    below = 1.0
+    for s in dice:
+        below *= min(s, max(0, limit)) / s
+    return 1.0 - below
+
+
+@lru_cache(maxsize=256)
+def _exact_damage(expr: str) -> tuple[tuple[int, int, float], ...]:
+    """Exact distribution of a damage expression: (total, highest die face or the total, chance)."""
+    none = -(10**9)
+
+    def ev(node: Expr) -> dict[tuple[int, int], float]:
+        if isinstance(node, Const):
+            return {(node.value, none): 1.0}
+        if isinstance(node, Dice):
+            if node.explode or node.keep is not None or node.fudge:
+                raise OddsError(f"damage '{node}' (exploding, keep or Fudge dice) is not in the exact chain",
+                                hint="forecast it by simulation instead (--method simulate)")
+            dist = {(0, none): 1.0}
+            for _ in range(node.count):
+                nxt: dict[tuple[int, int], float] = {}
+                for (t, m), p in dist.items():
+                    for face in range(1, node.faces + 1):
+                        k = (t + face, max(m, face))
+                        nxt[k] = nxt.get(k, 0.0) + p / node.faces
+                dist = nxt
+            return dist
+        if isinstance(node, Neg):
+            return {(-t, m): p for (t, m), p in ev(node.operand).items()}
+        assert isinstance(node, BinOp)
+        left, right = ev(node.left), ev(node.right)
+        out: dict[tuple[int, int], float] = {}
+        for (t1, m1), p1 in left.items():
+            for (t2, m2), p2 in right.items():
+                t = t1 + t2 if node.op == "+" else t1 - t2 if node.op == "-" else t1 * t2
+                k = (t, max(m1, m2))
+                out[k] = out.get(k, 0.0) + p1 * p2
+        return out
+
+    dist = ev(parse(expr))
+    if len(dist) > 5000:
+        raise OddsError(f"damage '{expr}' has too many outcomes for the exact chain", hint="use --method simulate")
+    return tuple((t, t if m == none else m, p) for (t, m), p in sorted(dist.items()))
+
+
+# a fighter in the chain: (dodges, flesh wounds, health, unconscious, dying, armour lives)
+_FState = tuple[int, int, int, bool, bool, tuple[int, ...]]
+# a state of the chain: (over, who acts first or -1, phase 0 / 1 within the round, fighter 0, fighter 1)
+_CState = tuple[bool, int, int, _FState, _FState]
+
+
+class _Chain:
+    """One BLYSS duel as an absorbing Markov chain, round by round (see the module docstring)."""
+
+    def __init__(self, state: FightState) -> None:
+        self.R = _Roster(state)
+        self.state = state
+        self.hr = state.house_rules
+        self.dist = state.distance
+        self._attacks: dict[tuple, list[tuple[float, _FState]]] = {}
+        self._init: dict[tuple, float] = {}
+        self._heavy_below = table("wounds")["heavy_wounds_below_health"]
+
+    def start(self) -> _CState:
+        fs = self.state.fighters
+        order = -1  # Initiative still to roll (round 1, or every round by house rule)
+        if self.state.round > 0 and self.state.order and not self.hr.reroll_initiative_each_round:
+            order = 0 if self.state.order[0] == fs[0].id else 1
+        return (False, order, 0, *(self._fstate(f) for f in fs))  # type: ignore[return-value]
+
+    @staticmethod
+    def _fstate(f: Fighter) -> _FState:
+        v = f.vitals
+        return (v.dodges, v.flesh_wounds, v.health, v.unconscious, v.dying, tuple(f.armour_lives))
+
+    @staticmethod
+    def _active(x: _FState) -> bool:
+        return not (x[3] or x[4])
+
+
+    def _level(self, k: int, x: _FState) -> int:
+        """The engine's ``wound_level`` (0 Healthy .. 4 Heavy Wounds, 5 Incapacitated)."""
+        if not self._active(x):
+            return 5
+        d, f, h = x[0], x[1], x[2]
+        maxh, lost = int(self.R.maxh[k]), int(self.R.maxh[k]) - h
+        if lost >= 1:
+            if h < self._heavy_below:
+                return 4
+            if lost >= -(-2 * maxh // 3):
+                return 3
+            if lost >= -(-maxh // 3):
+                return 2
+        return 1 if d == 0 and f < int(self.R.maxf[k]) else 0
+
+    def _first_chance(self, a: _FState, b: _FState) -> float:
+        """Chance that fighter 0 acts first: Initiative by net successes, their value, rank, then roll-off."""
+        key = (self._level(0, a), self._level(1, b))
+        if key in self._init:
+            return self._init[key]
+        R, hr = self.R, self.hr
+        dists = []
+        for k, lv in enumerate(key):
+            dice, dm, rank = R.pool("init", k, lv, 0)
+            d: dict[tuple[int, int], float] = {(0, 0): 1.0}
+            for sides in dice:
+                nxt: dict[tuple[int, int], float] = {}
+                for (net, value), p in d.items():
+                    for face in range(1, sides + 1):
+                        met = face >= 2 and face + dm >= hr.initiative_td
+                        kk = (net + (1 if met else -1 if face == 1 else 0), value + (face if met else 0))
+                        nxt[kk] = nxt.get(kk, 0.0) + p / sides
+                d = nxt
+            out: dict[tuple[int, int, int], float] = {}
+            for (net, value), p in d.items():
+                kk = (max(net, 0), value, rank)
+                out[kk] = out.get(kk, 0.0) + p
+            dists.append(out)
+        tie_first = 0.505 if hr.initiative_final_tie == "roll_off" else 1.0  # d100 each; a tie keeps listing order
+        p0 = 0.0
+        for ka, pa in dists[0].items():
+            for kb, pb in dists[1].items():
+                if ka > kb:
+                    p0 += pa * pb
+                elif ka == kb:
+                    p0 += pa * pb * tie_first
+        self._init[key] = p0
+        return p0
+
+    def _attack(self, ak: int, att: _FState, tk: int, tgt: _FState) -> list[tuple[float, _FState]]:
+        """Where one attack by fighter ``ak`` leaves fighter ``tk`` (the engine's _attack and _land_blow)."""
+        R, hr = self.R, self.hr
+        amask = sum(1 << p for p, lv in enumerate(att[5]) if lv > 0)
+        key = (ak, self._level(ak, att), amask, tgt)
+        hit = self._attacks.get(key)
+        if hit is not None:
+            return hit
+        dice, dm, _ = R.pool("attack", ak, key[1], amask, 0, 0, self.dist)
+        called = R.fighters[ak].called_shot
+        td = called_shot_td(called, aimed=False)
+        miss, hits = _attack_dist(dice, td, dm)
+        out: dict[_FState, float] = {}
+
+        def add(p: float, x: _FState) -> None:
+            if p > 0:
+                out[x] = out.get(x, 0.0) + p
+
+        add(miss, tgt)
+        w = R.weapon_of(ak, False)
+        strength = (not w.ranged) if w.strength_applies is None else w.strength_applies
+        bonus = strength_damage_bonus(R.fighters[ak].character.attributes.strength) if strength else 0
+        damage = _exact_damage(w.damage)
+        loc = _LOC_INDEX[_LOCATION[called]]
+        d, f, h, unc, dying, lives = tgt
+        piece = next((p for p, lv in enumerate(lives) if lv > 0 and R.cover[tk, p, loc]), None)
+        ar = _current_ar(R.fighters[tk].character.armour[piece], lives[piece]) if piece is not None else 0
+        armour_dice = pool_for_rank(ar) if ar > 0 else ()
+        ko_td = table("wounds")["knockout_td"]
+        ko_p = _success_chance(pool_for_rank(w.knockout_rank), ko_td) if w.knockout_rank else 0.0
+        by_damage: dict[tuple[int, int], float] = {}
+        for total, best, p in damage:
+            k2 = (max(hr.minimum_damage, total + bonus), best)
+            by_damage[k2] = by_damage.get(k2, 0.0) + p
+        for face, p_hit in hits:
+            for (dmg, best_dmg), p_dmg in by_damage.items():
+                p = p_hit * p_dmg
+                against = best_dmg if hr.armour_contest_against == "damage_roll" else face
+                soak = _max_above(armour_dice, against, hr.armour_ties_soak) if armour_dice else 0.0
+                add(p * soak, tgt)
+                p *= 1.0 - soak
+                if p <= 0:
+                    continue
+                choice = R.fighters[tk].armour_choice
+                if choice == "auto":
+                    choice = "armour" if dmg > d else "body"
+                if piece is not None and choice == "armour":
+                    heavy = hr.armour_heavy_blow is not None and dmg >= hr.armour_heavy_blow
+                    nl = list(lives)
+                    nl[piece] = max(0, nl[piece] - (2 if heavy else 1))
+                    after: _FState = (d, f, h, unc, dying, tuple(nl))
+                else:
+                    left, d2, f2 = dmg, d, f
+                    if left and d2 > 0:
+                        took = min(left, d2)
+                        d2 -= took
+                        left = left - took if hr.damage_spills_over else 0
+                    if left and f2 > 0:
+                        took = min(left, f2)
+                        f2 -= took
+                        left = left - took if hr.damage_spills_over else 0
+                    h2 = h - left
+                    after = (d2, f2, h2, unc or (left > 0 and h2 <= 0), dying or (left > 0 and h2 < 0), lives)
+                if ko_p and self._active(after):
+                    add(p * ko_p, (*after[:3], True, after[4], after[5]))  # type: ignore[arg-type]
+                    add(p * (1 - ko_p), after)
+                else:
+                    add(p, after)
+        result = list((p, x) for x, p in out.items())
+        self._attacks[key] = result
+        return result
+
+    def transitions(self, s: _CState) -> Iterable[tuple[float, _CState]]:
+        """Half a round: the faster fighter's attack (phase 0), then the slower one's if still standing (phase 1).
+
+        States are (over, who acts first this round or -1 before Initiative, phase, fighter 0, fighter 1);
+        each attack is one step of the chain, so a round is two steps (fewer successors than a whole round)."""
+        _, order, phase, a, b = s
+        keep = not self.hr.reroll_initiative_each_round
+        out: dict[_CState, float] = {}
+        if phase == 0:
+            if order >= 0:
+                firsts = [(order, 1.0)]
+            else:
+                p0 = self._first_chance(a, b)
+                firsts = [(0, p0), (1, 1.0 - p0)]
+            for first, pf in firsts:
+                if pf <= 0:
+                    continue
+                second = 1 - first
+                for p1, tgt in self._attack(first, (a, b)[first], second, (a, b)[second]):
+                    pair = (a, tgt) if second == 1 else (tgt, b)
+                    down = not self._active(tgt)
+                    nxt = (down, first if (keep or not down) else -1, 0 if down else 1, *pair)
+                    out[nxt] = out.get(nxt, 0.0) + pf * p1  # type: ignore[index]
+        else:
+            first, second = order, 1 - order
+            for p2, tgt in self._attack(second, (a, b)[second], first, (a, b)[first]):
+                pair = (tgt, b) if first == 0 else (a, tgt)
+                nxt = (not self._active(tgt), order if keep else -1, 0, *pair)
+                out[nxt] = out.get(nxt, 0.0) + p2  # type: ignore[index]
+        return [(p, x) for x, p in out.items()]
+
+    def end_word(self, k: int, x: _FState) -> str:
+        R = self.R
+        if x[4]:
+            return "dying"
+        if x[3]:
+            return "unconscious"
+        if (x[0], x[1], x[2]) == (R.maxd[k], R.maxf[k], R.maxh[k]):
+            return "unhurt"
+        return _LEVELS[self._level(k, x)]
+
+
+def _exact(state: FightState, tolerance: float = 1e-12) -> Forecast:
+    why = exact_applies(state)
+    if why is not None:
+        raise OddsError(f"no exact forecast for this fight: {why}",
+                        hint="forecast it by simulation (--method simulate)")
+    chain = _Chain(state)
+    cap = state.house_rules.max_rounds - state.round
+    res = absorb(chain.start(), chain.transitions, itemgetter(0), max_rounds=2 * cap, tolerance=tolerance)
+    fs = state.fighters
+    p_win = [0.0, 0.0]
+    p_draw = 0.0
+    ends: list[dict[str, float]] = [{}, {}]
+    for (_, _, _, a, b), p in res.terminal.items():
+        up = [chain._active(a), chain._active(b)]
+        if up[0] and not up[1]:
+            p_win[fs[0].side] += p
+        elif up[1] and not up[0]:
+            p_win[fs[1].side] += p
+        else:
+            p_draw += p
+        for k, x in enumerate((a, b)):
+            w = chain.end_word(k, x)
+            ends[k][w] = ends[k].get(w, 0.0) + p
+    rounds: dict[int, float] = {}
+    for steps, p in res.rounds.items():  # two steps of the chain to a round
+        rounds[(steps + 1) // 2] = rounds.get((steps + 1) // 2, 0.0) + p
+    error = res.unresolved
+    notes = [f"exact chain over {res.states_seen} duel states"]
+    if state.round:
+        notes.append(f"rounds are counted from round {state.round}, where the saved fight stands")
+    if res.unresolved >= tolerance:  # the chain ran to the round cap: what is left is the stand-off
+        p_draw += res.unresolved
+        rounds[cap] = rounds.get(cap, 0.0) + res.unresolved
+        error = 0.0
+        cap_text = f"the cap of {state.house_rules.max_rounds} rounds"
+        notes.append(f"{res.unresolved:.2e} of the fights are still going at {cap_text}")
+        for k in range(2):  # the chain does not keep where they stand then
+            ends[k][STANDING_AT_CAP] = res.unresolved
+    return Forecast(
+        system="blyss", method="exact", sides=tuple((f.id,) for f in sorted(fs, key=lambda f: f.side)),
+        p_win=tuple(p_win), p_draw=p_draw, rounds=rounds,
+        combatants=tuple(CombatantForecast(f.id, f.side, ends[k]) for k, f in enumerate(fs)),
+        error=error, tactics=_tactics(state), draw_meaning=DRAW_MEANING, notes=tuple(notes),
+    )
+
+
+# ---------------------------------------------------------------- the entry point
+def _tactics(state: FightState) -> dict[str, str]:
+    from ...forecast import side_label
+
+    out: dict[str, str] = {}
+    for s in sorted({f.side for f in state.fighters}):
+        words = []
+        for f in state.fighters:
+            if f.side == s:
+                word = f.tactic + (f" (called shot: {f.called_shot})" if f.called_shot else "")
+                words.append(word)
+        uniq = sorted(set(words))
+        out[side_label(s)] = uniq[0] if len(uniq) == 1 else ", ".join(words)
+    return out
+
+
+def blyss_forecast(state: BaseModel, *, method: str = "auto", samples: int = 100_000, seed: int = 0,
+                   progress: Any = None) -> Forecast:
+    """The odds of a BLYSS fight from any engine state: exact for duels of two attackers, else simulated."""
+    if not isinstance(state, FightState):
+        raise OddsError("a BLYSS forecast needs a BLYSS fight state", hint="start one with the BLYSS combat engine")
+    if state.over:
+        raise OddsError("the fight is already over", hint="forecast a fight that is still going")
+    if method not in ("auto", "exact", "simulate"):
+        raise OddsError(f"method is auto, exact or simulate, not {method!r}")
+    ids = [f.id for f in state.fighters]
+    if len(set(ids)) != len(ids):
+        raise OddsError("two fighters in the saved fight share a name", hint="each fighter needs its own id")
+    if state.round > 0 and sorted(state.order) != sorted(ids):
+        raise OddsError("the saved fight's Initiative order does not list every fighter once",
+                        hint="save the fight with 'fight --save-state' rather than editing it by hand")
+    notes: list[str] = []
+    if method == "exact":
+        return _exact(state)
+    if method == "auto" and exact_applies(state) is None:
+        try:
+            return _exact(state)
+        except OddsError as exc:  # the chain outgrew its limit: simulate instead, and say so
+            notes.append(f"simulated, because the exact chain was refused: {exc.message}")
+    if state.round:
+        notes.append(f"rounds are counted from round {state.round}, where the saved fight stands")
+    sides_n = max(f.side for f in state.fighters) + 1
+    sides = [[f.id for f in state.fighters if f.side == s] for s in range(sides_n)]
+    return run_simulation(
+        "blyss", simulate_batch(state), sides=sides, combatant_sides={f.id: f.side for f in state.fighters},
+        samples=samples, seed=seed, tactics=_tactics(state), draw_meaning=DRAW_MEANING, progress=progress,
+        notes=notes,
+    )
