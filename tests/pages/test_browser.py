@@ -179,17 +179,20 @@ def test_a_scene_from_invitation_to_verified_export(server, browser):
     expect(bob.locator("#story details[open]").first).to_contain_text("showed")
 
     # --- the GM's fight tracker: start a fight, play a round
-    fight = gm.locator("#fight")
+    fight = gm.locator("#fight-controls")
     fight.get_by_role("group", name="Side 1").get_by_label("Alis").check()
     fight.get_by_role("group", name="Side 2").get_by_label("Bobo").check()
     fight.get_by_role("button", name="Start a fight").click()
-    expect(gm.locator("#fight")).to_contain_text("acts next")
-    gm.locator("#fight").get_by_role("button", name="Play the next round").click()
+    expect(gm.locator("#fight")).to_contain_text("Combatants")
+    gm.locator("#fight-controls").get_by_role("button", name="Play the next round").click()
     expect(gm.locator("#fight")).to_contain_text("Round 1")
     gm.locator("#fight").scroll_into_view_if_needed()
     checks.page(gm, "fight-tracker")
-    gm.locator("#fight").get_by_role("button", name="End the fight").click()
-    expect(gm.locator("#fight")).to_contain_text("Start a fight")
+    bob.reload()
+    expect(bob.locator("#fight")).to_contain_text("Round 1")  # fights are public; the controls are the GM's
+    expect(bob.locator("#fight-controls")).to_have_count(0)
+    gm.locator("#fight-controls").get_by_role("button", name="End the fight").click()
+    expect(gm.locator("#fight-controls")).to_contain_text("Start a fight")
 
     # --- the GM closes the scene (revealing the seed) and the export verifies
     gm.get_by_role("button", name="Close the scene and reveal its seed").click()
