@@ -4,13 +4,19 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench clean postgres load
+.PHONY: run test bench clean postgres load chromium
 
 # The table's tests run against a real PostgreSQL too: start the local cluster when it is down.
 postgres:
 	@pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null || { \
 	  for v in $$(ls /etc/postgresql 2>/dev/null); do pg_ctlcluster --skip-systemctl-redirect $$v main start || true; done; \
 	  for i in 1 2 3 4 5 6 7 8 9 10; do pg_isready -q -h 127.0.0.1 -p 5432 2>/dev/null && break; sleep 1; done; }
+
+# The web pages' browser tests drive Debian's Chromium (headless, through Playwright): install it when missing.
+chromium:
+	@test -x /usr/bin/chromium || { \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +27,7 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/storymaster serve --demo
 
-test: $(STAMP) postgres
+test: $(STAMP) postgres chromium
 	$(BIN)/python -m pytest -n 2 -q
 
 bench: $(STAMP)

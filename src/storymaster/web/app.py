@@ -1,7 +1,7 @@
 """The FastAPI application: ``create_app(settings)``.
 
-JSON API only (HTML pages come later); a landing page at ``/`` links the
-OpenAPI docs. Every error is RFC 9457 problem details; bodies over the limit
+The JSON API under ``/api`` and the HTML pages (``web/pages``) that use it;
+the front page at ``/`` links the OpenAPI docs. Every error is RFC 9457 problem details; bodies over the limit
 are refused with 413 before they are read.
 """
 
@@ -72,6 +72,9 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -
     app.state.broker = broker
     app.state.clock = clock
     problems.install(app)
+    from .pages import install as install_pages
+
+    install_pages(app)  # the HTML pages (first: their "/" is the table's front page)
     for module in (systems, auth, campaigns, characters, scenes, posts, exports, live):
         app.include_router(module.router)
     from .routers import notifications

@@ -1,0 +1,100 @@
+"""A real table server and Debian's Chromium, driven by Playwright (never `playwright install`)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts" / "screenshots"
+DOCS_SHOTS = ROOT / "docs" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class TableServer:
+    """``uvicorn storymaster.web.factory:from_env`` on 127.0.0.1 and a free port, with every installed system."""
+
+    def __init__(self, database_url: str) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = dict(os.environ)
+        env.update({
+            "STORYMASTER_DATABASE_URL": database_url, "STORYMASTER_ARGON2_TIME_COST": "1",
+            "STORYMASTER_ARGON2_MEMORY_COST": "1024", "STORYMASTER_SSE_POLL": "1", "STORYMASTER_BASE_URL": self.url,
+        })
+        cmd = [sys.executable, "-m", "uvicorn", "storymaster.web.factory:from_env", "--factory", "--host", "127.0.0.1",
+               "--port", str(self.port), "--log-level", "warning"]
+        self.proc = subprocess.Popen(cmd, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the server exited: {self.proc.stderr.read().decode()[-2000:]}")
+            try:
+                if httpx.get(f"{self.url}/api/health", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError("the server did not come up")
+
+    def stop(self) -> None:
+        try:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            self.proc.wait(timeout=10)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def axe_source() -> str:
+    """axe-core's script, from the axe-core-python wheel (PyPI): nothing is fetched at run time."""
+    import axe_core_python
+
+    return (Path(axe_core_python.__file__).parent / "axe.min.js").read_text()
+
+
+def serious_violations(page, axe_js: str) -> list[str]:
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.add_script_tag(content=axe_js)
+    result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+        for v in result["violations"] if v.get("impact") in ("serious", "critical")
+    ]
+
+
+def shoot(page, name: str) -> None:
+    """Screenshots at desktop and phone widths into artifacts/screenshots/, copied to docs/screenshots/."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    DOCS_SHOTS.mkdir(parents=True, exist_ok=True)
+    before = page.viewport_size
+    for label, (w, h) in WIDTHS.items():
+        page.set_viewport_size({"width": w, "height": h})
+        if name == "fight-tracker":
+            page.locator("#fight").scroll_into_view_if_needed()
+        else:
+            page.evaluate("window.scrollTo(0, 0)")
+        out = ARTIFACTS / f"{name}-{label}.png"
+        page.screenshot(path=str(out), full_page=label == "desktop")
+        shutil.copyfile(out, DOCS_SHOTS / out.name)
+    if before:
+        page.set_viewport_size(before)
