@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench clean postgres load chromium
+.PHONY: run test bench clean postgres load screenshots chromium
 
 # The table's tests run against a real PostgreSQL too: start the local cluster when it is down.
 postgres:
@@ -37,6 +37,10 @@ bench: $(STAMP)
 # The table's load test (loopback, bounded; not part of make test).
 load: $(STAMP) postgres
 	$(BIN)/python bench/load_table.py
+
+# Refresh the README's screenshots (docs/screenshots/) from the browser test.
+screenshots: $(STAMP)
+	STORYMASTER_UPDATE_SCREENSHOTS=1 $(BIN)/python -m pytest -q tests/pages/test_browser.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .hypothesis
