@@ -50,3 +50,19 @@ def test_namesakes_the_engine_numbers_map_to_their_own_characters() -> None:
     assert initiative_order(state, sides, names, PHILSYS.combat) == [by_name[n] for n in PHILSYS.combat.initiative_order(state)]
     rows = tracker_rows(state, sides, names, PHILSYS.combat)
     assert {r["name"]: r["character"] for r in rows} == by_name
+
+
+def test_simultaneous_rounds_give_no_acting_order_and_posting_order_keeps_the_cast() -> None:
+    """Loose and Fuzzy rolls both sides at once: no one 'acts next', and no one is left out of the posting turn."""
+    from storymaster.play.scene import SceneState
+    from storymaster.systems.fuzzy import SYSTEM as FUZZY
+
+    achmed = load_model(EXAMPLES / "fuzzy" / "achmed.yaml", FUZZY.character_model)
+    sven = load_model(EXAMPLES / "fuzzy" / "sven.yaml", FUZZY.character_model)
+    state = FUZZY.combat.start([[achmed], [sven]])
+    state, _ = FUZZY.combat.step(state, DiceRng("view", "fuzzy"))
+    assert FUZZY.combat.initiative_order(state) == []
+    assert initiative_order(state, [[20], [21]], {20: "Achmed", 21: "Sven"}, FUZZY.combat) == []
+    assert initiative_order(fight(), SIDES, NAMES) == [3, 2, 1]  # a partial or full order is kept as given
+    assert SceneState(id=1, cast=[20, 21], combat={"order": []}).turn_order() == [20, 21]
+    assert SceneState(id=1, cast=[20, 21], combat={"order": [21]}).turn_order() == [21, 20]

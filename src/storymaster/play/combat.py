@@ -88,7 +88,9 @@ def initiative_order(
     state: BaseModel, sides: Sequence[Sequence[int]], names: Mapping[int, str], engine: Any = None
 ) -> list[int]:
     """Character ids in acting order: the engine's own when it is a FightTracker, else guessed from
-    the state (by name or index); whoever the order leaves out follows, in side order."""
+    the state (by name or index). Only those the engine orders: empty where the system has no
+    acting order (both sides roll at once), so nobody is shown as "acting next" by mistake; a
+    turn-based scene's posting order adds the rest of the cast after it (SceneState.turn_order)."""
     flat = [ch for side in sides for ch in side]
     if isinstance(engine, FightTracker):
         by_name = engine.initiative_order(state)
@@ -96,7 +98,7 @@ def initiative_order(
         order = list(dict.fromkeys(ids[n] for n in by_name if n in ids))
     else:
         order = _probed_order(state, flat, names)
-    return order + [ch for ch in flat if ch not in order]
+    return order
 
 
 def tracker_rows(state: BaseModel, sides: Sequence[Sequence[int]], names: Mapping[int, str], engine: Any) -> list[dict[str, Any]]:
