@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
-import httpx
+from web.servers import REAL_APP, Server
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
@@ -22,47 +17,11 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class TableServer:
-    """``uvicorn storymaster.web.factory:from_env`` on 127.0.0.1 and a free port, with every installed system."""
+class TableServer(Server):
+    """The real table (every installed system) for the browser, live updates polled every second."""
 
     def __init__(self, database_url: str) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = dict(os.environ)
-        env.update({
-            "STORYMASTER_DATABASE_URL": database_url, "STORYMASTER_ARGON2_TIME_COST": "1",
-            "STORYMASTER_ARGON2_MEMORY_COST": "1024", "STORYMASTER_SSE_POLL": "1", "STORYMASTER_BASE_URL": self.url,
-        })
-        cmd = [sys.executable, "-m", "uvicorn", "storymaster.web.factory:from_env", "--factory", "--host", "127.0.0.1",
-               "--port", str(self.port), "--log-level", "warning"]
-        self.proc = subprocess.Popen(cmd, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        end = time.monotonic() + 30
-        while time.monotonic() < end:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"the server exited: {self.proc.stderr.read().decode()[-2000:]}")
-            try:
-                if httpx.get(f"{self.url}/api/health", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        self.stop()
-        raise RuntimeError("the server did not come up")
-
-    def stop(self) -> None:
-        try:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            self.proc.wait(timeout=10)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        super().__init__(database_url, app=REAL_APP, env={"STORYMASTER_SSE_POLL": "1"})
 
 
 def axe_source() -> str:

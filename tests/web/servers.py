@@ -1,4 +1,4 @@
-"""Start and stop real uvicorn server processes for the crash and multi-worker tests."""
+"""Start and stop real uvicorn server processes: the crash, multi-worker and browser tests."""
 
 from __future__ import annotations
 
@@ -21,8 +21,24 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+#: the table with only the tests' own system (the API tests)
+TEST_APP = "web.server_factory:app"
+#: the real table with every installed system (the browser tests)
+REAL_APP = "storymaster.web.factory:from_env"
+
+
 class Server:
-    def __init__(self, database_url: str, *, workers: int = 1, port: int | None = None, env: dict[str, str] | None = None) -> None:
+    """uvicorn serving ``app`` (an app factory) on 127.0.0.1 and a free port, in its own process group."""
+
+    def __init__(
+        self,
+        database_url: str,
+        *,
+        workers: int = 1,
+        port: int | None = None,
+        env: dict[str, str] | None = None,
+        app: str = TEST_APP,
+    ) -> None:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         e = dict(os.environ)
@@ -33,10 +49,11 @@ class Server:
                 "STORYMASTER_ARGON2_TIME_COST": "1",
                 "STORYMASTER_ARGON2_MEMORY_COST": "1024",
                 "STORYMASTER_MIGRATE": "1",
+                "STORYMASTER_BASE_URL": self.url,
             }
         )
         e.update(env or {})
-        cmd = [sys.executable, "-m", "uvicorn", "web.server_factory:app", "--factory", "--host", "127.0.0.1", "--port", str(self.port),
+        cmd = [sys.executable, "-m", "uvicorn", app, "--factory", "--host", "127.0.0.1", "--port", str(self.port),
                "--workers", str(workers), "--log-level", "warning"]
         self.proc = subprocess.Popen(cmd, env=e, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         self._wait_up()
