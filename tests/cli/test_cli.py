@@ -132,3 +132,41 @@ def test_demo_runs(cli) -> None:
     assert result.exit_code == 0
     assert "$ storymaster roll 2d6+3 --seed 7" in result.stdout
     assert "error:" not in result.stdout and "failed to load" not in result.stdout
+
+
+def test_a_plain_roll_loads_no_rule_system() -> None:
+    """System sub-apps load when their name is used, so dice commands start fast."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from typer.testing import CliRunner\n"
+        "from storymaster.cli.app import app\n"
+        "assert CliRunner().invoke(app, ['roll', 'd6', '--seed', '1']).exit_code == 0\n"
+        "print(sorted(m for m in sys.modules if m.startswith('storymaster.systems.')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_system_commands_are_listed_and_load_on_use(cli) -> None:
+    listing = cli("--help").stdout
+    for name in ("blyss", "bum", "fuzzy", "kalyr", "philsys"):
+        assert name in listing
+    assert "B.U.M. (Basic" in listing  # the whole first line, not cut at "B.U.M."
+    assert cli("kalyr", "odds", "--ability", "Good", "--difficulty", "Great", "--json").exit_code == 0
+
+
+def test_a_broken_cli_plugin_says_why_and_breaks_nothing(cli, monkeypatch) -> None:
+    from importlib.metadata import EntryPoint
+
+    import storymaster.cli.app as app_module
+
+    eps = dict(app_module._system_entry_points())
+    eps["ghost"] = EntryPoint(name="ghost", value="no_such_module_anywhere:app", group=app_module.CLI_GROUP)
+    monkeypatch.setattr(app_module, "_system_entry_points", lambda: eps)
+    result = cli("ghost")
+    assert result.exit_code == 2 and "the ghost commands failed to load" in result.output
+    assert "Traceback" not in result.output
+    assert cli("roll", "d6").exit_code == 0

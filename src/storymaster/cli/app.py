@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import textwrap
+from functools import cache
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+import typer.main
 from rich.table import Table
 
 from .. import __version__
@@ -22,7 +25,7 @@ __all__ = ["CLI_GROUP", "app", "main"]
 CLI_GROUP = "storymaster.cli"
 
 app = typer.Typer(
-    cls=StorymasterGroup,
+    cls=None,  # set below, once _SystemCommands is defined
     name="storymaster",
     help="Storymaster: dice, exact odds and rules for five tabletop role-playing systems.",
     no_args_is_help=True,
@@ -152,20 +155,53 @@ app.command("serve")(serve_cmd)
 app.command("verify")(verify_cmd)
 
 
-def _attach_system_apps() -> None:
-    for ep in sorted(entry_points(group=CLI_GROUP), key=lambda e: e.name):
-        try:
-            sub = ep.load()
-        except Exception as exc:  # a broken plugin must not break the whole CLI
-            def broken(exc: Exception = exc, name: str = ep.name) -> None:
-                raise typer.BadParameter(f"the {name} commands failed to load: {exc}")
+class _SystemCommands(StorymasterGroup):
+    """The root group, with each system's sub-app loaded only when its name is used.
 
-            app.command(ep.name, help=f"(failed to load: {exc})")(broken)
-            continue
-        app.add_typer(sub, name=ep.name)
+    Importing a rule system builds all its models (a few hundred milliseconds for the five),
+    so ``storymaster roll d6`` should not pay for them. A plugin that fails to load becomes
+    a command that says why, and never breaks the others.
+    """
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return sorted(set(super().list_commands(ctx)) | set(_system_entry_points()))
+
+    def get_command(self, ctx: Any, name: str) -> Any:
+        command = super().get_command(ctx, name)
+        if command is not None:
+            return command
+        ep = _system_entry_points().get(name)
+        if ep is None:
+            return None
+        return _load_system_command(ep)
 
 
-_attach_system_apps()
+@cache
+def _system_entry_points() -> dict[str, Any]:
+    return {ep.name: ep for ep in entry_points(group=CLI_GROUP)}
+
+
+@cache
+def _load_system_command(ep: Any) -> Any:
+    try:
+        sub = ep.load()
+    except Exception as exc:  # a broken plugin must not break the whole CLI
+        why = f"{type(exc).__name__}: {exc}"  # `exc` is unbound once the except block ends
+        broken = typer.Typer()
+
+        @broken.command(ep.name, help=f"(failed to load: {why})")
+        def _broken() -> None:
+            raise typer.BadParameter(f"the {ep.name} commands failed to load: {why}")
+
+        return typer.main.get_command(broken)
+    command = typer.main.get_command(sub)
+    command.name = ep.name
+    if command.help and not command.short_help:  # whole, not cut at a first full stop ("B.U.M.")
+        command.short_help = textwrap.shorten(command.help.splitlines()[0], 72, placeholder="...")
+    return command
+
+
+app.info.cls = _SystemCommands
 
 
 def main() -> None:
