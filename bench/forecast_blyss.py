@@ -57,9 +57,12 @@ def main() -> int:
     eng = SYSTEM.combat
     cases = [
         ("duel: warrior vs rogue, both attack", eng.start([[warrior], [rogue]])),
-        ("2 vs 2: warrior+craftsman vs rogue+expert, mixed tactics",
-         eng.start([[warrior, craftsman], [rogue, expert]],
-                   options={"tactic": {"Yama Wolfclaw": "defensive", "1": "aim"}})),
+        (
+            "2 vs 2: warrior+craftsman vs rogue+expert, mixed tactics",
+            eng.start(
+                [[warrior, craftsman], [rogue, expert]], options={"tactic": {"Yama Wolfclaw": "defensive", "1": "aim"}}
+            ),
+        ),
     ]
     print("BLYSS forecast: vectorised simulation vs the combat engine fight by fight (one core each)")
     worst = float("inf")

@@ -21,18 +21,18 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
-import sys  # noqa: E402
-import time  # noqa: E402
-import timeit  # noqa: E402
-from pathlib import Path  # noqa: E402
+import sys
+import time
+import timeit
+from pathlib import Path
 
-import icepool  # noqa: E402
+import icepool
 
-from storymaster.forecast import fight_by_fight  # noqa: E402
-from storymaster.rules import load_model  # noqa: E402
-from storymaster.systems.bum import SYSTEM, BumCharacter  # noqa: E402
-from storymaster.systems.bum.combat import exchange_odds  # noqa: E402
-from storymaster.systems.bum.forecast import _exact  # noqa: E402
+from storymaster.forecast import fight_by_fight
+from storymaster.rules import load_model
+from storymaster.systems.bum import SYSTEM, BumCharacter
+from storymaster.systems.bum.combat import exchange_odds
+from storymaster.systems.bum.forecast import _exact
 
 ROOT = Path(__file__).resolve().parents[1]
 EX = ROOT / "examples" / "bum"
@@ -46,7 +46,9 @@ def card(name: str) -> BumCharacter:
 
 def npc(name: str, strength: int, weapon: str, dex: int = 2) -> BumCharacter:
     return BumCharacter(
-        name=name, npc=True, stats={"STR": strength, "DEX": dex, "INT": 1, "SOC": 1},
+        name=name,
+        npc=True,
+        stats={"STR": strength, "DEX": dex, "INT": 1, "SOC": 1},
         weapons={"primary": {"name": weapon}},
     )
 
@@ -119,8 +121,11 @@ def bench_simulation() -> list[tuple[str, float, float, float, float]]:
     v, p1, thief = card("victor-mordox"), card("player1"), card("thief")
     scenarios = [
         ("level-4 duel, Victor's crossbow opens", [[v], [p1]], {}),
-        ("Victor vs two thieves, 3 turns apart, DEX initiative", [[v], [thief, thief]],
-         {"distance": 3, "initiative": "dex"}),
+        (
+            "Victor vs two thieves, 3 turns apart, DEX initiative",
+            [[v], [thief, thief]],
+            {"distance": 3, "initiative": "dex"},
+        ),
     ]
     rows = []
     for label, sides, opts in scenarios:
@@ -147,17 +152,21 @@ def main() -> int:
         ratio = theirs / ours
         ok = diff <= 1e-6 and ratio >= 100
         failed |= not ok
-        print(f"  {label:38s} forecast {ours * 1e6:7.1f} us {ratio:6.0f}x | chain {chain * 1e6:7.1f} us "
-              f"{theirs / chain:5.0f}x | icepool {theirs * 1e3:7.2f} ms | max |diff| {diff:.1e}  "
-              f"{'ok' if ok else 'BELOW TARGET'}")
+        print(
+            f"  {label:38s} forecast {ours * 1e6:7.1f} us {ratio:6.0f}x | chain {chain * 1e6:7.1f} us "
+            f"{theirs / chain:5.0f}x | icepool {theirs * 1e3:7.2f} ms | max |diff| {diff:.1e}  "
+            f"{'ok' if ok else 'BELOW TARGET'}"
+        )
     print()
     print(f"(b) simulation vs the engine fight by fight, {N_FIGHTS:,} fights each")
     for label, sim_rate, eng_rate, p_sim, p_eng in bench_simulation():
         ratio = sim_rate / eng_rate
         ok = ratio >= 50
         failed |= not ok
-        print(f"  {label:55s} simulation {sim_rate:10,.0f} fights/s/core   engine {eng_rate:7,.0f} fights/s/core   "
-              f"{ratio:5.0f}x   p_win A {p_sim:.3f} vs {p_eng:.3f}   {'ok' if ok else 'BELOW TARGET'}")
+        print(
+            f"  {label:55s} simulation {sim_rate:10,.0f} fights/s/core   engine {eng_rate:7,.0f} fights/s/core   "
+            f"{ratio:5.0f}x   p_win A {p_sim:.3f} vs {p_eng:.3f}   {'ok' if ok else 'BELOW TARGET'}"
+        )
     return 1 if failed and os.environ.get("BENCH_STRICT") else 0
 
 

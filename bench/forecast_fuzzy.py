@@ -53,8 +53,12 @@ def sim_rate(state, n: int) -> tuple[float, object]:
 def main() -> None:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print("Loose and Fuzzy forecast benchmarks (one process, one core; the machine has", cores, "cores)\n")
-    print(f"(a) simulation vs the engine fight by fight -- target >= 50x ({SIM_FIGHTS:,} simulated, {ENGINE_FIGHTS:,} engine fights)")
-    print(f"  {'fight':<44} {'engine fights/s':>16} {'simulated fights/s':>19} {'ratio':>8}   p_win A (engine / simulated)")
+    print(
+        f"(a) simulation vs the engine fight by fight -- target >= 50x ({SIM_FIGHTS:,} simulated, {ENGINE_FIGHTS:,} engine fights)"
+    )
+    print(
+        f"  {'fight':<44} {'engine fights/s':>16} {'simulated fights/s':>19} {'ratio':>8}   p_win A (engine / simulated)"
+    )
     ok = True
     for name, state in fights().items():
         e_rate, e = engine_rate(state, ENGINE_FIGHTS)
@@ -69,9 +73,11 @@ def main() -> None:
     t_exact = time.perf_counter() - t
     e_rate, e = engine_rate(state, ENGINE_FIGHTS)
     t_engine = 10_000 / e_rate
-    print(f"  exact: p_win A {ex.p_win[0]:.6f} (error bound {ex.error:.1e}) in {t_exact:.2f}s;"
-          f" engine: {e.p_win[0]:.3f} from {ENGINE_FIGHTS:,} fights, 10,000 fights take {t_engine:.1f}s;"
-          f" ratio {t_engine / t_exact:.1f}x")
+    print(
+        f"  exact: p_win A {ex.p_win[0]:.6f} (error bound {ex.error:.1e}) in {t_exact:.2f}s;"
+        f" engine: {e.p_win[0]:.3f} from {ENGINE_FIGHTS:,} fights, 10,000 fights take {t_engine:.1f}s;"
+        f" ratio {t_engine / t_exact:.1f}x"
+    )
     print("\n  simulation target met" if ok else "\n  SIMULATION TARGET MISSED")
 
 

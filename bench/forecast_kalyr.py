@@ -17,14 +17,14 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("MKL_NUM_THREADS", "1")
 
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
+import time
+from pathlib import Path
 
-from storymaster.forecast import fight_by_fight  # noqa: E402
-from storymaster.rules import load_model  # noqa: E402
-from storymaster.systems.kalyr import SYSTEM  # noqa: E402
-from storymaster.systems.kalyr.character import Character  # noqa: E402
-from storymaster.systems.kalyr.forecast import exact_forecast, simulated_forecast  # noqa: E402
+from storymaster.forecast import fight_by_fight
+from storymaster.rules import load_model
+from storymaster.systems.kalyr import SYSTEM
+from storymaster.systems.kalyr.character import Character
+from storymaster.systems.kalyr.forecast import exact_forecast, simulated_forecast
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "kalyr"
 ENGINE_FIGHTS = 1_000

@@ -86,11 +86,15 @@ def _load_system():
 
         def resolve(self, check, rng, house_rules=None):
             r = roll("d6", rng)
-            return Outcome("loadtest", "d6", "hit" if r.total >= check.target else "miss", r.total >= check.target, "d6", (r,))
+            return Outcome(
+                "loadtest", "d6", "hit" if r.total >= check.target else "miss", r.total >= check.target, "d6", (r,)
+            )
 
         def odds(self, check, house_rules=None):
             p = Fraction(max(0, 7 - check.target), 6)
-            return OutcomeOdds("loadtest", "d6", {"hit": p, "miss": 1 - p} if 0 < p < 1 else {"hit" if p else "miss": Fraction(1)})
+            return OutcomeOdds(
+                "loadtest", "d6", {"hit": p, "miss": 1 - p} if 0 < p < 1 else {"hit" if p else "miss": Fraction(1)}
+            )
 
         def advance(self, character, request, rng, house_rules=None):
             return character, []
@@ -125,8 +129,25 @@ def start_server(database_url: str, workers: int) -> tuple[subprocess.Popen, str
     migrate(engine)  # once, before the workers start
     engine.dispose()
     env["STORYMASTER_MIGRATE"] = "0"
-    cmd = [sys.executable, "-m", "uvicorn", "load_table:app_factory", "--factory", "--host", "127.0.0.1", "--port", str(port),
-           "--workers", str(workers), "--log-level", "warning", "--backlog", "4096", "--timeout-keep-alive", "60"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "load_table:app_factory",
+        "--factory",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        str(workers),
+        "--log-level",
+        "warning",
+        "--backlog",
+        "4096",
+        "--timeout-keep-alive",
+        "60",
+    ]
     proc = subprocess.Popen(cmd, env=env, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     for _ in range(300):
@@ -192,7 +213,11 @@ async def drive(url: str, users, sids, clients: int, seconds: float, max_posts: 
         for i in range(max_posts):
             if time.monotonic() >= end:
                 return
-            body = {"kind": "ooc", "text": f"client {n} post {i}", "rolls": [{"dice": "3d6", "label": "load"}, {"dice": "d20", "visibility": "blind"}]}
+            body = {
+                "kind": "ooc",
+                "text": f"client {n} post {i}",
+                "rolls": [{"dice": "3d6", "label": "load"}, {"dice": "d20", "visibility": "blind"}],
+            }
             t0 = time.monotonic()
             try:
                 r = await c.post(f"/api/scenes/{sid}/posts", json=body, headers=headers)
@@ -221,7 +246,9 @@ async def check(url: str, gm, acked) -> tuple[int, int, list[str]]:
             stored = {}
             after = 0
             while True:
-                page = (await c.get(f"/api/scenes/{sid}/posts", params={"after": after, "limit": 1000}, headers=gm)).json()
+                page = (
+                    await c.get(f"/api/scenes/{sid}/posts", params={"after": after, "limit": 1000}, headers=gm)
+                ).json()
                 if not page:
                     break
                 stored.update({p["id"]: p for p in page})
@@ -265,7 +292,9 @@ def run(kind: str, args) -> bool:
     proc, base = start_server(url, args.workers)
     try:
         gm, users, sids, system = asyncio.run(setup(base, args.players, args.scenes))
-        latencies, acked, errors, elapsed = asyncio.run(drive(base, users, sids, args.clients, args.seconds, args.max_posts))
+        latencies, acked, errors, elapsed = asyncio.run(
+            drive(base, users, sids, args.clients, args.seconds, args.max_posts)
+        )
         lost_posts, lost_rolls, problems = asyncio.run(check(base, gm, acked))
     finally:
         stop_server(proc)
@@ -277,13 +306,19 @@ def run(kind: str, args) -> bool:
         tmp.cleanup()
     n_ok = sum(len(p) for p in acked.values())
     rolls = sum(r for p in acked.values() for _, r in p.values())
-    print(f"\n{kind}: {args.workers} workers, {args.clients} clients, {args.scenes} scenes, system {system}, {elapsed:.1f} s")
+    print(
+        f"\n{kind}: {args.workers} workers, {args.clients} clients, {args.scenes} scenes, system {system}, {elapsed:.1f} s"
+    )
     print(f"  posts acknowledged  {n_ok}  ({rolls} rolls)   throughput {n_ok / elapsed:.0f} posts/s")
     if latencies:
-        print(f"  latency  p50 {_pct(latencies, .5) * 1000:.0f} ms   p99 {_pct(latencies, .99) * 1000:.0f} ms   "
-              f"mean {statistics.fmean(latencies) * 1000:.0f} ms   max {max(latencies) * 1000:.0f} ms")
+        print(
+            f"  latency  p50 {_pct(latencies, 0.5) * 1000:.0f} ms   p99 {_pct(latencies, 0.99) * 1000:.0f} ms   "
+            f"mean {statistics.fmean(latencies) * 1000:.0f} ms   max {max(latencies) * 1000:.0f} ms"
+        )
     print(f"  errors   {errors or 'none'}")
-    print(f"  lost     {lost_posts} posts, {lost_rolls} rolls;  exports verified: {'all' if not problems else problems}")
+    print(
+        f"  lost     {lost_posts} posts, {lost_rolls} rolls;  exports verified: {'all' if not problems else problems}"
+    )
     return not lost_posts and not lost_rolls and not problems
 
 

@@ -125,16 +125,22 @@ def bench_odds() -> list[tuple[str, float, float, float, float, float]]:
 def main() -> None:
     print("Storymaster benchmarks (best of 5; lower time is better; ratio > 1 means Storymaster is faster)\n")
     print("(a) single audited roll vs d20 (avrae) -- target >= 3x")
-    print(f"  {'expression':<10} {'storymaster':>12} {'+detail text':>13} {'d20':>10} {'ratio':>7} {'ratio w/ text':>14}")
+    print(
+        f"  {'expression':<10} {'storymaster':>12} {'+detail text':>13} {'d20':>10} {'ratio':>7} {'ratio w/ text':>14}"
+    )
     for expr, ours, ours_text, theirs in bench_single():
-        print(f"  {expr:<10} {ours * 1e6:>10.2f}us {ours_text * 1e6:>11.2f}us {theirs * 1e6:>8.2f}us {theirs / ours:>6.2f}x {theirs / ours_text:>13.2f}x")
+        print(
+            f"  {expr:<10} {ours * 1e6:>10.2f}us {ours_text * 1e6:>11.2f}us {theirs * 1e6:>8.2f}us {theirs / ours:>6.2f}x {theirs / ours_text:>13.2f}x"
+        )
     print(f"\n(b) batch rolling of {N_BATCH:,} vs raw numpy Generator.integers -- target >= 30% of the ceiling")
     print(f"  {'expression':<10} {'storymaster':>12} {'numpy':>10} {'share of ceiling':>17}")
     for expr, ours, ceiling in bench_batch():
         print(f"  {expr:<10} {ours * 1e3:>10.1f}ms {ceiling * 1e3:>8.1f}ms {ceiling / ours:>16.0%}")
     print("\n(c) exact odds vs icepool directly -- targets: cold >= 1x, repeated >= 100x")
     print("  cold = first question in a fresh process (median of 11, interleaved); miss = new question, warm process")
-    print(f"  {'question':<10} {'ours cold':>10} {'icepool cold':>13} {'ratio':>7} {'ours miss':>10} {'icepool warm':>13} {'ratio':>7} {'ours again':>11} {'ratio':>9}")
+    print(
+        f"  {'question':<10} {'ours cold':>10} {'icepool cold':>13} {'ratio':>7} {'ours miss':>10} {'icepool warm':>13} {'ratio':>7} {'ours again':>11} {'ratio':>9}"
+    )
     for expr, oc, ic, omiss, orep, irep in bench_odds():
         print(
             f"  {expr:<10} {oc * 1e3:>8.2f}ms {ic * 1e3:>11.2f}ms {ic / oc:>6.2f}x {omiss * 1e3:>8.2f}ms {irep * 1e3:>11.2f}ms"

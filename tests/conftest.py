@@ -8,9 +8,7 @@ from typer.testing import CliRunner
 
 from storymaster.dice import DiceRng
 
-settings.register_profile(
-    "storymaster", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
-)
+settings.register_profile("storymaster", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True)
 settings.load_profile("storymaster")
 
 

@@ -10,9 +10,27 @@ import storymaster.rules
 
 def test_dice_surface() -> None:
     assert set(storymaster.dice.__all__) == {
-        "DEFAULT_LIMITS", "RNG_VERSION", "BinOp", "Const", "Dice", "DiceRng", "DieRoll", "Expr", "Limits", "Neg",
-        "RollRecord", "derive_face", "new_seed", "parse", "parse_pool", "replay", "roll", "roll_batch", "roll_pool",
-        "verify", "worst_case_dice",
+        "DEFAULT_LIMITS",
+        "RNG_VERSION",
+        "BinOp",
+        "Const",
+        "Dice",
+        "DiceRng",
+        "DieRoll",
+        "Expr",
+        "Limits",
+        "Neg",
+        "RollRecord",
+        "derive_face",
+        "new_seed",
+        "parse",
+        "parse_pool",
+        "replay",
+        "roll",
+        "roll_batch",
+        "roll_pool",
+        "verify",
+        "worst_case_dice",
     }
     for name in storymaster.dice.__all__:
         assert hasattr(storymaster.dice, name), name
@@ -20,9 +38,18 @@ def test_dice_surface() -> None:
 
 def test_odds_and_rules_surface() -> None:
     assert set(storymaster.odds.__all__) == {"Distribution", "distribution", "to_icepool", "truncated_mass"}
-    assert {"RuleSystem", "CombatEngine", "CombatantStatus", "Event", "FightTracker", "Outcome", "OutcomeOdds", "Check", "HouseRules", "get_system"} <= set(
-        storymaster.rules.__all__
-    )
+    assert {
+        "RuleSystem",
+        "CombatEngine",
+        "CombatantStatus",
+        "Event",
+        "FightTracker",
+        "Outcome",
+        "OutcomeOdds",
+        "Check",
+        "HouseRules",
+        "get_system",
+    } <= set(storymaster.rules.__all__)
     for name in storymaster.rules.__all__:
         assert hasattr(storymaster.rules, name), name
 

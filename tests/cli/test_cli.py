@@ -25,7 +25,15 @@ def test_odds_json_contract(cli) -> None:
     data = json.loads(cli("odds", "4dF", "--json").stdout)
     assert data["expression"] == "4dF" and data["mean"] == 0
     assert {k: round(v * 81) for k, v in data["distribution"].items()} == {
-        "-4": 1, "-3": 4, "-2": 10, "-1": 16, "0": 19, "1": 16, "2": 10, "3": 4, "4": 1
+        "-4": 1,
+        "-3": 4,
+        "-2": 10,
+        "-1": 16,
+        "0": 19,
+        "1": 16,
+        "2": 10,
+        "3": 4,
+        "4": 1,
     }
     assert data["at_least"]["-4"] == 1.0 and data["at_least"]["4"] == pytest.approx(1 / 81)
     data = json.loads(cli("odds", "2d6+3", "--json").stdout)

@@ -6,7 +6,9 @@ from storymaster.errors import DiceLimitError
 from storymaster.odds import distribution
 
 
-@pytest.mark.parametrize("expr", ["3d6", "4d6kh3", "2d20kl1", "d6!(3)", "4dF", "1d20+5", "16+2d4", "(d4+1)*2", "-d6", "3d4!kh2"])
+@pytest.mark.parametrize(
+    "expr", ["3d6", "4d6kh3", "2d20kl1", "d6!(3)", "4dF", "1d20+5", "16+2d4", "(d4+1)*2", "-d6", "3d4!kh2"]
+)
 def test_batch_agrees_with_exact_distribution(expr: str) -> None:
     n = 200_000
     sample = roll_batch(expr, n, seed=11)

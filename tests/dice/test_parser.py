@@ -1,10 +1,10 @@
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import expressions
 
 from storymaster.dice import DEFAULT_LIMITS, BinOp, Const, Dice, Limits, Neg, parse, parse_pool
 from storymaster.errors import DiceLimitError, DiceSyntaxError, StorymasterError
-from strategies import expressions
 
 
 @pytest.mark.parametrize(
@@ -79,7 +79,16 @@ def test_syntax_errors_point_at_the_fault(text: str, position: int, words: str) 
 
 @pytest.mark.parametrize(
     "text",
-    ["999999999d999999999", "1001d6", "d1000001", "d6!(101)", "9" * 11, "(" * 40 + "1" + ")" * 40, "-" * 40 + "1", "1+" * 300 + "1"],
+    [
+        "999999999d999999999",
+        "1001d6",
+        "d1000001",
+        "d6!(101)",
+        "9" * 11,
+        "(" * 40 + "1" + ")" * 40,
+        "-" * 40 + "1",
+        "1+" * 300 + "1",
+    ],
 )
 def test_limits_are_enforced(text: str) -> None:
     with pytest.raises(DiceLimitError):

@@ -21,7 +21,9 @@ def spec_faces(seed: str, stream: str, sides: int, n: int) -> list[int]:
     return out
 
 
-@pytest.mark.parametrize(("seed", "stream", "sides"), [("abc", "", 6), ("7", "scene:1", 20), ("ünïcode", "x/y", 3), ("s", "", 1000000)])
+@pytest.mark.parametrize(
+    ("seed", "stream", "sides"), [("abc", "", 6), ("7", "scene:1", 20), ("ünïcode", "x/y", 3), ("s", "", 1000000)]
+)
 def test_generator_matches_the_written_spec(seed: str, stream: str, sides: int) -> None:
     rng = DiceRng(seed, stream)
     assert [rng.die(sides) for _ in range(50)] == spec_faces(seed, stream, sides, 50)

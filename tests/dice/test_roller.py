@@ -4,10 +4,10 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import expressions
 
 from storymaster.dice import DiceRng, Limits, RollRecord, parse, replay, roll, roll_pool, verify
 from storymaster.errors import DiceLimitError, DiceSyntaxError, StorymasterError, VerificationError
-from strategies import expressions
 
 
 def test_record_shape_and_total(rng: DiceRng) -> None:

@@ -19,8 +19,15 @@ def test_sides_grammar() -> None:
 
 
 FORECAST = Forecast(
-    "toy", "exact", (("Ann",), ("Bo", "Cy")), (0.625, 0.25), 0.125, {1: 0.5, 2: 0.5},
-    (CombatantForecast("Ann", 0, {"unhurt": 0.5, "down": 0.5}),), 1e-13, {"A": "cautious"},
+    "toy",
+    "exact",
+    (("Ann",), ("Bo", "Cy")),
+    (0.625, 0.25),
+    0.125,
+    {1: 0.5, 2: 0.5},
+    (CombatantForecast("Ann", 0, {"unhurt": 0.5, "down": 0.5}),),
+    1e-13,
+    {"A": "cautious"},
 )
 
 
@@ -47,7 +54,7 @@ def test_progress_stays_quiet_for_quick_work(capsys) -> None:
 
 
 def test_long_tails_are_folded(capsys) -> None:
-    rounds = {1: 0.9, 2: 0.0995, **{r: 0.0005 / 98 for r in range(3, 101)}}
+    rounds = {1: 0.9, 2: 0.0995, **dict.fromkeys(range(3, 101), 0.0005 / 98)}
     f = Forecast("toy", "exact", (("A",), ("B",)), (0.5, 0.5), 0.0, rounds, (), 0.0)
     emit_forecast(f, False)
     out = capsys.readouterr().out

@@ -65,8 +65,14 @@ def coin_batch(n: int, gen: np.random.Generator) -> Batch:
 def test_simulation_runner() -> None:
     seen: list[int] = []
     f = run_simulation(
-        "coin", coin_batch, sides=[["Ann"], ["Bo"]], combatant_sides={"Ann": 0}, samples=120_000, seed=5,
-        chunk=50_000, progress=lambda done, total: seen.append(done),
+        "coin",
+        coin_batch,
+        sides=[["Ann"], ["Bo"]],
+        combatant_sides={"Ann": 0},
+        samples=120_000,
+        seed=5,
+        chunk=50_000,
+        progress=lambda done, total: seen.append(done),
     )
     assert seen == [50_000, 100_000, 120_000]
     assert f.p_win[0] + f.p_win[1] + f.p_draw == pytest.approx(1)
@@ -75,7 +81,9 @@ def test_simulation_runner() -> None:
     assert sum(f.rounds.values()) == pytest.approx(1) and set(f.rounds) == {1, 2, 3}
     data = f.to_json()
     assert set(data["p_win"]) == {"A", "B"} and data["method"] == "simulated" and data["samples"] == 120_000
-    again = run_simulation("coin", coin_batch, sides=[["Ann"], ["Bo"]], combatant_sides={"Ann": 0}, samples=120_000, seed=5)
+    again = run_simulation(
+        "coin", coin_batch, sides=[["Ann"], ["Bo"]], combatant_sides={"Ann": 0}, samples=120_000, seed=5
+    )
     assert again.p_win == f.p_win
 
 
@@ -122,8 +130,15 @@ def test_engine_agrees_with_exact_chain() -> None:
     p_draw = sum(p for s, p in exact.terminal.items() if s[0] <= 0 and s[1] <= 0)
     assert p_a == pytest.approx(p_draw * 0 + (1 - p_draw) / 2)  # symmetric duel
     engine = DuelEngine()
-    f = fight_by_fight("toy", engine, engine.start([]), samples=3000, seed=1, sides=[["A"], ["B"]],
-                       end_state=lambda s: {"A": "down" if s.hp[0] <= 0 else "standing"})
+    f = fight_by_fight(
+        "toy",
+        engine,
+        engine.start([]),
+        samples=3000,
+        seed=1,
+        sides=[["A"], ["B"]],
+        end_state=lambda s: {"A": "down" if s.hp[0] <= 0 else "standing"},
+    )
     lo, hi = f.intervals[0]
     assert lo <= p_a <= hi
     assert f.p_draw == pytest.approx(p_draw, abs=0.03)

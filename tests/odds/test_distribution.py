@@ -6,11 +6,11 @@ from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
+from strategies import expressions
 
-from storymaster.dice import BinOp, Const, Dice, Neg, parse, roll
+from storymaster.dice import Const, Dice, Neg, parse, roll
 from storymaster.errors import OddsError, StorymasterError
 from storymaster.odds import distribution, truncated_mass
-from strategies import expressions
 
 
 def _die_outcomes(node: Dice) -> dict[int, Fraction]:
@@ -62,7 +62,22 @@ def exact(expr: str) -> dict[int, Fraction]:
 
 @pytest.mark.parametrize(
     "expr",
-    ["2d6+3", "4d6kh3", "4d6dl1", "2d20kl1", "3d4!(2)", "d6!(3)", "4dF", "4dFkh2", "(d4+1)*d3", "-d6+2d4", "d20-d20", "3d4!(1)kh2", "0d6+1", "2d6-(d4-1)"],
+    [
+        "2d6+3",
+        "4d6kh3",
+        "4d6dl1",
+        "2d20kl1",
+        "3d4!(2)",
+        "d6!(3)",
+        "4dF",
+        "4dFkh2",
+        "(d4+1)*d3",
+        "-d6+2d4",
+        "d20-d20",
+        "3d4!(1)kh2",
+        "0d6+1",
+        "2d6-(d4-1)",
+    ],
 )
 def test_matches_brute_force(expr: str) -> None:
     assert exact(expr) == {k: v for k, v in brute(parse(expr)).items() if v}

@@ -12,8 +12,16 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
 DOCS_SHOTS = ROOT / "docs" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 WIDTHS = {"desktop": (1280, 900), "phone": (390, 844)}
 
 
@@ -37,7 +45,8 @@ def serious_violations(page, axe_js: str) -> list[str]:
     result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
     return [
         f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
-        for v in result["violations"] if v.get("impact") in ("serious", "critical")
+        for v in result["violations"]
+        if v.get("impact") in ("serious", "critical")
     ]
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from pages.pagekit import Table, build_table
+
 from storymaster.web import Settings, create_app
 
 FAST_ARGON2 = {"argon2_time_cost": 1, "argon2_memory_cost": 1024}

@@ -49,7 +49,9 @@ def form_values(page: str) -> dict[str, Any]:
         value = re.search(r'value="([^"]*)"', tag)
         out[name.group(1)] = html.unescape(value.group(1)) if value else ""
     for name, body in re.findall(r'<select [^>]*name="([^"]+)"[^>]*>(.*?)</select>', page, re.S):
-        chosen = re.search(r"<option[^>]*selected[^>]*>(.*?)</option>", body) or re.search(r"<option[^>]*>(.*?)</option>", body)
+        chosen = re.search(r"<option[^>]*selected[^>]*>(.*?)</option>", body) or re.search(
+            r"<option[^>]*>(.*?)</option>", body
+        )
         value = re.search(r'value="([^"]*)"', chosen.group(0)) if chosen else None
         out[name] = html.unescape(value.group(1) if value else chosen.group(1)) if chosen else ""
     for name, body in re.findall(r'<textarea [^>]*name="([^"]+)"[^>]*>(.*?)</textarea>', page, re.S):
@@ -98,7 +100,16 @@ def build_table(app, system: str = "fuzzy") -> Table:
         r = p.post(f"/campaigns/{cid}/characters", data)
         assert r.status_code == 303, r.text
         t.chars[who] = int(r.headers["location"].rsplit("/", 1)[1])
-    r = gm.post(f"/campaigns/{cid}/scenes", {"title": "At the gate", "mode": "turn", "cast": [t.chars["Alis"], t.chars["Bobo"]], "turn_hours": "24", "on_deadline": "skip"})
+    r = gm.post(
+        f"/campaigns/{cid}/scenes",
+        {
+            "title": "At the gate",
+            "mode": "turn",
+            "cast": [t.chars["Alis"], t.chars["Bobo"]],
+            "turn_hours": "24",
+            "on_deadline": "skip",
+        },
+    )
     assert r.status_code == 303, r.text
     t.sid = int(r.headers["location"].rsplit("/", 1)[1])
     return t

@@ -13,9 +13,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import Page, expect, sync_playwright
-
 from pages.browser import CHROMIUM, CHROMIUM_ARGS, TableServer, axe_source, serious_violations, shoot
+from playwright.sync_api import Page, expect, sync_playwright
 
 pytestmark = pytest.mark.slow
 PASSWORD = "correct horse battery"
@@ -55,8 +54,17 @@ def sign_up(page: Page, name: str) -> None:
     page.get_by_role("button", name="Create account").click()
 
 
-def post(page: Page, *, kind: str = "ic", text: str, character: str | None = None, dice: str | None = None,
-         visibility: str = "public", label: str = "", to: list[str] | None = None) -> None:
+def post(
+    page: Page,
+    *,
+    kind: str = "ic",
+    text: str,
+    character: str | None = None,
+    dice: str | None = None,
+    visibility: str = "public",
+    label: str = "",
+    to: list[str] | None = None,
+) -> None:
     form = page.locator("form.composer")
     form.locator(f"input[name=kind][value={kind}]").check()
     if character:
@@ -78,7 +86,9 @@ def post(page: Page, *, kind: str = "ic", text: str, character: str | None = Non
 def test_a_scene_from_invitation_to_verified_export(server, browser):
     checks = Checks()
     base = server.url
-    gm_ctx, alice_ctx, bob_ctx = (browser.new_context(base_url=base, viewport={"width": 1280, "height": 900}) for _ in range(3))
+    gm_ctx, alice_ctx, bob_ctx = (
+        browser.new_context(base_url=base, viewport={"width": 1280, "height": 900}) for _ in range(3)
+    )
     gm, alice, bob = gm_ctx.new_page(), alice_ctx.new_page(), bob_ctx.new_page()
 
     # --- the GM signs up and creates a campaign
@@ -155,7 +165,9 @@ def test_a_scene_from_invitation_to_verified_export(server, browser):
         post(alice, text=f"Alis knocks, round {rnd}.", character="Alis", dice="1d20+2", label="knock")
         expect(bob.locator("#story")).to_contain_text(f"Alis knocks, round {rnd}", timeout=15_000)
         bob.reload()
-        post(bob, text=f"Bobo keeps watch, round {rnd}.", character="Bobo", dice="2d6", visibility="self", label="watch")
+        post(
+            bob, text=f"Bobo keeps watch, round {rnd}.", character="Bobo", dice="2d6", visibility="self", label="watch"
+        )
         if rnd == 1:
             alice.reload()
             post(alice, kind="private", text="psst: Alis pockets the key.", to=["gm"])
@@ -206,9 +218,15 @@ def test_a_scene_from_invitation_to_verified_export(server, browser):
     expect(gm.locator("#verified")).to_contain_text("Verified")
     checks.page(gm, "verify")
     # the player's own export, uploaded as a file, verifies too (with what is hidden from them)
-    bob_export = bob.request.get(base + gm.locator("#export-json").get_attribute("href") if False else scene_url.replace("/scenes/", "/api/scenes/") + "/export.json")
+    bob_export = bob.request.get(
+        base + gm.locator("#export-json").get_attribute("href")
+        if False
+        else scene_url.replace("/scenes/", "/api/scenes/") + "/export.json"
+    )
     bob.goto("/verify")
-    bob.get_by_label("…or its file").set_input_files({"name": "scene.json", "mimeType": "application/json", "buffer": bob_export.body()})
+    bob.get_by_label("…or its file").set_input_files(
+        {"name": "scene.json", "mimeType": "application/json", "buffer": bob_export.body()}
+    )
     bob.get_by_role("button", name="Verify").click()
     expect(bob.locator("#verified")).to_contain_text("Verified")
     assert "psst" not in bob_export.text()

@@ -6,7 +6,6 @@ import re
 
 import pytest
 from fastapi.testclient import TestClient
-
 from pages.pagekit import Table
 
 
@@ -80,9 +79,23 @@ def test_gm_sees_everything_and_the_invite(table):
 
 def test_private_posts_and_blind_rolls_stay_hidden(table):
     gm, alice, bob = table.gm, table.alice, table.bob
-    r = gm.post(f"/scenes/{table.sid}/posts", {"kind": "ic", "text": "The gate looms.", "roll_kind": "dice", "dice": "1d1000", "roll_label": "ambush", "visibility": "blind", "action": "post"})
+    r = gm.post(
+        f"/scenes/{table.sid}/posts",
+        {
+            "kind": "ic",
+            "text": "The gate looms.",
+            "roll_kind": "dice",
+            "dice": "1d1000",
+            "roll_label": "ambush",
+            "visibility": "blind",
+            "action": "post",
+        },
+    )
     assert r.status_code == 303
-    r = alice.post(f"/scenes/{table.sid}/posts", {"kind": "private", "text": "psst: I pocket the key", "to": [gm.id], "action": "post"})
+    r = alice.post(
+        f"/scenes/{table.sid}/posts",
+        {"kind": "private", "text": "psst: I pocket the key", "to": [gm.id], "action": "post"},
+    )
     assert r.status_code == 303
     gm_view = gm.get(f"/scenes/{table.sid}").text
     total = re.search(r'ambush <code>1d1000</code>: <strong class="result">(\d+)</strong>', gm_view).group(1)
@@ -131,5 +144,7 @@ def test_next_never_leaves_the_site(app):
     with TestClient(app) as c:
         c.post("/signup", data={"name": "nell", "password": "long enough pw"})
         for bad in ("//evil.example", "/\\evil.example", "https://evil.example", "javascript:alert(1)"):
-            r = c.post("/login", data={"name": "nell", "password": "long enough pw", "next": bad}, follow_redirects=False)
+            r = c.post(
+                "/login", data={"name": "nell", "password": "long enough pw", "next": bad}, follow_redirects=False
+            )
             assert r.headers["location"] == "/campaigns", bad

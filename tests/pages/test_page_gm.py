@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from pages.pagekit import build_table
 
 
@@ -32,16 +31,32 @@ def test_fight_tracker(app, system):
 
 def test_gm_acts_for_a_tardy_character_and_keeps_notes(table):
     gm = table.gm
-    assert gm.post(f"/scenes/{table.sid}/posts", {"kind": "ic", "text": "Night falls.", "action": "post"}).status_code == 303
-    r = gm.post(f"/scenes/{table.sid}/posts", {"kind": "ic", "character": table.chars["Bobo"], "text": "Bobo dozes off.", "action": "post"})
+    assert (
+        gm.post(f"/scenes/{table.sid}/posts", {"kind": "ic", "text": "Night falls.", "action": "post"}).status_code
+        == 303
+    )
+    r = gm.post(
+        f"/scenes/{table.sid}/posts",
+        {"kind": "ic", "character": table.chars["Bobo"], "text": "Bobo dozes off.", "action": "post"},
+    )
     assert r.status_code == 303
     page = gm.get(f"/scenes/{table.sid}").text
     assert "Narration" in page and "Bobo dozes off." in page
-    assert gm.post(f"/campaigns/{table.cid}/notes", {"text": "the key is cursed", "back": f"/scenes/{table.sid}#gm"}).headers["location"].startswith(f"/scenes/{table.sid}")
+    assert (
+        gm.post(f"/campaigns/{table.cid}/notes", {"text": "the key is cursed", "back": f"/scenes/{table.sid}#gm"})
+        .headers["location"]
+        .startswith(f"/scenes/{table.sid}")
+    )
     assert "the key is cursed" in gm.get(f"/scenes/{table.sid}").text
-    assert "the key is cursed" not in table.alice.get(f"/scenes/{table.sid}").text + table.alice.get(f"/campaigns/{table.cid}").text
+    assert (
+        "the key is cursed"
+        not in table.alice.get(f"/scenes/{table.sid}").text + table.alice.get(f"/campaigns/{table.cid}").text
+    )
     # a post preview shows the text and the odds without posting
-    r = gm.post(f"/scenes/{table.sid}/posts", {"kind": "ooc", "text": "Draft words", "roll_kind": "dice", "dice": "3d6", "action": "preview"})
+    r = gm.post(
+        f"/scenes/{table.sid}/posts",
+        {"kind": "ooc", "text": "Draft words", "roll_kind": "dice", "dice": "3d6", "action": "preview"},
+    )
     assert r.status_code == 200 and "Draft words" in r.text and "<svg" in r.text
     assert "Draft words" not in gm.get(f"/scenes/{table.sid}/story").text
     assert gm.post(f"/scenes/{table.sid}/close").status_code == 303
@@ -83,10 +98,16 @@ def test_edit_and_delete_posts(table):
 
 def test_scene_settings(table):
     gm = table.gm
-    r = gm.post(f"/scenes/{table.sid}/settings", {"title": "At the inn", "mode": "free", "cast": [table.chars["Alis"]], "turn_hours": ""})
+    r = gm.post(
+        f"/scenes/{table.sid}/settings",
+        {"title": "At the inn", "mode": "free", "cast": [table.chars["Alis"]], "turn_hours": ""},
+    )
     assert r.status_code == 303, r.text
     page = gm.get(f"/scenes/{table.sid}").text
     assert "At the inn" in page and 'id="turn"' not in page
     assert table.alice.post(f"/scenes/{table.sid}/settings", {"title": "mine", "mode": "free"}).status_code == 403
     assert gm.post(f"/scenes/{table.sid}/settings", {"title": "", "mode": "free"}).status_code == 422
-    assert gm.post(f"/scenes/{table.sid}/settings", {"title": "x", "mode": "turn", "turn_hours": "1e400"}).status_code == 422
+    assert (
+        gm.post(f"/scenes/{table.sid}/settings", {"title": "x", "mode": "turn", "turn_hours": "1e400"}).status_code
+        == 422
+    )

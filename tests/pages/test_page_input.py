@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from pages.pagekit import Table
 
 
@@ -19,7 +18,11 @@ def test_sign_up_and_in_errors(app, table):
         assert r.status_code in (409, 422) and 'class="alert"' in r.text
         r = c.post("/login", data={"name": "alice", "password": "wrong password"})
         assert r.status_code == 401 and "Wrong name or password" in r.text
-        r = c.post("/login", data={"name": "alice", "password": "correct horse battery", "next": "//evil.example"}, follow_redirects=False)
+        r = c.post(
+            "/login",
+            data={"name": "alice", "password": "correct horse battery", "next": "//evil.example"},
+            follow_redirects=False,
+        )
         assert r.status_code == 303 and r.headers["location"] == "/campaigns"
 
 
@@ -29,7 +32,17 @@ def test_sign_up_and_in_errors(app, table):
         ({"kind": "ooc", "text": "x", "roll_kind": "dice", "dice": "2d", "action": "post"}, "dice"),
         ({"kind": "ooc", "text": "x", "roll_kind": "dice", "dice": "", "action": "post"}, "write the dice"),
         ({"kind": "ooc", "text": "x", "roll_kind": "check", "check_type": "nonsense", "action": "post"}, "nonsense"),
-        ({"kind": "ooc", "text": "x", "roll_kind": "check", "check_type": "ability", "check_fields": "[: bad", "action": "post"}, "YAML"),
+        (
+            {
+                "kind": "ooc",
+                "text": "x",
+                "roll_kind": "check",
+                "check_type": "ability",
+                "check_fields": "[: bad",
+                "action": "post",
+            },
+            "YAML",
+        ),
         ({"kind": "private", "text": "x", "action": "post"}, "who reads"),
         ({"kind": "shout", "text": "x", "action": "post"}, "kind"),
         ({"kind": "ic", "text": "x", "character": "abc", "action": "post"}, "whole number"),
@@ -45,7 +58,9 @@ def test_bad_posts(table: Table, data, message):
 
 
 def test_bad_odds_preview(table):
-    r = table.alice.post(f"/scenes/{table.sid}/preview", {"roll_kind": "dice", "dice": "banana"}, headers={"Accept": "application/json"})
+    r = table.alice.post(
+        f"/scenes/{table.sid}/preview", {"roll_kind": "dice", "dice": "banana"}, headers={"Accept": "application/json"}
+    )
     assert r.status_code == 422 and r.json()["error"]
     r = table.alice.post(f"/scenes/{table.sid}/preview", {"roll_kind": "none"})
     assert r.status_code == 422
@@ -71,7 +86,10 @@ def test_gm_form_errors(table):
     assert gm.post(f"/campaigns/{table.cid}/house-rules", {"house_rules": "no_such_rule: 3"}).status_code == 422
     assert gm.post(f"/campaigns/{table.cid}/members", {"user": "nobody", "role": "player"}).status_code == 422
     assert gm.post(f"/campaigns/{table.cid}/scenes", {"title": "", "mode": "free"}).status_code == 422
-    assert gm.post(f"/campaigns/{table.cid}/scenes", {"title": "x", "mode": "turn", "turn_hours": "soon"}).status_code == 422
+    assert (
+        gm.post(f"/campaigns/{table.cid}/scenes", {"title": "x", "mode": "turn", "turn_hours": "soon"}).status_code
+        == 422
+    )
     assert gm.post(f"/scenes/{table.sid}/fight", {"action": "dance"}).status_code == 422
     assert gm.post(f"/scenes/{table.sid}/fight", {"action": "start", "side1": table.chars["Alis"]}).status_code == 422
     assert gm.post("/campaigns", {"name": "x", "system": "no-such-system"}).status_code in (404, 422)
@@ -81,12 +99,20 @@ def test_gm_form_errors(table):
 
 def test_verify_page(table):
     gm = table.gm
-    assert gm.post(f"/scenes/{table.sid}/posts", {"kind": "ic", "text": "Go.", "roll_kind": "dice", "dice": "2d6", "action": "post"}).status_code == 303
+    assert (
+        gm.post(
+            f"/scenes/{table.sid}/posts",
+            {"kind": "ic", "text": "Go.", "roll_kind": "dice", "dice": "2d6", "action": "post"},
+        ).status_code
+        == 303
+    )
     assert gm.post(f"/scenes/{table.sid}/close").status_code == 303
     export = gm.client.get(f"/api/scenes/{table.sid}/export.json").text
     r = gm.post("/verify", {"export": export})
     assert r.status_code == 200 and 'id="verified"' in r.text
-    r = gm.client.post("/verify", data={"csrf": gm.csrf}, files={"file": ("scene.json", export.encode(), "application/json")})
+    r = gm.client.post(
+        "/verify", data={"csrf": gm.csrf}, files={"file": ("scene.json", export.encode(), "application/json")}
+    )
     assert r.status_code == 200 and 'id="verified"' in r.text
     doc = json.loads(export)
     doc["scenes"][0]["log"][1]["at"] = "2000-01-01T00:00:00+00:00"
@@ -119,7 +145,13 @@ def test_builder_form_controls_round_trip(table):
 
 def test_check_with_form_controls(table):
     """A system check from the composer's controls: odds before, the outcome after."""
-    data = {"roll_kind": "check", "check_type": "ability", "chk.ability.dice": "3", "chk.ability.target": "2", "roll_label": "climb"}
+    data = {
+        "roll_kind": "check",
+        "check_type": "ability",
+        "chk.ability.dice": "3",
+        "chk.ability.target": "2",
+        "roll_label": "climb",
+    }
     r = table.alice.post(f"/scenes/{table.sid}/preview", data)
     assert r.status_code == 200 and "<svg" in r.text and "Exact chances" in r.text
     r = table.alice.post(f"/scenes/{table.sid}/preview", {**data, "chk.ability.dice": "many"})

@@ -64,7 +64,9 @@ class TallyCombat:
                     continue
                 r = roll("d6", rng, label="blow")
                 target_side[j] = f.model_copy(update={"hp": f.hp - r.total})
-                events.append(Event("blow", f"{f.name} takes {r.total}", state.round + 1, side[0].name, {"damage": r.total}, (r,)))
+                events.append(
+                    Event("blow", f"{f.name} takes {r.total}", state.round + 1, side[0].name, {"damage": r.total}, (r,))
+                )
                 break
         return Fight(sides=sides, initiative_order=state.initiative_order, round=state.round + 1), events
 
@@ -92,8 +94,13 @@ class TrackedTallyCombat(TallyCombat):
         first = next((f.name for side in state.sides for f in side if f.hp > 0 and f.name == order[0]), None)
         return [
             CombatantStatus(
-                name=f.name, side=i, position=order.index(f.name), acting=f.name == first and not self.is_over(state),
-                condition="down" if f.hp <= 0 else f"{f.hp} hp", details={"hp": f"{f.hp}/6"}, out=f.hp <= 0,
+                name=f.name,
+                side=i,
+                position=order.index(f.name),
+                acting=f.name == first and not self.is_over(state),
+                condition="down" if f.hp <= 0 else f"{f.hp} hp",
+                details={"hp": f"{f.hp}/6"},
+                out=f.hp <= 0,
             )
             for i, side in enumerate(state.sides)
             for f in side
@@ -121,7 +128,15 @@ class TallySystem:
         r = roll("d6", rng, label="skill")
         total = r.total + check.skill + bonus
         ok = total >= check.target
-        return Outcome("tally", check.describe(), "success" if ok else "failure", ok, f"{r.total}+{check.skill + bonus}={total}", (r,), margin=total - check.target)
+        return Outcome(
+            "tally",
+            check.describe(),
+            "success" if ok else "failure",
+            ok,
+            f"{r.total}+{check.skill + bonus}={total}",
+            (r,),
+            margin=total - check.target,
+        )
 
     def odds(self, check, house_rules=None):
         if isinstance(check, BuggyCheck):

@@ -27,11 +27,20 @@ def test_entry_hash_is_sha256_of_prev_and_canonical_core() -> None:
     [e] = seal([Draft("x", 1, {"b": 2, "a": "é"})], head_seq=0, head_hash=None, at="t")
     core = e.core()
     assert e.prev == GENESIS
-    assert e.hash == hashlib.sha256((GENESIS + json.dumps(core, sort_keys=True, separators=(",", ":"), ensure_ascii=False)).encode()).hexdigest()
+    assert (
+        e.hash
+        == hashlib.sha256(
+            (GENESIS + json.dumps(core, sort_keys=True, separators=(",", ":"), ensure_ascii=False)).encode()
+        ).hexdigest()
+    )
     assert canonical_json({"b": 1, "a": [1, 2]}) == '{"a":[1,2],"b":1}'
 
 
-@given(st.lists(st.dictionaries(st.text(max_size=5), st.integers() | st.text(max_size=10), max_size=4), min_size=1, max_size=8))
+@given(
+    st.lists(
+        st.dictionaries(st.text(max_size=5), st.integers() | st.text(max_size=10), max_size=4), min_size=1, max_size=8
+    )
+)
 def test_any_chain_verifies_and_any_change_is_named(bodies) -> None:
     entries = seal([Draft("note", 1, b) for b in bodies], head_seq=0, head_hash=None, at="2026-01-01T00:00:00+00:00")
     log = [e.to_json() for e in entries]
@@ -46,9 +55,21 @@ def test_any_chain_verifies_and_any_change_is_named(bodies) -> None:
 
 
 def _campaign_and_scene(tally):
-    c = cc.fold_campaign(1, seal(cc.create_campaign(1, "gm", name="C", system=tally, house_rules={}), head_seq=0, head_hash=None, at="t0"))
+    c = cc.fold_campaign(
+        1,
+        seal(cc.create_campaign(1, "gm", name="C", system=tally, house_rules={}), head_seq=0, head_hash=None, at="t0"),
+    )
     for user, role in ((2, "player"), (3, "player")):
-        c = cc.fold_campaign(1, seal(cc.add_member(c, 1, user=user, name=f"u{user}", role=role), head_seq=c.head_seq, head_hash=c.head_hash, at="t1"), c)
+        c = cc.fold_campaign(
+            1,
+            seal(
+                cc.add_member(c, 1, user=user, name=f"u{user}", role=role),
+                head_seq=c.head_seq,
+                head_hash=c.head_hash,
+                at="t1",
+            ),
+            c,
+        )
     scene_drafts, _ = sc.open_scene(c, 1, scene_id=7, title="S", seed=SEED)
     s = sc.fold_scene(7, seal(scene_drafts, head_seq=0, head_hash=None, at="t2"))
     return c, s
@@ -71,7 +92,10 @@ def test_rolls_chain_on_one_stream_and_replay_after_the_reveal(tally) -> None:
 
     opened = _seal(sc.open_scene(c, 1, scene_id=7, title="S", seed=SEED)[0], head_seq=0, head_hash=None, at="t2")
     log += opened
-    for actor, rolls in ((2, [{"dice": "4d6kh3"}, {"check": {"type": "skill", "skill": 1}}]), (3, [{"dice": "d20", "visibility": "blind"}])):
+    for actor, rolls in (
+        (2, [{"dice": "4d6kh3"}, {"check": {"type": "skill", "skill": 1}}]),
+        (3, [{"dice": "d20", "visibility": "blind"}]),
+    ):
         s, new = _write(c, s, actor, kind="ooc", text="roll", rolls=rolls, system=tally)
         log += new
     counters = [r["counter"] for e in log for r in e.rolls]
@@ -103,7 +127,12 @@ def test_a_hidden_reroll_is_caught(tally) -> None:
     from storymaster.play.rolling import roll_requests
 
     items, _ = roll_requests([{"dice": "d20"}], by=2, seed=SEED, scene_id=7, counter=0, system=tally, house_rules={})
-    cheat = seal([Draft(drafts[0].kind, 2, drafts[0].body, rolls=tuple(items))], head_seq=s1.head_seq, head_hash=s1.head_hash, at="t4")
+    cheat = seal(
+        [Draft(drafts[0].kind, 2, drafts[0].body, rolls=tuple(items))],
+        head_seq=s1.head_seq,
+        head_hash=s1.head_hash,
+        at="t4",
+    )
     closed = seal([Draft("scene.closed", 1, {"seed": SEED})], head_seq=cheat[-1].seq, head_hash=cheat[-1].hash, at="t5")
     log = opened + first + cheat + closed
     with pytest.raises(VerificationError, match="re-roll"):
@@ -113,9 +142,20 @@ def test_a_hidden_reroll_is_caught(tally) -> None:
 def test_turn_rules_in_the_fold(tally) -> None:
     c, _ = _campaign_and_scene(tally)
     for owner, name in ((2, "Arn"), (3, "Bel")):
-        c = cc.fold_campaign(1, seal(cc.create_character(c, owner, system=tally, sheet={"name": name}), head_seq=c.head_seq, head_hash=c.head_hash, at="t"), c)
+        c = cc.fold_campaign(
+            1,
+            seal(
+                cc.create_character(c, owner, system=tally, sheet={"name": name}),
+                head_seq=c.head_seq,
+                head_hash=c.head_hash,
+                at="t",
+            ),
+            c,
+        )
     arn, bel = sorted(c.characters)
-    scene_drafts, _ = sc.open_scene(c, 1, scene_id=8, title="Fight", seed=SEED, mode="turn", cast=[arn, bel], turn_seconds=60)
+    scene_drafts, _ = sc.open_scene(
+        c, 1, scene_id=8, title="Fight", seed=SEED, mode="turn", cast=[arn, bel], turn_seconds=60
+    )
     s = sc.fold_scene(8, seal(scene_drafts, head_seq=0, head_hash=None, at=NOW.isoformat()))
     assert s.owed() == []  # nobody owes before the GM opens the round
     s, _ = _write(c, s, 1, kind="ic", text="Go!", system=tally)

@@ -33,9 +33,13 @@ def test_a_fight_tracker_gives_the_order_not_the_state_field() -> None:
 def test_tracker_rows_as_json_with_character_ids() -> None:
     rows = tracker_rows(fight(bel=0), SIDES, NAMES, TrackedTallyCombat())
     assert [(r["name"], r["character"], r["side"], r["position"]) for r in rows] == [
-        ("Arn", 1, 0, 0), ("Bel", 2, 0, 2), ("The Innkeeper", 3, 1, 1)
+        ("Arn", 1, 0, 0),
+        ("Bel", 2, 0, 2),
+        ("The Innkeeper", 3, 1, 1),
     ]
-    assert rows[0]["acting"] and rows[1]["out"] and rows[1]["condition"] == "down" and rows[2]["details"] == {"hp": "6/6"}
+    assert (
+        rows[0]["acting"] and rows[1]["out"] and rows[1]["condition"] == "down" and rows[2]["details"] == {"hp": "6/6"}
+    )
     assert tracker_rows(fight(), SIDES, NAMES, TallyCombat()) == []
 
 
@@ -47,7 +51,9 @@ def test_namesakes_the_engine_numbers_map_to_their_own_characters() -> None:
     state = PHILSYS.combat.start([[knight], [guard, guard]])
     state, _ = PHILSYS.combat.step(state, DiceRng("view", "philsys"))
     by_name = {"Brenna": 10, "Guard": 11, "Guard #2": 12}
-    assert initiative_order(state, sides, names, PHILSYS.combat) == [by_name[n] for n in PHILSYS.combat.initiative_order(state)]
+    assert initiative_order(state, sides, names, PHILSYS.combat) == [
+        by_name[n] for n in PHILSYS.combat.initiative_order(state)
+    ]
     rows = tracker_rows(state, sides, names, PHILSYS.combat)
     assert {r["name"]: r["character"] for r in rows} == by_name
 

@@ -6,11 +6,11 @@ from fractions import Fraction
 from importlib.metadata import EntryPoint
 
 import pytest
+from pydantic import Field
 
 from storymaster.dice import DiceRng, roll
 from storymaster.errors import PluginError, Problem
 from storymaster.rules import Check, HouseRules, Model, Outcome, OutcomeOdds, RuleSystem, describe_house_rules, registry
-from pydantic import Field
 
 
 class CoinCheck(Check):
@@ -60,7 +60,9 @@ class CoinSystem:
         return Outcome("coin", check.describe(), "heads" if ok else "tails", ok, "the coin fell", (r,))
 
     def odds(self, check, house_rules=None):
-        return OutcomeOdds("coin", check.describe(), {"heads": Fraction(1, 2), "tails": Fraction(1, 2)}, frozenset({"heads"}))
+        return OutcomeOdds(
+            "coin", check.describe(), {"heads": Fraction(1, 2), "tails": Fraction(1, 2)}, frozenset({"heads"})
+        )
 
     def advance(self, character, request, rng, house_rules=None):
         return character, []
@@ -111,7 +113,9 @@ def test_broken_plugins_are_reported_not_fatal(fake_entry_points) -> None:
 
 def test_house_rules_describe_themselves() -> None:
     rows = describe_house_rules(CoinRules)
-    assert rows == [{"name": "weighted", "default": False, "description": "Coins land heads more often (Coin Book, p. 1)."}]
+    assert rows == [
+        {"name": "weighted", "default": False, "description": "Coins land heads more often (Coin Book, p. 1)."}
+    ]
     with pytest.raises(Exception):
         CoinRules(unknown=True)  # extra options are refused
 
@@ -121,9 +125,15 @@ def test_outcome_odds_must_sum_to_one() -> None:
         OutcomeOdds("x", "x", {"a": Fraction(1, 3)})
     with pytest.raises(ValueError, match="not outcomes"):
         OutcomeOdds("x", "x", {"a": Fraction(1)}, frozenset({"b"}))
-    odds = OutcomeOdds("x", "x", {"a": Fraction(1, 3), "b": Fraction(2, 3)}, frozenset({"b"}), extra={"p_win": Fraction(1, 3)})
+    odds = OutcomeOdds(
+        "x", "x", {"a": Fraction(1, 3), "b": Fraction(2, 3)}, frozenset({"b"}), extra={"p_win": Fraction(1, 3)}
+    )
     data = odds.to_json()
-    assert data["p_success"] == pytest.approx(2 / 3) and data["exact"]["p_success"] == "2/3" and data["p_win"] == pytest.approx(1 / 3)
+    assert (
+        data["p_success"] == pytest.approx(2 / 3)
+        and data["exact"]["p_success"] == "2/3"
+        and data["p_win"] == pytest.approx(1 / 3)
+    )
 
 
 def test_outcome_is_frozen_and_serialises(rng) -> None:

@@ -47,7 +47,9 @@ def test_concurrent_posts_never_fork_the_chain_or_share_dice(db_url, tally) -> N
     at = NOW.isoformat()
     users = [store.create_user(name=f"u{i}-{id(store)}", email=None, password_hash="x", at=at) for i in range(5)]
     gm = users[0]
-    cid = store.create_campaign(name="C", system="tally", drafts=cc.create_campaign(gm, "gm", name="C", system=tally, house_rules={}), at=at).campaign
+    cid = store.create_campaign(
+        name="C", system="tally", drafts=cc.create_campaign(gm, "gm", name="C", system=tally, house_rules={}), at=at
+    ).campaign
     for u in users[1:]:
         store.campaign_append(cid, lambda c, u=u: cc.add_member(c, gm, user=u, name=str(u), role="player"), at)
     seed = "concurrency"
@@ -59,7 +61,9 @@ def test_concurrent_posts_never_fork_the_chain_or_share_dice(db_url, tally) -> N
             try:
                 store.scene_append(
                     sid,
-                    lambda c, s, sd: sc.write_post(c, s, u, kind="ooc", text=f"{u}:{i}", now=NOW, seed=sd, system=tally, rolls=[{"dice": "3d6"}]),
+                    lambda c, s, sd: sc.write_post(
+                        c, s, u, kind="ooc", text=f"{u}:{i}", now=NOW, seed=sd, system=tally, rolls=[{"dice": "3d6"}]
+                    ),
                     at,
                 )
             except Exception as exc:  # pragma: no cover - reported below

@@ -33,7 +33,9 @@ def check_rows(engine: Any, state: Any, expected: dict[str, int]) -> list[Combat
     return rows
 
 
-def play(engine: Any, state: Any, rng: DiceRng, expected: dict[str, int], rounds: int = 60) -> list[tuple[Any, list[CombatantStatus]]]:
+def play(
+    engine: Any, state: Any, rng: DiceRng, expected: dict[str, int], rounds: int = 60
+) -> list[tuple[Any, list[CombatantStatus]]]:
     """Step the fight to its end (at most ``rounds``), checking the rows after every round."""
     seen = [(state, check_rows(engine, state, expected))]
     for _ in range(rounds):

@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi.testclient import TestClient
-
 from play.kit import unique
 
 
@@ -61,7 +60,11 @@ class Table:
     def get(self, who: User | None, path: str, expect: int = 200) -> Any:
         r = self.client.get(path, headers=who.h if who else {})
         assert r.status_code == expect, r.text
-        return r.json() if r.headers.get("content-type", "").startswith(("application/json", "application/problem+json")) else r.text
+        return (
+            r.json()
+            if r.headers.get("content-type", "").startswith(("application/json", "application/problem+json"))
+            else r.text
+        )
 
     def open_scene(self, **body: Any) -> int:
         body.setdefault("title", unique("scene"))
@@ -72,7 +75,9 @@ class Table:
 
 def build_table(client: TestClient) -> Table:
     gm, p1, p2, obs, outsider = (make_user(client, unique(n)) for n in ("gm", "p1", "p2", "obs", "out"))
-    r = client.post("/api/campaigns", json={"name": "The Long Road", "system": "tally", "house_rules": {"bonus": 1}}, headers=gm.h)
+    r = client.post(
+        "/api/campaigns", json={"name": "The Long Road", "system": "tally", "house_rules": {"bonus": 1}}, headers=gm.h
+    )
     assert r.status_code == 201, r.text
     cid = r.json()["id"]
     for u, role in ((p1, "player"), (p2, "player"), (obs, "observer")):

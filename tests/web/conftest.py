@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 from fastapi.testclient import TestClient
-
 from play.kit import Clock, db_url, pg_url, tally  # noqa: F401  (fixtures)
-from storymaster.web import Settings, create_app
 from web.apikit import Table, build_table
+
+from storymaster.web import Settings, create_app
 
 FAST_ARGON2 = {"argon2_time_cost": 1, "argon2_memory_cost": 1024}
 

@@ -53,9 +53,24 @@ class Server:
             }
         )
         e.update(env or {})
-        cmd = [sys.executable, "-m", "uvicorn", app, "--factory", "--host", "127.0.0.1", "--port", str(self.port),
-               "--workers", str(workers), "--log-level", "warning"]
-        self.proc = subprocess.Popen(cmd, env=e, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        cmd = [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            app,
+            "--factory",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--workers",
+            str(workers),
+            "--log-level",
+            "warning",
+        ]
+        self.proc = subprocess.Popen(
+            cmd, env=e, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
         self._wait_up()
 
     def _wait_up(self, timeout: float = 30) -> None:

@@ -17,7 +17,14 @@ ROLES = ("anonymous", "outsider", "observer", "player", "other player", "gm")
 
 
 def _who(t: Table, role: str):
-    return {"anonymous": None, "outsider": t.outsider, "observer": t.obs, "player": t.p1, "other player": t.p2, "gm": t.gm}[role]
+    return {
+        "anonymous": None,
+        "outsider": t.outsider,
+        "observer": t.obs,
+        "player": t.p1,
+        "other player": t.p2,
+        "gm": t.gm,
+    }[role]
 
 
 def fresh_post(t: Table, **kw: Any) -> int:
@@ -55,40 +62,124 @@ CASES: list[Case] = [
     ("PUT", "my e-mail", lambda t: "/api/me/email", lambda t: {"email": "a@example.org"}, (401,) + (200,) * 5),
     ("GET", "tokens", lambda t: "/api/tokens", lambda t: None, (401,) + (200,) * 5),
     ("POST", "new token", lambda t: "/api/tokens", lambda t: {"name": "bot"}, (401,) + (201,) * 5),
-    ("DELETE", "someone else's token", lambda t: f"/api/tokens/{t.extra['gm_token_id']}", lambda t: None, (401, 404, 404, 404, 404, 204)),
+    (
+        "DELETE",
+        "someone else's token",
+        lambda t: f"/api/tokens/{t.extra['gm_token_id']}",
+        lambda t: None,
+        (401, 404, 404, 404, 404, 204),
+    ),
     ("GET", "my campaigns", lambda t: C, lambda t: None, (401,) + (200,) * 5),
     ("POST", "new campaign", lambda t: C, lambda t: {"name": "x", "system": "tally"}, (401,) + (201,) * 5),
     ("GET", "campaign", lambda t: f"{C}/{t.campaign}", lambda t: None, MEMBERS),
     ("PUT", "house rules", lambda t: f"{C}/{t.campaign}/house-rules", lambda t: {"house_rules": {"bonus": 1}}, GM_ONLY),
     ("GET", "members", lambda t: f"{C}/{t.campaign}/members", lambda t: None, MEMBERS),
-    ("POST", "add member", lambda t: f"{C}/{t.campaign}/members", lambda t: {"user": make_user(t.client).name, "role": "player"}, (401, 403, 403, 403, 403, 201)),
-    ("DELETE", "remove member", lambda t: f"{C}/{t.campaign}/members/{fresh_member(t)}", lambda t: None, (401, 403, 403, 403, 403, 204)),
+    (
+        "POST",
+        "add member",
+        lambda t: f"{C}/{t.campaign}/members",
+        lambda t: {"user": make_user(t.client).name, "role": "player"},
+        (401, 403, 403, 403, 403, 201),
+    ),
+    (
+        "DELETE",
+        "remove member",
+        lambda t: f"{C}/{t.campaign}/members/{fresh_member(t)}",
+        lambda t: None,
+        (401, 403, 403, 403, 403, 204),
+    ),
     ("GET", "notes", lambda t: f"{C}/{t.campaign}/notes", lambda t: None, GM_ONLY),
-    ("POST", "write note", lambda t: f"{C}/{t.campaign}/notes", lambda t: {"text": "the innkeeper lies"}, (401, 403, 403, 403, 403, 201)),
+    (
+        "POST",
+        "write note",
+        lambda t: f"{C}/{t.campaign}/notes",
+        lambda t: {"text": "the innkeeper lies"},
+        (401, 403, 403, 403, 403, 201),
+    ),
     ("GET", "characters", lambda t: f"{C}/{t.campaign}/characters", lambda t: None, MEMBERS),
-    ("POST", "new character", lambda t: f"{C}/{t.campaign}/characters", lambda t: {"sheet": {"name": "Cor"}}, (401, 403, 403, 201, 201, 201)),
+    (
+        "POST",
+        "new character",
+        lambda t: f"{C}/{t.campaign}/characters",
+        lambda t: {"sheet": {"name": "Cor"}},
+        (401, 403, 403, 201, 201, 201),
+    ),
     ("GET", "character", lambda t: f"{C}/{t.campaign}/characters/{t.c1}", lambda t: None, MEMBERS),
-    ("PUT", "edit character", lambda t: f"{C}/{t.campaign}/characters/{t.c1}", lambda t: {"sheet": {"name": "Arn", "skill": 3}}, (401, 403, 403, 200, 403, 200)),
+    (
+        "PUT",
+        "edit character",
+        lambda t: f"{C}/{t.campaign}/characters/{t.c1}",
+        lambda t: {"sheet": {"name": "Arn", "skill": 3}},
+        (401, 403, 403, 200, 403, 200),
+    ),
     ("GET", "scenes", lambda t: f"{C}/{t.campaign}/scenes", lambda t: None, MEMBERS),
-    ("POST", "open scene", lambda t: f"{C}/{t.campaign}/scenes", lambda t: {"title": "Dawn"}, (401, 403, 403, 403, 403, 201)),
+    (
+        "POST",
+        "open scene",
+        lambda t: f"{C}/{t.campaign}/scenes",
+        lambda t: {"title": "Dawn"},
+        (401, 403, 403, 403, 403, 201),
+    ),
     ("GET", "scene", lambda t: f"{S}/{t.scene}", lambda t: None, MEMBERS),
     ("PATCH", "change scene", lambda t: f"{S}/{t.scene}", lambda t: {"title": "At the Inn, later"}, GM_ONLY),
     ("POST", "close scene", lambda t: f"{S}/{t.open_scene()}/close", lambda t: None, GM_ONLY),
     ("GET", "scene log", lambda t: f"{S}/{t.scene}/log", lambda t: None, MEMBERS),
     ("GET", "posts", lambda t: f"{S}/{t.scene}/posts", lambda t: None, MEMBERS),
-    ("POST", "post", lambda t: f"{S}/{t.scene}/posts", lambda t: {"kind": "ooc", "text": "hi", "rolls": [{"dice": "d6"}]}, (401, 403, 403, 201, 201, 201)),
-    ("POST", "preview", lambda t: f"{S}/{t.scene}/preview", lambda t: {"check": {"type": "skill", "skill": 1}}, MEMBERS),
+    (
+        "POST",
+        "post",
+        lambda t: f"{S}/{t.scene}/posts",
+        lambda t: {"kind": "ooc", "text": "hi", "rolls": [{"dice": "d6"}]},
+        (401, 403, 403, 201, 201, 201),
+    ),
+    (
+        "POST",
+        "preview",
+        lambda t: f"{S}/{t.scene}/preview",
+        lambda t: {"check": {"type": "skill", "skill": 1}},
+        MEMBERS,
+    ),
     ("GET", "public post", lambda t: f"{S}/{t.scene}/posts/{fresh_post(t)}", lambda t: None, MEMBERS),
-    ("GET", "private post to the GM", lambda t: f"{S}/{t.scene}/posts/{fresh_post(t, kind='private', to=[t.gm.id])}", lambda t: None, (401, 403, 404, 200, 404, 200)),
-    ("GET", "GM note in a scene", lambda t: f"{S}/{t.scene}/posts/{t.post(t.gm, kind='note', text='secret')['id']}", lambda t: None, (401, 403, 404, 404, 404, 200)),
-    ("PATCH", "edit post", lambda t: f"{S}/{t.scene}/posts/{fresh_post(t)}", lambda t: {"text": "better words"}, (401, 403, 403, 200, 403, 403)),
-    ("DELETE", "delete post", lambda t: f"{S}/{t.scene}/posts/{fresh_post(t)}", lambda t: None, (401, 403, 403, 204, 403, 204)),
+    (
+        "GET",
+        "private post to the GM",
+        lambda t: f"{S}/{t.scene}/posts/{fresh_post(t, kind='private', to=[t.gm.id])}",
+        lambda t: None,
+        (401, 403, 404, 200, 404, 200),
+    ),
+    (
+        "GET",
+        "GM note in a scene",
+        lambda t: f"{S}/{t.scene}/posts/{t.post(t.gm, kind='note', text='secret')['id']}",
+        lambda t: None,
+        (401, 403, 404, 404, 404, 200),
+    ),
+    (
+        "PATCH",
+        "edit post",
+        lambda t: f"{S}/{t.scene}/posts/{fresh_post(t)}",
+        lambda t: {"text": "better words"},
+        (401, 403, 403, 200, 403, 403),
+    ),
+    (
+        "DELETE",
+        "delete post",
+        lambda t: f"{S}/{t.scene}/posts/{fresh_post(t)}",
+        lambda t: None,
+        (401, 403, 403, 204, 403, 204),
+    ),
     ("GET", "scene export json", lambda t: f"{S}/{t.scene}/export.json", lambda t: None, MEMBERS),
     ("GET", "scene export md", lambda t: f"{S}/{t.scene}/export.md", lambda t: None, MEMBERS),
     ("GET", "campaign export html", lambda t: f"{C}/{t.campaign}/export.html", lambda t: None, MEMBERS),
     ("GET", "atom feed", lambda t: f"{S}/{t.scene}/feed.atom", lambda t: None, MEMBERS),
     ("GET", "live events", lambda t: f"{S}/{t.scene}/events?max_seconds=0.05", lambda t: None, MEMBERS),
-    ("POST", "start fight", lambda t: f"{S}/{fight_scene(t, False)}/combat", lambda t: {"sides": [[t.c1], [t.c2]]}, (401, 403, 403, 403, 403, 201)),
+    (
+        "POST",
+        "start fight",
+        lambda t: f"{S}/{fight_scene(t, False)}/combat",
+        lambda t: {"sides": [[t.c1], [t.c2]]},
+        (401, 403, 403, 403, 403, 201),
+    ),
     ("POST", "fight round", lambda t: f"{S}/{fight_scene(t, True)}/combat/step", lambda t: None, GM_ONLY),
     ("DELETE", "end fight", lambda t: f"{S}/{fight_scene(t, True)}/combat", lambda t: None, GM_ONLY),
 ]
@@ -98,15 +189,39 @@ def test_every_route_is_in_the_matrix(app) -> None:
     documented = {(m.upper(), p) for p, ops in app.openapi()["paths"].items() for m in ops}
     exercised = {"/api/systems/{name}", "/api/users", "/api/session"}  # public or account routes, tested elsewhere
     templates = {
-        "/api/me", "/api/me/turns", "/api/me/digest", "/api/me/email", "/api/tokens", "/api/tokens/{token_id}", "/api/campaigns",
-        "/api/campaigns/{cid}", "/api/campaigns/{cid}/house-rules", "/api/campaigns/{cid}/members", "/api/campaigns/{cid}/members/{uid}",
-        "/api/campaigns/{cid}/notes", "/api/campaigns/{cid}/characters", "/api/campaigns/{cid}/characters/{char_id}",
-        "/api/campaigns/{cid}/scenes", "/api/scenes/{sid}", "/api/scenes/{sid}/close", "/api/scenes/{sid}/log", "/api/scenes/{sid}/posts",
-        "/api/scenes/{sid}/preview", "/api/scenes/{sid}/posts/{pid}", "/api/scenes/{sid}/export.{fmt}", "/api/campaigns/{cid}/export.{fmt}",
-        "/api/scenes/{sid}/feed.atom", "/api/scenes/{sid}/events", "/api/scenes/{sid}/combat", "/api/scenes/{sid}/combat/step",
-        "/api/systems", "/api/health",
+        "/api/me",
+        "/api/me/turns",
+        "/api/me/digest",
+        "/api/me/email",
+        "/api/tokens",
+        "/api/tokens/{token_id}",
+        "/api/campaigns",
+        "/api/campaigns/{cid}",
+        "/api/campaigns/{cid}/house-rules",
+        "/api/campaigns/{cid}/members",
+        "/api/campaigns/{cid}/members/{uid}",
+        "/api/campaigns/{cid}/notes",
+        "/api/campaigns/{cid}/characters",
+        "/api/campaigns/{cid}/characters/{char_id}",
+        "/api/campaigns/{cid}/scenes",
+        "/api/scenes/{sid}",
+        "/api/scenes/{sid}/close",
+        "/api/scenes/{sid}/log",
+        "/api/scenes/{sid}/posts",
+        "/api/scenes/{sid}/preview",
+        "/api/scenes/{sid}/posts/{pid}",
+        "/api/scenes/{sid}/export.{fmt}",
+        "/api/campaigns/{cid}/export.{fmt}",
+        "/api/scenes/{sid}/feed.atom",
+        "/api/scenes/{sid}/events",
+        "/api/scenes/{sid}/combat",
+        "/api/scenes/{sid}/combat/step",
+        "/api/systems",
+        "/api/health",
     }
-    assert {p for _, p in documented} <= templates | exercised, sorted({p for _, p in documented} - templates - exercised)
+    assert {p for _, p in documented} <= templates | exercised, sorted(
+        {p for _, p in documented} - templates - exercised
+    )
 
 
 def test_matrix(table: Table) -> None:
@@ -117,7 +232,9 @@ def test_matrix(table: Table) -> None:
         got = []
         for role in ROLES:
             if name == "someone else's token":  # a token of the GM's, made fresh for each caller
-                t.extra["gm_token_id"] = t.client.post("/api/tokens", json={"name": "victim"}, headers=t.gm.h).json()["id"]
+                t.extra["gm_token_id"] = t.client.post("/api/tokens", json={"name": "victim"}, headers=t.gm.h).json()[
+                    "id"
+                ]
             who = _who(t, role)
             r = t.client.request(method, path(t), json=body(t), headers=who.h if who else {})
             if r.status_code >= 400:

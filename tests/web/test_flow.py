@@ -16,16 +16,27 @@ def test_a_scene_from_opening_to_verified_export(table: Table, cli, tmp_path) ->
     assert gm_post["rolls"][0]["total"] == gm_post["rolls"][0]["records"][0]["total"]
     assert "seed" not in gm_post["rolls"][0]["records"][0] and "detail" in gm_post["rolls"][0]["records"][0]
 
-    p = t.post(t.p1, kind="ic", character=t.c1, text="Arn shoulders through the crowd.",
-               rolls=[{"check": {"type": "skill", "skill": 2, "target": 5}, "label": "push through"}])
+    p = t.post(
+        t.p1,
+        kind="ic",
+        character=t.c1,
+        text="Arn shoulders through the crowd.",
+        rolls=[{"check": {"type": "skill", "skill": 2, "target": 5}, "label": "push through"}],
+    )
     roll = p["rolls"][0]
     assert roll["type"] == "check" and roll["outcome"]["system"] == "tally"
     assert roll["outcome"]["explanation"].endswith(str(roll["records"][0]["total"] + 3))  # skill 2 + house bonus 1
     assert roll["counter"][0] == gm_post["rolls"][0]["counter"][1]  # one stream, no gaps
 
     # edits keep history; rolls never change
-    edited = t.client.patch(f"/api/scenes/{t.scene}/posts/{p['id']}", json={"text": "Arn pushes through the crowd."}, headers=t.p1.h).json()
-    assert edited["edited"] and edited["history"][0]["text"] == "Arn shoulders through the crowd." and edited["rolls"] == p["rolls"]
+    edited = t.client.patch(
+        f"/api/scenes/{t.scene}/posts/{p['id']}", json={"text": "Arn pushes through the crowd."}, headers=t.p1.h
+    ).json()
+    assert (
+        edited["edited"]
+        and edited["history"][0]["text"] == "Arn shoulders through the crowd."
+        and edited["rolls"] == p["rolls"]
+    )
 
     # deletion is a tombstone: the GM still reads it, others see only that it was deleted (and its rolls)
     oops = t.post(t.p2, kind="ooc", text="brb, pizza", rolls=[{"dice": "d20"}])
@@ -36,7 +47,9 @@ def test_a_scene_from_opening_to_verified_export(table: Table, cli, tmp_path) ->
     assert for_p1["deleted"] and "text" not in for_p1 and for_p1["rolls"][0]["total"] == oops["rolls"][0]["total"]
 
     # private mechanics to the GM, and a blind roll
-    priv = t.post(t.p1, kind="private", to=[t.gm.id], text="Arn palms the key.", rolls=[{"dice": "d6", "visibility": "blind"}])
+    priv = t.post(
+        t.p1, kind="private", to=[t.gm.id], text="Arn palms the key.", rolls=[{"dice": "d6", "visibility": "blind"}]
+    )
     assert priv["rolls"][0]["hidden"] and "total" not in priv["rolls"][0]  # not even the roller
     assert t.get(t.gm, f"/api/scenes/{t.scene}/posts/{priv['id']}")["rolls"][0]["total"] >= 1
     t.get(t.p2, f"/api/scenes/{t.scene}/posts/{priv['id']}", expect=404)
@@ -88,7 +101,9 @@ def test_closed_scene_refuses_posts(table: Table) -> None:
 
 def test_preview_gives_exact_odds_with_house_rules_and_a_chart(table: Table) -> None:
     t = table
-    r = t.client.post(f"/api/scenes/{t.scene}/preview", json={"check": {"type": "skill", "skill": 1, "target": 4}}, headers=t.p1.h)
+    r = t.client.post(
+        f"/api/scenes/{t.scene}/preview", json={"check": {"type": "skill", "skill": 1, "target": 4}}, headers=t.p1.h
+    )
     assert r.status_code == 200, r.text
     body = r.json()
     assert body["odds"]["exact"]["p_success"] == "5/6"  # d6 + skill 1 + house bonus 1 >= 4
@@ -104,4 +119,8 @@ def test_html_export_escapes_what_players_write(table: Table) -> None:
     t.post(t.p1, kind="ic", character=t.c1, text='Arn whispers <script>alert("x")</script> & grins.')
     html = t.client.get(f"/api/scenes/{t.scene}/export.html", headers=t.p2.h).text
     assert "<script>" not in html and "&lt;script&gt;" in html
-    assert t.client.get(f"/api/scenes/{t.scene}/export.html", headers=t.p2.h).headers["content-type"].startswith("text/html")
+    assert (
+        t.client.get(f"/api/scenes/{t.scene}/export.html", headers=t.p2.h)
+        .headers["content-type"]
+        .startswith("text/html")
+    )

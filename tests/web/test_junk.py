@@ -40,7 +40,7 @@ JUNK_BODIES = [
     b'{"kind": "private", "text": "x", "to": [99999]}',
     b'{"kind": "ic", "text": "x", "character": 99999}',
     b'{"text": "' + b"x" * 30000 + b'"}',
-    "{\"text\": \"\u0000\ud800\"}".encode("utf-8", "surrogatepass"),
+    '{"text": "\u0000\ud800"}'.encode("utf-8", "surrogatepass"),
     b'{"email": "not an address"}',
     b'{"name": "a", "password": "short"}',
 ]
@@ -55,8 +55,18 @@ def _requests(app, t: Table) -> list[tuple[str, str, list[bytes]]]:
             m = method.upper()
             for junk_id in IDS:
                 out.append((m, re.sub(r"\{[a-z_]+\}", junk_id, template), [b""]))
-            real = template.replace("{cid}", str(t.campaign)).replace("{sid}", str(t.scene)).replace("{char_id}", str(t.c1))
-            real = real.replace("{pid}", "1").replace("{uid}", str(t.p1.id)).replace("{token_id}", "1").replace("{fmt}", "json").replace("{name}", "tally")
+            real = (
+                template.replace("{cid}", str(t.campaign))
+                .replace("{sid}", str(t.scene))
+                .replace("{char_id}", str(t.c1))
+            )
+            real = (
+                real.replace("{pid}", "1")
+                .replace("{uid}", str(t.p1.id))
+                .replace("{token_id}", "1")
+                .replace("{fmt}", "json")
+                .replace("{name}", "tally")
+            )
             out.append((m, real, JUNK_BODIES if m in ("POST", "PUT", "PATCH") else [b""]))
     return out
 
@@ -69,9 +79,13 @@ def test_junk_never_makes_a_500(app, table: Table) -> None:
             path += "?max_seconds=0.2"  # a live stream lasts until then (a test client never hangs up)
         for body in bodies:
             r = t.client.request(method, path, content=body, headers={**t.gm.h, "content-type": "application/json"})
-            if path == "/api/me/digest" and r.status_code == 503:  # no SMTP server on this test app: a server condition, said plainly
+            if (
+                path == "/api/me/digest" and r.status_code == 503
+            ):  # no SMTP server on this test app: a server condition, said plainly
                 continue
-            if r.status_code >= 500 or (r.status_code >= 400 and r.headers.get("content-type") != "application/problem+json"):
+            if r.status_code >= 500 or (
+                r.status_code >= 400 and r.headers.get("content-type") != "application/problem+json"
+            ):
                 failures.append((method, path, body[:60], r.status_code, r.text[:200]))
     assert not failures, failures[:10]
 
@@ -85,7 +99,9 @@ def test_bad_auth_headers_are_401(client) -> None:
 def test_too_large_bodies_are_413(table: Table) -> None:
     t = table
     big = b'{"kind": "ooc", "text": "' + b"x" * 300_000 + b'"}'
-    r = t.client.post(f"/api/scenes/{t.scene}/posts", content=big, headers={**t.p1.h, "content-type": "application/json"})
+    r = t.client.post(
+        f"/api/scenes/{t.scene}/posts", content=big, headers={**t.p1.h, "content-type": "application/json"}
+    )
     assert r.status_code == 413 and r.json()["status"] == 413
 
     def chunks():
@@ -94,7 +110,9 @@ def test_too_large_bodies_are_413(table: Table) -> None:
             yield b"y" * 10_000
         yield b'"}'
 
-    r = t.client.post(f"/api/scenes/{t.scene}/posts", content=chunks(), headers={**t.p1.h, "content-type": "application/json"})
+    r = t.client.post(
+        f"/api/scenes/{t.scene}/posts", content=chunks(), headers={**t.p1.h, "content-type": "application/json"}
+    )
     assert r.status_code == 413
 
 
@@ -102,14 +120,20 @@ def test_dice_errors_say_where(table: Table) -> None:
     t = table
     r = t.client.post(f"/api/scenes/{t.scene}/preview", json={"dice": "2d6+"}, headers=t.p1.h)
     assert r.status_code == 422 and "position" in r.json() and r.json()["expression"] == "2d6+"
-    r = t.client.post(f"/api/campaigns/{t.campaign}/characters", json={"sheet": {"name": "Big", "skill": 3, "hp": "lots"}}, headers=t.p1.h)
+    r = t.client.post(
+        f"/api/campaigns/{t.campaign}/characters",
+        json={"sheet": {"name": "Big", "skill": 3, "hp": "lots"}},
+        headers=t.p1.h,
+    )
     assert r.status_code == 422 and "hp" in r.json()["detail"]
 
 
 def test_a_bug_in_a_rule_system_is_a_clear_422_not_a_500(table: Table) -> None:
     t = table
-    for path, body in ((f"/api/scenes/{t.scene}/posts", {"kind": "ooc", "text": "x", "rolls": [{"check": {"type": "buggy"}}]}),
-                       (f"/api/scenes/{t.scene}/preview", {"check": {"type": "buggy"}})):
+    for path, body in (
+        (f"/api/scenes/{t.scene}/posts", {"kind": "ooc", "text": "x", "rolls": [{"check": {"type": "buggy"}}]}),
+        (f"/api/scenes/{t.scene}/preview", {"check": {"type": "buggy"}}),
+    ):
         r = t.client.post(path, json=body, headers=t.p1.h)
         assert r.status_code == 422 and "the tally rules could not" in r.json()["detail"], r.text
     assert t.get(t.gm, f"/api/scenes/{t.scene}")["head"]["seq"] == 1  # nothing was written
@@ -125,4 +149,6 @@ def test_a_busy_database_is_a_503_with_retry_after(table: Table, monkeypatch) ->
 
     monkeypatch.setattr(t.client.app.state.store, "scene_append", locked)
     r = t.client.post(f"/api/scenes/{t.scene}/posts", json={"kind": "ooc", "text": "x"}, headers=t.p1.h)
-    assert r.status_code == 503 and r.headers["retry-after"] == "1" and r.json()["detail"].startswith("the table is busy")
+    assert (
+        r.status_code == 503 and r.headers["retry-after"] == "1" and r.json()["detail"].startswith("the table is busy")
+    )

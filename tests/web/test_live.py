@@ -7,7 +7,6 @@ import socket
 import xml.etree.ElementTree as ET
 
 import pytest
-
 from web.apikit import Table, make_user
 
 
@@ -79,12 +78,17 @@ def smtp_server():
 
 def test_digest_by_email(db_url, tally, clock, smtp_server) -> None:
     from fastapi.testclient import TestClient
-
-    from storymaster.web import Settings, create_app
     from web.apikit import build_table
 
+    from storymaster.web import Settings, create_app
+
     port, got = smtp_server
-    app = create_app(Settings(database_url=db_url, smtp_host="127.0.0.1", smtp_port=port, argon2_time_cost=1, argon2_memory_cost=1024), clock=clock)
+    app = create_app(
+        Settings(
+            database_url=db_url, smtp_host="127.0.0.1", smtp_port=port, argon2_time_cost=1, argon2_memory_cost=1024
+        ),
+        clock=clock,
+    )
     with TestClient(app) as client:
         t = build_table(client)
         sid = t.open_scene(mode="turn", cast=[t.c1, t.c2], turn_seconds=86400)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from sqlalchemy import select
+from web.apikit import Table
 
 from storymaster.store import tables
-from web.apikit import Table
 
 ROLL_RESULT_KEYS = {"total", "records", "outcome", "counter", "expression", "check"}
 
@@ -19,10 +19,19 @@ def _seed(app, sid: int) -> str:
 
 def _every_get(t: Table, who) -> list[str]:
     paths = [
-        f"/api/scenes/{t.scene}", f"/api/scenes/{t.scene}/posts", f"/api/scenes/{t.scene}/log", f"/api/scenes/{t.scene}/export.json",
-        f"/api/scenes/{t.scene}/export.md", f"/api/scenes/{t.scene}/export.html", f"/api/scenes/{t.scene}/feed.atom",
-        f"/api/campaigns/{t.campaign}", f"/api/campaigns/{t.campaign}/export.json", f"/api/campaigns/{t.campaign}/scenes",
-        f"/api/scenes/{t.scene}/events?after=0&max_seconds=0.05", "/api/me/digest", "/api/me/turns",
+        f"/api/scenes/{t.scene}",
+        f"/api/scenes/{t.scene}/posts",
+        f"/api/scenes/{t.scene}/log",
+        f"/api/scenes/{t.scene}/export.json",
+        f"/api/scenes/{t.scene}/export.md",
+        f"/api/scenes/{t.scene}/export.html",
+        f"/api/scenes/{t.scene}/feed.atom",
+        f"/api/campaigns/{t.campaign}",
+        f"/api/campaigns/{t.campaign}/export.json",
+        f"/api/campaigns/{t.campaign}/scenes",
+        f"/api/scenes/{t.scene}/events?after=0&max_seconds=0.05",
+        "/api/me/digest",
+        "/api/me/turns",
     ]
     return [t.client.get(p, headers=who.h).text for p in paths]
 
@@ -43,12 +52,18 @@ def _hidden_rolls(doc) -> list[dict]:
 def test_seed_and_secret_results_never_leak_before_the_reveal(app, table: Table) -> None:
     t = table
     seed = _seed(app, t.scene)
-    t.post(t.p1, kind="ic", character=t.c1, text="Arn listens at the door.", rolls=[
-        {"dice": "3d6", "visibility": "blind", "label": "listen"},
-        {"check": {"type": "skill", "skill": 1}, "visibility": "gm", "label": "sneak"},
-        {"dice": "d20", "visibility": "self", "label": "my own"},
-        {"dice": "d4", "label": "open"},
-    ])
+    t.post(
+        t.p1,
+        kind="ic",
+        character=t.c1,
+        text="Arn listens at the door.",
+        rolls=[
+            {"dice": "3d6", "visibility": "blind", "label": "listen"},
+            {"check": {"type": "skill", "skill": 1}, "visibility": "gm", "label": "sneak"},
+            {"dice": "d20", "visibility": "self", "label": "my own"},
+            {"dice": "d4", "label": "open"},
+        ],
+    )
     t.post(t.gm, kind="note", text="The door is trapped.", rolls=[{"dice": "d100", "label": "trap"}])
     posts_p1 = t.get(t.p1, f"/api/scenes/{t.scene}/posts")
     mine = posts_p1[-1]["rolls"]
@@ -77,5 +92,9 @@ def test_seed_and_secret_results_never_leak_before_the_reveal(app, table: Table)
 
 def test_posting_cannot_choose_the_dice(table: Table) -> None:
     t = table
-    r = t.client.post(f"/api/scenes/{t.scene}/posts", json={"kind": "ooc", "text": "x", "rolls": [{"dice": "d6", "seed": "mine"}]}, headers=t.p1.h)
+    r = t.client.post(
+        f"/api/scenes/{t.scene}/posts",
+        json={"kind": "ooc", "text": "x", "rolls": [{"dice": "d6", "seed": "mine"}]},
+        headers=t.p1.h,
+    )
     assert r.status_code == 422

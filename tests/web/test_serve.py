@@ -9,8 +9,14 @@ from storymaster.store import Store, make_engine
 
 def test_serve_prints_the_url_and_seeds_a_demo_per_system(cli, tally, tmp_path, monkeypatch) -> None:
     calls = []
-    for key in ("STORYMASTER_DATABASE_URL", "STORYMASTER_MIGRATE", "STORYMASTER_SMTP_HOST", "STORYMASTER_SMTP_PORT",
-                "STORYMASTER_DIGEST_EVERY", "STORYMASTER_BASE_URL"):
+    for key in (
+        "STORYMASTER_DATABASE_URL",
+        "STORYMASTER_MIGRATE",
+        "STORYMASTER_SMTP_HOST",
+        "STORYMASTER_SMTP_PORT",
+        "STORYMASTER_DIGEST_EVERY",
+        "STORYMASTER_BASE_URL",
+    ):
         monkeypatch.setenv(key, "")  # serve sets these for its workers; the test puts them back
     monkeypatch.setattr(uvicorn, "run", lambda *a, **kw: calls.append((a, kw)))
     db = tmp_path / "demo.sqlite3"

@@ -8,7 +8,6 @@ import time
 
 import httpx
 import pytest
-
 from play.kit import unique
 from web.servers import Server
 
@@ -41,7 +40,9 @@ def test_a_crash_mid_load_loses_no_acknowledged_post(tmp_path, cli) -> None:
             while not stop.is_set():
                 text = f"client {n} post {i}"
                 try:
-                    r = c.post(f"/api/scenes/{sid}/posts", json={"kind": "ooc", "text": text, "rolls": [{"dice": "2d6"}]})
+                    r = c.post(
+                        f"/api/scenes/{sid}/posts", json={"kind": "ooc", "text": text, "rolls": [{"dice": "2d6"}]}
+                    )
                 except httpx.HTTPError:
                     return  # the server died mid-request: not acknowledged
                 if r.status_code == 201:
@@ -75,7 +76,9 @@ def test_a_crash_mid_load_loses_no_acknowledged_post(tmp_path, cli) -> None:
             missing = {k: v for k, v in acked.items() if stored.get(k) != v}
             assert not missing, f"{len(missing)} acknowledged posts lost"
             # the log is still one intact chain, and it still takes posts
-            assert c.post(f"/api/scenes/{sid}/posts", json={"kind": "ooc", "text": "after the crash"}).status_code == 201
+            assert (
+                c.post(f"/api/scenes/{sid}/posts", json={"kind": "ooc", "text": "after the crash"}).status_code == 201
+            )
             assert c.post(f"/api/scenes/{sid}/close").status_code == 200
             export = c.get(f"/api/scenes/{sid}/export.json").text
     finally:
@@ -116,7 +119,9 @@ def test_live_updates_reach_every_worker_through_listen_notify(pg_url) -> None:
         time.sleep(0.3)
         sent = time.monotonic()
         with httpx.Client(base_url=server.url, timeout=10, headers=h) as c:
-            assert c.post(f"/api/scenes/{sid}/posts", json={"kind": "ooc", "text": "hello, everyone"}).status_code == 201
+            assert (
+                c.post(f"/api/scenes/{sid}/posts", json={"kind": "ooc", "text": "hello, everyone"}).status_code == 201
+            )
         for th in threads:
             th.join(timeout=15)
         assert all(g and g[0][1] == "hello, everyone" for g in got), got

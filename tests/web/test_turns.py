@@ -14,7 +14,14 @@ def test_a_turn_based_round_with_a_deadline(table: Table, clock) -> None:
     assert turn["round"] == 1 and turn["owed"] == [t.c1, t.c2] and turn["deadline"]
     assert [x["scene"] for x in t.get(t.p1, "/api/me/turns")] == [sid]
 
-    t.post(t.p1, scene=sid, kind="ic", character=t.c1, text="Arn draws his sword.", rolls=[{"check": {"type": "skill", "skill": 2}}])
+    t.post(
+        t.p1,
+        scene=sid,
+        kind="ic",
+        character=t.c1,
+        text="Arn draws his sword.",
+        rolls=[{"check": {"type": "skill", "skill": 2}}],
+    )
     t.post(t.p1, scene=sid, expect=409, kind="ic", character=t.c1, text="Arn swings again.")  # one post a round
     t.post(t.p1, scene=sid, kind="ooc", text="(OOC posts are always fine)")
     t.post(t.p1, scene=sid, expect=403, kind="ic", character=t.c2, text="Bel runs.")  # not his character
@@ -54,7 +61,11 @@ def test_the_gm_acts_for_the_tardy(table: Table, clock) -> None:
 def test_a_fight_gives_initiative_and_rolls_on_the_scene_stream(table: Table, cli, tmp_path) -> None:
     t = table
     sid = t.open_scene(mode="turn", cast=[t.c1, t.c2, t.npc])
-    r = t.client.post(f"/api/scenes/{sid}/combat", json={"sides": [[t.c1, t.c2], [t.npc]], "options": {"reverse": True}}, headers=t.gm.h)
+    r = t.client.post(
+        f"/api/scenes/{sid}/combat",
+        json={"sides": [[t.c1, t.c2], [t.npc]], "options": {"reverse": True}},
+        headers=t.gm.h,
+    )
     assert r.status_code == 201, r.text
     scene = r.json()
     # Tally orders by name, reversed here: The Innkeeper, Bel, Arn

@@ -43,7 +43,9 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
+    ] = False,
 ) -> None:
     """Storymaster: dice, exact odds and rules for five tabletop role-playing systems."""
 
@@ -82,7 +84,12 @@ def odds_cmd(
     rows = list(dist.pmf().items())
     extra = [(f"{float(ge[o]):.2%}", f"{float(le[o]):.2%}") for o, _ in rows]
     console.print(
-        bar_rows([(str(o), p) for o, p in rows], title=f"{dist.expression}", extra=extra, extra_headers=("at least", "at most"))
+        bar_rows(
+            [(str(o), p) for o, p in rows],
+            title=f"{dist.expression}",
+            extra=extra,
+            extra_headers=("at least", "at most"),
+        )
     )
     console.print(f"mean {float(dist.mean):.4g}  sd {dist.sd:.4g}  range {dist.min}..{dist.max}")
     if dist.truncated:
@@ -206,5 +213,3 @@ app.info.cls = _SystemCommands
 
 def main() -> None:
     app(prog_name="storymaster")
-
-

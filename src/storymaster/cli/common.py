@@ -29,8 +29,8 @@ __all__ = [
     "emit_events",
     "emit_odds",
     "emit_outcome",
-    "load_house_rules",
     "load_file",
+    "load_house_rules",
     "make_rng",
     "show_house_rules",
     "write_plot",
@@ -41,7 +41,8 @@ M = TypeVar("M", bound=BaseModel)
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")]
 SeedOpt = Annotated[str | None, typer.Option("--seed", help="Seed for the dice (the same seed gives the same rolls).")]
 HouseRulesOpt = Annotated[
-    Path | None, typer.Option("--house-rules", help="A YAML/JSON file of house-rule options (see the 'house-rules' command).")
+    Path | None,
+    typer.Option("--house-rules", help="A YAML/JSON file of house-rule options (see the 'house-rules' command)."),
 ]
 
 
@@ -137,7 +138,11 @@ def write_plot(path: Path, bars: Sequence[tuple[str, float]], title: str, highli
         ) from None
     fig, ax = plt.subplots(figsize=(8, 4))
     labels = [b[0] for b in bars]
-    ax.bar(range(len(bars)), [b[1] for b in bars], color=["#b3541e" if highlight and l in highlight else "#2f5d8a" for l in labels])
+    ax.bar(
+        range(len(bars)),
+        [b[1] for b in bars],
+        color=["#b3541e" if highlight and l in highlight else "#2f5d8a" for l in labels],
+    )
     ax.set_xticks(range(len(bars)), labels, rotation=90 if len(bars) > 20 else 0, fontsize=7 if len(bars) > 20 else 9)
     ax.set_ylabel("probability")
     ax.set_title(title)

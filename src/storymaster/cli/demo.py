@@ -22,7 +22,9 @@ def run_demo() -> None:
     from .app import app
 
     runner = CliRunner()
-    console.print("[bold]Storymaster[/bold]: a tour of the command line. Each step shows the command, then its output.\n")
+    console.print(
+        "[bold]Storymaster[/bold]: a tour of the command line. Each step shows the command, then its output.\n"
+    )
     for text, cmd in STEPS:
         console.print(Rule(text))
         console.print(f"[bold]$ storymaster {cmd}[/bold]")

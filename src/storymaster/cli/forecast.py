@@ -31,11 +31,19 @@ __all__ = [
 
 VsOpt = Annotated[
     list[Path] | None,
-    typer.Option("--vs", help="The opposing side's files (repeat --vs for each); the positional files are then one side."),
+    typer.Option(
+        "--vs", help="The opposing side's files (repeat --vs for each); the positional files are then one side."
+    ),
 ]
-StateOpt = Annotated[Path | None, typer.Option("--state", help="Forecast from a saved fight state (JSON from 'fight --save-state').")]
-SamplesOpt = Annotated[int, typer.Option("--samples", min=100, max=10_000_000, help="Fights to simulate when not exact.")]
-MethodOpt = Annotated[str, typer.Option("--method", help="auto (exact where the state space allows), exact, or simulate.")]
+StateOpt = Annotated[
+    Path | None, typer.Option("--state", help="Forecast from a saved fight state (JSON from 'fight --save-state').")
+]
+SamplesOpt = Annotated[
+    int, typer.Option("--samples", min=100, max=10_000_000, help="Fights to simulate when not exact.")
+]
+MethodOpt = Annotated[
+    str, typer.Option("--method", help="auto (exact where the state space allows), exact, or simulate.")
+]
 PlotOpt = Annotated[Path | None, typer.Option("--plot", help="Save a chart of the forecast: FILE.svg or FILE.png.")]
 
 
@@ -72,8 +80,14 @@ def forecast_progress(label: str = "simulating", *, after: float = 0.3) -> Itera
         if progress is None:
             if time.monotonic() - start < after or done >= total:
                 return
-            progress = Progress(TextColumn(label), BarColumn(), TextColumn("{task.completed:,}/{task.total:,}"),
-                                TimeRemainingColumn(), console=err_console, transient=True)
+            progress = Progress(
+                TextColumn(label),
+                BarColumn(),
+                TextColumn("{task.completed:,}/{task.total:,}"),
+                TimeRemainingColumn(),
+                console=err_console,
+                transient=True,
+            )
             progress.start()
             task = progress.add_task(label, total=total)
         progress.update(task, completed=done)

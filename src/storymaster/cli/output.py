@@ -36,7 +36,14 @@ def _default(value: Any) -> Any:
     raise TypeError(f"cannot write {type(value).__name__} as JSON")
 
 
-def bar_rows(rows: Sequence[tuple[str, Fraction | float]], *, title: str = "", width: int = 40, extra: Sequence[Sequence[str]] | None = None, extra_headers: Sequence[str] = ()) -> Table:
+def bar_rows(
+    rows: Sequence[tuple[str, Fraction | float]],
+    *,
+    title: str = "",
+    width: int = 40,
+    extra: Sequence[Sequence[str]] | None = None,
+    extra_headers: Sequence[str] = (),
+) -> Table:
     """A table of outcomes with their probability and a bar (text, so it reads without colour)."""
     table = Table(title=title or None, show_edge=False, pad_edge=False)
     table.add_column("outcome", justify="right")

@@ -20,12 +20,15 @@ def serve_cmd(
     host: Annotated[str, typer.Option(help="Address to listen on (loopback by default).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8000,
     database: Annotated[
-        str | None, typer.Option(help="SQLite file (or a database URL). Default: DATABASE_URL, else a file in your data folder.")
+        str | None,
+        typer.Option(help="SQLite file (or a database URL). Default: DATABASE_URL, else a file in your data folder."),
     ] = None,
     demo: Annotated[bool, typer.Option("--demo", help="Seed a demo campaign per installed system.")] = False,
     workers: Annotated[int, typer.Option(min=1, max=64, help="Worker processes.")] = 1,
     smtp: Annotated[str | None, typer.Option(help="SMTP server HOST:PORT for e-mail digests.")] = None,
-    digest_every: Annotated[int, typer.Option(min=0, help="Send e-mail digests every N seconds (0: only on request).")] = 0,
+    digest_every: Annotated[
+        int, typer.Option(min=0, help="Send e-mail digests every N seconds (0: only on request).")
+    ] = 0,
 ) -> None:
     """Run the play-by-post table server (JSON API; OpenAPI docs at /docs)."""
     try:
@@ -43,9 +46,8 @@ def serve_cmd(
     if demo:
         from datetime import UTC, datetime
 
-        from ..web.demo import DEMO_USERS, seed_demo
-
         from ..rules import all_systems
+        from ..web.demo import DEMO_USERS, seed_demo
 
         seeded = seed_demo(Store(engine), datetime.now(UTC))
         if not all_systems():
@@ -65,8 +67,12 @@ def serve_cmd(
     }
     os.environ.update(env)
     shown = url if url.startswith("sqlite") else url.split("@")[-1]
-    console.print(f"Storymaster table on http://{host}:{port}/  (API docs: http://{host}:{port}/docs; database: {shown})")
-    uvicorn.run("storymaster.web.factory:from_env", factory=True, host=host, port=port, workers=workers, log_level="warning")
+    console.print(
+        f"Storymaster table on http://{host}:{port}/  (API docs: http://{host}:{port}/docs; database: {shown})"
+    )
+    uvicorn.run(
+        "storymaster.web.factory:from_env", factory=True, host=host, port=port, workers=workers, log_level="warning"
+    )
 
 
 def verify_cmd(
@@ -89,7 +95,17 @@ def verify_cmd(
         print_json(report)
         return
     for log in report["logs"]:
-        seed = "seed revealed and matches its commitment" if log["seed_revealed"] else "seed not yet revealed (rolls checked once the scene closes)"
-        extra = f", {log['redacted_entries']} entries and {log['rolls_hidden']} rolls not yours to read" if log["redacted_entries"] or log["rolls_hidden"] else ""
-        console.print(f"{log['log']}: {log['entries']} entries, chain intact; {seed}; {log['rolls_replayed']} rolls replayed{extra}")
+        seed = (
+            "seed revealed and matches its commitment"
+            if log["seed_revealed"]
+            else "seed not yet revealed (rolls checked once the scene closes)"
+        )
+        extra = (
+            f", {log['redacted_entries']} entries and {log['rolls_hidden']} rolls not yours to read"
+            if log["redacted_entries"] or log["rolls_hidden"]
+            else ""
+        )
+        console.print(
+            f"{log['log']}: {log['entries']} entries, chain intact; {seed}; {log['rolls_replayed']} rolls replayed{extra}"
+        )
     console.print("verified")

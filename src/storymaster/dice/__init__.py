@@ -1,17 +1,17 @@
 """Dice: notation, auditable rolling, pools and batch rolling.
 
-    >>> from storymaster.dice import roll
-    >>> roll("2d6+3", seed=7).total
-    9
+>>> from storymaster.dice import roll
+>>> roll("2d6+3", seed=7).total
+9
 """
 
 from .ast import BinOp, Const, Dice, Expr, Neg
+from .batch import roll_batch
 from .limits import DEFAULT_LIMITS, Limits
 from .parser import parse, parse_pool
 from .record import DieRoll, RollRecord
 from .rng import RNG_VERSION, DiceRng, derive_face, new_seed
 from .roller import replay, roll, roll_pool, verify, worst_case_dice
-from .batch import roll_batch
 
 __all__ = [
     "DEFAULT_LIMITS",

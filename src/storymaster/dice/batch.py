@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DiceLimitError
-from .ast import BinOp, Const, Dice, Expr, Neg
+from .ast import Const, Dice, Expr, Neg
 from .limits import DEFAULT_LIMITS, Limits
 from .parser import parse
 from .roller import worst_case_dice
@@ -79,7 +79,9 @@ def roll_batch(
     if not isinstance(n, (int, np.integer)) or n < 0:
         raise DiceLimitError(f"the number of rolls must be a whole number from 0, not {n!r}")
     if n > MAX_BATCH:
-        raise DiceLimitError(f"{n} rolls is more than the batch limit of {MAX_BATCH}", hint="split it into several calls")
+        raise DiceLimitError(
+            f"{n} rolls is more than the batch limit of {MAX_BATCH}", hint="split it into several calls"
+        )
     worst = worst_case_dice(node)
     if worst > limits.max_rolled:
         raise DiceLimitError(f"'{node}' could throw up to {worst} dice; the limit is {limits.max_rolled}")

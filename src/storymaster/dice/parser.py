@@ -29,7 +29,7 @@ _DIGITS = "0123456789"
 
 
 class _Parser:
-    __slots__ = ("text", "pos", "limits", "depth")
+    __slots__ = ("depth", "limits", "pos", "text")
 
     def __init__(self, text: str, limits: Limits) -> None:
         self.text = text
@@ -58,7 +58,9 @@ class _Parser:
             self.pos += 1
         if start == self.pos:
             got = self.text[start] if start < len(self.text) else "the end"
-            raise self.error(f"expected {what}, found {got!r}" if got != "the end" else f"expected {what}, found the end")
+            raise self.error(
+                f"expected {what}, found {got!r}" if got != "the end" else f"expected {what}, found the end"
+            )
         value = int(self.text[start : self.pos])
         if value > self.limits.max_literal:
             raise DiceLimitError(
@@ -183,8 +185,11 @@ class _Parser:
             self.pos += 1
             mode = self.text[self.pos].lower() if self.pos < len(self.text) else ""
             if c == "d" and mode not in ("h", "l"):
-                raise self.error("expected 'dh' or 'dl' (drop highest/lowest)", pos=kpos,
-                                 hint="two dice terms must be joined by '+' or '-', e.g. 'd6+d4'")
+                raise self.error(
+                    "expected 'dh' or 'dl' (drop highest/lowest)",
+                    pos=kpos,
+                    hint="two dice terms must be joined by '+' or '-', e.g. 'd6+d4'",
+                )
             if mode in ("h", "l"):
                 self.pos += 1
             else:
@@ -235,7 +240,9 @@ def _parse_cached(text: str, limits: Limits) -> Expr:
 def parse(text: str, /, limits: Limits = DEFAULT_LIMITS) -> Expr:
     """Parse dice notation into a syntax tree, or raise :class:`DiceSyntaxError`/:class:`DiceLimitError`."""
     if not isinstance(text, str):
-        raise DiceSyntaxError(f"a dice expression must be text, not {type(text).__name__}", expression=repr(text), position=0)
+        raise DiceSyntaxError(
+            f"a dice expression must be text, not {type(text).__name__}", expression=repr(text), position=0
+        )
     return _parse_cached(text, limits)
 
 

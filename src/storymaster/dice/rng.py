@@ -68,7 +68,7 @@ class DiceRng:
     moves its counter forward as it draws.
     """
 
-    __slots__ = ("seed", "stream", "counter", "_key", "_prefix", "_block_no", "_words")
+    __slots__ = ("_block_no", "_key", "_prefix", "_words", "counter", "seed", "stream")
 
     version = RNG_VERSION
 

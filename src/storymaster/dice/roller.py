@@ -42,6 +42,7 @@ def _compile_dice(node: Dice, term: int) -> _Fn:
     make = DieRoll
 
     if fudge and keep is None:
+
         def run_fudge(rng: DiceRng, out: list) -> int:
             total = 0
             for _ in range(count):
@@ -53,6 +54,7 @@ def _compile_dice(node: Dice, term: int) -> _Fn:
         return run_fudge
 
     if not explode and keep is None:
+
         def run_plain(rng: DiceRng, out: list) -> int:
             total = 0
             die = rng.die
@@ -100,7 +102,9 @@ def _compile(node: Expr, counter: list[int]) -> _Fn:
     if isinstance(node, Dice):
         if node.fudge and node.explode:
             raise DiceSyntaxError(
-                "Fudge dice cannot explode", expression=str(node), position=len(str(node)) - 1,
+                "Fudge dice cannot explode",
+                expression=str(node),
+                position=len(str(node)) - 1,
                 hint="drop the '!': a Fudge die's faces are -1, 0 and +1",
             )
         term = counter[0]
@@ -173,7 +177,9 @@ def roll(
     start = rng.counter
     dice: list[DieRoll] = []
     total = fn(rng, dice)
-    return RollRecord(canonical, total, tuple(dice), rng.seed, rng.stream, start, rng.counter - start, RNG_VERSION, label)
+    return RollRecord(
+        canonical, total, tuple(dice), rng.seed, rng.stream, start, rng.counter - start, RNG_VERSION, label
+    )
 
 
 def roll_pool(sides: tuple[int, ...] | list[int], /, rng: DiceRng, *, label: str = "") -> RollRecord:

@@ -60,7 +60,8 @@ def fight_by_fight(
         p_draw=wins[-1] / samples,
         rounds={r: c / samples for r, c in sorted(rounds.items())},
         combatants=tuple(
-            CombatantForecast(who, side_of.get(who, 0), {k: v / samples for k, v in c.items()}) for who, c in ends.items()
+            CombatantForecast(who, side_of.get(who, 0), {k: v / samples for k, v in c.items()})
+            for who, c in ends.items()
         ),
         error=max((hi - lo) / 2 for lo, hi in intervals),
         intervals=intervals,

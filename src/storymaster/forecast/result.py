@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
@@ -111,5 +111,3 @@ class Forecast:
         if self.notes:
             out["notes"] = list(self.notes)
         return out
-
-

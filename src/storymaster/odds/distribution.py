@@ -69,7 +69,9 @@ class Distribution:
     @cached_property
     def variance(self) -> Fraction:
         m = self.mean
-        return sum((Fraction(q, self.denominator) * (o - m) ** 2 for o, q in zip(self.outcomes, self.quantities)), Fraction(0))
+        return sum(
+            (Fraction(q, self.denominator) * (o - m) ** 2 for o, q in zip(self.outcomes, self.quantities)), Fraction(0)
+        )
 
     @property
     def sd(self) -> float:
@@ -283,7 +285,7 @@ def _kept(node: Dice) -> tuple[int, list[int]]:
         last = i == len(faces) - 1
         nxt: dict[tuple[int, int, int], int] = {}
         for (left, kept, total), ways in states.items():
-            for c in ([left] if last else range(left + 1)):
+            for c in [left] if last else range(left + 1):
                 add = min(c, k - kept)
                 key = (left - c, kept + add, total + add * face)
                 nxt[key] = nxt.get(key, 0) + ways * math.comb(left, c)

@@ -141,10 +141,22 @@ def parse_house_rules(system: RuleSystem, data: Mapping[str, Any] | None) -> dic
 
 
 def create_campaign(
-    actor: int, actor_name: str, *, name: str, system: RuleSystem, house_rules: Mapping[str, Any] | None, description: str = ""
+    actor: int,
+    actor_name: str,
+    *,
+    name: str,
+    system: RuleSystem,
+    house_rules: Mapping[str, Any] | None,
+    description: str = "",
 ) -> list[Draft]:
     rules = parse_house_rules(system, house_rules)
-    body = {"name": name, "system": system.name, "system_version": system.version, "house_rules": rules, "description": description}
+    body = {
+        "name": name,
+        "system": system.name,
+        "system_version": system.version,
+        "house_rules": rules,
+        "description": description,
+    }
     return [
         Draft("campaign.created", actor, body),
         Draft("member.added", actor, {"user": actor, "name": actor_name, "role": GM}),
@@ -174,7 +186,9 @@ def remove_member(state: CampaignState, actor: int, *, user: int) -> list[Draft]
     return [Draft("member.removed", actor, {"user": user})]
 
 
-def _validated_sheet(system: RuleSystem, sheet: Any, house_rules: Mapping[str, Any]) -> tuple[BaseModel, dict[str, Any]]:
+def _validated_sheet(
+    system: RuleSystem, sheet: Any, house_rules: Mapping[str, Any]
+) -> tuple[BaseModel, dict[str, Any]]:
     try:
         model = validate_data(sheet, system.character_model, source="sheet")
     except InputFileError as exc:
@@ -212,7 +226,9 @@ def update_character(state: CampaignState, actor: int, char_id: int, *, system: 
     if c.retired:
         raise Conflict("the character is retired")
     model, data = _validated_sheet(system, sheet, state.house_rules)
-    return [Draft("character.updated", actor, {"character": char_id, "name": character_name(model, c.name), "sheet": data})]
+    return [
+        Draft("character.updated", actor, {"character": char_id, "name": character_name(model, c.name), "sheet": data})
+    ]
 
 
 def write_note(state: CampaignState, actor: int, *, text: str) -> list[Draft]:

@@ -101,7 +101,9 @@ def initiative_order(
     return order
 
 
-def tracker_rows(state: BaseModel, sides: Sequence[Sequence[int]], names: Mapping[int, str], engine: Any) -> list[dict[str, Any]]:
+def tracker_rows(
+    state: BaseModel, sides: Sequence[Sequence[int]], names: Mapping[int, str], engine: Any
+) -> list[dict[str, Any]]:
     """The engine's tracker rows as JSON, each with its ``character`` id (None if unmatched); empty
     for engines that are not a FightTracker."""
     if not isinstance(engine, FightTracker):
@@ -111,7 +113,9 @@ def tracker_rows(state: BaseModel, sides: Sequence[Sequence[int]], names: Mappin
     return [{**row.to_json(), "character": ids.get(row.name)} for row in rows]
 
 
-def _fight_view(system: RuleSystem, state: BaseModel, sides: Sequence[Sequence[int]], names: Mapping[int, str]) -> dict[str, Any]:
+def _fight_view(
+    system: RuleSystem, state: BaseModel, sides: Sequence[Sequence[int]], names: Mapping[int, str]
+) -> dict[str, Any]:
     engine = system.combat
     return {
         "order": call_system(system, "give the acting order", initiative_order, state, sides, names, engine),
@@ -124,7 +128,13 @@ def _rules(c: CampaignState, system: RuleSystem) -> Any:
 
 
 def start_combat(
-    c: CampaignState, s: SceneState, actor: int, *, system: RuleSystem, sides: Sequence[Sequence[int]], options: Mapping[str, Any]
+    c: CampaignState,
+    s: SceneState,
+    actor: int,
+    *,
+    system: RuleSystem,
+    sides: Sequence[Sequence[int]],
+    options: Mapping[str, Any],
 ) -> list[Draft]:
     if c.role_of(actor) != GM:
         raise Forbidden("only the GM starts a fight")
@@ -132,9 +142,18 @@ def start_combat(
         raise Conflict("the scene is closed")
     if s.combat is not None:
         raise Conflict("a fight is already on in this scene")
-    if len({ch for side in sides for ch in side}) != sum(len(side) for side in sides) or any(not side for side in sides):
+    if len({ch for side in sides for ch in side}) != sum(len(side) for side in sides) or any(
+        not side for side in sides
+    ):
         raise Invalid("each side names at least one character, and no character fights on two sides")
-    state = call_system(system, "start the fight", system.combat.start, _models(c, system, sides), house_rules=_rules(c, system), options=dict(options))
+    state = call_system(
+        system,
+        "start the fight",
+        system.combat.start,
+        _models(c, system, sides),
+        house_rules=_rules(c, system),
+        options=dict(options),
+    )
     names = {ch: c.characters[ch].name for side in sides for ch in side}
     body = {
         "sides": [list(side) for side in sides],
@@ -159,7 +178,14 @@ def step_combat(c: CampaignState, s: SceneState, actor: int, *, system: RuleSyst
     if s.combat.get("over"):
         raise Conflict("the fight is over")
     sides = s.combat["sides"]
-    fresh = call_system(system, "restart the fight", system.combat.start, _models(c, system, sides), house_rules=_rules(c, system), options=dict(s.combat["options"]))
+    fresh = call_system(
+        system,
+        "restart the fight",
+        system.combat.start,
+        _models(c, system, sides),
+        house_rules=_rules(c, system),
+        options=dict(s.combat["options"]),
+    )
     state = type(fresh).model_validate(s.combat["state"])
     rng = DiceRng(seed, scene_stream(s.id), s.next_counter)
     start = rng.counter
@@ -175,7 +201,14 @@ def step_combat(c: CampaignState, s: SceneState, actor: int, *, system: RuleSyst
         "winner": system.combat.winner(new_state),
         "events": [{k: v for k, v in ev.to_json().items() if k != "rolls"} for ev in events],
     }
-    roll = {"type": "combat", "visibility": "public", "by": actor, "label": f"fight round {body['round']}", "counter": [start, rng.counter], "records": records}
+    roll = {
+        "type": "combat",
+        "visibility": "public",
+        "by": actor,
+        "label": f"fight round {body['round']}",
+        "counter": [start, rng.counter],
+        "records": records,
+    }
     return [Draft("combat.stepped", actor, body, rolls=(roll,) if rng.counter > start or records else ())]
 
 

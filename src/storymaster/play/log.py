@@ -48,7 +48,13 @@ class Entry:
 
     def core(self) -> dict[str, Any]:
         return core(
-            seq=self.seq, kind=self.kind, at=self.at, actor=self.actor, audience=self.audience, body=self.body, rolls=self.rolls
+            seq=self.seq,
+            kind=self.kind,
+            at=self.at,
+            actor=self.actor,
+            audience=self.audience,
+            body=self.body,
+            rolls=self.rolls,
         )
 
     def to_json(self) -> dict[str, Any]:

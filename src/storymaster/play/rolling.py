@@ -12,13 +12,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..dice import DiceRng, RollRecord, roll
+from ..errors import InputFileError, StorymasterError
 from ..odds import distribution
 from ..odds.chart import svg_bar_chart
-from ..errors import InputFileError, StorymasterError
 from ..rules import Check, RuleSystem, validate_data
 from .errors import Invalid
 
-__all__ = ["MAX_ROLLS_PER_POST", "VISIBILITIES", "parse_check", "preview", "roll_requests", "scene_stream", "shown_record"]
+__all__ = [
+    "MAX_ROLLS_PER_POST",
+    "VISIBILITIES",
+    "parse_check",
+    "preview",
+    "roll_requests",
+    "scene_stream",
+    "shown_record",
+]
 
 VISIBILITIES = ("public", "gm", "blind", "self")
 MAX_ROLLS_PER_POST = 20
@@ -149,9 +157,26 @@ def preview(request: Any, *, system: RuleSystem, house_rules: Mapping[str, Any])
             raise Invalid("'dice' is a dice expression such as '2d6+3'")
         dist = distribution(request["dice"])
         bars = [(str(o), float(p)) for o, p in dist.pmf().items()]
-        return {"type": "dice", "label": label, "odds": dist.to_json(), "chart_svg": svg_bar_chart(bars, title=dist.expression)}
+        return {
+            "type": "dice",
+            "label": label,
+            "odds": dist.to_json(),
+            "chart_svg": svg_bar_chart(bars, title=dist.expression),
+        }
     name, check = parse_check(system, request["check"])
-    odds = call_system(system, f"give odds for the {name} check", system.odds, check, system.house_rules_model.model_validate(house_rules))
+    odds = call_system(
+        system,
+        f"give odds for the {name} check",
+        system.odds,
+        check,
+        system.house_rules_model.model_validate(house_rules),
+    )
     bars = [(k, float(v)) for k, v in odds.probabilities.items()]
     chart = svg_bar_chart(bars, title=odds.check, highlight=set(odds.success_outcomes))
-    return {"type": "check", "label": label, "check": {"type": name, **check.model_dump(mode="json")}, "odds": odds.to_json(), "chart_svg": chart}
+    return {
+        "type": "check",
+        "label": label,
+        "check": {"type": name, **check.model_dump(mode="json")},
+        "odds": odds.to_json(),
+        "chart_svg": chart,
+    }

@@ -17,9 +17,8 @@ from ..rules import RuleSystem
 from .campaign import GM, OBSERVER, CampaignState
 from .chain import sha256_hex
 from .errors import Conflict, Forbidden, Invalid, NotFound
-from .log import ALL
+from .log import ALL, Draft, Entry
 from .log import GM as GM_ONLY
-from .log import Draft, Entry
 from .rolling import roll_requests, scene_stream
 
 __all__ = [
@@ -129,7 +128,11 @@ def apply_scene(s: SceneState, e: Entry) -> None:
     if k == "scene.opened":
         s.campaign, s.title, s.mode = b["campaign"], b["title"], b["mode"]
         s.seed_sha256, s.stream, s.opened_at = b["seed_sha256"], b["stream"], e.at
-        s.cast, s.turn_seconds, s.on_deadline = list(b.get("cast", [])), b.get("turn_seconds"), b.get("on_deadline", "skip")
+        s.cast, s.turn_seconds, s.on_deadline = (
+            list(b.get("cast", [])),
+            b.get("turn_seconds"),
+            b.get("on_deadline", "skip"),
+        )
     elif k == "scene.updated":
         if "mode" in b and b["mode"] != s.mode:
             s.mode, s.round, s.round_started, s.posted = b["mode"], 0, None, set()
@@ -138,8 +141,17 @@ def apply_scene(s: SceneState, e: Entry) -> None:
                 setattr(s, key, list(b[key]) if key == "cast" else b[key])
     elif k == "post.created":
         p = Post(
-            e.seq, e.at, e.actor, b["kind"], e.audience, b["text"], b.get("character"), b.get("character_name", ""),
-            tuple(b.get("to", ())), list(e.rolls), round=s.round,
+            e.seq,
+            e.at,
+            e.actor,
+            b["kind"],
+            e.audience,
+            b["text"],
+            b.get("character"),
+            b.get("character_name", ""),
+            tuple(b.get("to", ())),
+            list(e.rolls),
+            round=s.round,
         )
         s.posts[e.seq] = p
         if s.mode == TURN and p.kind == IC:
@@ -198,7 +210,10 @@ def _check_settings(c: CampaignState, mode: Any, cast: Any, turn_seconds: Any, o
     if turn_seconds is not None and (not isinstance(turn_seconds, int) or not 60 <= turn_seconds <= 60 * 60 * 24 * 60):
         raise Invalid("'turn_seconds' is a whole number of seconds from 60 to 60 days")
     if on_deadline is not None and on_deadline not in ON_DEADLINE:
-        raise Invalid(f"no deadline policy {on_deadline!r}", hint="skip (the tardy lose the round) or gm_acts (the GM posts for them)")
+        raise Invalid(
+            f"no deadline policy {on_deadline!r}",
+            hint="skip (the tardy lose the round) or gm_acts (the GM posts for them)",
+        )
 
 
 def open_scene(
@@ -227,7 +242,9 @@ def open_scene(
         "stream": scene_stream(scene_id),
         "rng_version": 1,
     }
-    return [Draft("scene.opened", actor, body)], [Draft("scene.opened", actor, {"scene": scene_id, "title": title, "mode": mode})]
+    return [Draft("scene.opened", actor, body)], [
+        Draft("scene.opened", actor, {"scene": scene_id, "title": title, "mode": mode})
+    ]
 
 
 def update_scene(c: CampaignState, s: SceneState, actor: int, changes: Mapping[str, Any]) -> list[Draft]:
@@ -237,7 +254,9 @@ def update_scene(c: CampaignState, s: SceneState, actor: int, changes: Mapping[s
     unknown = set(changes) - allowed
     if unknown:
         raise Invalid(f"cannot change {', '.join(sorted(unknown))}", hint=f"changeable: {', '.join(sorted(allowed))}")
-    _check_settings(c, changes.get("mode"), changes.get("cast"), changes.get("turn_seconds"), changes.get("on_deadline"))
+    _check_settings(
+        c, changes.get("mode"), changes.get("cast"), changes.get("turn_seconds"), changes.get("on_deadline")
+    )
     if not changes:
         raise Invalid("nothing to change")
     return [Draft("scene.updated", actor, dict(changes))]
@@ -270,7 +289,7 @@ def write_post(
         raise Forbidden("observers read the scene; only players and GMs post")
     if kind not in POST_KINDS:
         raise Invalid(f"no post kind {kind!r}", hint="kinds: ic (in character), ooc, private, note (GM only)")
-    if not isinstance(text, str) or not text.strip() and not rolls:
+    if not isinstance(text, str) or (not text.strip() and not rolls):
         raise Invalid("a post needs some text (or at least one roll)")
     if len(text) > MAX_TEXT:
         raise Invalid(f"a post is at most {MAX_TEXT} characters")
@@ -335,13 +354,18 @@ def _turn_rules(
     owed = s.owed()
     if not owed:
         return []
-    if late and s.on_deadline == "skip" or force:
+    if (late and s.on_deadline == "skip") or force:
         reason = "deadline passed" if late else "the GM moved on"
         return [Draft("turn.skipped", actor, {"characters": owed, "reason": reason})]
     names = ", ".join(c.characters[ch].name for ch in owed)
     if late:
-        raise Conflict(f"the deadline has passed and the GM acts for the tardy: post as {names} first", hint="or send force: true to skip them")
-    raise Conflict(f"still waiting for {names} this round", hint="wait for the deadline, or send force: true to skip them")
+        raise Conflict(
+            f"the deadline has passed and the GM acts for the tardy: post as {names} first",
+            hint="or send force: true to skip them",
+        )
+    raise Conflict(
+        f"still waiting for {names} this round", hint="wait for the deadline, or send force: true to skip them"
+    )
 
 
 def edit_post(c: CampaignState, s: SceneState, actor: int, seq: int, *, text: str) -> list[Draft]:

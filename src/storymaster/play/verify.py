@@ -62,7 +62,11 @@ def verify_log(entries: list[Mapping[str, Any]], *, name: str, scene_id: int | N
             if e["seq"] != i + 1:
                 raise _bad(where, f"is out of order (expected entry {i + 1})")
             if e["prev"] != prev:
-                raise _bad(where, "does not link to the entry before it (its prev hash differs)", "an entry was removed, inserted or changed")
+                raise _bad(
+                    where,
+                    "does not link to the entry before it (its prev hash differs)",
+                    "an entry was removed, inserted or changed",
+                )
             if e.get("redacted"):
                 redacted += 1
                 prev = e["hash"]
@@ -93,7 +97,10 @@ def verify_log(entries: list[Mapping[str, Any]], *, name: str, scene_id: int | N
                             verify(record)
                         except VerificationError as exc:
                             raise _bad(where, exc.message, exc.hint) from None
-                        if rec["stream"] == stream and not start <= record.counter <= record.counter + record.draws <= end:
+                        if (
+                            rec["stream"] == stream
+                            and not start <= record.counter <= record.counter + record.draws <= end
+                        ):
                             raise _bad(where, "a roll's record lies outside the stretch of the stream the roll claims")
         except (KeyError, TypeError, ValueError) as exc:
             raise _bad(where, f"is malformed ({type(exc).__name__}: {exc})") from None

@@ -20,9 +20,8 @@ from typing import Any
 
 from .campaign import GM, CampaignState
 from .chain import canonical_json, roll_digest, sha256_hex
-from .log import ALL
+from .log import ALL, Entry
 from .log import GM as GM_ONLY
-from .log import Entry
 from .rolling import shown_record
 from .scene import Post, SceneState
 
@@ -32,7 +31,7 @@ __all__ = ["Reader", "can_read", "entry_view", "post_view", "roll_view", "scene_
 class Reader:
     """Who is asking: a user id (None when anonymous) and their role in the campaign."""
 
-    __slots__ = ("user", "role")
+    __slots__ = ("role", "user")
 
     def __init__(self, user: int | None, role: str | None) -> None:
         self.user, self.role = user, role
@@ -69,7 +68,13 @@ def roll_result_visible(roll: Mapping[str, Any], reader: Reader, revealed: bool)
 
 def roll_view(roll: Mapping[str, Any], reader: Reader, seed: str | None) -> dict[str, Any]:
     if not roll_result_visible(roll, reader, seed is not None):
-        return {"visibility": roll["visibility"], "by": roll["by"], "label": roll.get("label", ""), "hidden": True, "sha256": roll_digest(roll)}
+        return {
+            "visibility": roll["visibility"],
+            "by": roll["by"],
+            "label": roll.get("label", ""),
+            "hidden": True,
+            "sha256": roll_digest(roll),
+        }
     out = {k: v for k, v in roll.items() if k != "records"}
     out["records"] = [shown_record(r, seed) for r in roll["records"]]
     return out
@@ -114,7 +119,11 @@ def scene_view(s: SceneState, c: CampaignState, reader: Reader, now_deadline: bo
         "seed": s.seed,  # None until the scene closes
         "opened_at": s.opened_at,
         "closed_at": s.closed_at,
-        "cast": [{"id": ch, "name": c.characters[ch].name, "owner": c.characters[ch].owner} for ch in s.cast if ch in c.characters],
+        "cast": [
+            {"id": ch, "name": c.characters[ch].name, "owner": c.characters[ch].owner}
+            for ch in s.cast
+            if ch in c.characters
+        ],
         "head": {"seq": s.head_seq, "hash": s.head_hash},
         "posts": sum(1 for p in s.posts.values() if can_read(p.audience, reader)),
     }
@@ -133,7 +142,9 @@ def scene_view(s: SceneState, c: CampaignState, reader: Reader, now_deadline: bo
     return out
 
 
-def entry_view(e: Entry, reader: Reader, seed: str | None, hidden_posts: frozenset[int] = frozenset()) -> dict[str, Any]:
+def entry_view(
+    e: Entry, reader: Reader, seed: str | None, hidden_posts: frozenset[int] = frozenset()
+) -> dict[str, Any]:
     """A log entry for the export: whole, with its body or some rolls replaced by their digests, or only its links.
 
     ``hidden_posts`` are deleted posts whose text this reader no longer reads.
@@ -145,5 +156,7 @@ def entry_view(e: Entry, reader: Reader, seed: str | None, hidden_posts: frozens
     if post is not None and post in hidden_posts:
         del out["body"]
         out["body_sha256"] = sha256_hex(canonical_json(e.body))
-    out["rolls"] = [r if roll_result_visible(r, reader, seed is not None) else roll_view(r, reader, None) for r in e.rolls]
+    out["rolls"] = [
+        r if roll_result_visible(r, reader, seed is not None) else roll_view(r, reader, None) for r in e.rolls
+    ]
     return out

@@ -74,4 +74,6 @@ def validate_data(data: Any, model: type[M], *, source: str = "<input>") -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise InputFileError(validation_message(exc, source), hint="see the JSON Schema: storymaster <system> schema") from None
+        raise InputFileError(
+            validation_message(exc, source), hint="see the JSON Schema: storymaster <system> schema"
+        ) from None

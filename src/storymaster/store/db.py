@@ -58,7 +58,9 @@ def make_engine(url: str) -> Engine:
             sync = "NORMAL"
         if u.database and u.database != ":memory:":
             Path(u.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=20, max_overflow=20)
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False, "timeout": 30}, pool_size=20, max_overflow=20
+        )
 
         @event.listens_for(engine, "connect")
         def _on_connect(dbapi_conn, _record) -> None:  # pragma: no cover - exercised by every test
@@ -72,7 +74,9 @@ def make_engine(url: str) -> Engine:
 
         @event.listens_for(engine, "begin")
         def _on_begin(conn: Connection) -> None:
-            conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("storymaster_write") else "BEGIN")
+            conn.exec_driver_sql(
+                "BEGIN IMMEDIATE" if conn.get_execution_options().get("storymaster_write") else "BEGIN"
+            )
 
         return engine
     # 20 connections a worker: four workers stay well inside PostgreSQL's default 100
@@ -89,9 +93,8 @@ def write_tx(engine: Engine) -> Iterator[Connection]:
 
 @contextmanager
 def read_tx(engine: Engine) -> Iterator[Connection]:
-    with engine.connect() as conn:
-        with conn.begin():
-            yield conn
+    with engine.connect() as conn, conn.begin():
+        yield conn
 
 
 def migrate(engine: Engine) -> None:

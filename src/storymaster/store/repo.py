@@ -62,7 +62,17 @@ def _row(e: Entry, stream: str, campaign: int, scene: int | None) -> dict[str, A
 
 
 def _entry(r: Any) -> Entry:
-    return Entry(r.seq, r.kind, r.at, r.actor, json.loads(r.audience), json.loads(r.body), tuple(json.loads(r.rolls)), r.prev, r.hash)
+    return Entry(
+        r.seq,
+        r.kind,
+        r.at,
+        r.actor,
+        json.loads(r.audience),
+        json.loads(r.body),
+        tuple(json.loads(r.rolls)),
+        r.prev,
+        r.hash,
+    )
 
 
 class _Cache:
@@ -101,7 +111,9 @@ class Store:
         q = select(t.entries).where(t.entries.c.stream == stream, t.entries.c.seq > after).order_by(t.entries.c.seq)
         return [_entry(r) for r in conn.execute(q)]
 
-    def _refresh(self, conn: Connection, stream: str, head: int, new: Callable[[], Any], apply: Callable[[Any, Entry], None]) -> Any:
+    def _refresh(
+        self, conn: Connection, stream: str, head: int, new: Callable[[], Any], apply: Callable[[Any, Entry], None]
+    ) -> Any:
         state = self._cache.get(stream)
         if state is None or state.head_seq > head:
             state = new()
@@ -131,9 +143,15 @@ class Store:
         row = conn.execute(q).first()
         if row is None:
             raise NotFound(f"no scene {sid}")
-        return self._refresh(conn, f"s:{sid}", row.head_seq, lambda: SceneState(sid), apply_scene), row.campaign_id, row.seed
+        return (
+            self._refresh(conn, f"s:{sid}", row.head_seq, lambda: SceneState(sid), apply_scene),
+            row.campaign_id,
+            row.seed,
+        )
 
-    def _append(self, conn: Connection, stream: str, cid: int, sid: int | None, state: Any, drafts: Sequence[Draft], at: str) -> list[Entry]:
+    def _append(
+        self, conn: Connection, stream: str, cid: int, sid: int | None, state: Any, drafts: Sequence[Draft], at: str
+    ) -> list[Entry]:
         if not drafts:
             return []
         sealed = seal(drafts, head_seq=state.head_seq, head_hash=state.head_hash, at=at)
@@ -188,7 +206,9 @@ class Store:
     def create_campaign(self, *, name: str, system: str, drafts: Sequence[Draft], at: str) -> Appended:
         with write_tx(self.engine) as conn:
             cid = conn.execute(
-                insert(t.campaigns).values(name=name, system=system, created_at=at, head_seq=0, head_hash=None).returning(t.campaigns.c.id)
+                insert(t.campaigns)
+                .values(name=name, system=system, created_at=at, head_seq=0, head_hash=None)
+                .returning(t.campaigns.c.id)
             ).scalar_one()
             sealed = self._append(conn, f"c:{cid}", cid, None, CampaignState(cid), drafts, at)
             appended = Appended(cid, None, (), tuple(sealed))
@@ -202,7 +222,12 @@ class Store:
             yield self._campaign(conn, cid)
 
     def campaign_append(
-        self, cid: int, decide: Callable[[CampaignState], Sequence[Draft]], at: str, *, then: Callable[..., Any] | None = None
+        self,
+        cid: int,
+        decide: Callable[[CampaignState], Sequence[Draft]],
+        at: str,
+        *,
+        then: Callable[..., Any] | None = None,
     ) -> Appended:
         """Decide and append under the log's lock; ``then(campaign, appended)`` sees the state just after the commit."""
         with self._locked(f"c:{cid}"):
@@ -217,7 +242,9 @@ class Store:
                 appended = replace(appended, view=then(state, appended))
         return self._after(appended)
 
-    def _fold_committed(self, stream: str, state: Any, sealed: Sequence[Entry], apply: Callable[[Any, Entry], None]) -> None:
+    def _fold_committed(
+        self, stream: str, state: Any, sealed: Sequence[Entry], apply: Callable[[Any, Entry], None]
+    ) -> None:
         """After the commit, the cached state takes the new entries at once (the lock is still held)."""
         try:
             for e in sealed:
@@ -243,13 +270,19 @@ class Store:
     # --- scenes -------------------------------------------------------------------------------
 
     def open_scene(
-        self, cid: int, seed: str, decide: Callable[[CampaignState, int], tuple[Sequence[Draft], Sequence[Draft]]], at: str
+        self,
+        cid: int,
+        seed: str,
+        decide: Callable[[CampaignState, int], tuple[Sequence[Draft], Sequence[Draft]]],
+        at: str,
     ) -> tuple[int, Appended]:
         with self._locked(f"c:{cid}"):
             with write_tx(self.engine) as conn:
                 c = self._campaign(conn, cid, lock=True)
                 sid = conn.execute(
-                    insert(t.scenes).values(campaign_id=cid, seed=seed, head_seq=0, head_hash=None).returning(t.scenes.c.id)
+                    insert(t.scenes)
+                    .values(campaign_id=cid, seed=seed, head_seq=0, head_hash=None)
+                    .returning(t.scenes.c.id)
                 ).scalar_one()
                 scene_drafts, campaign_drafts = decide(c, sid)
                 sealed = self._append(conn, f"s:{sid}", cid, sid, SceneState(sid), scene_drafts, at)
@@ -320,7 +353,11 @@ class Store:
 
     def scene_ids(self, cid: int) -> list[int]:
         with read_tx(self.engine) as conn:
-            return list(conn.execute(select(t.scenes.c.id).where(t.scenes.c.campaign_id == cid).order_by(t.scenes.c.id)).scalars())
+            return list(
+                conn.execute(
+                    select(t.scenes.c.id).where(t.scenes.c.campaign_id == cid).order_by(t.scenes.c.id)
+                ).scalars()
+            )
 
     def entries_since(self, cids: Sequence[int], since: str) -> list[tuple[str, Entry]]:
         """Every entry of these campaigns' logs written after ``since`` (for digests), oldest first."""
@@ -340,7 +377,9 @@ class Store:
         try:
             with write_tx(self.engine) as conn:
                 return conn.execute(
-                    insert(t.users).values(name=name, email=email, password_hash=password_hash, created_at=at).returning(t.users.c.id)
+                    insert(t.users)
+                    .values(name=name, email=email, password_hash=password_hash, created_at=at)
+                    .returning(t.users.c.id)
                 ).scalar_one()
         except IntegrityError:
             raise Conflict(f"the name {name!r} is taken", hint="choose another user name") from None
@@ -363,7 +402,11 @@ class Store:
 
     def create_session(self, *, user: int, token_sha256: str, csrf: str, at: str, expires: str) -> None:
         with write_tx(self.engine) as conn:
-            conn.execute(insert(t.sessions).values(token_sha256=token_sha256, user_id=user, csrf=csrf, created_at=at, expires_at=expires))
+            conn.execute(
+                insert(t.sessions).values(
+                    token_sha256=token_sha256, user_id=user, csrf=csrf, created_at=at, expires_at=expires
+                )
+            )
 
     def session(self, token_sha256: str) -> Any:
         with read_tx(self.engine) as conn:
@@ -376,7 +419,9 @@ class Store:
     def create_token(self, *, user: int, name: str, token_sha256: str, at: str) -> int:
         with write_tx(self.engine) as conn:
             return conn.execute(
-                insert(t.api_tokens).values(user_id=user, name=name, token_sha256=token_sha256, created_at=at).returning(t.api_tokens.c.id)
+                insert(t.api_tokens)
+                .values(user_id=user, name=name, token_sha256=token_sha256, created_at=at)
+                .returning(t.api_tokens.c.id)
             ).scalar_one()
 
     def token_caller(self, token_sha256: str) -> Any:
@@ -393,16 +438,22 @@ class Store:
 
     def token_user(self, token_sha256: str) -> int | None:
         with read_tx(self.engine) as conn:
-            return conn.execute(select(t.api_tokens.c.user_id).where(t.api_tokens.c.token_sha256 == token_sha256)).scalar()
+            return conn.execute(
+                select(t.api_tokens.c.user_id).where(t.api_tokens.c.token_sha256 == token_sha256)
+            ).scalar()
 
     def tokens(self, user: int) -> list[dict[str, Any]]:
         with read_tx(self.engine) as conn:
-            q = select(t.api_tokens.c.id, t.api_tokens.c.name, t.api_tokens.c.created_at).where(t.api_tokens.c.user_id == user)
+            q = select(t.api_tokens.c.id, t.api_tokens.c.name, t.api_tokens.c.created_at).where(
+                t.api_tokens.c.user_id == user
+            )
             return [dict(r._mapping) for r in conn.execute(q.order_by(t.api_tokens.c.id))]
 
     def delete_token(self, user: int, token_id: int) -> bool:
         with write_tx(self.engine) as conn:
-            done = conn.execute(delete(t.api_tokens).where(t.api_tokens.c.id == token_id, t.api_tokens.c.user_id == user))
+            done = conn.execute(
+                delete(t.api_tokens).where(t.api_tokens.c.id == token_id, t.api_tokens.c.user_id == user)
+            )
             return done.rowcount == 1
 
     def digest_cursor(self, user: int) -> str | None:

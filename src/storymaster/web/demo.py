@@ -38,16 +38,30 @@ def seed_demo(store: Store, now: datetime, hasher: PasswordHasher | None = None)
         try:
             drafts = ccmd.create_campaign(ids["gm"], "gm", name=f"Demo: {system.title}", system=system, house_rules={})
             cid = store.create_campaign(name=f"Demo: {system.title}", system=system.name, drafts=drafts, at=at).campaign
-            store.campaign_append(cid, lambda c: ccmd.add_member(c, ids["gm"], user=ids["player"], name="player", role="player"), at)
+            store.campaign_append(
+                cid, lambda c: ccmd.add_member(c, ids["gm"], user=ids["player"], name="player", role="player"), at
+            )
             seed = new_seed()
             sid, _ = store.open_scene(
-                cid, seed, lambda c, sid: scmd.open_scene(c, ids["gm"], scene_id=sid, title="The Tavern at the Crossroads", seed=seed), at
+                cid,
+                seed,
+                lambda c, sid: scmd.open_scene(
+                    c, ids["gm"], scene_id=sid, title="The Tavern at the Crossroads", seed=seed
+                ),
+                at,
             )
             text = "Rain drums on the shutters of the Crossroads tavern as the strangers come in out of the dark."
             store.scene_append(
                 sid,
                 lambda c, s, seed: scmd.write_post(
-                    c, s, ids["gm"], kind="ic", text=text, now=now, seed=seed, system=system,
+                    c,
+                    s,
+                    ids["gm"],
+                    kind="ic",
+                    text=text,
+                    now=now,
+                    seed=seed,
+                    system=system,
                     rolls=[{"dice": "2d6", "label": "how crowded the tavern is"}],
                 ),
                 at,

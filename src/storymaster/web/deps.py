@@ -100,7 +100,9 @@ def _caller(request: Request) -> Caller | None:
     if request.method not in SAFE_METHODS:
         sent = request.headers.get(CSRF_HEADER, "")
         if not sent or not hmac.compare_digest(sent, row.csrf):
-            raise Forbidden(f"missing or wrong {CSRF_HEADER} header", hint="send the csrf value you got when you logged in")
+            raise Forbidden(
+                f"missing or wrong {CSRF_HEADER} header", hint="send the csrf value you got when you logged in"
+            )
     return Caller(row.user_id, row.name, "session")
 
 

@@ -51,12 +51,18 @@ def scene_doc(s: SceneState, c: CampaignState, reader: Reader, log: Sequence[Ent
         "closed_at": s.closed_at,
         "narrative": narrative(posts),
         "posts": posts,
-        "log": [entry_view(e, reader, s.seed, hidden) for e in log if e.seq <= s.head_seq],  # the log as the state saw it
+        "log": [
+            entry_view(e, reader, s.seed, hidden) for e in log if e.seq <= s.head_seq
+        ],  # the log as the state saw it
     }
 
 
 def export_json(
-    c: CampaignState, reader: Reader, now: datetime, scenes: Sequence[dict[str, Any]], campaign_log: Sequence[Entry] | None = None
+    c: CampaignState,
+    reader: Reader,
+    now: datetime,
+    scenes: Sequence[dict[str, Any]],
+    campaign_log: Sequence[Entry] | None = None,
 ) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "format": EXPORT_FORMAT,
@@ -116,7 +122,9 @@ def export_markdown(title: str, scenes: Sequence[dict[str, Any]], c: CampaignSta
                 lines.append(f"- roll: {_roll_line(r)}")
             if p["rolls"]:
                 lines.append("")
-        commit = f"seed SHA-256 `{s['seed_sha256']}`" + (f", seed `{s['seed']}`" if s["seed"] else ", seed not yet revealed")
+        commit = f"seed SHA-256 `{s['seed_sha256']}`" + (
+            f", seed `{s['seed']}`" if s["seed"] else ", seed not yet revealed"
+        )
         lines += [f"*Dice: stream `{s['stream']}`, {commit}.*", ""]
     return "\n".join(lines)
 
@@ -144,4 +152,3 @@ _PAGE = _ENV.from_string(
 def export_html(title: str, scenes: Sequence[dict[str, Any]], c: CampaignState) -> str:
     names = {m.user: m.name for m in c.members.values()}
     return _PAGE.render(title=title, scenes=scenes, campaign=c, who=lambda p: _who(p, names), roll_line=_roll_line)
-

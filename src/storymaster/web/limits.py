@@ -21,7 +21,16 @@ class BodyLimit:
                 "detail": f"the request body is larger than {self.max_body} bytes",
             }
         ).encode()
-        await send({"type": "http.response.start", "status": 413, "headers": [(b"content-type", b"application/problem+json"), (b"content-length", str(len(body)).encode())]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [
+                    (b"content-type", b"application/problem+json"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:

@@ -22,9 +22,16 @@ log = logging.getLogger("storymaster.web")
 MEDIA = "application/problem+json"
 
 
-def problem(status: int, detail: str, *, code: str | None = None, headers: dict[str, str] | None = None, **extra: Any) -> JSONResponse:
+def problem(
+    status: int, detail: str, *, code: str | None = None, headers: dict[str, str] | None = None, **extra: Any
+) -> JSONResponse:
     title = HTTPStatus(status).phrase
-    body = {"type": f"https://storymaster.invalid/problems/{code or title.lower().replace(' ', '-')}", "title": title, "status": status, "detail": detail}
+    body = {
+        "type": f"https://storymaster.invalid/problems/{code or title.lower().replace(' ', '-')}",
+        "title": title,
+        "status": status,
+        "detail": detail,
+    }
     body.update({k: v for k, v in extra.items() if v is not None})
     return JSONResponse(body, status_code=status, media_type=MEDIA, headers=headers)
 
@@ -69,6 +76,10 @@ def install(app: FastAPI) -> None:
         return problem(503, "the table is busy; try again in a moment", code="busy", headers={"Retry-After": "1"})
 
     @app.exception_handler(Exception)
-    async def _internal(request: Request, exc: Exception) -> JSONResponse:  # pragma: no cover - tests assert it never runs
+    async def _internal(
+        request: Request, exc: Exception
+    ) -> JSONResponse:  # pragma: no cover - tests assert it never runs
         log.exception("internal error on %s %s", request.method, request.url.path)
-        return problem(500, "internal error: this is a bug in Storymaster; the server log has the details", code="internal")
+        return problem(
+            500, "internal error: this is a bug in Storymaster; the server log has the details", code="internal"
+        )

@@ -7,7 +7,13 @@ import pytest
 from storymaster.dice import DiceRng
 from storymaster.errors import AdvancementError
 from storymaster.systems.blyss import SYSTEM
-from storymaster.systems.blyss.advancement import AcquireNegative, AwardExperience, Deteriorate, SpendCP, experience_award
+from storymaster.systems.blyss.advancement import (
+    AcquireNegative,
+    AwardExperience,
+    Deteriorate,
+    SpendCP,
+    experience_award,
+)
 from storymaster.systems.blyss.character import Character, Trait, cp_left, validate_character
 
 
@@ -57,7 +63,9 @@ def test_negative_trait_after_creation_grants_nothing(rng: DiceRng) -> None:
 
 
 def test_deterioration(rng: DiceRng) -> None:
-    c = Character(name="x", traits=(Trait(name="Sailing", rank=4), Trait(name="Extra Arm", kind="natural", single_advantage=True)))
+    c = Character(
+        name="x", traits=(Trait(name="Sailing", rank=4), Trait(name="Extra Arm", kind="natural", single_advantage=True))
+    )
     c, _ = SYSTEM.advance(c, Deteriorate(target="Sailing"), rng)
     assert (c.trait("Sailing").rank, c.trait("Sailing").progress) == (3, 6)  # 20 - 2 = 18 CP: rank 3 with 6 towards 4
     c, _ = SYSTEM.advance(c, Deteriorate(target="Sailing", increments=4), rng)

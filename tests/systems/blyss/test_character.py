@@ -74,7 +74,12 @@ def test_trait_costs() -> None:
     assert trait_cp(Trait(name="Clumsy", kind="talent", rank=2, negative=True, acquired_after_creation=True), hr) == 0
     assert trait_cp(Trait(name="Extra Arm", kind="natural", single_advantage=True), hr) == 24
     assert trait_cp(Trait(name="One Eye", kind="natural", single_advantage=True, negative=True), hr) == -24
-    assert trait_cp(Trait(name="Extra Arm", kind="natural", single_advantage=True), BlyssHouseRules(single_advantage_cost=40)) == 40
+    assert (
+        trait_cp(
+            Trait(name="Extra Arm", kind="natural", single_advantage=True), BlyssHouseRules(single_advantage_cost=40)
+        )
+        == 40
+    )
     assert trait_cp(Trait(name="Mental Games", rank=3, specialisations=("Gambling", "Card Games")), hr) == 14
     assert trait_cp(Trait(name="Kaloman", rank=3, free=True), hr) == 0  # the native tongue
     assert trait_cp(Trait(name="Kaloman", rank=4, free=True), hr) == 8  # pays for rank 4 only
@@ -82,7 +87,9 @@ def test_trait_costs() -> None:
 
 
 def test_specialisation_ranks() -> None:
-    c = Character(name="Gambler", traits=(Trait(name="Mental Games", rank=3, specialisations=("Gambling", "Card Games")),))
+    c = Character(
+        name="Gambler", traits=(Trait(name="Mental Games", rank=3, specialisations=("Gambling", "Card Games")),)
+    )
     assert statistic_rank(c, "Mental Games") == (3, False)
     assert statistic_rank(c, "Mental Games[Gambling]") == (4, False)
     assert statistic_rank(c, "Mental Games[Gambling; Card Games]") == (5, False)
@@ -91,8 +98,11 @@ def test_specialisation_ranks() -> None:
 
 
 def test_character_pool_with_negative_trait() -> None:
-    c = Character(name="Inept", attributes=Attributes(dexterity=4),
-                  traits=(Trait(name="Clumsy", kind="talent", rank=2, negative=True),))
+    c = Character(
+        name="Inept",
+        attributes=Attributes(dexterity=4),
+        traits=(Trait(name="Clumsy", kind="talent", rank=2, negative=True),),
+    )
     pool = character_pool(c, ["Dexterity", "Clumsy"])
     assert pool.ranks == (4,) and pool.negative_ranks == 2
     assert pool.effective_ranks() == (2,)
@@ -121,8 +131,15 @@ def test_zero_attribute_with_permission() -> None:
 
 
 def test_partial_cp_and_free_traits_validation() -> None:
-    c = Character(name="x", attribute_progress={"Strength": 16},
-                  traits=(Trait(name="A", rank=2, free=True), Trait(name="B", rank=2, free=True), Trait(name="C", rank=1, progress=4)))
+    c = Character(
+        name="x",
+        attribute_progress={"Strength": 16},
+        traits=(
+            Trait(name="A", rank=2, free=True),
+            Trait(name="B", rank=2, free=True),
+            Trait(name="C", rank=1, progress=4),
+        ),
+    )
     msgs = [p.message for p in validate_character(c)]
     assert any("16 CP towards" in m for m in msgs)
     assert any("marked free" in m for m in msgs)
@@ -170,8 +187,13 @@ def test_schema_file_is_fresh() -> None:
 def test_negative_traits_need_a_positive_statistic() -> None:
     from storymaster.errors import CheckError
 
-    c = Character(name="x", traits=(Trait(name="Clumsy", kind="talent", rank=2, negative=True),
-                                    Trait(name="Slow", kind="natural", rank=1, negative=True)))
+    c = Character(
+        name="x",
+        traits=(
+            Trait(name="Clumsy", kind="talent", rank=2, negative=True),
+            Trait(name="Slow", kind="natural", rank=1, negative=True),
+        ),
+    )
     with pytest.raises(CheckError, match="positive statistic"):
         character_pool(c, ["Clumsy", "Slow"])
     with pytest.raises(CheckError, match="no statistic"):

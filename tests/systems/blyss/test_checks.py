@@ -84,7 +84,13 @@ def test_the_issue_example_pool() -> None:
         ((1, 1, 9), (12, 8, 10), 8, False, "screw-up x1"),
         ((1, 1), (10, 8), 8, False, "critical screw-up"),  # straight 1s
         ((3, 2), (10, 8), 8, False, "failure"),
-        ((4, 1, 12), (4, 8, 12), 8, True, "success x2"),  # the golden 12 absorbs the 1 and stays a success; the golden d4 too
+        (
+            (4, 1, 12),
+            (4, 8, 12),
+            8,
+            True,
+            "success x2",
+        ),  # the golden 12 absorbs the 1 and stays a success; the golden d4 too
         ((4, 5), (4, 8), 8, True, "success x1"),  # golden roll below the TD is an automatic success
         ((12, 1), (12, 8), 8, True, "success x1"),  # golden 12 meets TD: cancels the 1 and still counts
         ((4, 1), (4, 8), 8, True, "failure"),  # the 1 negates the golden roll
@@ -190,8 +196,8 @@ def brute_contest(da, td_a, db, td_b):
 
     for ka, qa in pa.items():
         for kb, qb in pb.items():
-            sa = (len(da) if ka == "critical success" else rank(ka))
-            sb = (len(db) if kb == "critical success" else rank(kb))
+            sa = len(da) if ka == "critical success" else rank(ka)
+            sb = len(db) if kb == "critical success" else rank(kb)
             if sa == sb:
                 draw += qa * qb
             elif sa > sb:
@@ -284,7 +290,9 @@ def test_initiative_orders_by_successes_then_value_then_rank() -> None:
 def test_combined_contest_odds_and_resolution(rng) -> None:
     from storymaster.systems.blyss.checks import CombinedContest
 
-    check = CombinedContest(a=Pool(name="Reds", ranks=(3,)), a_helpers=(Pool(ranks=(2,)),), b=Pool(name="Blues", ranks=(4,)))
+    check = CombinedContest(
+        a=Pool(name="Reds", ranks=(3,)), a_helpers=(Pool(ranks=(2,)),), b=Pool(name="Blues", ranks=(4,))
+    )
     odds = SYSTEM.odds(check)
     # brute force: Reds roll against Blues' rank 4 with one helper (d6); Blues roll a d10 alone against Reds' rank 3
     from storymaster.systems.blyss.scale import pool_for_rank

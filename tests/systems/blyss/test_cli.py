@@ -42,7 +42,9 @@ def test_test_rolls_and_explains(cli) -> None:
 
 
 def test_test_from_a_character(cli) -> None:
-    r = run(cli, f'blyss test --character {EX / "rogue.yaml"} --stat Dexterity --stat "Lock Picking" --td 8 --seed 1 --json')
+    r = run(
+        cli, f'blyss test --character {EX / "rogue.yaml"} --stat Dexterity --stat "Lock Picking" --td 8 --seed 1 --json'
+    )
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["details"]["dice"] == [10, 8]
     r = run(cli, f'blyss odds --character {EX / "expert.yaml"} --stat Wisdom --stat "Poor Eyesight" --td 6 --json')
@@ -105,15 +107,38 @@ def test_house_rules_file(cli, tmp_path) -> None:
 
 def test_new_interactive_with_running_total(cli, tmp_path) -> None:
     out = tmp_path / "gabe.yaml"
-    answers = "\n".join([
-        "Ralan", "Swashbuckler", "none",
-        "3", "3", "5", "4", "3", "3", "4", "3", "5",  # attributes
-        "Armed Combat", "skill", "4", "n",
-        "Clumsy", "talent", "1", "y",
-        "",  # no more traits
-        "Kaloman",  # native tongue
-        "2", "0", "5",
-    ]) + "\n"
+    answers = (
+        "\n".join(
+            [
+                "Ralan",
+                "Swashbuckler",
+                "none",
+                "3",
+                "3",
+                "5",
+                "4",
+                "3",
+                "3",
+                "4",
+                "3",
+                "5",  # attributes
+                "Armed Combat",
+                "skill",
+                "4",
+                "n",
+                "Clumsy",
+                "talent",
+                "1",
+                "y",
+                "",  # no more traits
+                "Kaloman",  # native tongue
+                "2",
+                "0",
+                "5",
+            ]
+        )
+        + "\n"
+    )
     r = run(cli, f"blyss new --out {out}", input=answers)
     assert r.exit_code == 0, r.output
     assert "CP left" in r.stdout
@@ -128,7 +153,7 @@ def test_new_interactive_with_running_total(cli, tmp_path) -> None:
 def test_new_from_template(cli) -> None:
     r = run(cli, "blyss new --template warrior --json", input="Yama\n\n" + "\n" * 9 + "\n\n0\n0\n0\n")
     assert r.exit_code == 0, r.output
-    data = json.loads(r.stdout[r.stdout.index("{\n"):])  # after the prompts
+    data = json.loads(r.stdout[r.stdout.index("{\n") :])  # after the prompts
     assert data["sheet"]["legal"] and data["character"]["template"] == "warrior"
 
 

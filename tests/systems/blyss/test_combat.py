@@ -26,7 +26,9 @@ def load(name: str) -> Character:
 
 def fight(a, b, seed="s", **options):
     hr = options.pop("house_rules", None)
-    state = ENGINE.start([a if isinstance(a, list) else [a], b if isinstance(b, list) else [b]], house_rules=hr, options=options)
+    state = ENGINE.start(
+        [a if isinstance(a, list) else [a], b if isinstance(b, list) else [b]], house_rules=hr, options=options
+    )
     rng = DiceRng(seed)
     events = []
     while not ENGINE.is_over(state):
@@ -36,8 +38,13 @@ def fight(a, b, seed="s", **options):
 
 
 def fighter(name, *, agility=3, wits=3, strength=3, weapons=(), armour=(), traits=(), stamina=3):
-    return Character(name=name, attributes=Attributes(agility=agility, wits=wits, strength=strength, stamina=stamina),
-                     weapons=tuple(weapons), armour=tuple(armour), traits=tuple(traits))
+    return Character(
+        name=name,
+        attributes=Attributes(agility=agility, wits=wits, strength=strength, stamina=stamina),
+        weapons=tuple(weapons),
+        armour=tuple(armour),
+        traits=tuple(traits),
+    )
 
 
 SWORD = Weapon(name="Sword", damage="d8", skill="Armed Combat")
@@ -120,8 +127,12 @@ def test_declaration_slowest_first_and_faster_defender_defends() -> None:
 
 
 def test_aiming_adds_ranks_next_round() -> None:
-    archer = fighter("Archer", agility=4, weapons=[Weapon(name="Bow", damage="d6", ranged=True, range_increment=60, skill="Ranged Combat")],
-                     traits=[Trait(name="Ranged Combat", rank=3)])
+    archer = fighter(
+        "Archer",
+        agility=4,
+        weapons=[Weapon(name="Bow", damage="d6", ranged=True, range_increment=60, skill="Ranged Combat")],
+        traits=[Trait(name="Ranged Combat", rank=3)],
+    )
     _, events = fight(archer, fighter("Target", stamina=5), seed=3, tactic=["aim", "attack"], distance=30)
     aims = [e for e in events if e.kind == "aim" and e.actor == "Archer" and e.data.get("successes")]
     assert aims
@@ -131,7 +142,9 @@ def test_aiming_adds_ranks_next_round() -> None:
 
 
 def test_range_increments_and_movement() -> None:
-    archer = fighter("Archer", weapons=[Weapon(name="Sling", damage="d4", ranged=True, range_increment=30, skill="Ranged Combat")])
+    archer = fighter(
+        "Archer", weapons=[Weapon(name="Sling", damage="d4", ranged=True, range_increment=30, skill="Ranged Combat")]
+    )
     state = ENGINE.start([[archer], [fighter("Brawler")]], options={"distance": 100})
     pool, notes = attack_pool(state.fighters[0], state)
     assert pool.penalty_ranks == 2 + 3  # unskilled (-2) and 100 ft is three increments past Short Range
@@ -142,8 +155,11 @@ def test_range_increments_and_movement() -> None:
 
 
 def test_unskilled_weapon_penalty_and_modifiers() -> None:
-    c = fighter("Novice", weapons=[Weapon(name="Sabre", damage="d6", attack_modifier=1, skill="Armed Combat")],
-                armour=[Armour(name="Mail", armour_rating=4, action_modifier=-1, skill="Armour")])
+    c = fighter(
+        "Novice",
+        weapons=[Weapon(name="Sabre", damage="d6", attack_modifier=1, skill="Armed Combat")],
+        armour=[Armour(name="Mail", armour_rating=4, action_modifier=-1, skill="Armour")],
+    )
     state = ENGINE.start([[c], [fighter("X")]])
     pool, notes = attack_pool(state.fighters[0], state)
     assert pool.ranks == (3,)
@@ -152,7 +168,15 @@ def test_unskilled_weapon_penalty_and_modifiers() -> None:
 
 
 def test_disarming() -> None:
-    d = fighter("Duellist", agility=6, wits=6, strength=5, weapons=[SWORD], traits=[Trait(name="Armed Combat", rank=5)], stamina=5)
+    d = fighter(
+        "Duellist",
+        agility=6,
+        wits=6,
+        strength=5,
+        weapons=[SWORD],
+        traits=[Trait(name="Armed Combat", rank=5)],
+        stamina=5,
+    )
     v = fighter("Victim", agility=2, strength=1, weapons=[SWORD])
     texts = []
     for seed in range(6):
@@ -184,8 +208,22 @@ def test_called_shot_bypasses_uncovered_armour() -> None:
 
 
 def test_dying_checks_in_a_group_fight() -> None:
-    a = [fighter("A1", strength=6, agility=6, weapons=[Weapon(name="Axe", damage="2d8")], traits=[Trait(name="Armed Combat", rank=5)]),
-         fighter("A2", strength=6, agility=6, weapons=[Weapon(name="Axe", damage="2d8")], traits=[Trait(name="Armed Combat", rank=5)])]
+    a = [
+        fighter(
+            "A1",
+            strength=6,
+            agility=6,
+            weapons=[Weapon(name="Axe", damage="2d8")],
+            traits=[Trait(name="Armed Combat", rank=5)],
+        ),
+        fighter(
+            "A2",
+            strength=6,
+            agility=6,
+            weapons=[Weapon(name="Axe", damage="2d8")],
+            traits=[Trait(name="Armed Combat", rank=5)],
+        ),
+    ]
     b = [fighter("B1", stamina=2), fighter("B2", stamina=6, agility=6)]
     kinds = set()
     for seed in range(6):
@@ -196,8 +234,12 @@ def test_dying_checks_in_a_group_fight() -> None:
 
 def test_max_rounds_stand_off() -> None:
     pacifist = fighter("P1", agility=1, strength=1)
-    state, events = fight(pacifist, fighter("P2", agility=1, strength=1, stamina=8), seed=0,
-                          house_rules=BlyssHouseRules(max_rounds=2, minimum_damage=0))
+    state, events = fight(
+        pacifist,
+        fighter("P2", agility=1, strength=1, stamina=8),
+        seed=0,
+        house_rules=BlyssHouseRules(max_rounds=2, minimum_damage=0),
+    )
     assert state.over and (ENGINE.winner(state) is None or state.round <= 2)
 
 
@@ -217,9 +259,16 @@ def test_slower_defensive_target_gives_up_its_action_to_defend() -> None:
 
 def test_heavy_blows_ruin_armour_faster() -> None:
     knight = fighter("Knight", stamina=6, armour=[Armour(name="Mail", armour_rating=1, cover=("T",))])
-    brute = fighter("Brute", strength=6, agility=6, weapons=[Weapon(name="Maul", damage="10")], traits=[Trait(name="Armed Combat", rank=5)])
-    state, events = fight(brute, knight, seed=2, armour_choice={"Knight": "armour"},
-                          house_rules=BlyssHouseRules(armour_heavy_blow=5))
+    brute = fighter(
+        "Brute",
+        strength=6,
+        agility=6,
+        weapons=[Weapon(name="Maul", damage="10")],
+        traits=[Trait(name="Armed Combat", rank=5)],
+    )
+    state, events = fight(
+        brute, knight, seed=2, armour_choice={"Knight": "armour"}, house_rules=BlyssHouseRules(armour_heavy_blow=5)
+    )
     damaged = [e for e in events if e.data.get("armour_damaged")]
     assert damaged and "1/3 lives left" in damaged[0].text  # 13 damage: two lives at once
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from storymaster.dice import DiceRng
 from storymaster.errors import OddsError
 from storymaster.forecast import Forecast, Forecaster, fight_by_fight, play_out
-from storymaster.dice import DiceRng
 from storymaster.systems.blyss import SYSTEM
 from storymaster.systems.blyss.character import Armour, Attributes, Character, Trait, Weapon
 from storymaster.systems.blyss.combat import FightState
@@ -25,18 +25,30 @@ EX = ROOT / "examples" / "blyss"
 ENG = SYSTEM.combat
 
 
-def ch(name: str, weapon: Weapon | None = None, *, armour: tuple[Armour, ...] = (), skill: int = 3,
-       **attrs: int) -> Character:
-    traits = (Trait(name="Armed Combat", rank=skill), Trait(name="Ranged Combat", rank=2),
-              Trait(name="Unarmed Combat", rank=2))
-    return Character(name=name, attributes=Attributes(**attrs), traits=traits, weapons=(weapon,) if weapon else (),
-                     armour=armour)
+def ch(
+    name: str, weapon: Weapon | None = None, *, armour: tuple[Armour, ...] = (), skill: int = 3, **attrs: int
+) -> Character:
+    traits = (
+        Trait(name="Armed Combat", rank=skill),
+        Trait(name="Ranged Combat", rank=2),
+        Trait(name="Unarmed Combat", rank=2),
+    )
+    return Character(
+        name=name, attributes=Attributes(**attrs), traits=traits, weapons=(weapon,) if weapon else (), armour=armour
+    )
 
 
 def engine(state: FightState, n: int, seed: str = "blyss-forecast") -> Forecast:
     sides = [[f.id for f in state.fighters if f.side == s] for s in range(max(f.side for f in state.fighters) + 1)]
-    return fight_by_fight("blyss", ENG, state, samples=n, seed=seed, sides=sides,
-                          end_state=lambda s: {f.id: end_state(f) for f in s.fighters})
+    return fight_by_fight(
+        "blyss",
+        ENG,
+        state,
+        samples=n,
+        seed=seed,
+        sides=sides,
+        end_state=lambda s: {f.id: end_state(f) for f in s.fighters},
+    )
 
 
 def close(p: float, q: float, n1: int, n2: int | None = None, k: float = 4.0) -> bool:
@@ -181,10 +193,17 @@ def test_team_fight_with_every_tactic_agrees_with_the_engine() -> None:
     archer = ch("Archer", BOW, agility=4, dexterity=4, stamina=2)
     a = [KNIGHT, archer]
     b = [BRUTE, ch("Duellist", SWORD, agility=4, wits=4, stamina=2), ch("Sniper", BOW, dexterity=4, stamina=2)]
-    opts = {"distance": 40,
-            "tactic": {"Knight": "defensive", "Archer": "aim", "Brute": "disarm", "Duellist": "defensive",
-                       "Sniper": "attack"},
-            "called_shot": {"Sniper": "limb", "Archer": "head"}}
+    opts = {
+        "distance": 40,
+        "tactic": {
+            "Knight": "defensive",
+            "Archer": "aim",
+            "Brute": "disarm",
+            "Duellist": "defensive",
+            "Sniper": "attack",
+        },
+        "called_shot": {"Sniper": "limb", "Archer": "head"},
+    }
     st = ENG.start([a, b], options=opts)
     sim = SYSTEM.forecast(st, samples=10_000, seed=2)
     assert sim.tactics["B"] == "disarm, defensive, attack (called shot: limb)"
@@ -193,16 +212,27 @@ def test_team_fight_with_every_tactic_agrees_with_the_engine() -> None:
     assert sim.mean_rounds == pytest.approx(ref.mean_rounds, rel=0.1)
 
 
-HOUSE = BlyssHouseRules(defence_draw="reroll", reroll_initiative_each_round=True, armour_contest_against="damage_roll",
-                        damage_spills_over=False, coma_instead_of_death="blunt", flesh_wound_penalty="rank",
-                        armour_ties_soak=True, armour_heavy_blow=6, initiative_final_tie="sm_order", max_rounds=30)
+HOUSE = BlyssHouseRules(
+    defence_draw="reroll",
+    reroll_initiative_each_round=True,
+    armour_contest_against="damage_roll",
+    damage_spills_over=False,
+    coma_instead_of_death="blunt",
+    flesh_wound_penalty="rank",
+    armour_ties_soak=True,
+    armour_heavy_blow=6,
+    initiative_final_tie="sm_order",
+    max_rounds=30,
+)
 
 
 def test_house_rules_agree_with_the_engine() -> None:
     big = Weapon(name="Maul", damage="2d4+1", skill="Armed Combat", blunt=True)
-    st = ENG.start([[KNIGHT, ch("Guard", big, stamina=2)], [BRUTE, ch("Fencer", SWORD, agility=4, wits=4, stamina=1)]],
-                   house_rules=HOUSE, options={"tactic": ["defensive", "attack"],
-                                               "armour_choice": {"Knight": "body", "Brute": "armour"}})
+    st = ENG.start(
+        [[KNIGHT, ch("Guard", big, stamina=2)], [BRUTE, ch("Fencer", SWORD, agility=4, wits=4, stamina=1)]],
+        house_rules=HOUSE,
+        options={"tactic": ["defensive", "attack"], "armour_choice": {"Knight": "body", "Brute": "armour"}},
+    )
     sim = SYSTEM.forecast(st, samples=10_000, seed=4)
     assert sim.method == "simulated"
     ref = engine(st, 300)
@@ -274,8 +304,11 @@ def test_cli_json_contract(cli) -> None:
 
 def test_cli_teams_with_vs_and_plot(cli, tmp_path) -> None:
     plot = tmp_path / "f.svg"
-    r = run(cli, f"blyss forecast {EX / 'warrior.yaml'} {EX / 'craftsman.yaml'} --vs {EX / 'rogue.yaml'} "
-                 f"--vs {EX / 'rogue.yaml'} --samples 1000 --plot {plot} --json")
+    r = run(
+        cli,
+        f"blyss forecast {EX / 'warrior.yaml'} {EX / 'craftsman.yaml'} --vs {EX / 'rogue.yaml'} "
+        f"--vs {EX / 'rogue.yaml'} --samples 1000 --plot {plot} --json",
+    )
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
     assert data["sides"] == {"A": ["Yama Wolfclaw", "Brenna Ashdown"], "B": ["Ralan Kal'vhet", "Ralan Kal'vhet (2)"]}
@@ -328,7 +361,7 @@ def test_cli_bad_input(cli, tmp_path, args: str, message: str) -> None:
 def test_the_guides_forecast_examples_run(cli, tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(ROOT)
     text = (ROOT / "docs" / "systems" / "blyss.md").read_text()
-    section = text[text.index("## Forecast"):]
+    section = text[text.index("## Forecast") :]
     cmds = re.findall(r"^\s*\$ storymaster (.+)$", section, re.M)
     assert len(cmds) >= 4 and any("--state" in c for c in cmds)
     for cmd in cmds:
@@ -358,8 +391,10 @@ class _ScriptRng(DiceRng):
 
 
 def _key(st: FightState) -> tuple:
-    return tuple((f.vitals.dodges, f.vitals.flesh_wounds, f.vitals.health, f.vitals.unconscious, f.vitals.dying,
-                  f.armour_lives) for f in st.fighters)
+    return tuple(
+        (f.vitals.dodges, f.vitals.flesh_wounds, f.vitals.health, f.vitals.unconscious, f.vitals.dying, f.armour_lives)
+        for f in st.fighters
+    )
 
 
 def _engine_round_by_brute_force(state: FightState) -> dict[tuple, float]:
@@ -404,9 +439,19 @@ def test_a_round_of_the_chain_is_the_engines_round_by_brute_force(hurt: bool) ->
     st = ENG.start([[ann], [bo]]).model_copy(update={"round": 1, "order": ("Ann", "Bo")})
     if hurt:  # Bo at Flesh Wounds (-1 a die; no Dodges left, so the damaged armour takes Ann's blows)
         a, b = st.fighters
-        st = st.model_copy(update={"fighters": (
-            a, b.model_copy(update={"vitals": b.vitals.model_copy(update={"dodges": 0, "flesh_wounds": 2}),
-                                    "armour_lives": (2,)}))})
+        st = st.model_copy(
+            update={
+                "fighters": (
+                    a,
+                    b.model_copy(
+                        update={
+                            "vitals": b.vitals.model_copy(update={"dodges": 0, "flesh_wounds": 2}),
+                            "armour_lives": (2,),
+                        }
+                    ),
+                )
+            }
+        )
     brute = _engine_round_by_brute_force(st)
     chain = _chain_round(st)
     assert len(brute) >= 8 and set(brute) == set(chain)

@@ -109,7 +109,9 @@ def test_dying_runs_out_at_stamina_zero() -> None:
     assert v.stabilised or v.dead
     if v.dead:
         assert len(seen_checks) == 3  # Stamina 2: checks at rank 2 and 1, then rank 0 means death
-    v_dead = Vitals.fresh(0, 0, 6).model_copy(update={"health": -1, "dying": True, "unconscious": True, "dying_checks": 2})
+    v_dead = Vitals.fresh(0, 0, 6).model_copy(
+        update={"health": -1, "dying": True, "unconscious": True, "dying_checks": 2}
+    )
     assert dying_check(v_dead, 2, rng)[0].dead
     assert dying_check(v_dead, 2, rng, BlyssHouseRules(coma_instead_of_death="always"))[0].coma
     assert not dying_check(v_dead, 2, rng, BlyssHouseRules(coma_instead_of_death="blunt"))[0].coma

@@ -122,7 +122,11 @@ def test_penalties_spread_highest_first() -> None:
     assert apply_rank_penalty((6, 4), 7) == (1, 2)
 
 
-@given(st.lists(st.integers(0, 10), min_size=1, max_size=4), st.integers(0, 30), st.sampled_from(["level", "highest_whole"]))
+@given(
+    st.lists(st.integers(0, 10), min_size=1, max_size=4),
+    st.integers(0, 30),
+    st.sampled_from(["level", "highest_whole"]),
+)
 @settings(max_examples=80)
 def test_penalty_takes_exactly_what_it_can(ranks: list[int], n: int, spread: str) -> None:
     out = apply_rank_penalty(ranks, n, spread=spread)  # type: ignore[arg-type]

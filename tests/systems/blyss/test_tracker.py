@@ -53,7 +53,7 @@ def test_conditions_follow_the_wounds_to_the_end() -> None:
     losers = [r for r in rows if r.side != final.winner]
     assert losers and all(r.out for r in losers)
     assert all(r.condition in ("Dead", "Coma", "Dying", "Unconscious", "Unconscious (stabilised)") for r in losers)
-    for (st, rs) in seen:
+    for st, rs in seen:
         for r in rs:
             v = st.get(r.name).vitals
             assert r.details["health"] == f"{v.health}/{v.max_health}"

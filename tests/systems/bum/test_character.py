@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from storymaster.errors import CharacterError
 from storymaster.systems.bum import BumCharacter, BumHouseRules
 from storymaster.systems.bum.character import (
+    WeaponEntry,
     attack_parts,
     attack_total,
     current_hp,
@@ -19,7 +20,6 @@ from storymaster.systems.bum.character import (
     require_valid,
     validate,
     weapon_profile,
-    WeaponEntry,
 )
 from storymaster.systems.bum.equipment import all_gear, find_gear
 
@@ -71,9 +71,12 @@ def test_example_of_play_cards(card):
     "stats", [(4, 2, 2, 2), (3, 3, 2, 2), (2, 2, 3, 3)], ids=["A-strong", "B-physical", "C-crafty"]
 )
 def test_stat_selection_examples_are_legal(stats):
-    assert validate(
-        make(stats, TEN[:0] + (("A", "INT", 2), ("B", "INT", 2), ("C", "SOC", 2), ("D", "SOC", 2), ("E", "STR", 2)))
-    ) == []
+    assert (
+        validate(
+            make(stats, TEN[:0] + (("A", "INT", 2), ("B", "INT", 2), ("C", "SOC", 2), ("D", "SOC", 2), ("E", "STR", 2)))
+        )
+        == []
+    )
 
 
 def test_stats_must_total_ten_and_stay_in_1_to_4_all_problems_listed():
@@ -139,14 +142,35 @@ def test_items_add_and_improvised_items_subtract():
 @pytest.mark.parametrize(
     "name,attack,defence",
     [
-        ("dagger", 1, 0), ("nunchaku", 1, 0), ("sword", 2, 0), ("warhammer", 2, 0), ("spear", 1, 1), ("rapier", 1, 1),
-        ("hooksword", 1, 1), ("longsword", 2, 1), ("katana", 2, 1), ("longspear", 2, 1), ("quarterstaff", 1, 2),
-        (
-            "two-handed battleaxe", 4, 0
-        ), ("greatsword", 3, 1), ("halberd", 3, 1), ("buckler", 0, 1), ("small shield", 0, 2),
-        ("tower shield", -1, 3), ("thrown knife", -1, None), ("javelin", 0, 0), ("shortbow", 0, 0), ("longbow", 1, 0),
-        ("small crossbow", 1, 0), ("smoothbore pistol", 1, 0), ("large crossbow", 2, 0), ("musket", 2, 0),
-        ("leather", 0, 1), ("brigandine", 0, 2), ("light plate", 0, 3), ("jousting armor", -1, 4),
+        ("dagger", 1, 0),
+        ("nunchaku", 1, 0),
+        ("sword", 2, 0),
+        ("warhammer", 2, 0),
+        ("spear", 1, 1),
+        ("rapier", 1, 1),
+        ("hooksword", 1, 1),
+        ("longsword", 2, 1),
+        ("katana", 2, 1),
+        ("longspear", 2, 1),
+        ("quarterstaff", 1, 2),
+        ("two-handed battleaxe", 4, 0),
+        ("greatsword", 3, 1),
+        ("halberd", 3, 1),
+        ("buckler", 0, 1),
+        ("small shield", 0, 2),
+        ("tower shield", -1, 3),
+        ("thrown knife", -1, None),
+        ("javelin", 0, 0),
+        ("shortbow", 0, 0),
+        ("longbow", 1, 0),
+        ("small crossbow", 1, 0),
+        ("smoothbore pistol", 1, 0),
+        ("large crossbow", 2, 0),
+        ("musket", 2, 0),
+        ("leather", 0, 1),
+        ("brigandine", 0, 2),
+        ("light plate", 0, 3),
+        ("jousting armor", -1, 4),
     ],
 )
 def test_appendix_a_table(name, attack, defence):
@@ -229,7 +253,8 @@ def test_readiness_only_for_missile_weapons():
     c = make(
         skills=TEN,
         weapons={
-            "primary": {"name": "Sword", "readiness": "unready"}, "ranged": {"name": "Longbow", "readiness": "cocked"}
+            "primary": {"name": "Sword", "readiness": "unready"},
+            "ranged": {"name": "Longbow", "readiness": "cocked"},
         },
     )
     msgs = [p.message for p in validate(c)]
@@ -266,7 +291,10 @@ def test_illustrative_levels():
     assert stat_label("STR", 4) == "Weightlifter/Mighty" and stat_label("INT", 2) == "Average"
     assert stat_label("SOC", 6) == "beyond the human scale"
     assert [skill_label(p) for p in (1, 2, 3, 4)] == [
-        "Familiar", "Proficient/well trained", "Expert/specialist", "Master"
+        "Familiar",
+        "Proficient/well trained",
+        "Expert/specialist",
+        "Master",
     ]
 
 

@@ -101,8 +101,8 @@ def _brute_opposed(a: int, b: int) -> tuple[Fraction, Fraction, Fraction]:
     return Fraction(w, 36), Fraction(t, 36), Fraction(36 - w - t, 36)
 
 
-@pytest.mark.parametrize("a", range(0, 9))
-@pytest.mark.parametrize("b", range(0, 9))
+@pytest.mark.parametrize("a", range(9))
+@pytest.mark.parametrize("b", range(9))
 def test_opposed_odds_brute_force_with_rerolled_ties(a, b):
     w, t, l = _brute_opposed(a, b)
     odds = SYSTEM.odds(OpposedCheck(bonus=a, vs=b))
@@ -279,9 +279,13 @@ def test_recheck_odds_brute_force(b1, dc1, b2, dc2):
 
 @settings(max_examples=40)
 @given(
-    st.integers(-3, 9), st.integers(1, 14), st.integers(0, 4), st.booleans(), st.booleans(), st.booleans(), st.integers(
-        0, 10**6
-    )
+    st.integers(-3, 9),
+    st.integers(1, 14),
+    st.integers(0, 4),
+    st.booleans(),
+    st.booleans(),
+    st.booleans(),
+    st.integers(0, 10**6),
 )
 def test_resolved_sneak_outcome_is_possible(bonus, dc, turns, head, rifle, thrown, seed):
     check = SneakAttackCheck(bonus=bonus, dc=dc, range_turns=turns, headshot=head, rifle=rifle, thrown=thrown)

@@ -172,16 +172,32 @@ def test_gear(cli):
 def test_new_interactive(cli, tmp_path):
     out = tmp_path / "bob.yaml"
     answers = [
-        "Bob", "Ann", "Test",  # name, player, campaign
-        "4", "2", "2",  # STR, DEX, INT (SOC takes the last 2)
-        "Axe/Mace", "STR", "4",
-        "Stealth", "DEX", "2",
-        "Lying", "SOC", "3", "2",  # 3 is over SOC 2: asked again
-        "Tracking", "INT", "2",  # all 10 skill points spent: the skill questions stop
-        "Battle axe", "Axe/Mace",
-        "Longbow", "",
+        "Bob",
+        "Ann",
+        "Test",  # name, player, campaign
+        "4",
+        "2",
+        "2",  # STR, DEX, INT (SOC takes the last 2)
+        "Axe/Mace",
+        "STR",
+        "4",
+        "Stealth",
+        "DEX",
+        "2",
+        "Lying",
+        "SOC",
+        "3",
+        "2",  # 3 is over SOC 2: asked again
+        "Tracking",
+        "INT",
+        "2",  # all 10 skill points spent: the skill questions stop
+        "Battle axe",
+        "Axe/Mace",
+        "Longbow",
+        "",
         "",  # no backup
-        "leather", "buckler",
+        "leather",
+        "buckler",
     ]
     r = ok(cli("bum", "new", "--out", str(out), input="\n".join(answers) + "\n"))
     assert "8 skill points left" in r.stdout or "(6 skill points left" in r.stdout
@@ -229,10 +245,25 @@ def test_fight_levels_and_switch(cli):
 
 
 def test_fight_with_allies_distance_and_tactics(cli):
-    out = js(cli(
-        "bum", "fight", f"{EX}/victor-mordox.yaml", f"{EX}/thief.yaml", "--foe", f"{EX}/thief.yaml",
-        "--distance", "3", "--tactic", "Thief=hold", "--initiative", "dex", "--seed", "4", "--json",
-    ))
+    out = js(
+        cli(
+            "bum",
+            "fight",
+            f"{EX}/victor-mordox.yaml",
+            f"{EX}/thief.yaml",
+            "--foe",
+            f"{EX}/thief.yaml",
+            "--distance",
+            "3",
+            "--tactic",
+            "Thief=hold",
+            "--initiative",
+            "dex",
+            "--seed",
+            "4",
+            "--json",
+        )
+    )
     assert set(out["hp"]) == {"Victor Mordox", "Thief", "Thief 2"}
     assert any(e["kind"] == "attack" and e["data"]["ranged"] for e in out["events"])
 
@@ -271,9 +302,13 @@ def test_wound_and_heal(cli, tmp_path):
 
 def test_hazards(cli):
     assert js(cli("bum", "hazard", "fall", "--feet", "20", "--json"))["wounds"] == 2
-    assert js(
-        cli("bum", "hazard", "explosion", "--power", "4", "--spaces", "1", "--json")
-    )["by_distance"] == [4, 3, 2, 1, 0]
+    assert js(cli("bum", "hazard", "explosion", "--power", "4", "--spaces", "1", "--json"))["by_distance"] == [
+        4,
+        3,
+        2,
+        1,
+        0,
+    ]
     assert js(cli("bum", "hazard", "shock", "--power", "6", "--str", "2", "--json"))["stun_rounds"] == 4
     assert js(cli("bum", "hazard", "cold", "--str", "2", "--periods", "2", "--json"))["unconscious"] is True
     assert js(cli("bum", "hazard", "acid", "--turns", "10", "--every", "2", "--json"))["wounds"] == 5
@@ -314,8 +349,21 @@ def test_forecast_cli(cli):
     r = ok(cli("bum", "forecast", f"{EX}/victor-mordox.yaml", f"{EX}/player1.yaml", "--tactic", "Victor Mordox=melee"))
     assert "Victor Mordox" in r.stdout and "exact" in r.stdout
     six = [f"{EX}/victor-mordox.yaml", f"{EX}/player1.yaml", f"{EX}/thief.yaml"]
-    r = cli("bum", "forecast", *six, "--vs", six[0], "--vs", six[1], "--vs", six[2], "--initiative", "dex",
-            "--method", "exact")
+    r = cli(
+        "bum",
+        "forecast",
+        *six,
+        "--vs",
+        six[0],
+        "--vs",
+        six[1],
+        "--vs",
+        six[2],
+        "--initiative",
+        "dex",
+        "--method",
+        "exact",
+    )
     assert r.exit_code == 2 and "rolled" in r.stderr  # six fighters' rolled turn orders: simulate instead
 
 

@@ -216,7 +216,12 @@ def test_bow_fires_every_other_round():
 
 def test_crossbow_fires_every_fourth_round():
     assert _shots_and_reloads({"name": "Heavy crossbow"}, 6) == [
-        "attack", "reload", "reload", "reload", "attack", "reload"
+        "attack",
+        "reload",
+        "reload",
+        "reload",
+        "attack",
+        "reload",
     ]
 
 
@@ -394,7 +399,11 @@ def test_example_of_play_sneak_shot_through_the_engine(card, scripted):
     s = engine.start(
         [[p2], [thief]],
         options={
-            "surprised": ["Thief"], "sneak_dc": 6, "sneak_headshot": True, "distance": 1, "order": ["Player 2", "Thief"]
+            "surprised": ["Thief"],
+            "sneak_dc": 6,
+            "sneak_headshot": True,
+            "distance": 1,
+            "order": ["Player 2", "Thief"],
         },
     )
     s, ev = engine.step(s, scripted([3]))

@@ -31,9 +31,11 @@ def test_guide_examples_run(cli, tmp_path, monkeypatch):
         args = shlex.split(cmd)[1:]
         result = cli(*args)
         assert result.exit_code == 0, f"{cmd}\n{result.stdout}\n{result.stderr}"
-    assert (tmp_path / "victor.html").exists() and (tmp_path / "victor.png").exists() and (
-        tmp_path / "victor2.yaml"
-    ).exists()
+    assert (
+        (tmp_path / "victor.html").exists()
+        and (tmp_path / "victor.png").exists()
+        and (tmp_path / "victor2.yaml").exists()
+    )
 
 
 @pytest.mark.parametrize("path", ["docs/rulings/bum.md", "docs/systems/bum.md"])

@@ -140,8 +140,6 @@ def test_rolled_initiative_between_two(card):
     assert f.p_win[0] == pytest.approx(first * win_first + (1 - first) * (1 - win_first), abs=1e-11)
 
 
-
-
 def test_exact_scope_says_why(card):
     v, p1, t = card("victor-mordox"), card("player1"), card("thief")
     exact_scope(engine.start([[v], [p1, t]], options={"initiative": "dex", "distance": 3}))  # missiles, moves: fine
@@ -159,14 +157,22 @@ def test_opening_bow_shot_by_hand(card):
     down and fights with his club from round 2; 1 HP each, so the first hit wins."""
     from storymaster.systems.bum.character import profile
 
-    archer = BumCharacter(name="Archer", npc=True, stats={"STR": 2, "DEX": 4, "INT": 1, "SOC": 1},
-                          weapons={"ranged": {"name": "Longbow"}, "primary": {"name": "Quarterstaff"}})
+    archer = BumCharacter(
+        name="Archer",
+        npc=True,
+        stats={"STR": 2, "DEX": 4, "INT": 1, "SOC": 1},
+        weapons={"ranged": {"name": "Longbow"}, "primary": {"name": "Quarterstaff"}},
+    )
     t = card("thief")
     s = hp(engine.start([[archer], [t]], options={"max_rounds": 10_000}), 1, 1)
     shot = float(attack_odds(attack_total(archer, "ranged"), sum(x for _, x in defence_parts(t, ranged=True))))
     staff = float(attack_odds(attack_total(archer, "primary"), sum(x for _, x in defence_parts(t))))
-    stab_1 = float(attack_odds(attack_total(t, "primary"),  # round 1: the archer still holds his bow
-                               sum(x for _, x in defence_parts(archer, weapon=profile(archer, "ranged")))))
+    stab_1 = float(
+        attack_odds(
+            attack_total(t, "primary"),  # round 1: the archer still holds his bow
+            sum(x for _, x in defence_parts(archer, weapon=profile(archer, "ranged"))),
+        )
+    )
     stab = float(attack_odds(attack_total(t, "primary"), sum(x for _, x in defence_parts(archer))))
     assert shot != staff and stab_1 != stab  # the staff parries
     later = staff / (1 - (1 - staff) * (1 - stab))
@@ -212,16 +218,20 @@ def test_brute_force_level1_team(card):
     assert f.rounds[1] == pytest.approx(a + (1 - a) * b + (1 - a) * (1 - b), abs=1e-12)
 
 
-@pytest.mark.parametrize("level, fate, ties", [(3, "defeated", "reroll"), (3, "defeated", "defender"),
-                                               (2, "defeated", "players"), (2, "wound", "attacker")])
+@pytest.mark.parametrize(
+    "level, fate, ties",
+    [(3, "defeated", "reroll"), (3, "defeated", "defender"), (2, "defeated", "players"), (2, "wound", "attacker")],
+)
 @pytest.mark.parametrize("hps", [(1, 1), (3, 2), (2, 4), (4, 4)])
 def test_duel_closed_form_is_the_chain(card, level, fate, ties, hps):
     """Level 2-3 duels are answered in closed form; the Markov chain gives the same numbers."""
     from storymaster.systems.bum.forecast import _exact
 
     hr = BumHouseRules(loser_fate=fate, opposed_ties=ties)
-    s = hp(engine.start([[card("thief")], [card("player1")]], house_rules=hr, options={"level": level, "initiator": 1}),
-           *hps)
+    s = hp(
+        engine.start([[card("thief")], [card("player1")]], house_rules=hr, options={"level": level, "initiator": 1}),
+        *hps,
+    )
     quick, chain = _exact(s), _exact(s, closed_form=False)
     assert "closed form" in quick.notes[-1] and "Markov chain" in chain.notes[-1]
     assert quick.p_win == pytest.approx(chain.p_win, abs=1e-12) and quick.p_draw == chain.p_draw == 0

@@ -30,32 +30,88 @@ def test_json_contract_exact(cli):
 
 
 def test_teams_simulated_with_intervals(cli):
-    out = js(cli(
-        "bum", "forecast", f"{EX}/victor-mordox.yaml", "--vs", f"{EX}/thief.yaml", "--vs", f"{EX}/thief.yaml",
-        "--distance", "3", "--samples", "20000", "--seed", "3", "--method", "simulate", "--json",
-    ))
+    out = js(
+        cli(
+            "bum",
+            "forecast",
+            f"{EX}/victor-mordox.yaml",
+            "--vs",
+            f"{EX}/thief.yaml",
+            "--vs",
+            f"{EX}/thief.yaml",
+            "--distance",
+            "3",
+            "--samples",
+            "20000",
+            "--seed",
+            "3",
+            "--method",
+            "simulate",
+            "--json",
+        )
+    )
     assert out["method"] == "simulated" and out["samples"] == 20000 and out["seed"] == 3
     assert out["sides"] == {"A": ["Victor Mordox"], "B": ["Thief", "Thief 2"]}
     lo, hi = out["intervals"]["A"]
     assert lo <= out["p_win"]["A"] <= hi
-    again = js(cli(
-        "bum", "forecast", f"{EX}/victor-mordox.yaml", "--vs", f"{EX}/thief.yaml", "--vs", f"{EX}/thief.yaml",
-        "--distance", "3", "--samples", "20000", "--seed", "3", "--method", "simulate", "--json",
-    ))
+    again = js(
+        cli(
+            "bum",
+            "forecast",
+            f"{EX}/victor-mordox.yaml",
+            "--vs",
+            f"{EX}/thief.yaml",
+            "--vs",
+            f"{EX}/thief.yaml",
+            "--distance",
+            "3",
+            "--samples",
+            "20000",
+            "--seed",
+            "3",
+            "--method",
+            "simulate",
+            "--json",
+        )
+    )
     assert again["p_win"] == out["p_win"]
-    exact = js(cli(
-        "bum", "forecast", f"{EX}/victor-mordox.yaml", "--vs", f"{EX}/thief.yaml", "--vs", f"{EX}/thief.yaml",
-        "--distance", "3", "--json",
-    ))
+    exact = js(
+        cli(
+            "bum",
+            "forecast",
+            f"{EX}/victor-mordox.yaml",
+            "--vs",
+            f"{EX}/thief.yaml",
+            "--vs",
+            f"{EX}/thief.yaml",
+            "--distance",
+            "3",
+            "--json",
+        )
+    )
     assert exact["method"] == "exact" and lo - 0.01 <= exact["p_win"]["A"] <= hi + 0.01
 
 
 def test_forecast_from_a_saved_mid_fight_state(cli, tmp_path):
     saved = tmp_path / "fight.json"
-    r = ok(cli(
-        "bum", "fight", f"{EX}/victor-mordox.yaml", f"{EX}/thief.yaml", "--foe", f"{EX}/thief.yaml", "--distance", "3",
-        "--rounds", "2", "--save-state", str(saved), "--seed", "4",
-    ))
+    r = ok(
+        cli(
+            "bum",
+            "fight",
+            f"{EX}/victor-mordox.yaml",
+            f"{EX}/thief.yaml",
+            "--foe",
+            f"{EX}/thief.yaml",
+            "--distance",
+            "3",
+            "--rounds",
+            "2",
+            "--save-state",
+            str(saved),
+            "--seed",
+            "4",
+        )
+    )
     assert "still going" in r.stdout and saved.exists()
     state = json.loads(saved.read_text())
     assert state["round"] == 2 and not state["ended"]
@@ -69,8 +125,21 @@ def test_forecast_from_a_saved_mid_fight_state(cli, tmp_path):
     # tactics and house rules can be changed for the rest of the fight
     hr = tmp_path / "hr.yaml"
     hr.write_text("opposed_ties: defender\n")
-    changed = js(cli("bum", "forecast", "--state", str(saved), "--tactic", "B=hold", "--tactic", "Victor Mordox=melee",
-                     "--house-rules", str(hr), "--json"))
+    changed = js(
+        cli(
+            "bum",
+            "forecast",
+            "--state",
+            str(saved),
+            "--tactic",
+            "B=hold",
+            "--tactic",
+            "Victor Mordox=melee",
+            "--house-rules",
+            str(hr),
+            "--json",
+        )
+    )
     assert changed["tactics"] == {"A": "melee", "B": "hold"}
     r = cli("bum", "forecast", "--state", str(saved), "--tactic", "A=dance")
     assert r.exit_code == 2 and "dance" in r.stderr
@@ -95,9 +164,25 @@ def test_text_and_plot(cli, tmp_path):
         (("forecast", f"{EX}/player1.yaml", f"{EX}/thief.yaml", f"{EX}/thief.yaml"), "got 3"),
         (("forecast", "--state", "missing.json"), "no such file"),
         (("forecast", f"{EX}/player1.yaml", f"{EX}/thief.yaml", "--method", "guess"), "auto, exact or simulate"),
-        (("forecast", f"{EX}/victor-mordox.yaml", f"{EX}/player1.yaml", f"{EX}/thief.yaml", "--vs", f"{EX}/thief.yaml",
-          "--vs", f"{EX}/thief.yaml", "--vs", f"{EX}/player1.yaml", "--initiative", "int", "--method", "exact"),
-         "rolled"),
+        (
+            (
+                "forecast",
+                f"{EX}/victor-mordox.yaml",
+                f"{EX}/player1.yaml",
+                f"{EX}/thief.yaml",
+                "--vs",
+                f"{EX}/thief.yaml",
+                "--vs",
+                f"{EX}/thief.yaml",
+                "--vs",
+                f"{EX}/player1.yaml",
+                "--initiative",
+                "int",
+                "--method",
+                "exact",
+            ),
+            "rolled",
+        ),
         (("forecast", f"{EX}/player1.yaml", f"{EX}/thief.yaml", "--tactic", "A=berserk"), "berserk"),
         (("forecast", f"{EX}/player1.yaml", f"{EX}/thief.yaml", "--level", "7"), "level 7"),
         (("forecast", f"{EX}/player1.yaml", f"{EX}/thief.yaml", "--switch", "x"), "ROUND:LEVEL"),
@@ -123,8 +208,19 @@ def test_bad_state_files(cli, tmp_path):
 
 
 def test_fight_takes_side_letters_for_tactics_as_forecast_does(cli):
-    out = js(cli("bum", "fight", f"{EX}/victor-mordox.yaml", f"{EX}/player1.yaml", "--tactic", "A=melee", "--seed", "1",
-                 "--json"))
+    out = js(
+        cli(
+            "bum",
+            "fight",
+            f"{EX}/victor-mordox.yaml",
+            f"{EX}/player1.yaml",
+            "--tactic",
+            "A=melee",
+            "--seed",
+            "1",
+            "--json",
+        )
+    )
     shots = [e for e in out["events"] if e.get("data", {}).get("ranged")]
     assert not shots and out["state"]["fighters"][0]["tactic"] == "melee"
     auto = js(cli("bum", "fight", f"{EX}/victor-mordox.yaml", f"{EX}/player1.yaml", "--seed", "1", "--json"))

@@ -26,18 +26,28 @@ def npc(name: str, stats: tuple[int, int, int, int], **kw) -> BumCharacter:
 SPEAR = npc("Spearman", (3, 2, 1, 1), weapons={"primary": {"name": "Longspear"}}, armour={"name": "Leather"})
 SWORD = npc("Swordsman", (3, 2, 1, 1), weapons={"primary": {"name": "Sword"}}, shield={"name": "Buckler"})
 PISTOLS = npc(
-    "Pistoleer", (2, 3, 2, 1),
+    "Pistoleer",
+    (2, 3, 2, 1),
     weapons={"ranged": {"name": "Pistol", "ammo": 2}, "backup": {"name": "Dagger"}},
 )
 ARCHER = npc("Archer", (2, 4, 1, 1), weapons={"ranged": {"name": "Longbow", "ammo": 3}, "primary": {"name": "Club"}})
 KNIVES = npc("Knife thrower", (2, 3, 1, 1), weapons={"ranged": {"name": "Throwing knife", "ammo": 2}})
 BRUTE = npc("Brute", (4, 1, 1, 1))  # bare hands
-RIFLE = npc("Sniper", (2, 4, 1, 1), weapons={
-    "ranged": {"name": "Rifle", "kind": "musket", "rifle": True, "modern": True, "wounds": 1, "ammo": 3},
-    "backup": {"name": "Knife"},
-})
-KNIGHT = npc("Knight", (3, 2, 1, 1), weapons={"primary": {"name": "Longsword"}}, armour={"name": "Plate"},
-             shield={"name": "Kite shield"})
+RIFLE = npc(
+    "Sniper",
+    (2, 4, 1, 1),
+    weapons={
+        "ranged": {"name": "Rifle", "kind": "musket", "rifle": True, "modern": True, "wounds": 1, "ammo": 3},
+        "backup": {"name": "Knife"},
+    },
+)
+KNIGHT = npc(
+    "Knight",
+    (3, 2, 1, 1),
+    weapons={"primary": {"name": "Longsword"}},
+    armour={"name": "Plate"},
+    shield={"name": "Kite shield"},
+)
 MUSKET = npc("Musketeer", (2, 3, 1, 1), weapons={"ranged": {"name": "Musket"}, "primary": {"name": "Club"}})
 
 
@@ -69,28 +79,58 @@ def scenario(card, key):
         "level-1": ([[p1, p2], [thief, v]], {"level": 1, "dc": 11}, hr),
         "level-2-wounds": ([[p1], [v, thief]], {"level": 2}, BumHouseRules(loser_fate="wound")),
         "longspear": ([[SWORD], [SPEAR, thief]], {}, BumHouseRules(longspear_first_strike=True)),
-        "sneak-headshot": ([[p2.model_copy(update={"weapons": p2.weapons.model_copy(update={
-            "ranged": p2.weapons.ranged.model_copy(update={"readiness": "ready"})})})], [thief, p1]],
-            {"distance": 2, "surprised": ["Thief"], "sneak_headshot": True, "sneak_dc": 5}, hr),
+        "sneak-headshot": (
+            [
+                [
+                    p2.model_copy(
+                        update={
+                            "weapons": p2.weapons.model_copy(
+                                update={"ranged": p2.weapons.ranged.model_copy(update={"readiness": "ready"})}
+                            )
+                        }
+                    )
+                ],
+                [thief, p1],
+            ],
+            {"distance": 2, "surprised": ["Thief"], "sneak_headshot": True, "sneak_dc": 5},
+            hr,
+        ),
         "melee-sneak": ([[v, p1], [thief, thief]], {"surprised": ["Thief 2"], "tactics": {"0": "melee"}}, hr),
-        "pistols-reload": ([[PISTOLS, MUSKET], [BRUTE, thief]],
-                           {"distance": 1, "tactics": {"Musketeer": "ranged"}}, hr),
-        "archer-holds": ([[ARCHER], [KNIVES, SWORD]], {"distance": 4, "tactics": {"Archer": "hold"}},
-                         BumHouseRules(double_move=True)),
+        "pistols-reload": (
+            [[PISTOLS, MUSKET], [BRUTE, thief]],
+            {"distance": 1, "tactics": {"Musketeer": "ranged"}},
+            hr,
+        ),
+        "archer-holds": (
+            [[ARCHER], [KNIVES, SWORD]],
+            {"distance": 4, "tactics": {"Archer": "hold"}},
+            BumHouseRules(double_move=True),
+        ),
         "switch-3-to-4": ([[v], [p1]], {"level": 3, "switch": {3: 4}, "tactics": {"Victor Mordox": "melee"}}, hr),
         "three-sides": ([[p1], [thief], [BRUTE]], {"level": 3}, BumHouseRules(opposed_ties="defender")),
-        "ties-to-players": ([[p1], [v]], {"initiative": "int", "tactics": {"1": "melee"}},
-                            BumHouseRules(opposed_ties="players")),
+        "ties-to-players": (
+            [[p1], [v]],
+            {"initiative": "int", "tactics": {"1": "melee"}},
+            BumHouseRules(opposed_ties="players"),
+        ),
         "stand-off": ([[thief], [thief]], {"max_rounds": 3}, hr),
         "reload-at-range": ([[p2], [thief, SWORD]], {"distance": 3, "delay": {"Thief": "Swordsman"}}, hr),
-        "targets-and-delay": ([[v, p1], [thief, BRUTE]],
-                              {"targets": {"Victor Mordox": "Brute"}, "delay": {"Victor Mordox": "Thief"},
-                               "tactics": {"0": "melee"}}, hr),
+        "targets-and-delay": (
+            [[v, p1], [thief, BRUTE]],
+            {"targets": {"Victor Mordox": "Brute"}, "delay": {"Victor Mordox": "Thief"}, "tactics": {"0": "melee"}},
+            hr,
+        ),
         "modern-rifle": ([[RIFLE], [KNIGHT]], {"distance": 4}, BumHouseRules(modern_guns_ignore_armour=True)),
-        "sneak-without-kills": ([[SPEAR, SWORD], [BRUTE, thief]], {"surprised": ["Brute", "Thief"]},
-                                BumHouseRules(sneak_melee_kills=False, longspear_first_strike=True)),
-        "switch-down-to-2": ([[p1, thief], [v, BRUTE]], {"switch": {2: 2}, "tactics": {"1": "melee"}},
-                             BumHouseRules(loser_fate="wound")),
+        "sneak-without-kills": (
+            [[SPEAR, SWORD], [BRUTE, thief]],
+            {"surprised": ["Brute", "Thief"]},
+            BumHouseRules(sneak_melee_kills=False, longspear_first_strike=True),
+        ),
+        "switch-down-to-2": (
+            [[p1, thief], [v, BRUTE]],
+            {"switch": {2: 2}, "tactics": {"1": "melee"}},
+            BumHouseRules(loser_fate="wound"),
+        ),
         "level-1-wounds": ([[p1, p2], [v, BRUTE]], {"level": 1, "dc": 9}, BumHouseRules(loser_fate="wound")),
         "thrown-out-of-reach": ([[KNIVES], [ARCHER]], {"distance": 3, "initiative": "int"}, hr),
         "dex-teams-melee": ([[v, thief], [p1, SPEAR]], {"initiative": "dex", "tactics": {"0": "melee"}}, hr),
@@ -108,10 +148,31 @@ def scenario(card, key):
     return engine.start(sides, house_rules=rules, options=opts)
 
 
-KEYS = ["duel-4", "crossbow-at-range-dex", "teams-3", "level-1", "level-2-wounds", "longspear", "sneak-headshot",
-        "melee-sneak", "pistols-reload", "archer-holds", "switch-3-to-4", "three-sides", "ties-to-players", "stand-off",
-        "reload-at-range", "targets-and-delay", "modern-rifle", "sneak-without-kills", "switch-down-to-2",
-        "level-1-wounds", "thrown-out-of-reach", "stunned-mid-fight", "dex-teams-melee"]
+KEYS = [
+    "duel-4",
+    "crossbow-at-range-dex",
+    "teams-3",
+    "level-1",
+    "level-2-wounds",
+    "longspear",
+    "sneak-headshot",
+    "melee-sneak",
+    "pistols-reload",
+    "archer-holds",
+    "switch-3-to-4",
+    "three-sides",
+    "ties-to-players",
+    "stand-off",
+    "reload-at-range",
+    "targets-and-delay",
+    "modern-rifle",
+    "sneak-without-kills",
+    "switch-down-to-2",
+    "level-1-wounds",
+    "thrown-out-of-reach",
+    "stunned-mid-fight",
+    "dex-teams-melee",
+]
 N_ENGINE, N_SIM = 600, 20_000
 
 

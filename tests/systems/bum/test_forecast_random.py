@@ -16,7 +16,15 @@ from storymaster.systems.bum import SYSTEM, BumCharacter, BumHouseRules
 
 MELEE = ["dagger", "sword", "spear", "longsword", "longspear", "quarterstaff", "greatsword", "club", None]
 RANGED = [
-    "thrown knife", "javelin", "shortbow", "longbow", "small crossbow", "pistol", "heavy crossbow", "musket", None,
+    "thrown knife",
+    "javelin",
+    "shortbow",
+    "longbow",
+    "small crossbow",
+    "pistol",
+    "heavy crossbow",
+    "musket",
+    None,
 ]
 ARMOUR = [None, "leather", "maille", "plate"]
 SHIELDS = [None, "buckler", "small shield", "large shield"]
@@ -50,16 +58,24 @@ def random_fight(seed: int):
     cards = [random_card(rng, f"F{i}") for i in range(na + nb)]
     hr = BumHouseRules(
         opposed_ties=rng.choice(["reroll", "defender", "attacker", "players"]),
-        longspear_first_strike=rng.random() < 0.3, double_move=rng.random() < 0.3,
-        modern_guns_ignore_armour=rng.random() < 0.2, sneak_melee_kills=rng.random() < 0.7,
+        longspear_first_strike=rng.random() < 0.3,
+        double_move=rng.random() < 0.3,
+        modern_guns_ignore_armour=rng.random() < 0.2,
+        sneak_melee_kills=rng.random() < 0.7,
         loser_fate=rng.choice(["defeated", "wound"]),
     )
     opts: dict = {
-        "level": rng.choice([1, 2, 3, 4, 4, 4]), "distance": rng.choice([0, 0, 1, 2, 3, 5]),
-        "initiative": rng.choice(["gm", "gm", "dex", "int"]), "initiator": rng.randint(0, 1),
-        "dc": rng.randint(4, 10), "max_rounds": rng.choice([100, 100, 6]),
-        "tactics": {f"F{i}": rng.choice(["auto", "auto", "melee", "ranged", "hold"])
-                    for i in range(na + nb) if rng.random() < 0.4},
+        "level": rng.choice([1, 2, 3, 4, 4, 4]),
+        "distance": rng.choice([0, 0, 1, 2, 3, 5]),
+        "initiative": rng.choice(["gm", "gm", "dex", "int"]),
+        "initiator": rng.randint(0, 1),
+        "dc": rng.randint(4, 10),
+        "max_rounds": rng.choice([100, 100, 6]),
+        "tactics": {
+            f"F{i}": rng.choice(["auto", "auto", "melee", "ranged", "hold"])
+            for i in range(na + nb)
+            if rng.random() < 0.4
+        },
     }
     if rng.random() < 0.3:
         opts["switch"] = {rng.randint(2, 4): rng.choice([1, 2, 3, 4])}

@@ -23,7 +23,9 @@ def test_is_a_rule_system_and_registered():
 
 def test_schema_file_is_current():
     published = json.loads((ROOT / "docs" / "schemas" / "bum-character.schema.json").read_text(encoding="utf-8"))
-    assert published == BumCharacter.model_json_schema(), "regenerate: storymaster bum schema > docs/schemas/bum-character.schema.json"
+    assert published == BumCharacter.model_json_schema(), (
+        "regenerate: storymaster bum schema > docs/schemas/bum-character.schema.json"
+    )
 
 
 def test_example_files_match_the_schema():
@@ -71,10 +73,24 @@ def test_values_are_frozen(card):
 def test_public_surface():
     import storymaster.systems.bum as bum
 
-    assert sorted(bum.__all__) == sorted([
-        "SYSTEM", "AdvanceRequest", "AwardPoints", "BumCharacter", "BumCombat", "BumHouseRules", "BumSystem", "BuySkill",
-        "BuyStat", "FightState", "FixedCheck", "OpposedCheck", "RecheckCheck", "SneakAttackCheck",
-    ])
+    assert sorted(bum.__all__) == sorted(
+        [
+            "SYSTEM",
+            "AdvanceRequest",
+            "AwardPoints",
+            "BumCharacter",
+            "BumCombat",
+            "BumHouseRules",
+            "BumSystem",
+            "BuySkill",
+            "BuyStat",
+            "FightState",
+            "FixedCheck",
+            "OpposedCheck",
+            "RecheckCheck",
+            "SneakAttackCheck",
+        ]
+    )
     for name in bum.__all__:
         assert hasattr(bum, name)
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from fuzzy_helpers import EXAMPLES
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from fuzzy_helpers import EXAMPLES
 
 from storymaster.dice import DiceRng
 from storymaster.errors import AdvancementError
@@ -148,7 +148,9 @@ def test_gm_veto():
     house = FuzzyHouseRules(gm_approval_required=True)
     with pytest.raises(AdvancementError, match="approval"):
         SYSTEM.advance(char(20), {"action": "raise-ability", "ability": "Swordsman"}, RNG, house)
-    c, _ = SYSTEM.advance(char(20), {"action": "raise-ability", "ability": "Swordsman", "gm_approved": True}, RNG, house)
+    c, _ = SYSTEM.advance(
+        char(20), {"action": "raise-ability", "ability": "Swordsman", "gm_approved": True}, RNG, house
+    )
     assert c.abilities[0].rating == 5
 
 
@@ -161,14 +163,19 @@ def test_unknown_names_are_refused():
         adv(char(20), action="new-ability", name="Body")
 
 
-ACTIONS = st.sampled_from([
-    {"action": "award", "points": 5},
-    {"action": "raise-ability", "ability": "Swordsman"},
-    {"action": "raise-ability", "ability": "Body"},
-    {"action": "lower-disability", "disability": "Hot-Headed"},
-    {"action": "raise-disability", "disability": "Hot-Headed"},
-    {"action": "buy-luck"}, {"action": "reduce-luck"}, {"action": "raise-unluck"}, {"action": "buy-off-unluck"},
-])
+ACTIONS = st.sampled_from(
+    [
+        {"action": "award", "points": 5},
+        {"action": "raise-ability", "ability": "Swordsman"},
+        {"action": "raise-ability", "ability": "Body"},
+        {"action": "lower-disability", "disability": "Hot-Headed"},
+        {"action": "raise-disability", "disability": "Hot-Headed"},
+        {"action": "buy-luck"},
+        {"action": "reduce-luck"},
+        {"action": "raise-unluck"},
+        {"action": "buy-off-unluck"},
+    ]
+)
 
 
 @settings(max_examples=40)

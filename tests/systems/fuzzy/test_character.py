@@ -67,9 +67,15 @@ def test_every_problem_is_listed():
 
 def test_big_magic_one_power_per_die():
     """'Some Spot Rules': a Wizard 3 buys three big things."""
-    ok = FuzzyCharacter(name="W", abilities=(Ability(name="Wizard", rating=3, big_magic=True, powers=("Fireball", "Crystal ball", "Frogs")),))
+    ok = FuzzyCharacter(
+        name="W",
+        abilities=(Ability(name="Wizard", rating=3, big_magic=True, powers=("Fireball", "Crystal ball", "Frogs")),),
+    )
     assert SYSTEM.validate_character(ok) == []
-    god = FuzzyCharacter(name="G", abilities=(Ability(name="God", rating=2, big_magic=True, powers=("Invisible", "Hear Prayers", "Lightning")),))
+    god = FuzzyCharacter(
+        name="G",
+        abilities=(Ability(name="God", rating=2, big_magic=True, powers=("Invisible", "Hear Prayers", "Lightning")),),
+    )
     assert [p.where for p in SYSTEM.validate_character(god)] == ["abilities[0].powers"]
     generous = FuzzyHouseRules(big_magic_extra_powers=1)
     assert SYSTEM.validate_character(god, generous) == []
@@ -104,7 +110,12 @@ def test_advice_is_not_an_error():
 
 def test_discworld_guide_notes_a_body_outside_the_species_range():
     h = FuzzyHouseRules(discworld_body_guide=True)
-    gnome = FuzzyCharacter(name="Gnome", species="gnome", required=RequiredAbilities(body=5), abilities=(Ability(name="A", rating=1), Ability(name="B", rating=1)))
+    gnome = FuzzyCharacter(
+        name="Gnome",
+        species="gnome",
+        required=RequiredAbilities(body=5),
+        abilities=(Ability(name="A", rating=1), Ability(name="B", rating=1)),
+    )
     assert any("outside the Discworld guide for gnome (1-3)" in n for n in advice(gnome, h))
     assert not any("Discworld" in n for n in advice(gnome))
     assert sheet(gnome, h)["discworld_body_guide"]["kinds"]

@@ -28,7 +28,11 @@ def test_double_six_on_the_coloured_dice_adds_an_exploding_bonus_die():
     assert out.details["bonus"] == [6, 6, 2]
     assert out.details["score"] == 6 + 6 + 1 + 14
     assert "critical success" in out.explanation and "bonus die 6+6+2" in out.explanation
-    assert [r.label for r in out.rolls] == ["Swordsman: coloured dice", "Swordsman: other dice", "Swordsman: critical bonus die"]
+    assert [r.label for r in out.rolls] == [
+        "Swordsman: coloured dice",
+        "Swordsman: other dice",
+        "Swordsman: critical bonus die",
+    ]
 
 
 def test_sixes_on_other_dice_are_not_criticals():
@@ -103,8 +107,16 @@ def test_target_numbers():
     assert target_number(AbilityCheck(dice=2, target="12")) == 12
 
 
-@pytest.mark.parametrize("bad", [{"dice": 0, "target": 7}, {"dice": 2, "target": -3}, {"dice": 2, "target": "tricky"},
-                                 {"dice": 2, "target": 7, "penalty_dice": -1}, {"dice": 101, "target": 7}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"dice": 0, "target": 7},
+        {"dice": 2, "target": -3},
+        {"dice": 2, "target": "tricky"},
+        {"dice": 2, "target": 7, "penalty_dice": -1},
+        {"dice": 101, "target": 7},
+    ],
+)
 def test_bad_checks_are_refused(bad):
     with pytest.raises(ValidationError):
         AbilityCheck(**bad)
@@ -123,6 +135,7 @@ def test_rolls_are_recorded_and_replayable():
 
 
 # -- contests ---------------------------------------------------------------------------------------
+
 
 def test_contest_higher_wins():
     c = ContestCheck(first=Side(name="Achmed", dice=2, modifier=2), second=Side(name="Sven", dice=2))
@@ -150,6 +163,7 @@ def test_contest_criticals_add_the_bonus_die():
 
 # -- Luck and Unluck -----------------------------------------------------------------------------------
 
+
 def test_luck_against_a_target_and_open():
     out = SYSTEM.resolve(KarmaRoll(kind="luck", dice=2, target=8), ScriptedRng([4, 4]))
     assert out.success is True and "happens" in out.explanation
@@ -174,8 +188,15 @@ def test_lottery_needs_two_entrants():
 
 # -- properties ------------------------------------------------------------------------------------------
 
+
 @settings(max_examples=60)
-@given(dice=st.integers(1, 6), target=st.integers(1, 30), mod=st.integers(-3, 3), pen=st.integers(0, 3), seed=st.integers(0, 10**9))
+@given(
+    dice=st.integers(1, 6),
+    target=st.integers(1, 30),
+    mod=st.integers(-3, 3),
+    pen=st.integers(0, 3),
+    seed=st.integers(0, 10**9),
+)
 def test_every_resolved_outcome_is_possible_in_the_odds(dice, target, mod, pen, seed):
     check = AbilityCheck(dice=dice, target=target, roll_modifier=mod, penalty_dice=pen)
     out = SYSTEM.resolve(check, DiceRng(seed))
@@ -212,5 +233,16 @@ def test_rolling_a_disability_explains_that_success_is_bad():
 def test_cli_rolls_a_disability(cli):
     from fuzzy_helpers import EXAMPLES
 
-    r = cli("fuzzy", "roll", "--character", str(EXAMPLES / "rincewind.yaml"), "--ability", "Cowardice", "--target", "average", "--seed", "1")
+    r = cli(
+        "fuzzy",
+        "roll",
+        "--character",
+        str(EXAMPLES / "rincewind.yaml"),
+        "--ability",
+        "Cowardice",
+        "--target",
+        "average",
+        "--seed",
+        "1",
+    )
     assert r.exit_code == 0 and "This is a Disability" in r.stdout

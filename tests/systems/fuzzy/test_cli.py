@@ -49,14 +49,17 @@ def test_odds_plot(cli, tmp_path):
     assert r.exit_code == 0 and out.read_text().startswith("<svg")
 
 
-@pytest.mark.parametrize("args,msg", [
-    (["--dice", "3", "--target", "-2"], "1 or more"),
-    (["--dice", "0", "--target", "7"], "dice"),
-    (["--dice", "3", "--target", "tricky"], "unknown target"),
-    (["--dice", "3"], "either --target or --against"),
-    (["--dice", "3", "--target", "7", "--penalty", "-1"], "0 or more"),
-    (["--dice", "3", "--target", "7", "--fit", "perfectly"], "unknown --fit"),
-])
+@pytest.mark.parametrize(
+    "args,msg",
+    [
+        (["--dice", "3", "--target", "-2"], "1 or more"),
+        (["--dice", "0", "--target", "7"], "dice"),
+        (["--dice", "3", "--target", "tricky"], "unknown target"),
+        (["--dice", "3"], "either --target or --against"),
+        (["--dice", "3", "--target", "7", "--penalty", "-1"], "0 or more"),
+        (["--dice", "3", "--target", "7", "--fit", "perfectly"], "unknown --fit"),
+    ],
+)
 def test_odds_bad_options_exit_2_with_a_message(cli, args, msg):
     r = cli("fuzzy", "odds", *args)
     assert r.exit_code == 2
@@ -74,7 +77,9 @@ def test_sheet_shows_luck_and_unluck(cli):
 
 def test_sheet_of_an_illegal_character_lists_problems_and_exits_2(cli, tmp_path):
     p = tmp_path / "bad.yaml"
-    p.write_text("name: Bad\nrequired: {body: 0}\nabilities:\n  - {name: Wizard, rating: 2, big_magic: true, powers: [Fireball]}\n")
+    p.write_text(
+        "name: Bad\nrequired: {body: 0}\nabilities:\n  - {name: Wizard, rating: 2, big_magic: true, powers: [Fireball]}\n"
+    )
     r = cli("fuzzy", "sheet", str(p))
     assert r.exit_code == 2
     assert "required.body" in r.stderr and "abilities[0].powers" in r.stderr
@@ -112,16 +117,35 @@ def test_house_rules_listing(cli):
 
 def test_new_builds_a_character_interactively(cli, tmp_path):
     out = tmp_path / "gytha.yaml"
-    answers = "\n".join([
-        "Gytha", "Witch",
-        "3", "2", "3", "3", "4",
-        "Witch", "3", "y", "Headology", "Broomstick", "Curse",
-        "Cook", "2", "n",
-        "",
-        "Nosy", "1", "",
-        "",
-        "body",
-    ]) + "\n"
+    answers = (
+        "\n".join(
+            [
+                "Gytha",
+                "Witch",
+                "3",
+                "2",
+                "3",
+                "3",
+                "4",
+                "Witch",
+                "3",
+                "y",
+                "Headology",
+                "Broomstick",
+                "Curse",
+                "Cook",
+                "2",
+                "n",
+                "",
+                "Nosy",
+                "1",
+                "",
+                "",
+                "body",
+            ]
+        )
+        + "\n"
+    )
     r = cli("fuzzy", "new", "--output", str(out), input=answers)
     assert r.exit_code == 0, r.output
     assert "[karma 19 of baseline 22: Luck 5, Unluck 1]" in r.stdout
@@ -181,8 +205,25 @@ def test_fight_log(cli):
 
 
 def test_fight_json_and_options(cli):
-    r = cli("fuzzy", "fight", ACHMED, SVEN, "--seed", "11", "--stance-b", "defensive", "--harm-a", "serious",
-            "--intent-a", "non-lethal", "--manoeuvre-a", "high ground:2", "--with-b", DETRITUS, "--json")
+    r = cli(
+        "fuzzy",
+        "fight",
+        ACHMED,
+        SVEN,
+        "--seed",
+        "11",
+        "--stance-b",
+        "defensive",
+        "--harm-a",
+        "serious",
+        "--intent-a",
+        "non-lethal",
+        "--manoeuvre-a",
+        "high ground:2",
+        "--with-b",
+        DETRITUS,
+        "--json",
+    )
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
     assert data["winner"] in (0, 1, None) and data["events"]

@@ -20,11 +20,15 @@ ENGINE = SYSTEM.combat
 
 def fighter(name: str, body: int = 2, tenacity: int = 2, **combat) -> FuzzyCharacter:
     profile = {"weapon": "sword", "weapon_lethality": "normal", **combat}
-    return FuzzyCharacter(name=name, required=RequiredAbilities(body=body, tenacity=tenacity), combat=CombatProfile(**profile))
+    return FuzzyCharacter(
+        name=name, required=RequiredAbilities(body=body, tenacity=tenacity), combat=CombatProfile(**profile)
+    )
 
 
 def start(a, b, tactics=None, house=None) -> FightState:
-    return ENGINE.start([[a], [b]] if not isinstance(a, list) else [a, b], house_rules=house, options={"tactics": tactics or [{}, {}]})
+    return ENGINE.start(
+        [[a], [b]] if not isinstance(a, list) else [a, b], house_rules=house, options={"tactics": tactics or [{}, {}]}
+    )
 
 
 def texts(events):
@@ -69,7 +73,14 @@ def test_tenacity_success_keeps_the_fighter_up_with_the_penalty():
 
 def test_minimum_one_die_under_wound_penalties():
     st0 = start(fighter("A"), fighter("B", body=1, tenacity=1), [{"harm_at": "killed"}, {}])
-    st0 = st0.model_copy(update={"fighters": (st0.fighters[0], st0.fighters[1].model_copy(update={"wounds": (Wound(level="mortal", by="A", round=0),)}))})
+    st0 = st0.model_copy(
+        update={
+            "fighters": (
+                st0.fighters[0],
+                st0.fighters[1].model_copy(update={"wounds": (Wound(level="mortal", by="A", round=0),)}),
+            )
+        }
+    )
     _, ev = ENGINE.step(st0, ScriptedRng([2, 3, 4]))
     assert "Body 1d6 (1 -3 injury, never below 1)" in texts(ev)
 
@@ -112,19 +123,35 @@ def test_defence_total_lists_every_modifier_and_floors_at_one():
     fd, fa = st0.fighters
     fd = fd.model_copy(update={"wounds": (Wound(level="serious", by="A", round=1),)})
     total, mods = defence_total(fd, fa)
-    assert mods == [("Body 1", 1), ("attacker's sword is really deadly", -2), ("super-duper", 2), ("injury", -2),
-                    ("fighting all-out attack", -2)]
+    assert mods == [
+        ("Body 1", 1),
+        ("attacker's sword is really deadly", -2),
+        ("super-duper", 2),
+        ("injury", -2),
+        ("fighting all-out attack", -2),
+    ]
     assert total == 1  # 1 - 2 + 2 - 2 - 2 = -3, floored
 
 
-@pytest.mark.parametrize("stance,mod", [("normal", 0), ("defensive", 1), ("all-out defence", 2), ("offensive", -1), ("all-out attack", -2)])
+@pytest.mark.parametrize(
+    "stance,mod", [("normal", 0), ("defensive", 1), ("all-out defence", 2), ("offensive", -1), ("all-out attack", -2)]
+)
 def test_stance_changes_the_defenders_total(stance, mod):
     st0 = start(fighter("D", body=4), fighter("A"), [{"stance": stance}, {}])
     total, _ = defence_total(st0.fighters[0], st0.fighters[1])
     assert total == 4 + mod
 
 
-@pytest.mark.parametrize("lethality,mod", [("terribly ineffective", 2), ("not-so-lethal", 1), ("normal", 0), ("especially damaging", -1), ("really deadly", -2)])
+@pytest.mark.parametrize(
+    "lethality,mod",
+    [
+        ("terribly ineffective", 2),
+        ("not-so-lethal", 1),
+        ("normal", 0),
+        ("especially damaging", -1),
+        ("really deadly", -2),
+    ],
+)
 def test_attackers_weapon_changes_the_defence_total(lethality, mod):
     st0 = start(fighter("D", body=4), fighter("A", weapon_lethality=lethality))
     assert defence_total(st0.fighters[0], st0.fighters[1])[0] == 4 + mod
@@ -191,9 +218,13 @@ def test_mortal_wound_means_dying():
 
 def test_two_moderate_wounds_are_not_a_serious_wound_but_each_needs_a_test():
     st0 = start(fighter("A"), fighter("B", tenacity=6, armour="super-duper"))  # Defence 2 + 2 = 4
-    s1, _ = ENGINE.step(st0, ScriptedRng([5, 4, 2, 3, 4, 4, 4, 4, 4]))  # 9 vs 5: 4 points = 1x -> moderate; Tenacity 5 dice: 20
+    s1, _ = ENGINE.step(
+        st0, ScriptedRng([5, 4, 2, 3, 4, 4, 4, 4, 4])
+    )  # 9 vs 5: 4 points = 1x -> moderate; Tenacity 5 dice: 20
     assert s1.fighter("B").status == "fighting"
-    s2, ev = ENGINE.step(s1, ScriptedRng([3, 2, 2, 4, 4, 4, 4, 4]))  # 5 vs one die 2: 3 points vs Defence 4 - 1 = 3 -> moderate
+    s2, ev = ENGINE.step(
+        s1, ScriptedRng([3, 2, 2, 4, 4, 4, 4, 4])
+    )  # 5 vs one die 2: 3 points vs Defence 4 - 1 = 3 -> moderate
     b = s2.fighter("B")
     assert "Defence Total 3: Body 2, super-duper +2, injury -1" in texts(ev)
     assert "tests Tenacity (6 dice -1 for wounds = 5)" in texts(ev)
@@ -204,13 +235,23 @@ def test_two_moderate_wounds_are_not_a_serious_wound_but_each_needs_a_test():
 def test_nonlethal_body_test_option():
     house = FuzzyHouseRules(nonlethal_body_test=9)
     st0 = start(fighter("A"), fighter("B"), [{"intent": "non-lethal"}, {}], house)
-    s, ev = ENGINE.step(st0, ScriptedRng([6, 5, 1, 2, 2, 3]))  # 11 vs 3: 8 points vs Defence 4 -> serious; Body test 5 < 9
+    s, ev = ENGINE.step(
+        st0, ScriptedRng([6, 5, 1, 2, 2, 3])
+    )  # 11 vs 3: 8 points vs Defence 4 -> serious; Body test 5 < 9
     assert "does no harm" in texts(ev) and s.fighter("B").wounds == ()
 
 
 def test_manoeuvres_cost_points_and_can_end_the_fight():
-    tactics = [{"harm_at": "killed", "manoeuvres": [{"name": "high ground", "cost": 2, "roll_bonus": 1},
-                                                     {"name": "out the door", "cost": 4, "ends_fight": True}]}, {}]
+    tactics = [
+        {
+            "harm_at": "killed",
+            "manoeuvres": [
+                {"name": "high ground", "cost": 2, "roll_bonus": 1},
+                {"name": "out the door", "cost": 4, "ends_fight": True},
+            ],
+        },
+        {},
+    ]
     st0 = start(fighter("A"), fighter("B"), tactics)
     s1, ev = ENGINE.step(st0, ScriptedRng([5, 3, 2, 3]))  # 3 points: buys the high ground for 2
     assert "manoeuvre: high ground (+1 to later rolls)" in texts(ev)
@@ -289,7 +330,10 @@ def test_bad_sides_are_refused():
 
 def test_max_rounds_stand_off():
     house = FuzzyHouseRules(max_rounds=3)
-    s, ev = ENGINE.run(start(fighter("A"), fighter("B"), [{"stance": "all-out defence"}, {"stance": "all-out defence"}], house), DiceRng(1))
+    s, ev = ENGINE.run(
+        start(fighter("A"), fighter("B"), [{"stance": "all-out defence"}, {"stance": "all-out defence"}], house),
+        DiceRng(1),
+    )
     assert s.over and s.winner is None and s.round == 3 and "stand-off" in s.reason
 
 
@@ -297,11 +341,21 @@ STANCES = st.sampled_from(["normal", "offensive", "defensive", "all-out attack"]
 
 
 @settings(max_examples=25)
-@given(seed=st.integers(0, 10**9), ba=st.integers(1, 5), bb=st.integers(1, 5), sa=STANCES, sb=STANCES,
-       ha=st.sampled_from(["moderate", "serious", "mortal", "killed"]))
+@given(
+    seed=st.integers(0, 10**9),
+    ba=st.integers(1, 5),
+    bb=st.integers(1, 5),
+    sa=STANCES,
+    sb=STANCES,
+    ha=st.sampled_from(["moderate", "serious", "mortal", "killed"]),
+)
 def test_fights_end_with_a_consistent_winner(seed, ba, bb, sa, sb, ha):
-    s0 = start(fighter("A", body=ba, tenacity=ba), fighter("B", body=bb, tenacity=bb),
-               [{"stance": sa, "harm_at": ha}, {"stance": sb}], FuzzyHouseRules(max_rounds=300))
+    s0 = start(
+        fighter("A", body=ba, tenacity=ba),
+        fighter("B", body=bb, tenacity=bb),
+        [{"stance": sa, "harm_at": ha}, {"stance": sb}],
+        FuzzyHouseRules(max_rounds=300),
+    )
     s, ev = ENGINE.run(s0, DiceRng(seed))
     assert s.over
     up = [any(f.up for f in s.fighters if f.side == i) for i in (0, 1)]
@@ -323,7 +377,9 @@ def test_killing_blow_can_leave_the_foe_bleeding_to_death():
 def test_many_moderate_wounds_never_add_up_to_death():
     """'if it does happen that some poor character suffers 47 moderate wounds and survives, just chalk it up as a fluke.'"""
     st0 = start(fighter("A"), fighter("B"))
-    b = st0.fighters[1].model_copy(update={"wounds": tuple(Wound(level="moderate", by="A", round=0) for _ in range(47))})
+    b = st0.fighters[1].model_copy(
+        update={"wounds": tuple(Wound(level="moderate", by="A", round=0) for _ in range(47))}
+    )
     from storymaster.systems.fuzzy.combat import wound_penalty
 
     assert wound_penalty(b.wounds) == 1 and b.status == "fighting"
@@ -337,6 +393,7 @@ def test_exchange_margins_match_brute_force():
 
     house = FuzzyHouseRules(critical_bonus_max_explosions=1)
     st0 = start(fighter("A", encumbrance="heavy"), fighter("B", body=1), [{"appropriateness": 2}, {}], house)
+
     # brute force: A rolls 2 coloured dice (+ bonus chain of at most 2 dice on double 6), B one die (+ check die)
     def a_scores():
         out = {}

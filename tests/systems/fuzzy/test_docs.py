@@ -40,6 +40,11 @@ def test_rulings_answer_every_question_in_the_shared_list():
     text = RULINGS.read_text()
     for n in range(1, 6):
         assert f"### {n}." in text
-    for option in ("contest_ties", "advantage_on_loss", "one_die_second_die_for_criticals",
-                   "disabilities_count_double_above_5", "critical_bonus_max_explosions"):
+    for option in (
+        "contest_ties",
+        "advantage_on_loss",
+        "one_die_second_die_for_criticals",
+        "disabilities_count_double_above_5",
+        "critical_bonus_max_explosions",
+    ):
         assert f"`{option}`" in text

@@ -16,7 +16,13 @@ from storymaster.rules import load_model
 from storymaster.systems.fuzzy import SYSTEM
 from storymaster.systems.fuzzy.character import CombatProfile, FuzzyCharacter, RequiredAbilities
 from storymaster.systems.fuzzy.combat import FightState, exchange_margins
-from storymaster.systems.fuzzy.forecast import STATE_NAMES, end_states, exact_forecast, margin_distribution, simulate_forecast
+from storymaster.systems.fuzzy.forecast import (
+    STATE_NAMES,
+    end_states,
+    exact_forecast,
+    margin_distribution,
+    simulate_forecast,
+)
 from storymaster.systems.fuzzy.options import FuzzyHouseRules
 
 ENGINE = SYSTEM.combat
@@ -24,7 +30,9 @@ ENGINE = SYSTEM.combat
 
 def fighter(name: str, body: int = 2, tenacity: int = 2, **combat) -> FuzzyCharacter:
     profile = {"weapon": "sword", "weapon_lethality": "normal", **combat}
-    return FuzzyCharacter(name=name, required=RequiredAbilities(body=body, tenacity=tenacity), combat=CombatProfile(**profile))
+    return FuzzyCharacter(
+        name=name, required=RequiredAbilities(body=body, tenacity=tenacity), combat=CombatProfile(**profile)
+    )
 
 
 def example(name: str) -> FuzzyCharacter:
@@ -32,7 +40,9 @@ def example(name: str) -> FuzzyCharacter:
 
 
 def start(sides, tactics=None, house=None, by_name=None) -> FightState:
-    return ENGINE.start(sides, house_rules=house, options={"tactics": tactics or [{}, {}], "tactics_by_name": by_name or {}})
+    return ENGINE.start(
+        sides, house_rules=house, options={"tactics": tactics or [{}, {}], "tactics_by_name": by_name or {}}
+    )
 
 
 def engine_forecast(state: FightState, n: int, seed: str):
@@ -57,7 +67,9 @@ def test_one_round_decides_pinned_by_brute_force():
     A winning margin g is then a wound of level min(4, g) on B: moderate/serious incapacitate (the test
     fails), mortal leaves B unconscious and dying, 4 or more kills.
     """
-    house = FuzzyHouseRules(tenacity_target=100, critical_bonus_max_explosions=0, one_die_second_die_for_criticals=False)
+    house = FuzzyHouseRules(
+        tenacity_target=100, critical_bonus_max_explosions=0, one_die_second_die_for_criticals=False
+    )
     a = fighter("A", body=2, weapon_lethality="really deadly")
     b = fighter("B", body=1, weapon_lethality="really deadly")
     state = start([[a], [b]], house=house)
@@ -97,7 +109,9 @@ def test_margins_in_floating_point_match_the_exact_exchange():
 
 def test_nobody_can_hurt_is_a_stand_off_at_the_cap():
     house = FuzzyHouseRules(max_rounds=12)
-    state = start([[fighter("A", weapon_lethality="harmless")], [fighter("B")]], [{}, {"stance": "all-out defence"}], house)
+    state = start(
+        [[fighter("A", weapon_lethality="harmless")], [fighter("B")]], [{}, {"stance": "all-out defence"}], house
+    )
     f = exact_forecast(state)
     assert f.p_win == (0.0, 0.0) and f.p_draw == pytest.approx(1.0)
     assert dict(f.rounds) == {12: pytest.approx(1.0)}
@@ -170,13 +184,18 @@ def test_exact_duel_agrees_with_the_engine(which):
 def test_a_team_fight_down_to_one_a_side_is_exact():
     state = start([[example("achmed"), example("rincewind")], [example("sven"), example("detritus")]])
     down = {"Rincewind": {"status": "incapacitated"}, "Detritus": {"status": "dead"}}
-    state = state.model_copy(update={"round": 4, "fighters": tuple(
-        f.model_copy(update=down.get(f.key, {})) for f in state.fighters)})
+    state = state.model_copy(
+        update={"round": 4, "fighters": tuple(f.model_copy(update=down.get(f.key, {})) for f in state.fighters)}
+    )
     f = SYSTEM.forecast(state)
     assert f.method == "exact"
     ends = {c.name: dict(c.end_states) for c in f.combatants}
-    assert ends["Detritus"] == {"dead": pytest.approx(1.0)} and ends["Rincewind"] == {"incapacitated": pytest.approx(1.0)}
-    assert f.p_win[0] == pytest.approx(exact_forecast(start([[example("achmed")], [example("sven")]])).p_win[0], abs=1e-9)
+    assert ends["Detritus"] == {"dead": pytest.approx(1.0)} and ends["Rincewind"] == {
+        "incapacitated": pytest.approx(1.0)
+    }
+    assert f.p_win[0] == pytest.approx(
+        exact_forecast(start([[example("achmed")], [example("sven")]])).p_win[0], abs=1e-9
+    )
     n = 800
     e = engine_forecast(state, n, "down-to-one")
     assert agree(f.p_win[0], e.p_win[0], None, n)
@@ -184,14 +203,28 @@ def test_a_team_fight_down_to_one_a_side_is_exact():
 
 MULTI = [
     # two against one, the pair sharing the lone troll; several opponents cost him a die
-    ("2v1", lambda: start([[example("achmed"), example("sven")], [example("detritus")]],
-                          [{}, {"stance": "defensive", "harm_at": "serious"}])),
+    (
+        "2v1",
+        lambda: start(
+            [[example("achmed"), example("sven")], [example("detritus")]],
+            [{}, {"stance": "defensive", "harm_at": "serious"}],
+        ),
+    ),
     # two against two with different tactics per fighter, offsetting points and the non-lethal Body test
-    ("2v2", lambda: start([[example("achmed"), example("rincewind")], [example("sven"), fighter("Guard", body=3, tenacity=3)]],
-                          [{"intent": "non-lethal"}, {"stance": "all-out attack"}],
-                          FuzzyHouseRules(advantage_on_loss="offset", nonlethal_body_test=7),
-                          by_name={"Rincewind": {"stance": "all-out defence",
-                                                 "manoeuvres": [{"name": "run for the door", "cost": 4, "ends_fight": True}]}})),
+    (
+        "2v2",
+        lambda: start(
+            [[example("achmed"), example("rincewind")], [example("sven"), fighter("Guard", body=3, tenacity=3)]],
+            [{"intent": "non-lethal"}, {"stance": "all-out attack"}],
+            FuzzyHouseRules(advantage_on_loss="offset", nonlethal_body_test=7),
+            by_name={
+                "Rincewind": {
+                    "stance": "all-out defence",
+                    "manoeuvres": [{"name": "run for the door", "cost": 4, "ends_fight": True}],
+                }
+            },
+        ),
+    ),
 ]
 
 
@@ -219,18 +252,26 @@ def test_simulation_agrees_with_the_engine(name, build):
 DUELS = {
     "book duel": lambda: start([[example("achmed")], [example("sven")]], [{"appropriateness": 1}, {}]),
     "all-out attack vs waiting for serious": lambda: start(
-        [[example("sven")], [example("achmed")]], [{"stance": "all-out attack"}, {"harm_at": "serious", "stance": "defensive"}]),
+        [[example("sven")], [example("achmed")]],
+        [{"stance": "all-out attack"}, {"harm_at": "serious", "stance": "defensive"}],
+    ),
     "non-lethal, lose ruling": lambda: start(
         [[fighter("A", body=3, tenacity=3)], [fighter("B", body=3, tenacity=2, armour="armour")]],
-        [{"intent": "non-lethal"}, {"harm_at": "mortal"}], FuzzyHouseRules(advantage_on_loss="lose")),
+        [{"intent": "non-lethal"}, {"harm_at": "mortal"}],
+        FuzzyHouseRules(advantage_on_loss="lose"),
+    ),
     "manoeuvres, offset, bleeding to death": lambda: start(
         [[fighter("A", body=3)], [fighter("B", body=3)]],
-        [{"harm_at": "killed", "manoeuvres": [{"name": "feint", "cost": 2, "roll_bonus": 1}]},
-         {"manoeuvres": [{"name": "out of the window", "cost": 5, "ends_fight": True}], "harm_at": "serious"}],
-        FuzzyHouseRules(advantage_on_loss="offset", killing_blow_leaves_dying=True)),
+        [
+            {"harm_at": "killed", "manoeuvres": [{"name": "feint", "cost": 2, "roll_bonus": 1}]},
+            {"manoeuvres": [{"name": "out of the window", "cost": 5, "ends_fight": True}], "harm_at": "serious"},
+        ],
+        FuzzyHouseRules(advantage_on_loss="offset", killing_blow_leaves_dying=True),
+    ),
     "coward with all-out defence": lambda: start(
         [[example("rincewind")], [example("detritus")]],
-        [{"stance": "all-out defence", "manoeuvres": [{"name": "leg it", "cost": 3, "ends_fight": True}]}, {}]),
+        [{"stance": "all-out defence", "manoeuvres": [{"name": "leg it", "cost": 3, "ends_fight": True}]}, {}],
+    ),
 }
 
 
@@ -260,23 +301,43 @@ def _random_duel(seed: int) -> FightState:
     rnd = random.Random(seed)
 
     def tactics() -> dict:
-        t = {"stance": rnd.choice(["normal", "offensive", "defensive", "all-out attack", "all-out defence"]),
-             "harm_at": rnd.choice(["moderate", "serious", "mortal", "killed"]),
-             "intent": rnd.choice(["lethal", "non-lethal"]), "appropriateness": rnd.choice([0, 0, 1, 2])}
+        t = {
+            "stance": rnd.choice(["normal", "offensive", "defensive", "all-out attack", "all-out defence"]),
+            "harm_at": rnd.choice(["moderate", "serious", "mortal", "killed"]),
+            "intent": rnd.choice(["lethal", "non-lethal"]),
+            "appropriateness": rnd.choice([0, 0, 1, 2]),
+        }
         if rnd.random() < 0.3:
-            t["manoeuvres"] = [{"name": "m", "cost": rnd.choice([2, 4]), "roll_bonus": rnd.choice([0, 1]),
-                                "ends_fight": rnd.random() < 0.3}]
+            t["manoeuvres"] = [
+                {
+                    "name": "m",
+                    "cost": rnd.choice([2, 4]),
+                    "roll_bonus": rnd.choice([0, 1]),
+                    "ends_fight": rnd.random() < 0.3,
+                }
+            ]
         return t
 
     def one(name: str) -> FuzzyCharacter:
-        return fighter(name, body=rnd.randint(1, 5), tenacity=rnd.randint(1, 4),
-                       weapon_lethality=rnd.choice(["harmless", "terribly ineffective", "not-so-lethal", "normal",
-                                                    "especially damaging", "really deadly"]),
-                       armour=rnd.choice(["none", "armour", "super-duper"]), encumbrance=rnd.choice(["none", "heavy"]))
+        return fighter(
+            name,
+            body=rnd.randint(1, 5),
+            tenacity=rnd.randint(1, 4),
+            weapon_lethality=rnd.choice(
+                ["harmless", "terribly ineffective", "not-so-lethal", "normal", "especially damaging", "really deadly"]
+            ),
+            armour=rnd.choice(["none", "armour", "super-duper"]),
+            encumbrance=rnd.choice(["none", "heavy"]),
+        )
 
-    house = FuzzyHouseRules(advantage_on_loss=rnd.choice(["keep", "lose", "offset"]), killing_blow_leaves_dying=rnd.random() < 0.3,
-                            mortal_wound_deaths=rnd.random() < 0.7, tenacity_target=rnd.choice([5, 7, 9]),
-                            one_die_second_die_for_criticals=rnd.random() < 0.8, max_rounds=rnd.choice([5, 30, 200]))
+    house = FuzzyHouseRules(
+        advantage_on_loss=rnd.choice(["keep", "lose", "offset"]),
+        killing_blow_leaves_dying=rnd.random() < 0.3,
+        mortal_wound_deaths=rnd.random() < 0.7,
+        tenacity_target=rnd.choice([5, 7, 9]),
+        one_die_second_die_for_criticals=rnd.random() < 0.8,
+        max_rounds=rnd.choice([5, 30, 200]),
+    )
     return start([[one("A")], [one("B")]], [tactics(), tactics()], house)
 
 
@@ -314,15 +375,20 @@ def test_simulation_is_reproducible_and_reports_intervals():
 
 
 def test_offset_with_a_fighter_who_cannot_hurt_is_not_exact_but_auto_simulates():
-    state = start([[fighter("A", weapon_lethality="harmless")], [fighter("B")]], house=FuzzyHouseRules(advantage_on_loss="offset"))
+    state = start(
+        [[fighter("A", weapon_lethality="harmless")], [fighter("B")]], house=FuzzyHouseRules(advantage_on_loss="offset")
+    )
     with pytest.raises(OddsError, match="without limit"):
         SYSTEM.forecast(state, method="exact")
     assert SYSTEM.forecast(state, samples=2000).method == "simulated"
 
 
 def test_the_nonlethal_body_test_is_simulated():
-    state = start([[fighter("A", body=3)], [fighter("B", body=3)]], [{"intent": "non-lethal"}, {}],
-                  FuzzyHouseRules(nonlethal_body_test=8))
+    state = start(
+        [[fighter("A", body=3)], [fighter("B", body=3)]],
+        [{"intent": "non-lethal"}, {}],
+        FuzzyHouseRules(nonlethal_body_test=8),
+    )
     with pytest.raises(OddsError, match="Body test"):
         exact_forecast(state)
     f = SYSTEM.forecast(state, samples=4000, seed=2)
@@ -355,8 +421,23 @@ def test_cli_json_contract(cli):
 
 def test_cli_teams_simulate_with_a_plot(cli, tmp_path):
     plot = tmp_path / "f.svg"
-    r = cli("fuzzy", "forecast", A, S, "--vs", D, "--samples", "2000", "--seed", "4", "--stance-b", "defensive",
-            "--plot", str(plot), "--json")
+    r = cli(
+        "fuzzy",
+        "forecast",
+        A,
+        S,
+        "--vs",
+        D,
+        "--samples",
+        "2000",
+        "--seed",
+        "4",
+        "--stance-b",
+        "defensive",
+        "--plot",
+        str(plot),
+        "--json",
+    )
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
     assert data["method"] == "simulated" and data["samples"] == 2000 and data["seed"] == 4
@@ -387,16 +468,19 @@ def test_cli_forecast_from_a_saved_mid_fight_state(cli, tmp_path):
     assert json.loads(r3.stdout)["p_win"] == data["p_win"]
 
 
-@pytest.mark.parametrize("args,message", [
-    ((A,), "give two files"),
-    ((A, S, D), "got 3"),
-    ((A, S, "--method", "exact", "--vs", D), "duels"),
-    ((A, S, "--method", "guess"), "auto, exact or simulate"),
-    ((A, "missing.yaml"), "no such file"),
-    ((A, S, "--state", A), "either --state or character files"),
-    (("--state", A), "fighters"),
-    ((A, S, "--stance-a", "sideways"), "stance"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        ((A,), "give two files"),
+        ((A, S, D), "got 3"),
+        ((A, S, "--method", "exact", "--vs", D), "duels"),
+        ((A, S, "--method", "guess"), "auto, exact or simulate"),
+        ((A, "missing.yaml"), "no such file"),
+        ((A, S, "--state", A), "either --state or character files"),
+        (("--state", A), "fighters"),
+        ((A, S, "--stance-a", "sideways"), "stance"),
+    ],
+)
 def test_cli_bad_input(cli, args, message):
     r = cli("fuzzy", "forecast", *args)
     assert r.exit_code == 2, r.output

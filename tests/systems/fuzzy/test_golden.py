@@ -14,7 +14,7 @@ from storymaster.systems.fuzzy.character import (
     ability_karma_cost,
     karma,
 )
-from storymaster.systems.fuzzy.combat import harm_level, opponents_penalty, wound_penalty, Wound
+from storymaster.systems.fuzzy.combat import Wound, harm_level, opponents_penalty, wound_penalty
 from storymaster.systems.fuzzy.options import FuzzyHouseRules
 from storymaster.systems.fuzzy.tables import (
     combat_table,
@@ -49,15 +49,26 @@ def test_combat_modifier_tables():
     assert combat_table("appropriateness") == {"equal": 0, "slightly more": 1, "a lot more": 2}
     assert combat_table("opponents") == {"one": 0, "multiple": 1, "huge crowd": 2}
     assert combat_table("weapon") == {
-        "harmless": None, "terribly ineffective": 2, "not-so-lethal": 1, "normal": 0,
-        "especially damaging": -1, "really deadly": -2,
+        "harmless": None,
+        "terribly ineffective": 2,
+        "not-so-lethal": 1,
+        "normal": 0,
+        "especially damaging": -1,
+        "really deadly": -2,
     }
     assert combat_table("armour") == {"none": 0, "armour": 1, "super-duper": 2}
-    assert combat_table("stance") == {"normal": 0, "defensive": 1, "all-out defence": 2, "offensive": -1, "all-out attack": -2}
+    assert combat_table("stance") == {
+        "normal": 0,
+        "defensive": 1,
+        "all-out defence": 2,
+        "offensive": -1,
+        "all-out attack": -2,
+    }
     assert combat_table("intent") == {"lethal": 0, "non-lethal": 2, "non-lethal with an unsuitable weapon": 4}
 
 
 # -- karma ------------------------------------------------------------------------------------------
+
 
 def test_an_ability_of_7_costs_9():
     """'So an Ability of 7 would "cost" 9 points.'"""
@@ -72,7 +83,9 @@ def test_dice_above_five_count_double(rating, cost):
 def _char(required=(2, 2, 2, 2, 2), abilities=(), disabilities=(), gm=GmAdjustments()):
     return FuzzyCharacter(
         name="T",
-        required=RequiredAbilities(**dict(zip(("cleverness", "body", "knowledge", "perception", "tenacity"), required))),
+        required=RequiredAbilities(
+            **dict(zip(("cleverness", "body", "knowledge", "perception", "tenacity"), required))
+        ),
         abilities=tuple(Ability(name=n, rating=r) for n, r in abilities),
         disabilities=tuple(Disability(name=n, rating=r) for n, r in disabilities),
         gm=gm,
@@ -136,11 +149,25 @@ def test_other_baselines():
 
 # -- wounds -------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     "points,defence,level",
-    [(0, 3, "superficial"), (2, 3, "superficial"), (3, 3, "moderate"), (5, 3, "moderate"), (6, 3, "serious"),
-     (8, 3, "serious"), (9, 3, "mortal"), (11, 3, "mortal"), (12, 3, "killed"), (40, 3, "killed"),
-     (1, 1, "moderate"), (2, 1, "serious"), (3, 1, "mortal"), (4, 1, "killed")],
+    [
+        (0, 3, "superficial"),
+        (2, 3, "superficial"),
+        (3, 3, "moderate"),
+        (5, 3, "moderate"),
+        (6, 3, "serious"),
+        (8, 3, "serious"),
+        (9, 3, "mortal"),
+        (11, 3, "mortal"),
+        (12, 3, "killed"),
+        (40, 3, "killed"),
+        (1, 1, "moderate"),
+        (2, 1, "serious"),
+        (3, 1, "mortal"),
+        (4, 1, "killed"),
+    ],
 )
 def test_wound_thresholds_at_1x_2x_3x_4x_the_defence_total(points, defence, level):
     assert harm_level(points, defence) == level
@@ -150,7 +177,13 @@ def test_wound_levels_table():
     rows = {r["name"]: r for r in wound_levels()}
     assert [r["multiple"] for r in wound_levels()] == [0, 1, 2, 3, 4]
     assert [rows[n]["dice_penalty"] for n in ("moderate", "serious", "mortal")] == [1, 2, 3]
-    assert [rows[n]["tenacity_test"] for n in ("superficial", "moderate", "serious", "mortal", "killed")] == [False, True, True, True, False]
+    assert [rows[n]["tenacity_test"] for n in ("superficial", "moderate", "serious", "mortal", "killed")] == [
+        False,
+        True,
+        True,
+        True,
+        False,
+    ]
     assert rows["mortal"]["on_failed_test"] == "unconscious"
     assert rows["moderate"]["on_failed_test"] == rows["serious"]["on_failed_test"] == "incapacitated"
 
@@ -161,7 +194,11 @@ def test_tenacity_test_is_against_7():
 
 
 def test_wound_penalties_use_the_worst_only():
-    ws = (Wound(level="moderate", by="x", round=1), Wound(level="serious", by="x", round=2), Wound(level="moderate", by="x", round=3))
+    ws = (
+        Wound(level="moderate", by="x", round=1),
+        Wound(level="serious", by="x", round=2),
+        Wound(level="moderate", by="x", round=3),
+    )
     assert wound_penalty(ws) == 2
     assert wound_penalty(ws[:1] * 5) == 1
     assert wound_penalty(()) == 0
@@ -174,6 +211,7 @@ def test_opponent_die_penalties():
 
 
 # -- experience ---------------------------------------------------------------------------------------
+
 
 def test_experience_costs():
     """'Raising a good Ability by one costs 3 times its new level'; 'Lowering a Disability by one costs 3 times its old level'."""

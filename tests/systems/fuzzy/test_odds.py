@@ -84,20 +84,42 @@ def _brute_outcomes(n: int, target: int, mod: int = 0) -> dict[str, Fraction]:
     out: dict[str, Fraction] = {}
     for (crit, total), p in brute_roll(n).items():
         ok = total + mod >= target
-        name = {("success", True): "critical success", ("success", False): "critical success (still failed)",
-                ("failure", True): "critical failure (still succeeded)", ("failure", False): "critical failure",
-                (None, True): "success", (None, False): "failure"}[(crit, ok)]
+        name = {
+            ("success", True): "critical success",
+            ("success", False): "critical success (still failed)",
+            ("failure", True): "critical failure (still succeeded)",
+            ("failure", False): "critical failure",
+            (None, True): "success",
+            (None, False): "failure",
+        }[(crit, ok)]
         out[name] = out.get(name, Fraction(0)) + p
     return out
 
 
-@pytest.mark.parametrize("n,target,mod", [(1, 4, 0), (1, 7, 0), (1, 12, 0), (2, 7, 0), (2, 2, 0), (2, 13, 0),
-                                          (3, 11, 0), (3, 14, 2), (3, 5, -1), (4, 14, 0), (4, 18, 1), (2, 20, 0)])
+@pytest.mark.parametrize(
+    "n,target,mod",
+    [
+        (1, 4, 0),
+        (1, 7, 0),
+        (1, 12, 0),
+        (2, 7, 0),
+        (2, 2, 0),
+        (2, 13, 0),
+        (3, 11, 0),
+        (3, 14, 2),
+        (3, 5, -1),
+        (4, 14, 0),
+        (4, 18, 1),
+        (2, 20, 0),
+    ],
+)
 def test_ability_odds_match_brute_force(n, target, mod):
     odds = SYSTEM.odds(AbilityCheck(dice=n, target=target, roll_modifier=mod), HOUSE)
     brute = _brute_outcomes(n, target, mod)
     assert dict(odds.probabilities) == {k: v for k, v in brute.items() if v}
-    assert odds.p_success == sum(v for k, v in brute.items() if k in ("critical success", "success", "critical failure (still succeeded)"))
+    assert odds.p_success == sum(
+        v for k, v in brute.items() if k in ("critical success", "success", "critical failure (still succeeded)")
+    )
     assert odds.extra["p_critical_success"] == Fraction(1, 36)
     assert odds.extra["p_critical_failure"] == Fraction(1, 36)
 
@@ -145,17 +167,24 @@ def test_penalties_reduce_dice_but_never_below_one():
 
 def test_fit_and_narrower_skill_move_the_target():
     base = SYSTEM.odds(AbilityCheck(dice=3, target=12), HOUSE)
-    assert dict(SYSTEM.odds(AbilityCheck(dice=3, target=11, fit="not quite"), HOUSE).probabilities) == dict(base.probabilities)
-    assert dict(SYSTEM.odds(AbilityCheck(dice=3, target=10, fit="barely"), HOUSE).probabilities) == dict(base.probabilities)
-    assert dict(SYSTEM.odds(AbilityCheck(dice=3, target=14, narrower_skill=2), HOUSE).probabilities) == dict(base.probabilities)
+    assert dict(SYSTEM.odds(AbilityCheck(dice=3, target=11, fit="not quite"), HOUSE).probabilities) == dict(
+        base.probabilities
+    )
+    assert dict(SYSTEM.odds(AbilityCheck(dice=3, target=10, fit="barely"), HOUSE).probabilities) == dict(
+        base.probabilities
+    )
+    assert dict(SYSTEM.odds(AbilityCheck(dice=3, target=14, narrower_skill=2), HOUSE).probabilities) == dict(
+        base.probabilities
+    )
 
 
 # -- contests --------------------------------------------------------------------------------------
 
+
 @cache
 def _brute_totals(n: int, mod: int = 0) -> dict[int, Fraction]:
     out: dict[int, Fraction] = {}
-    for (_, t), p in brute_roll(n).items():  # noqa: B007
+    for (_, t), p in brute_roll(n).items():
         out[t + mod] = out.get(t + mod, Fraction(0)) + p
     return out
 
@@ -177,6 +206,7 @@ def test_contest_odds_match_brute_force(a, b, ma, mb):
 
 
 # -- Luck, Unluck and the lottery -------------------------------------------------------------------
+
 
 def test_open_luck_roll_odds_are_the_total_distribution():
     odds = SYSTEM.odds(KarmaRoll(kind="luck", dice=2), HOUSE)
@@ -215,7 +245,9 @@ def _brute_lottery(entrants: dict[str, int]) -> dict[str, Fraction]:
     return {f"{n} gets it": p for n, p in solve(tuple(names)).items()}
 
 
-@pytest.mark.parametrize("entrants", [{"a": 1, "b": 1}, {"a": 2, "b": 1}, {"a": 1, "b": 1, "c": 1}, {"a": 2, "b": 1, "c": 1}])
+@pytest.mark.parametrize(
+    "entrants", [{"a": 1, "b": 1}, {"a": 2, "b": 1}, {"a": 1, "b": 1, "c": 1}, {"a": 2, "b": 1, "c": 1}]
+)
 def test_lottery_odds_match_brute_force(entrants):
     odds = SYSTEM.odds(Lottery(entrants=entrants), HOUSE)
     assert dict(odds.probabilities) == _brute_lottery(entrants)

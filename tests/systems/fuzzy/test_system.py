@@ -10,8 +10,8 @@ from storymaster.errors import AdvancementError
 from storymaster.rules import CombatEngine, RuleSystem, describe_house_rules, get_system
 from storymaster.systems import fuzzy
 from storymaster.systems.fuzzy import SYSTEM
-from storymaster.systems.fuzzy.checks import AbilityCheck
 from storymaster.systems.fuzzy.character import FuzzyCharacter
+from storymaster.systems.fuzzy.checks import AbilityCheck
 from storymaster.systems.fuzzy.options import FuzzyHouseRules
 
 

@@ -49,15 +49,24 @@ def test_wounds_and_advantage_to_the_end() -> None:
 def test_conditions_in_the_books_words() -> None:
     state = start()
     f = state.fighter("Sven")
-    hurt = f.model_copy(update={"wounds": (Wound(level="moderate", by="Detritus", round=1), Wound(level="serious", by="Detritus", round=2))})
+    hurt = f.model_copy(
+        update={
+            "wounds": (Wound(level="moderate", by="Detritus", round=1), Wound(level="serious", by="Detritus", round=2))
+        }
+    )
     assert condition(f) == "unhurt"
     assert condition(hurt) == "seriously wounded"
-    assert condition(f.model_copy(update={"wounds": (Wound(level="moderate", by="x", round=1, lethal=False),)})) == "moderately wounded (non-lethal)"
+    assert (
+        condition(f.model_copy(update={"wounds": (Wound(level="moderate", by="x", round=1, lethal=False),)}))
+        == "moderately wounded (non-lethal)"
+    )
     assert condition(hurt.model_copy(update={"status": "incapacitated"})) == "incapacitated"
     assert condition(f.model_copy(update={"status": "unconscious", "dying": True})) == "unconscious, dying"
     assert condition(f.model_copy(update={"status": "unconscious", "knocked_out": True})) == "knocked out"
     assert condition(f.model_copy(update={"status": "dead"})) == "dead"
-    st = state.model_copy(update={"fighters": (hurt, *state.fighters[1:]), "pools": (Pool(holder="Sven", against="Detritus", points=3),)})
+    st = state.model_copy(
+        update={"fighters": (hurt, *state.fighters[1:]), "pools": (Pool(holder="Sven", against="Detritus", points=3),)}
+    )
     row = next(r for r in ENGINE.tracker(st) if r.name == "Sven")
     assert row.details["dice_penalty"] == -2 and row.details["wounds"] == "moderate, serious"
     assert row.details["advantage_points"] == 3 and row.details["advantage"] == "3 against Detritus"

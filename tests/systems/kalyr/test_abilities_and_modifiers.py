@@ -54,7 +54,10 @@ def test_race_and_intolerance():
 
 def test_social_rank_by_connections():
     low = Character(name="Low", connections=[{"organisation": "Legion", "level": "Mediocre"}])
-    high = Character(name="High", connections=[{"organisation": "Legion", "level": "Great"}, {"organisation": "Temple", "level": "Fair"}])
+    high = Character(
+        name="High",
+        connections=[{"organisation": "Legion", "level": "Great"}, {"organisation": "Temple", "level": "Fair"}],
+    )
     assert rank_modifier(low, high) == -3
     assert rank_modifier(high, low) == 1
     assert rank_modifier(low, high, "Temple") == -2  # no Temple connection counts as Poor, against Fair
@@ -64,14 +67,24 @@ def test_social_rank_by_connections():
 
 def test_rank_with_one_organisation_only():
     a = Character(name="A", connections=[{"organisation": "Temple", "level": "Good"}])
-    b = Character(name="B", connections=[{"organisation": "Temple", "level": "Fair"}, {"organisation": "Legion", "level": "Superb"}])
+    b = Character(
+        name="B",
+        connections=[{"organisation": "Temple", "level": "Fair"}, {"organisation": "Legion", "level": "Superb"}],
+    )
     assert rank_modifier(a, b) == -2  # Good against their highest, Superb
     assert rank_modifier(a, b, "Temple") == 1
 
 
 def test_build_roll_persuasion_stacks_race_and_rank():
-    envoy = Character(name="Envoy", race="human", abilities=[{"name": "Diplomacy", "level": "Great", "track": "social"}])
-    lord = Character(name="Lord", race="kandar", intolerance="very_intolerant", connections=[{"organisation": "Court", "level": "Fair"}])
+    envoy = Character(
+        name="Envoy", race="human", abilities=[{"name": "Diplomacy", "level": "Great", "track": "social"}]
+    )
+    lord = Character(
+        name="Lord",
+        race="kandar",
+        intolerance="very_intolerant",
+        connections=[{"organisation": "Court", "level": "Fair"}],
+    )
     r, notes = build_roll(envoy, "Diplomacy", persuade=lord, situation=1)
     assert r.effective == L("Great") - 2 - 2 + 1
     assert any("race" in n for n in notes) and any("rank" in n for n in notes)

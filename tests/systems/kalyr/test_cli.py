@@ -29,12 +29,35 @@ def test_odds_opposed_json(cli):
 
 
 def test_odds_text_and_two_abilities(cli):
-    r = cli("kalyr", "odds", "--ability", "Fair", "--second", "Fair", "--combine", "worst", "--modifier", "1", "--difficulty", "Great")
+    r = cli(
+        "kalyr",
+        "odds",
+        "--ability",
+        "Fair",
+        "--second",
+        "Fair",
+        "--combine",
+        "worst",
+        "--modifier",
+        "1",
+        "--difficulty",
+        "Great",
+    )
     assert r.exit_code == 0 and "chance of success" in r.stdout
 
 
 def test_odds_from_a_character(cli, examples_dir):
-    r = cli("kalyr", "odds", "--character", str(examples_dir / "kluranyr.yaml"), "--use", "Melee Combat (Narvork)", "--vs", "Fair", "--json")
+    r = cli(
+        "kalyr",
+        "odds",
+        "--character",
+        str(examples_dir / "kluranyr.yaml"),
+        "--use",
+        "Melee Combat (Narvork)",
+        "--vs",
+        "Fair",
+        "--json",
+    )
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["check"] == "Kluranyr Great -1 vs Fair"
 
@@ -68,13 +91,27 @@ def test_check_rolls_and_explains_reproducibly(cli):
 
 
 def test_check_with_fudge_auto_and_character(cli, examples_dir):
-    r = cli("kalyr", "check", "--character", str(examples_dir / "karela.yaml"), "--use", "Stealth", "--equipment", "fine", "--fudge-auto", "--difficulty", "Superb")
+    r = cli(
+        "kalyr",
+        "check",
+        "--character",
+        str(examples_dir / "karela.yaml"),
+        "--use",
+        "Stealth",
+        "--equipment",
+        "fine",
+        "--fudge-auto",
+        "--difficulty",
+        "Superb",
+    )
     assert r.exit_code == 0, r.output
     assert "automatic +2" in r.stdout and "success" in r.stdout
 
 
 def test_group(cli):
-    r = cli("kalyr", "group", "--side", "Fair,Fair,Fair,Fair,Fair,Fair,Fair", "--vs", "Great,Good,Fair", "--odds", "--json")
+    r = cli(
+        "kalyr", "group", "--side", "Fair,Fair,Fair,Fair,Fair,Fair,Fair", "--vs", "Great,Good,Fair", "--odds", "--json"
+    )
     assert r.exit_code == 0
     assert json.loads(r.stdout)["p_win"] > 0.5
     r = cli("kalyr", "group", "--side", "Fair,Good", "--vs", "Great", "--seed", "1")
@@ -95,7 +132,9 @@ def test_sheet(cli, examples_dir):
 
 def test_sheet_of_an_illegal_character_exits_2(cli, tmp_path):
     bad = tmp_path / "bad.yaml"
-    bad.write_text(yaml.safe_dump({"name": "Bad", "abilities": [{"name": "Mind Read", "level": "Good", "kind": "psionic"}]}))
+    bad.write_text(
+        yaml.safe_dump({"name": "Bad", "abilities": [{"name": "Mind Read", "level": "Good", "kind": "psionic"}]})
+    )
     r = cli("kalyr", "sheet", str(bad))
     assert r.exit_code == 2
     assert "must name its power" in r.stderr
@@ -119,20 +158,40 @@ def test_ladder_and_costs(cli):
 
 def test_new_builds_a_character_interactively(cli, tmp_path):
     out = tmp_path / "new.yaml"
-    answers = "\n".join(
-        [
-            "Narluis", "kandar", "0",
-            "Melee Combat", "Great", "mundane", "physical",
-            "Mind Shield", "Poor", "psionic", "mental", "Telepathy",
-            "",
-            "The Legion", "Fair", "",
-            "Clan honour", "",  # keys
-            "Extra Damage", "",  # gifts
-            "Legionnaire", "",  # lifepaths
-            "Swimming", "",  # incompetences
-            "narvork", "hardened ulsoghir hide", "small",
-        ]
-    ) + "\n"
+    answers = (
+        "\n".join(
+            [
+                "Narluis",
+                "kandar",
+                "0",
+                "Melee Combat",
+                "Great",
+                "mundane",
+                "physical",
+                "Mind Shield",
+                "Poor",
+                "psionic",
+                "mental",
+                "Telepathy",
+                "",
+                "The Legion",
+                "Fair",
+                "",
+                "Clan honour",
+                "",  # keys
+                "Extra Damage",
+                "",  # gifts
+                "Legionnaire",
+                "",  # lifepaths
+                "Swimming",
+                "",  # incompetences
+                "narvork",
+                "hardened ulsoghir hide",
+                "small",
+            ]
+        )
+        + "\n"
+    )
     r = cli("kalyr", "new", "--out", str(out), input=answers)
     assert r.exit_code == 0, r.output
     assert "2 abilities, +0 ladder steps" in r.stdout
@@ -142,7 +201,30 @@ def test_new_builds_a_character_interactively(cli, tmp_path):
 
 
 def test_new_reprompts_a_bad_level(cli):
-    answers = "\n".join(["X", "human", "0", "Riding", "Awesome", "Good", "mundane", "physical", "", "", "", "", "", "", "unarmed", "none", "none"]) + "\n"
+    answers = (
+        "\n".join(
+            [
+                "X",
+                "human",
+                "0",
+                "Riding",
+                "Awesome",
+                "Good",
+                "mundane",
+                "physical",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "",
+                "unarmed",
+                "none",
+                "none",
+            ]
+        )
+        + "\n"
+    )
     r = cli("kalyr", "new", "--json", input=answers)
     assert r.exit_code == 0, r.output
     assert "not on the Trait Ladder" in r.stdout
@@ -150,8 +232,17 @@ def test_new_reprompts_a_bad_level(cli):
 
 def test_damage_calc_kylar_against_the_bandit(cli, examples_dir):
     r = cli(
-        "kalyr", "damage-calc", str(examples_dir / "kylar.yaml"), str(examples_dir / "bandit.yaml"),
-        "--a-result", "Great", "--b-result", "Great", "--b-approach", "2", "--json",
+        "kalyr",
+        "damage-calc",
+        str(examples_dir / "kylar.yaml"),
+        str(examples_dir / "bandit.yaml"),
+        "--a-result",
+        "Great",
+        "--b-result",
+        "Great",
+        "--b-approach",
+        "2",
+        "--json",
     )
     data = json.loads(r.stdout)["damage"]
     assert data["Kylar"] == {"points": 3, "wound": "Very Hurt"}
@@ -238,7 +329,23 @@ def test_house_rules_file(cli, tmp_path):
 
 def test_check_retro_shift(cli):
     plain = json.loads(cli("kalyr", "check", "--ability", "Fair", "--vs", "Fair", "--seed", "5", "--json").stdout)
-    shifted = json.loads(cli("kalyr", "check", "--ability", "Fair", "--vs", "Fair", "--seed", "5", "--retro", "1", "--vs-retro", "-1", "--json").stdout)
+    shifted = json.loads(
+        cli(
+            "kalyr",
+            "check",
+            "--ability",
+            "Fair",
+            "--vs",
+            "Fair",
+            "--seed",
+            "5",
+            "--retro",
+            "1",
+            "--vs-retro",
+            "-1",
+            "--json",
+        ).stdout
+    )
     assert shifted["margin"] == plain["margin"] + 2
     assert "Fudge points shift" in shifted["explanation"]
     r = cli("kalyr", "check", "--ability", "Fair", "--difficulty", "Fair", "--retro", "2")

@@ -72,7 +72,9 @@ def test_stakes_fixed_damage_to_loser_only(seed_for):
 
 
 def test_social_track_ignores_weapons(seed_for):
-    a = Character(name="A", abilities=[{"name": "Debate", "level": "Fair", "track": "social"}], weapon={"name": "polearm"})
+    a = Character(
+        name="A", abilities=[{"name": "Debate", "level": "Fair", "track": "social"}], weapon={"name": "polearm"}
+    )
     b = Character(name="B", abilities=[{"name": "Debate", "level": "Fair", "track": "social"}])
     s = E.start([[a], [b]], options={"track": "social"})
     s, ev = E.step(s, seed_for("[+][+][ ][ ]", BLANK4))
@@ -211,7 +213,9 @@ def test_all_out_defence_harms_only_on_a_critical(seed_for):
 
 
 def test_scope_out_after_all_out_defence(seed_for):
-    a = Character(name="Scout", abilities=[{"name": "Melee", "level": "Fair"}, {"name": "Perception", "level": "Great"}])
+    a = Character(
+        name="Scout", abilities=[{"name": "Melee", "level": "Fair"}, {"name": "Perception", "level": "Great"}]
+    )
     b = fighter("B")
     tactics = [{"stance": "all_out_defence", "ability": "Melee"}, {}]
     s = E.start([[a], [b]], options={"mode": "detailed", "tactics": tactics})

@@ -38,7 +38,17 @@ from storymaster.systems.kalyr.wounds import (
 
 def test_damage_points_to_wound_levels():
     """'1 is a Scratch, 2 Hurt, and so on'; 0 or less unscathed; past Destroyed stays Destroyed (ruling K4)."""
-    assert [severity_for_damage(n) for n in (-3, 0, 1, 2, 3, 4, 5, 6, 12)] == [0, 0, SCRATCH, HURT, VERY_HURT, DEFEATED, DESTROYED, DESTROYED, DESTROYED]
+    assert [severity_for_damage(n) for n in (-3, 0, 1, 2, 3, 4, 5, 6, 12)] == [
+        0,
+        0,
+        SCRATCH,
+        HURT,
+        VERY_HURT,
+        DEFEATED,
+        DESTROYED,
+        DESTROYED,
+        DESTROYED,
+    ]
 
 
 def test_approaches_add_and_cancel():

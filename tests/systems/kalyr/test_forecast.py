@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -33,8 +33,13 @@ DF = {d: Fraction(c, 81) for d, c in zip(range(-4, 5), (1, 4, 10, 16, 19, 16, 10
 TIE = Fraction(1107, 6561)  # two 4dF rolls showing the same total
 
 OFF = KalyrHouseRules(
-    detailed_minimum_to_hit=False, detailed_reach=False, detailed_shields=False, detailed_weapon_size=False,
-    detailed_aimed_blows=False, detailed_all_out=False, detailed_scope_out=False,
+    detailed_minimum_to_hit=False,
+    detailed_reach=False,
+    detailed_shields=False,
+    detailed_weapon_size=False,
+    detailed_aimed_blows=False,
+    detailed_all_out=False,
+    detailed_scope_out=False,
 )
 
 
@@ -104,7 +109,7 @@ def _brute_force_duel(level_a: int, level_b: int, weapon: int) -> Fraction:
         t, _ = mark_wound(Track.model_validate({"wounds": [{"severity": b, "box": b} for b in track]}), sev)
         return tuple(w.box for w in t.wounds)
 
-    @lru_cache(maxsize=None)
+    @cache
     def p(ta: tuple, tb: tuple) -> Fraction:
         sa, sb = max(ta, default=0), max(tb, default=0)
         if sb >= DEFEATED:
@@ -134,7 +139,8 @@ def test_detailed_duel_against_brute_force(a, b, weapon):
     w = {"name": "blade", "damage": weapon, "reach": "medium"}
     s = E.start(
         [[fighter("A", a, weapon=w, fudge_points=0)], [fighter("B", b, weapon=w, fudge_points=0)]],
-        house_rules=OFF, options={"mode": "detailed"},
+        house_rules=OFF,
+        options={"mode": "detailed"},
     )
     f = SYSTEM.forecast(s, method="exact")
     want = _brute_force_duel(parse_level(a), parse_level(b), weapon)
@@ -193,10 +199,19 @@ def _random_fight(rnd: random.Random) -> FightState:
     track = rnd.choice(["physical", "physical", "mental"])
     sizes = (1, 1) if mode == "detailed" else (rnd.randint(1, 3), rnd.randint(1, 3))
     hr = KalyrHouseRules(
-        **{k: rnd.random() < 0.8 for k in (
-            "detailed_minimum_to_hit", "detailed_reach", "detailed_shields", "detailed_weapon_size",
-            "detailed_aimed_blows", "detailed_all_out", "detailed_scope_out", "simple_armament_bonus",
-        )},
+        **{
+            k: rnd.random() < 0.8
+            for k in (
+                "detailed_minimum_to_hit",
+                "detailed_reach",
+                "detailed_shields",
+                "detailed_weapon_size",
+                "detailed_aimed_blows",
+                "detailed_all_out",
+                "detailed_scope_out",
+                "simple_armament_bonus",
+            )
+        },
         detailed_winner_takes_damage=rnd.random() < 0.2,
         critical_rule=rnd.choice(["dice_plus_4", "margin_3"]),
         simple_reach_bonus=rnd.choice([0, 1, 2]),
@@ -216,8 +231,12 @@ def _random_fight(rnd: random.Random) -> FightState:
             for _ in (0, 1)
         ]
         options = {
-            "mode": mode, "track": track, "ranged": rnd.random() < 0.2, "on_tie": rnd.choice(["reroll", "draw"]),
-            "tactics": tactics, "max_rounds": rnd.choice([1, 2, 50]),
+            "mode": mode,
+            "track": track,
+            "ranged": rnd.random() < 0.2,
+            "on_tie": rnd.choice(["reroll", "draw"]),
+            "tactics": tactics,
+            "max_rounds": rnd.choice([1, 2, 50]),
         }
         if mode == "simple" and rnd.random() < 0.3:
             options["stakes"] = rnd.choice([1, 2, 3, 4])
@@ -229,12 +248,14 @@ def _random_fight(rnd: random.Random) -> FightState:
         if mode == "detailed" and max(hurt) >= DEFEATED:
             continue
         if mode == "detailed":
-            s = s.model_copy(update={
-                "round": rnd.choice([0, 0, 1, 3]),
-                "reach_penalty": rnd.choice([None, 0, 1]),
-                "inside_reach": rnd.random() < 0.4,
-                "scope_penalty": (rnd.choice([0, -1]), rnd.choice([0, -1])),
-            })
+            s = s.model_copy(
+                update={
+                    "round": rnd.choice([0, 0, 1, 3]),
+                    "reach_penalty": rnd.choice([None, 0, 1]),
+                    "inside_reach": rnd.random() < 0.4,
+                    "scope_penalty": (rnd.choice([0, -1]), rnd.choice([0, -1])),
+                }
+            )
         return s
 
 
@@ -260,7 +281,9 @@ def test_one_round_matches_the_engine_round():
         rng = Scripted(faces)
         new, events = E.step(s, rng)
         rollers = [
-            j for j, f in enumerate(su.fighters) if not (f.withdrawn or f.character.damage.track(s.track).status >= DEFEATED)
+            j
+            for j, f in enumerate(su.fighters)
+            if not (f.withdrawn or f.character.damage.track(s.track).status >= DEFEATED)
         ]
         dice = np.zeros((1, su.n), dtype=np.int64)
         for k, j in enumerate(rollers):
@@ -289,7 +312,8 @@ def _kylar_bandit(example, **options):
 
 def test_detailed_exact_agrees_with_the_engine(example):
     s = E.start(
-        [[example("kylar")], [example("bandit")]], house_rules=KalyrHouseRules(critical_rule="margin_3"),
+        [[example("kylar")], [example("bandit")]],
+        house_rules=KalyrHouseRules(critical_rule="margin_3"),
         options={"mode": "detailed", "tactics": [{"stance": "all_out_defence", "approach": 2}, {"approach": 2}]},
     )
     f = SYSTEM.forecast(s)
@@ -309,6 +333,7 @@ def test_detailed_reach_withdrawal_and_aim_agree_with_the_engine():
     f = SYSTEM.forecast(s, method="exact")
     ref = engine(s, 1500, seed=1)
     agree(f, ref)
+
     def withdrew(c):
         return sum(p for k, p in c.end_states.items() if k.startswith("withdrew"))
 

@@ -39,8 +39,23 @@ def test_cli_matches_the_library(cli, pair):
 
 def test_teams_with_vs_and_simulation(cli, examples_dir, pair):
     more = str(examples_dir / "karela.yaml")
-    args = ("kalyr", "forecast", pair[0], more, "--vs", pair[1], "--vs", str(examples_dir / "marlith.yaml"),
-            "--method", "simulate", "--samples", "2000", "--seed", "3", "--json")
+    args = (
+        "kalyr",
+        "forecast",
+        pair[0],
+        more,
+        "--vs",
+        pair[1],
+        "--vs",
+        str(examples_dir / "marlith.yaml"),
+        "--method",
+        "simulate",
+        "--samples",
+        "2000",
+        "--seed",
+        "3",
+        "--json",
+    )
     r = cli(*args)
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
@@ -60,8 +75,21 @@ def test_text_output_and_plot(cli, pair, tmp_path):
 
 def test_forecast_from_a_saved_mid_fight_state(cli, pair, tmp_path):
     saved = tmp_path / "fight.json"
-    r = cli("kalyr", "fight", *pair, "--detailed", "--approach-b", "2", "--rounds", "1",
-            "--save-state", str(saved), "--seed", "4", "--json")
+    r = cli(
+        "kalyr",
+        "fight",
+        *pair,
+        "--detailed",
+        "--approach-b",
+        "2",
+        "--rounds",
+        "1",
+        "--save-state",
+        str(saved),
+        "--seed",
+        "4",
+        "--json",
+    )
     assert r.exit_code == 0, r.output
     state = FightState.model_validate_json(saved.read_text())
     assert state.round == 1
@@ -95,7 +123,10 @@ def test_fight_rounds_stops_mid_way(cli, pair, tmp_path):
         (["kalyr", "forecast", "--state", "KYLAR"], "kylar.yaml"),
         (["kalyr", "forecast", "KYLAR", "BANDIT", "--method", "guess"], "auto, exact or simulate"),
         (["kalyr", "forecast", "KYLAR", "BANDIT", "--detailed", "--stance-a", "berserk"], "stance"),
-        (["kalyr", "forecast", "KYLAR", "KYLAR", "--vs", "BANDIT", "--vs", "BANDIT", "--method", "exact"], "too many dice"),
+        (
+            ["kalyr", "forecast", "KYLAR", "KYLAR", "--vs", "BANDIT", "--vs", "BANDIT", "--method", "exact"],
+            "too many dice",
+        ),
         (["kalyr", "forecast", "KYLAR", "BANDIT", "BANDIT", "--vs", "KYLAR", "--detailed"], "one-on-one"),
     ],
 )
@@ -110,8 +141,8 @@ def test_bad_input_is_an_error_not_a_traceback(cli, pair, tmp_path, args, messag
 
 def test_the_guides_saved_state_example_runs(cli, tmp_path, monkeypatch):
     """The guide's 'sh' block (fight --save-state, then forecast --state) runs as written."""
-    from pathlib import Path
     import shlex
+    from pathlib import Path
 
     root = Path(__file__).resolve().parents[3]
     text = (root / "docs/systems/kalyr.md").read_text()

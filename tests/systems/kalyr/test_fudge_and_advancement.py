@@ -92,7 +92,9 @@ def test_retro_shift_on_the_opponent_roll():
 
 
 def test_automatic_plus_two_rolls_no_dice():
-    out = SYSTEM.resolve(UnopposedCheck(actor=AbilityRoll(ability="Fair", automatic=True), difficulty="Great"), DiceRng(1))
+    out = SYSTEM.resolve(
+        UnopposedCheck(actor=AbilityRoll(ability="Fair", automatic=True), difficulty="Great"), DiceRng(1)
+    )
     assert out.rolls == () and out.result == "Great" and out.success
 
 
@@ -120,7 +122,11 @@ def test_session_end_carry_over_or_convert():
     ],
 )
 def test_cost_table(kind, level, cost):
-    abilities = [] if level is None else [{"name": "Skill", "level": level, "kind": kind, "power": "Telepathy" if kind == "psionic" else None}]
+    abilities = (
+        []
+        if level is None
+        else [{"name": "Skill", "level": level, "kind": kind, "power": "Telepathy" if kind == "psionic" else None}]
+    )
     c = Character(name="X", abilities=abilities, powers=["Telepathy"])
     got, before, after = purchase_cost(c, Purchase(name="Skill", kind=kind, power="Telepathy"))
     assert got == cost
@@ -189,7 +195,11 @@ def test_keys_bought_do_not_count_as_levels():
 
 def test_advancement_can_be_switched_off():
     with pytest.raises(AdvancementError):
-        adv(Character(name="X", experience=9), Buy(purchases=(Purchase(name="Riding"),)), KalyrHouseRules(advancement=False))
+        adv(
+            Character(name="X", experience=9),
+            Buy(purchases=(Purchase(name="Riding"),)),
+            KalyrHouseRules(advancement=False),
+        )
 
 
 def test_destroyed_key_is_free_and_only_when_owed():

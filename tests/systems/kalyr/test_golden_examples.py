@@ -5,10 +5,26 @@ from __future__ import annotations
 from storymaster.systems.kalyr import SYSTEM
 from storymaster.systems.kalyr.abilities import build_roll
 from storymaster.systems.kalyr.character import Character
-from storymaster.systems.kalyr.checks import AbilityRoll, OpenCheck, OpposedCheck, UnopposedCheck, judge, outnumbering_penalties
+from storymaster.systems.kalyr.checks import (
+    AbilityRoll,
+    OpenCheck,
+    OpposedCheck,
+    UnopposedCheck,
+    judge,
+    outnumbering_penalties,
+)
 from storymaster.systems.kalyr.damage import heal, simple_contest_damage, take_damage, take_wound
 from storymaster.systems.kalyr.ladder import parse_level
-from storymaster.systems.kalyr.wounds import DEFEATED, DESTROYED, HURT, SCRATCH, VERY_HURT, Track, healing_time, mark_wound
+from storymaster.systems.kalyr.wounds import (
+    DEFEATED,
+    DESTROYED,
+    HURT,
+    SCRATCH,
+    VERY_HURT,
+    Track,
+    healing_time,
+    mark_wound,
+)
 
 L = parse_level
 
@@ -81,7 +97,9 @@ def test_karela_and_elisar_sneak_past_the_sentry(example):
     """Karela: Stealth Good +1 (cloak, soft shoes) = Great; Elisar Fair -1 (creaking armour) = Mediocre;
     the sentry's Perception is Fair. Elisar makes the joint attempt far riskier."""
     karela = example("karela")
-    elisar = Character(name="Elisar", abilities=[{"name": "Stealth", "level": "Fair"}], armour={"name": "lightweight armour"})
+    elisar = Character(
+        name="Elisar", abilities=[{"name": "Stealth", "level": "Fair"}], armour={"name": "lightweight armour"}
+    )
     k, _ = build_roll(karela, "Stealth", equipment="fine")
     e, _ = build_roll(elisar, "Stealth", equipment="poor")
     assert k.effective == L("Great") and e.effective == L("Mediocre")

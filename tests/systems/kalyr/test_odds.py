@@ -34,7 +34,9 @@ def test_four_fudge_dice_distribution_is_the_books():
 @pytest.mark.parametrize("ability", range(-3, 4))
 @pytest.mark.parametrize("difficulty", range(-3, 4))
 def test_unopposed_p_success_matches_brute_force(ability, difficulty):
-    want = sum((Fraction(1, 81) for d in itertools.product(FACES, repeat=4) if ability + sum(d) >= difficulty), Fraction(0))
+    want = sum(
+        (Fraction(1, 81) for d in itertools.product(FACES, repeat=4) if ability + sum(d) >= difficulty), Fraction(0)
+    )
     odds = SYSTEM.odds(UnopposedCheck(actor=AbilityRoll(ability=ability), difficulty=difficulty))
     assert odds.p_success == want
 
@@ -134,7 +136,11 @@ checks = st.one_of(
     st.builds(UnopposedCheck, actor=rolls, difficulty=levels),
     st.builds(OpenCheck, actor=rolls),
     st.builds(OpposedCheck, actor=rolls, opponent=rolls),
-    st.builds(GroupCheck, side=st.lists(rolls, min_size=1, max_size=3).map(tuple), opposition=st.lists(rolls, min_size=1, max_size=3).map(tuple)),
+    st.builds(
+        GroupCheck,
+        side=st.lists(rolls, min_size=1, max_size=3).map(tuple),
+        opposition=st.lists(rolls, min_size=1, max_size=3).map(tuple),
+    ),
 )
 
 

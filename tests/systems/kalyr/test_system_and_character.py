@@ -75,15 +75,25 @@ def test_examples_are_legal_and_validate_against_the_schema():
 
 def test_schema_file_is_fresh():
     on_disk = json.loads((ROOT / "docs/schemas/kalyr-character.schema.json").read_text())
-    assert on_disk == Character.model_json_schema(), "regenerate with: storymaster kalyr schema > docs/schemas/kalyr-character.schema.json"
+    assert on_disk == Character.model_json_schema(), (
+        "regenerate with: storymaster kalyr schema > docs/schemas/kalyr-character.schema.json"
+    )
 
 
 def test_derived_values(example):
     k = example("kylar")
-    assert (weapon_damage(k), weapon_reach(k), armour_value(k), damage_bonus(k), damage_reduction(k)) == (3, "medium", 2, 1, 0)
+    assert (weapon_damage(k), weapon_reach(k), armour_value(k), damage_bonus(k), damage_reduction(k)) == (
+        3,
+        "medium",
+        2,
+        1,
+        0,
+    )
     shielded = Character(name="S", shield="large", gifts=[{"name": "Thick Skin", "damage_reduction": 1}])
     assert shield_value(shielded) == 2 and shield_value(shielded, ranged=True) == 2 and damage_reduction(shielded) == 1
-    custom = Character(name="C", weapon={"name": "whip", "damage": 1, "reach": "long"}, armour={"name": "chain", "armour": 3})
+    custom = Character(
+        name="C", weapon={"name": "whip", "damage": 1, "reach": "long"}, armour={"name": "chain", "armour": 3}
+    )
     assert (weapon_damage(custom), weapon_reach(custom), armour_value(custom)) == (1, "long", 3)
 
 
@@ -104,7 +114,9 @@ def test_validation_lists_every_problem():
         role="cannon_fodder",
         fudge_points=1,
         raised_this_scene=("ability:x", "ability:x"),
-        damage={"physical": {"wounds": [{"severity": "Very Hurt", "box": "Hurt"}, {"severity": "Hurt", "box": "Hurt"}]}},
+        damage={
+            "physical": {"wounds": [{"severity": "Very Hurt", "box": "Hurt"}, {"severity": "Hurt", "box": "Hurt"}]}
+        },
     )
     problems = SYSTEM.validate_character(c)
     wheres = " | ".join(str(p) for p in problems)

@@ -45,12 +45,16 @@ def test_a_group_contest_lists_every_fighter(example) -> None:
 
 
 def test_conditions_in_the_books_words(example) -> None:
-    state = ENGINE.start([[example("kylar")], [example("bandit")]], options={"mode": "detailed", "tactics": [{}, Tactics(withdraw_at=3)]})
+    state = ENGINE.start(
+        [[example("kylar")], [example("bandit")]], options={"mode": "detailed", "tactics": [{}, Tactics(withdraw_at=3)]}
+    )
     f = state.sides[0][0]
     assert condition(f, "physical") == "Unhurt (physical)"
     assert condition(f.model_copy(update={"withdrawn": True}), "physical") == "withdrew"
     hurt, _ = take_wound(f.character, "mental", 2, advancement=False)
     g = f.model_copy(update={"character": hurt})
     assert condition(g, "mental") == "Hurt (mental)" and condition(g, "physical") == "Unhurt (physical)"
-    row = next(r for r in ENGINE.tracker(state.model_copy(update={"sides": ((g,), state.sides[1])})) if r.name == "Kylar")
+    row = next(
+        r for r in ENGINE.tracker(state.model_copy(update={"sides": ((g,), state.sides[1])})) if r.name == "Kylar"
+    )
     assert row.details["mental"] == "Hurt" and row.details["physical"] == "Unhurt"

@@ -70,9 +70,20 @@ def test_level_up_gains_follow_the_formulas(seed):
 def test_at_most_two_ranks_per_skill_and_wis_plus_3_attempts():
     knight = example("knight")
     with pytest.raises(AdvancementError, match="more than 2 ranks"):
-        SYSTEM.advance(knight, LevelUp(primary="STR", secondary="AGI", skills=["Athletics"] * 3, ignore_xp=True), DiceRng(1))
+        SYSTEM.advance(
+            knight, LevelUp(primary="STR", secondary="AGI", skills=["Athletics"] * 3, ignore_xp=True), DiceRng(1)
+        )
     with pytest.raises(AdvancementError, match="allows 3"):  # WIS 0 -> 3 attempts
-        SYSTEM.advance(knight, LevelUp(primary="STR", secondary="AGI", skills=["Athletics", "Athletics", "Intimidation", "Intimidation"], ignore_xp=True), DiceRng(1))
+        SYSTEM.advance(
+            knight,
+            LevelUp(
+                primary="STR",
+                secondary="AGI",
+                skills=["Athletics", "Athletics", "Intimidation", "Intimidation"],
+                ignore_xp=True,
+            ),
+            DiceRng(1),
+        )
     # [k] skills rise by 2 per success: a second attempt is refused after a success, allowed after a failure
     outcomes = set()
     for seed in range(30):
@@ -90,31 +101,46 @@ def test_at_most_two_ranks_per_skill_and_wis_plus_3_attempts():
 
 
 def test_half_cost_skills_rise_by_two():
-    c, events = SYSTEM.advance(example("knight"), LevelUp(primary="STR", secondary="AGI", skills=["Heraldry"], ignore_xp=True), DiceRng(3))
+    c, events = SYSTEM.advance(
+        example("knight"), LevelUp(primary="STR", secondary="AGI", skills=["Heraldry"], ignore_xp=True), DiceRng(3)
+    )
     ev = [e for e in events if e.kind == "skill-raise"][0]
     assert c.skill("Heraldry").rank == (4 if ev.data["success"] else 2)
 
 
 def test_new_skills_start_at_rank_one_and_respect_requirements():
-    req = LevelUp(primary="STR", secondary="AGI", skills=["Lockpicking"], ignore_xp=True,
-                  new_skills=[Skill(name="Lockpicking", bases=("DEX", "DEX", "INT"))])
+    req = LevelUp(
+        primary="STR",
+        secondary="AGI",
+        skills=["Lockpicking"],
+        ignore_xp=True,
+        new_skills=[Skill(name="Lockpicking", bases=("DEX", "DEX", "INT"))],
+    )
     c, events = SYSTEM.advance(example("knight"), req, DiceRng(1))
     ev = [e for e in events if e.kind == "skill-raise"][0]
     assert (c.skill("Lockpicking") is not None) == ev.data["success"]
     if ev.data["success"]:
         assert c.skill("Lockpicking").rank == 1
-    bad = LevelUp(primary="STR", secondary="AGI", skills=["Observation"], ignore_xp=True,
-                  new_skills=[Skill(name="Observation", kind="support", bases=("INT", "INT", "WIS"), requires={"INT": 3})])
+    bad = LevelUp(
+        primary="STR",
+        secondary="AGI",
+        skills=["Observation"],
+        ignore_xp=True,
+        new_skills=[Skill(name="Observation", kind="support", bases=("INT", "INT", "WIS"), requires={"INT": 3})],
+    )
     with pytest.raises(AdvancementError, match="INT"):
         SYSTEM.advance(example("knight"), bad, DiceRng(1))
 
 
 def test_rolled_skill_raise_uses_the_d6():
-    fighter = Character(name="f", level=3, stats=Stats(COU=1, AGI=1, STR=1),
-                        skills=[Skill(name="Sword", category="melee", rank=6)])
+    fighter = Character(
+        name="f", level=3, stats=Stats(COU=1, AGI=1, STR=1), skills=[Skill(name="Sword", category="melee", rank=6)]
+    )
     seen = set()
     for seed in range(40):
-        c, events = SYSTEM.advance(fighter, LevelUp(primary="STR", secondary="AGI", skills=["Sword"], ignore_xp=True), DiceRng(seed))
+        c, events = SYSTEM.advance(
+            fighter, LevelUp(primary="STR", secondary="AGI", skills=["Sword"], ignore_xp=True), DiceRng(seed)
+        )
         ev = [e for e in events if e.kind == "skill-raise"][0]
         d6 = ev.rolls[0].total
         # stats may have risen first, so recompute the target from the new bases
@@ -127,11 +153,22 @@ def test_rolled_skill_raise_uses_the_d6():
 
 def test_weapon_ranks_go_to_the_lower_of_at_and_pa_or_as_asked():
     knight = example("knight")  # swords 4, 2 at AT
-    c, _ = SYSTEM.advance(knight, LevelUp(primary="STR", secondary="AGI", skills=["Melee Weapon (Swords)"], ignore_xp=True), DiceRng(1))
+    c, _ = SYSTEM.advance(
+        knight, LevelUp(primary="STR", secondary="AGI", skills=["Melee Weapon (Swords)"], ignore_xp=True), DiceRng(1)
+    )
     sk = c.skill("Melee Weapon (Swords)")
     assert sk.rank == 5 and sk.at_ranks == 2  # PA was not lower: it goes to PA
-    c, _ = SYSTEM.advance(knight, LevelUp(primary="STR", secondary="AGI", skills=["Melee Weapon (Swords)"], ignore_xp=True,
-                                          weapon_ranks_to={"Melee Weapon (Swords)": "at"}), DiceRng(1))
+    c, _ = SYSTEM.advance(
+        knight,
+        LevelUp(
+            primary="STR",
+            secondary="AGI",
+            skills=["Melee Weapon (Swords)"],
+            ignore_xp=True,
+            weapon_ranks_to={"Melee Weapon (Swords)": "at"},
+        ),
+        DiceRng(1),
+    )
     assert c.skill("Melee Weapon (Swords)").at_ranks == 3
 
 
@@ -140,8 +177,14 @@ def test_invalid_level_ups():
     with pytest.raises(AdvancementError, match="differ"):
         SYSTEM.advance(k, LevelUp(primary="STR", secondary="STR", ignore_xp=True), DiceRng(1))
     with pytest.raises(AdvancementError, match="maximum"):
-        SYSTEM.advance(k.model_copy(update={"stats": Stats(MAG=6)}), LevelUp(primary="MAG", secondary="STR", ignore_xp=True), DiceRng(1))
+        SYSTEM.advance(
+            k.model_copy(update={"stats": Stats(MAG=6)}),
+            LevelUp(primary="MAG", secondary="STR", ignore_xp=True),
+            DiceRng(1),
+        )
     with pytest.raises(AdvancementError, match="level 20"):
-        SYSTEM.advance(k.model_copy(update={"level": 20}), LevelUp(primary="STR", secondary="AGI", ignore_xp=True), DiceRng(1))
+        SYSTEM.advance(
+            k.model_copy(update={"level": 20}), LevelUp(primary="STR", secondary="AGI", ignore_xp=True), DiceRng(1)
+        )
     with pytest.raises(AdvancementError, match="no skill"):
         SYSTEM.advance(k, LevelUp(primary="STR", secondary="AGI", skills=["Juggling"], ignore_xp=True), DiceRng(1))

@@ -78,7 +78,9 @@ def test_skill_points_budget_and_costs():
         Skill(name="A", bases=("DEX", "DEX", "INT"), rank=4),  # 4
         Skill(name="B", kind="knowledge", rank=3),  # 1.5
         Skill(name="C", kind="support", bases=("INT", "INT", "WIS"), rank=2),  # 1
-        Skill(name="Improved Critical Striking", kind="support", bases=("COU", "AGI", "STR"), rank=2, cost_per_rank=3),  # 6
+        Skill(
+            name="Improved Critical Striking", kind="support", bases=("COU", "AGI", "STR"), rank=2, cost_per_rank=3
+        ),  # 6
     ]
     c = c.model_copy(update={"skills": skills})
     assert skill_points_spent(c) == 12.5
@@ -105,34 +107,51 @@ def test_default_bases_of_weapon_and_magic_skills():
 
 
 def test_normal_skills_cost_one_and_weapon_skills_are_normal():
-    c = Character(name="x", skills=[Skill(name="Swords", category="melee", kind="support", rank=1),
-                                    Skill(name="Odd", bases=("DEX", "INT", "AGI"), cost_per_rank=0.5, rank=1)])
+    c = Character(
+        name="x",
+        skills=[
+            Skill(name="Swords", category="melee", kind="support", rank=1),
+            Skill(name="Odd", bases=("DEX", "INT", "AGI"), cost_per_rank=0.5, rank=1),
+        ],
+    )
     text = " ".join(map(str, SYSTEM.validate_character(c)))
     assert "always normal skills" in text and "cost 1 point per rank" in text
 
 
 def test_innate_and_item_abilities_need_no_skill():
-    c = Character(name="x", stats=Stats(MAG=1), abilities=[
-        Ability(name="Fire Resistance", source="innate"),
-        Ability(name="Ring Flash", source="item", cost={"mp": 2}),
-    ])
+    c = Character(
+        name="x",
+        stats=Stats(MAG=1),
+        abilities=[
+            Ability(name="Fire Resistance", source="innate"),
+            Ability(name="Ring Flash", source="item", cost={"mp": 2}),
+        ],
+    )
     assert _wheres(c) == []
     assert [a.requirement_text for a in c.abilities] == ["[Innate]", "[Item-granted]"]
     assert c.abilities[1].is_spell and not c.abilities[1].is_tech
 
 
 def test_light_weapons_may_use_dexterity():
-    c = Character(name="x", stats=Stats(AGI=2, INT=1, STR=0, DEX=4, COU=1),
-                  equipment={"weapon": Weapon(name="Dagger", damage=(6, 4, 2), light=True)})
+    c = Character(
+        name="x",
+        stats=Stats(AGI=2, INT=1, STR=0, DEX=4, COU=1),
+        equipment={"weapon": Weapon(name="Dagger", damage=(6, 4, 2), light=True)},
+    )
     assert base_at_pa(c) == 2 + 1 + 4 + 1
     heavy = Character(name="x", stats=c.stats, equipment={"weapon": Weapon(name="Axe", damage=(4, 10, 14))})
     assert base_at_pa(heavy) == 2 + 1 + 0 + 1
 
 
 def test_strength_requirement_forbid_or_penalty():
-    c = Character(name="x", stats=Stats(STR=1),
-                  equipment={"weapon": Weapon(name="Maul", damage=(5, 10, 20), strength=3),
-                             "armor": Armor(name="Plate", ac=30, pa=-3, strength=2)})
+    c = Character(
+        name="x",
+        stats=Stats(STR=1),
+        equipment={
+            "weapon": Weapon(name="Maul", damage=(5, 10, 20), strength=3),
+            "armor": Armor(name="Plate", ac=30, pa=-3, strength=2),
+        },
+    )
     problems = SYSTEM.validate_character(c)
     assert len(problems) == 2 and all("strength requirement" in p.rule for p in problems)
     hr = PhilsysHouseRules(strength_requirement="penalty")
@@ -150,7 +169,10 @@ def test_movement_on_a_hexboard():
 
 def test_duplicate_skills_are_refused_at_load():
     with pytest.raises(Exception):
-        Character(name="x", skills=[Skill(name="A", bases=("DEX", "DEX", "INT")), Skill(name="a", bases=("DEX", "DEX", "INT"))])
+        Character(
+            name="x",
+            skills=[Skill(name="A", bases=("DEX", "DEX", "INT")), Skill(name="a", bases=("DEX", "DEX", "INT"))],
+        )
 
 
 def test_characters_are_frozen():
@@ -172,4 +194,8 @@ def test_magic_tiers():
     from storymaster.systems.philsys.character import magic_tier
 
     assert [magic_tier(Character(name="x", stats=Stats(MAG=m))) for m in (0, 2, 3, 4)] == [
-        "cannot cast magic", "can cast", "mage", "mage; reads the astral plane at will"]
+        "cannot cast magic",
+        "can cast",
+        "mage",
+        "mage; reads the astral plane at will",
+    ]

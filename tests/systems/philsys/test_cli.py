@@ -57,8 +57,15 @@ def test_sheet_prints_derived_values(cli):
 
 def test_illegal_sheet_exits_2_listing_every_problem(cli, tmp_path):
     bad = tmp_path / "bad.yaml"
-    bad.write_text(yaml.safe_dump({"name": "Bad", "stats": {"STR": 11, "MAG": 7},
-                                   "skills": [{"name": "Trick", "bases": ["DEX", "DEX", "DEX"], "rank": 6}]}))
+    bad.write_text(
+        yaml.safe_dump(
+            {
+                "name": "Bad",
+                "stats": {"STR": 11, "MAG": 7},
+                "skills": [{"name": "Trick", "bases": ["DEX", "DEX", "DEX"], "rank": 6}],
+            }
+        )
+    )
     r = cli("philsys", "sheet", str(bad))
     assert r.exit_code == 2
     assert "stats.STR" in r.stderr and "stats.MAG" in r.stderr and "first-level cap" in r.stderr
@@ -74,16 +81,19 @@ def test_malformed_file_and_missing_file(cli, tmp_path):
     assert r.exit_code == 2 and "no such file" in r.stderr
 
 
-@pytest.mark.parametrize("args,msg", [
-    (["odds", "--modifier", "3", "--td", "-1"], "cannot be negative"),
-    (["odds", "--modifier", "3"], "needs --td"),
-    (["odds", "--modifier", "3", "--td", "5", "--vs", "2"], "not both"),
-    (["odds", "--kind", "melee", "--modifier", "3"], "--vs"),
-    (["odds", "--bases", "1,2", "--td", "5"], "exactly three"),
-    (["odds", "--kind", "sorcery", "--modifier", "1", "--vs", "1"], "unknown kind"),
-    (["check", "--stat", "30", "--td", "5"], "stat runs"),
-    (["damage", "--weapon", "10/14"], "three numbers"),
-])
+@pytest.mark.parametrize(
+    "args,msg",
+    [
+        (["odds", "--modifier", "3", "--td", "-1"], "cannot be negative"),
+        (["odds", "--modifier", "3"], "needs --td"),
+        (["odds", "--modifier", "3", "--td", "5", "--vs", "2"], "not both"),
+        (["odds", "--kind", "melee", "--modifier", "3"], "--vs"),
+        (["odds", "--bases", "1,2", "--td", "5"], "exactly three"),
+        (["odds", "--kind", "sorcery", "--modifier", "1", "--vs", "1"], "unknown kind"),
+        (["check", "--stat", "30", "--td", "5"], "stat runs"),
+        (["damage", "--weapon", "10/14"], "three numbers"),
+    ],
+)
 def test_bad_options_have_clear_messages(cli, args, msg):
     r = cli("philsys", *args)
     assert r.exit_code == 2, r.output
@@ -104,7 +114,9 @@ def test_fight_log_and_json(cli):
     j = cli("philsys", "fight", "examples/philsys/knight.yaml", "examples/philsys/guard.yaml", "--seed", "3", "--json")
     data = json.loads(j.stdout)
     assert data["events"][0]["kind"] == "initiative" and data["winner"] in (0, 1)
-    again = cli("philsys", "fight", "examples/philsys/knight.yaml", "examples/philsys/guard.yaml", "--seed", "3", "--json")
+    again = cli(
+        "philsys", "fight", "examples/philsys/knight.yaml", "examples/philsys/guard.yaml", "--seed", "3", "--json"
+    )
     assert again.stdout == j.stdout
 
 
@@ -119,8 +131,20 @@ def test_fight_refuses_illegal_characters_and_bad_tactics(cli, tmp_path):
 
 def test_levelup_writes_and_replays(cli, tmp_path):
     out = tmp_path / "k2.yaml"
-    args = ["philsys", "levelup", "examples/philsys/knight.yaml", "--primary", "STR", "--secondary", "AGI",
-            "--skill", "Athletics", "--ignore-xp", "--seed", "5"]
+    args = [
+        "philsys",
+        "levelup",
+        "examples/philsys/knight.yaml",
+        "--primary",
+        "STR",
+        "--secondary",
+        "AGI",
+        "--skill",
+        "Athletics",
+        "--ignore-xp",
+        "--seed",
+        "5",
+    ]
     r = cli(*args, "--out", str(out), "--json")
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
@@ -150,8 +174,22 @@ def test_schema_command_matches_the_file(cli):
 def test_new_builds_a_character_interactively(cli, tmp_path):
     out = tmp_path / "new.yaml"
     stats = ["2", "3", "3", "1", "3", "2", "0", "2", "5"]  # 21 points
-    skills = ["Fire Magic", "normal", "magic", "4", "Geology", "knowledge", "other", "2",
-              "Lockpicking", "normal", "other", "DEX/DEX/INT", "3", ""]
+    skills = [
+        "Fire Magic",
+        "normal",
+        "magic",
+        "4",
+        "Geology",
+        "knowledge",
+        "other",
+        "2",
+        "Lockpicking",
+        "normal",
+        "other",
+        "DEX/DEX/INT",
+        "3",
+        "",
+    ]
     gear = ["Quarterstaff", "ten", "8/6/9", "", "Robes", "6"]
     answers = "\n".join(["Mira", "a hedge witch", *stats, *skills, *gear]) + "\n"
     r = cli("philsys", "new", "--out", str(out), input=answers)
@@ -168,8 +206,32 @@ def test_new_builds_a_character_interactively(cli, tmp_path):
 
 
 def test_new_reports_an_illegal_build(cli):
-    answers = "\n".join(["Over", "", "0", "0", "0", "0", "0", "0", "0", "0", "0",
-                         "Big", "normal", "other", "DEX/DEX/INT", "9", "", "", ""]) + "\n"
+    answers = (
+        "\n".join(
+            [
+                "Over",
+                "",
+                "0",
+                "0",
+                "0",
+                "0",
+                "0",
+                "0",
+                "0",
+                "0",
+                "0",
+                "Big",
+                "normal",
+                "other",
+                "DEX/DEX/INT",
+                "9",
+                "",
+                "",
+                "",
+            ]
+        )
+        + "\n"
+    )
     r = cli("philsys", "new", input=answers)
     assert r.exit_code == 2 and "first-level cap" in r.stderr
 
@@ -177,7 +239,9 @@ def test_new_reports_an_illegal_build(cli):
 def test_house_rules_file_changes_the_result(cli, tmp_path):
     hr = tmp_path / "hr.yaml"
     hr.write_text("melee_damage: light_medium_heavy\n")
-    r = cli("philsys", "damage", "--weapon", "10/14/17", "--str", "3", "--rank", "4", "--house-rules", str(hr), "--json")
+    r = cli(
+        "philsys", "damage", "--weapon", "10/14/17", "--str", "3", "--rank", "4", "--house-rules", str(hr), "--json"
+    )
     assert [a["damage"] for a in json.loads(r.stdout)["attacks"]] == ["17+1d6", "24+2d6", "30+3d6"]
     hr.write_text("no_such_rule: 1\n")
     r = cli("philsys", "damage", "--house-rules", str(hr))
@@ -187,9 +251,13 @@ def test_house_rules_file_changes_the_result(cli, tmp_path):
 
 
 def test_checks_from_a_sheet(cli):
-    r = cli("philsys", "odds", "--character", "examples/philsys/aya.yaml", "--skill", "Fire Magic", "--td", "30", "--json")
+    r = cli(
+        "philsys", "odds", "--character", "examples/philsys/aya.yaml", "--skill", "Fire Magic", "--td", "30", "--json"
+    )
     assert json.loads(r.stdout)["exact"]["p_success"] == "3/10"  # 15 + d20 >= 30: 15..20
-    r = cli("philsys", "odds", "--character", "examples/philsys/knight.yaml", "--stat-of", "str", "--td", "20", "--json")
+    r = cli(
+        "philsys", "odds", "--character", "examples/philsys/knight.yaml", "--stat-of", "str", "--td", "20", "--json"
+    )
     assert json.loads(r.stdout)["exact"]["p_success"] == "1/2"  # 9 + d20 >= 20
     r = cli("philsys", "odds", "--character", "examples/philsys/aya.yaml", "--skill", "Juggling", "--td", "3")
     assert r.exit_code == 2 and "known skills" in r.stderr
@@ -203,23 +271,53 @@ def test_attack_odds_between_sheets(cli):
     from storymaster.systems.philsys import SYSTEM
     from storymaster.systems.philsys.checks import MagicAttack, MeleeAttack
 
-    r = cli("philsys", "attack-odds", "examples/philsys/guard.yaml", "examples/philsys/aya.yaml", "--attack", "slash", "--json")
+    r = cli(
+        "philsys",
+        "attack-odds",
+        "examples/philsys/guard.yaml",
+        "examples/philsys/aya.yaml",
+        "--attack",
+        "slash",
+        "--json",
+    )
     want = SYSTEM.odds(MeleeAttack(at=13, pa=9)).p_success
     assert Fraction(json.loads(r.stdout)["exact"]["p_success"]) == want
-    r = cli("philsys", "attack-odds", "examples/philsys/aya.yaml", "examples/philsys/guard.yaml", "--attack", "Flare Arrow", "--json")
-    assert Fraction(json.loads(r.stdout)["exact"]["p_success"]) == SYSTEM.odds(MagicAttack(attack=15, resist=16)).p_success
+    r = cli(
+        "philsys",
+        "attack-odds",
+        "examples/philsys/aya.yaml",
+        "examples/philsys/guard.yaml",
+        "--attack",
+        "Flare Arrow",
+        "--json",
+    )
+    assert (
+        Fraction(json.loads(r.stdout)["exact"]["p_success"]) == SYSTEM.odds(MagicAttack(attack=15, resist=16)).p_success
+    )
     r = cli("philsys", "attack-odds", "examples/philsys/aya.yaml", "examples/philsys/guard.yaml", "--attack", "chop")
     assert r.exit_code == 2 and "punch, kick" in r.stderr
 
 
-@pytest.mark.parametrize("args,msg", [
-    (["odds", "--modifier", "9999", "--td", "5"], "modifier"),
-    (["fight", "examples/philsys/knight.yaml", "examples/philsys/guard.yaml", "--range", "far"], "distance"),
-    (["fight", "examples/philsys/knight.yaml", "examples/philsys/guard.yaml", "--tactics", "Brenna=dance"], "tactics"),
-    (["levelup", "examples/philsys/knight.yaml", "--primary", "LUCK", "--secondary", "STR", "--ignore-xp"], "primary"),
-    (["levelup", "examples/philsys/knight.yaml", "--primary", "STR", "--secondary", "STR", "--ignore-xp"], "differ"),
-    (["fight", "examples/philsys/knight.yaml"], "two files"),
-])
+@pytest.mark.parametrize(
+    "args,msg",
+    [
+        (["odds", "--modifier", "9999", "--td", "5"], "modifier"),
+        (["fight", "examples/philsys/knight.yaml", "examples/philsys/guard.yaml", "--range", "far"], "distance"),
+        (
+            ["fight", "examples/philsys/knight.yaml", "examples/philsys/guard.yaml", "--tactics", "Brenna=dance"],
+            "tactics",
+        ),
+        (
+            ["levelup", "examples/philsys/knight.yaml", "--primary", "LUCK", "--secondary", "STR", "--ignore-xp"],
+            "primary",
+        ),
+        (
+            ["levelup", "examples/philsys/knight.yaml", "--primary", "STR", "--secondary", "STR", "--ignore-xp"],
+            "differ",
+        ),
+        (["fight", "examples/philsys/knight.yaml"], "two files"),
+    ],
+)
 def test_bad_values_never_give_a_traceback(cli, args, msg):
     r = cli("philsys", *args)
     assert r.exit_code == 2, r.output
@@ -233,7 +331,9 @@ def test_td_ladders(cli):
 
 
 def test_revive(cli):
-    data = json.loads(cli("philsys", "revive", "--hours-dead", "30", "--modifiers", "2", "--seed", "4", "--json").stdout)
+    data = json.loads(
+        cli("philsys", "revive", "--hours-dead", "30", "--modifiers", "2", "--seed", "4", "--json").stdout
+    )
     d6 = data["roll"]["total"]
     assert data["possible"] and data["ritual_hours"] == max(2, 4 + d6 - 2)
     assert data["in_time"] == (30 + data["ritual_hours"] <= 48)

@@ -30,8 +30,12 @@ def run(sides, seed="fight", hr=None, options=None, rounds=200):
 
 
 def brute(name="Brute", at=0, pa=0, hp=None, **stats):
-    return Character(name=name, stats=Stats(**stats), current={"hp": hp},
-                     equipment={"weapon": Weapon(name="Club", damage=(6, 8, 10), at=at, pa=pa)})
+    return Character(
+        name=name,
+        stats=Stats(**stats),
+        current={"hp": hp},
+        equipment={"weapon": Weapon(name="Club", damage=(6, 8, 10), at=at, pa=pa)},
+    )
 
 
 def test_fight_runs_to_a_winner_and_is_reproducible():

@@ -12,14 +12,14 @@ from philsys_helpers import example
 from storymaster.dice import DiceRng
 from storymaster.errors import OddsError
 from storymaster.forecast import Forecast, Forecaster, absorb, fight_by_fight, play_out
+from storymaster.odds import distribution
 from storymaster.systems.philsys import SYSTEM
 from storymaster.systems.philsys import damage as dmg
 from storymaster.systems.philsys.character import Character, at_pa
 from storymaster.systems.philsys.checks import MeleeAttack, check_odds
 from storymaster.systems.philsys.combat import FightState, best_attack, melee_options
-from storymaster.systems.philsys.forecast import end_states, initiative_first, exact_fits, exact_problem
+from storymaster.systems.philsys.forecast import end_states, exact_fits, exact_problem, initiative_first
 from storymaster.systems.philsys.options import PhilsysHouseRules
-from storymaster.odds import distribution
 
 
 def brawler(name: str, hp: int | None = None, **stats: int) -> Character:
@@ -43,12 +43,14 @@ def names(state: FightState) -> list[list[str]]:
 
 
 def engine(state: FightState, samples: int, seed: str = "fc") -> Forecast:
-    return fight_by_fight("philsys", SYSTEM.combat, state, samples=samples, seed=seed, sides=names(state),
-                          end_state=end_states)
+    return fight_by_fight(
+        "philsys", SYSTEM.combat, state, samples=samples, seed=seed, sides=names(state), end_state=end_states
+    )
 
 
 def agree(a: Forecast, b: Forecast, sigmas: float = 4.0) -> None:
     """Win chances and every end state agree within ``sigmas`` combined standard errors."""
+
     def se(p: float, n: int | None) -> float:
         return 0.0 if not n else math.sqrt(max(p * (1 - p), 0.25 / n) / n)
 
@@ -88,7 +90,8 @@ def test_one_hit_duel_by_hand():
             if (x + 4, 4) > (y + 6, 6):
                 p_first += px
     assert initiative_first(
-        [type("S", (), {"init_bonus": 4})(), type("S", (), {"init_bonus": 6})()], hr) == pytest.approx(float(p_first))
+        [type("S", (), {"init_bonus": 4})(), type("S", (), {"init_bonus": 6})()], hr
+    ) == pytest.approx(float(p_first))
     miss_both = (1 - ha) * (1 - hb)
     ann_if_first = ha / (1 - miss_both)
     ann_if_second = (1 - hb) * ha / (1 - miss_both)
@@ -190,7 +193,7 @@ def _brute_duel(state: FightState, order: tuple[int, int]) -> tuple[dict, dict, 
         for a in order:
             nxt = defaultdict(float)
             for t, p in dist.items():
-                for q, u in ([(1.0, t)] if t[0] == "end" else turn(t, a)):
+                for q, u in [(1.0, t)] if t[0] == "end" else turn(t, a):
                     nxt[u] += p * q
             dist = nxt
         return list(dist.items())
@@ -208,8 +211,12 @@ def test_hp_grid_matches_brute_force(bleeding):
     hr = PhilsysHouseRules(critical_health_threshold=6, bleeding=bleeding, bleeding_rate=3, death_threshold=-4)
     a = brawler("Ann", hp=9)
     b = brawler("Bo", hp=12, AGI=4, STR=1).model_copy(
-        update={"equipment": Character.model_validate(
-            {"name": "x", "equipment": {"armor": {"name": "Vest", "ac": 3}}}).equipment})
+        update={
+            "equipment": Character.model_validate(
+                {"name": "x", "equipment": {"armor": {"name": "Vest", "ac": 3}}}
+            ).equipment
+        }
+    )
     st = start([[a], [b]], hr)
     st = st.model_copy(update={"order": (1, 0), "round": 3})  # mid-fight: Bo acts first
     terminal, rounds, unresolved = _brute_duel(st, (1, 0))
@@ -241,8 +248,16 @@ def test_exact_duel_agrees_with_engine_and_simulation():
     agree(exact, SYSTEM.forecast(st, method="simulate", samples=40_000, seed=3))
 
 
-@pytest.mark.parametrize(("a", "b", "aim"), [("knight", "guard", None), ("aya", "guard", None), ("hakaril", "guard", None),
-                                             ("chandler", "guard", "head"), ("chandler", "aya", "torso")])
+@pytest.mark.parametrize(
+    ("a", "b", "aim"),
+    [
+        ("knight", "guard", None),
+        ("aya", "guard", None),
+        ("hakaril", "guard", None),
+        ("chandler", "guard", "head"),
+        ("chandler", "aya", "torso"),
+    ],
+)
 def test_exact_duel_with_techs_spells_healing_and_shots_agrees_with_engine(a, b, aim):
     """Sweeping Blow (TP), Flare Arrow and Fire 1 (MP, resisted), Cure 1 at a quarter of max HP,
     a pistol aimed at the head (a d6 of 1-5 kills outright) or the torso."""
@@ -262,8 +277,13 @@ def test_exact_duel_with_heavy_wounds_and_breaking_shields_agrees_with_engine():
     assert exact.method == "exact" and exact.error < 1e-11
     agree(exact, engine(st, 1000, seed="heavy"))
     agree(exact, SYSTEM.forecast(st, method="simulate", samples=50_000, seed=7))
-    plain = SYSTEM.forecast(start([[example("knight")], [example("guard")]],
-                                  PhilsysHouseRules(bleeding=True, critical_margin=10), attack={"side0": "chop"}))
+    plain = SYSTEM.forecast(
+        start(
+            [[example("knight")], [example("guard")]],
+            PhilsysHouseRules(bleeding=True, critical_margin=10),
+            attack={"side0": "chop"},
+        )
+    )
     assert abs(plain.p_win[0] - exact.p_win[0]) > 0.005  # the rules matter, and the chain sees them
 
 
@@ -275,17 +295,33 @@ SCENARIOS = {
     # healing, head shots, optional rules all on
     "house": lambda: start(
         [[example("hakaril"), example("guard")], [example("chandler"), brawler("Bo", STR=3, STA=5)]],
-        PhilsysHouseRules(bleeding=True, bleeding_rate=2, heavy_wound_penalty=4, shield_breaks=True,
-                          near_miss_half_damage=True, unparried_attacks_hit_automatically=True,
-                          initiative_ties="reroll", critical_health_threshold=20, death_threshold=-5),
-        aim={"Chandler Sablemech": "head"}, tactics={"Guard": "melee"},
+        PhilsysHouseRules(
+            bleeding=True,
+            bleeding_rate=2,
+            heavy_wound_penalty=4,
+            shield_breaks=True,
+            near_miss_half_damage=True,
+            unparried_attacks_hit_automatically=True,
+            initiative_ties="reroll",
+            critical_health_threshold=20,
+            death_threshold=-5,
+        ),
+        aim={"Chandler Sablemech": "head"},
+        tactics={"Guard": "melee"},
     ),
     # the other house rules, tactics magic and missile, long range, limb shots
     "variants": lambda: start(
         [[example("aya"), example("chandler")], [example("knight"), brawler("Bo", STR=3, STA=5)]],
-        PhilsysHouseRules(melee_damage="light_medium_heavy", critical_failure_effect="none", initiative_formula="agi_cou",
-                          missile_defence="missile_evasion", critical_health_penalty=6, critical_margin=12),
-        tactics={"side0": "magic", "Chandler Sablemech": "missile", "Brenna": "melee"}, aim={"side0": "limb"},
+        PhilsysHouseRules(
+            melee_damage="light_medium_heavy",
+            critical_failure_effect="none",
+            initiative_formula="agi_cou",
+            missile_defence="missile_evasion",
+            critical_health_penalty=6,
+            critical_margin=12,
+        ),
+        tactics={"side0": "magic", "Chandler Sablemech": "missile", "Brenna": "melee"},
+        aim={"side0": "limb"},
         distance="long",
     ),
     # three sides, every one for themselves
@@ -368,14 +404,17 @@ def test_exact_duel_with_heal_and_tech_matches_brute_force():
     """A healer-fighter (Cure 1 for 6 MP at a quarter of max HP or less, Sweeping Blow for 8 TP)
     against a brawler, small HP, written out state by state and solved by the core's absorb."""
     hr = PhilsysHouseRules()
-    a = Character.model_validate({
-        "name": "Ann", "stats": {"COU": 2, "AGI": 3, "INT": 1, "STR": 2, "STA": 2, "MAG": 1},
-        "abilities": [
-            {"name": "Cure 1", "cost": {"mp": 6}, "effect": {"kind": "heal", "damage": "1d6"}},
-            {"name": "Blow", "cost": {"tp": 8}, "effect": {"kind": "attack", "damage": "3+1d4", "magical": False}},
-        ],
-        "current": {"hp": 9, "mp": 12, "tp": 8},
-    })
+    a = Character.model_validate(
+        {
+            "name": "Ann",
+            "stats": {"COU": 2, "AGI": 3, "INT": 1, "STR": 2, "STA": 2, "MAG": 1},
+            "abilities": [
+                {"name": "Cure 1", "cost": {"mp": 6}, "effect": {"kind": "heal", "damage": "1d6"}},
+                {"name": "Blow", "cost": {"tp": 8}, "effect": {"kind": "attack", "damage": "3+1d4", "magical": False}},
+            ],
+            "current": {"hp": 9, "mp": 12, "tp": 8},
+        }
+    )
     b = brawler("Bo", hp=11, AGI=4, STR=1)
     st = start([[a], [b]], hr).model_copy(update={"order": (0, 1), "round": 1})
     assert exact_fits(st)
@@ -413,8 +452,17 @@ def test_exact_duel_with_heal_and_tech_matches_brute_force():
             for v, q in pmf("1d6").items():
                 mid.append((q, (0, lb, mp - 6, tp, min(top_a, ha + v), hb)))
         elif tp >= 8:
-            hit = float(sum((Fraction(1, 400) for x in range(1, 21) for y in range(1, 21)
-                             if x + at_a - pen(ha) > y + pa_b - pen(hb)), Fraction(0)))
+            hit = float(
+                sum(
+                    (
+                        Fraction(1, 400)
+                        for x in range(1, 21)
+                        for y in range(1, 21)
+                        if x + at_a - pen(ha) > y + pa_b - pen(hb)
+                    ),
+                    Fraction(0),
+                )
+            )
             mid.append((1 - hit, (0, lb, mp, tp - 8, ha, hb)))
             for v, q in pmf("3+1d4").items():
                 mid.append((hit * q, (0, lb, mp, tp - 8, ha, hb - v)))
@@ -464,41 +512,71 @@ def _random_duel(seed: int) -> FightState:
     def fighter(name: str) -> Character:
         st = {k: rng.randint(-1, 5) for k in ("COU", "WIS", "INT", "AGI", "DEX", "STR", "STA")}
         st["MAG"] = rng.choice([0, 0, 3, 5])
-        skill = {"name": "Melee Weapon (Swords)", "category": "melee", "rank": rng.randint(0, 6), "at_ranks": rng.randint(0, 3)}
+        skill = {
+            "name": "Melee Weapon (Swords)",
+            "category": "melee",
+            "rank": rng.randint(0, 6),
+            "at_ranks": rng.randint(0, 3),
+        }
         d = {"name": name, "stats": st, "skills": [skill], "current": {"hp": rng.randint(8, 40)}}
         eq: dict = {}
         if rng.random() < 0.7:
-            eq["weapon"] = {"name": "Sword", "damage": [rng.randint(3, 12), rng.randint(6, 15), rng.randint(8, 18)],
-                            "skill": "Melee Weapon (Swords)"}
+            eq["weapon"] = {
+                "name": "Sword",
+                "damage": [rng.randint(3, 12), rng.randint(6, 15), rng.randint(8, 18)],
+                "skill": "Melee Weapon (Swords)",
+            }
         if rng.random() < 0.6:
             eq["armor"] = {"name": "Armour", "ac": rng.randint(0, 15)}
         if rng.random() < 0.4:
-            eq["shield"] = {"name": "Shield", "ac": rng.randint(3, 15), "pa": rng.randint(0, 3), "at": rng.randint(-1, 0)}
+            eq["shield"] = {
+                "name": "Shield",
+                "ac": rng.randint(3, 15),
+                "pa": rng.randint(0, 3),
+                "at": rng.randint(-1, 0),
+            }
         if rng.random() < 0.3:
             eq["missile"] = {"name": "Bow", "accuracy": rng.randint(5, 14), "damage": "2d6+2"}
         d["equipment"] = eq
         ab = []
         if st["MAG"] and rng.random() < 0.7:
-            ab.append({"name": "Bolt", "cost": {"mp": rng.randint(3, 12)}, "effect": {"kind": "attack", "damage": "6+1d8"}})
+            ab.append(
+                {"name": "Bolt", "cost": {"mp": rng.randint(3, 12)}, "effect": {"kind": "attack", "damage": "6+1d8"}}
+            )
         if rng.random() < 0.4:
-            ab.append({"name": "Mend", "cost": {"mp": rng.randint(2, 8)}, "effect": {"kind": "heal", "damage": "4+1d6"}})
+            ab.append(
+                {"name": "Mend", "cost": {"mp": rng.randint(2, 8)}, "effect": {"kind": "heal", "damage": "4+1d6"}}
+            )
         if rng.random() < 0.4:
-            ab.append({"name": "Bash", "cost": {"tp": rng.randint(3, 10), "hp": rng.choice([0, 0, 2])},
-                       "effect": {"kind": "attack", "damage": "8+1d6", "magical": False}})
+            ab.append(
+                {
+                    "name": "Bash",
+                    "cost": {"tp": rng.randint(3, 10), "hp": rng.choice([0, 0, 2])},
+                    "effect": {"kind": "attack", "damage": "8+1d6", "magical": False},
+                }
+            )
         d["abilities"] = ab
         d["current"]["mp"] = rng.randint(0, 25)
         return Character.model_validate(d)
 
     hr = PhilsysHouseRules(
-        heavy_wound_penalty=rng.choice([0, 4]), shield_breaks=rng.random() < 0.5, bleeding=rng.random() < 0.5,
-        critical_margin=rng.choice([8, 15]), critical_health_threshold=rng.choice([5, 15]),
-        unparried_attacks_hit_automatically=rng.random() < 0.5, near_miss_half_damage=rng.random() < 0.5,
-        critical_failure_effect=rng.choice(["lose_next_turn", "none"]), max_rounds=rng.choice([6, 100]),
+        heavy_wound_penalty=rng.choice([0, 4]),
+        shield_breaks=rng.random() < 0.5,
+        bleeding=rng.random() < 0.5,
+        critical_margin=rng.choice([8, 15]),
+        critical_health_threshold=rng.choice([5, 15]),
+        unparried_attacks_hit_automatically=rng.random() < 0.5,
+        near_miss_half_damage=rng.random() < 0.5,
+        critical_failure_effect=rng.choice(["lose_next_turn", "none"]),
+        max_rounds=rng.choice([6, 100]),
         melee_damage=rng.choice(["thrust_slash_chop", "light_medium_heavy"]),
-        initiative_ties=rng.choice(["modifier_then_reroll", "reroll"]))
+        initiative_ties=rng.choice(["modifier_then_reroll", "reroll"]),
+    )
     a, b = fighter("A"), fighter("B")
-    opts = {"aim": {"side0": rng.choice(["limb", "abdomen", "torso", "head"])},
-            "tactics": {"side1": rng.choice(["auto", "melee", "magic", "missile"])}}
+    opts = {
+        "aim": {"side0": rng.choice(["limb", "abdomen", "torso", "head"])},
+        "tactics": {"side1": rng.choice(["auto", "melee", "magic", "missile"])},
+    }
     return start([[a], [b]], hr, **opts)
 
 

@@ -28,8 +28,23 @@ def test_duel_json_is_exact(cli):
 
 def test_teams_simulated_with_tactics_and_plot(cli, tmp_path):
     out = tmp_path / "f.svg"
-    r = cli("philsys", "forecast", EX + "aya.yaml", EX + "chandler.yaml", "--vs", EX + "knight.yaml",
-            "--samples", "3000", "--seed", "2", "--tactics", "side0=melee", "--plot", str(out), "--json")
+    r = cli(
+        "philsys",
+        "forecast",
+        EX + "aya.yaml",
+        EX + "chandler.yaml",
+        "--vs",
+        EX + "knight.yaml",
+        "--samples",
+        "3000",
+        "--seed",
+        "2",
+        "--tactics",
+        "side0=melee",
+        "--plot",
+        str(out),
+        "--json",
+    )
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
     assert data["method"] == "simulated" and data["samples"] == 3000 and data["seed"] == 2
@@ -49,8 +64,19 @@ def test_text_output_states_method_and_tactics(cli):
 
 def test_forecast_from_saved_mid_fight_state(cli, tmp_path):
     state = tmp_path / "fight.json"
-    r = cli("philsys", "fight", EX + "knight.yaml", EX + "guard.yaml", "--seed", "3", "--rounds", "2",
-            "--save-state", str(state), "--json")
+    r = cli(
+        "philsys",
+        "fight",
+        EX + "knight.yaml",
+        EX + "guard.yaml",
+        "--seed",
+        "3",
+        "--rounds",
+        "2",
+        "--save-state",
+        str(state),
+        "--json",
+    )
     assert r.exit_code == 0, r.output
     saved = json.loads(state.read_text())
     assert saved["round"] == 2 and not saved["over"]
@@ -66,8 +92,10 @@ def test_forecast_from_saved_mid_fight_state(cli, tmp_path):
     ("args", "message"),
     [
         (["forecast", EX + "guard.yaml"], "give two files"),
-        (["forecast", EX + "aya.yaml", EX + "chandler.yaml", "--vs", EX + "guard.yaml", "--method", "exact"],
-         "no exact forecast"),
+        (
+            ["forecast", EX + "aya.yaml", EX + "chandler.yaml", "--vs", EX + "guard.yaml", "--method", "exact"],
+            "no exact forecast",
+        ),
         (["forecast", EX + "guard.yaml", EX + "guard.yaml", "--state", "x.json"], "not both"),
         (["forecast", "--state", "no-such-state.json"], "no-such-state"),
         (["forecast", EX + "guard.yaml", EX + "guard.yaml", "--tactics", "Guard=sneaky"], "tactics"),
@@ -90,7 +118,7 @@ def test_the_guides_saved_fight_pair_runs(cli, tmp_path):
     import shlex
 
     doc = (ROOT / "docs" / "systems" / "philsys.md").read_text(encoding="utf-8")
-    section = doc[doc.index("## Forecast"):doc.index("## Death and revival")]
+    section = doc[doc.index("## Forecast") : doc.index("## Death and revival")]
     pair = [shlex.split(m) for m in re.findall(r"^    storymaster (.*)$", section, flags=re.M)]
     assert [p[1] for p in pair] == ["fight", "forecast"]
     for args in pair:
@@ -104,8 +132,20 @@ def test_saved_state_keeps_its_rules_and_takes_new_tactics(cli, tmp_path):
     state = tmp_path / "fight.json"
     rules = tmp_path / "hr.yaml"
     rules.write_text("bleeding: true\nmax_rounds: 50\n")
-    r = cli("philsys", "fight", EX + "aya.yaml", EX + "guard.yaml", "--seed", "5", "--rounds", "1",
-            "--save-state", str(state), "--house-rules", str(rules))
+    r = cli(
+        "philsys",
+        "fight",
+        EX + "aya.yaml",
+        EX + "guard.yaml",
+        "--seed",
+        "5",
+        "--rounds",
+        "1",
+        "--save-state",
+        str(state),
+        "--house-rules",
+        str(rules),
+    )
     assert r.exit_code == 0, r.output
     r = cli("philsys", "forecast", "--state", str(state), "--tactics", "side0=melee", "--json")
     assert r.exit_code == 0, r.output

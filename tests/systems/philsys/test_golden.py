@@ -141,9 +141,12 @@ def test_skill_raises_per_level():
 
 def test_at_pa_split_example():
     """Base AT/PA 10/10 with 4 ranks in Weapon (Swords): 14/10, 13/11, 12/12, 11/13 or 10/14."""
-    c = Character(name="s", stats=Stats(AGI=4, INT=2, STR=2, COU=2),
-                  skills=[Skill(name="Weapon (Swords)", category="melee", rank=4)],
-                  equipment={"weapon": Weapon(name="Sword", damage=(5, 7, 9), skill="Weapon (Swords)")})
+    c = Character(
+        name="s",
+        stats=Stats(AGI=4, INT=2, STR=2, COU=2),
+        skills=[Skill(name="Weapon (Swords)", category="melee", rank=4)],
+        equipment={"weapon": Weapon(name="Sword", damage=(5, 7, 9), skill="Weapon (Swords)")},
+    )
     assert base_at_pa(c) == 10
     seen = set()
     for at_ranks in range(5):
@@ -178,8 +181,10 @@ def test_stat_check_is_three_times_the_stat():
 
 def test_hit_locations_and_sizes():
     assert [dmg.location_modifier(x) for x in ("limb", "abdomen", "torso", "head")] == [-4, 0, -2, -8]
-    table = {s: (dmg.size_modifier(s, "medium"), dmg.size_modifier(s, "long"))
-             for s in ("small", "medium", "large", "very_large", "gigantic")}
+    table = {
+        s: (dmg.size_modifier(s, "medium"), dmg.size_modifier(s, "long"))
+        for s in ("small", "medium", "large", "very_large", "gigantic")
+    }
     assert table == {"small": (0, 4), "medium": (0, 2), "large": (-4, -2), "very_large": (-6, -4), "gigantic": (-8, -6)}
 
 
@@ -212,8 +217,9 @@ def test_guard_example_replayed_by_the_engine():
     from storymaster.dice import DiceRng
     from storymaster.systems.philsys import SYSTEM
 
-    state = SYSTEM.combat.start([[example("aya")], [example("guard")]], house_rules=WALKTHROUGH,
-                                options={"attack": {"Guard": "slash"}})
+    state = SYSTEM.combat.start(
+        [[example("aya")], [example("guard")]], house_rules=WALKTHROUGH, options={"attack": {"Guard": "slash"}}
+    )
     state, events = SYSTEM.combat.step(state, DiceRng(41231, "walkthrough"))
     assert events[0].data["totals"] == [13, 17] and events[0].data["order"][0] == "Guard"
     blow = events[1]
@@ -254,7 +260,10 @@ def test_td_ladder_half_the_time_claims():
     from storymaster.systems.philsys.checks import SkillCheck, StatCheck
 
     half = [
-        StatCheck(stat=3, td=20), StatCheck(stat=6, td=30), StatCheck(stat=7, td=30), StatCheck(stat=10, td=40),
+        StatCheck(stat=3, td=20),
+        StatCheck(stat=6, td=30),
+        StatCheck(stat=7, td=30),
+        StatCheck(stat=10, td=40),
         SkillCheck(bases=(3, 3, 3), rank=10, td=30),  # 'about 10 ranks' at TD 30, bases +3 each
         SkillCheck(bases=(10, 10, 0), rank=10, td=40),  # total modifiers about 30 at TD 40
         SkillCheck(bases=(10, 10, 10), rank=10, td=50),  # a master with a modifier around 40 at TD 50

@@ -60,5 +60,8 @@ def test_conditions_in_the_books_words() -> None:
     assert condition(f.model_copy(update={"hp": 12}), hr) == "critical health (-3/-3)"
     assert condition(f.model_copy(update={"hp": 12, "heavy_wound": True}), hr) == "critical health (-3/-3), heavy wound"
     assert condition(f.model_copy(update={"hp": -3, "unconscious": True}), hr) == "unconscious"
-    assert condition(f.model_copy(update={"hp": -3, "unconscious": True}), PhilsysHouseRules(bleeding=True)) == "unconscious, bleeding"
+    assert (
+        condition(f.model_copy(update={"hp": -3, "unconscious": True}), PhilsysHouseRules(bleeding=True))
+        == "unconscious, bleeding"
+    )
     assert condition(f.model_copy(update={"hp": -12, "unconscious": True, "dead": True}), hr) == "dead"

@@ -8,14 +8,12 @@ from typing import Annotated
 
 import typer
 import yaml
+from pydantic import ValidationError
 from rich.table import Table
 
 from ...dice import parse_pool
-from pydantic import ValidationError
-
 from ...errors import CharacterError, CheckError, InputFileError
 from ...rules.files import validation_message
-from ...systems.blyss.combat import FightState
 from ...systems.blyss import SYSTEM
 from ...systems.blyss.advancement import AcquireNegative, AwardExperience, Deteriorate, SpendCP, advance
 from ...systems.blyss.character import (
@@ -35,39 +33,76 @@ from ...systems.blyss.character import (
     templates,
 )
 from ...systems.blyss.checks import BlyssContest, BlyssTest, CombinedTest, Pool
+from ...systems.blyss.combat import FightState
 from ...systems.blyss.costs import cumulative_cost, rank_cost
 from ...systems.blyss.living import (
     Vitals,
     apply_damage,
     collapses,
     deprivation_penalty,
-    stay_awake_checks,
     starvation_interval,
+    stay_awake_checks,
     threshold_hours,
     wound_level,
     wound_penalty,
 )
 from ...systems.blyss.options import BlyssHouseRules
 from ...systems.blyss.scale import ability_name, pool_for_rank, pool_text, rank_for_pool
-from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, load_file, load_house_rules, make_rng, show_house_rules
-from ..forecast import MethodOpt, PlotOpt, SamplesOpt, StateOpt, VsOpt, check_method, emit_forecast, forecast_progress, split_sides
+from ..common import (
+    HouseRulesOpt,
+    JsonOpt,
+    SeedOpt,
+    emit_events,
+    emit_odds,
+    load_file,
+    load_house_rules,
+    make_rng,
+    show_house_rules,
+)
+from ..forecast import (
+    MethodOpt,
+    PlotOpt,
+    SamplesOpt,
+    StateOpt,
+    VsOpt,
+    check_method,
+    emit_forecast,
+    forecast_progress,
+    split_sides,
+)
 from ..output import console, print_json
 
-app = typer.Typer(name="blyss", help="BLYSS 3.5 Basic Rules: characters, die-pool Tests with exact odds, fights, experience.",
-                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+app = typer.Typer(
+    name="blyss",
+    help="BLYSS 3.5 Basic Rules: characters, die-pool Tests with exact odds, fights, experience.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
 
 PoolOpt = Annotated[str | None, typer.Option("--pool", help="Die pool: statistics separated by ',' e.g. 'd12+d4,d10'.")]
 RanksOpt = Annotated[str | None, typer.Option("--ranks", help="Ranks of the statistics combined, e.g. '6,4'.")]
 CharOpt = Annotated[Path | None, typer.Option("--character", "-c", help="A character file; use with --stat.")]
-StatOpt = Annotated[list[str] | None, typer.Option("--stat", "-s", help="A statistic of the character (repeat to combine).")]
+StatOpt = Annotated[
+    list[str] | None, typer.Option("--stat", "-s", help="A statistic of the character (repeat to combine).")
+]
 TdOpt = Annotated[int, typer.Option("--td", help="Test Difficulty (Table 2-02: 0, 2, 4 ... 20).")]
-GoldenOpt = Annotated[bool, typer.Option("--golden", help="Golden Rolls: a die's highest face is an automatic success.")]
-PenaltyOpt = Annotated[int, typer.Option("--penalty", help="Rank penalty (wounds, range, armour ...), taken highest ranked first.")]
+GoldenOpt = Annotated[
+    bool, typer.Option("--golden", help="Golden Rolls: a die's highest face is an automatic success.")
+]
+PenaltyOpt = Annotated[
+    int, typer.Option("--penalty", help="Rank penalty (wounds, range, armour ...), taken highest ranked first.")
+]
 NegOpt = Annotated[int, typer.Option("--negative", help="Ranks of negative Traits deducted from the pool.")]
 BonusOpt = Annotated[int, typer.Option("--bonus", help="Bonus ranks (aiming, help), divided between the statistics.")]
-DieModOpt = Annotated[int, typer.Option("--die-mod", help="Added to each die's value against the TD (Flesh Wounds: -1).")]
+DieModOpt = Annotated[
+    int, typer.Option("--die-mod", help="Added to each die's value against the TD (Flesh Wounds: -1).")
+]
 SmOpt = Annotated[bool, typer.Option("--sm-allows", help="The SM allows the Test below the Minimum Die Pool.")]
-OutOpt = Annotated[Path | None, typer.Option("--out", "-o", help="Write the new character to this file (default: overwrite).")]
+OutOpt = Annotated[
+    Path | None, typer.Option("--out", "-o", help="Write the new character to this file (default: overwrite).")
+]
 
 
 def _hr(path: Path | None) -> BlyssHouseRules:
@@ -87,8 +122,18 @@ def _non_negative(name: str, value: int) -> None:
         raise CheckError(f"{name} must be 0 or more, not {value}")
 
 
-def pool_from_options(pool: str | None, ranks: str | None, character: Path | None, stats: list[str] | None, *,
-                      penalty: int = 0, negative: int = 0, bonus: int = 0, die_mod: int = 0, name: str = "") -> Pool:
+def pool_from_options(
+    pool: str | None,
+    ranks: str | None,
+    character: Path | None,
+    stats: list[str] | None,
+    *,
+    penalty: int = 0,
+    negative: int = 0,
+    bonus: int = 0,
+    die_mod: int = 0,
+    name: str = "",
+) -> Pool:
     """Build a Pool from the command line: --pool dice, --ranks, or --character with --stat."""
     for n, v in (("--penalty", penalty), ("--negative", negative), ("--bonus", bonus)):
         _non_negative(n, v)
@@ -99,10 +144,13 @@ def pool_from_options(pool: str | None, ranks: str | None, character: Path | Non
         raise CheckError("give exactly one of --pool, --ranks or --character", hint="e.g. --pool 'd12+d4,d10' --td 8")
     if character is not None:
         if not stats:
-            raise CheckError("name the statistics to roll with --stat", hint="e.g. --stat Dexterity --stat 'Lock Picking'")
+            raise CheckError(
+                "name the statistics to roll with --stat", hint="e.g. --stat Dexterity --stat 'Lock Picking'"
+            )
         c = _load_char(character)
         return character_pool(c, stats, penalty_ranks=penalty, die_modifier=die_mod, bonus_ranks=bonus).model_copy(
-            update={"negative_ranks": character_pool(c, stats).negative_ranks + negative})
+            update={"negative_ranks": character_pool(c, stats).negative_ranks + negative}
+        )
     if ranks is not None:
         try:
             rk = tuple(int(x) for x in ranks.replace("+", ",").split(",") if x.strip())
@@ -110,7 +158,9 @@ def pool_from_options(pool: str | None, ranks: str | None, character: Path | Non
             raise CheckError(f"--ranks takes whole numbers separated by commas, not {ranks!r}") from None
         if not rk or any(r < 0 or r > 50 for r in rk):
             raise CheckError("--ranks are whole numbers from 0 to 50, e.g. '6,4'")
-        return Pool(name=name, ranks=rk, penalty_ranks=penalty, negative_ranks=negative, bonus_ranks=bonus, die_modifier=die_mod)
+        return Pool(
+            name=name, ranks=rk, penalty_ranks=penalty, negative_ranks=negative, bonus_ranks=bonus, die_modifier=die_mod
+        )
     assert pool is not None
     rk_list: list[int] = []
     dice: list[int] = []
@@ -121,11 +171,18 @@ def pool_from_options(pool: str | None, ranks: str | None, character: Path | Non
             dice.extend(sides)
         else:
             rk_list.append(r)
-    return Pool(name=name, ranks=tuple(rk_list), dice=tuple(dice), penalty_ranks=penalty, negative_ranks=negative,
-                bonus_ranks=bonus, die_modifier=die_mod)
+    return Pool(
+        name=name,
+        ranks=tuple(rk_list),
+        dice=tuple(dice),
+        penalty_ranks=penalty,
+        negative_ranks=negative,
+        bonus_ranks=bonus,
+        die_modifier=die_mod,
+    )
 
 
-def emit_outcome(outcome, as_json: bool) -> None:  # noqa: ANN001
+def emit_outcome(outcome, as_json: bool) -> None:
     """An outcome as plain lines (long explanations wrap instead of being cut off in a panel)."""
     if as_json:
         print_json(outcome.to_json())
@@ -143,34 +200,73 @@ def _test(pool: Pool, td: int, golden: bool, sm_allows: bool) -> BlyssTest:
 
 
 @app.command("odds")
-def odds_cmd(pool: PoolOpt = None, ranks: RanksOpt = None, character: CharOpt = None, stat: StatOpt = None, td: TdOpt = 8,
-             golden: GoldenOpt = False, penalty: PenaltyOpt = 0, negative: NegOpt = 0, bonus: BonusOpt = 0, die_mod: DieModOpt = 0,
-             sm_allows: SmOpt = False, plot: Annotated[Path | None, typer.Option("--plot", help="Save a chart (.svg/.png).")] = None,
-             house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def odds_cmd(
+    pool: PoolOpt = None,
+    ranks: RanksOpt = None,
+    character: CharOpt = None,
+    stat: StatOpt = None,
+    td: TdOpt = 8,
+    golden: GoldenOpt = False,
+    penalty: PenaltyOpt = 0,
+    negative: NegOpt = 0,
+    bonus: BonusOpt = 0,
+    die_mod: DieModOpt = 0,
+    sm_allows: SmOpt = False,
+    plot: Annotated[Path | None, typer.Option("--plot", help="Save a chart (.svg/.png).")] = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Exact odds of a Test before rolling: every number of successes, Screw-Ups and criticals."""
-    p = pool_from_options(pool, ranks, character, stat, penalty=penalty, negative=negative, bonus=bonus, die_mod=die_mod)
+    p = pool_from_options(
+        pool, ranks, character, stat, penalty=penalty, negative=negative, bonus=bonus, die_mod=die_mod
+    )
     emit_odds(SYSTEM.odds(_test(p, td, golden, sm_allows), _hr(house_rules)), as_json, plot)
 
 
 @app.command("test")
-def test_cmd(pool: PoolOpt = None, ranks: RanksOpt = None, character: CharOpt = None, stat: StatOpt = None, td: TdOpt = 8,
-             golden: GoldenOpt = False, penalty: PenaltyOpt = 0, negative: NegOpt = 0, bonus: BonusOpt = 0, die_mod: DieModOpt = 0,
-             sm_allows: SmOpt = False, seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def test_cmd(
+    pool: PoolOpt = None,
+    ranks: RanksOpt = None,
+    character: CharOpt = None,
+    stat: StatOpt = None,
+    td: TdOpt = 8,
+    golden: GoldenOpt = False,
+    penalty: PenaltyOpt = 0,
+    negative: NegOpt = 0,
+    bonus: BonusOpt = 0,
+    die_mod: DieModOpt = 0,
+    sm_allows: SmOpt = False,
+    seed: SeedOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Roll a Test and explain how the dice made the result."""
-    p = pool_from_options(pool, ranks, character, stat, penalty=penalty, negative=negative, bonus=bonus, die_mod=die_mod)
+    p = pool_from_options(
+        pool, ranks, character, stat, penalty=penalty, negative=negative, bonus=bonus, die_mod=die_mod
+    )
     emit_outcome(SYSTEM.resolve(_test(p, td, golden, sm_allows), make_rng(seed), _hr(house_rules)), as_json)
 
 
 @app.command("contest")
-def contest_cmd(a: Annotated[str, typer.Option("--a", help="Side A's pool, e.g. 'd10' or 'd8,d6'.")],
-                b: Annotated[str, typer.Option("--b", help="Side B's pool.")],
-                a_name: Annotated[str, typer.Option("--a-name")] = "A", b_name: Annotated[str, typer.Option("--b-name")] = "B",
-                no_draw: Annotated[bool, typer.Option("--no-draw", help="A draw is impossible: roll again.")] = False,
-                golden: GoldenOpt = False, odds_only: Annotated[bool, typer.Option("--odds", help="Only the exact odds.")] = False,
-                seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def contest_cmd(
+    a: Annotated[str, typer.Option("--a", help="Side A's pool, e.g. 'd10' or 'd8,d6'.")],
+    b: Annotated[str, typer.Option("--b", help="Side B's pool.")],
+    a_name: Annotated[str, typer.Option("--a-name")] = "A",
+    b_name: Annotated[str, typer.Option("--b-name")] = "B",
+    no_draw: Annotated[bool, typer.Option("--no-draw", help="A draw is impossible: roll again.")] = False,
+    golden: GoldenOpt = False,
+    odds_only: Annotated[bool, typer.Option("--odds", help="Only the exact odds.")] = False,
+    seed: SeedOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """A Character Contest: each side rolls against the other's rank; most successes wins."""
-    check = BlyssContest(a=pool_from_options(a, None, None, None, name=a_name), b=pool_from_options(b, None, None, None, name=b_name),
-                         draw_allowed=not no_draw, golden=True if golden else None)
+    check = BlyssContest(
+        a=pool_from_options(a, None, None, None, name=a_name),
+        b=pool_from_options(b, None, None, None, name=b_name),
+        draw_allowed=not no_draw,
+        golden=True if golden else None,
+    )
     hr = _hr(house_rules)
     if odds_only:
         emit_odds(SYSTEM.odds(check, hr), as_json)
@@ -179,17 +275,27 @@ def contest_cmd(a: Annotated[str, typer.Option("--a", help="Side A's pool, e.g. 
 
 
 @app.command("combined")
-def combined_cmd(assisted: Annotated[str, typer.Option("--assisted", help="The assisted character's pool, e.g. 'd8,d8'.")],
-                 helper: Annotated[list[str], typer.Option("--helper", help="A helper's pool (repeat).")],
-                 td: TdOpt = 8, golden: GoldenOpt = False, sm_allows: SmOpt = False,
-                 odds_only: Annotated[bool, typer.Option("--odds", help="Only the exact odds.")] = False,
-                 seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def combined_cmd(
+    assisted: Annotated[str, typer.Option("--assisted", help="The assisted character's pool, e.g. 'd8,d8'.")],
+    helper: Annotated[list[str], typer.Option("--helper", help="A helper's pool (repeat).")],
+    td: TdOpt = 8,
+    golden: GoldenOpt = False,
+    sm_allows: SmOpt = False,
+    odds_only: Annotated[bool, typer.Option("--odds", help="Only the exact odds.")] = False,
+    seed: SeedOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """A Combined Test: helpers' successes become ranks for the assisted character; Screw-Ups carry over."""
     if td < 0:
         raise CheckError(f"a TD is 0 or more, not {td}")
-    check = CombinedTest(assisted=pool_from_options(assisted, None, None, None, name="assisted"),
-                         helpers=tuple(pool_from_options(h, None, None, None, name=f"helper {i + 1}") for i, h in enumerate(helper)),
-                         td=td, golden=True if golden else None, sm_allows=sm_allows)
+    check = CombinedTest(
+        assisted=pool_from_options(assisted, None, None, None, name="assisted"),
+        helpers=tuple(pool_from_options(h, None, None, None, name=f"helper {i + 1}") for i, h in enumerate(helper)),
+        td=td,
+        golden=True if golden else None,
+        sm_allows=sm_allows,
+    )
     hr = _hr(house_rules)
     if odds_only:
         emit_odds(SYSTEM.odds(check, hr), as_json)
@@ -208,18 +314,45 @@ def sheet_data(c: Character, hr: BlyssHouseRules) -> dict:
         "template": c.template,
         "legal": not problems,
         "problems": [{"where": p.where, "message": p.message, "rule": p.rule} for p in problems],
-        "cp": {"budget": c.cp_budget, "earned": c.cp_earned, "spent": cp_spent(c, hr), "left": cp_left(c, hr),
-               "breakdown": cp_breakdown(c, hr)},
-        "attributes": {k: {"rank": r, "ability": ability_name(r), "pool": pool_text(pool_for_rank(r)),
-                           "progress": c.attribute_progress.get(k, 0),
-                           "cp_to_next": rank_cost("attribute", r + 1) - c.attribute_progress.get(k, 0)} for k, r in stats.items()},
-        "derived": {k: ({"rank": v, "pool": pool_text(pool_for_rank(v))} if k in ("Melee Attack", "Ranged Attack", "Defence", "Initiative") else v)
-                    for k, v in dv.items()},
-        "traits": [{"name": t.name, "kind": t.kind, "rank": t.rank, "negative": t.negative,
-                    "single_advantage": t.single_advantage, "specialisations": list(t.specialisations), "progress": t.progress,
-                    "cp_to_next": None if t.single_advantage or t.negative else rank_cost(t.kind, t.rank + 1) - t.progress,
-                    "pool": "" if t.single_advantage else (("-" if t.negative else "") + pool_text(pool_for_rank(t.rank)))}
-                   for t in c.traits],
+        "cp": {
+            "budget": c.cp_budget,
+            "earned": c.cp_earned,
+            "spent": cp_spent(c, hr),
+            "left": cp_left(c, hr),
+            "breakdown": cp_breakdown(c, hr),
+        },
+        "attributes": {
+            k: {
+                "rank": r,
+                "ability": ability_name(r),
+                "pool": pool_text(pool_for_rank(r)),
+                "progress": c.attribute_progress.get(k, 0),
+                "cp_to_next": rank_cost("attribute", r + 1) - c.attribute_progress.get(k, 0),
+            }
+            for k, r in stats.items()
+        },
+        "derived": {
+            k: (
+                {"rank": v, "pool": pool_text(pool_for_rank(v))}
+                if k in ("Melee Attack", "Ranged Attack", "Defence", "Initiative")
+                else v
+            )
+            for k, v in dv.items()
+        },
+        "traits": [
+            {
+                "name": t.name,
+                "kind": t.kind,
+                "rank": t.rank,
+                "negative": t.negative,
+                "single_advantage": t.single_advantage,
+                "specialisations": list(t.specialisations),
+                "progress": t.progress,
+                "cp_to_next": None if t.single_advantage or t.negative else rank_cost(t.kind, t.rank + 1) - t.progress,
+                "pool": "" if t.single_advantage else (("-" if t.negative else "") + pool_text(pool_for_rank(t.rank))),
+            }
+            for t in c.traits
+        ],
         "weapons": [w.model_dump(mode="json") for w in c.weapons],
         "armour": [a.model_dump(mode="json") for a in c.armour],
     }
@@ -233,7 +366,13 @@ def print_sheet(data: dict) -> None:
     for col in ("Attribute", "Rank", "Ability", "Die Pool", "CP to next rank"):
         t.add_column(col)
     for k, v in data["attributes"].items():
-        t.add_row(k, str(v["rank"]), v["ability"], v["pool"], f"{v['cp_to_next']}" + (f" ({v['progress']} paid)" if v["progress"] else ""))
+        t.add_row(
+            k,
+            str(v["rank"]),
+            v["ability"],
+            v["pool"],
+            f"{v['cp_to_next']}" + (f" ({v['progress']} paid)" if v["progress"] else ""),
+        )
     console.print(t)
     d = Table(title="Derived", show_edge=False)
     d.add_column("Derived Attribute")
@@ -251,14 +390,30 @@ def print_sheet(data: dict) -> None:
             tr.add_column(col)
         for x in data["traits"]:
             rank = "single advantage" if x["single_advantage"] else str(x["rank"])
-            nxt = "" if x["cp_to_next"] is None else str(x["cp_to_next"]) + (f" ({x['progress']} paid)" if x["progress"] else "")
-            tr.add_row(x["name"] + (" (negative)" if x["negative"] else ""), x["kind"], rank, x["pool"], "; ".join(x["specialisations"]), nxt)
+            nxt = (
+                ""
+                if x["cp_to_next"] is None
+                else str(x["cp_to_next"]) + (f" ({x['progress']} paid)" if x["progress"] else "")
+            )
+            tr.add_row(
+                x["name"] + (" (negative)" if x["negative"] else ""),
+                x["kind"],
+                rank,
+                x["pool"],
+                "; ".join(x["specialisations"]),
+                nxt,
+            )
         console.print(tr)
     for w in data["weapons"]:
-        console.print(f"Weapon: {w['name']} (attack {w['attack_modifier']:+d}, damage {w['damage']}"
-                      + (f", range {w['range_increment']} ft" if w["range_increment"] else "") + ")")
+        console.print(
+            f"Weapon: {w['name']} (attack {w['attack_modifier']:+d}, damage {w['damage']}"
+            + (f", range {w['range_increment']} ft" if w["range_increment"] else "")
+            + ")"
+        )
     for a in data["armour"]:
-        console.print(f"Armour: {a['name']} (AR {a['armour_rating']}, action {a['action_modifier']}, cover {''.join(a['cover'])}, lives {a['lives']}/3)")
+        console.print(
+            f"Armour: {a['name']} (AR {a['armour_rating']}, action {a['action_modifier']}, cover {''.join(a['cover'])}, lives {a['lives']}/3)"
+        )
     if data["problems"]:
         console.print(f"[red]{len(data['problems'])} problem(s):[/red]")
         for p in data["problems"]:
@@ -268,8 +423,11 @@ def print_sheet(data: dict) -> None:
 
 
 @app.command("sheet")
-def sheet_cmd(file: Annotated[Path, typer.Argument(help="A character file (YAML or JSON).")],
-              house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def sheet_cmd(
+    file: Annotated[Path, typer.Argument(help="A character file (YAML or JSON).")],
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Validate a character and print the sheet: derived values, CP, die pools. Exit 2 if illegal."""
     hr = _hr(house_rules)
     c = _load_char(file)
@@ -296,15 +454,20 @@ def templates_cmd(as_json: JsonOpt = False) -> None:
         print_json(data)
         return
     for key, t in data.items():
-        console.print(f"[bold]{key}[/bold] ({t['title']}): priority {', '.join(t['priority_attributes'])}; "
-                      f"traits {', '.join(x['name'] for x in t['suggested_traits'])}")
+        console.print(
+            f"[bold]{key}[/bold] ({t['title']}): priority {', '.join(t['priority_attributes'])}; "
+            f"traits {', '.join(x['name'] for x in t['suggested_traits'])}"
+        )
 
 
 @app.command("costs")
 def costs_cmd(as_json: JsonOpt = False) -> None:
     """The CP cost tables (per rank and cumulative) for Attributes, Skills, Talents and Naturals."""
     kinds = ("attribute", "skill", "talent", "natural")
-    data = {k: {"each": [rank_cost(k, r) for r in range(11)], "cumulative": [cumulative_cost(k, r) for r in range(11)]} for k in kinds}
+    data = {
+        k: {"each": [rank_cost(k, r) for r in range(11)], "cumulative": [cumulative_cost(k, r) for r in range(11)]}
+        for k in kinds
+    }
     if as_json:
         print_json(data)
         return
@@ -339,8 +502,12 @@ def _write(c: Character, out: Path | None, src: Path | None) -> Path | None:
 
 
 @app.command("new")
-def new_cmd(template: Annotated[str | None, typer.Option("--template", "-t", help="Start from an Archetypal Template.")] = None,
-            out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def new_cmd(
+    template: Annotated[str | None, typer.Option("--template", "-t", help="Start from an Archetypal Template.")] = None,
+    out: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Build a character interactively, with a running CP total."""
     hr = _hr(house_rules)
     name = typer.prompt("Name")
@@ -349,8 +516,10 @@ def new_cmd(template: Annotated[str | None, typer.Option("--template", "-t", hel
         template = typer.prompt(f"Template ({', '.join(templates())}, or none)", default="none")
     c = template_character(template, name) if template and template != "none" else Character(name=name)
     c = c.model_copy(update={"concept": concept or c.concept})
-    console.print(f"400 CP to spend; Attributes cost {', '.join(str(cumulative_cost('attribute', r)) for r in range(1, 7))} "
-                  f"CP for ranks 1-6. Running total: {cp_spent(c, hr)} spent, {cp_left(c, hr)} left.")
+    console.print(
+        f"400 CP to spend; Attributes cost {', '.join(str(cumulative_cost('attribute', r)) for r in range(1, 7))} "
+        f"CP for ranks 1-6. Running total: {cp_spent(c, hr)} spent, {cp_left(c, hr)} left."
+    )
     attrs = {}
     for book, field in ATTRIBUTES.items():
         r = typer.prompt(f"{book} rank [{cp_left(c, hr)} CP left]", default=c.attributes.of(book), type=int)
@@ -363,7 +532,9 @@ def new_cmd(template: Annotated[str | None, typer.Option("--template", "-t", hel
     if traits:
         console.print("Template Traits: " + ", ".join(f"{t.name} {t.rank}" for t in traits))
     while True:
-        tname = typer.prompt(f"Add a Trait (blank to finish) [{cp_left(c, hr)} CP left]", default="", show_default=False)
+        tname = typer.prompt(
+            f"Add a Trait (blank to finish) [{cp_left(c, hr)} CP left]", default="", show_default=False
+        )
         if not tname.strip():
             break
         kind = typer.prompt("  kind (skill/talent/natural)", default="skill")
@@ -378,7 +549,11 @@ def new_cmd(template: Annotated[str | None, typer.Option("--template", "-t", hel
     tongue = typer.prompt("Native tongue (free Skill at rank 3; blank for none)", default="", show_default=False)
     if tongue.strip():
         c = c.model_copy(update={"traits": (*c.traits, Trait(name=tongue.strip(), kind="skill", rank=3, free=True))})
-    for label, field, mx in (("Dodges", "extra_dodges", 5), ("Flesh Wounds", "extra_flesh_wounds", 10), ("Health", "extra_health", 20)):
+    for label, field, mx in (
+        ("Dodges", "extra_dodges", 5),
+        ("Flesh Wounds", "extra_flesh_wounds", 10),
+        ("Health", "extra_health", 20),
+    ):
         n = typer.prompt(f"Extra {label} (max {mx}) [{cp_left(c, hr)} CP left]", default=0, type=int)
         if n < 0:
             raise CheckError(f"extra {label} are 0 or more")
@@ -394,14 +569,21 @@ def new_cmd(template: Annotated[str | None, typer.Option("--template", "-t", hel
         else:
             console.print(_dump(c))
     if not data["legal"]:
-        raise CharacterError(SYSTEM.validate_character(c, hr), name=c.name, hint="edit the file and check it with 'storymaster blyss sheet'")
+        raise CharacterError(
+            SYSTEM.validate_character(c, hr),
+            name=c.name,
+            hint="edit the file and check it with 'storymaster blyss sheet'",
+        )
 
 
 # ------------------------------------------------------------------ living
 @app.command("damage")
-def damage_cmd(file: Annotated[Path, typer.Argument(help="A character file.")],
-               amount: Annotated[list[int], typer.Argument(help="Damage of each blow, in order.")],
-               house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def damage_cmd(
+    file: Annotated[Path, typer.Argument(help="A character file.")],
+    amount: Annotated[list[int], typer.Argument(help="Damage of each blow, in order.")],
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Deal blows to a fresh character: Dodges, then Flesh Wounds, then Health; the Wound Level after each."""
     hr = _hr(house_rules)
     c = _load_char(file)
@@ -412,47 +594,80 @@ def damage_cmd(file: Annotated[Path, typer.Argument(help="A character file.")],
         v, took = apply_damage(v, n, spill=hr.damage_spills_over)
         lvl = wound_level(v)
         ranks, die = wound_penalty(lvl, hr)
-        rows.append({"damage": n, **took, "left": {"dodges": v.dodges, "flesh_wounds": v.flesh_wounds, "health": v.health},
-                     "wound_level": lvl, "rank_penalty": ranks, "die_modifier": die,
-                     "unconscious": v.unconscious, "dying": v.dying})
+        rows.append(
+            {
+                "damage": n,
+                **took,
+                "left": {"dodges": v.dodges, "flesh_wounds": v.flesh_wounds, "health": v.health},
+                "wound_level": lvl,
+                "rank_penalty": ranks,
+                "die_modifier": die,
+                "unconscious": v.unconscious,
+                "dying": v.dying,
+            }
+        )
     if as_json:
         print_json({"name": c.name, "blows": rows})
         return
     for r in rows:
         left = r["left"]
         state = " - dying" if r["dying"] else " - unconscious" if r["unconscious"] else ""
-        console.print(f"{r['damage']} damage -> Dodges {left['dodges']}, Flesh Wounds {left['flesh_wounds']}, Health {left['health']}: "
-                      f"{r['wound_level']} (-{r['rank_penalty']} ranks, {r['die_modifier']:+d} per die){state}")
+        console.print(
+            f"{r['damage']} damage -> Dodges {left['dodges']}, Flesh Wounds {left['flesh_wounds']}, Health {left['health']}: "
+            f"{r['wound_level']} (-{r['rank_penalty']} ranks, {r['die_modifier']:+d} per die){state}"
+        )
 
 
 @app.command("deprivation")
-def deprivation_cmd(stamina: Annotated[int, typer.Option("--stamina")], mental_fortitude: Annotated[int, typer.Option("--mental-fortitude")] = 3,
-                    awake: Annotated[float, typer.Option("--awake", help="Hours without sleep.")] = 0,
-                    fasting: Annotated[float, typer.Option("--fasting", help="Hours without food.")] = 0,
-                    thirsty: Annotated[float, typer.Option("--thirsty", help="Hours without drink.")] = 0,
-                    as_json: JsonOpt = False) -> None:
+def deprivation_cmd(
+    stamina: Annotated[int, typer.Option("--stamina")],
+    mental_fortitude: Annotated[int, typer.Option("--mental-fortitude")] = 3,
+    awake: Annotated[float, typer.Option("--awake", help="Hours without sleep.")] = 0,
+    fasting: Annotated[float, typer.Option("--fasting", help="Hours without food.")] = 0,
+    thirsty: Annotated[float, typer.Option("--thirsty", help="Hours without drink.")] = 0,
+    as_json: JsonOpt = False,
+) -> None:
     """Fatigue, Hunger and Thirst: the Threshold, rank penalties, stay-awake checks due, and collapse."""
-    for n, v in (("--stamina", stamina), ("--mental-fortitude", mental_fortitude), ("--awake", awake), ("--fasting", fasting), ("--thirsty", thirsty)):
+    for n, v in (
+        ("--stamina", stamina),
+        ("--mental-fortitude", mental_fortitude),
+        ("--awake", awake),
+        ("--fasting", fasting),
+        ("--thirsty", thirsty),
+    ):
         if v < 0:
             raise CheckError(f"{n} must be 0 or more")
-    pens = {k: deprivation_penalty(k, h, stamina) for k, h in (("fatigue", awake), ("hunger", fasting), ("thirst", thirsty))}
+    pens = {
+        k: deprivation_penalty(k, h, stamina) for k, h in (("fatigue", awake), ("hunger", fasting), ("thirst", thirsty))
+    }
     total = sum(pens.values())
-    data = {"threshold_hours": threshold_hours(stamina), "penalties": pens, "total_rank_penalty": total,
-            "stay_awake_checks_due": stay_awake_checks(awake, stamina), "unconscious": collapses(stamina, mental_fortitude, total),
-            "starvation_check_every_hours": starvation_interval(stamina)}
+    data = {
+        "threshold_hours": threshold_hours(stamina),
+        "penalties": pens,
+        "total_rank_penalty": total,
+        "stay_awake_checks_due": stay_awake_checks(awake, stamina),
+        "unconscious": collapses(stamina, mental_fortitude, total),
+        "starvation_check_every_hours": starvation_interval(stamina),
+    }
     if as_json:
         print_json(data)
         return
-    console.print(f"Threshold: {data['threshold_hours']} hours. Penalties: fatigue -{pens['fatigue']}, hunger -{pens['hunger']}, "
-                  f"thirst -{pens['thirst']} (total -{total} ranks to every Attribute and Trait).")
+    console.print(
+        f"Threshold: {data['threshold_hours']} hours. Penalties: fatigue -{pens['fatigue']}, hunger -{pens['hunger']}, "
+        f"thirst -{pens['thirst']} (total -{total} ranks to every Attribute and Trait)."
+    )
     console.print(f"Mental Fortitude checks to stay awake so far: {data['stay_awake_checks_due']}.")
     if data["unconscious"]:
         console.print("Stamina or Mental Fortitude is down to rank 0: the character falls unconscious.")
 
 
 # ------------------------------------------------------------------ fights
-TacticAOpt = Annotated[str | None, typer.Option("--tactic-a", help="Side A's tactic: attack | defensive | aim | disarm.")]
-TacticBOpt = Annotated[str | None, typer.Option("--tactic-b", help="Side B's tactic: attack | defensive | aim | disarm.")]
+TacticAOpt = Annotated[
+    str | None, typer.Option("--tactic-a", help="Side A's tactic: attack | defensive | aim | disarm.")
+]
+TacticBOpt = Annotated[
+    str | None, typer.Option("--tactic-b", help="Side B's tactic: attack | defensive | aim | disarm.")
+]
 DistanceOpt = Annotated[int, typer.Option("--distance", help="Feet between the sides at the start.")]
 TACTICS = ("attack", "defensive", "aim", "disarm")
 
@@ -463,14 +678,16 @@ def _check_tactics(*tactics: str | None) -> None:
             raise CheckError(f"unknown tactic {t!r}", hint="attack, defensive, aim or disarm")
 
 
-def _start_fight(sides: list[list[Path]], tactic_a: str | None, tactic_b: str | None, distance: int,
-                 hr: BlyssHouseRules) -> FightState:
+def _start_fight(
+    sides: list[list[Path]], tactic_a: str | None, tactic_b: str | None, distance: int, hr: BlyssHouseRules
+) -> FightState:
     _check_tactics(tactic_a, tactic_b)
     if distance < 0:
         raise CheckError("--distance is 0 feet or more")
     chars = [[_load_char(p) for p in side] for side in sides]
-    state = SYSTEM.combat.start(chars, house_rules=hr,
-                                options={"tactic": [tactic_a or "attack", tactic_b or "attack"], "distance": distance})
+    state = SYSTEM.combat.start(
+        chars, house_rules=hr, options={"tactic": [tactic_a or "attack", tactic_b or "attack"], "distance": distance}
+    )
     assert isinstance(state, FightState)
     return state
 
@@ -484,24 +701,40 @@ def _load_state(path: Path) -> FightState:
     try:
         return FightState.model_validate_json(text)
     except ValidationError as exc:
-        raise InputFileError(validation_message(exc, str(path)),
-                             hint="save a fight state with 'storymaster blyss fight A.yaml B.yaml --rounds N --save-state FILE'") from None
+        raise InputFileError(
+            validation_message(exc, str(path)),
+            hint="save a fight state with 'storymaster blyss fight A.yaml B.yaml --rounds N --save-state FILE'",
+        ) from None
 
 
 def _retactic(state: FightState, tactic_a: str | None, tactic_b: str | None) -> FightState:
     """Override the tactics saved in a fight state, side by side (A = the first side, B = the second)."""
     _check_tactics(tactic_a, tactic_b)
     chosen = {0: tactic_a, 1: tactic_b}
-    fighters = tuple(f.model_copy(update={"tactic": chosen[f.side]}) if chosen.get(f.side) else f for f in state.fighters)
+    fighters = tuple(
+        f.model_copy(update={"tactic": chosen[f.side]}) if chosen.get(f.side) else f for f in state.fighters
+    )
     return state.model_copy(update={"fighters": fighters})
 
 
 @app.command("fight")
-def fight_cmd(a: Annotated[Path, typer.Argument(help="First character file.")], b: Annotated[Path, typer.Argument(help="Second character file.")],
-              seed: SeedOpt = None, tactic_a: TacticAOpt = None, tactic_b: TacticBOpt = None, distance: DistanceOpt = 0,
-              rounds: Annotated[int | None, typer.Option("--rounds", min=1, help="Stop after this many rounds (then --save-state to forecast the rest).")] = None,
-              save_state: Annotated[Path | None, typer.Option("--save-state", help="Write the fight's state (JSON) here when it stops.")] = None,
-              house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def fight_cmd(
+    a: Annotated[Path, typer.Argument(help="First character file.")],
+    b: Annotated[Path, typer.Argument(help="Second character file.")],
+    seed: SeedOpt = None,
+    tactic_a: TacticAOpt = None,
+    tactic_b: TacticBOpt = None,
+    distance: DistanceOpt = 0,
+    rounds: Annotated[
+        int | None,
+        typer.Option("--rounds", min=1, help="Stop after this many rounds (then --save-state to forecast the rest)."),
+    ] = None,
+    save_state: Annotated[
+        Path | None, typer.Option("--save-state", help="Write the fight's state (JSON) here when it stops.")
+    ] = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Fight two characters round by round with automatic choices; a readable log."""
     hr = _hr(house_rules)
     state = _start_fight([[a], [b]], tactic_a, tactic_b, distance, hr)
@@ -522,16 +755,39 @@ def fight_cmd(a: Annotated[Path, typer.Argument(help="First character file.")], 
             save_state.write_text(state.model_dump_json(indent=1), encoding="utf-8")
         except OSError as exc:
             raise InputFileError(f"{save_state}: cannot write the fight state ({exc.strerror or exc})") from None
-    emit_events(events, as_json, {"result": result, "winner": w, "rounds": state.round, "seed": rng.seed,
-                                  "over": state.over, **({"state_file": str(save_state)} if save_state else {})})
+    emit_events(
+        events,
+        as_json,
+        {
+            "result": result,
+            "winner": w,
+            "rounds": state.round,
+            "seed": rng.seed,
+            "over": state.over,
+            **({"state_file": str(save_state)} if save_state else {}),
+        },
+    )
 
 
 @app.command("forecast")
-def forecast_cmd(files: Annotated[list[Path] | None, typer.Argument(help="Side A's file and side B's file (or side A's files, then --vs).")] = None,
-                 vs: VsOpt = None, state: StateOpt = None, tactic_a: TacticAOpt = None, tactic_b: TacticBOpt = None,
-                 distance: DistanceOpt = 0, method: MethodOpt = "auto", samples: SamplesOpt = 100_000,
-                 seed: Annotated[int, typer.Option("--seed", help="Seed of the simulation (the same seed gives the same forecast).")] = 0,
-                 plot: PlotOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def forecast_cmd(
+    files: Annotated[
+        list[Path] | None, typer.Argument(help="Side A's file and side B's file (or side A's files, then --vs).")
+    ] = None,
+    vs: VsOpt = None,
+    state: StateOpt = None,
+    tactic_a: TacticAOpt = None,
+    tactic_b: TacticBOpt = None,
+    distance: DistanceOpt = 0,
+    method: MethodOpt = "auto",
+    samples: SamplesOpt = 100_000,
+    seed: Annotated[
+        int, typer.Option("--seed", help="Seed of the simulation (the same seed gives the same forecast).")
+    ] = 0,
+    plot: PlotOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """The odds of a whole fight: each side's chance to win, the draw, the rounds, how each fighter ends.
 
     Exact (a Markov chain) for a duel in which both fighters attack every round; simulated (many
@@ -542,8 +798,10 @@ def forecast_cmd(files: Annotated[list[Path] | None, typer.Argument(help="Side A
         if files or vs:
             raise InputFileError("give either --state or the character files, not both")
         if house_rules is not None or distance:
-            raise InputFileError("a saved fight keeps its own house rules and distance",
-                                 hint="drop --house-rules / --distance when forecasting from --state")
+            raise InputFileError(
+                "a saved fight keeps its own house rules and distance",
+                hint="drop --house-rules / --distance when forecasting from --state",
+            )
         fight = _retactic(_load_state(state), tactic_a, tactic_b)
     else:
         fight = _start_fight(split_sides(files or [], vs), tactic_a, tactic_b, distance, _hr(house_rules))
@@ -554,24 +812,40 @@ def forecast_cmd(files: Annotated[list[Path] | None, typer.Argument(help="Side A
 
 # ------------------------------------------------------------------ advancement
 @app.command("award")
-def award_cmd(file: Annotated[Path, typer.Argument(help="A character file (rewritten unless --out).")],
-              challenges: Annotated[int, typer.Option("--challenges", help="Very challenging experiences (+1 each).")] = 0,
-              roleplaying: Annotated[int, typer.Option("--roleplaying", help="Good roleplaying: 0-3 CP.")] = 0,
-              learned: Annotated[bool, typer.Option("--learned", help="Explained something learned (+1).")] = False,
-              out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def award_cmd(
+    file: Annotated[Path, typer.Argument(help="A character file (rewritten unless --out).")],
+    challenges: Annotated[int, typer.Option("--challenges", help="Very challenging experiences (+1 each).")] = 0,
+    roleplaying: Annotated[int, typer.Option("--roleplaying", help="Good roleplaying: 0-3 CP.")] = 0,
+    learned: Annotated[bool, typer.Option("--learned", help="Explained something learned (+1).")] = False,
+    out: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Award Experience CP at the end of a Chapter or session (3 + extras)."""
     if not 0 <= roleplaying <= 3:
         raise CheckError("--roleplaying awards 0 to 3 CP")
     _non_negative("--challenges", challenges)
-    _advance(file, AwardExperience(challenges=challenges, roleplaying=roleplaying, learned=learned), out, house_rules, as_json)
+    _advance(
+        file,
+        AwardExperience(challenges=challenges, roleplaying=roleplaying, learned=learned),
+        out,
+        house_rules,
+        as_json,
+    )
 
 
 @app.command("spend")
-def spend_cmd(file: Annotated[Path, typer.Argument(help="A character file.")],
-              target: Annotated[str, typer.Argument(help="An Attribute, a Trait, or Dodges / Flesh Wounds / Health.")],
-              cp: Annotated[int, typer.Argument(help="CP to spend (partial ranks are noted).")],
-              new: Annotated[str | None, typer.Option("--new", help="Buy a new Trait of this kind: skill, talent or natural.")] = None,
-              out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def spend_cmd(
+    file: Annotated[Path, typer.Argument(help="A character file.")],
+    target: Annotated[str, typer.Argument(help="An Attribute, a Trait, or Dodges / Flesh Wounds / Health.")],
+    cp: Annotated[int, typer.Argument(help="CP to spend (partial ranks are noted).")],
+    new: Annotated[
+        str | None, typer.Option("--new", help="Buy a new Trait of this kind: skill, talent or natural.")
+    ] = None,
+    out: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Spend earned CP after creation (no creation guidelines)."""
     if cp < 1:
         raise CheckError("spend at least 1 CP")
@@ -581,10 +855,15 @@ def spend_cmd(file: Annotated[Path, typer.Argument(help="A character file.")],
 
 
 @app.command("flaw")
-def flaw_cmd(file: Annotated[Path, typer.Argument(help="A character file.")], name: Annotated[str, typer.Argument(help="The negative Trait.")],
-             rank: Annotated[int, typer.Option("--rank")] = 1,
-             kind: Annotated[str, typer.Option("--kind", help="skill, talent or natural")] = "skill",
-             out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def flaw_cmd(
+    file: Annotated[Path, typer.Argument(help="A character file.")],
+    name: Annotated[str, typer.Argument(help="The negative Trait.")],
+    rank: Annotated[int, typer.Option("--rank")] = 1,
+    kind: Annotated[str, typer.Option("--kind", help="skill, talent or natural")] = "skill",
+    out: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """A negative Trait acquired after creation (grants no CP)."""
     if kind not in ("skill", "talent", "natural") or not 1 <= rank <= 10:
         raise CheckError("--kind is skill, talent or natural; --rank 1 to 10")
@@ -592,9 +871,14 @@ def flaw_cmd(file: Annotated[Path, typer.Argument(help="A character file.")], na
 
 
 @app.command("deteriorate")
-def deteriorate_cmd(file: Annotated[Path, typer.Argument(help="A character file.")], trait: Annotated[str, typer.Argument(help="The unused Trait.")],
-                    increments: Annotated[int, typer.Option("--increments", help="Increments of time unused (2 CP each).")] = 1,
-                    out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def deteriorate_cmd(
+    file: Annotated[Path, typer.Argument(help="A character file.")],
+    trait: Annotated[str, typer.Argument(help="The unused Trait.")],
+    increments: Annotated[int, typer.Option("--increments", help="Increments of time unused (2 CP each).")] = 1,
+    out: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Deterioration: an unused Trait loses 2 CP per increment of time."""
     if increments < 1:
         raise CheckError("--increments is 1 or more")

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ValidationError
 from rich.table import Table
 
 from ...errors import AdvancementError, CheckError, CombatError, InputFileError
+from ...forecast import side_label
 from ...rules import load_model
 from ...systems.bum import SYSTEM, BumCharacter, BumHouseRules
 from ...systems.bum import hazards as hz
@@ -29,21 +30,22 @@ from ...systems.bum.character import (
 )
 from ...systems.bum.checks import FixedCheck, OpposedCheck, RecheckCheck, SneakAttackCheck, range_penalty
 from ...systems.bum.equipment import all_gear, find_gear
+from ...systems.bum.fighters import FightState
 from ...systems.bum.levels import skill_label, stat_label
 from ...systems.bum.wounds import heal, take_wounds
-from ...forecast import side_label
-from ...systems.bum.fighters import FightState
 from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, load_house_rules, make_rng
 from ..forecast import (
     MethodOpt,
     PlotOpt,
     SamplesOpt,
     StateOpt,
-    VsOpt as SidesVsOpt,
     check_method,
     emit_forecast,
     forecast_progress,
     split_sides,
+)
+from ..forecast import (
+    VsOpt as SidesVsOpt,
 )
 from ..output import console, print_json
 
@@ -127,9 +129,12 @@ def _print_card(c: BumCharacter) -> None:
         left = skills[i] if i < len(skills) else None
         right = skills[rows + i] if rows + i < len(skills) else None
         t.add_row(
-            st["stat"] if st else "", str(st["value"]) if st else "",
-            f"{left['name']} ({left['stat']})" if left else "", str(left["bonus"]) if left else "",
-            f"{right['name']} ({right['stat']})" if right else "", str(right["bonus"]) if right else "",
+            st["stat"] if st else "",
+            str(st["value"]) if st else "",
+            f"{left['name']} ({left['stat']})" if left else "",
+            str(left["bonus"]) if left else "",
+            f"{right['name']} ({right['stat']})" if right else "",
+            str(right["bonus"]) if right else "",
         )
     console.print(t)
     w = Table()
@@ -147,17 +152,21 @@ def _print_card(c: BumCharacter) -> None:
     wd = d["wounds"]
     tot.add_row(
         *(str(at[s]) if at[s] is not None else "-" for s in ("primary", "ranged", "backup")),
-        str(d["defence_totals"]["melee"]), str(d["defence_totals"]["ranged"]),
+        str(d["defence_totals"]["melee"]),
+        str(d["defence_totals"]["ranged"]),
         f"{'|' * wd['taken']} {wd['left']}/{wd['max']} HP",
     )
     console.print(tot)
     if d["items"]:
-        console.print("ITEMS: " + "; ".join(
-            i["name"] + (f" x {i['quantity']}" if i["quantity"] != 1 else "") + (
-                f" ({i['bonus']} {i['applies_to']})".rstrip() if i["bonus"] else ""
+        console.print(
+            "ITEMS: "
+            + "; ".join(
+                i["name"]
+                + (f" x {i['quantity']}" if i["quantity"] != 1 else "")
+                + (f" ({i['bonus']} {i['applies_to']})".rstrip() if i["bonus"] else "")
+                for i in d["items"]
             )
-            for i in d["items"]
-        ))
+        )
     if c.banked_skill_points:
         console.print(f"Skill points saved: {c.banked_skill_points}")
 
@@ -365,8 +374,17 @@ def _show_outcome(outcome: Any) -> None:
 
 
 def _check_from_options(
-    bonus: int | None, dc: int | None, vs: int | None, char: Path | None, stat: str | None, skill: str | None,
-    item: list[str] | None, mod: int, role: str, label: str, recheck_dc: int | None = None,
+    bonus: int | None,
+    dc: int | None,
+    vs: int | None,
+    char: Path | None,
+    stat: str | None,
+    skill: str | None,
+    item: list[str] | None,
+    mod: int,
+    role: str,
+    label: str,
+    recheck_dc: int | None = None,
 ) -> FixedCheck | OpposedCheck | RecheckCheck:
     if (dc is None) == (vs is None):
         raise CheckError(
@@ -429,18 +447,26 @@ ItemOpt = Annotated[
 ModOpt = Annotated[int, typer.Option("--mod", help="A further modifier the GM applies.")]
 RoleOpt = Annotated[str, typer.Option("--role", help="For the tie rule: attacker or defender.")]
 RecheckOpt = Annotated[
-    int | None, typer.Option(
-        "--recheck-dc", help="After a failure the GM allows a re-check at this difficulty (Part Two)."
-    )
+    int | None,
+    typer.Option("--recheck-dc", help="After a failure the GM allows a re-check at this difficulty (Part Two)."),
 ]
 
 
 @app.command("odds")
 def odds_cmd(
-    bonus: BonusOpt = None, dc: DcOpt = None, vs: VsOpt = None, char: CharOpt = None, stat: StatOpt = None,
-    skill: SkillOpt = None, item: ItemOpt = None, mod: ModOpt = 0, role: RoleOpt = "attacker", recheck_dc: RecheckOpt = None,
+    bonus: BonusOpt = None,
+    dc: DcOpt = None,
+    vs: VsOpt = None,
+    char: CharOpt = None,
+    stat: StatOpt = None,
+    skill: SkillOpt = None,
+    item: ItemOpt = None,
+    mod: ModOpt = 0,
+    role: RoleOpt = "attacker",
+    recheck_dc: RecheckOpt = None,
     plot: Annotated[Path | None, typer.Option("--plot", help="Also save a chart: FILE.svg or FILE.png.")] = None,
-    house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Exact chance of success before the roll (Golden Rule). Ties re-rolled are already counted."""
     if role not in ("attacker", "defender"):
@@ -451,9 +477,19 @@ def odds_cmd(
 
 @app.command("roll")
 def roll_cmd(
-    bonus: BonusOpt = None, dc: DcOpt = None, vs: VsOpt = None, char: CharOpt = None, stat: StatOpt = None,
-    skill: SkillOpt = None, item: ItemOpt = None, mod: ModOpt = 0, role: RoleOpt = "attacker", recheck_dc: RecheckOpt = None,
-    seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    bonus: BonusOpt = None,
+    dc: DcOpt = None,
+    vs: VsOpt = None,
+    char: CharOpt = None,
+    stat: StatOpt = None,
+    skill: SkillOpt = None,
+    item: ItemOpt = None,
+    mod: ModOpt = 0,
+    role: RoleOpt = "attacker",
+    recheck_dc: RecheckOpt = None,
+    seed: SeedOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Roll a check (fixed difficulty or opposed) and explain the result; the odds are shown first."""
     if role not in ("attacker", "defender"):
@@ -482,12 +518,21 @@ def sneak_cmd(
     melee: Annotated[bool, typer.Option("--melee", help="A melee sneak attack: no roll needed.")] = False,
     rifle: Annotated[bool, typer.Option("--rifle", help="A rifle: range penalties at half rate.")] = False,
     thrown: Annotated[bool, typer.Option("--thrown", help="A thrown weapon: no farther than 2 turns.")] = False,
-    seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    seed: SeedOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """A sneak attack (Part Five): the odds, then the roll."""
     hr = _hr(house_rules)
     check = _build(
-        SneakAttackCheck, melee=melee, bonus=bonus, dc=dc, range_turns=range_turns, headshot=headshot, rifle=rifle, thrown=thrown
+        SneakAttackCheck,
+        melee=melee,
+        bonus=bonus,
+        dc=dc,
+        range_turns=range_turns,
+        headshot=headshot,
+        rifle=rifle,
+        thrown=thrown,
     )
     odds = SYSTEM.odds(check, hr)
     outcome = SYSTEM.resolve(check, make_rng(seed, "bum-sneak"), hr)
@@ -504,7 +549,9 @@ def attack_cmd(
     defender: Annotated[Path, typer.Argument(help="The defender's character file.")],
     weapon: Annotated[str, typer.Option("--weapon", help="primary, ranged or backup.")] = "primary",
     range_turns: Annotated[int, typer.Option("--range", help="Turns of distance for a ranged attack.")] = 1,
-    seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    seed: SeedOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """One level-4 attack: attack total against the defender's melee or ranged defence, odds first."""
     if weapon not in ("primary", "ranged", "backup"):
@@ -526,8 +573,13 @@ def attack_cmd(
             parts.append(("range", pen))
     dparts = defence_parts(d, ranged=prof.ranged)
     check = OpposedCheck(
-        bonus=sum(v for _, v in parts), vs=sum(v for _, v in dparts), parts=tuple(parts), vs_parts=tuple(dparts),
-        is_player=not a.npc, opponent_is_player=not d.npc, label=f"{a.name} attacks {d.name} with {prof.name}",
+        bonus=sum(v for _, v in parts),
+        vs=sum(v for _, v in dparts),
+        parts=tuple(parts),
+        vs_parts=tuple(dparts),
+        is_player=not a.npc,
+        opponent_is_player=not d.npc,
+        label=f"{a.name} attacks {d.name} with {prof.name}",
     )
     odds = SYSTEM.odds(check, hr)
     outcome = SYSTEM.resolve(check, make_rng(seed, "bum-attack"), hr)
@@ -568,7 +620,9 @@ SwitchOpt = Annotated[
     list[str] | None, typer.Option("--switch", help="ROUND:LEVEL, change level from that round (repeatable).")
 ]
 DistanceOpt = Annotated[int, typer.Option("--distance", help="Turns of distance between the sides at the start.")]
-InitiativeOpt = Annotated[str, typer.Option("--initiative", help="gm (initiator first, longer reach first), dex or int.")]
+InitiativeOpt = Annotated[
+    str, typer.Option("--initiative", help="gm (initiator first, longer reach first), dex or int.")
+]
 DelayOpt = Annotated[list[str] | None, typer.Option("--delay", help="NAME=OTHER: NAME acts after OTHER (repeatable).")]
 DcOpt = Annotated[int, typer.Option("--dc", help="Level 1: the difficulty to win the fight.")]
 MaxRoundsOpt = Annotated[int, typer.Option("--max-rounds", min=1, help="Stop as a stand-off after this many rounds.")]
@@ -576,8 +630,9 @@ SurprisedOpt = Annotated[
     list[str] | None, typer.Option("--surprised", help="A fighter caught unaware in round 1 (repeatable).")
 ]
 SneakDcOpt = Annotated[int, typer.Option("--sneak-dc", help="The GM's DC for ranged sneak attacks.")]
-HeadshotOpt = Annotated[bool, typer.Option("--headshot", help="Ranged sneak attacks aim at the head (-4, incapacitates).")]
-
+HeadshotOpt = Annotated[
+    bool, typer.Option("--headshot", help="Ranged sneak attacks aim at the head (-4, incapacitates).")
+]
 
 
 @app.command("fight")
@@ -610,7 +665,9 @@ def fight_cmd(
             "--save-state", help="Write the fight state (JSON) here when it stops; 'forecast --state' reads it."
         ),
     ] = None,
-    seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    seed: SeedOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Run a fight round by round with a readable log."""
     hr = _hr(house_rules)
@@ -626,10 +683,17 @@ def fight_cmd(
         except ValueError:
             raise CombatError(f"--switch {s!r}: write ROUND:LEVEL, e.g. 3:4") from None
     options = {
-        "level": level, "distance": distance, "initiative": initiative, "switch": sw,
+        "level": level,
+        "distance": distance,
+        "initiative": initiative,
+        "switch": sw,
         "tactics": _side_keys(_pairs(tactic, "--tactic"), 2),
-        "delay": _pairs(delay, "--delay"), "dc": dc, "max_rounds": max_rounds,
-        "surprised": surprised or [], "sneak_dc": sneak_dc, "sneak_headshot": headshot,
+        "delay": _pairs(delay, "--delay"),
+        "dc": dc,
+        "max_rounds": max_rounds,
+        "surprised": surprised or [],
+        "sneak_dc": sneak_dc,
+        "sneak_headshot": headshot,
     }
     engine = SYSTEM.combat
     state = engine.start([side_a, side_b], house_rules=hr, options=options)
@@ -650,11 +714,18 @@ def fight_cmd(
     if not engine.is_over(state):
         result = f"stopped after {state.round} round(s), the fight still going"
     else:
-        result = (f"{' and '.join(names[w])} win{'s' if len(names[w]) == 1 else ''} after {state.round} round(s)"
-                  if w is not None else f"no winner after {state.round} round(s)")
+        result = (
+            f"{' and '.join(names[w])} win{'s' if len(names[w]) == 1 else ''} after {state.round} round(s)"
+            if w is not None
+            else f"no winner after {state.round} round(s)"
+        )
     summary = {
-        "result": result, "winner": w, "rounds": state.round, "seed": rng.seed,
-        "hp": {f.name: f.hp for f in state.fighters}, "state": state.model_dump(mode="json"),
+        "result": result,
+        "winner": w,
+        "rounds": state.round,
+        "seed": rng.seed,
+        "hp": {f.name: f.hp for f in state.fighters},
+        "state": state.model_dump(mode="json"),
     }
     if as_json:
         emit_events(events, True, summary)
@@ -765,9 +836,17 @@ def forecast_cmd(
             except ValueError:
                 raise CombatError(f"--switch {x!r}: write ROUND:LEVEL, e.g. 3:4") from None
         options = {
-            "level": level, "distance": distance, "initiative": initiative, "switch": sw,
-            "tactics": _side_keys(tactics, len(sides)), "delay": _pairs(delay, "--delay"), "dc": dc,
-            "max_rounds": max_rounds, "surprised": surprised or [], "sneak_dc": sneak_dc, "sneak_headshot": headshot,
+            "level": level,
+            "distance": distance,
+            "initiative": initiative,
+            "switch": sw,
+            "tactics": _side_keys(tactics, len(sides)),
+            "delay": _pairs(delay, "--delay"),
+            "dc": dc,
+            "max_rounds": max_rounds,
+            "surprised": surprised or [],
+            "sneak_dc": sneak_dc,
+            "sneak_headshot": headshot,
         }
         state = SYSTEM.combat.start(sides, house_rules=hr, options=options)
     with forecast_progress() as progress:
@@ -786,7 +865,8 @@ def wound_cmd(
     heal_days: Annotated[
         int | None, typer.Option("--heal-days", min=0, help="Days until healed (the GM's call).")
     ] = None,
-    out: OutOpt = None, as_json: JsonOpt = False,
+    out: OutOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Mark wounds on a card (Part Five, Wounds/Injury)."""
     from ...rules import Event
@@ -815,7 +895,12 @@ def heal_cmd(
         c,
         out,
         as_json,
-        [Event("heal", f"After {days} day(s) {len(before.wounds) - len(c.wounds)} wound(s) have healed; {current_hp(c)} of {hit_points(c)} HP.")],
+        [
+            Event(
+                "heal",
+                f"After {days} day(s) {len(before.wounds) - len(c.wounds)} wound(s) have healed; {current_hp(c)} of {hit_points(c)} HP.",
+            )
+        ],
     )
 
 
@@ -826,7 +911,9 @@ def award_cmd(
     used: Annotated[
         list[str] | None, typer.Option("--used", help="A skill used this session (repeatable; 'A is for Axe').")
     ] = None,
-    out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    out: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """End of session: award skill points (saved until spent)."""
     req = _build(AwardPoints, AdvancementError, points=points, used_skills=tuple(used or ()))
@@ -841,7 +928,9 @@ def buy_skill_cmd(
     points: Annotated[int, typer.Option("--points", min=1, help="Skill points to put in.")] = 1,
     stat: Annotated[str | None, typer.Option("--stat", help="Governing stat of a new skill.")] = None,
     teacher: Annotated[bool, typer.Option("--teacher", help="A teacher helps ('A is for Axe').")] = False,
-    out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    out: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Spend saved skill points on a skill."""
     st = stat.upper() if stat else None
@@ -856,15 +945,15 @@ def buy_skill_cmd(
 def buy_stat_cmd(
     file: FileArg,
     stat: Annotated[str, typer.Argument(help="STR, DEX, INT or SOC.")],
-    out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    out: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Raise a stat by 1 for 4 saved skill points (once per stat per game)."""
     st = stat.upper()
     if st not in STATS:
         raise CheckError(f"{stat!r} is not a stat", hint="STR, DEX, INT or SOC")
-    c, events = SYSTEM.advance(
-        _load(file), BuyStat(stat=st), make_rng(None), _hr(house_rules)
-    )  # type: ignore[arg-type]
+    c, events = SYSTEM.advance(_load(file), BuyStat(stat=st), make_rng(None), _hr(house_rules))  # type: ignore[arg-type]
     _save(c, out, as_json, list(events))  # type: ignore[arg-type]
 
 
@@ -952,9 +1041,10 @@ def acid_cmd(
 def fire_cmd(
     dex: Annotated[int, typer.Option("--dex", help="The burning character's DEX.")],
     small: Annotated[bool, typer.Option("--small", help="Only a small flame: put out with the next action.")] = False,
-    seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    seed: SeedOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Fire: a large flame wounds and sets alight; stop, drop and roll (DEX vs DC 6) each turn."""
     wounds, events = hz.burn(dex, make_rng(seed, "bum-fire"), large_flame=not small, hr=_hr(house_rules))
     emit_events(events, as_json, {"result": f"{wounds} wound(s) from the fire", "wounds": wounds})
-

@@ -10,6 +10,7 @@ import yaml
 from rich.table import Table
 
 from ...errors import CharacterError, CheckError, InputFileError, Problem
+from ...rules import Outcome, load_document, validate_data
 from ...systems.fuzzy import SYSTEM
 from ...systems.fuzzy.advancement import (
     Award,
@@ -45,9 +46,29 @@ from ...systems.fuzzy.checks import AbilityCheck, ContestCheck, KarmaRoll, Lotte
 from ...systems.fuzzy.combat import CombatTactics, FightState, Manoeuvre, defence_total, harm_level, with_tactics
 from ...systems.fuzzy.options import FuzzyHouseRules
 from ...systems.fuzzy.tables import difficulties, discworld_body, fit_modifiers
-from ...rules import Outcome, load_document, validate_data
-from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, load_file, load_house_rules, make_rng, show_house_rules, write_plot
-from ..forecast import MethodOpt, PlotOpt, SamplesOpt, StateOpt, VsOpt, check_method, emit_forecast, forecast_progress, split_sides
+from ..common import (
+    HouseRulesOpt,
+    JsonOpt,
+    SeedOpt,
+    emit_events,
+    emit_odds,
+    load_file,
+    load_house_rules,
+    make_rng,
+    show_house_rules,
+    write_plot,
+)
+from ..forecast import (
+    MethodOpt,
+    PlotOpt,
+    SamplesOpt,
+    StateOpt,
+    VsOpt,
+    check_method,
+    emit_forecast,
+    forecast_progress,
+    split_sides,
+)
 from ..output import console, print_json
 
 __all__ = ["app"]
@@ -58,14 +79,21 @@ app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode=None,
 )
-xp_app = typer.Typer(help="Experience: awards and what they buy (each writes the changed character).", no_args_is_help=True,
-                     rich_markup_mode=None)
+xp_app = typer.Typer(
+    help="Experience: awards and what they buy (each writes the changed character).",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
 app.add_typer(xp_app, name="xp")
 
 CharFile = Annotated[Path, typer.Argument(help="A character file (YAML or JSON).")]
-OutOpt = Annotated[Path | None, typer.Option("--output", "-o", help="Write the changed character here (default: print it).")]
+OutOpt = Annotated[
+    Path | None, typer.Option("--output", "-o", help="Write the changed character here (default: print it).")
+]
 ApprovedOpt = Annotated[bool | None, typer.Option("--gm-approved/--gm-veto", help="The GM's approval, or veto.")]
-FitOpt = Annotated[str, typer.Option("--fit", help="How well the Ability fits the task: fits, 'not quite' (+1), barely (+2).")]
+FitOpt = Annotated[
+    str, typer.Option("--fit", help="How well the Ability fits the task: fits, 'not quite' (+1), barely (+2).")
+]
 
 
 def _house(path: Path | None) -> FuzzyHouseRules:
@@ -88,7 +116,9 @@ def _target(value: str) -> int | str:
     if raw.lstrip("+-").isdigit():
         n = int(raw)
         if n < 1:
-            raise CheckError(f"a target number is 1 or more, not {n}", hint="the easiest named difficulty is 'easy' (4)")
+            raise CheckError(
+                f"a target number is 1 or more, not {n}", hint="the easiest named difficulty is 'easy' (4)"
+            )
         return n
     text = " ".join(raw.lower().replace("_", " ").replace("-", " ").split())
     text = "nigh-impossible" if text == "nigh impossible" else text
@@ -133,7 +163,9 @@ def emit_outcome(outcome: Outcome, as_json: bool) -> None:
 def _print_sheet(c: FuzzyCharacter, house: FuzzyHouseRules) -> dict[str, Any]:
     s = sheet(c, house)
     k = karma(c, house)
-    console.print(f"[bold]{c.name}[/bold]" + (f" - {c.concept}" if c.concept else "") + (f"  ({c.species})" if c.species else ""))
+    console.print(
+        f"[bold]{c.name}[/bold]" + (f" - {c.concept}" if c.concept else "") + (f"  ({c.species})" if c.species else "")
+    )
     t = Table(title="Abilities", show_edge=False)
     t.add_column("Ability")
     t.add_column("dice", justify="right")
@@ -156,13 +188,17 @@ def _print_sheet(c: FuzzyCharacter, house: FuzzyHouseRules) -> dict[str, Any]:
         f"{k.below} below, {k.above} above."
     )
     luck_note = f" ({k.luck_discarded} discarded over the cap)" if k.luck_discarded else ""
-    console.print(f"[bold]Luck {k.luck}[/bold]   [bold]Unluck {k.unluck}[/bold]   "
-                  f"(from the baseline: Luck {k.luck_from_baseline}{luck_note}, Unluck {k.unluck_from_baseline}; "
-                  f"GM {c.gm.luck:+d}/{c.gm.unluck:+d}; experience {c.experience.luck_bought:+d}/{c.experience.unluck_changed:+d})")
+    console.print(
+        f"[bold]Luck {k.luck}[/bold]   [bold]Unluck {k.unluck}[/bold]   "
+        f"(from the baseline: Luck {k.luck_from_baseline}{luck_note}, Unluck {k.unluck_from_baseline}; "
+        f"GM {c.gm.luck:+d}/{c.gm.unluck:+d}; experience {c.experience.luck_bought:+d}/{c.experience.unluck_changed:+d})"
+    )
     console.print(f"Experience: {c.experience.unspent} unspent of {c.experience.awarded} gained")
     cp = c.combat
-    console.print(f"Fights with {cp.ability} ({cp.weapon}, {cp.weapon_lethality}); armour {cp.armour}; encumbrance {cp.encumbrance}")
-    if "discworld_body_guide" in s and s["discworld_body_guide"]:
+    console.print(
+        f"Fights with {cp.ability} ({cp.weapon}, {cp.weapon_lethality}); armour {cp.armour}; encumbrance {cp.encumbrance}"
+    )
+    if s.get("discworld_body_guide"):
         g = s["discworld_body_guide"]
         kinds = ", ".join(f"{q} {k_}" for k_, q in g["kinds"])  # type: ignore[index]
         console.print(f"Discworld Body guide for Body {c.required.body}: {kinds}")
@@ -213,12 +249,16 @@ def new_cmd(
     name = typer.prompt("Name")
     concept = typer.prompt("Concept (a phrase)", default="", show_default=False)
     c = _entry(FuzzyCharacter, name=name, concept=concept)
-    console.print(f"Baseline {house.baseline}: two dice in each required Ability plus {house.baseline - 10} more to play with.")
+    console.print(
+        f"Baseline {house.baseline}: two dice in each required Ability plus {house.baseline - 10} more to play with."
+    )
     values: dict[str, int] = {}
     for n in REQUIRED:
         values[n] = typer.prompt(f"{n.capitalize()} (1-5)", default=2, type=int)
         if not 1 <= values[n] <= 100:
-            raise CharacterError([Problem(f"required.{n}", "rated 1 or more (at most 100)", "Abilities Everybody Has")], name=name)
+            raise CharacterError(
+                [Problem(f"required.{n}", "rated 1 or more (at most 100)", "Abilities Everybody Has")], name=name
+            )
         c = c.model_copy(update={"required": RequiredAbilities(**{**c.required.model_dump(), **values})})
         console.print(_running(c, house), markup=False)
     console.print("Special Abilities: pick two or three (an empty name ends the list).")
@@ -246,8 +286,14 @@ def new_cmd(
             break
         rating = typer.prompt(f"{dn} rating", default=1, type=int)
         _rating_ok(dn, rating)
-        hinders = typer.prompt(f"Does {dn} count against an Ability (like Clumsy against Body)? Name it or leave empty",
-                               default="", show_default=False).strip() or None
+        hinders = (
+            typer.prompt(
+                f"Does {dn} count against an Ability (like Clumsy against Body)? Name it or leave empty",
+                default="",
+                show_default=False,
+            ).strip()
+            or None
+        )
         disability = _entry(Disability, name=dn, rating=rating, hinders=hinders)
         c = c.model_copy(update={"disabilities": c.disabilities + (disability,)})
         console.print(_running(c, house), markup=False)
@@ -258,7 +304,13 @@ def new_cmd(
     if output is not None:
         output.write_text(text, encoding="utf-8")
     if as_json:
-        print_json({"character": c.model_dump(mode="json"), "sheet": sheet(c, house), "written": str(output) if output else None})
+        print_json(
+            {
+                "character": c.model_dump(mode="json"),
+                "sheet": sheet(c, house),
+                "written": str(output) if output else None,
+            }
+        )
     else:
         _print_sheet(c, house)
         if output is not None:
@@ -271,7 +323,9 @@ def new_cmd(
 
 def _rating_ok(name: str, rating: int) -> None:
     if not 1 <= rating <= 100:
-        raise CharacterError([Problem(name, f"rated {rating}; ratings run from 1 (5 is spectacular; higher costs karma)", "The Basics")])
+        raise CharacterError(
+            [Problem(name, f"rated {rating}; ratings run from 1 (5 is spectacular; higher costs karma)", "The Basics")]
+        )
 
 
 def _entry(model: Any, **kwargs: Any) -> Any:
@@ -282,7 +336,9 @@ def _entry(model: Any, **kwargs: Any) -> Any:
         return model(**kwargs)
     except ValidationError as exc:
         where = kwargs.get("name", model.__name__)
-        raise CharacterError([Problem(str(where), f"{'.'.join(map(str, e['loc']))}: {e['msg']}") for e in exc.errors()]) from None
+        raise CharacterError(
+            [Problem(str(where), f"{'.'.join(map(str, e['loc']))}: {e['msg']}") for e in exc.errors()]
+        ) from None
 
 
 # -- odds and rolls ------------------------------------------------------------------------------------
@@ -291,12 +347,18 @@ def _entry(model: Any, **kwargs: Any) -> Any:
 @app.command("odds")
 def odds_cmd(
     dice: Annotated[int, typer.Option("--dice", "-d", help="Dice rolled (the Ability's rating).")],
-    target: Annotated[str | None, typer.Option("--target", "-t", help="A number or easy/average/hard/'really hard'/nigh-impossible.")] = None,
-    against: Annotated[int | None, typer.Option("--against", help="Instead of a target: the opposing Ability's dice (a contest).")] = None,
+    target: Annotated[
+        str | None, typer.Option("--target", "-t", help="A number or easy/average/hard/'really hard'/nigh-impossible.")
+    ] = None,
+    against: Annotated[
+        int | None, typer.Option("--against", help="Instead of a target: the opposing Ability's dice (a contest).")
+    ] = None,
     fit: FitOpt = "fits",
     modifier: Annotated[int, typer.Option("--modifier", "-m", help="Added to the roll.")] = 0,
     against_modifier: Annotated[int, typer.Option("--against-modifier", help="Added to the opposing roll.")] = 0,
-    penalty: Annotated[int, typer.Option("--penalty", help="Dice lost to wounds, Clumsy, several opponents (never below 1).")] = 0,
+    penalty: Annotated[
+        int, typer.Option("--penalty", help="Dice lost to wounds, Clumsy, several opponents (never below 1).")
+    ] = 0,
     plot: Annotated[Path | None, typer.Option("--plot", help="Also save a bar chart: FILE.svg or FILE.png.")] = None,
     house_rules: HouseRulesOpt = None,
     as_json: JsonOpt = False,
@@ -308,10 +370,20 @@ def odds_cmd(
     if penalty < 0:
         raise CheckError(f"--penalty is a number of dice lost, 0 or more (not {penalty})")
     if against is not None:
-        check = _check(ContestCheck, first=_check(Side, name="roller", dice=dice, modifier=modifier, penalty_dice=penalty),
-                       second=_check(Side, name="opponent", dice=against, modifier=against_modifier))
+        check = _check(
+            ContestCheck,
+            first=_check(Side, name="roller", dice=dice, modifier=modifier, penalty_dice=penalty),
+            second=_check(Side, name="opponent", dice=against, modifier=against_modifier),
+        )
     else:
-        check = _check(AbilityCheck, dice=dice, target=_target(target or ""), fit=_fit(fit), roll_modifier=modifier, penalty_dice=penalty)
+        check = _check(
+            AbilityCheck,
+            dice=dice,
+            target=_target(target or ""),
+            fit=_fit(fit),
+            roll_modifier=modifier,
+            penalty_dice=penalty,
+        )
     odds = SYSTEM.odds(check, house)
     if as_json:
         out = odds.to_json()
@@ -321,7 +393,9 @@ def odds_cmd(
         if isinstance(check, AbilityCheck):
             out["target"] = target_number(check)
         if plot is not None:
-            write_plot(plot, [(k, float(v)) for k, v in odds.probabilities.items()], odds.check, set(odds.success_outcomes))
+            write_plot(
+                plot, [(k, float(v)) for k, v in odds.probabilities.items()], odds.check, set(odds.success_outcomes)
+            )
         print_json(out)
         return
     emit_odds(odds, False, plot)
@@ -348,15 +422,23 @@ def _roll_check(
 
 @app.command("roll")
 def roll_cmd(
-    target: Annotated[str, typer.Option("--target", "-t", help="A number or easy/average/hard/'really hard'/nigh-impossible.")],
+    target: Annotated[
+        str, typer.Option("--target", "-t", help="A number or easy/average/hard/'really hard'/nigh-impossible.")
+    ],
     dice: Annotated[int | None, typer.Option("--dice", "-d", help="Dice to roll.")] = None,
-    character: Annotated[Path | None, typer.Option("--character", "-c", help="Roll one of this character's Abilities.")] = None,
+    character: Annotated[
+        Path | None, typer.Option("--character", "-c", help="Roll one of this character's Abilities.")
+    ] = None,
     ability: Annotated[str | None, typer.Option("--ability", "-a", help="Which Ability (with --character).")] = None,
-    hindered: Annotated[bool, typer.Option("--hindered", help="The task is one a Disability counts against (Clumsy and Body).")] = False,
+    hindered: Annotated[
+        bool, typer.Option("--hindered", help="The task is one a Disability counts against (Clumsy and Body).")
+    ] = False,
     fit: FitOpt = "fits",
     modifier: Annotated[int, typer.Option("--modifier", "-m", help="Added to the roll.")] = 0,
     penalty: Annotated[int, typer.Option("--penalty", help="Dice lost to wounds and the like.")] = 0,
-    narrower: Annotated[int, typer.Option("--narrower", help="Lower the target this much for a narrower skill (GM's call).")] = 0,
+    narrower: Annotated[
+        int, typer.Option("--narrower", help="Lower the target this much for a narrower skill (GM's call).")
+    ] = 0,
     seed: SeedOpt = None,
     house_rules: HouseRulesOpt = None,
     as_json: JsonOpt = False,
@@ -366,8 +448,18 @@ def roll_cmd(
     if penalty < 0 or narrower < 0:
         raise CheckError("--penalty and --narrower are 0 or more")
     n, pen, name, unluck, disability = _roll_check(house, dice, character, ability, hindered)
-    check = _check(AbilityCheck, ability=name, dice=n, target=_target(target), fit=_fit(fit), roll_modifier=modifier,
-                   penalty_dice=pen + penalty, narrower_skill=narrower, unluck_dice=unluck, disability=disability)
+    check = _check(
+        AbilityCheck,
+        ability=name,
+        dice=n,
+        target=_target(target),
+        fit=_fit(fit),
+        roll_modifier=modifier,
+        penalty_dice=pen + penalty,
+        narrower_skill=narrower,
+        unluck_dice=unluck,
+        disability=disability,
+    )
     emit_outcome(SYSTEM.resolve(check, make_rng(seed, "fuzzy-roll"), house), as_json)
 
 
@@ -408,7 +500,9 @@ def _bad(text: str) -> int:
 def luck_cmd(
     character: CharFile,
     unluck: Annotated[bool, typer.Option("--unluck", help="Roll Unluck instead of Luck.")] = False,
-    target: Annotated[int | None, typer.Option("--target", "-t", help="Does the random thing happen? (omit: how good or bad?)")] = None,
+    target: Annotated[
+        int | None, typer.Option("--target", "-t", help="Does the random thing happen? (omit: how good or bad?)")
+    ] = None,
     seed: SeedOpt = None,
     house_rules: HouseRulesOpt = None,
     as_json: JsonOpt = False,
@@ -489,7 +583,9 @@ def harm_cmd(
 ) -> None:
     """What spending Advantage Points against a Defence Total does (1x moderate ... 4x killed)."""
     if defence < 1:
-        raise CheckError(f"a Defence Total is never below 1 (got {defence})", hint="'No Defense total can be less than 1'")
+        raise CheckError(
+            f"a Defence Total is never below 1 (got {defence})", hint="'No Defense total can be less than 1'"
+        )
     if points < 0:
         raise CheckError("Advantage Points spent are 0 or more")
     level = harm_level(points, defence)
@@ -511,7 +607,14 @@ def _tactics(stance: str, harm_at: str, intent: str, appropriate: int, manoeuvre
         if cost and not cost.isdigit():
             raise CheckError(f"manoeuvre {m!r}: write NAME or NAME:COST")
         mans.append(Manoeuvre(name=name, cost=int(cost) if cost else 2))
-    return _check(CombatTactics, stance=stance, harm_at=harm_at, intent=intent, appropriateness=appropriate, manoeuvres=tuple(mans))
+    return _check(
+        CombatTactics,
+        stance=stance,
+        harm_at=harm_at,
+        intent=intent,
+        appropriateness=appropriate,
+        manoeuvres=tuple(mans),
+    )
 
 
 @app.command("fight")
@@ -520,9 +623,13 @@ def fight_cmd(
     b: Annotated[Path, typer.Argument(help="Second fighter's character file.")],
     with_a: Annotated[list[Path] | None, typer.Option("--with-a", help="More fighters on the first side.")] = None,
     with_b: Annotated[list[Path] | None, typer.Option("--with-b", help="More fighters on the second side.")] = None,
-    stance_a: Annotated[str, typer.Option(help="normal, offensive, defensive, 'all-out attack', 'all-out defence'.")] = "normal",
+    stance_a: Annotated[
+        str, typer.Option(help="normal, offensive, defensive, 'all-out attack', 'all-out defence'.")
+    ] = "normal",
     stance_b: Annotated[str, typer.Option(help="As --stance-a, for the second side.")] = "normal",
-    harm_a: Annotated[str, typer.Option(help="Spend on harm once points reach: moderate, serious, mortal, killed.")] = "moderate",
+    harm_a: Annotated[
+        str, typer.Option(help="Spend on harm once points reach: moderate, serious, mortal, killed.")
+    ] = "moderate",
     harm_b: Annotated[str, typer.Option(help="As --harm-a, for the second side.")] = "moderate",
     intent_a: Annotated[str, typer.Option(help="lethal or non-lethal.")] = "lethal",
     intent_b: Annotated[str, typer.Option(help="lethal or non-lethal.")] = "lethal",
@@ -530,8 +637,12 @@ def fight_cmd(
     appropriate_b: Annotated[int, typer.Option(help="GM's +1/+2 for the second side.")] = 0,
     manoeuvre_a: Annotated[list[str] | None, typer.Option(help="A manoeuvre to buy, NAME[:COST] (repeatable).")] = None,
     manoeuvre_b: Annotated[list[str] | None, typer.Option(help="A manoeuvre to buy, NAME[:COST] (repeatable).")] = None,
-    rounds: Annotated[int | None, typer.Option("--rounds", min=1, help="Play at most this many rounds (stop mid-fight).")] = None,
-    save_state: Annotated[Path | None, typer.Option("--save-state", help="Write the fight state (JSON) here, e.g. to forecast from it.")] = None,
+    rounds: Annotated[
+        int | None, typer.Option("--rounds", min=1, help="Play at most this many rounds (stop mid-fight).")
+    ] = None,
+    save_state: Annotated[
+        Path | None, typer.Option("--save-state", help="Write the fight state (JSON) here, e.g. to forecast from it.")
+    ] = None,
     seed: SeedOpt = None,
     house_rules: HouseRulesOpt = None,
     as_json: JsonOpt = False,
@@ -574,15 +685,18 @@ def fight_cmd(
             extra = " (dying)" if f.dying else " (knocked out)" if f.knocked_out else ""
             console.print(f"  {f.key}: {f.status}{extra}" + (f"; {wounds}" if wounds else ""))
         if save_state is not None:
-            console.print(f"state saved to {save_state} (forecast from it with 'forecast --state {save_state}')", markup=False)
+            console.print(
+                f"state saved to {save_state} (forecast from it with 'forecast --state {save_state}')", markup=False
+            )
         console.print(f"seed {rng.seed}", style="dim")
 
 
 _SIDE_OPTS = ("stance", "harm_at", "intent", "appropriateness", "manoeuvres")
 
 
-def _side_tactics(stance: str | None, harm: str | None, intent: str | None, appropriate: int | None,
-                  manoeuvres: list[str] | None) -> dict[str, Any]:
+def _side_tactics(
+    stance: str | None, harm: str | None, intent: str | None, appropriate: int | None, manoeuvres: list[str] | None
+) -> dict[str, Any]:
     """The tactics options given for one side (None where not given)."""
     base = _tactics(stance or "normal", harm or "moderate", intent or "lethal", appropriate or 0, manoeuvres or [])
     given = (stance, harm, intent, appropriate, manoeuvres)
@@ -599,22 +713,35 @@ def _load_state(path: Path) -> FightState:
 
 @app.command("forecast")
 def forecast_cmd(
-    files: Annotated[list[Path] | None, typer.Argument(help="Two character files (one a side), or side A's files with --vs.")] = None,
+    files: Annotated[
+        list[Path] | None, typer.Argument(help="Two character files (one a side), or side A's files with --vs.")
+    ] = None,
     vs: VsOpt = None,
     state_file: StateOpt = None,
-    stance_a: Annotated[str | None, typer.Option(help="Side A's stance: normal, offensive, defensive, 'all-out attack', 'all-out defence'.")] = None,
+    stance_a: Annotated[
+        str | None,
+        typer.Option(help="Side A's stance: normal, offensive, defensive, 'all-out attack', 'all-out defence'."),
+    ] = None,
     stance_b: Annotated[str | None, typer.Option(help="As --stance-a, for side B.")] = None,
-    harm_a: Annotated[str | None, typer.Option(help="Side A spends on harm once points reach: moderate, serious, mortal, killed.")] = None,
+    harm_a: Annotated[
+        str | None, typer.Option(help="Side A spends on harm once points reach: moderate, serious, mortal, killed.")
+    ] = None,
     harm_b: Annotated[str | None, typer.Option(help="As --harm-a, for side B.")] = None,
     intent_a: Annotated[str | None, typer.Option(help="lethal or non-lethal.")] = None,
     intent_b: Annotated[str | None, typer.Option(help="lethal or non-lethal.")] = None,
     appropriate_a: Annotated[int | None, typer.Option(help="GM's +1/+2: side A's Ability is more appropriate.")] = None,
     appropriate_b: Annotated[int | None, typer.Option(help="GM's +1/+2 for side B.")] = None,
-    manoeuvre_a: Annotated[list[str] | None, typer.Option(help="A manoeuvre side A buys, NAME[:COST] (repeatable).")] = None,
-    manoeuvre_b: Annotated[list[str] | None, typer.Option(help="A manoeuvre side B buys, NAME[:COST] (repeatable).")] = None,
+    manoeuvre_a: Annotated[
+        list[str] | None, typer.Option(help="A manoeuvre side A buys, NAME[:COST] (repeatable).")
+    ] = None,
+    manoeuvre_b: Annotated[
+        list[str] | None, typer.Option(help="A manoeuvre side B buys, NAME[:COST] (repeatable).")
+    ] = None,
     method: MethodOpt = "auto",
     samples: SamplesOpt = 100_000,
-    seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the simulation (the same seed, the same forecast).")] = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", min=0, help="Seed of the simulation (the same seed, the same forecast).")
+    ] = 0,
     plot: PlotOpt = None,
     house_rules: HouseRulesOpt = None,
     as_json: JsonOpt = False,
@@ -626,8 +753,10 @@ def forecast_cmd(
     tactics options change a saved fight's tactics from the next round on.
     """
     check_method(method)
-    chosen = [_side_tactics(stance_a, harm_a, intent_a, appropriate_a, manoeuvre_a),
-              _side_tactics(stance_b, harm_b, intent_b, appropriate_b, manoeuvre_b)]
+    chosen = [
+        _side_tactics(stance_a, harm_a, intent_a, appropriate_a, manoeuvre_a),
+        _side_tactics(stance_b, harm_b, intent_b, appropriate_b, manoeuvre_b),
+    ]
     if state_file is not None:
         if files or vs:
             raise InputFileError("give either --state or character files, not both")
@@ -662,12 +791,23 @@ def defence_cmd(
 ) -> None:
     """A Defence Total with every modifier listed (never below 1)."""
     house = _house(house_rules)
-    st = SYSTEM.combat.start([[_character(defender)], [_character(attacker)]], house_rules=house,
-                             options={"tactics": [_tactics(stance, "moderate", "lethal", 0, []), _tactics("normal", "moderate", intent, 0, [])]})
+    st = SYSTEM.combat.start(
+        [[_character(defender)], [_character(attacker)]],
+        house_rules=house,
+        options={
+            "tactics": [_tactics(stance, "moderate", "lethal", 0, []), _tactics("normal", "moderate", intent, 0, [])]
+        },
+    )
     d, att = st.fighters
     total, mods = defence_total(d, att)
     if as_json:
-        print_json({"defence_total": total, "modifiers": [{"what": k, "value": v} for k, v in mods], "floored": sum(v for _, v in mods) < 1})
+        print_json(
+            {
+                "defence_total": total,
+                "modifiers": [{"what": k, "value": v} for k, v in mods],
+                "floored": sum(v for _, v in mods) < 1,
+            }
+        )
         return
     for k, v in mods:
         console.print(f"  {k:<45} {v:+d}")
@@ -685,7 +825,13 @@ def _advance(file: Path, request: Any, output: Path | None, house_rules: Path | 
     if output is not None:
         output.write_text(text, encoding="utf-8")
     if as_json:
-        print_json({"events": [e.to_json() for e in events], "character": new.model_dump(mode="json"), "written": str(output) if output else None})
+        print_json(
+            {
+                "events": [e.to_json() for e in events],
+                "character": new.model_dump(mode="json"),
+                "written": str(output) if output else None,
+            }
+        )
         return
     for e in events:
         console.print(e.text)
@@ -696,9 +842,14 @@ def _advance(file: Path, request: Any, output: Path | None, house_rules: Path | 
 
 
 @xp_app.command("award")
-def xp_award(file: CharFile, points: Annotated[int, typer.Argument(help="Experience points (an experience point or three).")],
-             reason: Annotated[str, typer.Option(help="What for.")] = "", output: OutOpt = None,
-             house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def xp_award(
+    file: CharFile,
+    points: Annotated[int, typer.Argument(help="Experience points (an experience point or three).")],
+    reason: Annotated[str, typer.Option(help="What for.")] = "",
+    output: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Award experience points."""
     if points < 0:
         raise CheckError("an award is 0 or more points")
@@ -706,50 +857,97 @@ def xp_award(file: CharFile, points: Annotated[int, typer.Argument(help="Experie
 
 
 @xp_app.command("raise")
-def xp_raise(file: CharFile, ability: Annotated[str, typer.Argument(help="The Ability to raise by one.")],
-             power: Annotated[str | None, typer.Option(help="For a big magic power: the new big thing.")] = None,
-             gm: ApprovedOpt = None, output: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def xp_raise(
+    file: CharFile,
+    ability: Annotated[str, typer.Argument(help="The Ability to raise by one.")],
+    power: Annotated[str | None, typer.Option(help="For a big magic power: the new big thing.")] = None,
+    gm: ApprovedOpt = None,
+    output: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Raise a good Ability by one: 3 x its new level."""
     _advance(file, RaiseAbility(ability=ability, power=power, gm_approved=gm), output, house_rules, as_json)
 
 
 @xp_app.command("new-ability")
-def xp_new_ability(file: CharFile, name: Annotated[str, typer.Argument()],
-                   rating: Annotated[int, typer.Option(min=1, help="Level to buy it at.")] = 1,
-                   gm: ApprovedOpt = None, output: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def xp_new_ability(
+    file: CharFile,
+    name: Annotated[str, typer.Argument()],
+    rating: Annotated[int, typer.Option(min=1, help="Level to buy it at.")] = 1,
+    gm: ApprovedOpt = None,
+    output: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Buy a new Ability (3 x each level on the way up: 3, 9, 18, ...)."""
     _advance(file, NewAbility(name=name, rating=rating, gm_approved=gm), output, house_rules, as_json)
 
 
 @xp_app.command("lower-disability")
-def xp_lower(file: CharFile, disability: Annotated[str, typer.Argument()], gm: ApprovedOpt = None, output: OutOpt = None,
-             house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def xp_lower(
+    file: CharFile,
+    disability: Annotated[str, typer.Argument()],
+    gm: ApprovedOpt = None,
+    output: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Lower a Disability by one: 3 x its old level."""
     _advance(file, LowerDisability(disability=disability, gm_approved=gm), output, house_rules, as_json)
 
 
 @xp_app.command("new-disability")
-def xp_new_disability(file: CharFile, name: Annotated[str, typer.Argument()],
-                      rating: Annotated[int, typer.Option(min=1)] = 1,
-                      misfortune: Annotated[bool, typer.Option("--misfortune", help="Gained in play: no points.")] = False,
-                      hinders: Annotated[str | None, typer.Option(help="The Ability it counts against.")] = None,
-                      gm: ApprovedOpt = None, output: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def xp_new_disability(
+    file: CharFile,
+    name: Annotated[str, typer.Argument()],
+    rating: Annotated[int, typer.Option(min=1)] = 1,
+    misfortune: Annotated[bool, typer.Option("--misfortune", help="Gained in play: no points.")] = False,
+    hinders: Annotated[str | None, typer.Option(help="The Ability it counts against.")] = None,
+    gm: ApprovedOpt = None,
+    output: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Take a new Disability: voluntary ones give what buying a good Ability to that level costs."""
-    _advance(file, NewDisability(name=name, rating=rating, voluntary=not misfortune, hinders=hinders, gm_approved=gm),
-             output, house_rules, as_json)
+    _advance(
+        file,
+        NewDisability(name=name, rating=rating, voluntary=not misfortune, hinders=hinders, gm_approved=gm),
+        output,
+        house_rules,
+        as_json,
+    )
 
 
 @xp_app.command("raise-disability")
-def xp_raise_disability(file: CharFile, disability: Annotated[str, typer.Argument()],
-                        misfortune: Annotated[bool, typer.Option("--misfortune", help="Worsened in play: no points.")] = False,
-                        gm: ApprovedOpt = None, output: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def xp_raise_disability(
+    file: CharFile,
+    disability: Annotated[str, typer.Argument()],
+    misfortune: Annotated[bool, typer.Option("--misfortune", help="Worsened in play: no points.")] = False,
+    gm: ApprovedOpt = None,
+    output: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Worsen a Disability by one: voluntary, it gives 3 x its new level."""
-    _advance(file, RaiseDisability(disability=disability, voluntary=not misfortune, gm_approved=gm), output, house_rules, as_json)
+    _advance(
+        file,
+        RaiseDisability(disability=disability, voluntary=not misfortune, gm_approved=gm),
+        output,
+        house_rules,
+        as_json,
+    )
 
 
 @xp_app.command("luck")
-def xp_luck(file: CharFile, change: Annotated[str, typer.Argument(help="buy or reduce")],
-            gm: ApprovedOpt = None, output: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def xp_luck(
+    file: CharFile,
+    change: Annotated[str, typer.Argument(help="buy or reduce")],
+    gm: ApprovedOpt = None,
+    output: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Buy Luck (3 x the new level) or reduce it (gaining 3 x the old level); Luck stays 1 to 5."""
     reqs = {"buy": BuyLuck, "reduce": ReduceLuck}
     if change not in reqs:
@@ -758,8 +956,14 @@ def xp_luck(file: CharFile, change: Annotated[str, typer.Argument(help="buy or r
 
 
 @xp_app.command("unluck")
-def xp_unluck(file: CharFile, change: Annotated[str, typer.Argument(help="raise or buy-off")],
-              gm: ApprovedOpt = None, output: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def xp_unluck(
+    file: CharFile,
+    change: Annotated[str, typer.Argument(help="raise or buy-off")],
+    gm: ApprovedOpt = None,
+    output: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
     """Take on Unluck (gaining 3 x the new level) or buy it off (3 x the old level), down to 1."""
     reqs = {"raise": RaiseUnluck, "buy-off": BuyOffUnluck}
     if change not in reqs:
@@ -768,21 +972,34 @@ def xp_unluck(file: CharFile, change: Annotated[str, typer.Argument(help="raise 
 
 
 @xp_app.command("costs")
-def xp_costs(up_to: Annotated[int, typer.Option(min=1, max=20, help="Show levels up to this.")] = 6, as_json: JsonOpt = False) -> None:
+def xp_costs(
+    up_to: Annotated[int, typer.Option(min=1, max=20, help="Show levels up to this.")] = 6, as_json: JsonOpt = False
+) -> None:
     """The experience cost table."""
     rows = [
-        {"level": n, "raise_to": raise_cost(n), "buy_from_zero": buy_cost(n), "lower_from": lower_disability_cost(n),
-         "new_disability": new_disability_award(n), "karma": ability_karma_cost(n)}
+        {
+            "level": n,
+            "raise_to": raise_cost(n),
+            "buy_from_zero": buy_cost(n),
+            "lower_from": lower_disability_cost(n),
+            "new_disability": new_disability_award(n),
+            "karma": ability_karma_cost(n),
+        }
         for n in range(1, up_to + 1)
     ]
     if as_json:
         print_json({"costs": rows})
         return
     t = Table(show_edge=False)
-    for h in ("level", "raise to it", "buy from nothing", "lower a Disability from it", "new Disability gives", "karma dice"):
+    for h in (
+        "level",
+        "raise to it",
+        "buy from nothing",
+        "lower a Disability from it",
+        "new Disability gives",
+        "karma dice",
+    ):
         t.add_column(h, justify="right")
     for r in rows:
         t.add_row(*(str(v) for v in r.values()))
     console.print(t)
-
-

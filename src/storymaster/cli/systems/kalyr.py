@@ -41,7 +41,17 @@ from ...systems.kalyr.damage import simple_contest_damage
 from ...systems.kalyr.data_files import table
 from ...systems.kalyr.ladder import LADDER, level_name, parse_level
 from ...systems.kalyr.wounds import BOXES, TRACKS, severity_for_damage, severity_name
-from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, emit_outcome, load_file, load_house_rules, make_rng
+from ..common import (
+    HouseRulesOpt,
+    JsonOpt,
+    SeedOpt,
+    emit_events,
+    emit_odds,
+    emit_outcome,
+    load_file,
+    load_house_rules,
+    make_rng,
+)
 from ..forecast import (
     MethodOpt,
     PlotOpt,
@@ -63,7 +73,9 @@ app = typer.Typer(
 )
 
 Track = Literal["physical", "mental", "social"]
-OutOpt = Annotated[Path | None, typer.Option("--out", help="Write the changed character here (default: print it as YAML).")]
+OutOpt = Annotated[
+    Path | None, typer.Option("--out", help="Write the changed character here (default: print it as YAML).")
+]
 
 
 def _hr(path: Path | None):
@@ -168,7 +180,9 @@ def _sheet_json(c: Character, problems) -> dict[str, Any]:
 
 
 @app.command("sheet")
-def sheet_cmd(file: Annotated[Path, typer.Argument(help="A Kalyr character (YAML or JSON).")], as_json: JsonOpt = False) -> None:
+def sheet_cmd(
+    file: Annotated[Path, typer.Argument(help="A Kalyr character (YAML or JSON).")], as_json: JsonOpt = False
+) -> None:
     """Validate a character and print the sheet with derived values (exit 2 if illegal)."""
     c = _load(file)
     problems = SYSTEM.validate_character(c)
@@ -202,12 +216,17 @@ def sheet_cmd(file: Annotated[Path, typer.Argument(help="A Kalyr character (YAML
         )
         if damage_bonus(c) or damage_reduction(c):
             console.print(f"Gifts: +{damage_bonus(c)} damage inflicted, -{damage_reduction(c)} damage received")
-        console.print("damage (each mark is the wound's own level: S Scratch, H Hurt, VH Very Hurt, D Defeated, X Destroyed)")
+        console.print(
+            "damage (each mark is the wound's own level: S Scratch, H Hurt, VH Very Hurt, D Defeated, X Destroyed)"
+        )
         for tname in TRACKS:
             tr = c.damage.track(tname)
             state = "unhurt" if not tr.status else severity_name(tr.status)
             pen = tr.penalty
-            console.print(f"{tname:>8}: {_track_row(c, tname)}  -> {state}" + ("" if pen is None else f" ({pen:+d})" if pen else ""))
+            console.print(
+                f"{tname:>8}: {_track_row(c, tname)}  -> {state}"
+                + ("" if pen is None else f" ({pen:+d})" if pen else "")
+            )
         console.print(
             f"Fudge points {c.fudge_points}   XP {c.experience}   levels toward next Lifepath {c.levels_gained}/8"
             + (f"   Keys owed: {c.keys_due}" if c.keys_due else "")
@@ -260,7 +279,12 @@ def new_cmd(out: OutOpt = None, as_json: JsonOpt = False) -> None:
         connections.append({"organisation": org, "level": level_name(_ask_level("  level", "Mediocre"))})
         typer.echo(f"  -> {len(connections)} connections")
     data["connections"] = connections
-    for field, label in (("keys", "Key"), ("gifts", "Gift"), ("lifepaths", "Lifepath"), ("incompetences", "Incompetence")):
+    for field, label in (
+        ("keys", "Key"),
+        ("gifts", "Gift"),
+        ("lifepaths", "Lifepath"),
+        ("incompetences", "Incompetence"),
+    ):
         items: list[Any] = []
         while True:
             v = typer.prompt(f"{label} (blank to finish)", default="", show_default=False)
@@ -290,8 +314,15 @@ def new_cmd(out: OutOpt = None, as_json: JsonOpt = False) -> None:
 
 
 def _roller(
-    ability: str | None, modifier: int, second: str | None, combine: str, automatic: bool,
-    character: Path | None = None, use: str | None = None, equipment: str = "normal", situation: int = 0,
+    ability: str | None,
+    modifier: int,
+    second: str | None,
+    combine: str,
+    automatic: bool,
+    character: Path | None = None,
+    use: str | None = None,
+    equipment: str = "normal",
+    situation: int = 0,
     name: str = "",
 ) -> tuple[AbilityRoll, list[str]]:
     if character is not None:
@@ -299,27 +330,54 @@ def _roller(
             raise CheckError("with --character, say which ability with --use", hint="e.g. --use Stealth")
         c = _load(character)
         r, notes = build_roll(
-            c, use, second=second, combine=combine, equipment=equipment, situation=situation, extra=modifier, automatic=automatic  # type: ignore[arg-type]
+            c,
+            use,
+            second=second,
+            combine=combine,
+            equipment=equipment,
+            situation=situation,
+            extra=modifier,
+            automatic=automatic,  # type: ignore[arg-type]
         )
         return r, notes
     if ability is None:
         raise CheckError("give --ability LEVEL (or --character FILE --use ABILITY)", hint="e.g. --ability Good")
     return AbilityRoll(
-        ability=parse_level(ability, what="--ability"), modifier=modifier,
-        second=_level(second, "--second"), combine=combine, automatic=automatic, name=name,  # type: ignore[arg-type]
+        ability=parse_level(ability, what="--ability"),
+        modifier=modifier,
+        second=_level(second, "--second"),
+        combine=combine,
+        automatic=automatic,
+        name=name,  # type: ignore[arg-type]
     ), []
 
 
 def _check(
-    ability, modifier, second, combine, automatic, character, use, equipment, situation,
-    difficulty, partial, vs, vs_modifier, vs_second, vs_combine,
+    ability,
+    modifier,
+    second,
+    combine,
+    automatic,
+    character,
+    use,
+    equipment,
+    situation,
+    difficulty,
+    partial,
+    vs,
+    vs_modifier,
+    vs_second,
+    vs_combine,
 ):
     actor, notes = _roller(ability, modifier, second, combine, automatic, character, use, equipment, situation)
     if vs is not None and difficulty is not None:
         raise CheckError("give either --difficulty (unopposed) or --vs (opposed), not both")
     if vs is not None:
         opp = AbilityRoll(
-            ability=parse_level(vs, what="--vs"), modifier=vs_modifier, second=_level(vs_second, "--vs-second"), combine=vs_combine
+            ability=parse_level(vs, what="--vs"),
+            modifier=vs_modifier,
+            second=_level(vs_second, "--vs-second"),
+            combine=vs_combine,
         )
         return OpposedCheck(actor=actor, opponent=opp), notes
     if difficulty is None:
@@ -334,13 +392,19 @@ def _check(
 AbilityOpt = Annotated[str | None, typer.Option("--ability", help="Ability level on the ladder (Terrible..Superb).")]
 ModOpt = Annotated[int, typer.Option("--modifier", "-m", min=-10, max=10, help="Total modifier to the ability.")]
 SecondOpt = Annotated[str | None, typer.Option("--second", help="A second ability level (see --combine).")]
-CombineOpt = Annotated[str, typer.Option("--combine", help="best: two relevant abilities; worst: two needed abilities.")]
+CombineOpt = Annotated[
+    str, typer.Option("--combine", help="best: two relevant abilities; worst: two needed abilities.")
+]
 AutoOpt = Annotated[bool, typer.Option("--fudge-auto", help="Spend a Fudge point before rolling: automatic +2.")]
-CharOpt = Annotated[Path | None, typer.Option("--character", help="Build the roll from this character (wounds included).")]
+CharOpt = Annotated[
+    Path | None, typer.Option("--character", help="Build the roll from this character (wounds included).")
+]
 UseOpt = Annotated[str | None, typer.Option("--use", help="With --character: the ability to use.")]
 EquipOpt = Annotated[str, typer.Option("--equipment", help="fine (+1), normal or poor (-1).")]
 SitOpt = Annotated[int, typer.Option("--situation", help="Situational modifier, -2..+2.")]
-DiffOpt = Annotated[str | None, typer.Option("--difficulty", help="Unopposed: the difficulty (omit with --vs for open-ended).")]
+DiffOpt = Annotated[
+    str | None, typer.Option("--difficulty", help="Unopposed: the difficulty (omit with --vs for open-ended).")
+]
 PartialOpt = Annotated[str | None, typer.Option("--partial", help="Unopposed: a lower mark for a partial success.")]
 VsOpt = Annotated[str | None, typer.Option("--vs", help="Opposed: the opponent's ability level.")]
 VsModOpt = Annotated[int, typer.Option("--vs-modifier", min=-10, max=10, help="The opponent's modifier.")]
@@ -356,16 +420,43 @@ def _combine(v: str) -> str:
 
 @app.command("odds")
 def odds_cmd(
-    ability: AbilityOpt = None, modifier: ModOpt = 0, second: SecondOpt = None, combine: CombineOpt = "best",
-    fudge_auto: AutoOpt = False, character: CharOpt = None, use: UseOpt = None, equipment: EquipOpt = "normal",
-    situation: SitOpt = 0, difficulty: DiffOpt = None, partial: PartialOpt = None, vs: VsOpt = None,
-    vs_modifier: VsModOpt = 0, vs_second: VsSecondOpt = None, vs_combine: VsCombineOpt = "best",
+    ability: AbilityOpt = None,
+    modifier: ModOpt = 0,
+    second: SecondOpt = None,
+    combine: CombineOpt = "best",
+    fudge_auto: AutoOpt = False,
+    character: CharOpt = None,
+    use: UseOpt = None,
+    equipment: EquipOpt = "normal",
+    situation: SitOpt = 0,
+    difficulty: DiffOpt = None,
+    partial: PartialOpt = None,
+    vs: VsOpt = None,
+    vs_modifier: VsModOpt = 0,
+    vs_second: VsSecondOpt = None,
+    vs_combine: VsCombineOpt = "best",
     plot: Annotated[Path | None, typer.Option("--plot", help="Also save a bar chart (.svg or .png).")] = None,
-    house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Exact odds before rolling: against a difficulty, against an opponent (--vs), or open-ended."""
-    check, notes = _check(ability, modifier, second, _combine(combine), fudge_auto, character, use, equipment, situation,
-                          difficulty, partial, vs, vs_modifier, vs_second, _combine(vs_combine))
+    check, notes = _check(
+        ability,
+        modifier,
+        second,
+        _combine(combine),
+        fudge_auto,
+        character,
+        use,
+        equipment,
+        situation,
+        difficulty,
+        partial,
+        vs,
+        vs_modifier,
+        vs_second,
+        _combine(vs_combine),
+    )
     emit_odds(SYSTEM.odds(check, _hr(house_rules)), as_json, plot)
     if notes and not as_json:
         console.print("; ".join(notes))
@@ -373,17 +464,47 @@ def odds_cmd(
 
 @app.command("check")
 def check_cmd(
-    ability: AbilityOpt = None, modifier: ModOpt = 0, second: SecondOpt = None, combine: CombineOpt = "best",
-    fudge_auto: AutoOpt = False, character: CharOpt = None, use: UseOpt = None, equipment: EquipOpt = "normal",
-    situation: SitOpt = 0, difficulty: DiffOpt = None, partial: PartialOpt = None, vs: VsOpt = None,
-    vs_modifier: VsModOpt = 0, vs_second: VsSecondOpt = None, vs_combine: VsCombineOpt = "best",
+    ability: AbilityOpt = None,
+    modifier: ModOpt = 0,
+    second: SecondOpt = None,
+    combine: CombineOpt = "best",
+    fudge_auto: AutoOpt = False,
+    character: CharOpt = None,
+    use: UseOpt = None,
+    equipment: EquipOpt = "normal",
+    situation: SitOpt = 0,
+    difficulty: DiffOpt = None,
+    partial: PartialOpt = None,
+    vs: VsOpt = None,
+    vs_modifier: VsModOpt = 0,
+    vs_second: VsSecondOpt = None,
+    vs_combine: VsCombineOpt = "best",
     retro: Annotated[int, typer.Option("--retro", help="Fudge point after the roll: move your result +1 or -1.")] = 0,
-    vs_retro: Annotated[int, typer.Option("--vs-retro", help="Fudge point after the roll: move the opponent's result +1 or -1.")] = 0,
-    seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    vs_retro: Annotated[
+        int, typer.Option("--vs-retro", help="Fudge point after the roll: move the opponent's result +1 or -1.")
+    ] = 0,
+    seed: SeedOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Roll an ability check (4dF) and explain the result; --retro spends a Fudge point on it afterwards."""
-    check, notes = _check(ability, modifier, second, _combine(combine), fudge_auto, character, use, equipment, situation,
-                          difficulty, partial, vs, vs_modifier, vs_second, _combine(vs_combine))
+    check, notes = _check(
+        ability,
+        modifier,
+        second,
+        _combine(combine),
+        fudge_auto,
+        character,
+        use,
+        equipment,
+        situation,
+        difficulty,
+        partial,
+        vs,
+        vs_modifier,
+        vs_second,
+        _combine(vs_combine),
+    )
     hr = _hr(house_rules)
     outcome = SYSTEM.resolve(check, make_rng(seed, "kalyr-check"), hr)
     if retro or vs_retro:
@@ -411,12 +532,18 @@ def _levels(text: str, what: str) -> list[AbilityRoll]:
 def group_cmd(
     side: Annotated[str, typer.Option("--side", help="Levels of one side, comma-separated: Good,Fair,Fair")],
     vs: Annotated[str, typer.Option("--vs", help="Levels of the other side.")],
-    no_outnumbering: Annotated[bool, typer.Option("--no-outnumbering", help="Do not apply outnumbering penalties.")] = False,
+    no_outnumbering: Annotated[
+        bool, typer.Option("--no-outnumbering", help="Do not apply outnumbering penalties.")
+    ] = False,
     odds_only: Annotated[bool, typer.Option("--odds", help="Show exact odds instead of rolling.")] = False,
-    seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    seed: SeedOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """A simple group contest: best average result wins; the outnumbered side takes penalties."""
-    check = GroupCheck(side=tuple(_levels(side, "--side")), opposition=tuple(_levels(vs, "--vs")), outnumbering=not no_outnumbering)
+    check = GroupCheck(
+        side=tuple(_levels(side, "--side")), opposition=tuple(_levels(vs, "--vs")), outnumbering=not no_outnumbering
+    )
     hr = _hr(house_rules)
     if odds_only:
         emit_odds(SYSTEM.odds(check, hr), as_json)
@@ -430,9 +557,13 @@ def damage_calc_cmd(
     b: Annotated[Path, typer.Argument(help="Second participant.")],
     a_result: Annotated[str, typer.Option("--a-result", help="A's rolled result.")],
     b_result: Annotated[str, typer.Option("--b-result", help="B's rolled result.")],
-    a_approach: Annotated[int, typer.Option("--a-approach", min=-2, max=2, help="A: aggressive +1/+2, cautious -1/-2.")] = 0,
+    a_approach: Annotated[
+        int, typer.Option("--a-approach", min=-2, max=2, help="A: aggressive +1/+2, cautious -1/-2.")
+    ] = 0,
     b_approach: Annotated[int, typer.Option("--b-approach", min=-2, max=2)] = 0,
-    detailed: Annotated[bool, typer.Option("--detailed", help="Halve (rounding up), as in a detailed-contest round.")] = False,
+    detailed: Annotated[
+        bool, typer.Option("--detailed", help="Halve (rounding up), as in a detailed-contest round.")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Damage from a simple contest's results: margin, weapons, armour, gifts and approaches."""
@@ -465,20 +596,30 @@ def fight_cmd(
     a: Annotated[Path, typer.Argument(help="Side A's character.")],
     b: Annotated[Path, typer.Argument(help="Side B's character.")],
     detailed: Annotated[bool, typer.Option("--detailed", help="Play a detailed contest round by round.")] = False,
-    ally_a: Annotated[list[Path] | None, typer.Option("--ally-a", help="More characters on side A (simple group contest).")] = None,
+    ally_a: Annotated[
+        list[Path] | None, typer.Option("--ally-a", help="More characters on side A (simple group contest).")
+    ] = None,
     ally_b: Annotated[list[Path] | None, typer.Option("--ally-b", help="More characters on side B.")] = None,
     track: Annotated[str, typer.Option("--track", help="physical, mental or social.")] = "physical",
-    ability_a: Annotated[str | None, typer.Option("--ability-a", help="A's ability (default: best on the track).")] = None,
+    ability_a: Annotated[
+        str | None, typer.Option("--ability-a", help="A's ability (default: best on the track).")
+    ] = None,
     ability_b: Annotated[str | None, typer.Option("--ability-b")] = None,
-    approach_a: Annotated[int, typer.Option("--approach-a", min=-2, max=2, help="aggressive +1/+2, cautious -1/-2")] = 0,
+    approach_a: Annotated[
+        int, typer.Option("--approach-a", min=-2, max=2, help="aggressive +1/+2, cautious -1/-2")
+    ] = 0,
     approach_b: Annotated[int, typer.Option("--approach-b", min=-2, max=2)] = 0,
     stance_a: Annotated[str, typer.Option("--stance-a", help="normal, all_out_offence or all_out_defence")] = "normal",
     stance_b: Annotated[str, typer.Option("--stance-b")] = "normal",
     withdraw_a: Annotated[str | None, typer.Option("--withdraw-a", help="A admits defeat at this wound level.")] = None,
     withdraw_b: Annotated[str | None, typer.Option("--withdraw-b")] = None,
-    stakes: Annotated[str | None, typer.Option("--stakes", help="A fixed wound for the loser (e.g. Hurt for first blood).")] = None,
+    stakes: Annotated[
+        str | None, typer.Option("--stakes", help="A fixed wound for the loser (e.g. Hurt for first blood).")
+    ] = None,
     on_tie: Annotated[str, typer.Option("--on-tie", help="reroll or draw (simple contests).")] = "reroll",
-    ranged: Annotated[bool, typer.Option("--ranged", help="Missile combat (shields' ranged values, no reach).")] = False,
+    ranged: Annotated[
+        bool, typer.Option("--ranged", help="Missile combat (shields' ranged values, no reach).")
+    ] = False,
     rounds: Annotated[
         int | None,
         typer.Option("--rounds", min=1, help="Stop after this many rounds (rolls), still going (see --save-state)."),
@@ -487,15 +628,25 @@ def fight_cmd(
         Path | None,
         typer.Option("--save-state", help=SAVE_STATE_HELP),
     ] = None,
-    seed: SeedOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    seed: SeedOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Fight a contest out: a simple contest (one roll), or --detailed round by round."""
     side_a = [_load(a)] + [_load(p) for p in (ally_a or [])]
     side_b = [_load(b)] + [_load(p) for p in (ally_b or [])]
     state = _start_fight(
-        [side_a, side_b], detailed=detailed, track=track, abilities=(ability_a, ability_b),
-        approaches=(approach_a, approach_b), stances=(stance_a, stance_b), withdraws=(withdraw_a, withdraw_b),
-        stakes=stakes, on_tie=on_tie, ranged=ranged, house_rules=house_rules,
+        [side_a, side_b],
+        detailed=detailed,
+        track=track,
+        abilities=(ability_a, ability_b),
+        approaches=(approach_a, approach_b),
+        stances=(stance_a, stance_b),
+        withdraws=(withdraw_a, withdraw_b),
+        stakes=stakes,
+        on_tie=on_tie,
+        ranged=ranged,
+        house_rules=house_rules,
     )
     engine = SYSTEM.combat
     rng = make_rng(seed, "kalyr-fight")
@@ -525,15 +676,27 @@ def fight_cmd(
     if not as_json:
         for s in state.sides:  # type: ignore[attr-defined]
             for f in s:
-                console.print(f"{f.name}: {_status_text(f.character, track)}, {f.character.fudge_points} Fudge point(s)")
+                console.print(
+                    f"{f.name}: {_status_text(f.character, track)}, {f.character.fudge_points} Fudge point(s)"
+                )
         console.print(f"seed {rng.seed}", style="dim")
         if save_state is not None:
             console.print(f"fight state written to {save_state}")
 
 
 def _start_fight(
-    sides, *, detailed: bool, track: str, abilities, approaches, stances, withdraws, stakes: str | None, on_tie: str,
-    ranged: bool, house_rules: Path | None,
+    sides,
+    *,
+    detailed: bool,
+    track: str,
+    abilities,
+    approaches,
+    stances,
+    withdraws,
+    stakes: str | None,
+    on_tie: str,
+    ranged: bool,
+    house_rules: Path | None,
 ):
     """A fresh fight with one tactics mapping per side, as 'fight' and 'forecast' both build it."""
     tactics = [
@@ -541,8 +704,11 @@ def _start_fight(
         for i in (0, 1)
     ]
     options: dict[str, Any] = {
-        "mode": "detailed" if detailed else "simple", "track": track, "tactics": tactics,
-        "on_tie": on_tie, "ranged": ranged,
+        "mode": "detailed" if detailed else "simple",
+        "track": track,
+        "tactics": tactics,
+        "on_tie": on_tie,
+        "ranged": ranged,
     }
     if stakes is not None:
         options["stakes"] = stakes
@@ -563,7 +729,9 @@ def forecast_cmd(
         str | None, typer.Option("--ability-a", help="Side A's ability (default: each fighter's best on the track).")
     ] = None,
     ability_b: Annotated[str | None, typer.Option("--ability-b")] = None,
-    approach_a: Annotated[int, typer.Option("--approach-a", min=-2, max=2, help="aggressive +1/+2, cautious -1/-2")] = 0,
+    approach_a: Annotated[
+        int, typer.Option("--approach-a", min=-2, max=2, help="aggressive +1/+2, cautious -1/-2")
+    ] = 0,
     approach_b: Annotated[int, typer.Option("--approach-b", min=-2, max=2)] = 0,
     stance_a: Annotated[
         str, typer.Option("--stance-a", help="normal, all_out_offence or all_out_defence (detailed)")
@@ -603,9 +771,17 @@ def forecast_cmd(
     else:
         sides = [[_load(p) for p in side] for side in split_sides(files or [], vs)]
         state = _start_fight(
-            sides, detailed=detailed, track=track, abilities=(ability_a, ability_b),
-            approaches=(approach_a, approach_b), stances=(stance_a, stance_b), withdraws=(withdraw_a, withdraw_b),
-            stakes=stakes, on_tie=on_tie, ranged=ranged, house_rules=house_rules,
+            sides,
+            detailed=detailed,
+            track=track,
+            abilities=(ability_a, ability_b),
+            approaches=(approach_a, approach_b),
+            stances=(stance_a, stance_b),
+            withdraws=(withdraw_a, withdraw_b),
+            stakes=stakes,
+            on_tie=on_tie,
+            ranged=ranged,
+            house_rules=house_rules,
         )
     with forecast_progress() as progress:
         result = SYSTEM.forecast(state, method=method, samples=samples, seed=seed, progress=progress)
@@ -623,7 +799,11 @@ def _status_text(c: Character, track: str) -> str:
 def _write(c: Character, out: Path | None, as_json: bool, events: list[Event]) -> None:
     data = c.model_dump(mode="json", exclude_defaults=False)
     if out is not None:
-        text = json.dumps(data, indent=2) if out.suffix.lower() == ".json" else yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+        text = (
+            json.dumps(data, indent=2)
+            if out.suffix.lower() == ".json"
+            else yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+        )
         out.write_text(text, encoding="utf-8")
     if as_json:
         print_json({"events": [e.to_json() for e in events], "character": data})
@@ -649,11 +829,19 @@ TrackOpt = Annotated[str, typer.Option("--track", help="physical, mental or soci
 @app.command("wound")
 def wound_cmd(
     file: FileArg,
-    severity: Annotated[str | None, typer.Option("--severity", help="Scratch, Hurt, Very Hurt, Defeated, Destroyed.")] = None,
-    points: Annotated[int | None, typer.Option("--points", help="Damage points instead (1 Scratch, 2 Hurt, ... 5+ Destroyed).")] = None,
+    severity: Annotated[
+        str | None, typer.Option("--severity", help="Scratch, Hurt, Very Hurt, Defeated, Destroyed.")
+    ] = None,
+    points: Annotated[
+        int | None, typer.Option("--points", help="Damage points instead (1 Scratch, 2 Hurt, ... 5+ Destroyed).")
+    ] = None,
     track: TrackOpt = "physical",
-    fudge: Annotated[int, typer.Option("--fudge", min=0, help="Fudge points spent to reduce the wound, one level each.")] = 0,
-    out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    fudge: Annotated[
+        int, typer.Option("--fudge", min=0, help="Fudge points spent to reduce the wound, one level each.")
+    ] = 0,
+    out: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Mark a wound on a damage track (overflowing to the next open box)."""
     if (severity is None) == (points is None):
@@ -669,26 +857,37 @@ def wound_cmd(
 @app.command("heal")
 def heal_cmd(
     file: FileArg,
-    result: Annotated[str, typer.Option("--result", help="The healer's result (Good heals 1 level, Great 2, Superb 3).")],
+    result: Annotated[
+        str, typer.Option("--result", help="The healer's result (Good heals 1 level, Great 2, Superb 3).")
+    ],
     track: TrackOpt = "physical",
     method: Annotated[str, typer.Option("--method", help="medical (days) or psionic (hours).")] = "medical",
-    out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    out: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Heal with a medical or psionic healing result."""
-    _apply(file, Heal(track=track, result=parse_level(result, what="--result"), method=method), out, as_json, house_rules)  # type: ignore[arg-type]
+    _apply(
+        file, Heal(track=track, result=parse_level(result, what="--result"), method=method), out, as_json, house_rules
+    )  # type: ignore[arg-type]
 
 
 @app.command("rest")
 def rest_cmd(
-    file: FileArg, weeks: Annotated[int, typer.Option("--weeks", min=0, help="Weeks of rest: one level each.")] = 1,
-    out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    file: FileArg,
+    weeks: Annotated[int, typer.Option("--weeks", min=0, help="Weeks of rest: one level each.")] = 1,
+    out: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Natural healing: one wound level per week of rest."""
     _apply(file, Rest(weeks=weeks), out, as_json, house_rules)
 
 
 @app.command("end-scene")
-def end_scene_cmd(file: FileArg, out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+def end_scene_cmd(
+    file: FileArg, out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False
+) -> None:
     """End of a scene: Scratches clear, and abilities may be raised again."""
     _apply(file, EndScene(), out, as_json, house_rules)
 
@@ -696,8 +895,12 @@ def end_scene_cmd(file: FileArg, out: OutOpt = None, house_rules: HouseRulesOpt 
 @app.command("end-session")
 def end_session_cmd(
     file: FileArg,
-    convert: Annotated[int, typer.Option("--convert", min=0, help="Unspent Fudge points to spend for XP; the rest carry over.")] = 0,
-    out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    convert: Annotated[
+        int, typer.Option("--convert", min=0, help="Unspent Fudge points to spend for XP; the rest carry over.")
+    ] = 0,
+    out: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """End of a session: carry Fudge points over, or spend them for experience."""
     _apply(file, EndSession(convert=convert), out, as_json, house_rules)
@@ -709,8 +912,12 @@ def fudge_cmd(
     action: Annotated[str, typer.Argument(help="spend or gain")],
     use: Annotated[str, typer.Option("--use", help="spend: retro, automatic, reduce_wound or story.")] = "retro",
     key: Annotated[str | None, typer.Option("--key", help="gain: the Key that came into play.")] = None,
-    vetoed: Annotated[bool, typer.Option("--vetoed", help="spend --use story: the GM vetoed it (no point spent).")] = False,
-    out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    vetoed: Annotated[
+        bool, typer.Option("--vetoed", help="spend --use story: the GM vetoed it (no point spent).")
+    ] = False,
+    out: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Spend a Fudge point (earning an XP) or gain one when a Key comes into play."""
     if action == "spend":
@@ -727,17 +934,26 @@ def fudge_cmd(
 @app.command("advance")
 def advance_cmd(
     file: FileArg,
-    buy: Annotated[list[str], typer.Option("--buy", help="ability:NAME, psionic:NAME@POWER, connection:ORG or key:NAME (repeatable).")],
+    buy: Annotated[
+        list[str],
+        typer.Option("--buy", help="ability:NAME, psionic:NAME@POWER, connection:ORG or key:NAME (repeatable)."),
+    ],
     track: TrackOpt = "physical",
-    lifepath: Annotated[str, typer.Option("--lifepath", help="Name for a Lifepath earned by these levels.")] = "Experience",
-    out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    lifepath: Annotated[
+        str, typer.Option("--lifepath", help="Name for a Lifepath earned by these levels.")
+    ] = "Experience",
+    out: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Spend experience at the end of a scene (costs: 'storymaster kalyr costs')."""
     purchases = []
     for item in buy:
         kind, _, name = item.partition(":")
         if not name:
-            raise CheckError(f"--buy {item!r}: write it as ability:NAME, psionic:NAME@POWER, connection:ORG or key:NAME")
+            raise CheckError(
+                f"--buy {item!r}: write it as ability:NAME, psionic:NAME@POWER, connection:ORG or key:NAME"
+            )
         if kind == "ability":
             purchases.append(Purchase(target="ability", name=name, track=track))  # type: ignore[arg-type]
         elif kind == "psionic":
@@ -763,13 +979,15 @@ def advance_cmd(
 @app.command("add-key")
 def add_key_cmd(
     file: FileArg,
-    name: Annotated[str, typer.Option("--name", help="The new Key (tied to the conflict that Destroyed the character).")],
+    name: Annotated[
+        str, typer.Option("--name", help="The new Key (tied to the conflict that Destroyed the character).")
+    ],
     kind: Annotated[str, typer.Option("--kind", help="e.g. Fear, Goal, Physical Disability.")] = "",
-    out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    out: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Take the new Key owed for being Destroyed."""
     from ...systems.kalyr.character import Key
 
     _apply(file, AddKey(key=Key(name=name, kind=kind)), out, as_json, house_rules)
-
-

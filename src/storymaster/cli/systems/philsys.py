@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from pathlib import Path
 from typing import Annotated
 
@@ -17,16 +16,45 @@ from ...systems.philsys import SYSTEM
 from ...systems.philsys import damage as dmg
 from ...systems.philsys.advancement import LevelUp, award_xp, level_up, xp_to_next
 from ...systems.philsys.character import Character, Skill, Stats, sheet, skill_points, skill_points_spent
-from ...systems.philsys.checks import D20Check, MagicAttack, MeleeAttack, MissileAttack, OpposedCheck, SkillCheck, StatCheck
+from ...systems.philsys.checks import (
+    D20Check,
+    MagicAttack,
+    MeleeAttack,
+    MissileAttack,
+    OpposedCheck,
+    SkillCheck,
+    StatCheck,
+)
 from ...systems.philsys.combat import FightOptions, FightState
 from ...systems.philsys.options import PhilsysHouseRules
 from ...systems.philsys.tables import STAT_NAMES, tables
-from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, emit_outcome, load_file, load_house_rules, make_rng
-from ..forecast import MethodOpt, PlotOpt, SamplesOpt, StateOpt, check_method, emit_forecast, forecast_progress, split_sides
+from ..common import (
+    HouseRulesOpt,
+    JsonOpt,
+    SeedOpt,
+    emit_events,
+    emit_odds,
+    emit_outcome,
+    load_file,
+    load_house_rules,
+    make_rng,
+)
+from ..forecast import (
+    MethodOpt,
+    PlotOpt,
+    SamplesOpt,
+    StateOpt,
+    check_method,
+    emit_forecast,
+    forecast_progress,
+    split_sides,
+)
 from ..forecast import VsOpt as SidesVsOpt
 from ..output import console, print_json
 
-app = typer.Typer(name="philsys", help="Philsys: d20 checks, AT/PA melee, missiles, magic and levels.", no_args_is_help=True)
+app = typer.Typer(
+    name="philsys", help="Philsys: d20 checks, AT/PA melee, missiles, magic and levels.", no_args_is_help=True
+)
 
 
 def _hr(path: Path | None) -> PhilsysHouseRules:
@@ -61,8 +89,15 @@ def sheet_cmd(
     problems = SYSTEM.validate_character(c, hr)
     values = sheet(c, hr)
     if as_json:
-        print_json({"name": c.name, "level": c.level, "stats": c.stats.model_dump(), "derived": values,
-                    "problems": [{"where": p.where, "message": p.message, "rule": p.rule} for p in problems]})
+        print_json(
+            {
+                "name": c.name,
+                "level": c.level,
+                "stats": c.stats.model_dump(),
+                "derived": values,
+                "problems": [{"where": p.where, "message": p.message, "rule": p.rule} for p in problems],
+            }
+        )
     else:
         _print_sheet(c, values)
     if problems:
@@ -72,10 +107,14 @@ def sheet_cmd(
 def _print_sheet(c: Character, v: dict) -> None:
     console.print(f"[bold]{c.name}[/bold]  level {c.level}, {c.xp} XP" + (f" — {c.concept}" if c.concept else ""))
     console.print("  ".join(f"{s} {c.stats.get(s):+d}" for s in STAT_NAMES) + f"   (points {v['stat_points']})")
-    console.print(f"HP {v['HP']}  MP {v['MP']}  TP {v['TP']}  initiative {v['initiative']}  move {v['move_yards']} yd"
-                  f"  magic: {v['magic']}" + (f"  strength penalty -{v['strength_penalty']}" if v["strength_penalty"] else ""))
-    console.print(f"base AT/PA {v['base_at_pa']}  AT/PA {v['AT']}/{v['PA']}  MAttack {v['MAttack']}  "
-                  f"missile evasion {v['missile_evasion']}  MBlock {v['MBlock']}  armour stops {v['armor_reduction']}")
+    console.print(
+        f"HP {v['HP']}  MP {v['MP']}  TP {v['TP']}  initiative {v['initiative']}  move {v['move_yards']} yd"
+        f"  magic: {v['magic']}" + (f"  strength penalty -{v['strength_penalty']}" if v["strength_penalty"] else "")
+    )
+    console.print(
+        f"base AT/PA {v['base_at_pa']}  AT/PA {v['AT']}/{v['PA']}  MAttack {v['MAttack']}  "
+        f"missile evasion {v['missile_evasion']}  MBlock {v['MBlock']}  armour stops {v['armor_reduction']}"
+    )
     t = Table(title=f"skills (points {v['skill_points']})", show_edge=False)
     for col in ("skill", "bases", "rank", "check modifier"):
         t.add_column(col)
@@ -87,7 +126,9 @@ def _print_sheet(c: Character, v: dict) -> None:
         console.print(f"{a.requirement_text}{a.name} ({cost}) - {a.description}")
     e = c.equipment
     if e.weapon:
-        console.print(f"weapon: {e.weapon.name} {'/'.join(map(str, e.weapon.damage))} ({e.weapon.at:+d}/{e.weapon.pa:+d})")
+        console.print(
+            f"weapon: {e.weapon.name} {'/'.join(map(str, e.weapon.damage))} ({e.weapon.at:+d}/{e.weapon.pa:+d})"
+        )
     if e.missile:
         console.print(f"missile: {e.missile.name} accuracy {e.missile.accuracy}, damage {e.missile.damage}")
     if e.armor:
@@ -104,16 +145,32 @@ def _validated(model, data: dict, what: str):  # type: ignore[no-untyped-def]
         raise CheckError(_explain(exc, what), hint="see --help for the allowed values") from None
 
 
-def _check(kind: str, modifier: int | None, stat: int | None, bases: str | None, rank: int, td: int | None,
-           vs: int | None, no_parry: bool) -> Check:
+def _check(
+    kind: str,
+    modifier: int | None,
+    stat: int | None,
+    bases: str | None,
+    rank: int,
+    td: int | None,
+    vs: int | None,
+    no_parry: bool,
+) -> Check:
     try:
         return _build_check(kind, modifier, stat, bases, rank, td, vs, no_parry)
     except ValidationError as exc:
         raise CheckError(_explain(exc, "check"), hint="modifiers run -200..500, TDs 0..1000") from None
 
 
-def _build_check(kind: str, modifier: int | None, stat: int | None, bases: str | None, rank: int, td: int | None,
-                 vs: int | None, no_parry: bool) -> Check:
+def _build_check(
+    kind: str,
+    modifier: int | None,
+    stat: int | None,
+    bases: str | None,
+    rank: int,
+    td: int | None,
+    vs: int | None,
+    no_parry: bool,
+) -> Check:
     if td is not None and td < 0:
         raise CheckError(f"a TD cannot be negative (got {td})", hint="TDs run 10 (easy) to 70 (practically impossible)")
     if kind not in ("check", "melee", "missile", "magic"):
@@ -154,20 +211,34 @@ def _build_check(kind: str, modifier: int | None, stat: int | None, bases: str |
 
 
 KindOpt = Annotated[str, typer.Option("--kind", help="check (default), melee (AT vs PA), missile or magic.")]
-ModOpt = Annotated[int | None, typer.Option("--modifier", "-m", help="Total modifier (or the attacker's: AT, accuracy, spell).")]
+ModOpt = Annotated[
+    int | None, typer.Option("--modifier", "-m", help="Total modifier (or the attacker's: AT, accuracy, spell).")
+]
 StatOpt = Annotated[int | None, typer.Option("--stat", help="A stat check: Stat*3 + d20.")]
 BasesOpt = Annotated[str | None, typer.Option("--bases", help="A skill check: three base stats, e.g. 3,3,5.")]
 RankOpt = Annotated[int, typer.Option("--rank", help="Skill rank (with --bases).")]
 TdOpt = Annotated[int | None, typer.Option("--td", help="Target difficulty.")]
 VsOpt = Annotated[int | None, typer.Option("--vs", help="Opposed: the defender's modifier (defender wins ties).")]
 NoParryOpt = Annotated[bool, typer.Option("--no-parry", help="The defender has no roll (parry already used).")]
-CharOpt = Annotated[Path | None, typer.Option("--character", "-c", help="Take the modifier from this sheet (with --skill or --stat-of).")]
+CharOpt = Annotated[
+    Path | None,
+    typer.Option("--character", "-c", help="Take the modifier from this sheet (with --skill or --stat-of)."),
+]
 SkillOpt = Annotated[str | None, typer.Option("--skill", help="With --character: a skill check (bases + rank).")]
-StatOfOpt = Annotated[str | None, typer.Option("--stat-of", help="With --character: a stat check on this stat (e.g. STR).")]
+StatOfOpt = Annotated[
+    str | None, typer.Option("--stat-of", help="With --character: a stat check on this stat (e.g. STR).")
+]
 
 
-def _from_sheet(character: Path | None, skill: str | None, stat_of: str | None, modifier: int | None,
-                stat: int | None, bases: str | None, rank: int) -> tuple[int | None, str | None, int]:
+def _from_sheet(
+    character: Path | None,
+    skill: str | None,
+    stat_of: str | None,
+    modifier: int | None,
+    stat: int | None,
+    bases: str | None,
+    rank: int,
+) -> tuple[int | None, str | None, int]:
     """Turn --character/--skill/--stat-of into --stat or --bases/--rank."""
     if character is None:
         if skill or stat_of:
@@ -196,11 +267,20 @@ def _from_sheet(character: Path | None, skill: str | None, stat_of: str | None, 
 
 @app.command("odds")
 def odds_cmd(
-    kind: KindOpt = "check", modifier: ModOpt = None, stat: StatOpt = None, bases: BasesOpt = None, rank: RankOpt = 0,
-    td: TdOpt = None, vs: VsOpt = None, no_parry: NoParryOpt = False,
-    character: CharOpt = None, skill: SkillOpt = None, stat_of: StatOfOpt = None,
+    kind: KindOpt = "check",
+    modifier: ModOpt = None,
+    stat: StatOpt = None,
+    bases: BasesOpt = None,
+    rank: RankOpt = 0,
+    td: TdOpt = None,
+    vs: VsOpt = None,
+    no_parry: NoParryOpt = False,
+    character: CharOpt = None,
+    skill: SkillOpt = None,
+    stat_of: StatOfOpt = None,
     plot: Annotated[Path | None, typer.Option("--plot", help="Also save a bar chart (.svg or .png).")] = None,
-    house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Exact odds of a check before rolling: d20+modifier vs TD, or opposed (--vs)."""
     stat, bases, rank = _from_sheet(character, skill, stat_of, modifier, stat, bases, rank)
@@ -209,10 +289,20 @@ def odds_cmd(
 
 @app.command("check")
 def check_cmd(
-    kind: KindOpt = "check", modifier: ModOpt = None, stat: StatOpt = None, bases: BasesOpt = None, rank: RankOpt = 0,
-    td: TdOpt = None, vs: VsOpt = None, no_parry: NoParryOpt = False, seed: SeedOpt = None,
-    character: CharOpt = None, skill: SkillOpt = None, stat_of: StatOfOpt = None,
-    house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    kind: KindOpt = "check",
+    modifier: ModOpt = None,
+    stat: StatOpt = None,
+    bases: BasesOpt = None,
+    rank: RankOpt = 0,
+    td: TdOpt = None,
+    vs: VsOpt = None,
+    no_parry: NoParryOpt = False,
+    seed: SeedOpt = None,
+    character: CharOpt = None,
+    skill: SkillOpt = None,
+    stat_of: StatOfOpt = None,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Roll a check and explain how the dice made the result."""
     stat, bases, rank = _from_sheet(character, skill, stat_of, modifier, stat, bases, rank)
@@ -232,11 +322,15 @@ def check_cmd(
 def attack_odds_cmd(
     attacker: Annotated[Path, typer.Argument(help="Attacker's sheet.")],
     defender: Annotated[Path, typer.Argument(help="Defender's sheet.")],
-    attack: Annotated[str, typer.Option("--attack", help="thrust/slash/chop, light/medium/heavy, punch/kick, missile, or a spell name.")] = "thrust",
+    attack: Annotated[
+        str,
+        typer.Option("--attack", help="thrust/slash/chop, light/medium/heavy, punch/kick, missile, or a spell name."),
+    ] = "thrust",
     no_parry: NoParryOpt = False,
     aim: Annotated[str, typer.Option("--aim", help="Missile target location.")] = "abdomen",
     distance: Annotated[str, typer.Option("--range", help="medium or long.")] = "medium",
-    house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Exact odds of one attack between two characters, from their sheets."""
     from ...systems.philsys.character import at_pa
@@ -254,8 +348,10 @@ def attack_odds_cmd(
         if w is None:
             raise CheckError(f"{a.name} has no missile weapon")
         sk = a.skill(w.skill) if w.skill else None
-        chk = MissileAttack(attack=dmg.missile_attack_modifier(w, sk.rank if sk else 0, aim),
-                            defence=dmg.missile_defence_modifier(d, distance, hr))
+        chk = MissileAttack(
+            attack=dmg.missile_attack_modifier(w, sk.rank if sk else 0, aim),
+            defence=dmg.missile_defence_modifier(d, distance, hr),
+        )
     else:
         kinds = [k for k, _ in melee_options(a, hr)]
         if attack not in kinds:
@@ -272,7 +368,8 @@ def damage_cmd(
     strength: Annotated[int, typer.Option("--str", help="The wielder's STR.")] = 0,
     rank: Annotated[int, typer.Option("--rank", help="Weapon (or Unarmed) skill rank.")] = 0,
     two_handed: Annotated[bool, typer.Option("--two-handed")] = False,
-    house_rules: HouseRulesOpt = None, as_json: JsonOpt = False,
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Damage of each melee attack type for a weapon and STR (the scheme follows the house rules)."""
     hr = _hr(house_rules)
@@ -284,13 +381,20 @@ def damage_cmd(
             raise CheckError(f"--weapon takes T/S/C like 10/14/17 (got {weapon!r})") from None
         if len(d) != 3:
             raise CheckError("--weapon takes three numbers: thrust/slash/chop")
-        for i, a in enumerate(("light", "medium", "heavy") if hr.melee_damage == "light_medium_heavy" else ("thrust", "slash", "chop")):
-            e = (dmg.lmh_damage_expr(d[i], rank, strength, a, two_handed) if hr.melee_damage == "light_medium_heavy"
-                 else dmg.tsc_damage_expr(d, a, strength))  # type: ignore[arg-type]
+        for i, a in enumerate(
+            ("light", "medium", "heavy") if hr.melee_damage == "light_medium_heavy" else ("thrust", "slash", "chop")
+        ):
+            e = (
+                dmg.lmh_damage_expr(d[i], rank, strength, a, two_handed)
+                if hr.melee_damage == "light_medium_heavy"
+                else dmg.tsc_damage_expr(d, a, strength)
+            )  # type: ignore[arg-type]
             rows.append({"attack": a, "damage": e, "to_hit": dmg.attack_penalty(a)})
     else:
         for a in ("punch", "kick"):
-            rows.append({"attack": a, "damage": dmg.unarmed_damage_expr(strength, rank, a), "to_hit": dmg.attack_penalty(a)})
+            rows.append(
+                {"attack": a, "damage": dmg.unarmed_damage_expr(strength, rank, a), "to_hit": dmg.attack_penalty(a)}
+            )
     if as_json:
         print_json({"attacks": rows})
         return
@@ -308,15 +412,25 @@ def _parse_kv(values: list[str], what: str) -> dict[str, str]:
     return out
 
 
-TacticsOpt = Annotated[list[str], typer.Option("--tactics", help="NAME=auto|melee|missile|magic (NAME may be side0/side1).")]
+TacticsOpt = Annotated[
+    list[str], typer.Option("--tactics", help="NAME=auto|melee|missile|magic (NAME may be side0/side1).")
+]
 AttackOpt = Annotated[list[str], typer.Option("--attack", help="NAME=thrust|slash|chop|light|medium|heavy|punch|kick.")]
 AimOpt = Annotated[list[str], typer.Option("--aim", help="NAME=limb|abdomen|torso|head for missiles.")]
 RangeOpt = Annotated[str, typer.Option("--range", help="medium or long (missile size modifiers).")]
 
 
 def _fight_options(tactics: list[str], attack: list[str], aim: list[str], distance: str) -> FightOptions:
-    return _validated(FightOptions, {"tactics": _parse_kv(tactics, "--tactics"), "attack": _parse_kv(attack, "--attack"),
-                                     "aim": _parse_kv(aim, "--aim"), "distance": distance}, "fight options")
+    return _validated(
+        FightOptions,
+        {
+            "tactics": _parse_kv(tactics, "--tactics"),
+            "attack": _parse_kv(attack, "--attack"),
+            "aim": _parse_kv(aim, "--aim"),
+            "distance": distance,
+        },
+        "fight options",
+    )
 
 
 def _start_fight(sides_files: list[list[Path]], hr: PhilsysHouseRules, opts: FightOptions) -> FightState:
@@ -331,15 +445,21 @@ def _start_fight(sides_files: list[list[Path]], hr: PhilsysHouseRules, opts: Fig
 
 @app.command("fight")
 def fight_cmd(
-    a: Annotated[list[Path], typer.Argument(help="Character files: side A, then 'vs', then side B (or just two files).")],
+    a: Annotated[
+        list[Path], typer.Argument(help="Character files: side A, then 'vs', then side B (or just two files).")
+    ],
     seed: SeedOpt = None,
     tactics: TacticsOpt = [],  # noqa: B006
     attack: AttackOpt = [],  # noqa: B006
     aim: AimOpt = [],  # noqa: B006
     distance: RangeOpt = "medium",
-    rounds: Annotated[int | None, typer.Option("--rounds", min=1, help="Stop after this many rounds (even if the fight goes on).")] = None,
-    save_state: Annotated[Path | None, typer.Option("--save-state", help="Write the fight state (JSON) at the end, "
-                                                    "for 'forecast --state'.")] = None,
+    rounds: Annotated[
+        int | None, typer.Option("--rounds", min=1, help="Stop after this many rounds (even if the fight goes on).")
+    ] = None,
+    save_state: Annotated[
+        Path | None,
+        typer.Option("--save-state", help="Write the fight state (JSON) at the end, for 'forecast --state'."),
+    ] = None,
     house_rules: HouseRulesOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -347,7 +467,7 @@ def fight_cmd(
     names = [str(p) for p in a]
     if "vs" in names:
         k = names.index("vs")
-        left, right = a[:k], a[k + 1:]
+        left, right = a[:k], a[k + 1 :]
     elif len(a) == 2:
         left, right = a[:1], a[1:]
     else:
@@ -371,17 +491,37 @@ def fight_cmd(
     if not state.over:
         result = f"still going after {state.round} round(s)"
     else:
-        result = "a draw" if w is None else "side " + ("A" if w == 0 else "B") + " wins (" + ", ".join(
-            f.name for f in state.fighters if f.side == w) + ")"
-    emit_events(events, as_json, {"result": f"{result} (seed {rng.seed})", "winner": w, "seed": rng.seed, "rounds": state.round,
-                                  "over": state.over,
-                                  "fighters": [{"name": f.name, "hp": f.hp, "mp": f.mp, "tp": f.tp,
-                                                "unconscious": f.unconscious, "dead": f.dead} for f in state.fighters]})
+        result = (
+            "a draw"
+            if w is None
+            else "side "
+            + ("A" if w == 0 else "B")
+            + " wins ("
+            + ", ".join(f.name for f in state.fighters if f.side == w)
+            + ")"
+        )
+    emit_events(
+        events,
+        as_json,
+        {
+            "result": f"{result} (seed {rng.seed})",
+            "winner": w,
+            "seed": rng.seed,
+            "rounds": state.round,
+            "over": state.over,
+            "fighters": [
+                {"name": f.name, "hp": f.hp, "mp": f.mp, "tp": f.tp, "unconscious": f.unconscious, "dead": f.dead}
+                for f in state.fighters
+            ],
+        },
+    )
 
 
 @app.command("forecast")
 def forecast_cmd(
-    files: Annotated[list[Path] | None, typer.Argument(help="Side A's file then side B's (or side A's files, then --vs).")] = None,
+    files: Annotated[
+        list[Path] | None, typer.Argument(help="Side A's file then side B's (or side A's files, then --vs).")
+    ] = None,
     vs: SidesVsOpt = None,
     state_file: StateOpt = None,
     method: MethodOpt = "auto",
@@ -450,8 +590,10 @@ def _parse_new_skill(text: str) -> Skill:
     try:
         return Skill.model_validate({"name": text.strip(), "kind": kind, "category": category, "bases": bases})
     except Exception as exc:
-        raise InputFileError(f"cannot read the new skill {text!r}: {exc}",
-                             hint="write e.g. 'Lockpicking=DEX/DEX/INT', '[k]Geography', 'magic:Ice Magic'") from None
+        raise InputFileError(
+            f"cannot read the new skill {text!r}: {exc}",
+            hint="write e.g. 'Lockpicking=DEX/DEX/INT', '[k]Geography', 'magic:Ice Magic'",
+        ) from None
 
 
 @app.command("levelup")
@@ -459,8 +601,12 @@ def levelup_cmd(
     file: Annotated[Path, typer.Argument(help="Character file.")],
     primary: Annotated[str, typer.Option("--primary", help="Primary stat to try to raise (d100 <= 100 - stat*5).")],
     secondary: Annotated[str, typer.Option("--secondary", help="Secondary stat (d100 <= 50 - stat*5).")],
-    skill: Annotated[list[str], typer.Option("--skill", help="A skill raise attempt (repeat; a skill twice for 2 ranks).")] = [],  # noqa: B006
-    learn: Annotated[list[str], typer.Option("--learn", help="A new skill: 'Name=DEX/DEX/INT', '[k]Name', 'magic:Name'.")] = [],  # noqa: B006
+    skill: Annotated[
+        list[str], typer.Option("--skill", help="A skill raise attempt (repeat; a skill twice for 2 ranks).")
+    ] = [],  # noqa: B006
+    learn: Annotated[
+        list[str], typer.Option("--learn", help="A new skill: 'Name=DEX/DEX/INT', '[k]Name', 'magic:Name'.")
+    ] = [],  # noqa: B006
     ignore_xp: Annotated[bool, typer.Option("--ignore-xp", help="The GM grants the level without XP.")] = False,
     seed: SeedOpt = None,
     out: Annotated[Path | None, typer.Option("--out", help="Write the levelled character here.")] = None,
@@ -471,20 +617,38 @@ def levelup_cmd(
     c = _load(file)
     new_skills = [_parse_new_skill(t) for t in learn]
     attempts = list(skill) + [s.name for s in new_skills if s.name.lower() not in [x.lower() for x in skill]]
-    req = _validated(LevelUp, {"primary": primary.upper(), "secondary": secondary.upper(), "skills": attempts,
-                                  "new_skills": [s.model_dump() for s in new_skills], "ignore_xp": ignore_xp}, "level-up")
+    req = _validated(
+        LevelUp,
+        {
+            "primary": primary.upper(),
+            "secondary": secondary.upper(),
+            "skills": attempts,
+            "new_skills": [s.model_dump() for s in new_skills],
+            "ignore_xp": ignore_xp,
+        },
+        "level-up",
+    )
     rng = make_rng(seed, "philsys-levelup")
     new, events = level_up(c, req, rng, _hr(house_rules))
     if out:
         out.write_text(_dump(new), encoding="utf-8")
-    emit_events(events, as_json, {"result": f"{new.name} is now level {new.level} (seed {rng.seed})", "seed": rng.seed,
-                                  "character": new.model_dump(mode="json")})
+    emit_events(
+        events,
+        as_json,
+        {
+            "result": f"{new.name} is now level {new.level} (seed {rng.seed})",
+            "seed": rng.seed,
+            "character": new.model_dump(mode="json"),
+        },
+    )
 
 
 @app.command("revive")
 def revive_cmd(
     hours_dead: Annotated[float, typer.Option("--hours-dead", help="Hours since death.")],
-    modifiers: Annotated[int, typer.Option("--modifiers", help="Ritual/Astral/Resurrection Magic modifiers of the caster.")] = 0,
+    modifiers: Annotated[
+        int, typer.Option("--modifiers", help="Ritual/Astral/Resurrection Magic modifiers of the caster.")
+    ] = 0,
     seed: SeedOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -544,7 +708,9 @@ def new_cmd(
     for s in STAT_NAMES:
         left = tables()["stat_points"] - sum(stats.values())
         while True:
-            v = typer.prompt(f"{t[s]['name']} ({s}, {t[s]['min']:+d}..{t[s]['max']:+d}; {left} points left)", default=0, type=int)
+            v = typer.prompt(
+                f"{t[s]['name']} ({s}, {t[s]['min']:+d}..{t[s]['max']:+d}; {left} points left)", default=0, type=int
+            )
             if t[s]["min"] <= v <= t[s]["max"] and v <= left + (0 if v >= 0 else 99):
                 break
             console.print(f"  {s} must be {t[s]['min']:+d}..{t[s]['max']:+d} and within the points left")
@@ -555,7 +721,9 @@ def new_cmd(
     while True:
         spent = skill_points_spent(c.model_copy(update={"skills": skills}))
         budget = skill_points(c)
-        sname = typer.prompt(f"Skill name ({float(spent):g}/{budget} points spent; empty to finish)", default="", show_default=False)
+        sname = typer.prompt(
+            f"Skill name ({float(spent):g}/{budget} points spent; empty to finish)", default="", show_default=False
+        )
         if not sname:
             break
         kind = typer.prompt("  kind (normal, knowledge, support)", default="normal")
@@ -594,8 +762,9 @@ def new_cmd(
     if out:
         out.write_text(_dump(c), encoding="utf-8")
     if as_json:
-        print_json({"character": c.model_dump(mode="json"), "derived": sheet(c),
-                    "problems": [str(p) for p in problems]})
+        print_json(
+            {"character": c.model_dump(mode="json"), "derived": sheet(c), "problems": [str(p) for p in problems]}
+        )
     else:
         _print_sheet(c, sheet(c))
         for p in problems:

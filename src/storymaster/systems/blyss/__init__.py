@@ -21,14 +21,14 @@ from .advancement import Advancement, advance
 from .character import Character, validate_character
 from .checks import (
     BlyssContest,
-    CombinedContest,
-    combined_contest_odds,
-    resolve_combined_contest,
     BlyssTest,
+    CombinedContest,
     CombinedTest,
+    combined_contest_odds,
     combined_odds,
     contest_odds,
     resolve_combined,
+    resolve_combined_contest,
     resolve_contest,
     resolve_test,
     test_odds,
@@ -80,7 +80,9 @@ class BlyssSystem:
             return resolve_combined(check, rng, hr)
         if isinstance(check, CombinedContest):
             return resolve_combined_contest(check, rng, hr)
-        raise CheckError(f"BLYSS cannot resolve a {type(check).__name__}", hint=f"check types: {', '.join(self.check_types)}")
+        raise CheckError(
+            f"BLYSS cannot resolve a {type(check).__name__}", hint=f"check types: {', '.join(self.check_types)}"
+        )
 
     def odds(self, check: Check, house_rules: HouseRules | None = None) -> OutcomeOdds:
         hr = _hr(house_rules)
@@ -94,8 +96,9 @@ class BlyssSystem:
             return combined_contest_odds(check, hr)
         raise CheckError(f"BLYSS has no odds for a {type(check).__name__}")
 
-    def advance(self, character: BaseModel, request: BaseModel, rng: DiceRng,
-                house_rules: HouseRules | None = None) -> tuple[BaseModel, list[Event]]:
+    def advance(
+        self, character: BaseModel, request: BaseModel, rng: DiceRng, house_rules: HouseRules | None = None
+    ) -> tuple[BaseModel, list[Event]]:
         if not isinstance(character, Character):
             raise CheckError("not a BLYSS character")
         if isinstance(request, BaseModel) and not hasattr(request, "kind"):
@@ -103,8 +106,9 @@ class BlyssSystem:
         req = request if hasattr(request, "kind") else _ADV.validate_python(request)
         return advance(character, req, _hr(house_rules))
 
-    def forecast(self, state: BaseModel, *, method: str = "auto", samples: int = 100_000, seed: int = 0,
-                 progress: Any = None) -> Forecast:
+    def forecast(
+        self, state: BaseModel, *, method: str = "auto", samples: int = 100_000, seed: int = 0, progress: Any = None
+    ) -> Forecast:
         """The odds of a whole fight from any engine state (see :mod:`.forecast`): exact for a duel in which
         both fighters attack every round, simulated (numpy, many fights at once) otherwise."""
         from .forecast import blyss_forecast

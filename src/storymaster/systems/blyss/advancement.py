@@ -32,7 +32,9 @@ class SpendCP(Model):
     Partial purchases are fine: the CP are noted towards the next rank (Experience)."""
 
     kind: Literal["spend"] = "spend"
-    target: str = Field(..., min_length=1, description="an Attribute, a Trait's name, or Dodges / Flesh Wounds / Health")
+    target: str = Field(
+        ..., min_length=1, description="an Attribute, a Trait's name, or Dodges / Flesh Wounds / Health"
+    )
     cp: int = Field(..., ge=1, le=1000)
     new_trait: Literal["skill", "talent", "natural"] | None = Field(None, description="kind, when buying a new Trait")
 
@@ -62,8 +64,11 @@ def experience_award(a: AwardExperience) -> int:
     return 3 + a.challenges + a.roleplaying + (1 if a.learned else 0)
 
 
-_EXTRAS = {"dodges": ("extra_dodges", "dodges"), "flesh wounds": ("extra_flesh_wounds", "flesh_wounds"),
-           "health": ("extra_health", "health")}
+_EXTRAS = {
+    "dodges": ("extra_dodges", "dodges"),
+    "flesh wounds": ("extra_flesh_wounds", "flesh_wounds"),
+    "health": ("extra_health", "health"),
+}
 
 
 def _spend(c: Character, req: SpendCP, hr: BlyssHouseRules) -> tuple[Character, str]:
@@ -89,14 +94,17 @@ def _spend(c: Character, req: SpendCP, hr: BlyssHouseRules) -> tuple[Character, 
                 prog[book] = progress
             else:
                 prog.pop(book, None)
-            return c.model_copy(update={"attributes": attrs, "attribute_progress": prog}), \
-                f"puts {req.cp} CP into {book}: rank {rank}" + (f", {progress} CP towards the next" if progress else "")
+            return c.model_copy(
+                update={"attributes": attrs, "attribute_progress": prog}
+            ), f"puts {req.cp} CP into {book}: rank {rank}" + (f", {progress} CP towards the next" if progress else "")
     t = c.trait(name)
     traits = list(c.traits)
     if t is None:
         if req.new_trait is None:
-            raise AdvancementError(f"{c.name} has no Trait or Attribute called {name!r}",
-                                   hint="to buy a new Trait, say which kind it is (skill, talent or natural)")
+            raise AdvancementError(
+                f"{c.name} has no Trait or Attribute called {name!r}",
+                hint="to buy a new Trait, say which kind it is (skill, talent or natural)",
+            )
         if low in {"melee attack", "ranged attack", "defence", "defense", "initiative", "movement"}:
             raise AdvancementError(f"{name} is a Derived Attribute and cannot be bought")
         t = Trait(name=name, kind=req.new_trait, rank=0)
@@ -109,8 +117,9 @@ def _spend(c: Character, req: SpendCP, hr: BlyssHouseRules) -> tuple[Character, 
     rank, progress = cp_to_rank(t.kind, base)
     new = t.model_copy(update={"rank": rank, "progress": progress})
     traits = [new if x.name == t.name else x for x in traits]
-    return c.model_copy(update={"traits": tuple(traits)}), \
-        f"puts {req.cp} CP into {t.name}: rank {rank}" + (f", {progress} CP towards the next" if progress else "")
+    return c.model_copy(update={"traits": tuple(traits)}), f"puts {req.cp} CP into {t.name}: rank {rank}" + (
+        f", {progress} CP towards the next" if progress else ""
+    )
 
 
 def _deteriorate(c: Character, req: Deteriorate, hr: BlyssHouseRules) -> tuple[Character, str]:
@@ -129,9 +138,12 @@ def _deteriorate(c: Character, req: Deteriorate, hr: BlyssHouseRules) -> tuple[C
     rank, progress = cp_to_rank(t.kind, after)
     new = t.model_copy(update={"rank": rank, "progress": progress})
     lost = held - after
-    c2 = c.model_copy(update={"traits": tuple(new if x.name == t.name else x for x in c.traits),
-                              "cp_budget": c.cp_budget - lost})
-    return c2, f"{t.name} deteriorates by {lost} CP: rank {t.rank} -> {rank}" + (f" ({progress} CP into the next)" if progress else "")
+    c2 = c.model_copy(
+        update={"traits": tuple(new if x.name == t.name else x for x in c.traits), "cp_budget": c.cp_budget - lost}
+    )
+    return c2, f"{t.name} deteriorates by {lost} CP: rank {t.rank} -> {rank}" + (
+        f" ({progress} CP into the next)" if progress else ""
+    )
 
 
 def advance(c: Character, req: object, hr: BlyssHouseRules | None = None) -> tuple[Character, list[Event]]:
@@ -140,21 +152,38 @@ def advance(c: Character, req: object, hr: BlyssHouseRules | None = None) -> tup
     if isinstance(req, AwardExperience):
         n = experience_award(req)
         new = c.model_copy(update={"cp_earned": c.cp_earned + n})
-        return new, [Event("experience", f"{c.name} earns {n} CP (3 + {req.challenges} challenge + {req.roleplaying} "
-                                         f"roleplaying + {int(req.learned)} learned); {cp_left(new, hr)} CP to spend.",
-                           actor=c.name, data={"cp": n, "cp_left": cp_left(new, hr)})]
+        return new, [
+            Event(
+                "experience",
+                f"{c.name} earns {n} CP (3 + {req.challenges} challenge + {req.roleplaying} "
+                f"roleplaying + {int(req.learned)} learned); {cp_left(new, hr)} CP to spend.",
+                actor=c.name,
+                data={"cp": n, "cp_left": cp_left(new, hr)},
+            )
+        ]
     if isinstance(req, SpendCP):
         new, text = _spend(c, req, hr)
-        return new, [Event("spend", f"{c.name} {text}; {cp_left(new, hr)} CP left.", actor=c.name,
-                           data={"target": req.target, "cp": req.cp, "cp_left": cp_left(new, hr)})]
+        return new, [
+            Event(
+                "spend",
+                f"{c.name} {text}; {cp_left(new, hr)} CP left.",
+                actor=c.name,
+                data={"target": req.target, "cp": req.cp, "cp_left": cp_left(new, hr)},
+            )
+        ]
     if isinstance(req, AcquireNegative):
         if c.trait(req.name):
             raise AdvancementError(f"{c.name} already has a Trait called {req.name!r}")
         t = Trait(name=req.name, kind=req.trait_kind, rank=req.rank, negative=True, acquired_after_creation=True)
         assert trait_cp(t, hr) == 0
         new = c.model_copy(update={"traits": (*c.traits, t)})
-        return new, [Event("negative", f"{c.name} acquires the negative Trait {req.name} (rank {req.rank}); "
-                                       "it grants no CP after creation.", actor=c.name)]
+        return new, [
+            Event(
+                "negative",
+                f"{c.name} acquires the negative Trait {req.name} (rank {req.rank}); it grants no CP after creation.",
+                actor=c.name,
+            )
+        ]
     if isinstance(req, Deteriorate):
         new, text = _deteriorate(c, req, hr)
         return new, [Event("deteriorate", f"{c.name}: {text}.", actor=c.name)]

@@ -27,20 +27,20 @@ __all__ = [
     "Character",
     "Trait",
     "Weapon",
+    "character_pool",
     "cp_breakdown",
+    "cp_left",
     "cp_spent",
     "derived_values",
-    "statistic_rank",
-    "template_character",
-    "templates",
-    "character_pool",
-    "cp_left",
-    "trait_cp",
     "max_dodges",
     "max_flesh_wounds",
     "max_health",
     "movement_feet",
+    "statistic_rank",
     "strength_damage_bonus",
+    "template_character",
+    "templates",
+    "trait_cp",
     "validate_character",
 ]
 
@@ -107,7 +107,9 @@ class Weapon(Model):
     ranged: bool = False
     range_increment: int | None = Field(None, ge=1, description="feet; up to this is Short Range")
     skill: str | None = Field(None, description="the Trait that counts as skill with it (e.g. 'Armed Combat')")
-    strength_applies: bool | None = Field(None, description="Strength's damage bonus applies (default: melee yes, ranged no)")
+    strength_applies: bool | None = Field(
+        None, description="Strength's damage bonus applies (default: melee yes, ranged no)"
+    )
     knockout_rank: int | None = Field(None, ge=1, le=10, description="knockout chance as a rank (Average = 3, d8)")
     blunt: bool = False
     special: str = ""
@@ -298,7 +300,9 @@ def statistic_rank(c: Character, name: str) -> tuple[int, bool]:
     return t.rank + bonus, t.negative
 
 
-def character_pool(c: Character, statistics: Sequence[str], *, penalty_ranks: int = 0, die_modifier: int = 0, bonus_ranks: int = 0) -> Pool:
+def character_pool(
+    c: Character, statistics: Sequence[str], *, penalty_ranks: int = 0, die_modifier: int = 0, bonus_ranks: int = 0
+) -> Pool:
     """A Pool from named statistics: positive ones add their ranks, negative Traits deduct theirs
     (Die Pools: 'the value of the negative Trait is deducted ... before the Die Pool is established')."""
     if not statistics:
@@ -313,8 +317,14 @@ def character_pool(c: Character, statistics: Sequence[str], *, penalty_ranks: in
             ranks.append(r)
     if not ranks:
         raise CheckError("negative Traits only deduct from a positive statistic; name one too (Die Pools)")
-    return Pool(name=c.name, ranks=tuple(ranks), negative_ranks=negative, penalty_ranks=penalty_ranks,
-                die_modifier=die_modifier, bonus_ranks=bonus_ranks)
+    return Pool(
+        name=c.name,
+        ranks=tuple(ranks),
+        negative_ranks=negative,
+        penalty_ranks=penalty_ranks,
+        die_modifier=die_modifier,
+        bonus_ranks=bonus_ranks,
+    )
 
 
 # ------------------------------------------------------------------ creation guidelines
@@ -328,19 +338,36 @@ def validate_character(c: Character, hr: BlyssHouseRules | None = None) -> list[
     for book in ATTRIBUTES:
         r = c.attributes.of(book)
         if r < 1 and not hr.zero_rank_attributes_allowed:
-            P.append(Problem(f"attributes.{ATTRIBUTES[book]}", f"{book} is rank {r}; every Attribute needs at least 1 rank "
-                             "without SM permission", "Building the Character"))
+            P.append(
+                Problem(
+                    f"attributes.{ATTRIBUTES[book]}",
+                    f"{book} is rank {r}; every Attribute needs at least 1 rank without SM permission",
+                    "Building the Character",
+                )
+            )
         if creating and r > cap:
-            P.append(Problem(f"attributes.{ATTRIBUTES[book]}", f"{book} is rank {r}; the creation cap is rank {cap}",
-                             "Building the Character: no Attribute or Trait above Very Good"))
+            P.append(
+                Problem(
+                    f"attributes.{ATTRIBUTES[book]}",
+                    f"{book} is rank {r}; the creation cap is rank {cap}",
+                    "Building the Character: no Attribute or Trait above Very Good",
+                )
+            )
     for key, cp in c.attribute_progress.items():
         if key not in ATTRIBUTES:
-            P.append(Problem(f"attribute_progress.{key}", f"{key!r} is not an Attribute (use: {', '.join(ATTRIBUTES)})"))
+            P.append(
+                Problem(f"attribute_progress.{key}", f"{key!r} is not an Attribute (use: {', '.join(ATTRIBUTES)})")
+            )
             continue
         nxt = rank_cost("attribute", c.attributes.of(key) + 1)
         if cp < 0 or cp >= nxt:
-            P.append(Problem(f"attribute_progress.{key}", f"{cp} CP towards the next rank must be 0 to {nxt - 1}; "
-                             f"{nxt} CP buy the rank", "Building the Character: partial CP"))
+            P.append(
+                Problem(
+                    f"attribute_progress.{key}",
+                    f"{cp} CP towards the next rank must be 0 to {nxt - 1}; {nxt} CP buy the rank",
+                    "Building the Character: partial CP",
+                )
+            )
     seen: set[str] = set()
     free_count = 0
     for i, t in enumerate(c.traits):
@@ -349,23 +376,41 @@ def validate_character(c: Character, hr: BlyssHouseRules | None = None) -> list[
             P.append(Problem(where, f"the Trait {t.name!r} appears twice"))
         seen.add(t.name.lower())
         if t.name.strip().lower() in _DERIVED_NAMES:
-            P.append(Problem(where, f"{t.name} is a Derived Attribute and cannot be raised with CP "
-                             "(only extra Dodges, Flesh Wounds and Health can be bought)", "Building the Character"))
+            P.append(
+                Problem(
+                    where,
+                    f"{t.name} is a Derived Attribute and cannot be raised with CP "
+                    "(only extra Dodges, Flesh Wounds and Health can be bought)",
+                    "Building the Character",
+                )
+            )
         if creating and t.rank > cap:
-            P.append(Problem(where, f"rank {t.rank} is above the creation cap of rank {cap}",
-                             "Building the Character: no Attribute or Trait above Very Good"))
+            P.append(
+                Problem(
+                    where,
+                    f"rank {t.rank} is above the creation cap of rank {cap}",
+                    "Building the Character: no Attribute or Trait above Very Good",
+                )
+            )
         if t.single_advantage:
             if t.kind != "natural":
                 P.append(Problem(where, "only Naturals can be single-advantage Traits", "Natural Traits"))
             if t.rank or t.progress:
-                P.append(Problem(where, "a single-advantage Natural has no ranks and cannot be improved", "Natural Traits"))
+                P.append(
+                    Problem(where, "a single-advantage Natural has no ranks and cannot be improved", "Natural Traits")
+                )
         elif not t.negative and t.rank == 0 and not t.progress:
             P.append(Problem(where, "a Trait needs at least rank 1 (or CP towards it)", "Traits"))
         if not t.single_advantage:
             nxt = rank_cost(t.kind, t.rank + 1)
             if t.progress >= nxt:
-                P.append(Problem(where, f"{t.progress} CP towards the next rank; {nxt} CP buy it, so raise the rank",
-                                 "Building the Character: partial CP"))
+                P.append(
+                    Problem(
+                        where,
+                        f"{t.progress} CP towards the next rank; {nxt} CP buy it, so raise the rank",
+                        "Building the Character: partial CP",
+                    )
+                )
         if t.free:
             common = {n.lower() for n in hr.free_common_traits}
             if t.name.lower() in common:
@@ -385,19 +430,38 @@ def validate_character(c: Character, hr: BlyssHouseRules | None = None) -> list[
         if t.negative and t.specialisations:
             P.append(Problem(where, "negative Traits are not specialised"))
     if free_count > 1:
-        P.append(Problem("traits", f"{free_count} Traits are marked free; only the native tongue is free "
-                         "(list others in the house rule free_common_traits)", "Table 1-05 note"))
+        P.append(
+            Problem(
+                "traits",
+                f"{free_count} Traits are marked free; only the native tongue is free "
+                "(list others in the house rule free_common_traits)",
+                "Table 1-05 note",
+            )
+        )
     if creating:
-        for label, value, key in (("Dodges", c.extra_dodges, "dodges"), ("Flesh Wounds", c.extra_flesh_wounds, "flesh_wounds"),
-                                  ("Health", c.extra_health, "health")):
+        for label, value, key in (
+            ("Dodges", c.extra_dodges, "dodges"),
+            ("Flesh Wounds", c.extra_flesh_wounds, "flesh_wounds"),
+            ("Health", c.extra_health, "health"),
+        ):
             mx = costs["extras"][key]["max"]
             if value > mx:
-                P.append(Problem(f"extra_{key}", f"{value} extra {label}; at most {mx} can be bought at creation",
-                                 "Derived Attributes"))
+                P.append(
+                    Problem(
+                        f"extra_{key}",
+                        f"{value} extra {label}; at most {mx} can be bought at creation",
+                        "Derived Attributes",
+                    )
+                )
     left = cp_left(c, hr)
     if left < 0:
-        P.append(Problem("cp", f"{cp_spent(c, hr)} CP spent of {c.cp_budget + c.cp_earned}: {-left} CP over budget",
-                         "Building the Character: 400 CP"))
+        P.append(
+            Problem(
+                "cp",
+                f"{cp_spent(c, hr)} CP spent of {c.cp_budget + c.cp_earned}: {-left} CP over budget",
+                "Building the Character: 400 CP",
+            )
+        )
     return P
 
 
@@ -414,7 +478,15 @@ def template_character(key: str, name: str = "") -> Character:
         from ...errors import InputFileError
 
         raise InputFileError(f"no template called {key!r}", hint=f"choose one of: {', '.join(templates())}")
-    attrs = {f: (tpl["priority_rank"] if book in tpl["priority_attributes"] else tpl["other_rank"]) for book, f in ATTRIBUTES.items()}
+    attrs = {
+        f: (tpl["priority_rank"] if book in tpl["priority_attributes"] else tpl["other_rank"])
+        for book, f in ATTRIBUTES.items()
+    }
     traits = tuple(Trait(name=t["name"], kind=t["kind"], rank=tpl["trait_rank"]) for t in tpl["suggested_traits"])
-    return Character(name=name or tpl["title"], concept=tpl["role"], template=key.lower(), attributes=Attributes(**attrs), traits=traits)
-
+    return Character(
+        name=name or tpl["title"],
+        concept=tpl["role"],
+        template=key.lower(),
+        attributes=Attributes(**attrs),
+        traits=traits,
+    )

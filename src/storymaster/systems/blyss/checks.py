@@ -32,18 +32,18 @@ from .scale import (
 __all__ = [
     "BlyssContest",
     "BlyssTest",
+    "CombinedContest",
     "CombinedTest",
     "Pool",
-    "CombinedContest",
     "combined_contest_odds",
-    "resolve_combined_contest",
     "combined_odds",
     "contest_odds",
-    "roll_initiative",
     "pool_dice",
     "resolve_combined",
+    "resolve_combined_contest",
     "resolve_contest",
     "resolve_test",
+    "roll_initiative",
     "test_odds",
 ]
 
@@ -102,7 +102,11 @@ class Pool(Check):
             parts.append("ranks " + "+".join(map(str, self.ranks)))
         if self.dice:
             parts.append(pool_text(self.dice))
-        for label, v in (("negative", self.negative_ranks), ("penalty", self.penalty_ranks), ("bonus", self.bonus_ranks)):
+        for label, v in (
+            ("negative", self.negative_ranks),
+            ("penalty", self.penalty_ranks),
+            ("bonus", self.bonus_ranks),
+        ):
             if v:
                 parts.append(f"{label} {v}")
         if self.die_modifier:
@@ -119,7 +123,9 @@ def pool_dice(pool: Pool, hr: BlyssHouseRules | None = None) -> tuple[int, ...]:
         )
     dice = pool_for_ranks(pool.effective_ranks(hr)) + tuple(pool.dice)
     if len(dice) > MAX_POOL_DICE:
-        raise CheckError(f"a pool of {len(dice)} dice is more than the limit of {MAX_POOL_DICE}", hint="BLYSS pools are a few dice")
+        raise CheckError(
+            f"a pool of {len(dice)} dice is more than the limit of {MAX_POOL_DICE}", hint="BLYSS pools are a few dice"
+        )
     return dice
 
 
@@ -200,8 +206,15 @@ class RolledPool:
 
 
 def roll_against(
-    dice: Sequence[int], td: int, rng: DiceRng, hr: BlyssHouseRules, *, die_modifier: int = 0, golden: bool = False,
-    extra_screw_ups: int = 0, label: str = "",
+    dice: Sequence[int],
+    td: int,
+    rng: DiceRng,
+    hr: BlyssHouseRules,
+    *,
+    die_modifier: int = 0,
+    golden: bool = False,
+    extra_screw_ups: int = 0,
+    label: str = "",
 ) -> RolledPool | None:
     """Roll a pool against a TD and judge it; None for an empty pool (d0), which cannot succeed."""
     dice = tuple(dice)
@@ -229,16 +242,22 @@ def explain_pool(rp: RolledPool | None, *, die_modifier: int = 0, golden: bool =
     met = c.hit + c.gold_hit
     parts.append(f"{met} {'die meets' if met == 1 else 'dice meet'} the TD; {c.ones} rolled a 1.")
     if golden and (c.gold_hit or c.gold_miss):
-        parts.append(f"Golden Rolls: {c.gold_hit + c.gold_miss} (of which {c.gold_miss} below the TD count as automatic successes).")
+        parts.append(
+            f"Golden Rolls: {c.gold_hit + c.gold_miss} (of which {c.gold_miss} below the TD count as automatic successes)."
+        )
     if j.kind == "critical screw-up":
         parts.append("Every die shows 1: a critical Screw-Up, with no chance of recovery.")
     elif j.kind == "screw-up":
-        parts.append(f"The 1s cancel every success and {j.screw_ups} are left over: a Screw-Up of degree {j.screw_ups}.")
+        parts.append(
+            f"The 1s cancel every success and {j.screw_ups} are left over: a Screw-Up of degree {j.screw_ups}."
+        )
     elif j.kind == "failure":
         why = "the 1s cancelled the successes" if j.cancelled else "no die met the TD"
         parts.append(f"No successes remain ({why}): a plain failure.")
     elif j.kind == "critical success":
-        parts.append(f"Every die met the TD: a critical success with {j.successes} success{'es' if j.successes != 1 else ''}.")
+        parts.append(
+            f"Every die met the TD: a critical success with {j.successes} success{'es' if j.successes != 1 else ''}."
+        )
     else:
         canc = f" after {j.cancelled} cancelled by 1s" if j.cancelled else ""
         parts.append(f"Success with {j.successes} success{'es' if j.successes != 1 else ''}{canc}.")
@@ -251,33 +270,60 @@ def resolve_test(check: BlyssTest, rng: DiceRng, hr: BlyssHouseRules | None = No
     check_minimum_pool(check, check.td, hr, sm_allows=check.sm_allows)
     dice = pool_dice(check, hr)
     golden = _golden(check.golden, hr)
-    rp = roll_against(dice, check.td, rng, hr, die_modifier=check.die_modifier, golden=golden,
-                      extra_screw_ups=check.extra_screw_ups, label=check.name or "test")
+    rp = roll_against(
+        dice,
+        check.td,
+        rng,
+        hr,
+        die_modifier=check.die_modifier,
+        golden=golden,
+        extra_screw_ups=check.extra_screw_ups,
+        label=check.name or "test",
+    )
     j = rp.judgement if rp else _EMPTY
     text = f"Pool {pool_text(dice)} (ranks {'+'.join(map(str, check.effective_ranks(hr))) or '-'}). "
     text += explain_pool(rp, die_modifier=check.die_modifier, golden=golden)
     if check.extra_screw_ups:
         text += f" ({check.extra_screw_ups} Screw-Ups were carried over from helpers.)"
     return Outcome(
-        SYSTEM_NAME, check.describe(), j.kind, j.succeeded, text,
+        SYSTEM_NAME,
+        check.describe(),
+        j.kind,
+        j.succeeded,
+        text,
         rolls=(rp.record,) if rp else (),
         margin=j.successes if j.successes else -j.screw_ups,
-        details={"successes": j.successes, "screw_ups": j.screw_ups, "outcome": j.key, "dice": list(dice), "td": check.td},
+        details={
+            "successes": j.successes,
+            "screw_ups": j.screw_ups,
+            "outcome": j.key,
+            "dice": list(dice),
+            "td": check.td,
+        },
     )
 
 
 def judgement_distribution(
-    dice: Sequence[int], td: int, hr: BlyssHouseRules, *, die_modifier: int = 0, golden: bool = False, extra_screw_ups: int = 0
+    dice: Sequence[int],
+    td: int,
+    hr: BlyssHouseRules,
+    *,
+    die_modifier: int = 0,
+    golden: bool = False,
+    extra_screw_ups: int = 0,
 ) -> dict[Judgement, Fraction]:
     """The exact distribution of a pool's judgement."""
     if not dice:
         return {_EMPTY: Fraction(1)}
-    return dict(_judgement_distribution(tuple(dice), td, die_modifier, golden, extra_screw_ups, hr.critical_needs_strict_beat))
+    return dict(
+        _judgement_distribution(tuple(dice), td, die_modifier, golden, extra_screw_ups, hr.critical_needs_strict_beat)
+    )
 
 
 @lru_cache(maxsize=2048)
-def _judgement_distribution(dice: tuple[int, ...], td: int, die_modifier: int, golden: bool, extra_screw_ups: int,
-                            strict: bool) -> tuple[tuple[Judgement, Fraction], ...]:
+def _judgement_distribution(
+    dice: tuple[int, ...], td: int, die_modifier: int, golden: bool, extra_screw_ups: int, strict: bool
+) -> tuple[tuple[Judgement, Fraction], ...]:
     out: dict[Judgement, Fraction] = {}
     for c, p in count_distribution(dice, td, die_modifier=die_modifier, golden=golden, strict=strict).items():
         j = judge(c, extra_screw_ups=extra_screw_ups)
@@ -307,9 +353,17 @@ def test_odds(check: BlyssTest, hr: BlyssHouseRules | None = None) -> OutcomeOdd
     hr = hr or BlyssHouseRules()
     check_minimum_pool(check, check.td, hr, sm_allows=check.sm_allows)
     dice = pool_dice(check, hr)
-    dist = judgement_distribution(dice, check.td, hr, die_modifier=check.die_modifier, golden=_golden(check.golden, hr),
-                                  extra_screw_ups=check.extra_screw_ups)
-    return _odds_from(dist, check.describe(), note=f"pool {pool_text(dice)} vs TD {check.td} ({challenge_name(check.td)})")
+    dist = judgement_distribution(
+        dice,
+        check.td,
+        hr,
+        die_modifier=check.die_modifier,
+        golden=_golden(check.golden, hr),
+        extra_screw_ups=check.extra_screw_ups,
+    )
+    return _odds_from(
+        dist, check.describe(), note=f"pool {pool_text(dice)} vs TD {check.td} ({challenge_name(check.td)})"
+    )
 
 
 test_odds.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
@@ -357,9 +411,14 @@ def resolve_contest(check: BlyssContest, rng: DiceRng, hr: BlyssHouseRules | Non
     free = _no_contest(check, hr)
     if free is not None:
         who = (na, nb)[free]
-        return Outcome(SYSTEM_NAME, check.describe(), f"{who} wins", True if free == 0 else False,
-                       f"{who} outranks the other by {hr.no_contest_rank_gap} or more: no real contest (house rule).",
-                       details={"winner": who, "rolled": False})
+        return Outcome(
+            SYSTEM_NAME,
+            check.describe(),
+            f"{who} wins",
+            True if free == 0 else False,
+            f"{who} outranks the other by {hr.no_contest_rank_gap} or more: no real contest (house rule).",
+            details={"winner": who, "rolled": False},
+        )
     td_a, td_b = contest_tds(check, hr)
     golden = _golden(check.golden, hr)
     da, db = pool_dice(check.a, hr), pool_dice(check.b, hr)
@@ -381,9 +440,16 @@ def resolve_contest(check: BlyssContest, rng: DiceRng, hr: BlyssHouseRules | Non
     else:
         result = f"{(na, nb)[w]} wins"
         text = f"{(na, nb)[w]} wins the Contest."
-    return Outcome(SYSTEM_NAME, check.describe(), result, None if w is None else w == 0, " ".join(lines + [text]),
-                   rolls=tuple(records), margin=(ja.successes - jb.successes),
-                   details={"winner": None if w is None else (na, nb)[w], "td_a": td_a, "td_b": td_b, "rerolls": attempt - 1})
+    return Outcome(
+        SYSTEM_NAME,
+        check.describe(),
+        result,
+        None if w is None else w == 0,
+        " ".join(lines + [text]),
+        rolls=tuple(records),
+        margin=(ja.successes - jb.successes),
+        details={"winner": None if w is None else (na, nb)[w], "td_a": td_a, "td_b": td_b, "rerolls": attempt - 1},
+    )
 
 
 def contest_odds(check: BlyssContest, hr: BlyssHouseRules | None = None) -> OutcomeOdds:
@@ -393,7 +459,9 @@ def contest_odds(check: BlyssContest, hr: BlyssHouseRules | None = None) -> Outc
     free = _no_contest(check, hr)
     if free is not None:
         probs = {f"{na} wins": Fraction(int(free == 0)), f"{nb} wins": Fraction(int(free == 1)), "draw": Fraction(0)}
-        return OutcomeOdds(SYSTEM_NAME, check.describe(), probs, frozenset({f"{na} wins"}), note="no real contest (house rule)")
+        return OutcomeOdds(
+            SYSTEM_NAME, check.describe(), probs, frozenset({f"{na} wins"}), note="no real contest (house rule)"
+        )
     td_a, td_b = contest_tds(check, hr)
     golden = _golden(check.golden, hr)
     dist_a = judgement_distribution(pool_dice(check.a, hr), td_a, hr, die_modifier=check.a.die_modifier, golden=golden)
@@ -415,8 +483,14 @@ def contest_odds(check: BlyssContest, hr: BlyssHouseRules | None = None) -> Outc
         draw = Fraction(0)
         note += "; draws are rolled again"
     probs = {f"{na} wins": win[0], "draw": draw, f"{nb} wins": win[1]}
-    return OutcomeOdds(SYSTEM_NAME, check.describe(), probs, frozenset({f"{na} wins"}),
-                       extra={"p_win": win[0], "p_draw": draw, "p_lose": win[1]}, note=note)
+    return OutcomeOdds(
+        SYSTEM_NAME,
+        check.describe(),
+        probs,
+        frozenset({f"{na} wins"}),
+        extra={"p_win": win[0], "p_draw": draw, "p_lose": win[1]},
+        note=note,
+    )
 
 
 # ---------------------------------------------------------------- Combined Tests
@@ -429,7 +503,9 @@ def _helpers_total(helpers: Sequence[tuple[Judgement, ...]]) -> tuple[int, int, 
 
 def _check_combined(check: CombinedTest, hr: BlyssHouseRules) -> None:
     if not check.assisted.ranks:
-        raise CheckError("the assisted character's pool must be given as statistics' ranks, so help can be added to them")
+        raise CheckError(
+            "the assisted character's pool must be given as statistics' ranks, so help can be added to them"
+        )
     for h in check.helpers:
         check_minimum_pool(h, check.td, hr, sm_allows=check.sm_allows)
 
@@ -456,16 +532,33 @@ def resolve_combined(check: CombinedTest, rng: DiceRng, hr: BlyssHouseRules | No
         lines.append(explain_pool(rp, die_modifier=h.die_modifier, golden=golden, who=who))
     succ, screw, crit = _helpers_total(js)
     if crit:
-        lines.append("A helper critically screwed up: the whole effort is void, and the critical Screw-Up's effects are felt.")
-        return Outcome(SYSTEM_NAME, check.describe(), "critical screw-up", False, " ".join(lines), rolls=tuple(records),
-                       margin=0, details={"helper_successes": succ, "carried_screw_ups": screw, "voided": True})
+        lines.append(
+            "A helper critically screwed up: the whole effort is void, and the critical Screw-Up's effects are felt."
+        )
+        return Outcome(
+            SYSTEM_NAME,
+            check.describe(),
+            "critical screw-up",
+            False,
+            " ".join(lines),
+            rolls=tuple(records),
+            margin=0,
+            details={"helper_successes": succ, "carried_screw_ups": screw, "voided": True},
+        )
     assisted = check.assisted.model_copy(update={"bonus_ranks": check.assisted.bonus_ranks + succ})
     lines.append(f"The helpers' {succ} successes become {succ} extra ranks; {screw} Screw-Ups carry over.")
     test = BlyssTest(**assisted.model_dump(), td=check.td, golden=golden, extra_screw_ups=screw, sm_allows=True)
     out = resolve_test(test, rng, hr)
-    return Outcome(SYSTEM_NAME, check.describe(), out.result, out.success, " ".join(lines) + " " + out.explanation,
-                   rolls=tuple(records) + out.rolls, margin=out.margin,
-                   details={**out.details, "helper_successes": succ, "carried_screw_ups": screw, "voided": False})
+    return Outcome(
+        SYSTEM_NAME,
+        check.describe(),
+        out.result,
+        out.success,
+        " ".join(lines) + " " + out.explanation,
+        rolls=tuple(records) + out.rolls,
+        margin=out.margin,
+        details={**out.details, "helper_successes": succ, "carried_screw_ups": screw, "voided": False},
+    )
 
 
 def combined_odds(check: CombinedTest, hr: BlyssHouseRules | None = None) -> OutcomeOdds:
@@ -473,10 +566,14 @@ def combined_odds(check: CombinedTest, hr: BlyssHouseRules | None = None) -> Out
     hr = hr or BlyssHouseRules()
     _check_combined(check, hr)
     total = team_distribution(check.assisted, check.helpers, check.td, hr, _golden(check.golden, hr))
-    return _odds_from(total, check.describe(), note="helpers' successes become ranks; a helper's critical Screw-Up voids the effort")
+    return _odds_from(
+        total, check.describe(), note="helpers' successes become ranks; a helper's critical Screw-Up voids the effort"
+    )
 
 
-def team_distribution(assisted: Pool, helpers: Sequence[Pool], td: int, hr: BlyssHouseRules, golden: bool) -> dict[Judgement, Fraction]:
+def team_distribution(
+    assisted: Pool, helpers: Sequence[Pool], td: int, hr: BlyssHouseRules, golden: bool
+) -> dict[Judgement, Fraction]:
     """The exact distribution of the assisted character's result after the helpers' Combined Test."""
     check = CombinedTest(assisted=assisted, helpers=tuple(helpers), td=td, sm_allows=True)
     helper_state: dict[tuple[int, int, bool], Fraction] = {(0, 0, False): Fraction(1)}
@@ -496,8 +593,9 @@ def team_distribution(assisted: Pool, helpers: Sequence[Pool], td: int, hr: Blys
             total[voided] = total.get(voided, Fraction(0)) + p
             continue
         assisted = check.assisted.model_copy(update={"bonus_ranks": check.assisted.bonus_ranks + s})
-        dist = judgement_distribution(pool_dice(assisted, hr), check.td, hr, die_modifier=assisted.die_modifier,
-                                      golden=golden, extra_screw_ups=u)
+        dist = judgement_distribution(
+            pool_dice(assisted, hr), check.td, hr, die_modifier=assisted.die_modifier, golden=golden, extra_screw_ups=u
+        )
         for j, q in dist.items():
             key = Judgement("critical screw-up", 0, 0, 0, 0) if j.kind == "critical screw-up" else j
             total[key] = total.get(key, Fraction(0)) + p * q
@@ -520,8 +618,9 @@ class CombinedContest(Check):
         return f"Combined Contest: {self.a.name or 'team A'} vs {self.b.name or 'team B'}"
 
 
-def _team_roll(assisted: Pool, helpers: Sequence[Pool], td: int, rng: DiceRng, hr: BlyssHouseRules, golden: bool,
-               team: str) -> tuple[Judgement, list[RollRecord], list[str]]:
+def _team_roll(
+    assisted: Pool, helpers: Sequence[Pool], td: int, rng: DiceRng, hr: BlyssHouseRules, golden: bool, team: str
+) -> tuple[Judgement, list[RollRecord], list[str]]:
     recs: list[RollRecord] = []
     lines: list[str] = []
     js: list[Judgement] = []
@@ -538,8 +637,16 @@ def _team_roll(assisted: Pool, helpers: Sequence[Pool], td: int, rng: DiceRng, h
         return Judgement("critical screw-up", 0, 0, 0, 0), recs, lines
     boosted = assisted.model_copy(update={"bonus_ranks": assisted.bonus_ranks + succ})
     who = assisted.name or team
-    rp = roll_against(pool_dice(boosted, hr), td, rng, hr, die_modifier=assisted.die_modifier, golden=golden,
-                      extra_screw_ups=screw, label=who)
+    rp = roll_against(
+        pool_dice(boosted, hr),
+        td,
+        rng,
+        hr,
+        die_modifier=assisted.die_modifier,
+        golden=golden,
+        extra_screw_ups=screw,
+        label=who,
+    )
     if rp:
         recs.append(rp.record)
     lines.append(f"{team}: {succ} rank(s) of help, {screw} Screw-Up(s) carried.")
@@ -565,8 +672,16 @@ def resolve_combined_contest(check: CombinedContest, rng: DiceRng, hr: BlyssHous
             break
         lines.append("A draw is impossible here: both teams roll again.")
     result = "draw" if w is None else f"{(na, nb)[w]} wins"
-    return Outcome(SYSTEM_NAME, check.describe(), result, None if w is None else w == 0, " ".join(lines + [result + "."]),
-                   rolls=tuple(recs), margin=ja.successes - jb.successes, details={"winner": None if w is None else (na, nb)[w]})
+    return Outcome(
+        SYSTEM_NAME,
+        check.describe(),
+        result,
+        None if w is None else w == 0,
+        " ".join(lines + [result + "."]),
+        rolls=tuple(recs),
+        margin=ja.successes - jb.successes,
+        details={"winner": None if w is None else (na, nb)[w]},
+    )
 
 
 def combined_contest_odds(check: CombinedContest, hr: BlyssHouseRules | None = None) -> OutcomeOdds:
@@ -575,10 +690,16 @@ def combined_contest_odds(check: CombinedContest, hr: BlyssHouseRules | None = N
     na, nb = check.a.name or "team A", check.b.name or "team B"
     td_a, td_b = contest_tds(BlyssContest(a=check.a, b=check.b), hr)
     golden = _golden(check.golden, hr)
-    da = team_distribution(check.a, check.a_helpers, td_a, hr, golden) if check.a_helpers else judgement_distribution(
-        pool_dice(check.a, hr), td_a, hr, die_modifier=check.a.die_modifier, golden=golden)
-    db = team_distribution(check.b, check.b_helpers, td_b, hr, golden) if check.b_helpers else judgement_distribution(
-        pool_dice(check.b, hr), td_b, hr, die_modifier=check.b.die_modifier, golden=golden)
+    da = (
+        team_distribution(check.a, check.a_helpers, td_a, hr, golden)
+        if check.a_helpers
+        else judgement_distribution(pool_dice(check.a, hr), td_a, hr, die_modifier=check.a.die_modifier, golden=golden)
+    )
+    db = (
+        team_distribution(check.b, check.b_helpers, td_b, hr, golden)
+        if check.b_helpers
+        else judgement_distribution(pool_dice(check.b, hr), td_b, hr, die_modifier=check.b.die_modifier, golden=golden)
+    )
     win = [Fraction(0), Fraction(0)]
     draw = Fraction(0)
     for ja, pa in da.items():
@@ -593,8 +714,13 @@ def combined_contest_odds(check: CombinedContest, hr: BlyssHouseRules | None = N
             raise CheckError("neither team can ever win this Contest, so rolling again would never end")
         win = [x / (1 - draw) for x in win]
         draw = Fraction(0)
-    return OutcomeOdds(SYSTEM_NAME, check.describe(), {f"{na} wins": win[0], "draw": draw, f"{nb} wins": win[1]},
-                       frozenset({f"{na} wins"}), extra={"p_win": win[0], "p_draw": draw, "p_lose": win[1]})
+    return OutcomeOdds(
+        SYSTEM_NAME,
+        check.describe(),
+        {f"{na} wins": win[0], "draw": draw, f"{nb} wins": win[1]},
+        frozenset({f"{na} wins"}),
+        extra={"p_win": win[0], "p_draw": draw, "p_lose": win[1]},
+    )
 
 
 # ---------------------------------------------------------------- Initiative
@@ -624,12 +750,16 @@ def roll_initiative(
     rolls: list[InitiativeRoll] = []
     lines: list[str] = []
     for i, (name, pool) in enumerate(entries):
-        rp = roll_against(pool_dice(pool, hr), hr.initiative_td, rng, hr, die_modifier=pool.die_modifier, label=f"{name} initiative")
+        rp = roll_against(
+            pool_dice(pool, hr), hr.initiative_td, rng, hr, die_modifier=pool.die_modifier, label=f"{name} initiative"
+        )
         j = rp.judgement if rp else _EMPTY
         value = rp.counts.value if rp else 0
         rank = sum(pool.effective_ranks(hr))
         rolls.append(InitiativeRoll(name, j.successes, value, rank, -i, rp.record if rp else None))
-        lines.append(f"{name}: {j.successes} success{'es' if j.successes != 1 else ''} (value {value}, Initiative rank {rank})")
+        lines.append(
+            f"{name}: {j.successes} success{'es' if j.successes != 1 else ''} (value {value}, Initiative rank {rank})"
+        )
     keyf = lambda r: (r.successes, r.value, r.rank)  # noqa: E731
     if hr.initiative_final_tie == "roll_off":
         groups: dict[tuple[int, int, int], list[int]] = {}
@@ -639,8 +769,15 @@ def roll_initiative(
             if len(idxs) > 1:
                 for i in idxs:
                     rec = roll_pool((100,), rng, label=f"{rolls[i].name} initiative roll-off")
-                    rolls[i] = InitiativeRoll(rolls[i].name, rolls[i].successes, rolls[i].value, rolls[i].rank, rec.total * 1000 - i,
-                                              rolls[i].record, rec)
+                    rolls[i] = InitiativeRoll(
+                        rolls[i].name,
+                        rolls[i].successes,
+                        rolls[i].value,
+                        rolls[i].rank,
+                        rec.total * 1000 - i,
+                        rolls[i].record,
+                        rec,
+                    )
                 lines.append("tie between " + ", ".join(rolls[i].name for i in idxs) + ": rolled off")
     ordered = sorted(rolls, key=lambda r: (keyf(r), r.tiebreak), reverse=True)
     return ordered, "; ".join(lines)

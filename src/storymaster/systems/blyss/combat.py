@@ -47,7 +47,7 @@ from .scale import pool_for_rank
 from .tables import table
 from .tracker import fight_order, fight_tracker
 
-__all__ = ["BlyssCombat", "Fighter", "FightState", "called_shot_td"]
+__all__ = ["BlyssCombat", "FightState", "Fighter", "called_shot_td"]
 
 Tactic = Literal["attack", "defensive", "aim", "disarm"]
 CalledShot = Literal["limb", "head", "eye"]
@@ -238,8 +238,9 @@ def _starting_weapon(c: Character, distance: int) -> int | None:
 def _fighter(c: Character, side: int, fid: str, opts: Mapping[str, Any], distance: int = 0) -> Fighter:
     v = Vitals.fresh(max_dodges(c), max_flesh_wounds(c), max_health(c))
     weapon = _starting_weapon(c, distance)
-    return Fighter(id=fid, side=side, character=c, vitals=v, weapon=weapon,
-                   armour_lives=tuple(a.lives for a in c.armour), **opts)
+    return Fighter(
+        id=fid, side=side, character=c, vitals=v, weapon=weapon, armour_lives=tuple(a.lives for a in c.armour), **opts
+    )
 
 
 def _opts_for(options: Mapping[str, Any], name: str, side: int) -> dict[str, Any]:
@@ -258,8 +259,13 @@ def _opts_for(options: Mapping[str, Any], name: str, side: int) -> dict[str, Any
 class BlyssCombat:
     """The BLYSS fight engine (satisfies ``storymaster.rules.CombatEngine``)."""
 
-    def start(self, sides: Sequence[Sequence[BaseModel]], *, house_rules: BlyssHouseRules | None = None,
-              options: Mapping[str, Any] | None = None) -> FightState:
+    def start(
+        self,
+        sides: Sequence[Sequence[BaseModel]],
+        *,
+        house_rules: BlyssHouseRules | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> FightState:
         hr = house_rules or BlyssHouseRules()
         options = dict(options or {})
         if len(sides) < 2 or any(len(s) == 0 for s in sides):
@@ -282,15 +288,17 @@ class BlyssCombat:
                 try:
                     fighters.append(_fighter(c, si, fid, _opts_for(options, c.name, si), distance))
                 except Exception as exc:  # pydantic ValidationError on a bad tactic
-                    raise CombatError(f"bad fight option for {c.name}: {exc}",
-                                      hint="tactic: attack|defensive|aim|disarm; called_shot: limb|head|eye") from None
+                    raise CombatError(
+                        f"bad fight option for {c.name}: {exc}",
+                        hint="tactic: attack|defensive|aim|disarm; called_shot: limb|head|eye",
+                    ) from None
         return FightState(fighters=tuple(fighters), distance=distance, house_rules=hr)
 
     def is_over(self, state: BaseModel) -> bool:
-        return bool(getattr(state, "over"))
+        return bool(state.over)
 
     def winner(self, state: BaseModel) -> int | None:
-        return getattr(state, "winner")
+        return state.winner
 
     # ------------------------------------------------------------ the GM's tracker (rules.FightTracker)
     def initiative_order(self, state: BaseModel) -> list[str]:
@@ -322,7 +330,16 @@ class BlyssCombat:
                 v, text, rec = dying_check(f.vitals, f.character.attributes.stamina, rng, hr, blunt=f.last_blow_blunt)
                 st = _replace(st, f.model_copy(update={"vitals": v}))
                 kind = "death" if v.dead else "dying"
-                ev.append(Event(kind, f"{f.id} {text}.", rnd, f.id, {"stabilised": v.stabilised, "dead": v.dead}, (rec,) if rec else ()))
+                ev.append(
+                    Event(
+                        kind,
+                        f"{f.id} {text}.",
+                        rnd,
+                        f.id,
+                        {"stabilised": v.stabilised, "dead": v.dead},
+                        (rec,) if rec else (),
+                    )
+                )
         # Initiative (Initiative: first round; re-rolled at SM's discretion)
         if rnd == 1 or hr.reroll_initiative_each_round:
             st, e = _initiative(st, rng, rnd)
@@ -334,7 +351,11 @@ class BlyssCombat:
             act = _declare(st, f)
             st = _replace(st, f.model_copy(update={"declared": act}))
             tgt = f" on {act.target}" if act.target else ""
-            ev.append(Event("declare", f"{fid} declares: {act.kind}{tgt}.", rnd, fid, {"action": act.kind, "target": act.target}))
+            ev.append(
+                Event(
+                    "declare", f"{fid} declares: {act.kind}{tgt}.", rnd, fid, {"action": act.kind, "target": act.target}
+                )
+            )
         # Action Round: fastest first (The Action Round)
         for fid in active:
             f = st.get(fid)
@@ -345,15 +366,26 @@ class BlyssCombat:
         # End of Round: aims carry to the next round only
         ups = []
         for f in st.fighters:
-            ups.append(f.model_copy(update={"aim_bonus": f.aimed_this_round, "aimed_this_round": 0,
-                                            "aim_called": f.aim_called if f.aimed_this_round else False}))
+            ups.append(
+                f.model_copy(
+                    update={
+                        "aim_bonus": f.aimed_this_round,
+                        "aimed_this_round": 0,
+                        "aim_called": f.aim_called if f.aimed_this_round else False,
+                    }
+                )
+            )
         st = _replace(st, *ups)
         standing = {f.side for f in st.fighters if f.active}
         if len(standing) <= 1:
             win = standing.pop() if standing else None
             st = st.model_copy(update={"over": True, "winner": win})
             names = [f.id for f in st.fighters if f.side == win]
-            text = f"The fight is over: side {win + 1} ({', '.join(names)}) wins." if win is not None else "The fight is over: nobody is left standing."
+            text = (
+                f"The fight is over: side {win + 1} ({', '.join(names)}) wins."
+                if win is not None
+                else "The fight is over: nobody is left standing."
+            )
             ev.append(Event("end", text, rnd, data={"winner": win}))
         elif rnd >= hr.max_rounds:
             st = st.model_copy(update={"over": True, "winner": None})
@@ -366,7 +398,9 @@ def _initiative(st: FightState, rng: DiceRng, rnd: int) -> tuple[FightState, lis
     entries = []
     for f in st.fighters:
         wr, dm = _penalties(f, hr)
-        entries.append((f.id, Pool(name=f.id, ranks=(initiative(f.character.attributes),), penalty_ranks=wr, die_modifier=dm)))
+        entries.append(
+            (f.id, Pool(name=f.id, ranks=(initiative(f.character.attributes),), penalty_ranks=wr, die_modifier=dm))
+        )
     ordered, text = roll_initiative(entries, rng, hr)
     order = tuple(r.name for r in ordered)
     recs = tuple(r.record for r in ordered if r.record) + tuple(r.rolloff for r in ordered if r.rolloff)
@@ -398,7 +432,9 @@ def _declare(st: FightState, f: Fighter) -> Action:
         for other in _enemies(st, f):
             d = other.declared
             if d is not None and d.kind in ("attack", "disarm") and d.target == f.id:
-                return Action(kind="defend" if f.weapon is not None and not f.weapon_dropped else "evade", target=other.id)
+                return Action(
+                    kind="defend" if f.weapon is not None and not f.weapon_dropped else "evade", target=other.id
+                )
     if f.tactic == "aim" and f.aim_bonus == 0:
         return Action(kind="aim", target=target.id)
     if f.tactic == "disarm" and target.weapon is not None and not target.weapon_dropped:
@@ -416,12 +452,21 @@ def _act(st: FightState, f: Fighter, rng: DiceRng, rnd: int) -> tuple[FightState
     st = _replace(st, f)
     if act.kind == "recover":
         st = _replace(st, f.model_copy(update={"weapon_dropped": False}))
-        return st, [Event("recover", f"{f.id} recovers their {f.character.weapons[f.weapon].name if f.weapon is not None else 'weapon'} (Equipment Use: a round to ready it).", rnd, f.id)]
+        return st, [
+            Event(
+                "recover",
+                f"{f.id} recovers their {f.character.weapons[f.weapon].name if f.weapon is not None else 'weapon'} (Equipment Use: a round to ready it).",
+                rnd,
+                f.id,
+            )
+        ]
     if act.kind == "move":
         feet = movement_feet(f.character.attributes.agility)
         new = max(0, st.distance - feet)
         st = st.model_copy(update={"distance": new})
-        return st, [Event("move", f"{f.id} moves {feet} ft; the sides are now {new} ft apart.", rnd, f.id, {"distance": new})]
+        return st, [
+            Event("move", f"{f.id} moves {feet} ft; the sides are now {new} ft apart.", rnd, f.id, {"distance": new})
+        ]
     target = st.get(act.target) if act.target else None
     if target is None or not target.active:
         target = _pick_target(st, f)
@@ -444,11 +489,21 @@ def _aim(st: FightState, f: Fighter, target: Fighter, rng: DiceRng, rnd: int) ->
     succ = rp.judgement.successes if rp else 0
     st = _replace(st, f.model_copy(update={"aimed_this_round": succ, "aim_called": f.called_shot is not None}))
     text = f"{f.id} takes aim at {target.id}: {succ} success(es) on Dexterity + Intelligence vs TD {td}"
-    return st, [Event("aim", text + (f" (+{succ} rank(s) next round)." if succ else " - nothing gained."), rnd, f.id,
-                      {"successes": succ, "td": td}, (rp.record,) if rp else ())]
+    return st, [
+        Event(
+            "aim",
+            text + (f" (+{succ} rank(s) next round)." if succ else " - nothing gained."),
+            rnd,
+            f.id,
+            {"successes": succ, "td": td},
+            (rp.record,) if rp else (),
+        )
+    ]
 
 
-def _attack(st: FightState, att: Fighter, tgt: Fighter, rng: DiceRng, rnd: int, *, disarm: bool) -> tuple[FightState, list[Event]]:
+def _attack(
+    st: FightState, att: Fighter, tgt: Fighter, rng: DiceRng, rnd: int, *, disarm: bool
+) -> tuple[FightState, list[Event]]:
     hr = st.house_rules
     ev: list[Event] = []
     w = att.wielded()
@@ -462,7 +517,9 @@ def _attack(st: FightState, att: Fighter, tgt: Fighter, rng: DiceRng, rnd: int, 
     dice = pool_dice(pool, hr)
     verb = "tries to disarm" if disarm else "attacks"
     where = f" ({location})" if location else ""
-    rp = roll_against(dice, td, rng, hr, die_modifier=pool.die_modifier, label=f"{att.id} {'disarm' if disarm else 'attack'}")
+    rp = roll_against(
+        dice, td, rng, hr, die_modifier=pool.die_modifier, label=f"{att.id} {'disarm' if disarm else 'attack'}"
+    )
     att = att.model_copy(update={"counter_ready": False, "aim_bonus": 0})
     st = _replace(st, att)
     recs: list[RollRecord] = [rp.record] if rp else []
@@ -477,7 +534,13 @@ def _attack(st: FightState, att: Fighter, tgt: Fighter, rng: DiceRng, rnd: int, 
     line_switch = ""
     if tgt.declared is not None and tgt.declared.kind in ("defend", "evade") and not tgt.acted:
         defences.append(tgt.declared.kind)
-    elif tgt.tactic == "defensive" and not tgt.acted and tgt.active and tgt.declared is not None and not tgt.counter_ready:
+    elif (
+        tgt.tactic == "defensive"
+        and not tgt.acted
+        and tgt.active
+        and tgt.declared is not None
+        and not tgt.counter_ready
+    ):
         # Attacking: the target may take a Defensive Action 'if they have not yet acted in the combat round'
         kind = "defend" if tgt.weapon is not None and not tgt.weapon_dropped else "evade"
         defences.append(kind)
@@ -493,16 +556,35 @@ def _attack(st: FightState, att: Fighter, tgt: Fighter, rng: DiceRng, rnd: int, 
         dpool = defence_pool(tgt, st, kind)
         d_td = pool.rank_total(hr)
         a_td = dpool.rank_total(hr)
-        drp = roll_against(pool_dice(dpool, hr), d_td, rng, hr, die_modifier=dpool.die_modifier, label=f"{tgt.id} {kind}")
+        drp = roll_against(
+            pool_dice(dpool, hr), d_td, rng, hr, die_modifier=dpool.die_modifier, label=f"{tgt.id} {kind}"
+        )
         dj = drp.judgement if drp else judge(counts_of((), (), d_td))
-        aj = judge(counts_of(rp.record.faces, rp.dice, a_td, die_modifier=pool.die_modifier, strict=hr.critical_needs_strict_beat)) if rp else dj
+        aj = (
+            judge(
+                counts_of(
+                    rp.record.faces, rp.dice, a_td, die_modifier=pool.die_modifier, strict=hr.critical_needs_strict_beat
+                )
+            )
+            if rp
+            else dj
+        )
         if drp:
             recs.append(drp.record)
         w_ = contest_winner(aj, dj)
         if w_ is None and hr.defence_draw == "reroll":
             for _ in range(20):
-                rp2 = roll_against(dice, a_td, rng, hr, die_modifier=pool.die_modifier, label=f"{att.id} contest re-roll")
-                drp2 = roll_against(pool_dice(dpool, hr), d_td, rng, hr, die_modifier=dpool.die_modifier, label=f"{tgt.id} contest re-roll")
+                rp2 = roll_against(
+                    dice, a_td, rng, hr, die_modifier=pool.die_modifier, label=f"{att.id} contest re-roll"
+                )
+                drp2 = roll_against(
+                    pool_dice(dpool, hr),
+                    d_td,
+                    rng,
+                    hr,
+                    die_modifier=dpool.die_modifier,
+                    label=f"{tgt.id} contest re-roll",
+                )
                 recs += [r.record for r in (rp2, drp2) if r]
                 aj = rp2.judgement if rp2 else aj
                 dj = drp2.judgement if drp2 else dj
@@ -523,8 +605,16 @@ def _attack(st: FightState, att: Fighter, tgt: Fighter, rng: DiceRng, rnd: int, 
         tgt = tgt.model_copy(update={"counter_ready": True})
         line += f" {tgt.id} may counterattack at TD -2."
     st = _replace(st, tgt)
-    ev.append(Event("disarm" if disarm else "attack", line, rnd, att.id,
-                    {"target": tgt.id, "hit": hit, "td": td, "outcome": j.key, "dice": list(dice)}, tuple(recs)))
+    ev.append(
+        Event(
+            "disarm" if disarm else "attack",
+            line,
+            rnd,
+            att.id,
+            {"target": tgt.id, "hit": hit, "td": td, "outcome": j.key, "dice": list(dice)},
+            tuple(recs),
+        )
+    )
     if not hit:
         return st, ev
     if disarm:
@@ -540,8 +630,9 @@ def _attack(st: FightState, att: Fighter, tgt: Fighter, rng: DiceRng, rnd: int, 
     return st, ev + e
 
 
-def _land_blow(st: FightState, att: Fighter, tgt: Fighter, w: Weapon, rp: Any, location: str | None,
-               rng: DiceRng, rnd: int) -> tuple[FightState, list[Event]]:
+def _land_blow(
+    st: FightState, att: Fighter, tgt: Fighter, w: Weapon, rp: Any, location: str | None, rng: DiceRng, rnd: int
+) -> tuple[FightState, list[Event]]:
     """Damage, Armour Rating contest, armour's lives, knockout chance (Weapons: Damage; Armour)."""
     hr = st.house_rules
     ev: list[Event] = []
@@ -552,7 +643,10 @@ def _land_blow(st: FightState, att: Fighter, tgt: Fighter, w: Weapon, rp: Any, l
     recs = [dmg_rec]
     text = f"{w.name} deals {dmg_rec.total}" + (f" {bonus:+d} Strength" if bonus else "") + f" = {damage} damage"
     loc = _LOCATION[location]
-    piece = next((i for i, (a, lives) in enumerate(zip(tgt.character.armour, tgt.armour_lives)) if lives > 0 and loc in a.cover), None)
+    piece = next(
+        (i for i, (a, lives) in enumerate(zip(tgt.character.armour, tgt.armour_lives)) if lives > 0 and loc in a.cover),
+        None,
+    )
     to_body = True
     if piece is not None:
         a = tgt.character.armour[piece]
@@ -562,7 +656,9 @@ def _land_blow(st: FightState, att: Fighter, tgt: Fighter, w: Weapon, rp: Any, l
         if ar > 0:
             arec = roll(" + ".join(f"1d{s}" for s in pool_for_rank(ar)), rng, label=f"{tgt.id} armour")
             recs.append(arec)
-            against = rp.record.faces if hr.armour_contest_against == "attack_dice" else dmg_rec.faces or (dmg_rec.total,)
+            against = (
+                rp.record.faces if hr.armour_contest_against == "attack_dice" else dmg_rec.faces or (dmg_rec.total,)
+            )
             best_attack = max(against) + (rp.counts and 0)
             best_armour = max(arec.faces)
             soaked = best_armour > best_attack or (hr.armour_ties_soak and best_armour == best_attack)
@@ -570,7 +666,9 @@ def _land_blow(st: FightState, att: Fighter, tgt: Fighter, w: Weapon, rp: Any, l
             soaked = False
         if soaked:
             text += f"; {a.name} (AR {ar}) rolls {best_armour} against {best_attack} and soaks it all."
-            ev.append(Event("armour", f"{tgt.id}: {text}", rnd, tgt.id, {"soaked": True, "damage": damage}, tuple(recs)))
+            ev.append(
+                Event("armour", f"{tgt.id}: {text}", rnd, tgt.id, {"soaked": True, "damage": damage}, tuple(recs))
+            )
             return st, ev
         choice = tgt.armour_choice
         if choice == "auto":
@@ -585,7 +683,11 @@ def _land_blow(st: FightState, att: Fighter, tgt: Fighter, w: Weapon, rp: Any, l
             state_word = "destroyed" if new_lives[piece] == 0 else f"damaged ({new_lives[piece]}/3 lives left)"
             text += f"; the armour takes the blow and is {state_word}."
             to_body = False
-            ev.append(Event("armour", f"{tgt.id}: {text}", rnd, tgt.id, {"soaked": False, "armour_damaged": True}, tuple(recs)))
+            ev.append(
+                Event(
+                    "armour", f"{tgt.id}: {text}", rnd, tgt.id, {"soaked": False, "armour_damaged": True}, tuple(recs)
+                )
+            )
     if to_body:
         before = wound_level(tgt.vitals)
         v, took = apply_damage(tgt.vitals, damage, spill=hr.damage_spills_over)
@@ -599,13 +701,30 @@ def _land_blow(st: FightState, att: Fighter, tgt: Fighter, w: Weapon, rp: Any, l
             text += f" {tgt.id} drops to 0 Health and is knocked unconscious."
         elif after != before:
             text += f" {tgt.id} is now at {after}."
-        ev.append(Event("damage", text, rnd, att.id, {"target": tgt.id, "damage": damage, **took, "wound_level": after}, tuple(recs)))
+        ev.append(
+            Event(
+                "damage",
+                text,
+                rnd,
+                att.id,
+                {"target": tgt.id, "damage": damage, **took, "wound_level": after},
+                tuple(recs),
+            )
+        )
     if w.knockout_rank and tgt.active:
         ko, krec = knockout_check(w.knockout_rank, rng, hr, label=f"{att.id} knockout")
         if ko:
             tgt = tgt.model_copy(update={"vitals": tgt.vitals.model_copy(update={"unconscious": True})})
-        ev.append(Event("knockout", f"Knockout chance ({w.knockout_rank}) vs TD 6: {tgt.id} {'is knocked out' if ko else 'stays up'}.",
-                        rnd, att.id, {"knocked_out": ko}, (krec,) if krec else ()))
+        ev.append(
+            Event(
+                "knockout",
+                f"Knockout chance ({w.knockout_rank}) vs TD 6: {tgt.id} {'is knocked out' if ko else 'stays up'}.",
+                rnd,
+                att.id,
+                {"knocked_out": ko},
+                (krec,) if krec else (),
+            )
+        )
     return _replace(st, tgt), ev
 
 

@@ -34,7 +34,9 @@ class Counts:
     value: int = 0  # total (natural) face value of the dice that met the TD
 
 
-def die_category(face: int, sides: int, td: int, *, die_modifier: int = 0, golden: bool = False, strict: bool = False) -> tuple[str, bool]:
+def die_category(
+    face: int, sides: int, td: int, *, die_modifier: int = 0, golden: bool = False, strict: bool = False
+) -> tuple[str, bool]:
     """One die's category and whether it counts towards a critical success.
 
     A natural 1 is a (potential) Screw-Up and never a success (ruling: it cannot cancel itself).
@@ -52,7 +54,15 @@ def die_category(face: int, sides: int, td: int, *, die_modifier: int = 0, golde
     return (HIT if meets else MISS), crit
 
 
-def counts_of(faces: Sequence[int], sides: Sequence[int], td: int, *, die_modifier: int = 0, golden: bool = False, strict: bool = False) -> Counts:
+def counts_of(
+    faces: Sequence[int],
+    sides: Sequence[int],
+    td: int,
+    *,
+    die_modifier: int = 0,
+    golden: bool = False,
+    strict: bool = False,
+) -> Counts:
     """The category counts of rolled faces."""
     c = {ONE: 0, GOLD_HIT: 0, GOLD_MISS: 0, HIT: 0, MISS: 0}
     crit = value = 0
@@ -145,7 +155,9 @@ def outcome_order(key: str) -> float:
 
 
 @lru_cache(maxsize=4096)
-def _die_dist(sides: int, td: int, die_modifier: int, golden: bool, strict: bool) -> tuple[tuple[tuple[str, bool, int], Fraction], ...]:
+def _die_dist(
+    sides: int, td: int, die_modifier: int, golden: bool, strict: bool
+) -> tuple[tuple[tuple[str, bool, int], Fraction], ...]:
     acc: dict[tuple[str, bool, int], Fraction] = {}
     for face in range(1, sides + 1):
         cat, crit = die_category(face, sides, td, die_modifier=die_modifier, golden=golden, strict=strict)
@@ -156,7 +168,13 @@ def _die_dist(sides: int, td: int, die_modifier: int, golden: bool, strict: bool
 
 
 def count_distribution(
-    dice: Sequence[int], td: int, *, die_modifier: int = 0, golden: bool = False, strict: bool = False, with_value: bool = False
+    dice: Sequence[int],
+    td: int,
+    *,
+    die_modifier: int = 0,
+    golden: bool = False,
+    strict: bool = False,
+    with_value: bool = False,
 ) -> dict[Counts, Fraction]:
     """The exact joint distribution of a pool's category counts (a convolution over its dice)."""
     dist: dict[Counts, Fraction] = {Counts(0): Fraction(1)}

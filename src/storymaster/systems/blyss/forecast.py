@@ -43,17 +43,17 @@ from ...dice.batch import _eval as _eval_batch
 from ...errors import OddsError
 from ...forecast import Batch, CombatantForecast, Forecast, absorb, run_simulation
 from .character import initiative, movement_feet, strength_damage_bonus
+from .checks import Pool, pool_dice
 from .combat import (
     MELEE_REACH_FT,
     UNARMED,
-    FightState,
     Fighter,
+    FightState,
     _current_ar,
     attack_pool,
     called_shot_td,
     defence_pool,
 )
-from .checks import Pool, pool_dice
 from .living import wound_penalty
 from .options import BlyssHouseRules
 from .scale import pool_for_rank
@@ -62,8 +62,19 @@ from .tables import table
 __all__ = ["END_STATES", "blyss_forecast", "end_state", "exact_applies", "simulate_batch"]
 
 #: how a fighter can end a fight, in BLYSS's own words (Wound Levels, Table 2-03; Rules for Living)
-END_STATES = ("unhurt", "Healthy", "Flesh Wounds", "Light Wounds", "Moderate Wounds", "Heavy Wounds",
-              "unconscious", "stabilised", "dying", "coma", "dead")
+END_STATES = (
+    "unhurt",
+    "Healthy",
+    "Flesh Wounds",
+    "Light Wounds",
+    "Moderate Wounds",
+    "Heavy Wounds",
+    "unconscious",
+    "stabilised",
+    "dying",
+    "coma",
+    "dead",
+)
 _LEVELS = ("Healthy", "Flesh Wounds", "Light Wounds", "Moderate Wounds", "Heavy Wounds", "Incapacitated")
 #: the exact chain's word for a fighter still up when the round cap ends the fight (it keeps no wound level then)
 STANDING_AT_CAP = "standing at the round cap"
@@ -95,8 +106,13 @@ def end_state(f: Fighter) -> str:
 
 
 def _level_code_scalar(d: int, fw: int, h: int, maxf: int, maxh: int) -> str:
-    return _LEVELS[int(_level_codes(np.array([d]), np.array([fw]), np.array([h]), np.array([maxf]), np.array([maxh]),
-                                    np.array([True]))[0])]
+    return _LEVELS[
+        int(
+            _level_codes(
+                np.array([d]), np.array([fw]), np.array([h]), np.array([maxf]), np.array([maxh]), np.array([True])
+            )[0]
+        )
+    ]
 
 
 def _level_codes(d: np.ndarray, fw: np.ndarray, h: np.ndarray, maxf: Any, maxh: Any, active: np.ndarray) -> np.ndarray:
@@ -155,14 +171,28 @@ class _Roster:
     # -- pools through the engine's own helpers ------------------------------------------------
     def _fighter(self, k: int, mask: int, aim: int = 0, dropped: bool = False) -> Fighter:
         f = self.fighters[k]
-        base = f.model_copy(update={"vitals": f.vitals.model_copy(update={
-            "dodges": f.vitals.max_dodges, "flesh_wounds": f.vitals.max_flesh_wounds, "health": f.vitals.max_health,
-            "unconscious": False, "dying": False, "dead": False, "coma": False, "stabilised": False})})
+        base = f.model_copy(
+            update={
+                "vitals": f.vitals.model_copy(
+                    update={
+                        "dodges": f.vitals.max_dodges,
+                        "flesh_wounds": f.vitals.max_flesh_wounds,
+                        "health": f.vitals.max_health,
+                        "unconscious": False,
+                        "dying": False,
+                        "dead": False,
+                        "coma": False,
+                        "stabilised": False,
+                    }
+                )
+            }
+        )
         lives = tuple(3 if (mask >> p) & 1 else 0 for p in range(len(f.character.armour)))
         return base.model_copy(update={"armour_lives": lives, "aim_bonus": aim, "weapon_dropped": dropped})
 
-    def pool(self, kind: str, k: int, level: int, mask: int, aim: int = 0, dropped: int = 0,
-             dist: int = 0) -> tuple[tuple[int, ...], int, int]:
+    def pool(
+        self, kind: str, k: int, level: int, mask: int, aim: int = 0, dropped: int = 0, dist: int = 0
+    ) -> tuple[tuple[int, ...], int, int]:
         """(dice, die modifier, rank total) of fighter k's pool of this kind in this situation."""
         key = (kind, k, level, mask, aim, dropped, dist)
         hit = self._pool_cache.get(key)
@@ -274,8 +304,10 @@ class _DamageRoller:
             return node.value
         if isinstance(node, Dice):
             if node.explode or node.keep is not None or node.fudge:
-                raise OddsError(f"damage '{node}' with the armour contest against the damage roll is not simulated",
-                                hint="use plain dice for the weapon's damage, or the default armour contest")
+                raise OddsError(
+                    f"damage '{node}' with the armour contest against the damage roll is not simulated",
+                    hint="use plain dice for the weapon's damage, or the default armour contest",
+                )
             if node.count == 0:
                 return 0
             faces = gen.integers(1, node.faces + 1, size=(n, node.count))
@@ -319,19 +351,29 @@ class _Sim:
         id_index = {fid: i for i, fid in enumerate(self.R.ids)}
         order = [id_index[o] for o in st.order] if st.order else list(range(K))
         return {
-            "d": rep([f.vitals.dodges for f in fs]), "f": rep([f.vitals.flesh_wounds for f in fs]),
+            "d": rep([f.vitals.dodges for f in fs]),
+            "f": rep([f.vitals.flesh_wounds for f in fs]),
             "h": rep([f.vitals.health for f in fs]),
-            "unc": rep([f.vitals.unconscious for f in fs], bool), "dying": rep([f.vitals.dying for f in fs], bool),
-            "stab": rep([f.vitals.stabilised for f in fs], bool), "dead": rep([f.vitals.dead for f in fs], bool),
-            "coma": rep([f.vitals.coma for f in fs], bool), "dchecks": rep([f.vitals.dying_checks for f in fs]),
-            "blunt": rep([f.last_blow_blunt for f in fs], bool), "lives": lives,
-            "dropped": rep([f.weapon_dropped for f in fs], bool), "aimb": rep([f.aim_bonus for f in fs]),
-            "aimc": rep([f.aim_called for f in fs], bool), "aimt": rep([f.aimed_this_round for f in fs]),
+            "unc": rep([f.vitals.unconscious for f in fs], bool),
+            "dying": rep([f.vitals.dying for f in fs], bool),
+            "stab": rep([f.vitals.stabilised for f in fs], bool),
+            "dead": rep([f.vitals.dead for f in fs], bool),
+            "coma": rep([f.vitals.coma for f in fs], bool),
+            "dchecks": rep([f.vitals.dying_checks for f in fs]),
+            "blunt": rep([f.last_blow_blunt for f in fs], bool),
+            "lives": lives,
+            "dropped": rep([f.weapon_dropped for f in fs], bool),
+            "aimb": rep([f.aim_bonus for f in fs]),
+            "aimc": rep([f.aim_called for f in fs], bool),
+            "aimt": rep([f.aimed_this_round for f in fs]),
             "counter": rep([f.counter_ready for f in fs], bool),
-            "decl": np.full((n, K), NOTHING, dtype=np.int64), "dtgt": np.full((n, K), -1, dtype=np.int64),
+            "decl": np.full((n, K), NOTHING, dtype=np.int64),
+            "dtgt": np.full((n, K), -1, dtype=np.int64),
             "acted": np.zeros((n, K), dtype=bool),
-            "dist": np.full(n, st.distance, dtype=np.int64), "order": rep(order),
-            "over": np.zeros(n, dtype=bool), "winner": np.full(n, -1, dtype=np.int64),
+            "dist": np.full(n, st.distance, dtype=np.int64),
+            "order": rep(order),
+            "over": np.zeros(n, dtype=bool),
+            "winner": np.full(n, -1, dtype=np.int64),
             "rounds": np.zeros(n, dtype=np.int64),
         }
 
@@ -433,8 +475,9 @@ class _Sim:
         levels = self._levels(S)
         keys = np.zeros((n, K), dtype=np.int64)
         for k in range(K):
-            sides, dm, rank = _lookup(np.stack([np.full(n, k), levels[:, k]], axis=1),
-                                      lambda k_, lv: R.pool("init", k_, lv, 0))
+            sides, dm, rank = _lookup(
+                np.stack([np.full(n, k), levels[:, k]], axis=1), lambda k_, lv: R.pool("init", k_, lv, 0)
+            )
             faces = _roll(sides, gen)
             succ = _successes(faces, hr.initiative_td, dm)
             met = (faces >= 2) & (faces + dm[:, None] >= hr.initiative_td)
@@ -466,8 +509,14 @@ class _Sim:
             act = self._active(S)
             found = np.zeros(len(r), dtype=bool)
             for j in range(R.K):
-                hit = (dfn & ~found & (R.side[j] != R.side[a]) & act[r, j]
-                       & np.isin(S["decl"][r, j], (ATTACK, DISARM)) & (S["dtgt"][r, j] == a))
+                hit = (
+                    dfn
+                    & ~found
+                    & (R.side[j] != R.side[a])
+                    & act[r, j]
+                    & np.isin(S["decl"][r, j], (ATTACK, DISARM))
+                    & (S["dtgt"][r, j] == a)
+                )
                 kind[hit] = np.where(R.armed[a[hit]], DEFEND, EVADE)  # weapon_dropped is handled above
                 tgt[hit] = j
                 found |= hit
@@ -489,14 +538,23 @@ class _Sim:
         S["aimt"][r, a] = succ
         S["aimc"][r, a] = R.called[a] > 0
 
-    def _contest(self, faces: np.ndarray, sides: np.ndarray, dm_a: np.ndarray, d_sides: np.ndarray, dm_d: np.ndarray,
-                 d_td: np.ndarray, a_td: np.ndarray, gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    def _contest(
+        self,
+        faces: np.ndarray,
+        sides: np.ndarray,
+        dm_a: np.ndarray,
+        d_sides: np.ndarray,
+        dm_d: np.ndarray,
+        d_td: np.ndarray,
+        a_td: np.ndarray,
+        gen: np.random.Generator,
+    ) -> tuple[np.ndarray, np.ndarray]:
         """A Defend / Evade / Strength contest: (attacker still hits, defender's roll succeeded)."""
         d_succ = _successes(_roll(d_sides, gen), d_td, dm_d)
         a_succ = _successes(faces, a_td, dm_a)
         if self.R.hr.defence_draw == "reroll":
             for _ in range(20):
-                draw = (a_succ == d_succ)  # both fail, or the same number of successes
+                draw = a_succ == d_succ  # both fail, or the same number of successes
                 if not draw.any():
                     break
                 a2 = _successes(_roll(sides[draw], gen), a_td[draw], dm_a[draw])
@@ -504,13 +562,22 @@ class _Sim:
                 a_succ[draw], d_succ[draw] = a2, d2
         return a_succ > d_succ, d_succ > 0
 
-    def _attack(self, S: dict[str, np.ndarray], r: np.ndarray, a: np.ndarray, t: np.ndarray, disarm: np.ndarray,
-                gen: np.random.Generator) -> None:
+    def _attack(
+        self,
+        S: dict[str, np.ndarray],
+        r: np.ndarray,
+        a: np.ndarray,
+        t: np.ndarray,
+        disarm: np.ndarray,
+        gen: np.random.Generator,
+    ) -> None:
         R, hr = self.R, self.R.hr
         m = len(r)
         levels = self._levels(S)
-        keys = np.stack([a, levels[r, a], self._mask(S, r, a), S["aimb"][r, a], S["dropped"][r, a].astype(np.int64),
-                         S["dist"][r]], axis=1)
+        keys = np.stack(
+            [a, levels[r, a], self._mask(S, r, a), S["aimb"][r, a], S["dropped"][r, a].astype(np.int64), S["dist"][r]],
+            axis=1,
+        )
         sides, dm_a, rank_a = _lookup(keys, lambda *k: R.pool("attack", *k))
         called = np.where(disarm, 0, R.called[a])
         aimed = S["aimc"][r, a] & (S["aimb"][r, a] > 0)
@@ -525,7 +592,7 @@ class _Sim:
         t_decl = S["decl"][r, t]
         t_acted = S["acted"][r, t]
         declared = np.isin(t_decl, (DEFEND, EVADE)) & ~t_acted
-        switch = (~declared & (R.tactic[t] == 1) & ~t_acted & (t_decl != NOTHING) & ~S["counter"][r, t])
+        switch = ~declared & (R.tactic[t] == 1) & ~t_acted & (t_decl != NOTHING) & ~S["counter"][r, t]
         dkind = np.where(declared, t_decl, np.where(R.armed[t] & ~S["dropped"][r, t], DEFEND, EVADE))
         has_def = declared | switch
         S["acted"][r[switch], t[switch]] = True
@@ -543,8 +610,7 @@ class _Sim:
         if dd.any():
             i = np.nonzero(dd)[0]
             k2 = np.stack([t[i], levels[r[i], t[i]], self._mask(S, r[i], t[i]), dkind[i]], axis=1)
-            ds, ddm, drank = _lookup(
-                k2, lambda k, lv, mk, kd: R.pool("defend" if kd == DEFEND else "evade", k, lv, mk))
+            ds, ddm, drank = _lookup(k2, lambda k, lv, mk, kd: R.pool("defend" if kd == DEFEND else "evade", k, lv, mk))
             still, d_ok = self._contest(faces[i], sides[i], dm_a[i], ds, ddm, rank_a[i], drank, gen)
             hit[i] = still
             defended_ok[i] = ~still & (dkind[i] == DEFEND) & d_ok
@@ -570,8 +636,16 @@ class _Sim:
             self.damage[key] = (_DamageRoller(w.damage), bonus, w.blunt, w.knockout_rank or 0)
         return self.damage[key]
 
-    def _land_blow(self, S: dict[str, np.ndarray], r: np.ndarray, a: np.ndarray, t: np.ndarray, best_attack: np.ndarray,
-                   called: np.ndarray, gen: np.random.Generator) -> None:
+    def _land_blow(
+        self,
+        S: dict[str, np.ndarray],
+        r: np.ndarray,
+        a: np.ndarray,
+        t: np.ndarray,
+        best_attack: np.ndarray,
+        called: np.ndarray,
+        gen: np.random.Generator,
+    ) -> None:
         R, hr = self.R, self.R.hr
         m = len(r)
         want_faces = hr.armour_contest_against == "damage_roll"
@@ -695,8 +769,10 @@ def simulate_batch(state: FightState) -> Callable[[int, np.random.Generator], Ba
 
 def _check_plain(node: Expr) -> None:
     if isinstance(node, Dice) and (node.explode or node.keep is not None or node.fudge):
-        raise OddsError(f"damage '{node}' with the armour contest against the damage roll is not simulated",
-                        hint="use plain dice for the weapon's damage, or the default armour contest")
+        raise OddsError(
+            f"damage '{node}' with the armour contest against the damage roll is not simulated",
+            hint="use plain dice for the weapon's damage, or the default armour contest",
+        )
     for child in (getattr(node, "operand", None), getattr(node, "left", None), getattr(node, "right", None)):
         if child is not None:
             _check_plain(child)
@@ -785,8 +861,10 @@ def _exact_damage(expr: str) -> tuple[tuple[int, int, float], ...]:
             return {(node.value, none): 1.0}
         if isinstance(node, Dice):
             if node.explode or node.keep is not None or node.fudge:
-                raise OddsError(f"damage '{node}' (exploding, keep or Fudge dice) is not in the exact chain",
-                                hint="forecast it by simulation instead (--method simulate)")
+                raise OddsError(
+                    f"damage '{node}' (exploding, keep or Fudge dice) is not in the exact chain",
+                    hint="forecast it by simulation instead (--method simulate)",
+                )
             dist = {(0, none): 1.0}
             for _ in range(node.count):
                 nxt: dict[tuple[int, int], float] = {}
@@ -847,7 +925,6 @@ class _Chain:
     @staticmethod
     def _active(x: _FState) -> bool:
         return not (x[3] or x[4])
-
 
     def _level(self, k: int, x: _FState) -> int:
         """The engine's ``wound_level`` (0 Healthy .. 4 Heavy Wounds, 5 Incapacitated)."""
@@ -1015,8 +1092,9 @@ class _Chain:
 def _exact(state: FightState, tolerance: float = 1e-12) -> Forecast:
     why = exact_applies(state)
     if why is not None:
-        raise OddsError(f"no exact forecast for this fight: {why}",
-                        hint="forecast it by simulation (--method simulate)")
+        raise OddsError(
+            f"no exact forecast for this fight: {why}", hint="forecast it by simulation (--method simulate)"
+        )
     chain = _Chain(state)
     cap = state.house_rules.max_rounds - state.round
     res = absorb(chain.start(), chain.transitions, itemgetter(0), max_rounds=2 * cap, tolerance=tolerance)
@@ -1051,10 +1129,17 @@ def _exact(state: FightState, tolerance: float = 1e-12) -> Forecast:
         for k in range(2):  # the chain does not keep where they stand then
             ends[k][STANDING_AT_CAP] = res.unresolved
     return Forecast(
-        system="blyss", method="exact", sides=tuple((f.id,) for f in sorted(fs, key=lambda f: f.side)),
-        p_win=tuple(p_win), p_draw=p_draw, rounds=rounds,
+        system="blyss",
+        method="exact",
+        sides=tuple((f.id,) for f in sorted(fs, key=lambda f: f.side)),
+        p_win=tuple(p_win),
+        p_draw=p_draw,
+        rounds=rounds,
         combatants=tuple(CombatantForecast(f.id, f.side, ends[k]) for k, f in enumerate(fs)),
-        error=error, tactics=_tactics(state), draw_meaning=DRAW_MEANING, notes=tuple(notes),
+        error=error,
+        tactics=_tactics(state),
+        draw_meaning=DRAW_MEANING,
+        notes=tuple(notes),
     )
 
 
@@ -1074,8 +1159,9 @@ def _tactics(state: FightState) -> dict[str, str]:
     return out
 
 
-def blyss_forecast(state: BaseModel, *, method: str = "auto", samples: int = 100_000, seed: int = 0,
-                   progress: Any = None) -> Forecast:
+def blyss_forecast(
+    state: BaseModel, *, method: str = "auto", samples: int = 100_000, seed: int = 0, progress: Any = None
+) -> Forecast:
     """The odds of a BLYSS fight from any engine state: exact for duels of two attackers, else simulated."""
     if not isinstance(state, FightState):
         raise OddsError("a BLYSS forecast needs a BLYSS fight state", hint="start one with the BLYSS combat engine")
@@ -1087,8 +1173,10 @@ def blyss_forecast(state: BaseModel, *, method: str = "auto", samples: int = 100
     if len(set(ids)) != len(ids):
         raise OddsError("two fighters in the saved fight share a name", hint="each fighter needs its own id")
     if state.round > 0 and sorted(state.order) != sorted(ids):
-        raise OddsError("the saved fight's Initiative order does not list every fighter once",
-                        hint="save the fight with 'fight --save-state' rather than editing it by hand")
+        raise OddsError(
+            "the saved fight's Initiative order does not list every fighter once",
+            hint="save the fight with 'fight --save-state' rather than editing it by hand",
+        )
     notes: list[str] = []
     if method == "exact":
         return _exact(state)
@@ -1102,7 +1190,14 @@ def blyss_forecast(state: BaseModel, *, method: str = "auto", samples: int = 100
     sides_n = max(f.side for f in state.fighters) + 1
     sides = [[f.id for f in state.fighters if f.side == s] for s in range(sides_n)]
     return run_simulation(
-        "blyss", simulate_batch(state), sides=sides, combatant_sides={f.id: f.side for f in state.fighters},
-        samples=samples, seed=seed, tactics=_tactics(state), draw_meaning=DRAW_MEANING, progress=progress,
+        "blyss",
+        simulate_batch(state),
+        sides=sides,
+        combatant_sides={f.id: f.side for f in state.fighters},
+        samples=samples,
+        seed=seed,
+        tactics=_tactics(state),
+        draw_meaning=DRAW_MEANING,
+        progress=progress,
         notes=notes,
     )

@@ -51,8 +51,14 @@ class Vitals(Model):
 
     @classmethod
     def fresh(cls, dodges: int, flesh_wounds: int, health: int) -> Vitals:
-        return cls(dodges=dodges, flesh_wounds=flesh_wounds, health=health, max_dodges=dodges,
-                   max_flesh_wounds=flesh_wounds, max_health=health)
+        return cls(
+            dodges=dodges,
+            flesh_wounds=flesh_wounds,
+            health=health,
+            max_dodges=dodges,
+            max_flesh_wounds=flesh_wounds,
+            max_health=health,
+        )
 
     @property
     def active(self) -> bool:
@@ -128,7 +134,9 @@ def wound_penalty(level: str, hr: BlyssHouseRules | None = None) -> tuple[int, i
     return row["rank_penalty"], -row["die_penalty"]
 
 
-def knockout_check(rank: int, rng: DiceRng, hr: BlyssHouseRules | None = None, *, label: str = "knockout") -> tuple[bool, RollRecord | None]:
+def knockout_check(
+    rank: int, rng: DiceRng, hr: BlyssHouseRules | None = None, *, label: str = "knockout"
+) -> tuple[bool, RollRecord | None]:
     """A knockout chance (typically Average, d8) rolled against TD 6; a success knocks the target out
     whatever their Health (Unconsciousness)."""
     hr = hr or BlyssHouseRules()
@@ -136,7 +144,9 @@ def knockout_check(rank: int, rng: DiceRng, hr: BlyssHouseRules | None = None, *
     return (rp is not None and rp.judgement.succeeded), (rp.record if rp else None)
 
 
-def dying_check(v: Vitals, stamina: int, rng: DiceRng, hr: BlyssHouseRules | None = None, *, blunt: bool = False) -> tuple[Vitals, str, RollRecord | None]:
+def dying_check(
+    v: Vitals, stamina: int, rng: DiceRng, hr: BlyssHouseRules | None = None, *, blunt: bool = False
+) -> tuple[Vitals, str, RollRecord | None]:
     """One turn of dying (Dying; Death): a Stamina Test at TD 6 with a cumulative -1 rank per check
     already failed. Success stabilises. If the penalty has brought Stamina to rank 0 first, the character
     dies (or falls into a coma, if the SM so rules: house rule ``coma_instead_of_death``)."""
@@ -151,7 +161,11 @@ def dying_check(v: Vitals, stamina: int, rng: DiceRng, hr: BlyssHouseRules | Non
     rp = roll_against(pool_for_rank(rank), table("wounds")["dying_td"], rng, hr, label="dying check")
     if rp is not None and rp.judgement.succeeded:
         return v.model_copy(update={"dying": False, "stabilised": True}), f"stabilises (Stamina rank {rank})", rp.record
-    return v.model_copy(update={"dying_checks": v.dying_checks + 1}), f"fails to stabilise (Stamina rank {rank})", rp.record if rp else None
+    return (
+        v.model_copy(update={"dying_checks": v.dying_checks + 1}),
+        f"fails to stabilise (Stamina rank {rank})",
+        rp.record if rp else None,
+    )
 
 
 # ---------------------------------------------------------------- fatigue, hunger, thirst
@@ -186,7 +200,9 @@ def stay_awake_checks(hours_awake: float, stamina: int, /) -> int:
     return max(0, int(past // every))
 
 
-def stay_awake_check(mental_fortitude: int, penalty: int, rng: DiceRng, hr: BlyssHouseRules | None = None) -> tuple[bool, RollRecord | None]:
+def stay_awake_check(
+    mental_fortitude: int, penalty: int, rng: DiceRng, hr: BlyssHouseRules | None = None
+) -> tuple[bool, RollRecord | None]:
     """A Mental Fortitude check to stay awake past the Threshold, at the house rule's TD (ruling: 6), with the
     deprivation penalty taken off the rank (Fatigue). Returns whether the character stays awake."""
     hr = hr or BlyssHouseRules()
@@ -205,11 +221,19 @@ def starvation_interval(stamina: int, /) -> int:
     return stamina * table("wounds")["deprivation"]["starvation_check_hours_per_stamina"]
 
 
-def starvation_check(v: Vitals, stamina_rank: int, rng: DiceRng, hr: BlyssHouseRules | None = None) -> tuple[Vitals, str, RollRecord | None]:
+def starvation_check(
+    v: Vitals, stamina_rank: int, rng: DiceRng, hr: BlyssHouseRules | None = None
+) -> tuple[Vitals, str, RollRecord | None]:
     """A Stamina Test at TD 10; failure costs 'a Wound's worth of Health' (ruling: a third of maximum Health,
     rounded up; house rule ``starvation_loss``), down to 0 Health, after which the Dying rules take over (Thirst)."""
     hr = hr or BlyssHouseRules()
-    rp = roll_against(pool_for_rank(max(0, stamina_rank)), table("wounds")["deprivation"]["starvation_td"], rng, hr, label="starvation check")
+    rp = roll_against(
+        pool_for_rank(max(0, stamina_rank)),
+        table("wounds")["deprivation"]["starvation_td"],
+        rng,
+        hr,
+        label="starvation check",
+    )
     if rp is not None and rp.judgement.succeeded:
         return v, "holds on", rp.record
     loss = math.ceil(v.max_health / 3) if hr.starvation_loss == "third" else 1

@@ -41,7 +41,7 @@ class BlyssHouseRules(HouseRules):
     single_advantage_cost: int = Field(
         24,
         ge=0,
-        description="CP value of a single-advantage Natural (Natural Traits: 'the same as an \"Average\" rank "
+        description='CP value of a single-advantage Natural (Natural Traits: \'the same as an "Average" rank '
         "Natural (24 CP) unless the SM rules otherwise').",
     )
     specialisation_cost: Literal["flat", "rising"] = Field(
@@ -152,4 +152,6 @@ class BlyssHouseRules(HouseRules):
         ge=0,
         description="TD of the Mental Fortitude check to stay awake past the Threshold (Fatigue: no TD given; Average).",
     )
-    max_rounds: int = Field(100, ge=1, le=10_000, description="A fight with no winner after this many rounds is a stand-off.")
+    max_rounds: int = Field(
+        100, ge=1, le=10_000, description="A fight with no winner after this many rounds is a stand-off."
+    )

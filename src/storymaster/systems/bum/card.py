@@ -124,11 +124,16 @@ def card_png(c: BumCharacter) -> bytes:
         st = d["stats"][i] if i < 4 else None
         left = skills[i] if i < len(skills) else None
         right = skills[n + i] if n + i < len(skills) else None
-        top.append([
-            st["stat"] if st else "", str(st["value"]) if st else "",
-            left["name"] if left else "", str(left["bonus"]) if left else "",
-            right["name"] if right else "", str(right["bonus"]) if right else "",
-        ])
+        top.append(
+            [
+                st["stat"] if st else "",
+                str(st["value"]) if st else "",
+                left["name"] if left else "",
+                str(left["bonus"]) if left else "",
+                right["name"] if right else "",
+                str(right["bonus"]) if right else "",
+            ]
+        )
     at, dt = d["attack_totals"], d["defence_totals"]
     wp = d["weapons"]
     fmt = lambda v: "" if v is None else str(v)  # noqa: E731

@@ -95,7 +95,9 @@ class WeaponEntry(Model):
     modern: bool = Field(False, description="a modern or high-tech gun (Part Seven, Technology)")
     readiness: Readiness = Field("ready", description="for bows, crossbows and firearms at the start of a fight")
     ammo: int | None = Field(
-        None, ge=0, le=10_000,
+        None,
+        ge=0,
+        le=10_000,
         description="arrows or bolts carried, weapons to throw, or loaded guns (pistols: one shot each); none = no count",
     )
 
@@ -226,7 +228,13 @@ def _armour_bonus(entry: ArmourEntry | None, category: Literal["armour", "shield
     g = find_gear(entry.kind or entry.name, category)
     if g is None and entry.defence is None:
         raise CharacterError(
-            [Problem(f"{category} {entry.name!r}", f"is not Appendix A {category} and has no 'defence' bonus", "Appendix A")],
+            [
+                Problem(
+                    f"{category} {entry.name!r}",
+                    f"is not Appendix A {category} and has no 'defence' bonus",
+                    "Appendix A",
+                )
+            ],
             hint=f"set 'kind' to a listed {category}, or give 'defence' (and 'attack')",
         )
     attack = entry.attack if entry.attack is not None else (g.attack if g else 0)
@@ -309,7 +317,12 @@ def attack_total(c: BumCharacter, slot: Slot) -> int:
 
 
 def defence_parts(
-    c: BumCharacter, *, ranged: bool = False, weapon: WeaponProfile | None = None, slot: Slot = "primary", armour: bool = True
+    c: BumCharacter,
+    *,
+    ranged: bool = False,
+    weapon: WeaponProfile | None = None,
+    slot: Slot = "primary",
+    armour: bool = True,
 ) -> list[tuple[str, int]]:
     """DEX + armour + shield (+ weapon defence in melee only: Part Five, Ranged defending).
 

@@ -97,7 +97,10 @@ class RecheckCheck(Check):
         return self.bonus if self.recheck_bonus is None else self.recheck_bonus
 
     def describe(self) -> str:
-        return self.label or f"d6{self.bonus:+d} vs DC {self.dc}, re-check d6{self.second_bonus:+d} vs DC {self.recheck_dc}"
+        return (
+            self.label
+            or f"d6{self.bonus:+d} vs DC {self.dc}, re-check d6{self.second_bonus:+d} vs DC {self.recheck_dc}"
+        )
 
 
 Role = Literal["attacker", "defender"]
@@ -236,7 +239,10 @@ def odds_fixed(check: FixedCheck) -> OutcomeOdds:
     p = p_fixed(check.bonus, check.dc)
     need = needed_face(check.bonus, check.dc)
     return OutcomeOdds(
-        "bum", check.describe(), {"success": p, "failure": 1 - p}, frozenset({"success"}),
+        "bum",
+        check.describe(),
+        {"success": p, "failure": 1 - p},
+        frozenset({"success"}),
         note=f"needs a {need} or better on the d6" if need <= 6 else "no roll of the d6 can reach it",
     )
 
@@ -247,7 +253,10 @@ def odds_recheck(check: RecheckCheck) -> OutcomeOdds:
     p2 = p_fixed(check.second_bonus, check.recheck_dc)
     probs = {"success": p1, "recovered": (1 - p1) * p2, "failure": (1 - p1) * (1 - p2)}
     return OutcomeOdds(
-        "bum", check.describe(), probs, frozenset({"success", "recovered"}),
+        "bum",
+        check.describe(),
+        probs,
+        frozenset({"success", "recovered"}),
         extra={"p_first_roll": p1, "p_recheck": p2},
         note="the re-check is only rolled after a failure",
     )
@@ -283,7 +292,10 @@ def odds_sneak(check: SneakAttackCheck, hr: BumHouseRules | None = None) -> Outc
                 hint="roll an ordinary opposed attack instead",
             )
         return OutcomeOdds(
-            "bum", check.describe(), {"hit": Fraction(1), "miss": Fraction(0)}, frozenset({"hit"}),
+            "bum",
+            check.describe(),
+            {"hit": Fraction(1), "miss": Fraction(0)},
+            frozenset({"hit"}),
             note="a melee sneak attack needs no roll",
         )
     b = sneak_bonus(check, hr)
@@ -313,7 +325,13 @@ def resolve_fixed(check: FixedCheck, rng: DiceRng) -> Outcome:
     if need <= 6:
         why += f" (Any roll of {need} or more would have done it.)"
     return Outcome(
-        "bum", check.describe(), "success" if ok else "failure", ok, why, (rec,), total - check.dc,
+        "bum",
+        check.describe(),
+        "success" if ok else "failure",
+        ok,
+        why,
+        (rec,),
+        total - check.dc,
         {"die": die, "total": total, "dc": check.dc, "bonus": check.bonus},
     )
 
@@ -328,15 +346,23 @@ def resolve_recheck(check: RecheckCheck, rng: DiceRng) -> Outcome:
     text = f"{first.explanation} The GM allows a re-check at DC {check.recheck_dc}: {second.explanation}"
     result = "recovered" if second.success else "failure"
     return Outcome(
-        "bum", check.describe(), result, second.success, text, (*first.rolls, *second.rolls), second.margin,
+        "bum",
+        check.describe(),
+        result,
+        second.success,
+        text,
+        (*first.rolls, *second.rolls),
+        second.margin,
         {"first": dict(first.details), "recheck": dict(second.details)},
     )
 
 
 def roll_opposed(
-    bonus: int, vs: int, rng: DiceRng, tie_to: Literal["actor", "opponent"] | None, labels: tuple[str, str] = (
-        "roller", "opponent"
-    )
+    bonus: int,
+    vs: int,
+    rng: DiceRng,
+    tie_to: Literal["actor", "opponent"] | None,
+    labels: tuple[str, str] = ("roller", "opponent"),
 ) -> tuple[bool, list[RollRecord], list[tuple[int, int]]]:
     """Roll both sides until someone wins (or the tie rule decides): (roller won, records, totals per pair)."""
     records: list[RollRecord] = []
@@ -372,7 +398,13 @@ def resolve_opposed(check: OpposedCheck, rng: DiceRng, hr: BumHouseRules | None 
         text += f". {len(totals) - 1} tie(s) were rolled again"
     text = text[0].upper() + text[1:] + f". You {'win' if won else 'lose'}: the higher total wins."
     return Outcome(
-        "bum", check.describe(), "win" if won else "lose", won, text, tuple(records), last_a - last_b,
+        "bum",
+        check.describe(),
+        "win" if won else "lose",
+        won,
+        text,
+        tuple(records),
+        last_a - last_b,
         {
             "totals": [list(t) for t in totals],
             "rolls_made": len(totals),
@@ -387,7 +419,10 @@ def resolve_sneak(check: SneakAttackCheck, rng: DiceRng, hr: BumHouseRules | Non
     if check.melee:
         odds_sneak(check, hr)  # raises if switched off
         return Outcome(
-            "bum", check.describe(), "hit", True,
+            "bum",
+            check.describe(),
+            "hit",
+            True,
             "A melee attack on a foe who never saw you coming needs no roll: he is killed or incapacitated at once.",
             details={"incapacitates": True},
         )
@@ -413,6 +448,12 @@ def resolve_sneak(check: SneakAttackCheck, rng: DiceRng, hr: BumHouseRules | Non
     if ok and check.headshot:
         text += " A shot to the head kills or incapacitates."
     return Outcome(
-        "bum", check.describe(), "hit" if ok else "miss", ok, text, (rec,), total - check.dc,
+        "bum",
+        check.describe(),
+        "hit" if ok else "miss",
+        ok,
+        text,
+        (rec,),
+        total - check.dc,
         {"incapacitates": ok and check.headshot, "wounds": 1 if ok else 0},
     )

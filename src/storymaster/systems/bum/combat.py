@@ -27,8 +27,8 @@ from ...rules import CombatantStatus, Event, HouseRules
 from .character import BumCharacter, current_hp, profile
 from .fighters import (
     UNARMED,
-    FightState,
     Fighter,
+    FightState,
     attack_odds,
     exchange_odds,
     gm_order,
@@ -57,6 +57,7 @@ __all__ = [
     "simple_bonus",
     "switch_level",
 ]
+
 
 def switch_level(state: FightState, level: int) -> tuple[FightState, list[Event]]:
     """Part Five: change the combat level between rounds (e.g. a quicker level for the goons)."""
@@ -151,12 +152,18 @@ class BumCombat:
                 ranged = c.weapons.ranged
                 missile = profile(c, "ranged")
                 # a bow or crossbow ready to shoot is in his hands (Appendix A, Partially Loaded Weapons)
-                holding = ranged is not None and missile is not None and ranged.readiness == "ready" and missile.reload in (
-                    "bow", "crossbow"
+                holding = (
+                    ranged is not None
+                    and missile is not None
+                    and ranged.readiness == "ready"
+                    and missile.reload in ("bow", "crossbow")
                 )
                 fighters.append(
                     Fighter(
-                        name=name, side=side_no, character=c, hp=current_hp(c),
+                        name=name,
+                        side=side_no,
+                        character=c,
+                        hp=current_hp(c),
                         wielding="ranged" if holding else None,
                         readiness=ranged.readiness if ranged else "ready",
                         ammo=ranged.ammo if ranged else None,
@@ -200,9 +207,20 @@ class BumCombat:
         if opts:
             raise CombatError(f"unknown fight option(s): {', '.join(sorted(opts))}")
         return FightState(
-            level=level, distance=distance, order=order, fighters=tuple(fighters), initiative=initiative,
-            initiator=initiator, dc=dc, delay=delay, switch=switch, max_rounds=max_rounds, house_rules=hr,
-            surprised=surprised, sneak_dc=sneak_dc, sneak_headshot=bool(opts_headshot),
+            level=level,
+            distance=distance,
+            order=order,
+            fighters=tuple(fighters),
+            initiative=initiative,
+            initiator=initiator,
+            dc=dc,
+            delay=delay,
+            switch=switch,
+            max_rounds=max_rounds,
+            house_rules=hr,
+            surprised=surprised,
+            sneak_dc=sneak_dc,
+            sneak_headshot=bool(opts_headshot),
         )
 
     def step(self, state: BaseModel, rng: DiceRng) -> tuple[FightState, list[Event]]:
@@ -221,7 +239,11 @@ class BumCombat:
             new = new.model_copy(update={"ended": True})
             w = self.winner(new)
             names = " and ".join(f.name for f in new.fighters if f.side == w and f.standing)
-            text = f"{names} (side {w + 1}) win{'s' if ' and ' not in names else ''} the fight." if w is not None else "Nobody is left standing."
+            text = (
+                f"{names} (side {w + 1}) win{'s' if ' and ' not in names else ''} the fight."
+                if w is not None
+                else "Nobody is left standing."
+            )
             events.append(Event("end", text, new.round, data={"winner": w}))
         elif new.round >= new.max_rounds:
             new = new.model_copy(update={"ended": True})

@@ -40,7 +40,7 @@ from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache, lru_cache
+from functools import cache
 from itertools import product
 from math import comb
 from typing import Any
@@ -53,8 +53,8 @@ from .character import BumCharacter, WeaponProfile, attack_total, defence_parts,
 from .checks import p_fixed, p_opposed_final, tie_goes_to
 from .fighters import (
     UNARMED,
-    FightState,
     Fighter,
+    FightState,
     attack_odds,
     exchange_odds,
     gm_order,
@@ -170,15 +170,27 @@ def _card(c: BumCharacter) -> _Card:
     m = missile_of(probe)
     dparts = defence_parts(c, ranged=True)
     card = _Card(
-        player=not c.npc, max_hp=hit_points(c), bonus=simple_bonus(c),
-        melee_code=_WIELD[slot], melee_attack=attack_total(c, slot) if slot else c.stats.STR,
-        melee_wounds=mp.wounds if mp else 1, melee_reach=mp.reach if mp else 0, unarmed=slot is None,
-        parry=tuple(parry), longspear=tuple(spear),  # type: ignore[arg-type]
-        dex=c.stats.DEX, armour=sum(v for _, v in dparts) - c.stats.DEX,
-        has_missile=m is not None, m_name=m.name if m else "", m_attack=attack_total(c, "ranged") if m else 0,
-        m_wounds=m.wounds if m else 1, m_reload=m.reload if m else None,
-        m_melee_usable=bool(m and m.melee_usable), m_rifle=bool(m and m.rifle),
-        m_thrown=bool(m and m.reload == "thrown"), m_modern=bool(m and m.modern),
+        player=not c.npc,
+        max_hp=hit_points(c),
+        bonus=simple_bonus(c),
+        melee_code=_WIELD[slot],
+        melee_attack=attack_total(c, slot) if slot else c.stats.STR,
+        melee_wounds=mp.wounds if mp else 1,
+        melee_reach=mp.reach if mp else 0,
+        unarmed=slot is None,
+        parry=tuple(parry),
+        longspear=tuple(spear),  # type: ignore[arg-type]
+        dex=c.stats.DEX,
+        armour=sum(v for _, v in dparts) - c.stats.DEX,
+        has_missile=m is not None,
+        m_name=m.name if m else "",
+        m_attack=attack_total(c, "ranged") if m else 0,
+        m_wounds=m.wounds if m else 1,
+        m_reload=m.reload if m else None,
+        m_melee_usable=bool(m and m.melee_usable),
+        m_rifle=bool(m and m.rifle),
+        m_thrown=bool(m and m.reload == "thrown"),
+        m_modern=bool(m and m.modern),
     )
     if len(_CARDS) > 4096:
         _CARDS.clear()
@@ -190,8 +202,12 @@ def _statics(state: FightState) -> list[_Static]:
     names = [f.name for f in state.fighters]
     return [
         _Static(
-            **_card(f.character).__dict__, name=f.name, side=f.side, tactic=f.tactic,
-            target=names.index(f.target) if f.target in names else -1, counted=f.ammo is not None,
+            **_card(f.character).__dict__,
+            name=f.name,
+            side=f.side,
+            tactic=f.tactic,
+            target=names.index(f.target) if f.target in names else -1,
+            counted=f.ammo is not None,
         )
         for f in state.fighters
     ]
@@ -420,12 +436,18 @@ class _Chain:
         names = [f.name for f in s.fighters]
         order = None if s.round == 0 else tuple(names.index(n) for n in (s.order or names))
         kit = (
-            s.distance, tuple(_READY[f.readiness] for f in s.fighters), tuple(f.reload_progress for f in s.fighters),
+            s.distance,
+            tuple(_READY[f.readiness] for f in s.fighters),
+            tuple(f.reload_progress for f in s.fighters),
             tuple(f.ammo or 0 for f in s.fighters),
         )
         return (
-            s.round, order, tuple(f.hp for f in s.fighters), tuple(_WIELD[f.wielding] for f in s.fighters),
-            tuple(f.stunned for f in s.fighters), kit,
+            s.round,
+            order,
+            tuple(f.hp for f in s.fighters),
+            tuple(_WIELD[f.wielding] for f in s.fighters),
+            tuple(f.stunned for f in s.fighters),
+            kit,
         )
 
     def terminal(self, x: tuple[Any, ...]) -> bool:
@@ -542,8 +564,11 @@ class _Chain:
             ready = w.ready[i] == 0
             has_ammo = not me.counted or w.ammo[i] > 0 or me.m_reload == "muzzleloader"
             use = has_ammo and (w.dist > 0 or (ready and (me.m_melee_usable or w.first)))
-            if use and me.tactic == "auto" and not ready and reload_actions(me.m_reload, hr) > reload_actions(
-                "crossbow", hr
+            if (
+                use
+                and me.tactic == "auto"
+                and not ready
+                and reload_actions(me.m_reload, hr) > reload_actions("crossbow", hr)
             ):
                 use = False  # a muzzle-loader is not reloaded in a fight on 'auto'
             if use and me.m_thrown and w.dist > hr.thrown_max_turns:
@@ -579,8 +604,15 @@ class _Chain:
             w.wield[i] = me.melee_code
         # Appendix A footnote **: the longspear strikes first
         tg = self.st[t]
-        if (hr.longspear_first_strike and not w.acted[t] and hp[t] > 0 and not w.stun[t]
-                and not (w.first and self.surprised[t]) and tg.longspear[w.wield[t]] and w.dist == 0):
+        if (
+            hr.longspear_first_strike
+            and not w.acted[t]
+            and hp[t] > 0
+            and not w.stun[t]
+            and not (w.first and self.surprised[t])
+            and tg.longspear[w.wield[t]]
+            and w.dist == 0
+        ):
             w.acted[t] = True
             w.wield[t] = w.wield[t] or tg.melee_code
             self._melee(t, i, w)
@@ -651,9 +683,19 @@ class _Work:
 
     __slots__ = ("acted", "ammo", "coin", "dist", "first", "hp", "order", "ready", "rp", "stun", "wield")
 
-    def __init__(self, order: tuple[int, ...], first: bool, dist: int, hp: Sequence[int], wield: Sequence[int],
-                 stun: Sequence[int], ready: Sequence[int], rp: Sequence[int], ammo: Sequence[int],
-                 coin: Callable[[float], bool]) -> None:
+    def __init__(
+        self,
+        order: tuple[int, ...],
+        first: bool,
+        dist: int,
+        hp: Sequence[int],
+        wield: Sequence[int],
+        stun: Sequence[int],
+        ready: Sequence[int],
+        rp: Sequence[int],
+        ammo: Sequence[int],
+        coin: Callable[[float], bool],
+    ) -> None:
         self.order, self.first, self.dist, self.coin = order, first, dist, coin
         self.hp, self.wield, self.stun = list(hp), list(wield), list(stun)
         self.ready, self.rp, self.ammo = list(ready), list(rp), list(ammo)
@@ -711,10 +753,16 @@ def _duel_closed_form(state: FightState) -> Forecast | None:
             end_a[DOWN] += w
     ends = {fa.name: (fa.side, end_a), fb.name: (fb.side, end_b)}
     return Forecast(
-        system=SYSTEM, method="exact", sides=((fa.name,), (fb.name,)), p_win=(p_a, 1.0 - p_a), p_draw=0.0,
+        system=SYSTEM,
+        method="exact",
+        sides=((fa.name,), (fb.name,)),
+        p_win=(p_a, 1.0 - p_a),
+        p_draw=0.0,
         rounds=dict(sorted(rounds.items())),
         combatants=tuple(CombatantForecast(f.name, ends[f.name][0], dict(ends[f.name][1])) for f in state.fighters),
-        error=0.0, tactics=_tactics(state), draw_meaning=DRAW_MEANING,
+        error=0.0,
+        tactics=_tactics(state),
+        draw_meaning=DRAW_MEANING,
         notes=(*_notes(state, "exact"), "exact: a duel of independent exchanges, in closed form"),
     )
 
@@ -754,10 +802,16 @@ def _exact(state: FightState, *, closed_form: bool = True) -> Forecast:
             e[end_label(h, f.max_hp)] += p
         ends.append(e)
     return Forecast(
-        system=SYSTEM, method="exact", sides=tuple(tuple(s) for s in _sides(state)), p_win=tuple(p_win),
-        p_draw=p_draw, rounds=dict(sorted(result.rounds.items())),
+        system=SYSTEM,
+        method="exact",
+        sides=tuple(tuple(s) for s in _sides(state)),
+        p_win=tuple(p_win),
+        p_draw=p_draw,
+        rounds=dict(sorted(result.rounds.items())),
         combatants=tuple(CombatantForecast(f.name, f.side, dict(e)) for f, e in zip(st, ends)),
-        error=result.unresolved, tactics=_tactics(state), draw_meaning=DRAW_MEANING,
+        error=result.unresolved,
+        tactics=_tactics(state),
+        draw_meaning=DRAW_MEANING,
         notes=(*_notes(state, "exact"), f"exact Markov chain over {result.states_seen} fight states"),
     )
 
@@ -769,13 +823,19 @@ def _finished(state: FightState) -> Forecast:
     n_sides = max(f.side for f in state.fighters) + 1
     w = next(iter(left)) if len(left) == 1 else None
     return Forecast(
-        system=SYSTEM, method="exact", sides=tuple(tuple(s) for s in _sides(state)),
-        p_win=tuple(1.0 if i == w else 0.0 for i in range(n_sides)), p_draw=0.0 if w is not None else 1.0,
+        system=SYSTEM,
+        method="exact",
+        sides=tuple(tuple(s) for s in _sides(state)),
+        p_win=tuple(1.0 if i == w else 0.0 for i in range(n_sides)),
+        p_draw=0.0 if w is not None else 1.0,
         rounds={0: 1.0},
         combatants=tuple(
             CombatantForecast(f.name, f.side, {end_label(x.hp, f.max_hp): 1.0}) for f, x in zip(st, state.fighters)
         ),
-        error=0.0, tactics=_tactics(state), draw_meaning=DRAW_MEANING, notes=("the fight is already over",),
+        error=0.0,
+        tactics=_tactics(state),
+        draw_meaning=DRAW_MEANING,
+        notes=("the fight is already over",),
     )
 
 
@@ -1133,8 +1193,15 @@ class _Sim:
 def _simulate(state: FightState, samples: int, seed: int, progress: Any, why: tuple[str, ...] = ()) -> Forecast:
     sim = _Sim(state)
     return run_simulation(
-        SYSTEM, sim, sides=_sides(state), combatant_sides={f.name: f.side for f in state.fighters},
-        samples=samples, seed=seed, tactics=_tactics(state), draw_meaning=DRAW_MEANING, progress=progress,
+        SYSTEM,
+        sim,
+        sides=_sides(state),
+        combatant_sides={f.name: f.side for f in state.fighters},
+        samples=samples,
+        seed=seed,
+        tactics=_tactics(state),
+        draw_meaning=DRAW_MEANING,
+        progress=progress,
         notes=(*_notes(state, "simulated"), *why),
     )
 
@@ -1263,7 +1330,7 @@ def win_probability(state: FightState) -> Fraction:
     chain = duel_chain(state)
     a, b = sorted(state.fighters, key=lambda f: f.side)
 
-    @lru_cache(maxsize=None)
+    @cache
     def p(hp0: int, hp1: int) -> Fraction:
         if hp1 == 0:
             return Fraction(1)

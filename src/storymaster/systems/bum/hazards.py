@@ -117,10 +117,12 @@ def burn(
         wounds += burned
         events.append(
             Event(
-                "fire", f"Turn {turn}: stop, drop and roll fails ({out.explanation})" + (
-                    " He burns: 1 wound." if burned else ""
-                ),
-                turn, rolls=out.rolls, data={"wounds": int(burned)},
+                "fire",
+                f"Turn {turn}: stop, drop and roll fails ({out.explanation})"
+                + (" He burns: 1 wound." if burned else ""),
+                turn,
+                rolls=out.rolls,
+                data={"wounds": int(burned)},
             )
         )
     events.append(Event("fire", f"Still burning after {max_turns} turns.", max_turns))

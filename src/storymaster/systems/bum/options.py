@@ -24,17 +24,23 @@ class BumHouseRules(HouseRules):
 
     # -- characters ---------------------------------------------------------
     stat_points: int = Field(
-        10, ge=4, le=40,
+        10,
+        ge=4,
+        le=40,
         description="Points shared among the four stats (Part Three, Basic Character Creation: 'ten points').",
     )
     stat_min: int = Field(1, ge=0, le=10, description="Lowest stat at creation (Part Three: 'a minimum of 1').")
     stat_max: int = Field(
-        4, ge=1, le=20,
+        4,
+        ge=1,
+        le=20,
         description="Highest stat (Part Three: 'a maximum of 4'; the GM may allow more for superhuman characters). "
         "Also the body's limit on stat increases (Part Six).",
     )
     skill_points: int = Field(
-        10, ge=0, le=100,
+        10,
+        ge=0,
+        le=100,
         description="Starting skill points (Part Three, Skills: 10 standard; about 5 for a 'regular guy' game).",
     )
     skill_cap_at_stat: bool = Field(
@@ -61,16 +67,22 @@ class BumHouseRules(HouseRules):
     )
     grid_move: int = Field(5, ge=1, le=100, description="Squares moved per turn on a grid (Part Five, Movement: 5).")
     rifle_range_divisor: int = Field(
-        2, ge=1, le=10,
+        2,
+        ge=1,
+        le=10,
         description="Rifles take range penalties at 1/N the rate (Part Five, Ranged attacking: 'at least half the rate').",
     )
     thrown_max_turns: int = Field(
-        2, ge=1, le=10,
+        2,
+        ge=1,
+        le=10,
         description="Farthest a thrown weapon can hit, in turns of distance (Part Five, Ranged attacking: "
         "'not ... more than 2 turns away').",
     )
     muzzleloader_reload_actions: int = Field(
-        12, ge=1, le=100,
+        12,
+        ge=1,
+        le=100,
         description="Actions to reload a muzzle-loader (Appendix A, Reloading: '20-30 seconds ... something like "
         "10-15 combat rounds'). Ruling: 12.",
     )
@@ -101,7 +113,10 @@ class BumHouseRules(HouseRules):
         10, ge=1, le=1000, description="Feet of fall per wound (Part Seven, Falling: 10)."
     )
     fire_wound_every: int = Field(
-        2, ge=1, le=100, description="A burning character takes a wound after every N-th turn (Part Seven, Fire: 'every other turn')."
+        2,
+        ge=1,
+        le=100,
+        description="A burning character takes a wound after every N-th turn (Part Seven, Fire: 'every other turn').",
     )
     fire_dc: int = Field(6, ge=1, le=30, description="DEX roll to stop, drop and roll (Part Seven, Fire: 'DC 6').")
     # -- advancement -------------------------------------------------------------
@@ -109,7 +124,10 @@ class BumHouseRules(HouseRules):
         4, ge=1, le=40, description="Skill points per stat point (Part Six: 'Stat points cost 4 skill points')."
     )
     stat_raises_per_game: int = Field(
-        1, ge=0, le=10, description="How often each stat may rise in one game (Part Six: 'only ... by 1 in the course of a game')."
+        1,
+        ge=0,
+        le=10,
+        description="How often each stat may rise in one game (Part Six: 'only ... by 1 in the course of a game').",
     )
     a_is_for_axe: bool = Field(
         False,

@@ -18,8 +18,8 @@ from .character import Readiness, Slot, WeaponProfile, attack_parts, defence_par
 from .checks import d6, range_penalty, roll_opposed, tie_goes_to
 from .fighters import (
     UNARMED,
-    FightState,
     Fighter,
+    FightState,
     after_setting_down,
     gm_order,
     in_hand,
@@ -98,7 +98,7 @@ def _initiative(r: _Round) -> None:
         r.emit("initiative", "Turn order (GM, initiator first, longer reach first): " + ", ".join(order), order=order)
     else:
         stat = "DEX" if s.initiative == "dex" else "INT"
-        scores: dict[str, tuple[int, ...]] = {n: () for n in names}
+        scores: dict[str, tuple[int, ...]] = dict.fromkeys(names, ())
         rolls: list[RollRecord] = []
         groups = [names]
         # roll, then re-roll only among those still tied, until every place is settled
@@ -170,12 +170,21 @@ def _sneak_attack(r: _Round, att: Fighter, tgt: Fighter, slot: Slot, penalty: in
     hit = rec.total + bonus >= r.s.sneak_dc
     dealt = r.f[tgt.name].hp if head else prof.wounds
     outcome = (
-        "Hit in the head: he is killed or incapacitated." if head else f"Hit: {prof.wounds} wound(s)."
-    ) if hit else "Miss."
+        ("Hit in the head: he is killed or incapacitated." if head else f"Hit: {prof.wounds} wound(s).")
+        if hit
+        else "Miss."
+    )
     r.emit(
-        "sneak", f"{att.name} attacks the unaware {tgt.name} with {prof.name}: {rec.total}{bonus:+d}={rec.total + bonus} "
+        "sneak",
+        f"{att.name} attacks the unaware {tgt.name} with {prof.name}: {rec.total}{bonus:+d}={rec.total + bonus} "
         f"against DC {r.s.sneak_dc}. {outcome}",
-        att.name, (rec,), target=tgt.name, hit=hit, attack_parts=parts, dc=r.s.sneak_dc, headshot=head,
+        att.name,
+        (rec,),
+        target=tgt.name,
+        hit=hit,
+        attack_parts=parts,
+        dc=r.s.sneak_dc,
+        headshot=head,
     )
     if hit:
         r.wound(r.f[tgt.name], dealt, f"sneak attack by {att.name}")
@@ -206,8 +215,19 @@ def _attack(r: _Round, att: Fighter, tgt: Fighter, slot: Slot, *, penalty: int =
     else:
         text += f". {tgt.name} defends."
     r.emit(
-        "attack", text, att.name, recs, target=tgt.name, weapon=prof.name, ranged=ranged,
-        attack=a_tot, defence=d_tot, attack_parts=a_parts, defence_parts=d_parts, hit=hit, totals=totals,
+        "attack",
+        text,
+        att.name,
+        recs,
+        target=tgt.name,
+        weapon=prof.name,
+        ranged=ranged,
+        attack=a_tot,
+        defence=d_tot,
+        attack_parts=a_parts,
+        defence_parts=d_parts,
+        hit=hit,
+        totals=totals,
     )
     if hit:
         r.wound(r.f[tgt.name], prof.wounds, f"{prof.name} of {att.name}")
@@ -325,10 +345,17 @@ def _attack_unarmed(r: _Round, att: Fighter, tgt: Fighter) -> None:
     d_tot = sum(v for _, v in d_parts)
     hit, recs, totals = roll_opposed(a_tot, d_tot, r.rng, tie_goes_to(r.hr, "attacker", is_player(att), is_player(tgt)))
     r.emit(
-        "attack", f"{att.name} punches at {tgt.name}: {totals[-1][0]} vs {totals[-1][1]}. " + (
-            "Hit." if hit else f"{tgt.name} defends."
-        ),
-        att.name, recs, target=tgt.name, weapon="bare hands", hit=hit, attack=a_tot, defence=d_tot, totals=totals,
+        "attack",
+        f"{att.name} punches at {tgt.name}: {totals[-1][0]} vs {totals[-1][1]}. "
+        + ("Hit." if hit else f"{tgt.name} defends."),
+        att.name,
+        recs,
+        target=tgt.name,
+        weapon="bare hands",
+        hit=hit,
+        attack=a_tot,
+        defence=d_tot,
+        totals=totals,
     )
     if hit:
         r.wound(r.f[tgt.name], 1, f"fists of {att.name}")
@@ -388,7 +415,12 @@ def _round_level1(r: _Round) -> None:
             "fight-roll",
             f"{name} rolls {rec.total}+{bonus}={rec.total + bonus} against DC {r.s.dc}: "
             + (f"wins against {tgt.name}." if ok else f"loses to {tgt.name}."),
-            name, (rec,), target=tgt.name, success=ok, dc=r.s.dc, bonus=bonus,
+            name,
+            (rec,),
+            target=tgt.name,
+            success=ok,
+            dc=r.s.dc,
+            bonus=bonus,
         )
         r.upd(name, acted=True)
         r.fate(r.f[tgt.name] if ok else r.f[name], "level 1 fight roll")
@@ -412,8 +444,13 @@ def _round_opposed(r: _Round) -> None:
         shown = "; tie, again: ".join(f"{ta} vs {tb}" for ta, tb in totals)
         cost = "loses the fight" if r.s.level == 2 and r.hr.loser_fate == "defeated" else "loses a hit point"
         r.emit(
-            "exchange", f"{name} ({a:+d}) against {tgt.name} ({b:+d}): {shown}. {winner.name} wins the roll; {loser.name} {cost}.",
-            name, recs, target=tgt.name, winner=winner.name, totals=totals,
+            "exchange",
+            f"{name} ({a:+d}) against {tgt.name} ({b:+d}): {shown}. {winner.name} wins the roll; {loser.name} {cost}.",
+            name,
+            recs,
+            target=tgt.name,
+            winner=winner.name,
+            totals=totals,
         )
         rolled |= {name, tgt.name}
         r.upd(name, acted=True)
@@ -441,7 +478,9 @@ def play_round(state: FightState, rng: DiceRng, events: list[Event]) -> tuple[Fi
     {1: _round_level1, 2: _round_opposed, 3: _round_opposed, 4: _round_level4}[r.s.level](r)
     new = r.s.model_copy(
         update={
-            "fighters": tuple(r.f[f.name] for f in state.fighters), "round": state.round + 1, "distance": r.distance
+            "fighters": tuple(r.f[f.name] for f in state.fighters),
+            "round": state.round + 1,
+            "distance": r.distance,
         }
     )
     return new, r.events

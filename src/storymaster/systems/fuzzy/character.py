@@ -107,7 +107,9 @@ class Experience(Model):
     unluck_changed: int = Field(0, ge=-100, le=100, description="Unluck dice taken on (+) or bought off (-).")
 
 
-Lethality = Literal["harmless", "terribly ineffective", "not-so-lethal", "normal", "especially damaging", "really deadly"]
+Lethality = Literal[
+    "harmless", "terribly ineffective", "not-so-lethal", "normal", "especially damaging", "really deadly"
+]
 
 
 class CombatProfile(Model):
@@ -246,8 +248,14 @@ def find_ability(character: FuzzyCharacter, name: str, house: FuzzyHouseRules | 
     if key in ("luck", "unluck"):
         k = karma(character, house)
         return key.capitalize(), k.luck if key == "luck" else k.unluck
-    known = [n.capitalize() for n in REQUIRED] + [a.name for a in character.abilities] + [d.name for d in character.disabilities]
-    raise CheckError(f"{character.name} has no ability called {name!r}", hint=f"known: {', '.join(known)}, Luck, Unluck")
+    known = (
+        [n.capitalize() for n in REQUIRED]
+        + [a.name for a in character.abilities]
+        + [d.name for d in character.disabilities]
+    )
+    raise CheckError(
+        f"{character.name} has no ability called {name!r}", hint=f"known: {', '.join(known)}, Luck, Unluck"
+    )
 
 
 def dice_for(
@@ -293,7 +301,11 @@ def validate(character: FuzzyCharacter, house: FuzzyHouseRules | None = None) ->
     for n in REQUIRED:
         if getattr(character.required, n) < 1:
             problems.append(
-                Problem(f"required.{n}", "every character rates the five required Abilities 1 or more", "Abilities Everybody Has")
+                Problem(
+                    f"required.{n}",
+                    "every character rates the five required Abilities 1 or more",
+                    "Abilities Everybody Has",
+                )
             )
     names: dict[str, str] = {n: f"required.{n}" for n in REQUIRED}
     names["luck"] = names["unluck"] = "Luck/Unluck"
@@ -301,24 +313,38 @@ def validate(character: FuzzyCharacter, house: FuzzyHouseRules | None = None) ->
         where = f"abilities[{i}]"
         key = _norm(a.name)
         if key in names:
-            problems.append(Problem(where, f"{a.name!r} has the same name as {names[key]}", "Abilities Special to Your Character"))
+            problems.append(
+                Problem(where, f"{a.name!r} has the same name as {names[key]}", "Abilities Special to Your Character")
+            )
         names.setdefault(key, where)
         if a.rating < 1:
-            problems.append(Problem(f"{where}.rating", f"{a.name} is rated {a.rating}; an Ability is rated 1 or more", "The Basics"))
+            problems.append(
+                Problem(f"{where}.rating", f"{a.name} is rated {a.rating}; an Ability is rated 1 or more", "The Basics")
+            )
         if a.big_magic:
             allowed = a.rating + house.big_magic_extra_powers
             if len(a.powers) > allowed:
                 problems.append(
-                    Problem(f"{where}.powers", f"{a.name} {a.rating} names {len(a.powers)} powers; it buys {allowed}, one per die", "Some Spot Rules")
+                    Problem(
+                        f"{where}.powers",
+                        f"{a.name} {a.rating} names {len(a.powers)} powers; it buys {allowed}, one per die",
+                        "Some Spot Rules",
+                    )
                 )
             elif len(a.powers) < a.rating:
                 problems.append(
-                    Problem(f"{where}.powers", f"{a.name} {a.rating} names {len(a.powers)} powers; pick one big thing per die ({a.rating})", "Some Spot Rules")
+                    Problem(
+                        f"{where}.powers",
+                        f"{a.name} {a.rating} names {len(a.powers)} powers; pick one big thing per die ({a.rating})",
+                        "Some Spot Rules",
+                    )
                 )
             if len({_norm(p) for p in a.powers}) != len(a.powers):
                 problems.append(Problem(f"{where}.powers", f"{a.name} names the same power twice", "Some Spot Rules"))
         elif a.powers:
-            problems.append(Problem(f"{where}.powers", f"{a.name} lists powers but is not marked big_magic", "Some Spot Rules"))
+            problems.append(
+                Problem(f"{where}.powers", f"{a.name} lists powers but is not marked big_magic", "Some Spot Rules")
+            )
     ability_names = {n for n in REQUIRED} | {_norm(a.name) for a in character.abilities}
     for i, d in enumerate(character.disabilities):
         where = f"disabilities[{i}]"
@@ -327,9 +353,19 @@ def validate(character: FuzzyCharacter, house: FuzzyHouseRules | None = None) ->
             problems.append(Problem(where, f"{d.name!r} has the same name as {names[key]}", "Disabilities"))
         names.setdefault(key, where)
         if d.rating < 1:
-            problems.append(Problem(f"{where}.rating", f"{d.name} is rated {d.rating}; a Disability is rated 1 or more", "Disabilities"))
+            problems.append(
+                Problem(
+                    f"{where}.rating", f"{d.name} is rated {d.rating}; a Disability is rated 1 or more", "Disabilities"
+                )
+            )
         if d.hinders is not None and _norm(d.hinders) not in ability_names:
-            problems.append(Problem(f"{where}.hinders", f"{d.name} hinders {d.hinders!r}, which the character does not have", "Fixing Required Abilities"))
+            problems.append(
+                Problem(
+                    f"{where}.hinders",
+                    f"{d.name} hinders {d.hinders!r}, which the character does not have",
+                    "Fixing Required Abilities",
+                )
+            )
     cp = character.combat
     for field, value in (("combat.ability", cp.ability), ("combat.defence_ability", cp.defence_ability)):
         if value is not None and _norm(value) not in ability_names:
@@ -337,9 +373,21 @@ def validate(character: FuzzyCharacter, house: FuzzyHouseRules | None = None) ->
     k = karma(character, house)
     raw_luck = k.luck_from_baseline + character.gm.luck + character.experience.luck_bought
     if raw_luck < 0:
-        problems.append(Problem("gm.luck", f"the GM's adjustment leaves {raw_luck} Luck dice; a character cannot have fewer than 0", "The Veto"))
+        problems.append(
+            Problem(
+                "gm.luck",
+                f"the GM's adjustment leaves {raw_luck} Luck dice; a character cannot have fewer than 0",
+                "The Veto",
+            )
+        )
     if character.experience.luck_bought and not 1 <= raw_luck <= house.luck_cap:
-        problems.append(Problem("experience.luck_bought", f"experience may only take Luck between 1 and {house.luck_cap} (it gives {raw_luck})", "Experience"))
+        problems.append(
+            Problem(
+                "experience.luck_bought",
+                f"experience may only take Luck between 1 and {house.luck_cap} (it gives {raw_luck})",
+                "Experience",
+            )
+        )
     if character.experience.unluck_changed < 0 and k.unluck < 1:
         problems.append(Problem("experience.unluck_changed", "Unluck may be bought off only down to 1", "Experience"))
     if character.gm.veto:
@@ -355,11 +403,15 @@ def advice(character: FuzzyCharacter, house: FuzzyHouseRules | None = None) -> l
     notes = []
     n = len(character.abilities)
     if n < house.minimum_special_abilities:
-        notes.append(f"only {n} special Abilities; the book suggests picking two or three ('Abilities Special to Your Character')")
+        notes.append(
+            f"only {n} special Abilities; the book suggests picking two or three ('Abilities Special to Your Character')"
+        )
     elif n > 3:
         notes.append(f"{n} special Abilities; more than three may make the character lose focus")
     high = [f"{a.name} {a.rating}" for a in character.abilities if a.rating > 5]
-    high += [f"{n.capitalize()} {getattr(character.required, n)}" for n in REQUIRED if getattr(character.required, n) > 5]
+    high += [
+        f"{n.capitalize()} {getattr(character.required, n)}" for n in REQUIRED if getattr(character.required, n) > 5
+    ]
     if high:
         notes.append(f"ratings above 5 cost double karma for each die above 5: {', '.join(high)}")
     if house.discworld_body_guide and character.species:
@@ -383,11 +435,23 @@ def sheet(character: FuzzyCharacter, house: FuzzyHouseRules | None = None) -> di
         "species": character.species,
         "required": {n.capitalize(): getattr(character.required, n) for n in REQUIRED},
         "abilities": [
-            {"name": a.name, "rating": a.rating, "karma": ability_karma_cost(a.rating), "powers": list(a.powers), "description": a.description}
+            {
+                "name": a.name,
+                "rating": a.rating,
+                "karma": ability_karma_cost(a.rating),
+                "powers": list(a.powers),
+                "description": a.description,
+            }
             for a in character.abilities
         ],
         "disabilities": [
-            {"name": d.name, "rating": d.rating, "karma": -disability_karma_cost(d.rating, house), "hinders": d.hinders, "description": d.description}
+            {
+                "name": d.name,
+                "rating": d.rating,
+                "karma": -disability_karma_cost(d.rating, house),
+                "hinders": d.hinders,
+                "description": d.description,
+            }
             for d in character.disabilities
         ],
         "karma": k.model_dump(),

@@ -63,18 +63,23 @@ class AbilityCheck(Check):
     ability: str = Field("", description="What is rolled (for the explanation).")
     dice: int = Field(ge=1, le=MAX_DICE, description="The Ability's rating: how many d6.")
     target: int | str = Field(description="A number, or easy / average / hard / really hard / nigh-impossible.")
-    fit: Fit = Field("fits", description="How well the Ability fits the task: +1 'not quite', +2 'barely' to the target.")
+    fit: Fit = Field(
+        "fits", description="How well the Ability fits the task: +1 'not quite', +2 'barely' to the target."
+    )
     target_modifier: int = Field(0, ge=-100, le=100, description="Any other change the GM makes to the target.")
     narrower_skill: int = Field(
         0, ge=0, le=100, description="'Some Spot Rules': the GM may lower the target for a more specific Ability."
     )
     roll_modifier: int = Field(0, ge=-100, le=100, description="Added to the roll.")
-    penalty_dice: int = Field(0, ge=0, le=MAX_DICE, description="Dice lost to wounds, Clumsy and the like (never below 1 die).")
+    penalty_dice: int = Field(
+        0, ge=0, le=MAX_DICE, description="Dice lost to wounds, Clumsy and the like (never below 1 die)."
+    )
     unluck_dice: int | None = Field(
         None, ge=0, le=MAX_DICE, description="On a critical failure, roll this many Unluck dice to see how bad it is."
     )
     disability: bool = Field(
-        False, description="Rolling a Disability: a 'success' means the character feels its bad effects ('Disabilities')."
+        False,
+        description="Rolling a Disability: a 'success' means the character feels its bad effects ('Disabilities').",
     )
 
     @field_validator("target")
@@ -203,12 +208,18 @@ def resolve_ability(check: AbilityCheck, rng: DiceRng, house: FuzzyHouseRules) -
     ok = score >= target
     result = ability_outcome(r.critical, ok)
     rolls = list(r.records)
-    parts = [f"{check.ability + ': ' if check.ability else ''}rolled {_dice_phrase(check.dice, check.penalty_dice, dice)}: {r.describe()}."]
+    parts = [
+        f"{check.ability + ': ' if check.ability else ''}rolled {_dice_phrase(check.dice, check.penalty_dice, dice)}: {r.describe()}."
+    ]
     mod = f" {check.roll_modifier:+d} = {score}" if check.roll_modifier else ""
-    parts.append(f"Score {r.total}{mod} against target {_target_text(check, target)}: "
-                 f"{'made it' if ok else 'missed'} by {abs(score - target)}.")
+    parts.append(
+        f"Score {r.total}{mod} against target {_target_text(check, target)}: "
+        f"{'made it' if ok else 'missed'} by {abs(score - target)}."
+    )
     if check.disability:
-        parts.append(f"This is a Disability: {'success means its bad effects are felt' if ok else 'failure means it does not bite this time'}.")
+        parts.append(
+            f"This is a Disability: {'success means its bad effects are felt' if ok else 'failure means it does not bite this time'}."
+        )
     details: dict[str, object] = {
         "dice": dice,
         "score": score,
@@ -265,7 +276,9 @@ def ability_odds(check: AbilityCheck, house: FuzzyHouseRules) -> OutcomeOdds:
         extra={
             "p_critical_success": crit["success"],
             "p_critical_failure": crit["failure"],
-            "p_failure": sum((probs.get(k, Fraction(0)) for k in (CRIT_SUCCESS_FAILED, FAILURE, CRIT_FAILURE)), Fraction(0)),
+            "p_failure": sum(
+                (probs.get(k, Fraction(0)) for k in (CRIT_SUCCESS_FAILED, FAILURE, CRIT_FAILURE)), Fraction(0)
+            ),
         },
         truncated=trunc,
         note=note,
@@ -298,7 +311,9 @@ def resolve_contest(check: ContestCheck, rng: DiceRng, house: FuzzyHouseRules) -
             score = r.total + side.modifier
             scores.append(score)
             mod = f" {side.modifier:+d} = {score}" if side.modifier else ""
-            lines.append(f"{side.name} rolled {_dice_phrase(side.dice, side.penalty_dice, dice)}: {r.describe()}; score {r.total}{mod}.")
+            lines.append(
+                f"{side.name} rolled {_dice_phrase(side.dice, side.penalty_dice, dice)}: {r.describe()}; score {r.total}{mod}."
+            )
         win = contest_winner(scores[0], scores[1], house)
         if win is None and house.contest_ties == "reroll":
             if rounds >= 1000:
@@ -315,8 +330,16 @@ def resolve_contest(check: ContestCheck, rng: DiceRng, house: FuzzyHouseRules) -
         result = f"{(a, b)[win]} wins"
         extra = " (ties go to the second side)" if margin == 0 else f" by {abs(margin)}"
         lines.append(f"{(a, b)[win]} wins{extra}.")
-    return Outcome(SYSTEM_NAME, check.describe(), result, None if win is None else win == 0, " ".join(lines), tuple(rolls), margin,
-                   {"scores": scores, "winner": win})
+    return Outcome(
+        SYSTEM_NAME,
+        check.describe(),
+        result,
+        None if win is None else win == 0,
+        " ".join(lines),
+        tuple(rolls),
+        margin,
+        {"scores": scores, "winner": win},
+    )
 
 
 def side_distribution(side: Side, house: FuzzyHouseRules) -> dict[int, Fraction]:
@@ -360,9 +383,15 @@ def contest_odds(check: ContestCheck, house: FuzzyHouseRules) -> OutcomeOdds:
     trunc = truncated_mass(effective_dice(check.first.dice, check.first.penalty_dice), house) + truncated_mass(
         effective_dice(check.second.dice, check.second.penalty_dice), house
     )
-    return OutcomeOdds(SYSTEM_NAME, check.describe(), probs, frozenset({a}),
-                       extra={"p_win": win_a, "p_tie": tie, "p_lose": win_b}, truncated=trunc,
-                       note=f"ties: {house.contest_ties}")
+    return OutcomeOdds(
+        SYSTEM_NAME,
+        check.describe(),
+        probs,
+        frozenset({a}),
+        extra={"p_win": win_a, "p_tie": tie, "p_lose": win_b},
+        truncated=trunc,
+        note=f"ties: {house.contest_ties}",
+    )
 
 
 # -- Luck and Unluck -------------------------------------------------------------------------
@@ -374,11 +403,29 @@ def resolve_karma(check: KarmaRoll, rng: DiceRng, house: FuzzyHouseRules) -> Out
     text = f"{check.kind.capitalize()} roll of {check.dice} {'die' if check.dice == 1 else 'dice'}: {r.describe()}; total {r.total}."
     if check.target is None:
         text += f" The higher the total, the {'better' if what == 'good' else 'worse'} it is."
-        return Outcome(SYSTEM_NAME, check.describe(), f"{r.total}", None, text, r.records, None, {"total": r.total, "critical": r.critical})
+        return Outcome(
+            SYSTEM_NAME,
+            check.describe(),
+            f"{r.total}",
+            None,
+            text,
+            r.records,
+            None,
+            {"total": r.total, "critical": r.critical},
+        )
     ok = r.total >= check.target
     text += f" Against {check.target}: the random {what} thing {'happens' if ok else 'does not happen'}."
     result = ability_outcome(r.critical, ok)
-    return Outcome(SYSTEM_NAME, check.describe(), result, ok, text, r.records, r.total - check.target, {"total": r.total, "critical": r.critical})
+    return Outcome(
+        SYSTEM_NAME,
+        check.describe(),
+        result,
+        ok,
+        text,
+        r.records,
+        r.total - check.target,
+        {"total": r.total, "critical": r.critical},
+    )
 
 
 def karma_odds(check: KarmaRoll, house: FuzzyHouseRules) -> OutcomeOdds:
@@ -389,9 +436,14 @@ def karma_odds(check: KarmaRoll, house: FuzzyHouseRules) -> OutcomeOdds:
     for (c, _), p in roll_distribution(check.dice, house).items():
         if c is not None:
             crit[c] += p
-    return OutcomeOdds(SYSTEM_NAME, check.describe(), {str(t): p for t, p in sorted(dist.items())}, frozenset(),
-                       extra={"p_critical_success": crit["success"], "p_critical_failure": crit["failure"]},
-                       truncated=truncated_mass(check.dice, house))
+    return OutcomeOdds(
+        SYSTEM_NAME,
+        check.describe(),
+        {str(t): p for t, p in sorted(dist.items())},
+        frozenset(),
+        extra={"p_critical_success": crit["success"], "p_critical_failure": crit["failure"]},
+        truncated=truncated_mass(check.dice, house),
+    )
 
 
 def resolve_lottery(check: Lottery, rng: DiceRng, house: FuzzyHouseRules) -> Outcome:
@@ -415,15 +467,28 @@ def resolve_lottery(check: Lottery, rng: DiceRng, house: FuzzyHouseRules) -> Out
     else:  # pragma: no cover - needs 1000 ties in a row
         raise CheckError("the lottery tied 1000 times running")
     event = "the good thing" if check.kind == "luck" else "the bad thing"
-    lines.append(f"{' and '.join(winners)} rolled highest: {event} happens to {'them' if len(winners) > 1 else 'them'}.")
-    return Outcome(SYSTEM_NAME, check.describe(), _lottery_name(winners), None, " ".join(lines), tuple(rolls), None, {"winners": winners})
+    lines.append(
+        f"{' and '.join(winners)} rolled highest: {event} happens to {'them' if len(winners) > 1 else 'them'}."
+    )
+    return Outcome(
+        SYSTEM_NAME,
+        check.describe(),
+        _lottery_name(winners),
+        None,
+        " ".join(lines),
+        tuple(rolls),
+        None,
+        {"winners": winners},
+    )
 
 
 def _lottery_name(winners: list[str]) -> str:
     return " and ".join(winners) + (" get it" if len(winners) > 1 else " gets it")
 
 
-def _top_set_probabilities(dists: Mapping[str, Mapping[int, Fraction]], names: tuple[str, ...]) -> dict[frozenset[str], Fraction]:
+def _top_set_probabilities(
+    dists: Mapping[str, Mapping[int, Fraction]], names: tuple[str, ...]
+) -> dict[frozenset[str], Fraction]:
     """P(the set of entrants tied for the highest score is exactly T), for every T."""
     values = sorted({v for n in names for v in dists[n]})
     out: dict[frozenset[str], Fraction] = {}
@@ -484,24 +549,37 @@ def lottery_odds(check: Lottery, house: FuzzyHouseRules) -> OutcomeOdds:
         return res
 
     probs = {_lottery_name([n]): p for n, p in wins(frozenset(names)).items()}
-    return OutcomeOdds(SYSTEM_NAME, check.describe(), probs, frozenset(), note="ties: the tied roll again among themselves")
+    return OutcomeOdds(
+        SYSTEM_NAME, check.describe(), probs, frozenset(), note="ties: the tied roll again among themselves"
+    )
 
 
 # -- dispatch ----------------------------------------------------------------------------------
 
-_RESOLVE = {AbilityCheck: resolve_ability, ContestCheck: resolve_contest, KarmaRoll: resolve_karma, Lottery: resolve_lottery}
+_RESOLVE = {
+    AbilityCheck: resolve_ability,
+    ContestCheck: resolve_contest,
+    KarmaRoll: resolve_karma,
+    Lottery: resolve_lottery,
+}
 _ODDS = {AbilityCheck: ability_odds, ContestCheck: contest_odds, KarmaRoll: karma_odds, Lottery: lottery_odds}
 
 
 def resolve_check(check: Check, rng: DiceRng, house: FuzzyHouseRules) -> Outcome:
     fn = _RESOLVE.get(type(check))
     if fn is None:
-        raise CheckError(f"the fuzzy system cannot resolve a {type(check).__name__}", hint=f"use one of: {', '.join(c.__name__ for c in _RESOLVE)}")
+        raise CheckError(
+            f"the fuzzy system cannot resolve a {type(check).__name__}",
+            hint=f"use one of: {', '.join(c.__name__ for c in _RESOLVE)}",
+        )
     return fn(check, rng, house)  # type: ignore[operator]
 
 
 def check_odds(check: Check, house: FuzzyHouseRules) -> OutcomeOdds:
     fn = _ODDS.get(type(check))
     if fn is None:
-        raise CheckError(f"the fuzzy system has no odds for a {type(check).__name__}", hint=f"use one of: {', '.join(c.__name__ for c in _ODDS)}")
+        raise CheckError(
+            f"the fuzzy system has no odds for a {type(check).__name__}",
+            hint=f"use one of: {', '.join(c.__name__ for c in _ODDS)}",
+        )
     return fn(check, house)  # type: ignore[operator]

@@ -37,9 +37,9 @@ __all__ = [
     "Wound",
     "defence_total",
     "exchange_margins",
-    "with_tactics",
     "harm_level",
     "opponents_penalty",
+    "with_tactics",
     "wound_penalty",
 ]
 
@@ -63,10 +63,14 @@ class CombatTactics(Model):
     """A side's automatic choices."""
 
     stance: Stance = Field("normal", description="Fight normally, offensively, defensively, or all-out.")
-    harm_at: HarmLevel = Field("moderate", description="Spend Advantage Points on harm once they reach this wound level.")
+    harm_at: HarmLevel = Field(
+        "moderate", description="Spend Advantage Points on harm once they reach this wound level."
+    )
     intent: Literal["lethal", "non-lethal"] = Field("lethal", description="Hitting to kill, or to incapacitate.")
     appropriateness: int = Field(0, ge=0, le=2, description="GM's +1/+2 when this side's Ability is more appropriate.")
-    manoeuvres: tuple[Manoeuvre, ...] = Field((), description="Bought in order when points allow and harm is not yet due.")
+    manoeuvres: tuple[Manoeuvre, ...] = Field(
+        (), description="Bought in order when points allow and harm is not yet due."
+    )
     crowd: Literal["auto", "one", "multiple", "huge crowd"] = Field(
         "auto", description="Opponent count for die penalties; 'auto' counts this round's engagements."
     )
@@ -219,7 +223,9 @@ def exchange_dice(f: Fighter, engaged: int, house: FuzzyHouseRules) -> tuple[int
     return dice, sum(v for _, v in roll_modifiers(f))
 
 
-def exchange_margins(state: FightState, a_key: str, b_key: str, engaged: tuple[int, int] = (1, 1)) -> dict[int, Fraction]:
+def exchange_margins(
+    state: FightState, a_key: str, b_key: str, engaged: tuple[int, int] = (1, 1)
+) -> dict[int, Fraction]:
     """Exact distribution of ``a``'s score minus ``b``'s in one exchange (criticals' bonus dice included).
 
     A positive margin is ``a``'s Advantage Points gained, a negative one ``b``'s; 0 is a stand-off.
@@ -243,7 +249,13 @@ def with_tactics(state: FightState, key: str, tactics: CombatTactics | Mapping[s
         raise CombatError("the fight is over")
     new = tactics if isinstance(tactics, CombatTactics) else CombatTactics.model_validate(tactics)
     fighter = state.fighter(key)
-    return state.model_copy(update={"fighters": tuple(f.model_copy(update={"tactics": new}) if f.key == fighter.key else f for f in state.fighters)})
+    return state.model_copy(
+        update={
+            "fighters": tuple(
+                f.model_copy(update={"tactics": new}) if f.key == fighter.key else f for f in state.fighters
+            )
+        }
+    )
 
 
 # -- the engine ------------------------------------------------------------------------------------
@@ -363,7 +375,7 @@ class FuzzyCombat:
         pools = {(p.holder, p.against): p.points for p in state.pools}
         events: list[Event] = []
         pairs = engagements(state)
-        count = {k: 0 for k in fighters}
+        count = dict.fromkeys(fighters, 0)
         for a, b in pairs:
             count[a] += 1
             count[b] += 1
@@ -392,7 +404,13 @@ class FuzzyCombat:
                 floor = ", never below 1" if f.dice - pen - crowd - f.hindrance < 1 else ""
                 dtext = f"{f.ability} {dice}d6" + (f" ({f.dice} {' '.join(why)}{floor})" if why else "")
                 mtext = "".join(f" {v:+d} {label}" for label, v in mods)
-                crit = " CRITICAL SUCCESS" if r.critical == "success" else " critical failure (something bad happens)" if r.critical == "failure" else ""
+                crit = (
+                    " CRITICAL SUCCESS"
+                    if r.critical == "success"
+                    else " critical failure (something bad happens)"
+                    if r.critical == "failure"
+                    else ""
+                )
                 shown = f"{r.total}{mtext} = {score}" if mods else f"{score}"
                 texts.append(f"{f.key} [{dtext}] {shown}{crit}")
             margin = scores[0] - scores[1]
@@ -436,8 +454,16 @@ class FuzzyCombat:
         state2, end = self._check_end(state2)
         return state2, events + end
 
-    def _spend(self, fighters: dict[str, Fighter], pools: dict[tuple[str, str], int], win: str, lose: str, rnd: int,
-               rng: DiceRng, house: FuzzyHouseRules) -> list[Event]:
+    def _spend(
+        self,
+        fighters: dict[str, Fighter],
+        pools: dict[tuple[str, str], int],
+        win: str,
+        lose: str,
+        rnd: int,
+        rng: DiceRng,
+        house: FuzzyHouseRules,
+    ) -> list[Event]:
         attacker, defender = fighters[win], fighters[lose]
         points = pools.get((win, lose), 0)
         t = attacker.tactics
@@ -454,16 +480,26 @@ class FuzzyCombat:
         if spend:
             pools[(win, lose)] = points - spend
             level = harm_level(spend, dtotal)
-            events.append(Event("spend", f"{win} spends {spend} Advantage Points to hurt {lose} (Defence Total {dtotal}: {_fmt_mods(mods)}"
-                                f"{', floor of 1' if sum(v for _, v in mods) < 1 else ''}): {level}.", rnd, win,
-                                {"points": spend, "defence": dtotal, "modifiers": mods, "level": level}))
+            events.append(
+                Event(
+                    "spend",
+                    f"{win} spends {spend} Advantage Points to hurt {lose} (Defence Total {dtotal}: {_fmt_mods(mods)}"
+                    f"{', floor of 1' if sum(v for _, v in mods) < 1 else ''}): {level}.",
+                    rnd,
+                    win,
+                    {"points": spend, "defence": dtotal, "modifiers": mods, "level": level},
+                )
+            )
             events += self._harm(fighters, win, lose, level, rnd, rng, house)
             return events
         for man in t.manoeuvres:
             if man.name in attacker.bought or man.cost > points:
                 continue
             pools[(win, lose)] = points - man.cost
-            upd: dict[str, Any] = {"bought": attacker.bought + (man.name,), "roll_bonus": attacker.roll_bonus + man.roll_bonus}
+            upd: dict[str, Any] = {
+                "bought": attacker.bought + (man.name,),
+                "roll_bonus": attacker.roll_bonus + man.roll_bonus,
+            }
             text = f"{win} spends {man.cost} Advantage Points on a manoeuvre: {man.name}"
             if man.roll_bonus:
                 text += f" ({man.roll_bonus:+d} to later rolls)"
@@ -474,43 +510,107 @@ class FuzzyCombat:
             events.append(Event("manoeuvre", text + ".", rnd, win, {"manoeuvre": man.name, "cost": man.cost}))
             return events
         if points:
-            why = "all-out defence cannot hurt" if t.stance == "all-out defence" else (
-                f"{attacker.weapon} cannot hurt anyone" if not can_harm else f"waiting for {LEVEL_MULTIPLE[t.harm_at]}x Defence Total {dtotal}")
-            events.append(Event("carry", f"{win} keeps {points} Advantage Points against {lose} ({why}).", rnd, win, {"points": points}))
+            why = (
+                "all-out defence cannot hurt"
+                if t.stance == "all-out defence"
+                else (
+                    f"{attacker.weapon} cannot hurt anyone"
+                    if not can_harm
+                    else f"waiting for {LEVEL_MULTIPLE[t.harm_at]}x Defence Total {dtotal}"
+                )
+            )
+            events.append(
+                Event(
+                    "carry",
+                    f"{win} keeps {points} Advantage Points against {lose} ({why}).",
+                    rnd,
+                    win,
+                    {"points": points},
+                )
+            )
         return events
 
-    def _harm(self, fighters: dict[str, Fighter], win: str, lose: str, level: str, rnd: int, rng: DiceRng,
-              house: FuzzyHouseRules) -> list[Event]:
+    def _harm(
+        self,
+        fighters: dict[str, Fighter],
+        win: str,
+        lose: str,
+        level: str,
+        rnd: int,
+        rng: DiceRng,
+        house: FuzzyHouseRules,
+    ) -> list[Event]:
         attacker, defender = fighters[win], fighters[lose]
         lethal = attacker.tactics.intent == "lethal"
         events: list[Event] = []
         if level == "superficial":
-            events.append(Event("harm", f"{lose} is not hurt, or only superficially - but knows {win} can hit.", rnd, win, {"level": level}))
+            events.append(
+                Event(
+                    "harm",
+                    f"{lose} is not hurt, or only superficially - but knows {win} can hit.",
+                    rnd,
+                    win,
+                    {"level": level},
+                )
+            )
             return events
         if not lethal and house.nonlethal_body_test is not None:
-            r = roll_ability(effective_dice(attacker.body, wound_penalty(attacker.wounds)), rng, house, label=f"{win} Body test")
+            r = roll_ability(
+                effective_dice(attacker.body, wound_penalty(attacker.wounds)), rng, house, label=f"{win} Body test"
+            )
             ok = r.total >= house.nonlethal_body_test
-            events.append(Event("body-test", f"{win} makes a Body test to hold back: {r.total} vs {house.nonlethal_body_test}: "
-                                f"{'controlled' if ok else 'fumbled - the blow does no harm'}.", rnd, win, {"total": r.total}, r.records))
+            events.append(
+                Event(
+                    "body-test",
+                    f"{win} makes a Body test to hold back: {r.total} vs {house.nonlethal_body_test}: "
+                    f"{'controlled' if ok else 'fumbled - the blow does no harm'}.",
+                    rnd,
+                    win,
+                    {"total": r.total},
+                    r.records,
+                )
+            )
             if not ok:
                 return events
         if level == "killed":
             if lethal and house.killing_blow_leaves_dying:
                 fighters[lose] = defender.model_copy(update={"status": "unconscious", "dying": True})
-                events.append(Event("wound", f"{lose} falls, bleeding to death (no Tenacity test; the GM is feeling nice).",
-                                    rnd, win, {"level": level}))
+                events.append(
+                    Event(
+                        "wound",
+                        f"{lose} falls, bleeding to death (no Tenacity test; the GM is feeling nice).",
+                        rnd,
+                        win,
+                        {"level": level},
+                    )
+                )
             elif lethal:
                 fighters[lose] = defender.model_copy(update={"status": "dead"})
                 events.append(Event("wound", f"{lose} is killed (no Tenacity test).", rnd, win, {"level": level}))
             else:
                 fighters[lose] = defender.model_copy(update={"status": "unconscious", "knocked_out": True})
-                events.append(Event("wound", f"{lose} is knocked out (non-lethal) and will recover in a few hours.", rnd, win, {"level": level}))
+                events.append(
+                    Event(
+                        "wound",
+                        f"{lose} is knocked out (non-lethal) and will recover in a few hours.",
+                        rnd,
+                        win,
+                        {"level": level},
+                    )
+                )
             return events
         wounds = defender.wounds + (Wound(level=level, by=win, round=rnd, lethal=lethal),)  # type: ignore[arg-type]
         pen = wound_penalty(wounds)
         kind = "" if lethal else " (non-lethal: stunned or bruised, recovers in hours)"
-        events.append(Event("wound", f"{lose} is {level}ly wounded{kind}: now -{pen} dice to all actions.",
-                            rnd, win, {"level": level, "penalty": pen}))
+        events.append(
+            Event(
+                "wound",
+                f"{lose} is {level}ly wounded{kind}: now -{pen} dice to all actions.",
+                rnd,
+                win,
+                {"level": level, "penalty": pen},
+            )
+        )
         dice = effective_dice(defender.tenacity, pen)
         r = roll_ability(dice, rng, house, label=f"{lose} Tenacity")
         ok = r.total >= house.tenacity_target
@@ -521,8 +621,10 @@ class FuzzyCombat:
         if level == "mortal" and lethal and house.mortal_wound_deaths:
             update["dying"] = True
         fighters[lose] = defender.model_copy(update=update)
-        text = (f"{lose} tests Tenacity ({defender.tenacity} dice -{pen} for wounds = {dice}) vs {house.tenacity_target}: "
-                f"{r.describe()} = {r.total}: {'stays up' if ok else 'falls ' + fail_to}.")
+        text = (
+            f"{lose} tests Tenacity ({defender.tenacity} dice -{pen} for wounds = {dice}) vs {house.tenacity_target}: "
+            f"{r.describe()} = {r.total}: {'stays up' if ok else 'falls ' + fail_to}."
+        )
         if update.get("dying"):
             text += f" {lose} will die within minutes without skilled medical attention."
         events.append(Event("tenacity", text, rnd, lose, {"total": r.total, "passed": ok, "dice": dice}, r.records))
@@ -533,14 +635,18 @@ class FuzzyCombat:
         names = [", ".join(f.key for f in state.fighters if f.side == s) for s in (0, 1)]
         if up[0] and up[1]:
             if state.round >= state.house_rules.max_rounds:
-                st = state.model_copy(update={"over": True, "winner": None, "reason": f"stand-off after {state.round} rounds"})
+                st = state.model_copy(
+                    update={"over": True, "winner": None, "reason": f"stand-off after {state.round} rounds"}
+                )
                 return st, [Event("end", st.reason, state.round)]
             return state, []
         if not up[0] and not up[1]:
             st = state.model_copy(update={"over": True, "winner": None, "reason": "nobody is left standing"})
         else:
             w = 0 if up[0] else 1
-            st = state.model_copy(update={"over": True, "winner": w, "reason": f"{names[w]} won: nobody on the other side can fight"})
+            st = state.model_copy(
+                update={"over": True, "winner": w, "reason": f"{names[w]} won: nobody on the other side can fight"}
+            )
         return st, [Event("end", st.reason, state.round, "", {"winner": st.winner})]
 
     def run(self, state: FightState, rng: DiceRng) -> tuple[FightState, list[Event]]:

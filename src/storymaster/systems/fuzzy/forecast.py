@@ -46,8 +46,8 @@ from ...forecast import Batch, CombatantForecast, Forecast, absorb, run_simulati
 from .combat import (
     LEVEL_MULTIPLE,
     CombatTactics,
-    FightState,
     Fighter,
+    FightState,
     Wound,
     exchange_dice,
     roll_modifiers,
@@ -217,11 +217,16 @@ def _rules(state: FightState) -> _Rules:
     for f in fs:
         mods = roll_modifiers(f.model_copy(update={"roll_bonus": 0}))
         flat.append(sum(v for _, v in mods))
-    p_ten = np.array([[_p_at_least(effective_dice(f.tenacity, pen[w]), house.tenacity_target, house) for w in range(4)]
-                      for f in fs])
+    p_ten = np.array(
+        [[_p_at_least(effective_dice(f.tenacity, pen[w]), house.tenacity_target, house) for w in range(4)] for f in fs]
+    )
     if house.nonlethal_body_test is not None:
-        p_body = np.array([[_p_at_least(effective_dice(f.body, pen[w]), house.nonlethal_body_test, house) for w in range(4)]
-                           for f in fs])
+        p_body = np.array(
+            [
+                [_p_at_least(effective_dice(f.body, pen[w]), house.nonlethal_body_test, house) for w in range(4)]
+                for f in fs
+            ]
+        )
     else:
         p_body = np.ones((n, 4))
     mans = []
@@ -243,7 +248,9 @@ def _rules(state: FightState) -> _Rules:
         flat=np.array(flat),
         crowd_fixed=np.array([-1 if f.tactics.crowd == "auto" else int(opponents[f.tactics.crowd] or 0) for f in fs]),
         defence0=defence0,
-        can_harm=np.array([f.tactics.stance != "all-out defence" and weapon[f.weapon_lethality] is not None for f in fs]),
+        can_harm=np.array(
+            [f.tactics.stance != "all-out defence" and weapon[f.weapon_lethality] is not None for f in fs]
+        ),
         all_out=np.array([f.tactics.stance == "all-out attack" for f in fs]),
         harm_mult=np.array([LEVEL_MULTIPLE[f.tactics.harm_at] for f in fs]),
         lethal=np.array([f.tactics.intent == "lethal" for f in fs]),
@@ -261,11 +268,16 @@ def _over_forecast(state: FightState) -> Forecast:
     """A fight that is already over: its end, with certainty."""
     w = state.winner
     return Forecast(
-        system=SYSTEM_NAME, method="exact", sides=_sides(state),
-        p_win=tuple(1.0 if w == s else 0.0 for s in (0, 1)), p_draw=1.0 if w is None else 0.0,
+        system=SYSTEM_NAME,
+        method="exact",
+        sides=_sides(state),
+        p_win=tuple(1.0 if w == s else 0.0 for s in (0, 1)),
+        p_draw=1.0 if w is None else 0.0,
         rounds={0: 1.0},
         combatants=tuple(CombatantForecast(f.key, f.side, {end_label(f): 1.0}) for f in state.fighters),
-        error=0.0, tactics=_tactics_by_side(state), draw_meaning=DRAW_MEANING,
+        error=0.0,
+        tactics=_tactics_by_side(state),
+        draw_meaning=DRAW_MEANING,
         notes=(f"the fight is already over: {state.reason}",),
     )
 
@@ -328,20 +340,28 @@ def exact_forecast(state: FightState, *, tolerance: float = 1e-12) -> Forecast:
     if house.advantage_on_loss == "offset" and not (rules.can_harm[ia] and rules.can_harm[ib]):
         raise OddsError(
             "with advantage_on_loss 'offset', a fighter who cannot hurt piles up Advantage Points without limit: "
-            "no finite chain", hint="use --method simulate",
+            "no finite chain",
+            hint="use --method simulate",
         )
     if rules.body_test[ia] or rules.body_test[ib]:
         raise OddsError(
             "with the non-lethal Body test (nonlethal_body_test), every failed test keeps the points left over, "
-            "so a pool can grow far past anything the chain can hold", hint="use --method simulate",
+            "so a pool can grow far past anything the chain can hold",
+            hint="use --method simulate",
         )
     fa, fb = state.fighters[ia], state.fighters[ib]
     pools = {(p.holder, p.against): p.points for p in state.pools}
     idx = (ia, ib)
 
     def fighter_state(f: Fighter, r: int) -> _F:
-        return (_worst(f), STATUSES.index(f.status), f.dying, f.knocked_out, f.roll_bonus,
-                frozenset(rules.names[r].index(n) for n in f.bought if n in rules.names[r]))
+        return (
+            _worst(f),
+            STATUSES.index(f.status),
+            f.dying,
+            f.knocked_out,
+            f.roll_bonus,
+            frozenset(rules.names[r].index(n) for n in f.bought if n in rules.names[r]),
+        )
 
     margin_cache: dict[tuple[int, int, int, int], list[tuple[int, float]]] = {}
 
@@ -472,7 +492,12 @@ def exact_forecast(state: FightState, *, tolerance: float = 1e-12) -> Forecast:
             inner_cache[s] = transitions(s)
         return inner_cache[s]
 
-    start = (pools.get((fa.key, fb.key), 0), pools.get((fb.key, fa.key), 0), fighter_state(fa, ia), fighter_state(fb, ib))
+    start = (
+        pools.get((fa.key, fb.key), 0),
+        pools.get((fb.key, fa.key), 0),
+        fighter_state(fa, ia),
+        fighter_state(fb, ib),
+    )
     start = (clamp(0, start[0], start[2][5]), clamp(1, start[1], start[3][5]), start[2], start[3])
     remaining = _remaining(state)
     res = absorb(start, cached, is_terminal, max_rounds=remaining, tolerance=tolerance)
@@ -491,7 +516,8 @@ def exact_forecast(state: FightState, *, tolerance: float = 1e-12) -> Forecast:
             (0, start),
             lambda rs: [(q, (rs[0] + 1, t)) for q, t in cached(rs[1])],
             lambda rs: is_terminal(rs[1]) or rs[0] >= remaining,
-            max_rounds=remaining, tolerance=tolerance,
+            max_rounds=remaining,
+            tolerance=tolerance,
         )
         terminal, rounds = {}, dict(res2.rounds)
         for (_, t), q in res2.terminal.items():
@@ -501,8 +527,16 @@ def exact_forecast(state: FightState, *, tolerance: float = 1e-12) -> Forecast:
     return _exact_result(state, ia, ib, terminal, capped, rounds, unresolved, cap_mass)
 
 
-def _exact_result(state: FightState, ia: int, ib: int, terminal: dict[Any, float], capped: dict[Any, float],
-                  rounds: dict[int, float], unresolved: float, cap_mass: float) -> Forecast:
+def _exact_result(
+    state: FightState,
+    ia: int,
+    ib: int,
+    terminal: dict[Any, float],
+    capped: dict[Any, float],
+    rounds: dict[int, float],
+    unresolved: float,
+    cap_mass: float,
+) -> Forecast:
     p_win = [0.0, 0.0]
     p_draw = sum(capped.values()) + cap_mass
     ends: dict[str, dict[str, float]] = {f.key: {} for f in state.fighters}
@@ -530,13 +564,23 @@ def _exact_result(state: FightState, ia: int, ib: int, terminal: dict[Any, float
     if state.round:
         notes.append(f"rounds are counted from round {state.round}, where this forecast starts")
     if cap_mass:
-        notes.append(f"a stand-off at the {state.house_rules.max_rounds}-round cap ({cap_mass:.1e}) is left out of the ends")
+        notes.append(
+            f"a stand-off at the {state.house_rules.max_rounds}-round cap ({cap_mass:.1e}) is left out of the ends"
+        )
     return Forecast(
-        system=SYSTEM_NAME, method="exact", sides=_sides(state), p_win=(p_win[0], p_win[1]), p_draw=p_draw,
+        system=SYSTEM_NAME,
+        method="exact",
+        sides=_sides(state),
+        p_win=(p_win[0], p_win[1]),
+        p_draw=p_draw,
         rounds={r: q for r, q in sorted(rounds.items()) if q > 0},
-        combatants=tuple(CombatantForecast(f.key, f.side, {k: v for k, v in ends[f.key].items() if v > 0})
-                         for f in state.fighters),
-        error=max(unresolved, cap_mass), tactics=_tactics_by_side(state), draw_meaning=DRAW_MEANING, notes=tuple(notes),
+        combatants=tuple(
+            CombatantForecast(f.key, f.side, {k: v for k, v in ends[f.key].items() if v > 0}) for f in state.fighters
+        ),
+        error=max(unresolved, cap_mass),
+        tactics=_tactics_by_side(state),
+        draw_meaning=DRAW_MEANING,
+        notes=tuple(notes),
     )
 
 
@@ -680,8 +724,11 @@ def _simulator(state: FightState) -> Callable[[int, np.random.Generator], Batch]
                 d = np.maximum(1, rules.defence0[lose, win_] - pen[w[sel, lose]])
                 can = rules.can_harm[win_]
                 mult = np.minimum(4, points // d)
-                spend = np.where(can & rules.all_out[win_], points,
-                                 np.where(can & (mult >= 1) & (mult >= rules.harm_mult[win_]), mult * d, 0))
+                spend = np.where(
+                    can & rules.all_out[win_],
+                    points,
+                    np.where(can & (mult >= 1) & (mult >= rules.harm_mult[win_]), mult * d, 0),
+                )
                 hit = spend > 0
                 hs, hw, hl, hsp, hd = sel[hit], win_[hit], lose[hit], spend[hit], d[hit]
                 pool[hs, hw, hl] -= hsp
@@ -733,14 +780,24 @@ def _simulator(state: FightState) -> Callable[[int, np.random.Generator], Batch]
             rounds[L[ended]] = r
             live[L[ended]] = False
         codes = _CODE[S, W, DY.astype(np.int64), KO.astype(np.int64)]
-        return Batch(winner=winner, rounds=rounds, end_states={k: codes[:, i] for i, k in enumerate(keys)},
-                     state_names=STATE_NAMES)
+        return Batch(
+            winner=winner,
+            rounds=rounds,
+            end_states={k: codes[:, i] for i, k in enumerate(keys)},
+            state_names=STATE_NAMES,
+        )
 
     return simulate
 
 
-def simulate_forecast(state: FightState, *, samples: int = 100_000, seed: int = 0,
-                      progress: Callable[[int, int], None] | None = None, chunk: int = 50_000) -> Forecast:
+def simulate_forecast(
+    state: FightState,
+    *,
+    samples: int = 100_000,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+    chunk: int = 50_000,
+) -> Forecast:
     """The forecast of any fight by vectorised simulation (see the module docstring)."""
     if state.over:
         return _over_forecast(state)
@@ -748,14 +805,28 @@ def simulate_forecast(state: FightState, *, samples: int = 100_000, seed: int = 
     if state.round:
         notes.append(f"rounds are counted from round {state.round}, where this forecast starts")
     return run_simulation(
-        SYSTEM_NAME, _simulator(state), sides=_sides(state), combatant_sides={f.key: f.side for f in state.fighters},
-        samples=samples, seed=seed, chunk=chunk, tactics=_tactics_by_side(state), draw_meaning=DRAW_MEANING,
-        progress=progress, notes=notes,
+        SYSTEM_NAME,
+        _simulator(state),
+        sides=_sides(state),
+        combatant_sides={f.key: f.side for f in state.fighters},
+        samples=samples,
+        seed=seed,
+        chunk=chunk,
+        tactics=_tactics_by_side(state),
+        draw_meaning=DRAW_MEANING,
+        progress=progress,
+        notes=notes,
     )
 
 
-def forecast(state: FightState, *, method: str = "auto", samples: int = 100_000, seed: int = 0,
-             progress: Callable[[int, int], None] | None = None) -> Forecast:
+def forecast(
+    state: FightState,
+    *,
+    method: str = "auto",
+    samples: int = 100_000,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> Forecast:
     """``SYSTEM.forecast``: exact for duels (``auto`` and ``exact``), simulated otherwise (``auto``, ``simulate``)."""
     if not isinstance(state, FightState):
         raise OddsError(f"a fuzzy forecast needs a fuzzy fight state, not {type(state).__name__}")

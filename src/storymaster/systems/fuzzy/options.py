@@ -32,8 +32,11 @@ class FuzzyHouseRules(HouseRules):
         1, ge=0, le=100, description="Unluck dice every PC starts with ('... and 1 Unluck dice')."
     )
     luck_cap: int = Field(
-        5, ge=1, le=100, description="Most Luck dice a character may have; extra dice are discarded "
-        "('You may never have more than 5 Luck dice')."
+        5,
+        ge=1,
+        le=100,
+        description="Most Luck dice a character may have; extra dice are discarded "
+        "('You may never have more than 5 Luck dice').",
     )
     disabilities_count_double_above_5: bool = Field(
         False,

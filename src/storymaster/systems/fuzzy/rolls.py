@@ -47,7 +47,9 @@ def effective_dice(dice: int, penalty_dice: int = 0) -> int:
     if dice > MAX_DICE:
         raise CheckError(f"{dice} dice is more than the limit of {MAX_DICE}", hint="roll at most 100 dice at once")
     if penalty_dice < 0:
-        raise CheckError(f"a die penalty cannot be negative ({penalty_dice})", hint="give penalties as positive numbers of dice lost")
+        raise CheckError(
+            f"a die penalty cannot be negative ({penalty_dice})", hint="give penalties as positive numbers of dice lost"
+        )
     return max(1, dice - penalty_dice)
 
 

@@ -7,8 +7,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pydantic import BaseModel, TypeAdapter
 
 from ...dice import DiceRng
-from ...forecast import Forecast
 from ...errors import AdvancementError, CharacterError, Problem
+from ...forecast import Forecast
 from ...rules import Check, Event, HouseRules, Outcome, OutcomeOdds
 from .advancement import AdvanceRequest, advance
 from .character import FuzzyCharacter, validate

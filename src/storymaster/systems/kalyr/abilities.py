@@ -46,7 +46,10 @@ def ability_level(
             raise CheckError(f"{character.name} has no ability {similar!r} to use instead of {name!r}")
         if similar_penalty >= 0 or similar_penalty < -3:
             raise CheckError(f"a similar ability is used at a penalty (typically -1 or -2), not {similar_penalty:+d}")
-        return alt.level + similar_penalty, f"{alt.name} {level_name(alt.level)} {similar_penalty:+d} in place of {name}"
+        return (
+            alt.level + similar_penalty,
+            f"{alt.name} {level_name(alt.level)} {similar_penalty:+d} in place of {name}",
+        )
     if incompetent is None:
         incompetent = name.strip().lower() in {i.lower() for i in character.incompetences}
     if incompetent:
@@ -54,7 +57,9 @@ def ability_level(
     return POOR, f"no {name}: Poor by default"
 
 
-def wound_modifier(character: Character, track: TrackName, house_rules: KalyrHouseRules | None = None) -> tuple[int, str]:
+def wound_modifier(
+    character: Character, track: TrackName, house_rules: KalyrHouseRules | None = None
+) -> tuple[int, str]:
     """Wound penalty for a conflict of the kind ``track`` (Modifiers; Effects of Damage; ruling K5).
 
     Hurt -1, Very Hurt -2 on the same track (highest wound only); Defeated on it: the ability
@@ -160,4 +165,6 @@ def build_roll(
     if second is not None:
         second_level, how2 = ability_level(character, second)
         notes.append(f"second ability: {how2}")
-    return AbilityRoll(ability=level, modifier=total, second=second_level, combine=combine, automatic=automatic, name=character.name), notes
+    return AbilityRoll(
+        ability=level, modifier=total, second=second_level, combine=combine, automatic=automatic, name=character.name
+    ), notes

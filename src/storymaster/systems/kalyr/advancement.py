@@ -12,8 +12,8 @@ from ...errors import AdvancementError, CheckError
 from ...rules.models import Model
 from ...rules.protocol import Event
 from .character import Ability, Character, Connection, Key, Lifepath, find_ability
-from .data_files import table
 from .damage import end_scene, heal, rest, take_wound
+from .data_files import table
 from .fudge import FudgeUse, convert_at_session_end, gain_for_key, spend
 from .ladder import MEDIOCRE, SUPERB, Level, level_name, parse_level
 from .options import KalyrHouseRules
@@ -104,7 +104,8 @@ class Rest(Model):
 
 
 AdvanceRequest = Annotated[
-    Buy | SpendFudge | GainFudge | EndScene | EndSession | AddKey | TakeWound | Heal | Rest, Field(discriminator="action")
+    Buy | SpendFudge | GainFudge | EndScene | EndSession | AddKey | TakeWound | Heal | Rest,
+    Field(discriminator="action"),
 ]
 
 
@@ -122,7 +123,9 @@ def purchase_cost(character: Character, p: Purchase) -> tuple[int, int | None, i
         kind = "connection"
         current = have_c.level if have_c else None
     if current is None:
-        row = next(r for r in rows if r["from"] is None and r["kind"] == (kind if p.target == "ability" else "connection"))
+        row = next(
+            r for r in rows if r["from"] is None and r["kind"] == (kind if p.target == "ability" else "connection")
+        )
         return int(row["cost"]), None, parse_level(row["to"])
     if current >= SUPERB:
         raise AdvancementError(f"{p.name} is already Superb, the top of the ladder")
@@ -154,7 +157,8 @@ def _buy(character: Character, req: Buy, hr: KalyrHouseRules) -> tuple[Character
             tag = f"{p.target}:{p.name.lower()}"
             if tag in seen:
                 raise AdvancementError(
-                    f"{p.name} was already raised this scene", hint="one level per ability per scene; raise it again after another scene"
+                    f"{p.name} was already raised this scene",
+                    hint="one level per ability per scene; raise it again after another scene",
                 )
             seen.add(tag)
             raised.append(tag)
@@ -162,10 +166,20 @@ def _buy(character: Character, req: Buy, hr: KalyrHouseRules) -> tuple[Character
         if p.target == "ability":
             if before is None and p.kind == "psionic":
                 if p.power is None or p.power.lower() not in {x.lower() for x in character.powers}:
-                    raise AdvancementError(f"a new psionic ability needs its power, which {character.name} does not have: {p.power!r}")
+                    raise AdvancementError(
+                        f"a new psionic ability needs its power, which {character.name} does not have: {p.power!r}"
+                    )
             have = find_ability(current, p.name)
             if have is None:
-                abilities.append(Ability(name=p.name, level=after, kind=p.kind, track=p.track if p.kind == "mundane" else "mental", power=p.power))
+                abilities.append(
+                    Ability(
+                        name=p.name,
+                        level=after,
+                        kind=p.kind,
+                        track=p.track if p.kind == "mundane" else "mental",
+                        power=p.power,
+                    )
+                )
             else:
                 abilities = [a.model_copy(update={"level": after}) if a is have else a for a in abilities]
         elif p.target == "connection":
@@ -179,11 +193,26 @@ def _buy(character: Character, req: Buy, hr: KalyrHouseRules) -> tuple[Character
                 raise AdvancementError(f"{character.name} already has the Key {p.name!r}")
             keys.append(Key(name=p.name, kind=p.key_kind))
         total += cost
-        what = f"new Key {p.name}" if p.target == "key" else (
-            f"{p.name} {level_name(before)} -> {level_name(after)}" if before is not None else f"new {p.target} {p.name} at {level_name(after)}"
+        what = (
+            f"new Key {p.name}"
+            if p.target == "key"
+            else (
+                f"{p.name} {level_name(before)} -> {level_name(after)}"
+                if before is not None
+                else f"new {p.target} {p.name} at {level_name(after)}"
+            )
         )
-        events.append(Event("purchase", f"{what}: {cost} XP", actor=character.name, data={"cost": cost, "target": p.target, "name": p.name}))
-        current = current.model_copy(update={"abilities": tuple(abilities), "connections": tuple(connections), "keys": tuple(keys)})
+        events.append(
+            Event(
+                "purchase",
+                f"{what}: {cost} XP",
+                actor=character.name,
+                data={"cost": cost, "target": p.target, "name": p.name},
+            )
+        )
+        current = current.model_copy(
+            update={"abilities": tuple(abilities), "connections": tuple(connections), "keys": tuple(keys)}
+        )
     if total > character.experience:
         raise AdvancementError(f"these purchases cost {total} XP; {character.name} has {character.experience}")
     gained = character.levels_gained + levels
@@ -192,14 +221,27 @@ def _buy(character: Character, req: Buy, hr: KalyrHouseRules) -> tuple[Character
     while gained >= per:
         gained -= per
         lifepaths.append(Lifepath(name=req.lifepath_name, kind="experience"))
-        events.append(Event("lifepath", f"{per} levels gained: new Lifepath (Experience) {req.lifepath_name!r}", actor=character.name))
+        events.append(
+            Event(
+                "lifepath",
+                f"{per} levels gained: new Lifepath (Experience) {req.lifepath_name!r}",
+                actor=character.name,
+            )
+        )
     new = current.model_copy(
-        update={"experience": character.experience - total, "levels_gained": gained, "lifepaths": tuple(lifepaths), "raised_this_scene": tuple(raised)}
+        update={
+            "experience": character.experience - total,
+            "levels_gained": gained,
+            "lifepaths": tuple(lifepaths),
+            "raised_this_scene": tuple(raised),
+        }
     )
     return new, events
 
 
-def advance(character: Character, request: Model, house_rules: KalyrHouseRules | None = None) -> tuple[Character, list[Event]]:
+def advance(
+    character: Character, request: Model, house_rules: KalyrHouseRules | None = None
+) -> tuple[Character, list[Event]]:
     """Apply one request to the character; return the new character and what happened."""
     hr = house_rules or KalyrHouseRules()
     who = character.name
@@ -208,29 +250,56 @@ def advance(character: Character, request: Model, house_rules: KalyrHouseRules |
             return _buy(character, request, hr)
         if isinstance(request, SpendFudge):
             new = spend(character, request.use, vetoed=request.vetoed, advancement=hr.advancement)
-            text = f"{who}: the GM vetoes the story change; no Fudge point spent" if request.vetoed else (
-                f"{who} spends a Fudge point ({request.use}); {new.fudge_points} left, {new.experience} XP"
+            text = (
+                f"{who}: the GM vetoes the story change; no Fudge point spent"
+                if request.vetoed
+                else (f"{who} spends a Fudge point ({request.use}); {new.fudge_points} left, {new.experience} XP")
             )
             return new, [Event("fudge", text, actor=who, data={"use": request.use})]
         if isinstance(request, GainFudge):
             new = gain_for_key(character, request.key)
-            return new, [Event("fudge", f"{who}'s Key {request.key} came into play: +1 Fudge point ({new.fudge_points})", actor=who)]
+            return new, [
+                Event(
+                    "fudge", f"{who}'s Key {request.key} came into play: +1 Fudge point ({new.fudge_points})", actor=who
+                )
+            ]
         if isinstance(request, EndScene):
             new = end_scene(character)
             return new, [Event("scene", f"end of scene: {who}'s Scratches clear", actor=who)]
         if isinstance(request, EndSession):
             new = convert_at_session_end(character, request.convert, advancement=hr.advancement)
-            return new, [Event("session", f"end of session: {request.convert} Fudge point(s) spent for XP, {new.fudge_points} carried over", actor=who)]
+            return new, [
+                Event(
+                    "session",
+                    f"end of session: {request.convert} Fudge point(s) spent for XP, {new.fudge_points} carried over",
+                    actor=who,
+                )
+            ]
         if isinstance(request, AddKey):
             if character.keys_due < 1:
                 raise AdvancementError(f"{who} is owed no Key", hint="buy a Key for 6 XP instead")
             if request.key.name.lower() in {k.name.lower() for k in character.keys}:
                 raise AdvancementError(f"{who} already has the Key {request.key.name!r}")
-            new = character.model_copy(update={"keys": (*character.keys, request.key), "keys_due": character.keys_due - 1})
+            new = character.model_copy(
+                update={"keys": (*character.keys, request.key), "keys_due": character.keys_due - 1}
+            )
             return new, [Event("key", f"{who} gains the Key {request.key.name} after being Destroyed", actor=who)]
         if isinstance(request, TakeWound):
-            new, rep = take_wound(character, request.track, request.severity, fudge_reduce=request.fudge_reduce, advancement=hr.advancement)
-            return new, [Event("wound", rep.text(who), actor=who, data={"track": request.track, "severity": rep.severity, "box": rep.box})]
+            new, rep = take_wound(
+                character,
+                request.track,
+                request.severity,
+                fudge_reduce=request.fudge_reduce,
+                advancement=hr.advancement,
+            )
+            return new, [
+                Event(
+                    "wound",
+                    rep.text(who),
+                    actor=who,
+                    data={"track": request.track, "severity": rep.severity, "box": rep.box},
+                )
+            ]
         if isinstance(request, Heal):
             new, levels, time, unit = heal(character, request.track, request.result, method=request.method)
             text = f"a {level_name(request.result)} {request.method} healing heals {who}'s {request.track} wounds {levels} level(s)"
@@ -238,9 +307,13 @@ def advance(character: Character, request: Model, house_rules: KalyrHouseRules |
             return new, [Event("heal", text, actor=who, data={"levels": levels, "time": time, "unit": unit})]
         if isinstance(request, Rest):
             new = rest(character, request.weeks)
-            return new, [Event("rest", f"{who} rests {request.weeks} week(s): every wound heals {request.weeks} level(s)", actor=who)]
+            return new, [
+                Event(
+                    "rest",
+                    f"{who} rests {request.weeks} week(s): every wound heals {request.weeks} level(s)",
+                    actor=who,
+                )
+            ]
     except CheckError as exc:
         raise AdvancementError(exc.message, hint=exc.hint) from None
     raise AdvancementError(f"kalyr has no advancement {type(request).__name__}")
-
-

@@ -111,11 +111,18 @@ class Character(Model):
 
     name: str = Field(min_length=1)
     race: str = "human"
-    scale: int = Field(0, ge=-5, le=5, description="size class: 0 for human and kandar; bigger is higher (Specific rules for Detailed Combats)")
+    scale: int = Field(
+        0,
+        ge=-5,
+        le=5,
+        description="size class: 0 for human and kandar; bigger is higher (Specific rules for Detailed Combats)",
+    )
     intolerance: Literal["none", "intolerant", "very_intolerant"] = Field(
         "none", description="how the character regards other races (persuasion modifiers)"
     )
-    role: Role = Field("pc", description="pc, or an NPC's weight: major_villain, henchman, cannon_fodder (Fudge point allowance)")
+    role: Role = Field(
+        "pc", description="pc, or an NPC's weight: major_villain, henchman, cannon_fodder (Fudge point allowance)"
+    )
     abilities: tuple[Ability, ...] = ()
     powers: tuple[str, ...] = Field((), description="psionic powers held; psionic abilities belong to one")
     connections: tuple[Connection, ...] = ()
@@ -181,13 +188,17 @@ def _gift_row(g: Gift) -> dict:
 
 def damage_bonus(character: Character) -> int:
     """Damage the character's gifts add to what they inflict (Extra Damage +1)."""
-    return sum(g.damage_bonus if g.damage_bonus is not None else int(_gift_row(g).get("damage_bonus", 0)) for g in character.gifts)
+    return sum(
+        g.damage_bonus if g.damage_bonus is not None else int(_gift_row(g).get("damage_bonus", 0))
+        for g in character.gifts
+    )
 
 
 def damage_reduction(character: Character) -> int:
     """Damage the character's gifts take off what they receive."""
     return sum(
-        g.damage_reduction if g.damage_reduction is not None else int(_gift_row(g).get("damage_reduction", 0)) for g in character.gifts
+        g.damage_reduction if g.damage_reduction is not None else int(_gift_row(g).get("damage_reduction", 0))
+        for g in character.gifts
     )
 
 
@@ -213,15 +224,35 @@ def validate(character: Character) -> list[Problem]:
             problems.append(Problem(where, "listed twice", "one entry per ability"))
         seen.add(a.name.lower())
         if not on_ladder(a.level):
-            problems.append(Problem(where, f"level {level_name(a.level)} is off the Trait Ladder", "Ability Checks: Terrible to Superb"))
+            problems.append(
+                Problem(
+                    where, f"level {level_name(a.level)} is off the Trait Ladder", "Ability Checks: Terrible to Superb"
+                )
+            )
         if a.kind == "psionic":
             if a.power is None:
-                problems.append(Problem(where, "a psionic ability must name its power", "Character Advancement: 'must already have the appropriate power'"))
+                problems.append(
+                    Problem(
+                        where,
+                        "a psionic ability must name its power",
+                        "Character Advancement: 'must already have the appropriate power'",
+                    )
+                )
             elif a.power.lower() not in powers:
-                problems.append(Problem(where, f"needs the power {a.power!r}, which is not in powers", "Character Advancement: psionic abilities"))
+                problems.append(
+                    Problem(
+                        where,
+                        f"needs the power {a.power!r}, which is not in powers",
+                        "Character Advancement: psionic abilities",
+                    )
+                )
         elif a.level < POOR and a.name.lower() not in {n.lower() for n in character.incompetences}:
             problems.append(
-                Problem(where, f"a mundane ability at {level_name(a.level)} is below the Poor default", "Deciding What Ability to Use (ruling K1)")
+                Problem(
+                    where,
+                    f"a mundane ability at {level_name(a.level)} is below the Poor default",
+                    "Deciding What Ability to Use (ruling K1)",
+                )
             )
     orgs: set[str] = set()
     for i, c in enumerate(character.connections):
@@ -230,26 +261,52 @@ def validate(character: Character) -> list[Problem]:
             problems.append(Problem(where, "listed twice", "one connection per organisation"))
         orgs.add(c.organisation.lower())
         if not (MEDIOCRE <= c.level <= SUPERB):
-            problems.append(Problem(where, f"level {level_name(c.level)} is outside Mediocre..Superb", "Character Advancement: connections start at Mediocre (ruling K1)"))
+            problems.append(
+                Problem(
+                    where,
+                    f"level {level_name(c.level)} is outside Mediocre..Superb",
+                    "Character Advancement: connections start at Mediocre (ruling K1)",
+                )
+            )
     names = [k.name.lower() for k in character.keys]
     if len(names) != len(set(names)):
         problems.append(Problem("keys", "a Key is listed twice", ""))
     w = character.weapon
     if w.damage is None and w.name.lower() not in table("equipment")["weapons"]:
-        problems.append(Problem("weapon", f"unknown weapon {w.name!r}: give its damage bonus", "Damage: weapon damage bonuses"))
+        problems.append(
+            Problem("weapon", f"unknown weapon {w.name!r}: give its damage bonus", "Damage: weapon damage bonuses")
+        )
     a = character.armour
     if a.armour is None and a.name.lower() not in table("equipment")["armour"]:
-        problems.append(Problem("armour", f"unknown armour {a.name!r}: give its armour bonus", "Damage: armour bonuses"))
+        problems.append(
+            Problem("armour", f"unknown armour {a.name!r}: give its armour bonus", "Damage: armour bonuses")
+        )
     for tname in TRACKS:
         track = character.damage.track(tname)
         for box, allowed in BOXES.items():
             if track.used(box) > allowed:
-                problems.append(Problem(f"damage.{tname}", f"{track.used(box)} wounds in the {severity_name(box)} box, which has {allowed}", "Damage: the track's boxes"))
+                problems.append(
+                    Problem(
+                        f"damage.{tname}",
+                        f"{track.used(box)} wounds in the {severity_name(box)} box, which has {allowed}",
+                        "Damage: the track's boxes",
+                    )
+                )
         for j, wound in enumerate(track.wounds):
             if wound.box < wound.severity:
-                problems.append(Problem(f"damage.{tname}.wounds[{j}]", "a wound is marked below its own level", "Damage: overflow goes to the next highest open box"))
+                problems.append(
+                    Problem(
+                        f"damage.{tname}.wounds[{j}]",
+                        "a wound is marked below its own level",
+                        "Damage: overflow goes to the next highest open box",
+                    )
+                )
     if character.role == "cannon_fodder" and character.fudge_points:
-        problems.append(Problem("fudge_points", "cannon-fodder NPCs get no Fudge points", "Fudge Points: NPC allowances"))
+        problems.append(
+            Problem("fudge_points", "cannon-fodder NPCs get no Fudge points", "Fudge Points: NPC allowances")
+        )
     if len(set(character.raised_this_scene)) != len(character.raised_this_scene):
-        problems.append(Problem("raised_this_scene", "an ability was raised twice in one scene", "Character Advancement"))
+        problems.append(
+            Problem("raised_this_scene", "an ability was raised twice in one scene", "Character Advancement")
+        )
     return problems

@@ -231,7 +231,9 @@ def _sum_pmf(pmfs: Sequence[dict[int, Fraction]]) -> dict[int, Fraction]:
     return total
 
 
-def _compare(pa: dict[int, Fraction], pb: dict[int, Fraction], na: int = 1, nb: int = 1) -> tuple[Fraction, Fraction, Fraction]:
+def _compare(
+    pa: dict[int, Fraction], pb: dict[int, Fraction], na: int = 1, nb: int = 1
+) -> tuple[Fraction, Fraction, Fraction]:
     """P(a/na > b/nb), P(equal), P(less), exactly."""
     win = tie = lose = Fraction(0)
     for a, x in pa.items():
@@ -260,7 +262,10 @@ def check_odds(check: Check, house_rules: KalyrHouseRules | None = None) -> Outc
     if isinstance(check, OpenCheck):
         pmf = roll_pmf(check.actor)
         return OutcomeOdds(
-            SYSTEM_NAME, check.describe(), {level_name(v): p for v, p in pmf.items()}, frozenset(),
+            SYSTEM_NAME,
+            check.describe(),
+            {level_name(v): p for v, p in pmf.items()},
+            frozenset(),
             note="open-ended: no difficulty, the result says how well it went",
         )
     if isinstance(check, OpposedCheck):
@@ -268,7 +273,9 @@ def check_odds(check: Check, house_rules: KalyrHouseRules | None = None) -> Outc
         return _wtl(check.describe(), win, tie, lose)
     if isinstance(check, GroupCheck):
         side, opp = group_sides(check, hr)
-        win, tie, lose = _compare(_sum_pmf([roll_pmf(r) for r in side]), _sum_pmf([roll_pmf(r) for r in opp]), len(side), len(opp))
+        win, tie, lose = _compare(
+            _sum_pmf([roll_pmf(r) for r in side]), _sum_pmf([roll_pmf(r) for r in opp]), len(side), len(opp)
+        )
         return _wtl(check.describe(), win, tie, lose)
     raise CheckError(f"kalyr cannot give odds for a {type(check).__name__}")
 
@@ -324,13 +331,26 @@ def group_margins(own: Sequence[int], other: Sequence[int]) -> list[int]:
 # ---- judging and resolving -------------------------------------------------------------------
 
 
-def judge(check: Check, results: Sequence[int], hr: KalyrHouseRules | None = None) -> tuple[str, bool | None, int | None, dict]:
+def judge(
+    check: Check, results: Sequence[int], hr: KalyrHouseRules | None = None
+) -> tuple[str, bool | None, int | None, dict]:
     """Read rolled results (one per roller, in order) as the check's outcome."""
     hr = hr or KalyrHouseRules()
     if isinstance(check, UnopposedCheck):
         r = results[0]
-        grade = "success" if r >= check.difficulty else "partial success" if check.partial is not None and r >= check.partial else "failure"
-        return level_name(r), r >= check.difficulty, r - check.difficulty, {"grade": grade, "result": level_name(r), "difficulty": level_name(check.difficulty)}
+        grade = (
+            "success"
+            if r >= check.difficulty
+            else "partial success"
+            if check.partial is not None and r >= check.partial
+            else "failure"
+        )
+        return (
+            level_name(r),
+            r >= check.difficulty,
+            r - check.difficulty,
+            {"grade": grade, "result": level_name(r), "difficulty": level_name(check.difficulty)},
+        )
     if isinstance(check, OpenCheck):
         return level_name(results[0]), None, None, {"result": level_name(results[0])}
     if isinstance(check, OpposedCheck):
@@ -342,15 +362,20 @@ def judge(check: Check, results: Sequence[int], hr: KalyrHouseRules | None = Non
         own, other = list(results[:n]), list(results[n:])
         avg_a, avg_b = Fraction(sum(own), len(own)), Fraction(sum(other), len(other))
         res = "win" if avg_a > avg_b else "tie" if avg_a == avg_b else "lose"
-        return res, avg_a > avg_b, None, {
-            "side_results": [level_name(x) for x in own],
-            "opposition_results": [level_name(x) for x in other],
-            "side_average": avg_a,
-            "opposition_average": avg_b,
-            "side_margins": group_margins(own, other),
-            "opposition_margins": group_margins(other, own),
-            "results": list(results),
-        }
+        return (
+            res,
+            avg_a > avg_b,
+            None,
+            {
+                "side_results": [level_name(x) for x in own],
+                "opposition_results": [level_name(x) for x in other],
+                "side_average": avg_a,
+                "opposition_average": avg_b,
+                "side_margins": group_margins(own, other),
+                "opposition_margins": group_margins(other, own),
+                "results": list(results),
+            },
+        )
     raise CheckError(f"kalyr cannot resolve a {type(check).__name__}")
 
 
@@ -364,7 +389,9 @@ def _rollers(check: Check, hr: KalyrHouseRules) -> list[tuple[AbilityRoll, str]]
         return [(r, r.who(f"side A #{i + 1}")) for i, r in enumerate(side)] + [
             (r, r.who(f"side B #{i + 1}")) for i, r in enumerate(opp)
         ]
-    raise CheckError(f"kalyr cannot resolve a {type(check).__name__}", hint="use an unopposed, open, opposed or group check")
+    raise CheckError(
+        f"kalyr cannot resolve a {type(check).__name__}", hint="use an unopposed, open, opposed or group check"
+    )
 
 
 def resolve_check(check: Check, rng: DiceRng, house_rules: KalyrHouseRules | None = None) -> Outcome:
@@ -379,7 +406,9 @@ def resolve_check(check: Check, rng: DiceRng, house_rules: KalyrHouseRules | Non
     return _outcome(check, results, records, lines, hr)
 
 
-def _outcome(check: Check, results: list[int], records: list[RollRecord], lines: list[str], hr: KalyrHouseRules) -> Outcome:
+def _outcome(
+    check: Check, results: list[int], records: list[RollRecord], lines: list[str], hr: KalyrHouseRules
+) -> Outcome:
     name, success, margin, details = judge(check, results, hr)
     details = {**details, "results": list(results)}
     lines = list(lines)
@@ -387,26 +416,40 @@ def _outcome(check: Check, results: list[int], records: list[RollRecord], lines:
         if details["grade"] == "success":
             lines.append(f"{name} meets or beats the difficulty {level_name(check.difficulty)}: success.")
         elif details["grade"] == "partial success":
-            lines.append(f"{name} falls short of {level_name(check.difficulty)} but reaches {level_name(check.partial)}: partial success.")
+            lines.append(
+                f"{name} falls short of {level_name(check.difficulty)} but reaches {level_name(check.partial)}: partial success."
+            )
         else:
             lines.append(f"{name} is below the difficulty {level_name(check.difficulty)}: failure.")
     elif isinstance(check, OpenCheck):
         lines.append(f"No difficulty was set: a {name} result says how well it went; the GM interprets it.")
     elif isinstance(check, OpposedCheck):
         if name == "tie":
-            lines.append("Both results are equal: the contest is unresolved (roll again, or call it an honourable draw).")
+            lines.append(
+                "Both results are equal: the contest is unresolved (roll again, or call it an honourable draw)."
+            )
         else:
-            lines.append(f"The {'first' if name == 'win' else 'second'} side has the better result and wins by {abs(margin or 0)}.")
+            lines.append(
+                f"The {'first' if name == 'win' else 'second'} side has the better result and wins by {abs(margin or 0)}."
+            )
             if hr.winner_narrates:
                 lines.append("The winner narrates the outcome (the GM always narrates information-gathering).")
     elif isinstance(check, GroupCheck):
         a, b = details["side_average"], details["opposition_average"]
-        verdict = "side A wins" if name == "win" else "side B wins" if name == "lose" else "the averages are equal: unresolved"
+        verdict = (
+            "side A wins"
+            if name == "win"
+            else "side B wins"
+            if name == "lose"
+            else "the averages are equal: unresolved"
+        )
         lines.append(f"Average results: side A {float(a):.2f}, side B {float(b):.2f}; {verdict}.")
     return Outcome(SYSTEM_NAME, check.describe(), name, success, "\n".join(lines), tuple(records), margin, details)
 
 
-def retro_shift(check: Check, outcome: Outcome, shifts: Sequence[int], house_rules: KalyrHouseRules | None = None) -> Outcome:
+def retro_shift(
+    check: Check, outcome: Outcome, shifts: Sequence[int], house_rules: KalyrHouseRules | None = None
+) -> Outcome:
     """Fudge Points: alter rolled results after the fact by +1 or -1 each (one entry per roller).
 
     The dice stay as rolled; only the results move. Use :mod:`.fudge` to pay for the shifts.

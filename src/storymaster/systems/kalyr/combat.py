@@ -20,7 +20,7 @@ from ...rules.models import HouseRules
 from ...rules.protocol import CombatantStatus, Event
 from .character import Character
 from .detailed import detailed_round, minimum_to_hit
-from .fight_state import MAX_ROUNDS, FightState, Fighter, Tactics, is_out, make_fighter
+from .fight_state import MAX_ROUNDS, Fighter, FightState, Tactics, is_out, make_fighter
 from .options import KalyrHouseRules
 from .simple import simple_round
 from .tracker import fight_order, fight_tracker
@@ -57,7 +57,8 @@ class KalyrCombat:
             raise CombatError(f"bad tactics: {exc.errors()[0]['msg']} at {exc.errors()[0]['loc']}") from None
         if mode == "detailed" and any(len(s) != 1 for s in sides):
             raise CombatError(
-                "a detailed contest is fought one-on-one", hint="use a simple group contest (mode 'simple') for several on a side"
+                "a detailed contest is fought one-on-one",
+                hint="use a simple group contest (mode 'simple') for several on a side",
             )
         built = []
         for i, side in enumerate(sides):
@@ -113,5 +114,3 @@ class KalyrCombat:
         if state.mode == "detailed":
             return detailed_round(state, rng)
         return simple_round(state, rng)
-
-

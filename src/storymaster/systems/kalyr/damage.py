@@ -44,14 +44,23 @@ def approach_total(a: int, b: int) -> int:
     return a + b
 
 
-def contest_damage(margin: int, *, weapon: int = 0, gift: int = 0, armour: int = 0, reduction: int = 0, approach: int = 0) -> int:
+def contest_damage(
+    margin: int, *, weapon: int = 0, gift: int = 0, armour: int = 0, reduction: int = 0, approach: int = 0
+) -> int:
     """Damage points one participant takes: the margin against them (positive for a loser) plus the
     opponent's weapon and gift bonuses, minus their own armour and gifts, plus the approaches."""
     return margin + weapon + gift - armour - reduction + approach
 
 
 def simple_contest_damage(
-    a: Character, a_result: int, b: Character, b_result: int, *, a_approach: int = 0, b_approach: int = 0, armed: bool = True
+    a: Character,
+    a_result: int,
+    b: Character,
+    b_result: int,
+    *,
+    a_approach: int = 0,
+    b_approach: int = 0,
+    armed: bool = True,
 ) -> tuple[int, int]:
     """Damage points (to A, to B) after a simple contest with no fixed stakes: both parties can be hurt.
 
@@ -94,7 +103,7 @@ def armament_bonus(a: Character, b: Character) -> tuple[int, int]:
 class WoundReport:
     """What one wound did: severity taken, box marked, levels a Fudge point took off, key due."""
 
-    __slots__ = ("severity", "box", "reduced", "key_due", "track")
+    __slots__ = ("box", "key_due", "reduced", "severity", "track")
 
     def __init__(self, track: str, severity: int, wound: Wound | None, reduced: int, key_due: bool) -> None:
         self.track = track
@@ -105,7 +114,9 @@ class WoundReport:
 
     def text(self, who: str) -> str:
         if self.severity <= 0:
-            return f"{who} takes no {self.track} damage" + (" (a Fudge point took the wound away)" if self.reduced else "")
+            return f"{who} takes no {self.track} damage" + (
+                " (a Fudge point took the wound away)" if self.reduced else ""
+            )
         name = severity_name(self.severity)
         line = f"{who} takes a {self.track} {name}"
         if self.reduced:
@@ -119,7 +130,9 @@ class WoundReport:
         return line
 
 
-def take_wound(character: Character, track: TrackName, severity: int, *, fudge_reduce: int = 0, advancement: bool = True) -> tuple[Character, WoundReport]:
+def take_wound(
+    character: Character, track: TrackName, severity: int, *, fudge_reduce: int = 0, advancement: bool = True
+) -> tuple[Character, WoundReport]:
     """Mark a wound (overflowing as needed); Fudge points may reduce it first, one level each
     (Fudge Points: 'including reducing Destroyed to Defeated'); Destroyed owes a new Key (Destroyed)."""
     if fudge_reduce < 0:
@@ -139,7 +152,9 @@ def take_wound(character: Character, track: TrackName, severity: int, *, fudge_r
     return character.model_copy(update=update), WoundReport(track, severity, wound, reduce, key_due)
 
 
-def take_damage(character: Character, track: TrackName, points: int, *, fudge_reduce: int = 0, advancement: bool = True) -> tuple[Character, WoundReport]:
+def take_damage(
+    character: Character, track: TrackName, points: int, *, fudge_reduce: int = 0, advancement: bool = True
+) -> tuple[Character, WoundReport]:
     """Damage points to a wound: 1 Scratch, 2 Hurt ... 5+ Destroyed."""
     return take_wound(character, track, severity_for_damage(points), fudge_reduce=fudge_reduce, advancement=advancement)
 
@@ -152,7 +167,9 @@ def end_scene(character: Character) -> Character:
     return character.model_copy(update={"damage": damage, "raised_this_scene": ()})
 
 
-def heal(character: Character, track: TrackName, result: int, *, method: str = "medical") -> tuple[Character, int, int, str]:
+def heal(
+    character: Character, track: TrackName, result: int, *, method: str = "medical"
+) -> tuple[Character, int, int, str]:
     """A healing-skill result: Good heals every wound 1 level, Great 2, Superb+ 3; medical healing
     takes days, psionic hours (Getting rid of damage). Returns (character, levels, time, unit)."""
     if track == "social":

@@ -12,8 +12,8 @@ from .checks import AbilityRoll, roll_ability
 from .damage import halve_for_detailed
 from .fight_state import (
     COMBAT,
-    FightState,
     Fighter,
+    FightState,
     is_critical,
     is_out,
     over_text,
@@ -55,7 +55,9 @@ def weapon_size_modifier(f: Fighter, foe: Fighter) -> int:
     return int(COMBAT["weapon_size_penalty"]) if theirs - mine >= int(COMBAT["weapon_size_gap"]) else 0
 
 
-def _reach(state: FightState, fs: list[Fighter], mods: list[int], notes: list[str]) -> tuple[list[bool], int | None, bool]:
+def _reach(
+    state: FightState, fs: list[Fighter], mods: list[int], notes: list[str]
+) -> tuple[list[bool], int | None, bool]:
     """Reach (Specific rules for Detailed Combats; ruling K19): -1 to the shorter weapon in round 1,
     then to the previous round's loser; Close against Long cannot attack until it has dodged.
     Returns who can attack, who carries the -1, and whether this is Close against Long."""
@@ -78,7 +80,9 @@ def _reach(state: FightState, fs: list[Fighter], mods: list[int], notes: list[st
     return can_attack, who, close_vs_long
 
 
-def _modifiers(state: FightState, fs: list[Fighter], notes: list[str]) -> tuple[list[int], list[bool], int | None, bool]:
+def _modifiers(
+    state: FightState, fs: list[Fighter], notes: list[str]
+) -> tuple[list[int], list[bool], int | None, bool]:
     """Every modifier on both fighters' combat skill this round, with the reasons in ``notes``."""
     hr = state.house_rules
     mods = [wound_penalty(f, state, notes) for f in fs]
@@ -91,7 +95,12 @@ def _modifiers(state: FightState, fs: list[Fighter], notes: list[str]) -> tuple[
         if hr.detailed_aimed_blows and f.tactics.aim != "none":
             parts.append((f"{f.name} aims at a small target", int(COMBAT["aimed_penalty"])))
         if hr.detailed_shields:
-            parts.append((f"{foe.name}'s {foe.character.shield} shield against {f.name}", shield_modifier(foe, ranged=state.ranged)))
+            parts.append(
+                (
+                    f"{foe.name}'s {foe.character.shield} shield against {f.name}",
+                    shield_modifier(foe, ranged=state.ranged),
+                )
+            )
         if hr.detailed_weapon_size and not state.ranged:
             parts.append((f"{f.name}'s weapon is outsized", weapon_size_modifier(f, foe)))
         parts.append((f"{f.name} is out-manoeuvred", state.scope_penalty[i]))
@@ -121,7 +130,12 @@ def _all_out_offence(fs: list[Fighter], winner: int | None, notes: list[str]) ->
 
 
 def _does_it_hit(
-    state: FightState, fs: list[Fighter], winner: int, results: list[int], dice: list[int | None], can_attack: list[bool]
+    state: FightState,
+    fs: list[Fighter],
+    winner: int,
+    results: list[int],
+    dice: list[int | None],
+    can_attack: list[bool],
 ) -> tuple[str, str]:
     """Whether the round's winner lands a blow: reach, minimum to hit (Scale, aimed blows) and
     all-out defence (harms only on a critical). Returns (event kind, sentence)."""
@@ -139,14 +153,19 @@ def _does_it_hit(
     if not can_attack[winner]:
         return "dodge", f"{w.name} dodges but cannot strike back this round."
     if need is not None and results[winner] < need:
-        return "standoff", f"{w.name} wins but a {level_name(results[winner])} is below the {level_name(need)} needed to hit: stand-off."
+        return (
+            "standoff",
+            f"{w.name} wins but a {level_name(results[winner])} is below the {level_name(need)} needed to hit: stand-off.",
+        )
     if hr.detailed_all_out and w.tactics.stance == "all_out_defence" and not is_critical(hr, dice[winner], margin):
         return "defended", f"{w.name} fends off the attack from an all-out defence but cannot harm without a critical."
     where = " in the part aimed at" if aimed_part else " (not where aimed)" if aiming else ""
     return "hit", f"{w.name} wins by {margin} and hits {l.name}{where}."
 
 
-def _scope_out(state: FightState, fs: list[Fighter], loser: int | None, rng: DiceRng, rnd: int) -> tuple[list[int], list[Event]]:
+def _scope_out(
+    state: FightState, fs: list[Fighter], loser: int | None, rng: DiceRng, rnd: int
+) -> tuple[list[int], list[Event]]:
     """A successful all-out defence plus a Perception or Tactics roll puts the foe at -1 next round
     (Specific rules for Detailed Combats; ruling K13)."""
     hr = state.house_rules
@@ -171,7 +190,15 @@ def _scope_out(state: FightState, fs: list[Fighter], loser: int | None, rng: Dic
         if ok:
             scope[1 - i] = int(COMBAT["scope_out_penalty"])
         text = f"{txt}: {'success' if ok else 'failure'} against {level_name(hr.scope_out_difficulty)}"
-        events.append(Event("scope", text + (f"; {fs[1 - i].name} is at -1 next round" if ok else ""), rnd, f.name, rolls=tuple(recs)))
+        events.append(
+            Event(
+                "scope",
+                text + (f"; {fs[1 - i].name} is at -1 next round" if ok else ""),
+                rnd,
+                f.name,
+                rolls=tuple(recs),
+            )
+        )
     return scope, events
 
 
@@ -217,25 +244,37 @@ def detailed_round(state: FightState, rng: DiceRng) -> tuple[FightState, list[Ev
     else:
         kind, sentence = _does_it_hit(state, fs, winner, results, dice, can_attack)
     hit = kind == "hit"
-    data = {"results": [level_name(x) for x in results], "modifiers": list(mods), "winner": winner, "hit": hit, "notes": notes}
+    data = {
+        "results": [level_name(x) for x in results],
+        "modifiers": list(mods),
+        "winner": winner,
+        "hit": hit,
+        "notes": notes,
+    }
     events = [Event(kind, "; ".join(notes + lines) + ". " + sentence, rnd, data=data, rolls=tuple(rolls))]
     new_fs = list(fs)
     if hit and winner is not None and loser is not None:
         app = fs[0].tactics.approach + fs[1].tactics.approach
         w, l = fs[winner], fs[loser]
         pts = _detailed_points(results[winner] - results[loser], w, l, app + bonus[winner], state)
-        new_fs[loser], ev = wound_fighter(l, halve_for_detailed(pts), state, rnd, f"damage to {l.name} ({pts} halved, rounding up)")
+        new_fs[loser], ev = wound_fighter(
+            l, halve_for_detailed(pts), state, rnd, f"damage to {l.name} ({pts} halved, rounding up)"
+        )
         events += ev
         if hr.detailed_winner_takes_damage:
             pts_w = _detailed_points(results[loser] - results[winner], l, w, app + bonus[loser], state)
-            new_fs[winner], ev = wound_fighter(w, halve_for_detailed(pts_w), state, rnd, f"damage to {w.name} ({pts_w} halved)")
+            new_fs[winner], ev = wound_fighter(
+                w, halve_for_detailed(pts_w), state, rnd, f"damage to {w.name} ({pts_w} halved)"
+            )
             events += ev
     inside = state.inside_reach
     if close_vs_long and not inside:
         shorter = 0 if reach_rank(fs[0]) < reach_rank(fs[1]) else 1
         if loser != shorter:
             inside, reach_penalty = True, 1 - shorter
-            text = f"{fs[shorter].name} ducks inside the long weapon's reach: {fs[1 - shorter].name} is at -1 next round"
+            text = (
+                f"{fs[shorter].name} ducks inside the long weapon's reach: {fs[1 - shorter].name} is at -1 next round"
+            )
             events.append(Event("reach", text, rnd))
         else:
             reach_penalty = None

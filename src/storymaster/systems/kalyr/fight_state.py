@@ -46,11 +46,17 @@ MAX_ROUNDS = 200
 class Tactics(Model):
     """How a fighter fights; every automatic choice comes from here."""
 
-    ability: str | None = Field(None, description="the ability to fight with (default: the best on the contest's track)")
+    ability: str | None = Field(
+        None, description="the ability to fight with (default: the best on the contest's track)"
+    )
     approach: int = Field(0, ge=-2, le=2, description="aggressive +1/+2, cautious -1/-2 (Damage)")
     stance: Literal["normal", "all_out_offence", "all_out_defence"] = "normal"
-    aim: Literal["none", "good", "great"] = Field("none", description="aim at a small body part: needs Good or Great (detailed only)")
-    withdraw_at: Severity | None = Field(None, description="admit defeat once this wound level is reached (detailed only)")
+    aim: Literal["none", "good", "great"] = Field(
+        "none", description="aim at a small body part: needs Good or Great (detailed only)"
+    )
+    withdraw_at: Severity | None = Field(
+        None, description="admit defeat once this wound level is reached (detailed only)"
+    )
     fudge_reduce_at: Literal["never", "defeated", "destroyed"] = Field(
         "destroyed", description="spend Fudge points to reduce a wound that would leave you at this level or worse"
     )
@@ -75,7 +81,9 @@ class FightState(Model):
     track: TrackName = "physical"
     ranged: bool = False
     on_tie: Literal["reroll", "draw"] = "reroll"
-    stakes: Severity | None = Field(None, description="a fixed wound the loser takes instead of margin damage (simple contests)")
+    stakes: Severity | None = Field(
+        None, description="a fixed wound the loser takes instead of margin damage (simple contests)"
+    )
     round: int = 0
     sides: tuple[tuple[Fighter, ...], ...]
     house_rules: KalyrHouseRules = KalyrHouseRules()
@@ -140,7 +148,9 @@ def wound_fighter_by_severity(
             if box is None or box < limit:
                 break
             reduce += 1
-    character, rep = take_wound(f.character, track, severity, fudge_reduce=reduce, advancement=state.house_rules.advancement)
+    character, rep = take_wound(
+        f.character, track, severity, fudge_reduce=reduce, advancement=state.house_rules.advancement
+    )
     text = rep.text(f.name)
     if points is not None:
         text = f"{why}: {points} point(s). " + text
@@ -150,7 +160,13 @@ def wound_fighter_by_severity(
             text,
             rnd,
             f.name,
-            {"points": points, "severity": rep.severity, "box": rep.box, "fudge_spent": rep.reduced, "key_due": rep.key_due},
+            {
+                "points": points,
+                "severity": rep.severity,
+                "box": rep.box,
+                "fudge_spent": rep.reduced,
+                "key_due": rep.key_due,
+            },
         )
     ]
     return f.model_copy(update={"character": character}), events
@@ -181,5 +197,3 @@ def is_critical(hr: KalyrHouseRules, dice_total: int | None, margin: int) -> boo
     if hr.critical_rule == "dice_plus_4":
         return dice_total == 4
     return margin >= 3
-
-

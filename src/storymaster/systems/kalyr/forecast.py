@@ -42,13 +42,13 @@ from .character import armour_value, damage_bonus, damage_reduction, weapon_dama
 from .checks import AbilityRoll, roll_pmf
 from .damage import armament_bonus
 from .detailed import minimum_to_hit, shield_modifier, stance_modifier, weapon_size_modifier
-from .fight_state import COMBAT, FightState, Fighter, reach_rank
+from .fight_state import COMBAT, Fighter, FightState, reach_rank
 from .ladder import level_name, parse_level
 from .wounds import BOXES, DEFEATED, DESTROYED, Track, Wound, severity_name
 
 __all__ = [
-    "EXACT_MAX_ROLLERS",
     "END_STATES",
+    "EXACT_MAX_ROLLERS",
     "batch_simulator",
     "draw_meaning",
     "end_state",
@@ -260,7 +260,7 @@ def _status(X: np.ndarray, j: int) -> np.ndarray:
 
 def _open_box(X: np.ndarray, j: int, sev: np.ndarray) -> np.ndarray:
     """The box a wound of ``sev`` lands in (its own or the next open one up); 0 when none is open."""
-    ok = (_BOX >= sev[:, None]) & (X[:, FC * j : FC * j + DESTROYED] < _CAP)
+    ok = (sev[:, None] <= _BOX) & (X[:, FC * j : FC * j + DESTROYED] < _CAP)
     return np.where(ok.any(axis=1), ok.argmax(axis=1) + 1, 0)
 
 
@@ -755,7 +755,11 @@ def batch_simulator(su: _Setup) -> Callable[[int, np.random.Generator], Batch]:
 
 
 def simulated_forecast(
-    state: FightState, *, samples: int = 100_000, seed: int = 0, progress: Callable[[int, int], None] | None = None,
+    state: FightState,
+    *,
+    samples: int = 100_000,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
     notes: tuple[str, ...] = (),
 ) -> Forecast:
     """The forecast by simulating ``samples`` fights in numpy batches (95% Wilson intervals)."""
@@ -778,7 +782,11 @@ def simulated_forecast(
 
 
 def forecast(
-    state: FightState, *, method: str = "auto", samples: int = 100_000, seed: int = 0,
+    state: FightState,
+    *,
+    method: str = "auto",
+    samples: int = 100_000,
+    seed: int = 0,
     progress: Callable[[int, int], None] | None = None,
 ) -> Forecast:
     """The odds of the whole contest from ``state`` (a fresh fight or one in progress).
@@ -844,14 +852,21 @@ def _tactics(su: _Setup) -> dict[str, str]:
 
 def _notes(su: _Setup) -> list[str]:
     st = su.state
-    kind = "detailed contest (one-on-one rounds, damage halved)" if st.mode == "detailed" else (
-        "simple contest" + (" (group)" if su.n > 2 else "")
-        + (f", stakes {severity_name(st.stakes)}" if st.stakes else "")
-        + (", ties re-rolled" if st.on_tie == "reroll" else ", a tie is a draw")
+    kind = (
+        "detailed contest (one-on-one rounds, damage halved)"
+        if st.mode == "detailed"
+        else (
+            "simple contest"
+            + (" (group)" if su.n > 2 else "")
+            + (f", stakes {severity_name(st.stakes)}" if st.stakes else "")
+            + (", ties re-rolled" if st.on_tie == "reroll" else ", a tie is a draw")
+        )
     )
     out = [f"{kind} on the {st.track} track" + (", missile combat" if st.ranged else "")]
     if any(f.tactics.fudge_reduce_at == "destroyed" for f in su.fighters):
-        out.append("Fudge points are spent automatically to keep a wound out of the Destroyed box (unless a tactic says not)")
+        out.append(
+            "Fudge points are spent automatically to keep a wound out of the Destroyed box (unless a tactic says not)"
+        )
     if st.round:
         out.append(f"forecast from round {st.round}: rounds are counted from there")
     return out

@@ -8,7 +8,7 @@ from ...errors import CheckError
 from .character import Character, Role
 from .data_files import table
 
-__all__ = ["FudgeUse", "USES", "allowance", "convert_at_session_end", "gain_for_key", "spend"]
+__all__ = ["USES", "FudgeUse", "allowance", "convert_at_session_end", "gain_for_key", "spend"]
 
 FudgeUse = Literal["retro", "automatic", "reduce_wound", "story"]
 
@@ -55,7 +55,10 @@ def spend(character: Character, use: FudgeUse, *, vetoed: bool = False, advancem
             raise CheckError("the GM's veto is over story changes only")
         return character
     return character.model_copy(
-        update={"fudge_points": character.fudge_points - 1, "experience": character.experience + (1 if advancement else 0)}
+        update={
+            "fudge_points": character.fudge_points - 1,
+            "experience": character.experience + (1 if advancement else 0),
+        }
     )
 
 
@@ -64,5 +67,9 @@ def convert_at_session_end(character: Character, points: int, *, advancement: bo
     if points < 0 or points > character.fudge_points:
         raise CheckError(f"{character.name} can convert 0..{character.fudge_points} Fudge points, not {points}")
     if points and not advancement:
-        raise CheckError("character advancement is switched off in the house rules: unspent Fudge points just carry over")
-    return character.model_copy(update={"fudge_points": character.fudge_points - points, "experience": character.experience + points})
+        raise CheckError(
+            "character advancement is switched off in the house rules: unspent Fudge points just carry over"
+        )
+    return character.model_copy(
+        update={"fudge_points": character.fudge_points - points, "experience": character.experience + points}
+    )

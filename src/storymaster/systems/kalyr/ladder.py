@@ -15,7 +15,7 @@ from pydantic import BeforeValidator, PlainSerializer, WithJsonSchema
 from ...errors import CheckError
 from .data_files import table
 
-__all__ = ["FAIR", "LADDER", "Level", "LevelName", "SUPERB", "TERRIBLE", "level_name", "parse_level"]
+__all__ = ["FAIR", "LADDER", "SUPERB", "TERRIBLE", "Level", "LevelName", "level_name", "parse_level"]
 
 LADDER: dict[str, int] = {row["name"]: row["value"] for row in table("ladder")["ladder"]}
 _BY_VALUE = {v: k for k, v in LADDER.items()}

@@ -17,7 +17,8 @@ class KalyrHouseRules(HouseRules):
     for groups that like crunch and tells others to "ignore any or all of them" (ruling K12)."""
 
     winner_narrates: bool = Field(
-        True, description="Simple Contests, 'Optional Rule': the winner of a contest narrates its outcome (the GM always narrates information-gathering)."
+        True,
+        description="Simple Contests, 'Optional Rule': the winner of a contest narrates its outcome (the GM always narrates information-gathering).",
     )
     simple_armament_bonus: bool = Field(
         True,
@@ -44,21 +45,37 @@ class KalyrHouseRules(HouseRules):
         description="Ruling K5: the Incapacitated penalty from another track adds to the acting track's own Hurt/Very Hurt penalty (off: only the worse of the two counts).",
     )
     detailed_minimum_to_hit: bool = Field(
-        True, description="Specific rules for Detailed Combats: a winner needs at least Poor (adjusted by Scale) to hit."
+        True,
+        description="Specific rules for Detailed Combats: a winner needs at least Poor (adjusted by Scale) to hit.",
     )
     detailed_reach: bool = Field(
-        True, description="Specific rules for Detailed Combats: weapon reach (-1 to the shorter weapon, then to the loser; Close against Long cannot attack until it dodges)."
+        True,
+        description="Specific rules for Detailed Combats: weapon reach (-1 to the shorter weapon, then to the loser; Close against Long cannot attack until it dodges).",
     )
-    detailed_shields: bool = Field(True, description="Specific rules for Detailed Combats: a shield's value is subtracted from the opponent's weapon skill.")
+    detailed_shields: bool = Field(
+        True,
+        description="Specific rules for Detailed Combats: a shield's value is subtracted from the opponent's weapon skill.",
+    )
     detailed_weapon_size: bool = Field(
-        True, description="Specific rules for Detailed Combats: weapon+shield value 2 or more below the foe's gives -1 to combat skill."
+        True,
+        description="Specific rules for Detailed Combats: weapon+shield value 2 or more below the foe's gives -1 to combat skill.",
     )
-    detailed_aimed_blows: bool = Field(True, description="Specific rules for Detailed Combats: aimed blows (-1 and a Good or Great minimum).")
-    detailed_all_out: bool = Field(True, description="Specific rules for Detailed Combats: all-out offence (+1, +1 damage, foe +2 damage on tie/loss) and all-out defence (+2, harms only on a critical).")
+    detailed_aimed_blows: bool = Field(
+        True, description="Specific rules for Detailed Combats: aimed blows (-1 and a Good or Great minimum)."
+    )
+    detailed_all_out: bool = Field(
+        True,
+        description="Specific rules for Detailed Combats: all-out offence (+1, +1 damage, foe +2 damage on tie/loss) and all-out defence (+2, harms only on a critical).",
+    )
     detailed_scope_out: bool = Field(
-        True, description="Specific rules for Detailed Combats: successful all-out defence plus a Perception or Tactics roll gives the foe -1 next round."
+        True,
+        description="Specific rules for Detailed Combats: successful all-out defence plus a Perception or Tactics roll gives the foe -1 next round.",
     )
-    scope_out_difficulty: Level = Field("Fair", validate_default=True, description="Ruling K13: the difficulty of the Perception/Tactics roll after an all-out defence (the book sets none; Fair is its 'if in doubt' difficulty).")
+    scope_out_difficulty: Level = Field(
+        "Fair",
+        validate_default=True,
+        description="Ruling K13: the difficulty of the Perception/Tactics roll after an all-out defence (the book sets none; Fair is its 'if in doubt' difficulty).",
+    )
     critical_rule: Literal["dice_plus_4", "margin_3"] = Field(
         "dice_plus_4",
         description="Ruling K14: what counts as a 'critical result' for all-out defence (the chapter does not define it): all four dice showing [+], or winning by 3 or more.",
@@ -68,6 +85,8 @@ class KalyrHouseRules(HouseRules):
         description="Ruling K11: in a detailed-contest round only the loser checks for damage (on: both parties do, as in a simple contest).",
     )
     max_retro_shifts_per_roll: int = Field(
-        1, ge=1, description="Fudge Points: how many Fudge points one character may spend to shift the same roll by +1/-1 (ruling K16)."
+        1,
+        ge=1,
+        description="Fudge Points: how many Fudge points one character may spend to shift the same roll by +1/-1 (ruling K16).",
     )
     advancement: bool = Field(True, description="Character Advancement: 'strictly optional'; off for one-shots.")

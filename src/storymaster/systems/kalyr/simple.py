@@ -47,7 +47,11 @@ def simple_round(state: FightState, rng: DiceRng) -> tuple[FightState, list[Even
             notes.append(f"{active[longer][0].name} has much the longer reach: {hr.simple_reach_bonus:+d}")
     if not one_on_one and len(active[0]) != len(active[1]):
         small = 0 if len(active[0]) < len(active[1]) else 1
-        pens = outnumbering_penalties([f.level + m for f, m in zip(active[small], mods[small])], len(active[1 - small]), hr.outnumbering_max_penalty)
+        pens = outnumbering_penalties(
+            [f.level + m for f, m in zip(active[small], mods[small])],
+            len(active[1 - small]),
+            hr.outnumbering_max_penalty,
+        )
         for i, p in enumerate(pens):
             mods[small][i] += p
             if p:
@@ -66,7 +70,9 @@ def simple_round(state: FightState, rng: DiceRng) -> tuple[FightState, list[Even
     events = [
         Event(
             "contest",
-            "; ".join(notes + lines) + ". " + ("Tie: the contest is unresolved." if outcome is None else f"Side {outcome + 1} wins."),
+            "; ".join(notes + lines)
+            + ". "
+            + ("Tie: the contest is unresolved." if outcome is None else f"Side {outcome + 1} wins."),
             rnd,
             data={
                 "results": [[level_name(x) for x in r] for r in results],
@@ -113,7 +119,7 @@ def simple_round(state: FightState, rng: DiceRng) -> tuple[FightState, list[Even
         events.append(Event("draw", f"No result after {rnd} rolls: called a draw.", rnd))
     if over:
         events.append(Event("over", over_text(winner, sides), rnd, data={"winner": winner}))
-    new = state.model_copy(update={"round": rnd, "sides": tuple(tuple(s) for s in sides), "over": over, "winner": winner})
+    new = state.model_copy(
+        update={"round": rnd, "sides": tuple(tuple(s) for s in sides), "over": over, "winner": winner}
+    )
     return new, events
-
-

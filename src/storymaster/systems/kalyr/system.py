@@ -19,7 +19,7 @@ from .checks import CHECK_TYPES, check_odds, resolve_check
 from .combat import KalyrCombat
 from .options import KalyrHouseRules
 
-__all__ = ["KalyrSystem", "SYSTEM"]
+__all__ = ["SYSTEM", "KalyrSystem"]
 
 
 def _hr(house_rules: HouseRules | None) -> KalyrHouseRules:

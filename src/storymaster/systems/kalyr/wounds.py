@@ -23,14 +23,14 @@ __all__ = [
     "HURT",
     "SCRATCH",
     "SEVERITIES",
+    "VERY_HURT",
     "Severity",
     "Track",
     "TrackName",
-    "VERY_HURT",
     "Wound",
+    "heal_track",
     "healing_levels",
     "healing_time",
-    "heal_track",
     "mark_wound",
     "rest_track",
     "severity_for_damage",
@@ -42,7 +42,9 @@ SEVERITIES: dict[str, int] = {r["name"]: r["value"] for r in _ROWS}
 _NAMES = {v: k for k, v in SEVERITIES.items()}
 BOXES: dict[int, int] = {r["value"]: r["boxes"] for r in _ROWS}
 PENALTY: dict[int, int | None] = {r["value"]: r["penalty"] for r in _ROWS}
-SCRATCH, HURT, VERY_HURT, DEFEATED, DESTROYED = (SEVERITIES[n] for n in ("Scratch", "Hurt", "Very Hurt", "Defeated", "Destroyed"))
+SCRATCH, HURT, VERY_HURT, DEFEATED, DESTROYED = (
+    SEVERITIES[n] for n in ("Scratch", "Hurt", "Very Hurt", "Defeated", "Destroyed")
+)
 
 TrackName = Literal["physical", "mental", "social"]
 TRACKS: tuple[TrackName, ...] = ("physical", "mental", "social")

@@ -1,8 +1,8 @@
 """Philsys (RPGWW wiki article, revision of 21 March 2006) as a Storymaster rule system.
 
-    >>> from storymaster.systems.philsys import SYSTEM
-    >>> SYSTEM.name
-    'philsys'
+>>> from storymaster.systems.philsys import SYSTEM
+>>> SYSTEM.name
+'philsys'
 """
 
 from __future__ import annotations
@@ -68,8 +68,9 @@ class PhilsysSystem:
             return award_xp(character, request.amount)
         if isinstance(request, LevelUp):
             return level_up(character, request, rng, _hr(house_rules))
-        raise AdvancementError(f"philsys does not know the advancement {type(request).__name__}",
-                               hint="use XpAward or LevelUp")
+        raise AdvancementError(
+            f"philsys does not know the advancement {type(request).__name__}", hint="use XpAward or LevelUp"
+        )
 
     def forecast(
         self, state: BaseModel, *, method: str = "auto", samples: int = 100_000, seed: int = 0, progress: Any = None

@@ -148,9 +148,15 @@ def level_up(
             stats[stat] += 1
             raises += 1
         events.append(
-            Event("stat-raise", f"{which.capitalize()} stat {stat}: d100 = {r.total}, needs {threshold} or less: "
-                  + (f"raised to {stats[stat]:+d}." if ok else "no change."), 0, c.name,
-                  {"stat": stat, "roll": r.total, "threshold": threshold, "raised": ok}, (r,))
+            Event(
+                "stat-raise",
+                f"{which.capitalize()} stat {stat}: d100 = {r.total}, needs {threshold} or less: "
+                + (f"raised to {stats[stat]:+d}." if ok else "no change."),
+                0,
+                c.name,
+                {"stat": stat, "roll": r.total, "threshold": threshold, "raised": ok},
+                (r,),
+            )
         )
     c = c.model_copy(update={"stats": Stats(**stats), "stat_raises": c.stat_raises + raises})
     # 2. HP, MP, TP (after the stat raises)
@@ -160,8 +166,13 @@ def level_up(
         gains[key] = max(0, r.total)
         text = f"Max {key.upper()} +{gains[key]} ({e} = {r.total})."
         events.append(Event("gain", text, 0, c.name, {key: gains[key]}, (r,)))
-    c = c.model_copy(update={"hp_gained": c.hp_gained + gains["hp"], "mp_gained": c.mp_gained + gains["mp"],
-                             "tp_gained": c.tp_gained + gains["tp"]})
+    c = c.model_copy(
+        update={
+            "hp_gained": c.hp_gained + gains["hp"],
+            "mp_gained": c.mp_gained + gains["mp"],
+            "tp_gained": c.tp_gained + gains["tp"],
+        }
+    )
     # 3. skills
     allowed = skill_raises_allowed(c.stats.WIS)
     if len(req.skills) > allowed:
@@ -213,8 +224,13 @@ def level_up(
         text = f"{verb.capitalize()} {sk.label}: {how}: " + (f"rank {sk.rank}." if ok else "no change.")
         data = {"skill": sk.name, "success": ok, "rank": sk.rank, "target": target}
         events.append(Event("skill-raise", text, 0, c.name, data, rolls))
-    c = c.model_copy(update={"skills": [skills[n.lower()] for n in order], "level": lvl,
-                             "xp": (c.xp - need if hr.xp_surplus_carries else 0) if not req.ignore_xp else c.xp})
+    c = c.model_copy(
+        update={
+            "skills": [skills[n.lower()] for n in order],
+            "level": lvl,
+            "xp": (c.xp - need if hr.xp_surplus_carries else 0) if not req.ignore_xp else c.xp,
+        }
+    )
     events.insert(0, Event("level", f"{c.name} reaches level {lvl}.", 0, c.name, {"level": lvl}))
     problems = [p for p in validate(c, hr) if p.where.startswith("stats")]
     if problems:

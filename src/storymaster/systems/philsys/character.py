@@ -239,8 +239,11 @@ class Equipment(Model):
         section = {"weapon": "weapons", "missile": "missile_weapons", "armor": "armor"}[info.field_name or ""]
         known = equipment()[section]
         if value not in known:
-            raise ValueError(f"no {info.field_name} called {value!r} in the catalogue ({', '.join(known)}); describe it in full")
+            raise ValueError(
+                f"no {info.field_name} called {value!r} in the catalogue ({', '.join(known)}); describe it in full"
+            )
         return {"name": value, **known[value]}
+
     unarmed_base_damage: int = Field(0, ge=0, description="Gauntlets, heavy boots, knuckles: base damage unarmed.")
     other: list[str] = Field(default_factory=list)
 
@@ -391,7 +394,9 @@ def validate(c: Character, hr: PhilsysHouseRules | None = None) -> list[Problem]
     if c.stats.total() > allowed:
         probs.append(
             Problem(
-                "stats", f"stats add up to {c.stats.total()}, more than the {allowed} points allowed", "Stats: 21 points"
+                "stats",
+                f"stats add up to {c.stats.total()}, more than the {allowed} points allowed",
+                "Stats: 21 points",
             )
         )
     if c.level == 1 and c.stat_raises:
@@ -470,7 +475,7 @@ def strength_shortfalls(c: Character) -> list[tuple[str, int]]:
     out = []
     e = c.equipment
     for item in (e.weapon, e.missile, e.armor, e.shield):
-        if item is not None and item.strength is not None and c.stats.STR < item.strength:
+        if item is not None and item.strength is not None and item.strength > c.stats.STR:
             out.append((item.name, item.strength - c.stats.STR))
     return out
 

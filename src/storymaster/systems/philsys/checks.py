@@ -28,8 +28,8 @@ __all__ = [
     "SkillCheck",
     "StatCheck",
     "check_odds",
-    "melee_result",
     "magic_result",
+    "melee_result",
     "resolve_check",
 ]
 
@@ -256,12 +256,19 @@ def resolve_check(check: Check, rng: DiceRng, hr: PhilsysHouseRules | None = Non
         total = r.total + mod
         margin = total - check.td
         result = classify(check, margin, hr)
-        text = (
-            f"The d20 showed {r.total}; with the modifier {mod:+d} that makes {total} against TD {check.td}. "
-            + ("Equal to or above the TD: success." if result == "success" else f"Short by {-margin}: failure.")
+        text = f"The d20 showed {r.total}; with the modifier {mod:+d} that makes {total} against TD {check.td}. " + (
+            "Equal to or above the TD: success." if result == "success" else f"Short by {-margin}: failure."
         )
-        return Outcome(SYSTEM_NAME, check.describe(), result, result == "success", text, (r,), margin,
-                       {"total": total, "td": check.td, "modifier": mod})
+        return Outcome(
+            SYSTEM_NAME,
+            check.describe(),
+            result,
+            result == "success",
+            text,
+            (r,),
+            margin,
+            {"total": total, "td": check.td, "modifier": mod},
+        )
     if isinstance(check, (OpposedCheck, MeleeAttack, MissileAttack, MagicAttack)):
         a_mod, d_mod, d_rolls, who = _sides(check)
         ra = _d20(rng, f"{who[0]} d20")
@@ -279,8 +286,16 @@ def resolve_check(check: Check, rng: DiceRng, hr: PhilsysHouseRules | None = Non
         result = classify(check, margin, hr)
         text = f"{who[0].capitalize()} rolled {ra.total}{a_mod:+d} = {a_total}; {d_text}. "
         text += _verdict(result, margin, hr)
-        return Outcome(SYSTEM_NAME, check.describe(), result, result in SUCCESS, text, tuple(rolls), margin,
-                       {"attacker_total": a_total, "defender_total": d_total})
+        return Outcome(
+            SYSTEM_NAME,
+            check.describe(),
+            result,
+            result in SUCCESS,
+            text,
+            tuple(rolls),
+            margin,
+            {"attacker_total": a_total, "defender_total": d_total},
+        )
     raise CheckError(f"philsys cannot resolve a {type(check).__name__}")
 
 

@@ -177,8 +177,10 @@ class PhilsysCombat:
         try:
             opts = options if isinstance(options, FightOptions) else FightOptions.model_validate(dict(options or {}))
         except ValidationError as exc:
-            raise CombatError(_explain(exc, "fight options"), hint="tactics: auto|melee|missile|magic; "
-                              "aim: limb|abdomen|torso|head; distance: medium|long") from None
+            raise CombatError(
+                _explain(exc, "fight options"),
+                hint="tactics: auto|melee|missile|magic; aim: limb|abdomen|torso|head; distance: medium|long",
+            ) from None
         if len(sides) < 2 or any(len(s) == 0 for s in sides):
             raise CombatError("a fight needs at least two sides with at least one character each")
         fighters = []
@@ -260,8 +262,15 @@ class PhilsysCombat:
         new = state.model_copy(update={"fighters": tuple(fs), "order": tuple(order), "round": rnd})
         new = _settle(new)
         if new.over:
-            who = "nobody" if new.winner is None else "side " + str(new.winner) + " (" + ", ".join(
-                f.name for f in new.fighters if f.side == new.winner and f.active) + ")"
+            who = (
+                "nobody"
+                if new.winner is None
+                else "side "
+                + str(new.winner)
+                + " ("
+                + ", ".join(f.name for f in new.fighters if f.side == new.winner and f.active)
+                + ")"
+            )
             text = f"The fight is over after {rnd} round(s); winner: {who}."
             events.append(Event("end", text, rnd, data={"winner": new.winner}))
         return new, events
@@ -427,8 +436,14 @@ def _melee(
     result = melee_result(margin, parry, hr)
     weapon = f.character.equipment.weapon.name if f.character.equipment.weapon else "bare hands"
     text = f"{f.name} attacks {g.name} ({attack}, {weapon}): {ra.total}{at:+d} = {a_total}; {d_text}."
-    data: dict[str, Any] = {"target": g.name, "attack": attack, "result": result, "margin": margin,
-                            "attack_total": a_total, "defence_total": d_total}
+    data: dict[str, Any] = {
+        "target": g.name,
+        "attack": attack,
+        "result": result,
+        "margin": margin,
+        "attack_total": a_total,
+        "defence_total": d_total,
+    }
     if result in ("hit", "critical hit"):
         rd = roll(expression, rng, label=f"{f.name} damage {expression}")
         rolls.append(rd)

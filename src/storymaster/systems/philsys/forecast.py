@@ -49,11 +49,20 @@ from ...odds import distribution
 from . import damage as dmg
 from .character import Character, at_pa, hp_max, initiative_bonus
 from .checks import MagicAttack, MeleeAttack, MissileAttack, OpposedCheck, check_odds
-from .combat import FightState, Fighter, _mean, _pick, best_attack, melee_options
+from .combat import Fighter, FightState, _mean, _pick, best_attack, melee_options
 from .options import PhilsysHouseRules
 
-__all__ = ["END_STATES", "METHODS", "end_state", "end_states", "exact_fits", "exact_problem", "forecast", "simulate_batch",
-           "tactics_text"]
+__all__ = [
+    "END_STATES",
+    "METHODS",
+    "end_state",
+    "end_states",
+    "exact_fits",
+    "exact_problem",
+    "forecast",
+    "simulate_batch",
+    "tactics_text",
+]
 
 END_STATES: tuple[str, ...] = ("unhurt", "wounded", "critical health", "unconscious", "dead")
 UNHURT, WOUNDED, CRITICAL, UNCONSCIOUS, DEAD = range(5)
@@ -132,7 +141,9 @@ def _spec(f: Fighter, state: FightState) -> _Spec:
     choices = tuple(melee_options(c, hr))
     forced = _pick(opts.attack, f)
     if forced and forced not in {a for a, _ in choices}:
-        raise CombatError(f"{f.name} cannot make a {forced!r} attack", hint="choose one of " + ", ".join(a for a, _ in choices))
+        raise CombatError(
+            f"{f.name} cannot make a {forced!r} attack", hint="choose one of " + ", ".join(a for a, _ in choices)
+        )
     heals: list[tuple[float, int, _Ability]] = []
     spells: list[tuple[float, int, _Ability]] = []
     for pos, a in enumerate(c.abilities):
@@ -157,14 +168,28 @@ def _spec(f: Fighter, state: FightState) -> _Spec:
     at0, pa0 = at_pa(c, hr)
     sh = eq.shield
     return _Spec(
-        name=f.name, side=f.side, top=hp_max(c), sta=c.stats.STA, at0=at0, pa0=pa0,
-        sh_at=sh.at if sh else 0, sh_pa=sh.pa if sh else 0, shield_ac=sh.ac if sh else None,
-        ac=eq.armor.ac if eq.armor else 0, tactic=tactic, choices=choices, forced=forced,
+        name=f.name,
+        side=f.side,
+        top=hp_max(c),
+        sta=c.stats.STA,
+        at0=at0,
+        pa0=pa0,
+        sh_at=sh.at if sh else 0,
+        sh_pa=sh.pa if sh else 0,
+        shield_ac=sh.ac if sh else None,
+        ac=eq.armor.ac if eq.armor else 0,
+        tactic=tactic,
+        choices=choices,
+        forced=forced,
         heals=tuple(a for *_, a in sorted(heals, key=lambda t: (t[0], t[1]))),
         spells=tuple(a for *_, a in sorted(spells, key=lambda t: (t[0], t[1]))),
-        missile=missile, aim=_pick(opts.aim, f) or "abdomen",
-        mdef=dmg.missile_defence_modifier(c, opts.distance, hr), resist=dmg.magic_resist_modifier(c),
-        head_shot_kills=c.head_shot_kills, has_limbs=c.has_limbs, init_bonus=initiative_bonus(c, hr),
+        missile=missile,
+        aim=_pick(opts.aim, f) or "abdomen",
+        mdef=dmg.missile_defence_modifier(c, opts.distance, hr),
+        resist=dmg.magic_resist_modifier(c),
+        head_shot_kills=c.head_shot_kills,
+        has_limbs=c.has_limbs,
+        init_bonus=initiative_bonus(c, hr),
     )
 
 
@@ -231,7 +256,7 @@ def tactics_text(state: FightState) -> dict[str, str]:
     for f in state.fighters:
         t = _pick(state.options.tactics, f) or "auto"
         extra = []
-        if (a := _pick(state.options.attack, f)):
+        if a := _pick(state.options.attack, f):
             extra.append(f"attack {a}")
         if (aim := _pick(state.options.aim, f)) and f.character.equipment.missile is not None:
             extra.append(f"aim {aim}")
@@ -372,7 +397,9 @@ class _Duel:
         self.killed = [np.zeros(self.size[a]) for a in (0, 1)]  # head shots: the winner's HP
         cells = 4 * len(self.states[0]) * len(self.states[1]) * self.size[0] * self.size[1]
         if cells > MAX_CELLS:  # the most there could be (only those that hold mass are kept)
-            raise OddsError(f"the duel has {cells:,} states: too many to forecast exactly", hint="use --method simulate")
+            raise OddsError(
+                f"the duel has {cells:,} states: too many to forecast exactly", hint="use --method simulate"
+            )
 
     def _states(self, k: int) -> list[tuple[int, int, bool, bool]]:
         """(MP, TP, heavy wound, shield broken) fighter k can come to, the current one first."""
@@ -404,7 +431,8 @@ class _Duel:
     def pen(self, hp: int, heavy: bool) -> int:
         hr = self.hr
         return (hr.critical_health_penalty if 0 < hp <= hr.critical_health_threshold else 0) + (
-            hr.heavy_wound_penalty if heavy else 0)
+            hr.heavy_wound_penalty if heavy else 0
+        )
 
     def bands(self, k: int, attacker: bool) -> list[tuple[int, int]]:
         """[lo, hi) HP bands of fighter k in which nothing the engine decides on changes."""
@@ -423,7 +451,9 @@ class _Duel:
 
     def labels(self, k: int, lo: int, hi: int) -> np.ndarray:
         hp = np.arange(lo, hi)
-        return np.where(hp >= self.s[k].top, UNHURT, np.where(hp > self.hr.critical_health_threshold, WOUNDED, CRITICAL))
+        return np.where(
+            hp >= self.s[k].top, UNHURT, np.where(hp > self.hr.critical_health_threshold, WOUNDED, CRITICAL)
+        )
 
     def loser_dead(self, final: np.ndarray) -> np.ndarray:
         hr = self.hr
@@ -458,8 +488,9 @@ class _Duel:
             return "melee", next((x, e) for x, e in s.choices if x == s.forced)
         at, _ = self.at_pa(a, xa[3])
         _, pa = self.at_pa(b, xb[3])
-        return "melee", best_attack(s.choices, at - self.pen(ha, xa[2]), pa - self.pen(hb, xb[2]), True,
-                                    self.s[b].ac // 3, self.hr)
+        return "melee", best_attack(
+            s.choices, at - self.pen(ha, xa[2]), pa - self.pen(hb, xb[2]), True, self.s[b].ac // 3, self.hr
+        )
 
     def turn(self, G: dict, a: int) -> dict:
         """Fighter a's turn on every fight still going: G maps (lose0, lose1, st0, st1) to an HP grid (hp0, hp1)."""
@@ -506,10 +537,25 @@ class _Duel:
                             shift = x - what.hp
                             cut = max(alo, min(ahi, top_a - shift + 1))  # rows from here on end at max HP
                             if alo < cut:
-                                put(0, lb, ra2, rb, slice(alo + shift, cut + shift), slice(blo, bhi), q * block[:cut - alo])
+                                put(
+                                    0,
+                                    lb,
+                                    ra2,
+                                    rb,
+                                    slice(alo + shift, cut + shift),
+                                    slice(blo, bhi),
+                                    q * block[: cut - alo],
+                                )
                             if cut < ahi:
-                                put(0, lb, ra2, rb, slice(top_a, top_a + 1), slice(blo, bhi),
-                                    q * block[cut - alo:].sum(axis=0, keepdims=True))
+                                put(
+                                    0,
+                                    lb,
+                                    ra2,
+                                    rb,
+                                    slice(top_a, top_a + 1),
+                                    slice(blo, bhi),
+                                    q * block[cut - alo :].sum(axis=0, keepdims=True),
+                                )
                         continue
                     if kind == "shoot":
                         aim, expression, can_kill = what
@@ -548,8 +594,18 @@ class _Duel:
                     self.spread(put, block, outcomes, lb, ra, 0, (alo, ahi), (blo, bhi), a)
         return new
 
-    def spread(self, put: Callable[..., None], block: np.ndarray, outcomes: list[tuple[float, int, int, int]], lb: int,
-               ra2: int, cost_hp: int, arange: tuple[int, int], brange: tuple[int, int], a: int) -> None:
+    def spread(
+        self,
+        put: Callable[..., None],
+        block: np.ndarray,
+        outcomes: list[tuple[float, int, int, int]],
+        lb: int,
+        ra2: int,
+        cost_hp: int,
+        arange: tuple[int, int],
+        brange: tuple[int, int],
+        a: int,
+    ) -> None:
         """Move a band's mass by each (probability, attacker's lose flag, damage, defender's new state)."""
         alo, ahi = arange
         blo, bhi = brange
@@ -561,10 +617,10 @@ class _Duel:
                 continue
             s_lo = max(blo, d + 1)
             if s_lo < bhi:
-                put(lose, lb, ra2, rb2, slice(a2lo, a2hi), slice(s_lo - d, bhi - d), q * block[:, s_lo - blo:])
+                put(lose, lb, ra2, rb2, slice(a2lo, a2hi), slice(s_lo - d, bhi - d), q * block[:, s_lo - blo :])
             f_hi = min(bhi, d + 1)
             if blo < f_hi:  # the defender falls: (winner's HP, loser's HP + offset)
-                fallen[a2lo:a2hi, blo - d + off:f_hi - d + off] += q * block[:, :f_hi - blo]
+                fallen[a2lo:a2hi, blo - d + off : f_hi - d + off] += q * block[:, : f_hi - blo]
 
     def settle_fallen(self, r: int, ends: dict, rounds: dict) -> None:
         """Book the fights decided this round: who won, and how each ended."""
@@ -660,12 +716,20 @@ def _exact(plan: _Plan) -> Forecast:
         per[0][END_STATES[l0]] += p
         per[1][END_STATES[l1]] += p
     return Forecast(
-        system=SYSTEM_NAME, method="exact", sides=_sides(plan), p_win=tuple(p_win), p_draw=p_draw,
+        system=SYSTEM_NAME,
+        method="exact",
+        sides=_sides(plan),
+        p_win=tuple(p_win),
+        p_draw=p_draw,
         rounds=dict(sorted(rounds.items())),
         combatants=tuple(CombatantForecast(s.name, s.side, dict(per[k])) for k, s in enumerate(plan.specs)),
-        error=error, tactics=tactics_text(plan.state), draw_meaning=_draw_meaning(plan),
-        notes=("exact: an absorbing Markov chain over both fighters' HP, MP and TP (a duel); "
-               "initiative orders weighed by their exact odds",),
+        error=error,
+        tactics=tactics_text(plan.state),
+        draw_meaning=_draw_meaning(plan),
+        notes=(
+            "exact: an absorbing Markov chain over both fighters' HP, MP and TP (a duel); "
+            "initiative orders weighed by their exact odds",
+        ),
     )
 
 
@@ -963,8 +1027,8 @@ class _Sim:
 
     def codes(self) -> np.ndarray:
         thr = self.hr.critical_health_threshold
-        out = np.where(self.HP > thr, WOUNDED, CRITICAL)
-        out = np.where(self.HP >= self.top, UNHURT, out)
+        out = np.where(thr < self.HP, WOUNDED, CRITICAL)
+        out = np.where(self.top <= self.HP, UNHURT, out)
         out = np.where(self.UNC, UNCONSCIOUS, out)
         return np.where(self.DEAD, DEAD, out)
 
@@ -980,9 +1044,16 @@ def _batches(plan: _Plan) -> Callable[[int, np.random.Generator], Batch]:
 
 def _simulated(plan: _Plan, samples: int, seed: int, progress: Any) -> Forecast:
     return run_simulation(
-        SYSTEM_NAME, _batches(plan), sides=_sides(plan),
-        combatant_sides={s.name: s.side for s in plan.specs}, samples=samples, seed=seed, chunk=CHUNK,
-        tactics=tactics_text(plan.state), draw_meaning=_draw_meaning(plan), progress=progress,
+        SYSTEM_NAME,
+        _batches(plan),
+        sides=_sides(plan),
+        combatant_sides={s.name: s.side for s in plan.specs},
+        samples=samples,
+        seed=seed,
+        chunk=CHUNK,
+        tactics=tactics_text(plan.state),
+        draw_meaning=_draw_meaning(plan),
+        progress=progress,
     )
 
 
@@ -1001,10 +1072,17 @@ def _finished(plan: _Plan) -> Forecast:
     st = plan.state
     p_win = tuple(1.0 if st.winner == i else 0.0 for i in range(plan.n_sides))
     return Forecast(
-        system=SYSTEM_NAME, method="exact", sides=_sides(plan), p_win=p_win, p_draw=0.0 if st.winner is not None else 1.0,
-        rounds={0: 1.0}, combatants=tuple(CombatantForecast(f.name, f.side, {end_state(f, st.house_rules): 1.0})
-                                          for f in st.fighters),
-        error=0.0, tactics=tactics_text(st), draw_meaning=_draw_meaning(plan), notes=("the fight is already over",),
+        system=SYSTEM_NAME,
+        method="exact",
+        sides=_sides(plan),
+        p_win=p_win,
+        p_draw=0.0 if st.winner is not None else 1.0,
+        rounds={0: 1.0},
+        combatants=tuple(CombatantForecast(f.name, f.side, {end_state(f, st.house_rules): 1.0}) for f in st.fighters),
+        error=0.0,
+        tactics=tactics_text(st),
+        draw_meaning=_draw_meaning(plan),
+        notes=("the fight is already over",),
     )
 
 

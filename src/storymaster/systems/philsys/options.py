@@ -93,7 +93,9 @@ class PhilsysHouseRules(HouseRules):
         False,
         description="Optional rule (Taking Damage): characters below 0 HP lose HP each round until dead or healed.",
     )
-    bleeding_rate: int = Field(1, ge=1, le=4, description="HP lost per round when bleeding ('a point or three' more if severe).")
+    bleeding_rate: int = Field(
+        1, ge=1, le=4, description="HP lost per round when bleeding ('a point or three' more if severe)."
+    )
     death_threshold: int = Field(
         -10,
         le=0,
@@ -131,4 +133,6 @@ class PhilsysHouseRules(HouseRules):
             "destroyed'). Default: the event is noted, the shield holds."
         ),
     )
-    max_rounds: int = Field(100, ge=1, le=10_000, description="The automatic fight engine stops (a draw) after this many rounds.")
+    max_rounds: int = Field(
+        100, ge=1, le=10_000, description="The automatic fight engine stops (a draw) after this many rounds."
+    )

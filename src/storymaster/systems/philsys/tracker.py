@@ -62,7 +62,9 @@ def _details(f: Fighter) -> dict[str, str | int]:
 
 def fight_tracker(state: FightState) -> list[CombatantStatus]:
     order = fight_order(state)
-    opener = None if state.over else next((state.fighters[i].name for i in state.order if state.fighters[i].active), None)
+    opener = (
+        None if state.over else next((state.fighters[i].name for i in state.order if state.fighters[i].active), None)
+    )
     return [
         CombatantStatus(
             name=f.name,

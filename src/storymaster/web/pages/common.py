@@ -24,7 +24,12 @@ from ..deps import SESSION_COOKIE, Caller, now_text, sha256
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 STATIC = Path(__file__).resolve().parent.parent / "static"
 
-env = Environment(loader=FileSystemLoader(str(TEMPLATES)), autoescape=select_autoescape(default=True), trim_blocks=True, lstrip_blocks=True)
+env = Environment(
+    loader=FileSystemLoader(str(TEMPLATES)),
+    autoescape=select_autoescape(default=True),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +77,9 @@ async def form_of(request: Request, v: Visitor | None) -> Any:
     if v is not None:
         sent = str(form.get("csrf") or request.headers.get("X-CSRF-Token") or "")
         if not sent or not hmac.compare_digest(sent, v.csrf):
-            raise PageError(403, "this form has expired or did not come from this site", "reload the page and try again")
+            raise PageError(
+                403, "this form has expired or did not come from this site", "reload the page and try again"
+            )
     return form
 
 
@@ -80,7 +87,9 @@ def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HT
     v = ctx.pop("v", None)
     if v is None:
         v = visitor(request)
-    html = env.get_template(template).render(request=request, me=v.caller if v else None, csrf=v.csrf if v else "", **ctx)
+    html = env.get_template(template).render(
+        request=request, me=v.caller if v else None, csrf=v.csrf if v else "", **ctx
+    )
     return HTMLResponse(html, status_code=status)
 
 
@@ -98,7 +107,7 @@ def error_message(exc: BaseException) -> tuple[int, str, str]:
         message = getattr(exc, "message", str(exc))
         try:
             expression = exc.to_json().get("expression")
-        except Exception:  # noqa: BLE001
+        except Exception:
             expression = None
         if expression:
             message = f"in the dice {expression!r}: {message}"

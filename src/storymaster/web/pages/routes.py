@@ -24,10 +24,44 @@ from ...rules import all_systems, get_system
 from ..deps import CSRF_COOKIE, SESSION_COOKIE, Id, now_text, sha256
 from ..routers import auth, campaigns, characters, posts, scenes
 from ..schemas import (
-    CampaignIn, CharacterIn, CombatIn, HouseRulesIn, LoginIn, MemberIn, NoteIn, PostEditIn, PostIn, PreviewIn, RegisterIn, SceneIn, ScenePatch,
+    CampaignIn,
+    CharacterIn,
+    CombatIn,
+    HouseRulesIn,
+    LoginIn,
+    MemberIn,
+    NoteIn,
+    PostEditIn,
+    PostIn,
+    PreviewIn,
+    RegisterIn,
+    SceneIn,
+    ScenePatch,
 )
-from .common import PageError, SignInFirst, Visitor, error_message, error_page, form_of, render, require, see_other, to_sign_in, visitor
-from .sheets import check_controls, check_sheet, field_help, form_fields, merge_form, read_check_controls, sheet_rows, split_sheet, starter_sheet
+from .common import (
+    PageError,
+    SignInFirst,
+    Visitor,
+    error_message,
+    error_page,
+    form_of,
+    render,
+    require,
+    see_other,
+    to_sign_in,
+    visitor,
+)
+from .sheets import (
+    check_controls,
+    check_sheet,
+    field_help,
+    form_fields,
+    merge_form,
+    read_check_controls,
+    sheet_rows,
+    split_sheet,
+    starter_sheet,
+)
 
 router = APIRouter(include_in_schema=False)
 
@@ -74,7 +108,9 @@ def _parse_doc(text: str, what: str) -> Any:
     try:
         return yaml.safe_load(text)
     except (yaml.YAMLError, RecursionError) as exc:
-        raise PageError(422, f"the {what} is not valid YAML or JSON", (str(exc).splitlines() or ["too deeply nested"])[0]) from None
+        raise PageError(
+            422, f"the {what} is not valid YAML or JSON", (str(exc).splitlines() or ["too deeply nested"])[0]
+        ) from None
 
 
 async def _run(request: Request, fn):
@@ -137,9 +173,15 @@ async def signup_submit(request: Request) -> Response:
     except PageError as exc:
         return error_page(request, exc)
     nxt = _safe_next(str(form.get("next") or ""))
-    name, password, email = str(form.get("name") or ""), str(form.get("password") or ""), str(form.get("email") or "") or None
+    name, password, email = (
+        str(form.get("name") or ""),
+        str(form.get("password") or ""),
+        str(form.get("email") or "") or None,
+    )
     try:
-        auth.register(RegisterIn(name=name, password=password, email=email), _store(request), _settings(request), _now(request))
+        auth.register(
+            RegisterIn(name=name, password=password, email=email), _store(request), _settings(request), _now(request)
+        )
         resp = see_other(nxt)
         auth.login(LoginIn(name=name, password=password), resp, _store(request), _settings(request), _now(request))
         return resp
@@ -183,7 +225,11 @@ async def campaign_create(request: Request) -> Response:
     async def go():
         v = require(request)
         form = await form_of(request, v)
-        body = CampaignIn(name=str(form.get("name") or ""), system=str(form.get("system") or ""), description=str(form.get("description") or ""))
+        body = CampaignIn(
+            name=str(form.get("name") or ""),
+            system=str(form.get("system") or ""),
+            description=str(form.get("description") or ""),
+        )
         view = campaigns.create(body, _store(request), v.caller, _now(request))
         return see_other(f"/campaigns/{view['id']}")
 
@@ -194,7 +240,12 @@ def _campaign_ctx(request: Request, v: Visitor, cid: int) -> dict[str, Any]:
     store = _store(request)
     view = campaigns.read(cid, store, v.caller)
     system = get_system(view["system"])
-    ctx: dict[str, Any] = {"c": view, "system": system, "names": {m["user"]: m["name"] for m in view["members"]}, "field_help": lambda: field_help(system)}
+    ctx: dict[str, Any] = {
+        "c": view,
+        "system": system,
+        "names": {m["user"]: m["name"] for m in view["members"]},
+        "field_help": lambda: field_help(system),
+    }
     if view["your_role"] == "gm":
         ctx["notes"] = campaigns.notes(cid, store, v.caller)
         ctx["invite"] = f"/join/{cid}/{invite_token(store, cid)}"
@@ -216,7 +267,13 @@ async def campaign_add_member(request: Request, cid: Id) -> Response:
     async def go():
         v = require(request)
         form = await form_of(request, v)
-        campaigns.add_member(cid, MemberIn(user=str(form.get("user") or ""), role=str(form.get("role") or "player")), _store(request), v.caller, _now(request))
+        campaigns.add_member(
+            cid,
+            MemberIn(user=str(form.get("user") or ""), role=str(form.get("role") or "player")),
+            _store(request),
+            v.caller,
+            _now(request),
+        )
         return see_other(f"/campaigns/{cid}#members")
 
     return await _run(request, go)
@@ -307,7 +364,17 @@ async def character_new(request: Request, cid: Id) -> Response:
         start = yaml.safe_load(starter_sheet(system)) or {}
         values, text = split_sheet(system, start)
         report = check_sheet(system, start, ctx["c"]["house_rules"])
-        return render(request, "builder.html", v=v, values=values, fields=form_fields(system), sheet_text=text, report=report, char=None, **ctx)
+        return render(
+            request,
+            "builder.html",
+            v=v,
+            values=values,
+            fields=form_fields(system),
+            sheet_text=text,
+            report=report,
+            char=None,
+            **ctx,
+        )
 
     return await _run(request, go)
 
@@ -326,7 +393,17 @@ async def character_check(request: Request, cid: Id) -> Response:
         if "application/json" in request.headers.get("accept", ""):
             return JSONResponse({**report, "html": render(request, "_report.html", v=v, report=report).body.decode()})
         char = _int(form.get("char"), "character")
-        return render(request, "builder.html", v=v, values=values, fields=form_fields(system), sheet_text=text, report=report, char=char, **ctx)
+        return render(
+            request,
+            "builder.html",
+            v=v,
+            values=values,
+            fields=form_fields(system),
+            sheet_text=text,
+            report=report,
+            char=char,
+            **ctx,
+        )
 
     return await _run(request, go)
 
@@ -353,8 +430,18 @@ async def character_create(request: Request, cid: Id) -> Response:
             if not report["problems"]:
                 report["problems"] = [{"where": "", "message": error_message(exc)[1]}]
             status = getattr(exc, "status", 422)
-            return render(request, "builder.html", status=status if 400 <= status < 500 else 422, v=v, values=values,
-                          fields=form_fields(system), sheet_text=text, report=report, char=char, **ctx)
+            return render(
+                request,
+                "builder.html",
+                status=status if 400 <= status < 500 else 422,
+                v=v,
+                values=values,
+                fields=form_fields(system),
+                sheet_text=text,
+                report=report,
+                char=char,
+                **ctx,
+            )
         return see_other(f"/campaigns/{cid}/characters/{view['id']}")
 
     return await _run(request, go)
@@ -368,7 +455,9 @@ async def character_page(request: Request, cid: Id, char: Id) -> Response:
         view = characters.read_character(cid, char, _store(request), v.caller)
         can_edit = ctx["c"]["your_role"] == "gm" or view["owner"] == v.caller.id
         rows, totals, derived = sheet_rows(ctx["system"], view["sheet"], ctx["c"]["house_rules"])
-        return render(request, "sheet.html", v=v, ch=view, rows=rows, totals=totals, derived=derived, can_edit=can_edit, **ctx)
+        return render(
+            request, "sheet.html", v=v, ch=view, rows=rows, totals=totals, derived=derived, can_edit=can_edit, **ctx
+        )
 
     return await _run(request, go)
 
@@ -383,7 +472,17 @@ async def character_edit(request: Request, cid: Id, char: Id) -> Response:
             raise Forbidden("only the character's owner or the GM edits it")
         values, text = split_sheet(ctx["system"], view["sheet"])
         report = check_sheet(ctx["system"], view["sheet"], ctx["c"]["house_rules"])
-        return render(request, "builder.html", v=v, values=values, fields=form_fields(ctx["system"]), sheet_text=text, report=report, char=char, **ctx)
+        return render(
+            request,
+            "builder.html",
+            v=v,
+            values=values,
+            fields=form_fields(ctx["system"]),
+            sheet_text=text,
+            report=report,
+            char=char,
+            **ctx,
+        )
 
     return await _run(request, go)
 
@@ -421,7 +520,13 @@ async def scene_open(request: Request, cid: Id) -> Response:
             turn_seconds = int(float(hours) * 3600) if hours else None
         except (ValueError, OverflowError):
             raise PageError(422, "the deadline is a number of hours") from None
-        body = SceneIn(title=str(form.get("title") or ""), mode=mode, cast=[c for c in cast if c], turn_seconds=turn_seconds, on_deadline=str(form.get("on_deadline") or "skip"))
+        body = SceneIn(
+            title=str(form.get("title") or ""),
+            mode=mode,
+            cast=[c for c in cast if c],
+            turn_seconds=turn_seconds,
+            on_deadline=str(form.get("on_deadline") or "skip"),
+        )
         view = scenes.open_scene(cid, body, _store(request), v.caller, _now(request))
         return see_other(f"/scenes/{view['id']}")
 
@@ -439,8 +544,15 @@ def _scene_ctx(request: Request, v: Visitor, sid: int, *, forecast: bool = True)
     mine = [ch for ch in c["characters"] if not ch["retired"] and (is_gm or ch["owner"] == v.caller.id)]
     owed = scene.get("turn", {}).get("owed", [])
     ctx.update(
-        scene=scene, posts=post_list, chars=chars, my_chars=mine, owed=owed, is_gm=is_gm,
-        check_types=sorted(ctx["system"].check_types), visibility_text=VISIBILITY_TEXT, check_help=_check_help(ctx["system"]),
+        scene=scene,
+        posts=post_list,
+        chars=chars,
+        my_chars=mine,
+        owed=owed,
+        is_gm=is_gm,
+        check_types=sorted(ctx["system"].check_types),
+        visibility_text=VISIBILITY_TEXT,
+        check_help=_check_help(ctx["system"]),
         check_controls={t: check_controls(m) for t, m in sorted(ctx["system"].check_types.items())},
         last_post=max((p["id"] for p in post_list), default=0),
     )
@@ -472,11 +584,13 @@ def _forecast(store: Any, sid: int, system: Any, fight: dict[str, Any]) -> dict[
 
         with store.reading_scene(sid) as (c, s):
             sides = fight["sides"]
-            fresh = system.combat.start(_models(c, system, sides), house_rules=_rules(c, system), options=dict(fight.get("options") or {}))
+            fresh = system.combat.start(
+                _models(c, system, sides), house_rules=_rules(c, system), options=dict(fight.get("options") or {})
+            )
         state = type(fresh).model_validate(fight["state"])
         result = fn(state, samples=300, seed=1)  # modest: the page waits for it
         return result.to_json() if hasattr(result, "to_json") else {"problem": "the forecast gave no figures"}
-    except Exception as exc:  # noqa: BLE001 - a forecast is a nicety (OddsError, a system bug): never break the GM's page
+    except Exception as exc:
         return {"problem": (str(exc).splitlines() or [type(exc).__name__])[0]}
 
 
@@ -572,12 +686,22 @@ async def scene_post(request: Request, sid: Id) -> Response:
         if kind == "private" and not to:
             raise PageError(422, "choose who reads a private post")
         body = PostIn(
-            kind=kind, text=str(form.get("text") or ""), character=_int(form.get("character"), "character") if kind == "ic" else None,
-            to=to if kind == "private" else [], rolls=[roll] if roll else [], force=form.get("force") == "on",
+            kind=kind,
+            text=str(form.get("text") or ""),
+            character=_int(form.get("character"), "character") if kind == "ic" else None,
+            to=to if kind == "private" else [],
+            rolls=[roll] if roll else [],
+            force=form.get("force") == "on",
         )
         if form.get("action") == "preview":
             ctx = _scene_ctx(request, v, sid)
-            result = posts.preview_roll(sid, PreviewIn(**{k: v2 for k, v2 in roll.items() if k != "visibility"}), _store(request), v.caller) if roll else None
+            result = (
+                posts.preview_roll(
+                    sid, PreviewIn(**{k: v2 for k, v2 in roll.items() if k != "visibility"}), _store(request), v.caller
+                )
+                if roll
+                else None
+            )
             return render(request, "scene.html", v=v, draft=dict(form), preview=result, text_preview=body.text, **ctx)
         view = posts.create_post(sid, body, _store(request), v.caller, _now(request))
         return see_other(f"/scenes/{sid}#post-{view['id']}")
@@ -590,7 +714,9 @@ async def scene_post_edit(request: Request, sid: Id, pid: Id) -> Response:
     async def go():
         v = require(request)
         form = await form_of(request, v)
-        posts.edit_post(sid, pid, PostEditIn(text=str(form.get("text") or "")), _store(request), v.caller, _now(request))
+        posts.edit_post(
+            sid, pid, PostEditIn(text=str(form.get("text") or "")), _store(request), v.caller, _now(request)
+        )
         return see_other(f"/scenes/{sid}#post-{pid}")
 
     return await _run(request, go)
@@ -618,8 +744,13 @@ async def scene_settings(request: Request, sid: Id) -> Response:
         except (ValueError, OverflowError):
             raise PageError(422, "the deadline is a number of hours") from None
         cast = [x for x in (_int(c, "cast") for c in form.getlist("cast")) if x]
-        body = ScenePatch(title=str(form.get("title") or ""), mode=str(form.get("mode") or "free"), cast=cast,
-                          turn_seconds=turn_seconds, on_deadline=str(form.get("on_deadline") or "skip"))
+        body = ScenePatch(
+            title=str(form.get("title") or ""),
+            mode=str(form.get("mode") or "free"),
+            cast=cast,
+            turn_seconds=turn_seconds,
+            on_deadline=str(form.get("on_deadline") or "skip"),
+        )
         scenes.patch_scene(sid, body, _store(request), v.caller, _now(request))
         return see_other(f"/scenes/{sid}#gm")
 
@@ -677,15 +808,27 @@ async def verify_submit(request: Request) -> Response:
             if data:
                 text = data.decode("utf-8", errors="replace")
         if not text.strip():
-            return render(request, "verify.html", status=422, result=None, error="Paste an export or choose its file.", text="")
+            return render(
+                request, "verify.html", status=422, result=None, error="Paste an export or choose its file.", text=""
+            )
         try:
             doc = json.loads(text)
         except ValueError as exc:
-            return render(request, "verify.html", status=422, result=None, error=f"That is not JSON: {exc}", text=text[:200_000])
+            return render(
+                request, "verify.html", status=422, result=None, error=f"That is not JSON: {exc}", text=text[:200_000]
+            )
         try:
             result = verify_export(doc)
         except StorymasterError as exc:
-            return render(request, "verify.html", status=422, result=None, error=exc.message, hint=exc.hint or "", text=text[:200_000])
+            return render(
+                request,
+                "verify.html",
+                status=422,
+                result=None,
+                error=exc.message,
+                hint=exc.hint or "",
+                text=text[:200_000],
+            )
         return render(request, "verify.html", result=result, error="", text="")
 
     return await _run(request, go)

@@ -22,7 +22,10 @@ def starter_sheet(system: Any) -> str:
     if path.exists():
         lines = [ln for ln in path.read_text().splitlines() if not ln.startswith("system:")]
         return "\n".join(lines).strip() + "\n"
-    fields = {name: (f.default if f.default is not None and not callable(f.default) else "") for name, f in system.character_model.model_fields.items()}
+    fields = {
+        name: (f.default if f.default is not None and not callable(f.default) else "")
+        for name, f in system.character_model.model_fields.items()
+    }
     try:
         return yaml.safe_dump(fields, sort_keys=False)
     except yaml.YAMLError:
@@ -65,7 +68,7 @@ def _derived(model: BaseModel) -> list[tuple[str, str]]:
     for name in getattr(type(model), "model_computed_fields", {}) or {}:
         try:
             out.append((name.replace("_", " ").capitalize(), str(getattr(model, name))))
-        except Exception:  # noqa: BLE001
+        except Exception:
             continue
     return out
 
@@ -77,9 +80,21 @@ def check_sheet(system: Any, text: str | dict[str, Any], house_rules: dict[str, 
     try:
         data = dict(text) if isinstance(text, dict) else yaml.safe_load(text) if text.strip() else {}
     except (yaml.YAMLError, RecursionError) as exc:
-        return {"ok": False, "problems": [{"where": "sheet", "message": "not valid YAML: " + (str(exc).splitlines() or ["too deeply nested"])[0]}], "totals": [], "name": ""}
+        return {
+            "ok": False,
+            "problems": [
+                {"where": "sheet", "message": "not valid YAML: " + (str(exc).splitlines() or ["too deeply nested"])[0]}
+            ],
+            "totals": [],
+            "name": "",
+        }
     if not isinstance(data, dict):
-        return {"ok": False, "problems": [{"where": "sheet", "message": "a sheet is a mapping of field: value"}], "totals": [], "name": ""}
+        return {
+            "ok": False,
+            "problems": [{"where": "sheet", "message": "a sheet is a mapping of field: value"}],
+            "totals": [],
+            "name": "",
+        }
     data.pop("system", None)
     try:
         hr = system.house_rules_model.model_validate(house_rules or {})
@@ -94,16 +109,21 @@ def check_sheet(system: Any, text: str | dict[str, Any], house_rules: dict[str, 
     try:
         for p in system.validate_character(model, hr):
             problems.append({"where": p.where, "message": p.message + (f" ({p.rule})" if p.rule else "")})
-    except Exception as exc:  # noqa: BLE001 - a system's bug is a message, not a 500
+    except Exception as exc:
         problems.append({"where": "", "message": f"the {system.name} rules could not check this sheet: {exc}"})
     hook = TOTALS.get(system.name)
     if hook:
         try:
             totals = hook(model, hr)
-        except Exception:  # noqa: BLE001
+        except Exception:
             totals = []
     totals += _derived(model)
-    return {"ok": not problems, "problems": problems, "totals": [list(t) for t in totals], "name": str(getattr(model, "name", "") or "")}
+    return {
+        "ok": not problems,
+        "problems": problems,
+        "totals": [list(t) for t in totals],
+        "name": str(getattr(model, "name", "") or ""),
+    }
 
 
 def _cli_derived(system: Any, model: BaseModel, hr: Any) -> dict[str, Any]:
@@ -135,7 +155,9 @@ def _cli_derived(system: Any, model: BaseModel, hr: Any) -> dict[str, Any]:
     return {}
 
 
-def sheet_rows(system: Any, sheet: dict[str, Any], house_rules: dict[str, Any]) -> tuple[list[tuple[str, Any]], list[list[str]], list[tuple[str, Any]]]:
+def sheet_rows(
+    system: Any, sheet: dict[str, Any], house_rules: dict[str, Any]
+) -> tuple[list[tuple[str, Any]], list[list[str]], list[tuple[str, Any]]]:
     """The sheet's fields as (label, value) rows, its running totals, and its derived values."""
     rows = [(k.replace("_", " ").capitalize(), v) for k, v in sheet.items() if k != "name"]
     report = check_sheet(system, yaml.safe_dump(sheet), house_rules)
@@ -143,8 +165,12 @@ def sheet_rows(system: Any, sheet: dict[str, Any], house_rules: dict[str, Any]) 
     try:
         hr = system.house_rules_model.model_validate(house_rules or {})
         model = system.character_model.model_validate(sheet)
-        derived = [(str(k).replace("_", " ").capitalize(), v) for k, v in _cli_derived(system, model, hr).items() if v not in (None, [], (), {}, "")]
-    except Exception:  # noqa: BLE001 - derived values are a help; the sheet itself still shows
+        derived = [
+            (str(k).replace("_", " ").capitalize(), v)
+            for k, v in _cli_derived(system, model, hr).items()
+            if v not in (None, [], (), {}, "")
+        ]
+    except Exception:
         derived = []
     return rows, report["totals"], derived
 
@@ -156,6 +182,7 @@ __all__ = ["check_sheet", "field_help", "sheet_rows", "starter_sheet"]
 
 import types  # noqa: E402
 from typing import Literal, Union, get_args, get_origin  # noqa: E402
+
 
 def _kind(ann: Any) -> tuple[str, list[str] | None, bool] | None:
     """(kind, options, optional) for a field a form control can hold, else None."""
@@ -182,7 +209,7 @@ def _default(f: Any) -> Any:
         return None
     try:
         return f.get_default(call_default_factory=True)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return None
 
 
@@ -198,8 +225,18 @@ def form_fields(system: Any) -> list[dict[str, Any]]:
             continue
         kind = _kind(f.annotation)
         if kind:
-            out.append({"name": name, "label": _label(name), "kind": kind[0], "options": kind[1], "optional": kind[2],
-                        "required": f.is_required(), "help": f.description or "", "default": _default(f)})
+            out.append(
+                {
+                    "name": name,
+                    "label": _label(name),
+                    "kind": kind[0],
+                    "options": kind[1],
+                    "optional": kind[2],
+                    "required": f.is_required(),
+                    "help": f.description or "",
+                    "default": _default(f),
+                }
+            )
             continue
         ann = f.annotation
         if isinstance(ann, type) and issubclass(ann, BaseModel):
@@ -209,10 +246,22 @@ def form_fields(system: Any) -> list[dict[str, Any]]:
                 if not k:
                     subs = []
                     break
-                subs.append({"name": f"{name}.{sname}", "label": _label(sname), "kind": k[0], "options": k[1], "optional": k[2],
-                             "required": sf.is_required(), "help": sf.description or "", "default": _default(sf)})
+                subs.append(
+                    {
+                        "name": f"{name}.{sname}",
+                        "label": _label(sname),
+                        "kind": k[0],
+                        "options": k[1],
+                        "optional": k[2],
+                        "required": sf.is_required(),
+                        "help": sf.description or "",
+                        "default": _default(sf),
+                    }
+                )
             if subs:
-                out.append({"name": name, "label": _label(name), "kind": "group", "fields": subs, "help": f.description or ""})
+                out.append(
+                    {"name": name, "label": _label(name), "kind": "group", "fields": subs, "help": f.description or ""}
+                )
     return out
 
 
@@ -262,7 +311,10 @@ def merge_form(system: Any, form: Any) -> tuple[dict[str, Any], dict[str, Any], 
     try:
         rest = yaml.safe_load(text) if text.strip() else {}
     except (yaml.YAMLError, RecursionError) as exc:
-        rest, problem = {}, "the lists and details are not valid YAML: " + (str(exc).splitlines() or ["too deeply nested"])[0]
+        rest, problem = (
+            {},
+            "the lists and details are not valid YAML: " + (str(exc).splitlines() or ["too deeply nested"])[0],
+        )
     if rest is None:
         rest = {}
     if not isinstance(rest, dict):
@@ -296,8 +348,17 @@ def check_controls(model: type[BaseModel]) -> list[dict[str, Any]]:
         kind = _kind(f.annotation)
         if not kind or (kind[0] == "choice" and len(kind[1] or ()) == 1):
             continue  # complex, or the check's own fixed tag
-        out.append({"name": name, "label": _label(name), "kind": kind[0], "options": kind[1], "required": f.is_required(),
-                    "help": f.description or "", "default": _default(f)})
+        out.append(
+            {
+                "name": name,
+                "label": _label(name),
+                "kind": kind[0],
+                "options": kind[1],
+                "required": f.is_required(),
+                "help": f.description or "",
+                "default": _default(f),
+            }
+        )
     return out
 
 

@@ -10,7 +10,19 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 from fastapi import APIRouter, Request, Response
 
 from ...play.errors import NotFound, Unauthorized
-from ..deps import CSRF_COOKIE, SESSION_COOKIE, CallerDep, Id, NowDep, SettingsDep, StoreDep, hasher, new_token, now_text, sha256
+from ..deps import (
+    CSRF_COOKIE,
+    SESSION_COOKIE,
+    CallerDep,
+    Id,
+    NowDep,
+    SettingsDep,
+    StoreDep,
+    hasher,
+    new_token,
+    now_text,
+    sha256,
+)
 from ..schemas import LoginIn, RegisterIn, TokenIn
 
 router = APIRouter(prefix="/api", tags=["accounts"])
@@ -21,7 +33,9 @@ _DUMMY: dict[int, str] = {}
 
 @router.post("/users", status_code=201, summary="Create an account")
 def register(body: RegisterIn, store: StoreDep, settings: SettingsDep, now: NowDep) -> dict[str, Any]:
-    uid = store.create_user(name=body.name, email=body.email, password_hash=hasher(settings).hash(body.password), at=now_text(now))
+    uid = store.create_user(
+        name=body.name, email=body.email, password_hash=hasher(settings).hash(body.password), at=now_text(now)
+    )
     return {"id": uid, "name": body.name}
 
 
@@ -44,10 +58,16 @@ def login(body: LoginIn, response: Response, store: StoreDep, settings: Settings
         store.set_password_hash(row.id, ph.hash(body.password))
     token, csrf = new_token(), secrets.token_urlsafe(24)
     expires = now + timedelta(days=settings.session_days)
-    store.create_session(user=row.id, token_sha256=sha256(token), csrf=csrf, at=now_text(now), expires=now_text(expires))
+    store.create_session(
+        user=row.id, token_sha256=sha256(token), csrf=csrf, at=now_text(now), expires=now_text(expires)
+    )
     max_age = settings.session_days * 86400
-    response.set_cookie(SESSION_COOKIE, token, max_age=max_age, httponly=True, samesite="lax", secure=settings.secure_cookies)
-    response.set_cookie(CSRF_COOKIE, csrf, max_age=max_age, httponly=False, samesite="lax", secure=settings.secure_cookies)
+    response.set_cookie(
+        SESSION_COOKIE, token, max_age=max_age, httponly=True, samesite="lax", secure=settings.secure_cookies
+    )
+    response.set_cookie(
+        CSRF_COOKIE, csrf, max_age=max_age, httponly=False, samesite="lax", secure=settings.secure_cookies
+    )
     return {"user": {"id": row.id, "name": row.name}, "csrf": csrf}
 
 

@@ -27,7 +27,9 @@ def campaign_view(c: CampaignState, reader: Reader) -> dict[str, Any]:
         "house_rules": c.house_rules,
         "your_role": reader.role,
         "members": [{"user": m.user, "name": m.name, "role": m.role} for m in c.members.values()],
-        "characters": [{"id": ch.id, "name": ch.name, "owner": ch.owner, "retired": ch.retired} for ch in c.characters.values()],
+        "characters": [
+            {"id": ch.id, "name": ch.name, "owner": ch.owner, "retired": ch.retired} for ch in c.characters.values()
+        ],
         "scenes": list(c.scenes.values()),
         "head": {"seq": c.head_seq, "hash": c.head_hash},
     }
@@ -36,7 +38,14 @@ def campaign_view(c: CampaignState, reader: Reader) -> dict[str, Any]:
 @router.post("", status_code=201, summary="Create a campaign (you are its GM)")
 def create(body: CampaignIn, store: StoreDep, caller: CallerDep, now: NowDep) -> dict[str, Any]:
     system = get_system(body.system)
-    drafts = cmd.create_campaign(caller.id, caller.name, name=body.name, system=system, house_rules=body.house_rules, description=body.description)
+    drafts = cmd.create_campaign(
+        caller.id,
+        caller.name,
+        name=body.name,
+        system=system,
+        house_rules=body.house_rules,
+        description=body.description,
+    )
     appended = store.create_campaign(name=body.name, system=system.name, drafts=drafts, at=now_text(now))
     with store.reading_campaign(appended.campaign) as c:
         return campaign_view(c, member(c, caller))
@@ -59,7 +68,13 @@ def set_house_rules(cid: Id, body: HouseRulesIn, store: StoreDep, caller: Caller
         member(c, caller)
         if c.role_of(caller.id) != "gm":
             raise Forbidden("only the GM changes the house rules")
-        return [cmd.Draft("campaign.house_rules", caller.id, {"house_rules": cmd.parse_house_rules(system_of(c), body.house_rules)})]
+        return [
+            cmd.Draft(
+                "campaign.house_rules",
+                caller.id,
+                {"house_rules": cmd.parse_house_rules(system_of(c), body.house_rules)},
+            )
+        ]
 
     store.campaign_append(cid, decide, now_text(now))
     with store.reading_campaign(cid) as c:
@@ -114,4 +129,3 @@ def write_note(cid: Id, body: NoteIn, store: StoreDep, caller: CallerDep, now: N
 
     e = store.campaign_append(cid, decide, now_text(now)).campaign_entries[-1]
     return {"id": e.seq, "at": e.at, "text": e.body["text"]}
-

@@ -16,7 +16,14 @@ router = APIRouter(prefix="/api/campaigns/{cid}/characters", tags=["characters"]
 
 
 def character_view(ch: Character) -> dict[str, Any]:
-    return {"id": ch.id, "name": ch.name, "owner": ch.owner, "version": ch.version, "retired": ch.retired, "sheet": ch.sheet}
+    return {
+        "id": ch.id,
+        "name": ch.name,
+        "owner": ch.owner,
+        "version": ch.version,
+        "retired": ch.retired,
+        "sheet": ch.sheet,
+    }
 
 
 @router.get("", summary="The campaign's characters")
@@ -30,7 +37,9 @@ def list_characters(cid: Id, store: StoreDep, caller: CallerDep) -> list[dict[st
 def create_character(cid: Id, body: CharacterIn, store: StoreDep, caller: CallerDep, now: NowDep) -> dict[str, Any]:
     def decide(c: CampaignState):
         member(c, caller)
-        return cmd.create_character(c, caller.id, system=system_of(c), sheet=body.sheet, owner=body.owner, name=body.name)
+        return cmd.create_character(
+            c, caller.id, system=system_of(c), sheet=body.sheet, owner=body.owner, name=body.name
+        )
 
     e = store.campaign_append(cid, decide, now_text(now)).campaign_entries[-1]
     with store.reading_campaign(cid) as c:
@@ -45,7 +54,9 @@ def read_character(cid: Id, char_id: Id, store: StoreDep, caller: CallerDep) -> 
 
 
 @router.put("/{char_id}", summary="Replace a character's sheet (owner or GM)")
-def update_character(cid: Id, char_id: Id, body: CharacterIn, store: StoreDep, caller: CallerDep, now: NowDep) -> dict[str, Any]:
+def update_character(
+    cid: Id, char_id: Id, body: CharacterIn, store: StoreDep, caller: CallerDep, now: NowDep
+) -> dict[str, Any]:
     def decide(c: CampaignState):
         member(c, caller)
         return cmd.update_character(c, caller.id, char_id, system=system_of(c), sheet=body.sheet)

@@ -21,7 +21,9 @@ def _respond(fmt: str, doc: dict[str, Any], title: str, c: Any, filename: str) -
     if fmt == "json":
         return JSONResponse(doc, headers=headers)
     if fmt == "md":
-        return PlainTextResponse(export_markdown(title, doc["scenes"], c), media_type="text/markdown; charset=utf-8", headers=headers)
+        return PlainTextResponse(
+            export_markdown(title, doc["scenes"], c), media_type="text/markdown; charset=utf-8", headers=headers
+        )
     return HTMLResponse(export_html(title, doc["scenes"], c), headers=headers)
 
 

@@ -40,14 +40,20 @@ def _changes(store: Any, sid: int, caller: Any, after: int) -> tuple[int, list[t
         return s.head_seq, out
 
 
-@router.get("/api/scenes/{sid}/events", summary="Live updates (text/event-stream): posts as you may see them, and the scene")
+@router.get(
+    "/api/scenes/{sid}/events", summary="Live updates (text/event-stream): posts as you may see them, and the scene"
+)
 async def scene_events(
     sid: Id,
     request: Request,
     store: StoreDep,
     caller: CallerDep,
-    after: int | None = Query(None, ge=0, le=2_147_483_647, description="resume after this log entry (or send Last-Event-ID)"),
-    max_seconds: float = Query(3600, gt=0, le=86400, description="close the stream after this long (clients reconnect)"),
+    after: int | None = Query(
+        None, ge=0, le=2_147_483_647, description="resume after this log entry (or send Last-Event-ID)"
+    ),
+    max_seconds: float = Query(
+        3600, gt=0, le=86400, description="close the stream after this long (clients reconnect)"
+    ),
 ) -> StreamingResponse:
     last_id = request.headers.get("last-event-id")
     start = after if after is not None else int(last_id) if last_id and last_id.isdigit() else None
@@ -73,17 +79,21 @@ async def scene_events(
                 event.clear()
                 try:
                     await asyncio.wait_for(event.wait(), timeout=min(poll, max(0.01, deadline - loop.time())))
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     yield ": keep-alive\n\n"
                 if await request.is_disconnected():
                     break
         finally:
             broker.unsubscribe(key, token)
 
-    return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    return StreamingResponse(
+        stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    )
 
 
-@router.get("/api/scenes/{sid}/feed.atom", summary="Atom feed of the posts you may read (an API token may go in ?token=)")
+@router.get(
+    "/api/scenes/{sid}/feed.atom", summary="Atom feed of the posts you may read (an API token may go in ?token=)"
+)
 def scene_feed(sid: Id, request: Request, store: StoreDep, caller: CallerDep) -> Response:
     with store.reading_scene(sid) as (c, s):
         reader = member(c, caller)
@@ -126,13 +136,15 @@ def my_turns(store: StoreDep, caller: CallerDep, request: Request) -> list[dict[
                 mine = [ch for ch in s.owed() if c.characters[ch].owner == caller.id]
                 if mine:
                     deadline = s.deadline()
-                    out.append({
-                        "campaign": c.id,
-                        "scene": sid,
-                        "title": s.title,
-                        "round": s.round,
-                        "characters": [{"id": ch, "name": c.characters[ch].name} for ch in mine],
-                        "deadline": deadline.isoformat() if deadline else None,
-                        "late": bool(deadline and now >= deadline),
-                    })
+                    out.append(
+                        {
+                            "campaign": c.id,
+                            "scene": sid,
+                            "title": s.title,
+                            "round": s.round,
+                            "characters": [{"id": ch, "name": c.characters[ch].name} for ch in mine],
+                            "deadline": deadline.isoformat() if deadline else None,
+                            "late": bool(deadline and now >= deadline),
+                        }
+                    )
     return out

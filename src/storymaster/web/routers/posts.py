@@ -48,8 +48,18 @@ def create_post(sid: Id, body: PostIn, store: StoreDep, caller: CallerDep, now: 
     def decide(c: CampaignState, s: SceneState, seed: str):
         member(c, caller)
         return cmd.write_post(
-            c, s, caller.id, kind=body.kind, text=body.text, now=now, seed=seed, system=system_of(c),
-            character=body.character, to=body.to, rolls=rolls, force=body.force,
+            c,
+            s,
+            caller.id,
+            kind=body.kind,
+            text=body.text,
+            now=now,
+            seed=seed,
+            system=system_of(c),
+            character=body.character,
+            to=body.to,
+            rolls=rolls,
+            force=body.force,
         )
 
     def view(c: CampaignState, s: SceneState, appended):

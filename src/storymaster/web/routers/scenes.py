@@ -20,15 +20,24 @@ from ..schemas import CombatIn, SceneIn, ScenePatch
 router = APIRouter(tags=["scenes"])
 
 
-@router.post("/api/campaigns/{cid}/scenes", status_code=201, summary="Open a scene (GM): publishes SHA-256 of its secret seed")
+@router.post(
+    "/api/campaigns/{cid}/scenes", status_code=201, summary="Open a scene (GM): publishes SHA-256 of its secret seed"
+)
 def open_scene(cid: Id, body: SceneIn, store: StoreDep, caller: CallerDep, now: NowDep) -> dict[str, Any]:
     seed = new_seed()
 
     def decide(c: CampaignState, sid: int):
         member(c, caller)
         return cmd.open_scene(
-            c, caller.id, scene_id=sid, title=body.title, seed=seed, mode=body.mode, cast=body.cast,
-            turn_seconds=body.turn_seconds, on_deadline=body.on_deadline,
+            c,
+            caller.id,
+            scene_id=sid,
+            title=body.title,
+            seed=seed,
+            mode=body.mode,
+            cast=body.cast,
+            turn_seconds=body.turn_seconds,
+            on_deadline=body.on_deadline,
         )
 
     sid, _ = store.open_scene(cid, seed, decide, now_text(now))
@@ -70,7 +79,9 @@ def close_scene(sid: Id, store: StoreDep, caller: CallerDep, now: NowDep) -> dic
     return read_scene(sid, store, caller)
 
 
-@router.get("/api/scenes/{sid}/log", summary="The scene's log as you may see it (hash chain; redacted where not yours to read)")
+@router.get(
+    "/api/scenes/{sid}/log", summary="The scene's log as you may see it (hash chain; redacted where not yours to read)"
+)
 def scene_log(sid: Id, store: StoreDep, caller: CallerDep) -> dict[str, Any]:
     from ..export import hidden_posts
 
@@ -78,10 +89,19 @@ def scene_log(sid: Id, store: StoreDep, caller: CallerDep) -> dict[str, Any]:
         reader = member(c, caller)
         entries = store.scene_log(sid)
         hidden = hidden_posts(s, reader)
-        return {"scene": sid, "seed_sha256": s.seed_sha256, "seed": s.seed, "log": [entry_view(e, reader, s.seed, hidden) for e in entries if e.seq <= s.head_seq]}
+        return {
+            "scene": sid,
+            "seed_sha256": s.seed_sha256,
+            "seed": s.seed,
+            "log": [entry_view(e, reader, s.seed, hidden) for e in entries if e.seq <= s.head_seq],
+        }
 
 
-@router.post("/api/scenes/{sid}/combat", status_code=201, summary="Start a fight (GM): the system's combat engine, sides of character ids")
+@router.post(
+    "/api/scenes/{sid}/combat",
+    status_code=201,
+    summary="Start a fight (GM): the system's combat engine, sides of character ids",
+)
 def start_combat(sid: Id, body: CombatIn, store: StoreDep, caller: CallerDep, now: NowDep) -> dict[str, Any]:
     def decide(c: CampaignState, s: SceneState, seed: str):
         member(c, caller)
@@ -91,7 +111,10 @@ def start_combat(sid: Id, body: CombatIn, store: StoreDep, caller: CallerDep, no
     return read_scene(sid, store, caller)
 
 
-@router.post("/api/scenes/{sid}/combat/step", summary="Play the next round of the fight (GM); its dice come from the scene's stream")
+@router.post(
+    "/api/scenes/{sid}/combat/step",
+    summary="Play the next round of the fight (GM); its dice come from the scene's stream",
+)
 def step_combat(sid: Id, store: StoreDep, caller: CallerDep, now: NowDep) -> dict[str, Any]:
     def decide(c: CampaignState, s: SceneState, seed: str):
         member(c, caller)

@@ -30,7 +30,10 @@ def health() -> dict[str, str]:
 @router.get("/api/systems", summary="Installed rule systems (and any that failed to load)")
 def systems() -> dict[str, Any]:
     return {
-        "systems": [{"name": s.name, "title": s.title, "version": s.version, "check_types": sorted(s.check_types)} for s in all_systems().values()],
+        "systems": [
+            {"name": s.name, "title": s.title, "version": s.version, "check_types": sorted(s.check_types)}
+            for s in all_systems().values()
+        ],
         "failed": load_failures(),
     }
 
