@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from storymaster.dice import DiceRng
 from storymaster.errors import CombatError
@@ -87,7 +88,7 @@ def test_state_is_frozen_and_json_round_trips() -> None:
     again = FightState.model_validate_json(state2.model_dump_json())
     assert again == state2
     assert state.round == 0 and state2.round == 1  # the old state is untouched
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         state.round = 5  # type: ignore[misc]
 
 

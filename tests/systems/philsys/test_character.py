@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from philsys_helpers import example
+from pydantic import ValidationError
 
 from storymaster.systems.philsys import SYSTEM
 from storymaster.systems.philsys.character import (
@@ -168,7 +169,7 @@ def test_movement_on_a_hexboard():
 
 
 def test_duplicate_skills_are_refused_at_load():
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         Character(
             name="x",
             skills=[Skill(name="A", bases=("DEX", "DEX", "INT")), Skill(name="a", bases=("DEX", "DEX", "INT"))],
@@ -177,7 +178,7 @@ def test_duplicate_skills_are_refused_at_load():
 
 def test_characters_are_frozen():
     c = example("aya")
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         c.name = "other"  # type: ignore[misc]
 
 

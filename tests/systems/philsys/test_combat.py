@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from philsys_helpers import example
+from pydantic import ValidationError
 
 from storymaster.dice import DiceRng
 from storymaster.errors import CombatError
@@ -54,7 +55,7 @@ def test_state_is_json_serialisable_and_frozen():
     state, _ = ENGINE.step(state, DiceRng(1))
     again = FightState.model_validate_json(state.model_dump_json())
     assert again == state
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         state.round = 5  # type: ignore[misc]
     # stepping from the restored state gives the same round as from the original
     a, ea = ENGINE.step(state, DiceRng(2))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from philsys_helpers import example
 
+from storymaster.dice import DiceRng
 from storymaster.systems.philsys import damage as dmg
 from storymaster.systems.philsys.advancement import (
     primary_threshold,
@@ -24,10 +25,25 @@ from storymaster.systems.philsys.character import (
     initiative_bonus,
     skill_total,
 )
-from storymaster.systems.philsys.checks import magic_result, melee_result
+from storymaster.systems.philsys.checks import MissileAttack, magic_result, melee_result, resolve_check
 from storymaster.systems.philsys.options import PhilsysHouseRules
 
 HR = PhilsysHouseRules()
+
+
+class ScriptedRng(DiceRng):
+    """A generator that deals the faces a worked example names, in order."""
+
+    def __init__(self, *faces: int) -> None:
+        super().__init__(0)
+        self._faces = list(faces)
+
+    def die(self, sides: int) -> int:
+        face = self._faces.pop(0)
+        assert 1 <= face <= sides
+        return face
+
+
 WALKTHROUGH = PhilsysHouseRules(initiative_formula="agi_cou")
 
 
@@ -82,7 +98,9 @@ def test_chandler_example():
     skill = chandler.skill("Weapon (Firearms)")
     assert dmg.missile_attack_modifier(pistol, skill.rank, "abdomen") == 16
     assert dmg.missile_defence_modifier(guard, "medium") == 8
-    assert 16 + 12 == 28 and 8 + 10 == 18 and 28 > 18
+    # the walkthrough's d20s (12 for Chandler, 10 for the guard) through the program's own resolution
+    out = resolve_check(MissileAttack(attack=16, defence=8), ScriptedRng(12, 10), HR)
+    assert out.details == {"attacker_total": 28, "defender_total": 18} and out.result == "hit"
     assert dmg.missile_damage_expr(pistol, chandler.stats.STR) == "4d8"
 
 

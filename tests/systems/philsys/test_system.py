@@ -6,6 +6,7 @@ import json
 
 import pytest
 from philsys_helpers import ROOT
+from pydantic import ValidationError
 
 from storymaster.rules import CombatEngine, RuleSystem, describe_house_rules, get_system
 from storymaster.systems.philsys import SYSTEM
@@ -41,11 +42,11 @@ def test_house_rules_default_to_the_rulings_and_describe_themselves():
 
 def test_house_rules_are_frozen_and_strict():
     hr = PhilsysHouseRules()
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         hr.bleeding = True  # type: ignore[misc]
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         PhilsysHouseRules(no_such_rule=True)  # type: ignore[call-arg]
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         PhilsysHouseRules(critical_health_penalty=7)
 
 
