@@ -10,6 +10,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 import icepool
+import numpy as np
 from pydantic import Field
 
 from ...dice import DiceRng, RollRecord, roll
@@ -159,6 +160,17 @@ def melee_result(margin: int, parry: bool, hr: PhilsysHouseRules) -> str:
     if -margin >= hr.critical_margin:
         return "critical failure"
     return "miss"
+
+
+def melee_result_v(margin: np.ndarray, parry: bool, hr: PhilsysHouseRules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`melee_result` for an array of margins: (critical hit, hit, critical failure) masks; the rest miss."""
+    crit = margin >= hr.critical_margin
+    if not parry and hr.unparried_attacks_hit_automatically:
+        hit = ~crit
+    else:
+        hit = ~crit & (margin > 0)
+    fail = ~crit & ~hit & (-margin >= hr.critical_margin)
+    return crit, hit, fail
 
 
 def magic_result(margin: int, hr: PhilsysHouseRules) -> str:

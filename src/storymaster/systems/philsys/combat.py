@@ -88,12 +88,12 @@ def roll_initiative(
     names = list(names or [f"#{i}" for i in range(len(bonuses))])
     rolls: list[RollRecord] = []
     totals = []
-    for n, b in zip(names, bonuses):
+    for n, b in zip(names, bonuses, strict=False):
         r = roll("2d6", rng, label=f"initiative {n}")
         rolls.append(r)
         totals.append(r.total + b)
     use_mod = hr.initiative_ties == "modifier_then_reroll"
-    keys: list[list[int]] = [[t, b if use_mod else 0] for t, b in zip(totals, bonuses)]
+    keys: list[list[int]] = [[t, b if use_mod else 0] for t, b in zip(totals, bonuses, strict=False)]
     # re-roll among fighters whose keys tie, until every key is distinct
     for _ in range(50):
         groups: dict[tuple[int, ...], list[int]] = {}
@@ -371,7 +371,7 @@ def _choose_attack(f: Fighter, target: Fighter, opts: FightOptions, hr: PhilsysH
     at, _ = _at_pa(f, hr)
     _, pa = _at_pa(target, hr)
     armor = target.character.equipment.armor
-    return best_attack(choices, at, pa, not target.parried, armor.ac // 3 if armor else 0, hr)
+    return best_attack(choices, at, pa, not target.parried, dmg.armor_stops(armor), hr)
 
 
 def best_attack(
@@ -455,7 +455,7 @@ def _melee(
         taken = dmg.apply_armor(raw, ac)
         text += f" {'Critical hit' if result == 'critical hit' else 'Hit'}: {expression} rolls {rd.total}"
         text += " doubled to " + str(raw) if result == "critical hit" else ""
-        text += f", armour stops {min(raw, ac // 3)}, {g.name} takes {taken}."
+        text += f", armour stops {raw - taken}, {g.name} takes {taken}."
         notes = _damage_target(fs, j, taken, rnd, hr)
         shield = g.character.equipment.shield
         if shield is not None and not g.shield_broken and raw > shield.ac:
@@ -506,26 +506,23 @@ def _shoot(
     if aim == "head" and g.character.head_shot_kills:
         rk = roll("1d6", rng, label=f"head shot d6 on {g.name}")
         rolls.append(rk)
-        if rk.total <= 5:
+        if dmg.head_shot_kills_on(rk.total):
             fs[j] = g.model_copy(update={"dead": True, "unconscious": True})
             text += f" Head shot! The d6 shows {rk.total} (anything but 6 kills): {g.name} is killed."
             data["killed"] = True
             return [Event("missile", text, rnd, f.name, data, tuple(rolls))]
         text += f" Head shot, the d6 shows 6: {g.name} survives."
-    if aim == "head":
-        expression += "+10+1d10"
-    elif aim == "torso":
-        expression += "+1d6+1d4"
+    expression = dmg.location_damage_expr(expression, aim)
     r = roll(expression, rng, label=f"{f.name} missile damage {expression}")
     rolls.append(r)
     armor = g.character.equipment.armor
     ac = armor.ac if armor else 0
     taken = dmg.apply_armor(max(0, r.total), ac)
-    text += f" Hit: {expression} rolls {r.total}, armour stops {min(max(0, r.total), ac // 3)}, {g.name} takes {taken}."
+    text += f" Hit: {expression} rolls {r.total}, armour stops {max(0, r.total) - taken}, {g.name} takes {taken}."
     if aim == "limb":
         rl = roll("1d6", rng, label=f"limb d6 on {g.name}")
         rolls.append(rl)
-        if rl.total >= 5:
+        if dmg.limb_disabled_on(rl.total):
             fs[j] = fs[j].model_copy(update={"disabled_limbs": fs[j].disabled_limbs + 1})
             notes.append(f"The limb d6 shows {rl.total}: the limb is disabled.")
         else:

@@ -2,23 +2,44 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...dice import DiceRng, RollRecord, roll
 from ...errors import CombatError
-from .character import Ability, Character, Cost, MissileWeapon, Skill, Stats, hp_max, magic_attack
+from .character import (
+    Ability,
+    Armor,
+    Character,
+    Cost,
+    MissileWeapon,
+    Skill,
+    Stats,
+    armor_reduction,
+    hp_max,
+    magic_attack,
+)
 from .options import PhilsysHouseRules
 from .tables import tables
 
 __all__ = [
     "ability_damage_expr",
     "apply_armor",
+    "armor_stops",
     "effect_active",
     "expr",
+    "head_shot_kill_chance",
+    "head_shot_kills_on",
+    "head_shot_kills_on_v",
     "is_dead",
+    "limb_disabled_on",
     "lmh_damage_expr",
+    "location_damage_expr",
     "magic_resist_modifier",
     "missile_damage_expr",
     "missile_defence_modifier",
     "pay_cost",
+    "reduce_damage",
+    "reduce_damage_v",
     "resurrection_hours",
     "revival_possible",
     "spell_attack_modifier",
@@ -76,11 +97,29 @@ def attack_penalty(attack: str) -> int:
 
 def apply_armor(damage: int, ac: int) -> int:
     """Armour stops AC/3 (rounded down) points of physical damage: Hide Armor AC 15 turns 15 into 10."""
-    return max(0, damage - ac // 3)
+    return reduce_damage(damage, armor_reduction(ac))
+
+
+def reduce_damage(damage: int, stopped: int) -> int:
+    """The damage a blow does after armour stopped some of it: never below 0 (Equipment: AC/3)."""
+    return max(0, damage - stopped)
+
+
+def reduce_damage_v(damage: np.ndarray, stopped: int) -> np.ndarray:
+    """:func:`reduce_damage` for an array of damages (the forecast's twin, tested against it)."""
+    return np.maximum(0, damage - stopped)
+
+
+def armor_stops(armor: Armor | None, *, magical: bool = False) -> int:
+    """What the target's armour stops of one blow: AC/3 of physical damage; of a spell's only if the armour is
+    exotic (``reduces_magic``: Equipment, 'may stop magical damage')."""
+    if armor is None or (magical and not armor.reduces_magic):
+        return 0
+    return armor_reduction(armor.ac)
 
 
 def critical_damage(damage: int) -> int:
-    """A critical hit 'deals twice as much damage as normal' (doubled before armour)."""
+    """A critical hit 'deals twice as much damage as normal' (doubled before armour). Works on arrays too."""
     return 2 * damage
 
 
@@ -123,6 +162,32 @@ def missile_damage_expr(weapon: MissileWeapon, strength: int) -> str:
     if weapon.adds_strength and strength:
         return f"{base}{strength:+d}"
     return base
+
+
+def location_damage_expr(expression: str, location: str) -> str:
+    """Resolving Ranged Attacks: a torso hit adds 1d6+1d4, a head hit 10+1d10 (the hit-location table)."""
+    extra = tables()["hit_locations"][location].get("extra_damage")
+    return f"{expression}+{extra}" if extra else expression
+
+
+def head_shot_kills_on(d6: int) -> bool:
+    """Resolving Ranged Attacks: a head shot kills on a d6 of 1-5 (where that makes sense for the target)."""
+    return d6 in tables()["hit_locations"]["head"]["killed_on"]
+
+
+def head_shot_kills_on_v(d6: np.ndarray) -> np.ndarray:
+    """:func:`head_shot_kills_on` for an array of d6 faces."""
+    return np.isin(d6, tables()["hit_locations"]["head"]["killed_on"])
+
+
+def head_shot_kill_chance() -> float:
+    """The chance that a head shot's d6 kills (:func:`head_shot_kills_on` over the six faces)."""
+    return sum(head_shot_kills_on(face) for face in range(1, 7)) / 6
+
+
+def limb_disabled_on(d6: int) -> bool:
+    """Resolving Ranged Attacks: a limb hit disables the limb on a d6 of 5-6."""
+    return d6 in tables()["hit_locations"]["limb"]["disabled_on"]
 
 
 # --- magic ------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ still to be fought from the given state.
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -48,7 +49,7 @@ from ...forecast import Batch, CombatantForecast, Forecast, run_simulation, side
 from ...odds import distribution
 from . import damage as dmg
 from .character import Character, at_pa, hp_max, initiative_bonus
-from .checks import MagicAttack, MeleeAttack, MissileAttack, OpposedCheck, check_odds
+from .checks import MagicAttack, MeleeAttack, MissileAttack, OpposedCheck, check_odds, melee_result_v
 from .combat import Fighter, FightState, _mean, _pick, best_attack, melee_options
 from .options import PhilsysHouseRules
 
@@ -118,7 +119,7 @@ class _Spec:
     sh_at: int
     sh_pa: int
     shield_ac: int | None
-    ac: int
+    red: int  # what the fighter's armour stops of a physical blow (AC/3)
     tactic: str
     choices: tuple[tuple[str, str], ...]
     forced: str | None
@@ -177,7 +178,7 @@ def _spec(f: Fighter, state: FightState) -> _Spec:
         sh_at=sh.at if sh else 0,
         sh_pa=sh.pa if sh else 0,
         shield_ac=sh.ac if sh else None,
-        ac=eq.armor.ac if eq.armor else 0,
+        red=dmg.armor_stops(eq.armor),
         tactic=tactic,
         choices=choices,
         forced=forced,
@@ -288,11 +289,11 @@ def _taken_pmf(expression: str, red: int, p_hit: float, p_crit: float) -> dict[i
     values, probs = _pmf(expression)
     raw = np.maximum(values, 0)
     out: dict[int, float] = defaultdict(float)
-    for r, q in zip(raw.tolist(), probs.tolist()):
+    for r, q in zip(raw.tolist(), probs.tolist(), strict=False):
         if p_hit:
-            out[max(0, r - red)] += p_hit * q
+            out[dmg.reduce_damage(r, red)] += p_hit * q
         if p_crit:
-            out[max(0, 2 * r - red)] += p_crit * q
+            out[dmg.reduce_damage(dmg.critical_damage(r), red)] += p_crit * q
     return out
 
 
@@ -364,13 +365,13 @@ def _magic_odds(attack: int, resist: int, hr: PhilsysHouseRules) -> tuple[float,
 
 def _ability_taken(a: _Ability, p_hit: float, p_half: float, armor: Any) -> dict[int, float]:
     values, probs = _pmf(a.expr)
-    red = armor.ac // 3 if armor is not None and (not a.magical or armor.reduces_magic) else 0
+    red = dmg.armor_stops(armor, magical=a.magical)
     out: dict[int, float] = defaultdict(float)
-    for v, q in zip(np.maximum(values, 0).tolist(), probs.tolist()):
+    for v, q in zip(np.maximum(values, 0).tolist(), probs.tolist(), strict=False):
         if p_hit:
-            out[max(0, v - red)] += p_hit * q
+            out[dmg.reduce_damage(v, red)] += p_hit * q
         if p_half:
-            out[max(0, v // 2 - red)] += p_half * q
+            out[dmg.reduce_damage(v // 2, red)] += p_half * q
     return out
 
 
@@ -388,7 +389,7 @@ class _Duel:
         self.hr = plan.hr
         self.f = plan.state.fighters
         self.s = plan.specs
-        self.size = [max(s.top, f.hp) + 1 for s, f in zip(self.s, self.f)]
+        self.size = [max(s.top, f.hp) + 1 for s, f in zip(self.s, self.f, strict=False)]
         self.states = [self._states(k) for k in (0, 1)]
         self.index = [{x: i for i, x in enumerate(xs)} for xs in self.states]
         # fallen[a][winner's HP, loser's HP + offset[a]]: the mass a has just put down
@@ -417,7 +418,7 @@ class _Duel:
         aim = s.aim
         if aim in ("limb", "head") and not g.has_limbs:
             aim = "abdomen"
-        expression = s.missile[1] + ("+10+1d10" if aim == "head" else "+1d6+1d4" if aim == "torso" else "")
+        expression = dmg.location_damage_expr(s.missile[1], aim)
         return aim, expression, aim == "head" and g.head_shot_kills
 
     def _max_blow(self, a: int) -> int:
@@ -441,7 +442,7 @@ class _Duel:
             cuts.add(self.s[k].top // 4 + 1)
             cuts.update(a.hp + 1 for a in self.s[k].heals + self.s[k].spells)
         edges = sorted(c for c in cuts if 1 <= c <= self.size[k])
-        return [(lo, hi) for lo, hi in zip(edges, edges[1:]) if lo < hi]
+        return [(lo, hi) for lo, hi in itertools.pairwise(edges) if lo < hi]
 
     def at_pa(self, k: int, broken: bool) -> tuple[int, int]:
         s = self.s[k]
@@ -489,7 +490,7 @@ class _Duel:
         at, _ = self.at_pa(a, xa[3])
         _, pa = self.at_pa(b, xb[3])
         return "melee", best_attack(
-            s.choices, at - self.pen(ha, xa[2]), pa - self.pen(hb, xb[2]), True, self.s[b].ac // 3, self.hr
+            s.choices, at - self.pen(ha, xa[2]), pa - self.pen(hb, xb[2]), True, self.s[b].red, self.hr
         )
 
     def turn(self, G: dict, a: int) -> dict:
@@ -511,7 +512,7 @@ class _Duel:
         hr = self.hr
         lose_to = 1 if hr.critical_failure_effect == "lose_next_turn" else 0
         armor_b = self.f[b].character.equipment.armor
-        red = armor_b.ac // 3 if armor_b else 0
+        red = dmg.armor_stops(armor_b)
         top_a = self.s[a].top
         for key, grid in G.items():
             la, lb, ra, rb = key if a == 0 else (key[1], key[0], key[3], key[2])
@@ -532,7 +533,7 @@ class _Duel:
                     if kind == "heal":
                         ra2 = self.index[a][(xa[0] - what.mp, xa[1] - what.tp, xa[2], xa[3])]
                         values, probs = _pmf(what.expr)
-                        for x, q in zip(np.maximum(values, 0).tolist(), probs.tolist()):
+                        for x, q in zip(np.maximum(values, 0).tolist(), probs.tolist(), strict=False):
                             # new HP = min(max HP, HP - cost + x)
                             shift = x - what.hp
                             cut = max(alo, min(ahi, top_a - shift + 1))  # rows from here on end at max HP
@@ -561,7 +562,7 @@ class _Duel:
                         aim, expression, can_kill = what
                         atk = self.s[a].missile[0] + dmg.location_modifier(aim) - pen_a
                         p_hit = _missile_odds(atk, self.s[b].mdef)
-                        p_kill = p_hit * 5 / 6 if can_kill else 0.0
+                        p_kill = p_hit * dmg.head_shot_kill_chance() if can_kill else 0.0
                         taken = _taken_pmf(expression, red, p_hit - p_kill, 0.0)
                         outcomes = [(1.0 - p_hit, 0, 0, rb)]
                         outcomes += [(q, 0, d, self.after(b, xb, d, None)) for d, q in taken.items()]
@@ -585,10 +586,10 @@ class _Duel:
                     outcomes = [(p_miss, 0, 0, rb), (p_cf, lose_to, 0, rb)]
                     merged: dict[tuple[int, int], float] = defaultdict(float)
                     values, probs = _pmf(expression)
-                    for v, q in zip(np.maximum(values, 0).tolist(), probs.tolist()):
-                        for p, raw in ((p_hit, v), (p_crit, 2 * v)):
+                    for v, q in zip(np.maximum(values, 0).tolist(), probs.tolist(), strict=False):
+                        for p, raw in ((p_hit, v), (p_crit, dmg.critical_damage(v))):
                             if p:
-                                d = max(0, raw - red)
+                                d = dmg.reduce_damage(raw, red)
                                 merged[(d, self.after(b, xb, d, raw))] += p * q
                     outcomes += [(q, 0, d, rb2) for (d, rb2), q in merged.items()]
                     self.spread(put, block, outcomes, lb, ra, 0, (alo, ahi), (blo, bhi), a)
@@ -767,7 +768,7 @@ class _Sim:
         self.DEAD = col([f.dead for f in fs], bool)
         self.WAKE = col([-1 if f.wake_in is None else f.wake_in for f in fs], np.int64)
         self.HEAVY = col([f.heavy_wound for f in fs], bool)
-        self.SB = col([f.shield_broken and s.shield_ac is not None for f, s in zip(fs, self.specs)], bool)
+        self.SB = col([f.shield_broken and s.shield_ac is not None for f, s in zip(fs, self.specs, strict=False)], bool)
         self.PARRIED = np.zeros((n, self.N), dtype=bool)
         self.side = np.asarray([s.side for s in self.specs])
         self.top = np.asarray([s.top for s in self.specs])
@@ -938,8 +939,7 @@ class _Sim:
         amount = np.maximum(0, _roll(a.expr, gen, m))
         amount = np.where(half, amount // 2, amount)
         armor = self.plan.state.fighters[j].character.equipment.armor
-        if armor is not None and (not a.magical or armor.reduces_magic):
-            amount = np.maximum(0, amount - armor.ac // 3)
+        amount = dmg.reduce_damage_v(amount, dmg.armor_stops(armor, magical=a.magical))
         eff = hit | half
         self.hurt(j, rows[eff], amount[eff])
 
@@ -954,15 +954,12 @@ class _Sim:
         hit = _d(20, gen, m) + atk > _d(20, gen, m) + g.mdef
         expression = s.missile[1]
         if aim == "head" and g.head_shot_kills:
-            kill = hit & (_d(6, gen, m) <= 5)
+            kill = hit & dmg.head_shot_kills_on_v(_d(6, gen, m))
             self.DEAD[rows[kill], j] = True
             self.UNC[rows[kill], j] = True
             hit &= ~kill
-        if aim == "head":
-            expression += "+10+1d10"
-        elif aim == "torso":
-            expression += "+1d6+1d4"
-        taken = np.maximum(0, np.maximum(0, _roll(expression, gen, m)) - g.ac // 3)
+        expression = dmg.location_damage_expr(expression, aim)
+        taken = dmg.reduce_damage_v(np.maximum(0, _roll(expression, gen, m)), g.red)
         self.hurt(j, rows[hit], taken[hit])
 
     def melee(self, k: int, rows: np.ndarray, j: int) -> None:
@@ -971,7 +968,7 @@ class _Sim:
         at, _ = self.at_pa(k, rows)
         _, pa = self.at_pa(j, rows)
         parry = ~self.PARRIED[rows, j]
-        red = g.ac // 3
+        red = g.red
         for at_u, pa_u, par_u, pick in _groups(at, pa, parry):
             grp = rows[pick]
             m = grp.size
@@ -983,16 +980,10 @@ class _Sim:
             d_total = _d(20, gen, m) + pa_u if par_u else np.full(m, pa_u)
             if par_u:
                 self.PARRIED[grp, j] = True
-            margin = a_total - d_total
-            crit = margin >= hr.critical_margin
-            if not par_u and hr.unparried_attacks_hit_automatically:
-                hit = ~crit
-            else:
-                hit = ~crit & (margin > 0)
-            fail = ~crit & ~hit & (-margin >= hr.critical_margin)
+            crit, hit, fail = melee_result_v(a_total - d_total, bool(par_u), hr)
             raw = np.maximum(0, _roll(expression, gen, m))
-            raw = np.where(crit, 2 * raw, raw)
-            taken = np.maximum(0, raw - red)
+            raw = np.where(crit, dmg.critical_damage(raw), raw)
+            taken = dmg.reduce_damage_v(raw, red)
             landed = crit | hit
             if hr.shield_breaks and g.shield_ac is not None:
                 brk = landed & ~self.SB[grp, j] & (raw > g.shield_ac)
