@@ -72,7 +72,8 @@ def validate_data(data: Any, model: type[M], *, source: str = "<input>") -> M:
     if not isinstance(data, dict):
         raise InputFileError(f"{source}: expected a mapping of fields at the top level, found {type(data).__name__}")
     try:
-        return model.model_validate(data)
+        # context 'document': the data is a file or sheet someone wrote (models may ask more of it than of code)
+        return model.model_validate(data, context={"document": source})
     except ValidationError as exc:
         raise InputFileError(
             validation_message(exc, source), hint="see the JSON Schema: storymaster <system> schema"

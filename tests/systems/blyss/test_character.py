@@ -16,6 +16,7 @@ from storymaster.systems.blyss.character import (
     Character,
     Trait,
     character_pool,
+    cp_budget,
     cp_left,
     cp_spent,
     derived_values,
@@ -200,3 +201,40 @@ def test_negative_traits_need_a_positive_statistic() -> None:
         character_pool(c, ["Flying"])
     pool = character_pool(c, ["Agility", "Clumsy", "Slow"])
     assert pool.negative_ranks == 3 and pool.effective_ranks() == (0,)
+
+
+def _file(tmp_path, **changes):
+    data = yaml.safe_load((EXAMPLES / "rogue.yaml").read_text())
+    data.update(changes)
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path, data
+
+
+def test_the_cp_budget_is_the_campaigns_not_the_files(tmp_path) -> None:
+    """Building the Character: 400 CP. A file cannot raise it; the campaign's house rules (starting_cp) can."""
+    from storymaster.errors import InputFileError
+
+    path, _ = _file(tmp_path, cp_budget=1000)
+    with pytest.raises(InputFileError, match="cannot set its own CP budget"):
+        load_model(path, Character)
+    c = load_model(_file(tmp_path)[0], Character)
+    spent = cp_spent(c)
+    assert cp_budget(c) == 400 and cp_left(c) == 400 - spent
+    rich = BlyssHouseRules(starting_cp=500)
+    assert cp_budget(c, rich) == 500 and cp_left(c, rich) == 500 - spent
+    # an older file's budget below 400 was Deterioration's doing: it becomes CP lost
+    old = load_model(_file(tmp_path, cp_budget=390)[0], Character)
+    assert old.cp_lost == 10 and cp_budget(old) == 390
+
+
+def test_a_file_must_name_every_attribute(tmp_path) -> None:
+    from storymaster.errors import InputFileError
+
+    path, data = _file(tmp_path)
+    del data["attributes"]["wits"]
+    path.write_text(yaml.safe_dump(data))
+    with pytest.raises(InputFileError, match="Wits missing"):
+        load_model(path, Character)
+    # code may still leave Attributes at the book's Average
+    assert Character(name="x").attributes.wits == 3

@@ -64,6 +64,10 @@ def test_test_from_a_character(cli) -> None:
         ("blyss odds --ranks 500 --td 4", "0 to 50"),
         ("blyss fight examples/blyss/warrior.yaml examples/blyss/rogue.yaml --tactic-a berserk", "unknown tactic"),
         ("blyss sheet no-such-file.yaml", "no such file"),
+        ("blyss odds --pool d1 --td 4", "d1 is not a die of the Ability Scale"),
+        ("blyss odds --pool d20 --td 4", "d20 is not a die of the Ability Scale"),
+        ("blyss odds --pool " + ",".join(["d4"] * 13) + " --td 4", "at most 12 statistics"),
+        ("blyss odds --ranks " + ",".join(["1"] * 13) + " --td 4", "at most 12 statistics"),
     ],
 )
 def test_errors_are_clear_and_exit_2(cli, cmd, message) -> None:
@@ -222,3 +226,14 @@ def test_json_character_files(cli, tmp_path) -> None:
     assert r.exit_code == 0, r.output
     assert json.loads(out.read_text())["template"] == "warrior"
     assert run(cli, f"blyss sheet {out}").exit_code == 0
+
+
+def test_d0_is_the_books_rank_0(cli) -> None:
+    """Table 2-01: rank 0, 'Non-existant', d0. A d0 statistic adds a rank-0 statistic (no dice) to the pool."""
+    r = run(cli, "blyss odds --pool d0 --td 6 --sm-allows --json")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert "ranks 0" in data["check"] and data["p_success"] == 0
+    both = json.loads(run(cli, "blyss odds --pool d0,d8 --td 6 --json").stdout)
+    alone = json.loads(run(cli, "blyss odds --pool d8 --td 6 --json").stdout)
+    assert "ranks 0+3" in both["check"] and both["p_success"] == alone["p_success"] == 3 / 8

@@ -316,6 +316,18 @@ def test_attack_odds_between_sheets(cli):
             "differ",
         ),
         (["fight", "examples/philsys/knight.yaml"], "two files"),
+        # options that would be silently ignored are refused (issue 14)
+        (
+            ["fight", "examples/philsys/knight.yaml", "examples/philsys/guard.yaml", "--tactics", "Nobody=melee"],
+            "'Nobody' is not in this fight",
+        ),
+        (
+            ["fight", "examples/philsys/knight.yaml", "examples/philsys/guard.yaml", "--attack", "Brenna=stab"],
+            "cannot make a 'stab' attack",
+        ),
+        (["damage", "--weapon", "10/14/17", "--rank", "3"], "--rank does not change thrust/slash/chop"),
+        (["damage", "--weapon", "10/14/17", "--two-handed"], "--two-handed applies only"),
+        (["damage", "--two-handed"], "--two-handed applies only"),
     ],
 )
 def test_bad_values_never_give_a_traceback(cli, args, msg):
@@ -340,3 +352,23 @@ def test_revive(cli):
     late = json.loads(cli("philsys", "revive", "--hours-dead", "49", "--json").stdout)
     assert not late["possible"] and not late["in_time"]
     assert cli("philsys", "revive", "--hours-dead", "-1").exit_code == 2
+
+
+@pytest.mark.parametrize(
+    "equipment,field",
+    [
+        ({"missile": {"name": "Bow", "accuracy": 3, "damage": "2dx"}}, "equipment.missile.damage"),
+        (
+            {"missile": {"name": "Bow", "accuracy": 3, "ammunition": {"name": "Arrow", "damage": "d"}}},
+            "equipment.missile.ammunition.damage",
+        ),
+        ({"weapon": {"name": "Club", "damage": [10, "x", 17]}}, "equipment.weapon.damage.1"),
+    ],
+)
+def test_a_bad_weapon_damage_names_the_file_and_the_field(cli, tmp_path, equipment, field):
+    bad = tmp_path / "bad-weapon.yaml"
+    bad.write_text(yaml.safe_dump({"name": "T", "stats": {"STR": 1}, "equipment": equipment}))
+    for command in (("sheet", str(bad)), ("fight", str(bad), "examples/philsys/guard.yaml")):
+        r = cli("philsys", *command)
+        assert r.exit_code == 2, r.output
+        assert str(bad) in r.stderr and field in r.stderr and "internal error" not in r.stderr

@@ -272,10 +272,14 @@ def test_light_medium_heavy_scheme_in_a_fight():
 def test_bad_choices_are_refused():
     with pytest.raises(CombatError):
         ENGINE.start([[example("aya")]])
-    state = ENGINE.start([[example("guard")], [example("aya")]], options={"attack": {"Guard": "kick"}})
-    with pytest.raises(CombatError):
-        for _ in range(3):
-            state, _ = ENGINE.step(state, DiceRng(1))
+    # refused when the fight starts, not when (or if) the Guard first swings
+    with pytest.raises(CombatError, match="Guard cannot make a 'kick' attack"):
+        ENGINE.start([[example("guard")], [example("aya")]], options={"attack": {"Guard": "kick"}})
+    with pytest.raises(CombatError, match="'Nobody' is not in this fight"):
+        ENGINE.start([[example("guard")], [example("aya")]], options={"tactics": {"Nobody": "melee"}})
+    with pytest.raises(CombatError, match="'side2' is not in this fight"):
+        ENGINE.start([[example("guard")], [example("aya")]], options={"aim": {"side2": "head"}})
+    ENGINE.start([[example("guard")], [example("aya")]], options={"tactics": {"side1": "magic", "Guard": "melee"}})
     state, _ = run([[example("knight")], [example("guard")]])
     with pytest.raises(CombatError):
         ENGINE.step(state, DiceRng(1))

@@ -23,6 +23,7 @@ from storymaster.systems.philsys.character import (
     base_at_pa,
     base_sum,
     initiative_bonus,
+    sheet,
     skill_total,
 )
 from storymaster.systems.philsys.checks import MissileAttack, magic_result, melee_result, resolve_check
@@ -217,9 +218,21 @@ def test_derived_substats_formulas():
     assert magic_attack(c) == 11
     assert missile_evasion(c) == 10 + 3 + 8
     assert mblock(c) == 10 + 3 + 4
-    assert initiative_bonus(c, HR) == 4 + 1
+    assert initiative_bonus(c, PhilsysHouseRules(initiative_formula="agi_cou_half")) == 4 + 1
     assert initiative_bonus(c, PhilsysHouseRules(initiative_formula="agi_int_half")) == 4 + 1
     assert initiative_bonus(c, WALKTHROUGH) == 6
+    assert initiative_bonus(c, HR) == 6  # the default is the walkthrough's
+
+
+def test_every_worked_initiative_of_the_walkthrough_is_the_default():
+    """Aya 13 = 6 + 7, the guard 17 = 8 + 9 and 12 = 8 + 4, Chandler 14 = 5 + 9: AGI + COU each time, which the
+    default reproduces and the Derived Substats formula (AGI + COU/2: 5, 7, 4) misses."""
+    bonuses = {n: initiative_bonus(example(n), HR) for n in ("aya", "guard", "chandler")}
+    assert bonuses == {"aya": 6, "guard": 8, "chandler": 5}
+    half = PhilsysHouseRules(initiative_formula="agi_cou_half")
+    assert {n: initiative_bonus(example(n), half) for n in bonuses} == {"aya": 5, "guard": 7, "chandler": 4}
+    sheet_values = sheet(example("aya"), HR)
+    assert (sheet_values["initiative"], sheet_values["initiative_substats"]) == ("6+2d6", "5+2d6")
 
 
 def test_mp_shortfall_is_paid_in_hp():

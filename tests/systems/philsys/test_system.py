@@ -31,7 +31,7 @@ def test_schema_file_is_fresh():
 
 def test_house_rules_default_to_the_rulings_and_describe_themselves():
     hr = PhilsysHouseRules()
-    assert hr.initiative_formula == "agi_cou_half"
+    assert hr.initiative_formula == "agi_cou"
     assert hr.melee_damage == "thrust_slash_chop"
     assert hr.skill_raise_roll == "example"
     assert not hr.bleeding and not hr.near_miss_half_damage

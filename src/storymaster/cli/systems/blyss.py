@@ -11,7 +11,6 @@ import yaml
 from pydantic import ValidationError
 from rich.table import Table
 
-from ...dice import parse_pool
 from ...errors import CharacterError, CheckError, InputFileError
 from ...rules.files import validation_message
 from ...systems.blyss import SYSTEM
@@ -23,6 +22,7 @@ from ...systems.blyss.character import (
     Trait,
     character_pool,
     cp_breakdown,
+    cp_budget,
     cp_left,
     cp_spent,
     derived_values,
@@ -32,7 +32,7 @@ from ...systems.blyss.character import (
     template_character,
     templates,
 )
-from ...systems.blyss.checks import BlyssContest, BlyssTest, CombinedTest, Pool
+from ...systems.blyss.checks import BlyssContest, BlyssTest, CombinedTest, Pool, make_pool, pool_from_text
 from ...systems.blyss.combat import FightState
 from ...systems.blyss.costs import cumulative_cost, rank_cost
 from ...systems.blyss.living import (
@@ -47,7 +47,7 @@ from ...systems.blyss.living import (
     wound_penalty,
 )
 from ...systems.blyss.options import BlyssHouseRules
-from ...systems.blyss.scale import ability_name, pool_for_rank, pool_text, rank_for_pool
+from ...systems.blyss.scale import ability_name, pool_for_rank, pool_text
 from ..common import (
     HouseRulesOpt,
     JsonOpt,
@@ -158,27 +158,12 @@ def pool_from_options(
             raise CheckError(f"--ranks takes whole numbers separated by commas, not {ranks!r}") from None
         if not rk or any(r < 0 or r > 50 for r in rk):
             raise CheckError("--ranks are whole numbers from 0 to 50, e.g. '6,4'")
-        return Pool(
+        return make_pool(
             name=name, ranks=rk, penalty_ranks=penalty, negative_ranks=negative, bonus_ranks=bonus, die_modifier=die_mod
         )
     assert pool is not None
-    rk_list: list[int] = []
-    dice: list[int] = []
-    for group in pool.split(","):
-        sides = parse_pool(group)
-        r = rank_for_pool(sides)
-        if r is None:
-            dice.extend(sides)
-        else:
-            rk_list.append(r)
-    return Pool(
-        name=name,
-        ranks=tuple(rk_list),
-        dice=tuple(dice),
-        penalty_ranks=penalty,
-        negative_ranks=negative,
-        bonus_ranks=bonus,
-        die_modifier=die_mod,
+    return pool_from_text(
+        pool, name=name, penalty_ranks=penalty, negative_ranks=negative, bonus_ranks=bonus, die_modifier=die_mod
     )
 
 
@@ -315,7 +300,7 @@ def sheet_data(c: Character, hr: BlyssHouseRules) -> dict:
         "legal": not problems,
         "problems": [{"where": p.where, "message": p.message, "rule": p.rule} for p in problems],
         "cp": {
-            "budget": c.cp_budget,
+            "budget": cp_budget(c, hr),
             "earned": c.cp_earned,
             "spent": cp_spent(c, hr),
             "left": cp_left(c, hr),

@@ -108,7 +108,8 @@ def _print_sheet(c: Character, v: dict) -> None:
     console.print(f"[bold]{c.name}[/bold]  level {c.level}, {c.xp} XP" + (f" — {c.concept}" if c.concept else ""))
     console.print("  ".join(f"{s} {c.stats.get(s):+d}" for s in STAT_NAMES) + f"   (points {v['stat_points']})")
     console.print(
-        f"HP {v['HP']}  MP {v['MP']}  TP {v['TP']}  initiative {v['initiative']}  move {v['move_yards']} yd"
+        f"HP {v['HP']}  MP {v['MP']}  TP {v['TP']}  initiative {v['initiative']}"
+        f" (sheet's AGI+COU/2: {v['initiative_substats']})  move {v['move_yards']} yd"
         f"  magic: {v['magic']}" + (f"  strength penalty -{v['strength_penalty']}" if v["strength_penalty"] else "")
     )
     console.print(
@@ -374,6 +375,17 @@ def damage_cmd(
     """Damage of each melee attack type for a weapon and STR (the scheme follows the house rules)."""
     hr = _hr(house_rules)
     rows: list[dict[str, object]] = []
+    lmh = hr.melee_damage == "light_medium_heavy"
+    if two_handed and not (weapon and lmh):
+        raise CheckError(
+            "--two-handed applies only to a weapon under the light/medium/heavy scheme",
+            hint="add --weapon and a house-rules file with melee_damage: light_medium_heavy, or drop --two-handed",
+        )
+    if rank and weapon and not lmh:
+        raise CheckError(
+            "--rank does not change thrust/slash/chop damage (only light/medium/heavy and unarmed add the rank)",
+            hint="drop --rank, or use a house-rules file with melee_damage: light_medium_heavy",
+        )
     if weapon:
         try:
             d = tuple(int(x) for x in weapon.split("/"))

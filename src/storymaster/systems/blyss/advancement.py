@@ -139,7 +139,7 @@ def _deteriorate(c: Character, req: Deteriorate, hr: BlyssHouseRules) -> tuple[C
     new = t.model_copy(update={"rank": rank, "progress": progress})
     lost = held - after
     c2 = c.model_copy(
-        update={"traits": tuple(new if x.name == t.name else x for x in c.traits), "cp_budget": c.cp_budget - lost}
+        update={"traits": tuple(new if x.name == t.name else x for x in c.traits), "cp_lost": c.cp_lost + lost}
     )
     return c2, f"{t.name} deteriorates by {lost} CP: rank {t.rank} -> {rank}" + (
         f" ({progress} CP into the next)" if progress else ""

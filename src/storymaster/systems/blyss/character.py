@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from ...errors import CheckError, Problem
 from ...rules.models import Model
@@ -29,6 +29,7 @@ __all__ = [
     "Weapon",
     "character_pool",
     "cp_breakdown",
+    "cp_budget",
     "cp_left",
     "cp_spent",
     "derived_values",
@@ -148,11 +149,43 @@ class Character(Model):
     extra_dodges: int = Field(0, ge=0, le=100)
     extra_flesh_wounds: int = Field(0, ge=0, le=100)
     extra_health: int = Field(0, ge=0, le=200)
-    cp_budget: int = Field(400, ge=0, description="CP at creation (400 in the book)")
+    cp_lost: int = Field(0, ge=0, description="CP lost to Deterioration (gone from the budget until re-earned)")
     cp_earned: int = Field(0, ge=0, description="CP awarded by Experience since creation")
     weapons: tuple[Weapon, ...] = ()
     armour: tuple[Armour, ...] = ()
     notes: str = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _every_attribute_written(cls, data: Any, info: ValidationInfo) -> Any:
+        """A character file names all nine Attributes: a missing one is refused rather than silently made Average
+        (3). (Code building a Character may leave some out; they default to 3.)"""
+        if isinstance(data, dict) and info.context and info.context.get("document"):
+            given = data.get("attributes")
+            given = given if isinstance(given, dict) else {}
+            missing = [book for book, field in ATTRIBUTES.items() if field not in given]
+            if missing:
+                raise ValueError(
+                    f"attributes: {', '.join(missing)} missing; a character file gives all nine Attributes' ranks "
+                    "(the book's Average is 3)"
+                )
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_own_budget(cls, data: Any) -> Any:
+        """The CP budget is the campaign's (house rule ``starting_cp``, 400 in the book), not the sheet's. An older
+        file's ``cp_budget`` below 400 was written by Deterioration and becomes ``cp_lost``; any other is refused."""
+        if isinstance(data, dict) and "cp_budget" in data:
+            data = dict(data)
+            budget = data.pop("cp_budget")
+            if not isinstance(budget, int) or isinstance(budget, bool) or not 0 <= budget <= 400:
+                raise ValueError(
+                    f"cp_budget {budget!r}: a character file cannot set its own CP budget; the campaign's house "
+                    "rules do (starting_cp, 400 in the book)"
+                )
+            data["cp_lost"] = data.get("cp_lost", 0) + 400 - budget
+        return data
 
     def trait(self, name: str) -> Trait | None:
         low = name.strip().lower()
@@ -199,8 +232,15 @@ def cp_spent(c: Character, hr: BlyssHouseRules | None = None) -> int:
     return sum(cp_breakdown(c, hr).values())
 
 
+def cp_budget(c: Character, hr: BlyssHouseRules | None = None) -> int:
+    """CP the character may have spent: the campaign's starting CP (400 in the book), plus Experience, less what
+    Deterioration took (Building the Character; Experience; Deterioration)."""
+    hr = hr or BlyssHouseRules()
+    return hr.starting_cp + c.cp_earned - c.cp_lost
+
+
 def cp_left(c: Character, hr: BlyssHouseRules | None = None) -> int:
-    return c.cp_budget + c.cp_earned - cp_spent(c, hr)
+    return cp_budget(c, hr) - cp_spent(c, hr)
 
 
 # ------------------------------------------------------------------ derived values
@@ -458,7 +498,7 @@ def validate_character(c: Character, hr: BlyssHouseRules | None = None) -> list[
         P.append(
             Problem(
                 "cp",
-                f"{cp_spent(c, hr)} CP spent of {c.cp_budget + c.cp_earned}: {-left} CP over budget",
+                f"{cp_spent(c, hr)} CP spent of {cp_budget(c, hr)}: {-left} CP over budget",
                 "Building the Character: 400 CP",
             )
         )

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, field_validator
 
-from ...dice import DiceRng, RollRecord, roll_pool
-from ...errors import CheckError
+from ...dice import DiceRng, RollRecord, parse_pool, roll_pool
+from ...errors import CheckError, DiceError
 from ...rules.models import Check
 from ...rules.outcome import Outcome, OutcomeOdds
 from .dicepool import Counts, Judgement, count_distribution, counts_of, judge, outcome_order
@@ -27,6 +27,7 @@ from .scale import (
     pool_for_ranks,
     pool_rank,
     pool_text,
+    rank_for_pool,
 )
 
 __all__ = [
@@ -38,7 +39,9 @@ __all__ = [
     "combined_contest_odds",
     "combined_odds",
     "contest_odds",
+    "make_pool",
     "pool_dice",
+    "pool_from_text",
     "resolve_combined",
     "resolve_combined_contest",
     "resolve_contest",
@@ -112,6 +115,51 @@ class Pool(Check):
         if self.die_modifier:
             parts.append(f"{self.die_modifier:+d} per die")
         return (self.name + ": " if self.name else "") + ", ".join(parts)
+
+
+SCALE_DICE = (4, 6, 8, 10, 12)
+
+
+def pool_from_text(text: str, /, **modifiers: int) -> Pool:
+    """A Die Pool written as dice, one statistic per comma: 'd12+d4,d10'; 'd0' is a statistic at rank 0
+    ("Non-existant", Table 2-01). Only the Ability Scale's dice (d4 ... d12) make up a statistic; a group that
+    is no single rank's pool is rolled as loose dice. Every refusal is a :class:`CheckError` naming the part."""
+    ranks: list[int] = []
+    dice: list[int] = []
+    for group in text.split(","):
+        part = group.strip()
+        if part.lower() in ("d0", "0d0"):
+            ranks.append(0)
+            continue
+        try:
+            sides = parse_pool(part)
+        except DiceError as exc:
+            raise CheckError(
+                f"the pool {text!r}: {exc.message}", hint="write it like 'd12+d4,d10' (d0 for rank 0)"
+            ) from None
+        odd = [s for s in sides if s not in SCALE_DICE]
+        if odd:
+            raise CheckError(
+                f"the pool {text!r}: d{odd[0]} is not a die of the Ability Scale",
+                hint="BLYSS pools are made of d4, d6, d8, d10 and d12 (Table 2-01); a statistic at rank 0 is d0",
+            )
+        r = rank_for_pool(sides)
+        if r is None:
+            dice.extend(sides)
+        else:
+            ranks.append(r)
+    return make_pool(ranks=tuple(ranks), dice=tuple(dice), **modifiers)
+
+
+def make_pool(**fields: object) -> Pool:
+    """A :class:`Pool`, with a bad field (13 statistics, a rank of 60 ...) reported as a :class:`CheckError`."""
+    try:
+        return Pool(**fields)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err["loc"])
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        raise CheckError(f"a Die Pool's {where}: {msg}", hint="BLYSS pools combine at most 12 statistics") from None
 
 
 def pool_dice(pool: Pool, hr: BlyssHouseRules | None = None) -> tuple[int, ...]:

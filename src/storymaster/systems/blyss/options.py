@@ -17,6 +17,13 @@ __all__ = ["BlyssHouseRules"]
 class BlyssHouseRules(HouseRules):
     """The SM's choices for a BLYSS game. The defaults are the book (and this project's rulings)."""
 
+    starting_cp: int = Field(
+        400,
+        ge=0,
+        le=100_000,
+        description="Character Points to build a character with (Building the Character: 400 CP). Only the "
+        "campaign's house rules set it; a character file cannot.",
+    )
     creation_rank_cap: int = Field(
         6,
         ge=1,
@@ -114,7 +121,10 @@ class BlyssHouseRules(HouseRules):
     minimum_damage: int = Field(
         1,
         ge=0,
-        description="Least damage a hit deals after Strength penalties (Weapons: Damage; the text is silent).",
+        description=(
+            "An addition (the book is silent; Weapons: Damage): the least damage a hit deals after a negative "
+            "Strength bonus. 0 lets a weak blow deal nothing."
+        ),
     )
     armour_contest_against: Literal["attack_dice", "damage_roll"] = Field(
         "attack_dice",

@@ -10,7 +10,8 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
-from ...errors import Problem
+from ...dice import parse
+from ...errors import Problem, StorymasterError
 from ...rules.models import Model
 from .options import PhilsysHouseRules
 from .tables import STAT_NAMES, equipment, tables
@@ -119,11 +120,22 @@ class Cost(Model):
     hp: int = Field(0, ge=0)
 
 
+def _dice_notation(value: str) -> str:
+    """A damage written as dice notation ('4d8', '20+2d6'); refused at load, so the message names the field."""
+    try:
+        parse(value)
+    except StorymasterError as exc:
+        first = str(exc).splitlines()[0]
+        raise ValueError(f"{value!r} is not a damage in dice notation ({first})") from None
+    return value
+
+
 class Effect(Model):
     """What an ability does, for the fight engine. ``damage`` is dice notation; rank scaling is optional."""
 
     kind: Literal["attack", "heal", "other"] = "attack"
     damage: str = "0"
+    _damage_is_dice = field_validator("damage")(_dice_notation)
     per_rank: int = Field(0, ge=0, description="Added per rank of the required skill (e.g. Fire 1: 10+3*rank+1d6).")
     magical: bool = True
 
@@ -173,6 +185,7 @@ class Weapon(Model):
 class Ammunition(Model):
     name: str
     damage: str
+    _damage_is_dice = field_validator("damage")(_dice_notation)
 
 
 class MissileWeapon(Model):
@@ -181,6 +194,7 @@ class MissileWeapon(Model):
     name: str
     accuracy: int
     damage: str = "0"
+    _damage_is_dice = field_validator("damage")(_dice_notation)
     adds_strength: bool = False
     strength: int | None = None
     weight: float = 0
@@ -306,6 +320,10 @@ def mp_max(c: Character) -> int:
 def tp_max(c: Character) -> int:
     """Derived Substats: TP = 10 + 3*(STA + COU) (plus level-up gains); never below 0."""
     return max(0, 10 + 3 * (c.stats.STA + c.stats.COU) + c.tp_gained)
+
+
+#: the Derived Substats' initiative (AGI + COU/2), shown on the sheet beside the formula in force
+SUBSTATS_INITIATIVE = PhilsysHouseRules(initiative_formula="agi_cou_half")
 
 
 def initiative_bonus(c: Character, hr: PhilsysHouseRules | None = None) -> int:
@@ -561,6 +579,7 @@ def sheet(c: Character, hr: PhilsysHouseRules | None = None) -> dict[str, object
         "MP": mp_max(c),
         "TP": tp_max(c),
         "initiative": f"{initiative_bonus(c, hr)}+2d6",
+        "initiative_substats": f"{initiative_bonus(c, SUBSTATS_INITIATIVE)}+2d6",
         "base_at_pa": base_at_pa(c),
         "AT": at,
         "PA": pa,

@@ -157,6 +157,27 @@ def melee_options(c: Character, hr: PhilsysHouseRules) -> list[tuple[str, str]]:
     return [(a, dmg.tsc_damage_expr(w.damage, a, s)) for a in ("thrust", "slash", "chop")]
 
 
+def _check_options(fighters: Sequence[Fighter], opts: FightOptions, hr: PhilsysHouseRules) -> None:
+    """Refuse a fight option that would be ignored: a name that is no fighter (nor 'side0', 'side1', ...),
+    or a melee attack type that a fighter it applies to cannot make."""
+    names = {f.name for f in fighters} | {f"side{f.side}" for f in fighters}
+    known = ", ".join(sorted(names))
+    for what, table in (("tactics", opts.tactics), ("attack", opts.attack), ("aim", opts.aim)):
+        for key in table:
+            if key not in names:
+                raise CombatError(f"fight option {what}: {key!r} is not in this fight", hint=f"use one of {known}")
+    for f in fighters:
+        forced = _pick(opts.attack, f)
+        if forced is None:
+            continue
+        choices = [a for a, _ in melee_options(f.character, hr)]
+        if forced not in choices:
+            raise CombatError(
+                f"fight option attack: {f.name} cannot make a {forced!r} attack",
+                hint="choose one of " + ", ".join(choices),
+            )
+
+
 def _pick(options: Mapping[str, Any], f: Fighter) -> Any:
     return options.get(f.name, options.get(f"side{f.side}"))
 
@@ -207,6 +228,7 @@ class PhilsysCombat:
                         dead=dmg.is_dead(hp, hr),
                     )
                 )
+        _check_options(fighters, opts, hr)
         state = FightState(fighters=tuple(fighters), house_rules=hr, options=opts)
         return _settle(state)
 

@@ -19,12 +19,13 @@ __all__ = ["PhilsysHouseRules"]
 class PhilsysHouseRules(HouseRules):
     """The optional rules of Philsys, each defaulting to the book (or to the ruling where it contradicts itself)."""
 
-    initiative_formula: Literal["agi_cou_half", "agi_int_half", "agi_cou"] = Field(
-        "agi_cou_half",
+    initiative_formula: Literal["agi_cou", "agi_cou_half", "agi_int_half"] = Field(
+        "agi_cou",
         description=(
-            "Initiative bonus. 'agi_cou_half' = AGI + COU/2 (Derived Substats: 'Initiative -- Agility + (Courage / 2)', "
-            "the formula written on the sheet); 'agi_int_half' = AGI + INT/2 (Turn Sequence); 'agi_cou' = AGI + COU "
-            "(combat walkthrough 'AGI+COU+2d6' and its examples). Halves round down."
+            "Initiative bonus. Default 'agi_cou' = AGI + COU: the combat walkthrough rolls 'AGI+COU+2d6', calls "
+            "AGI+COU the 'initiative bonus', and every worked initiative in it uses it (Aya 6, the guard 8, "
+            "Chandler 5). 'agi_cou_half' = AGI + COU/2 (Derived Substats, the formula written on the sheet); "
+            "'agi_int_half' = AGI + INT/2 (Turn Sequence). Halves round down."
         ),
     )
     initiative_ties: Literal["modifier_then_reroll", "reroll"] = Field(
@@ -57,8 +58,8 @@ class PhilsysHouseRules(HouseRules):
     critical_failure_effect: Literal["lose_next_turn", "none"] = Field(
         "lose_next_turn",
         description=(
-            "What a critical failure does in the automatic fight engine. The book leaves it to the GM (dropped weapon, "
-            "fell flat on their face); default: the attacker loses their next turn recovering."
+            "An addition: the book leaves a critical failure's effect to the GM (dropped weapon, fell flat on their "
+            "face); the fight engine's default is that the attacker loses their next turn recovering. 'none': no effect."
         ),
     )
     strength_requirement: Literal["forbid", "penalty"] = Field(
@@ -100,8 +101,8 @@ class PhilsysHouseRules(HouseRules):
         -10,
         le=0,
         description=(
-            "A character at this HP or lower is dead. The book never says where death begins (Taking Damage, "
-            "Wounds and Dying); this is the ruling."
+            "An addition: a character at this HP or lower is dead. The book never says where death begins (Taking "
+            "Damage, Wounds and Dying); -10 is Storymaster's, not the book's."
         ),
     )
     near_miss_half_damage: bool = Field(
