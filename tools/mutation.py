@@ -52,6 +52,7 @@ TESTS: dict[str, list[str]] = {
     ],
     "src/storymaster/systems/philsys/combat.py": ["tests/systems/philsys/test_combat.py"],
     "src/storymaster/systems/philsys/damage.py": [
+        "tests/systems/philsys/test_damage_rules.py",
         "tests/systems/philsys/test_rule_twins.py",
         "tests/systems/philsys/test_golden.py",
         "tests/systems/philsys/test_combat.py",
@@ -136,6 +137,19 @@ def _env(tree: Path) -> dict[str, str]:
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.pop("PYTEST_ADDOPTS", None)
     return env
+
+
+def recheck_survivors(module: str) -> int:
+    """Forget the verdict on every surviving mutant (after adding tests), so the next run judges them again."""
+    import sqlite3
+
+    session = STATE / _slug(module) / "session.sqlite"
+    if not session.is_file():
+        return 0
+    with sqlite3.connect(session) as db:
+        return db.execute(
+            "DELETE FROM work_results WHERE worker_outcome = 'normal' AND test_outcome = 'survived'"
+        ).rowcount
 
 
 def run(module: str, budget: float, fresh: bool) -> dict[str, object]:
@@ -280,6 +294,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("modules", nargs="*", help="module paths (default: every module of issue 14 that exists)")
     ap.add_argument("--budget", type=float, default=600, help="seconds per module for this run (default 600)")
     ap.add_argument("--fresh", action="store_true", help="forget the saved session and start again")
+    ap.add_argument(
+        "--recheck-survivors", action="store_true", help="judge the surviving mutants again (after adding tests)"
+    )
     ap.add_argument("--report", action="store_true", help="print the table of every module run so far")
     ap.add_argument("--survivors", action="store_true", help="list the surviving mutants of the modules")
     args = ap.parse_args(argv)
@@ -297,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"no such module: {module}", file=sys.stderr)
             return 2
     for module in modules:
+        if args.recheck_survivors:
+            print(f"{module}: {recheck_survivors(module)} survivor(s) to judge again")
         if args.survivors:
             survivors(module)
             continue

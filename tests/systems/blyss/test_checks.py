@@ -339,3 +339,46 @@ def test_initiative_roll_off_is_recorded() -> None:
     assert order[0].rolloff.total >= order[1].rolloff.total
     order2, _ = roll_initiative(entries, DiceRng("tie"), BlyssHouseRules(initiative_final_tie="sm_order"))
     assert [r.name for r in order2] == ["a", "b"]
+
+
+def test_literal_reading_of_a_one_tells_the_readings_apart() -> None:
+    """Ruling 3 vs the literal text at TD 1. Pool d4 + d6 rolled (1, 5):
+    ruling 3 (default): the 1 is no success and cancels the 5: a normal failure (no extra 1s).
+    literal_ones: the 1 meets TD 1 (a success) and cancels one success: one success is left, and since every die
+    met the TD ('If all dice beat the TD'), literally a critical success."""
+    from storymaster.systems.blyss.dicepool import counts_of, judge
+
+    default = judge(counts_of((1, 5), (4, 6), 1))
+    literal = judge(counts_of((1, 5), (4, 6), 1, literal_ones=True))
+    assert (default.kind, default.successes) == ("failure", 0)
+    assert (literal.kind, literal.successes) == ("critical success", 1)
+    # a single d4 at TD 1: ruling 3 succeeds 3/4 (2, 3, 4); literally the 1 succeeds and cancels itself: 3/4 too,
+    # but a 1 is then a failure rather than a screw-up; straight 1s stay a critical screw-up either way
+    odds = SYSTEM.odds(BlyssTest(dice=(4,), td=1, sm_allows=True), BlyssHouseRules(literal_ones=True))
+    assert odds.probability("critical screw-up") == Fraction(1, 4)
+    two = SYSTEM.odds(BlyssTest(dice=(4, 6), td=1, sm_allows=True), BlyssHouseRules(literal_ones=True))
+    brute = Fraction(0)
+    for a in range(1, 5):
+        for b in range(1, 7):
+            hits = 2  # every face meets TD 1 under the literal reading
+            ones = (a == 1) + (b == 1)
+            if not (a == 1 and b == 1) and hits - ones > 0:
+                brute += Fraction(1, 24)
+    assert sum(p for k, p in two.probabilities.items() if k.startswith(("success", "critical success"))) == brute
+
+
+def test_the_success_rule_and_its_array_twin_agree_everywhere() -> None:
+    """One statement of 'a die succeeds' (dicepool.die_succeeds); the forecast's numpy twin agrees on every face,
+    TD and die modifier of a small domain, and the book's edges hold: equal succeeds, a 1 never (ruling 3)."""
+    import numpy as np
+
+    from storymaster.systems.blyss.dicepool import die_succeeds, die_succeeds_v
+
+    faces = np.arange(1, 13)
+    for td in range(15):
+        for dm in range(-2, 3):
+            got = die_succeeds_v(faces, td, dm).tolist()
+            assert got == [die_succeeds(f, td, dm) for f in range(1, 13)], (td, dm)
+    assert die_succeeds(8, 8) and not die_succeeds(7, 8) and not die_succeeds(1, 0)
+    assert die_succeeds(1, 1, literal_ones=True) and not die_succeeds(1, 2, literal_ones=True)
+    assert not die_succeeds(8, 8, -1)  # Flesh Wounds' -1 per die

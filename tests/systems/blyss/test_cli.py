@@ -237,3 +237,20 @@ def test_d0_is_the_books_rank_0(cli) -> None:
     both = json.loads(run(cli, "blyss odds --pool d0,d8 --td 6 --json").stdout)
     alone = json.loads(run(cli, "blyss odds --pool d8 --td 6 --json").stdout)
     assert "ranks 0+3" in both["check"] and both["p_success"] == alone["p_success"] == 3 / 8
+
+
+def test_the_sheet_shows_damaged_armour_at_its_damaged_rating(cli, tmp_path) -> None:
+    """Armour Rating (ruling 9): a third of the original rating, rounded down, is lost per life. Chainmail AR 5
+    with 2 lives soaks at 5 - 1 = 4; with 1 life at 5 - 2 = 3."""
+    import yaml
+
+    data = yaml.safe_load((EX / "warrior.yaml").read_text())
+    data["armour"][0].update(armour_rating=5, lives=1)
+    path = tmp_path / "dented.yaml"
+    path.write_text(yaml.safe_dump(data))
+    r = run(cli, f"blyss sheet {path} --json")
+    assert r.exit_code == 0, r.output
+    armour = json.loads(r.stdout)["armour"][0]
+    assert (armour["armour_rating"], armour["current_rating"]) == (5, 3)
+    text = run(cli, f"blyss sheet {path}").stdout
+    assert "AR 3 (damaged; 5 new)" in " ".join(text.split())

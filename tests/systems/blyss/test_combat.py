@@ -14,11 +14,28 @@ from storymaster.errors import CombatError
 from storymaster.rules import CombatEngine, load_model
 from storymaster.systems.blyss import SYSTEM
 from storymaster.systems.blyss.character import Armour, Attributes, Character, Trait, Weapon
-from storymaster.systems.blyss.combat import FightState, _current_ar, attack_pool, called_shot_td, weapon_switch_rounds
+from storymaster.systems.blyss.combat import (
+    BlyssCombat,
+    FightState,
+    _current_ar,
+    attack_pool,
+    called_shot_td,
+    weapon_switch_rounds,
+)
 from storymaster.systems.blyss.options import BlyssHouseRules
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "blyss"
-ENGINE = SYSTEM.combat
+
+
+class _CodeBuiltEngine(BlyssCombat):
+    """The engine, for stat blocks built in code to exercise one rule: the SM allows characters that the
+    creation rules would refuse (a fight refuses illegal characters otherwise; see test_combat.py)."""
+
+    def start(self, sides, *, house_rules=None, options=None):  # type: ignore[override]
+        return super().start(sides, house_rules=house_rules, options={"allow_illegal": True, **dict(options or {})})
+
+
+ENGINE = _CodeBuiltEngine()
 
 
 def load(name: str) -> Character:
@@ -127,6 +144,24 @@ def test_declaration_slowest_first_and_faster_defender_defends() -> None:
     assert seen_defence and seen_counter
 
 
+def test_action_round_follows_the_declaration_order() -> None:
+    """The Action Round: results are established 'in the same order where possible' as the Declaration Round,
+    which starts with the lowest Initiative. So the slower fighter's attack resolves first by default; the house
+    rule action_order: initiative puts the fastest first."""
+    slow = fighter("Slow", agility=1, wits=1, strength=5, weapons=[SWORD], traits=[Trait(name="Armed Combat", rank=3)])
+    fast = fighter("Fast", agility=6, wits=6, weapons=[SWORD], traits=[Trait(name="Armed Combat", rank=3)], stamina=5)
+    for rule, first in (("declaration", "Slow"), ("initiative", "Fast")):
+        hr = BlyssHouseRules(action_order=rule)
+        state = ENGINE.start([[slow], [fast]], house_rules=hr)
+        state, events = ENGINE.step(state, DiceRng(3))
+        fastest_first = list(state.order)
+        declared = [e.actor for e in events if e.kind == "declare"]
+        attacks = [e.actor for e in events if e.kind == "attack"]
+        assert declared == fastest_first[::-1]  # Declaration Round: slowest first, whatever the rule
+        assert attacks[0] == first, (rule, fastest_first, attacks)
+        assert ENGINE.initiative_order(state)[0] == first  # the tracker shows the acting order
+
+
 def test_aiming_adds_ranks_next_round() -> None:
     archer = fighter(
         "Archer",
@@ -166,6 +201,19 @@ def test_unskilled_weapon_penalty_and_modifiers() -> None:
     assert pool.ranks == (3,)
     assert pool.bonus_ranks == 1
     assert pool.penalty_ranks == 2 + 2  # no skill: -2; armour -1 doubled without the Armour skill
+
+
+def test_fists_are_not_a_weapon_without_skill() -> None:
+    """Weapons: the -2 is for 'a weapon they have no skill with'; a fighter without Unarmed Combat punching
+    is using no weapon, so the attack pool is Melee Attack alone, with no penalty."""
+    brawler = fighter("Brawler")  # no weapons, no Unarmed Combat
+    state = ENGINE.start([[brawler], [fighter("X")]])
+    pool, notes = attack_pool(state.fighters[0], state)
+    assert pool.ranks == (3,) and pool.penalty_ranks == 0 and not notes
+    # a real weapon without its skill still takes the -2
+    armed = fighter("Novice", weapons=[Weapon(name="Club", damage="d6", skill="Armed Combat")])
+    pool, _ = attack_pool(ENGINE.start([[armed], [fighter("X")]]).fighters[0], state)
+    assert pool.penalty_ranks == 2
 
 
 def test_disarming() -> None:
@@ -234,14 +282,26 @@ def test_dying_checks_in_a_group_fight() -> None:
 
 
 def test_max_rounds_stand_off() -> None:
-    pacifist = fighter("P1", agility=1, strength=1)
-    state, events = fight(
-        pacifist,
-        fighter("P2", agility=1, strength=1, stamina=8),
+    state, _ = fight(
+        fighter("P1", agility=4, strength=4),
+        fighter("P2", agility=4, strength=4, stamina=8),
         seed=0,
         house_rules=BlyssHouseRules(max_rounds=2, minimum_damage=0),
     )
     assert state.over and (ENGINE.winner(state) is None or state.round <= 2)
+
+
+def test_a_fight_nobody_can_win_is_reported_not_run() -> None:
+    """Melee Attack (1 + 1) / 2 = 1 is a d4: it can never meet the Attack TD of 8 (Attacking), so two such
+    fighters could only stand off at the round cap. The engine says so at the start."""
+    weak = fighter("P1", agility=1, strength=1)
+    with pytest.raises(CombatError, match="neither side can ever hit") as err:
+        ENGINE.start([[weak], [fighter("P2", agility=1, strength=1)]])
+    assert "P1: best die 4 against TD 8" in str(err.value)
+    # one side able to hit is a fight (a d8 meets TD 8 on an 8)
+    ENGINE.start([[weak], [fighter("P3", agility=5, strength=5)]])
+    # an aiming fighter may reach the TD with aim ranks: not refused
+    ENGINE.start([[weak], [fighter("P4", agility=1, strength=1)]], options={"tactic": {"P4": "aim"}})
 
 
 def test_slower_defensive_target_gives_up_its_action_to_defend() -> None:
@@ -249,7 +309,9 @@ def test_slower_defensive_target_gives_up_its_action_to_defend() -> None:
     slow = fighter("Slow", agility=1, wits=1, weapons=[SWORD], traits=[Trait(name="Armed Combat", rank=3)], stamina=6)
     found = False
     for seed in range(6):
-        _, events = fight(fast, slow, seed=seed, tactic={"Slow": "defensive"})
+        # the fast attacker must act before the slow target: fastest first (action_order: initiative)
+        hr = BlyssHouseRules(action_order="initiative")
+        _, events = fight(fast, slow, seed=seed, tactic={"Slow": "defensive"}, house_rules=hr)
         for e in events:
             if "Slow gives up their declared attack to defend" in e.text:
                 found = True
@@ -280,3 +342,13 @@ def test_starting_weapon_depends_on_distance() -> None:
     far = ENGINE.start([[w], [load("rogue")]], options={"distance": 120})
     assert far.fighters[0].wielded().name == "Shortbow"
     assert far.fighters[1].wielded().name == "Sling"
+
+
+def test_illegal_characters_are_refused_unless_the_sm_allows() -> None:
+    """A fight (and so a forecast, which starts from one) takes only characters the creation rules allow."""
+    illegal = load("illegal")
+    with pytest.raises(CombatError, match="is not a legal BLYSS character"):
+        SYSTEM.combat.start([[illegal], [load("rogue")]])
+    state = SYSTEM.combat.start([[illegal], [load("rogue")]], options={"allow_illegal": True})
+    assert len(state.fighters) == 2
+    SYSTEM.combat.start([[load("warrior")], [load("rogue")]])  # the book's examples are legal

@@ -8,14 +8,24 @@ from systems.tracker_kit import check_rows, play
 
 from storymaster.dice import DiceRng
 from storymaster.rules import FightTracker, load_model
-from storymaster.systems.blyss import SYSTEM
 from storymaster.systems.blyss.character import Character
+from storymaster.systems.blyss.combat import BlyssCombat
 from storymaster.systems.blyss.living import Vitals
 from storymaster.systems.blyss.options import BlyssHouseRules
 from storymaster.systems.blyss.tracker import condition
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "blyss"
-ENGINE = SYSTEM.combat
+
+
+class _CodeBuiltEngine(BlyssCombat):
+    """The engine, for stat blocks built in code to exercise one rule: the SM allows characters that the
+    creation rules would refuse (a fight refuses illegal characters otherwise; see test_combat.py)."""
+
+    def start(self, sides, *, house_rules=None, options=None):  # type: ignore[override]
+        return super().start(sides, house_rules=house_rules, options={"allow_illegal": True, **dict(options or {})})
+
+
+ENGINE = _CodeBuiltEngine()
 
 
 def load(name: str) -> Character:
@@ -39,7 +49,8 @@ def test_no_order_before_initiative_then_the_engines_own() -> None:
     assert all(r.position is None and not r.acting and r.condition == "Healthy" for r in rows)
     state, _ = ENGINE.step(state, DiceRng("tracker", "blyss"))
     order = ENGINE.initiative_order(state)
-    assert order == list(state.order) and sorted(order) == sorted(expected)
+    # the acting order: the Action Round follows the Declaration Round, slowest first (Initiative reversed)
+    assert order == list(state.order)[::-1] and sorted(order) == sorted(expected)
     rows = check_rows(ENGINE, state, expected)
     acting = [r.name for r in rows if r.acting]
     assert acting == [next(n for n in order if state.get(n).active)]

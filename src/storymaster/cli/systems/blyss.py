@@ -25,6 +25,7 @@ from ...systems.blyss.character import (
     cp_budget,
     cp_left,
     cp_spent,
+    current_armour_rating,
     derived_values,
     max_dodges,
     max_flesh_wounds,
@@ -165,6 +166,13 @@ def pool_from_options(
     return pool_from_text(
         pool, name=name, penalty_ranks=penalty, negative_ranks=negative, bonus_ranks=bonus, die_modifier=die_mod
     )
+
+
+def _rating_text(a: dict) -> str:
+    """'5', or for damaged armour the rating it soaks with now and the original: '4 (damaged; 5 new)'."""
+    if a["current_rating"] == a["armour_rating"]:
+        return str(a["armour_rating"])
+    return f"{a['current_rating']} (damaged; {a['armour_rating']} new)"
 
 
 def emit_outcome(outcome, as_json: bool) -> None:
@@ -339,7 +347,7 @@ def sheet_data(c: Character, hr: BlyssHouseRules) -> dict:
             for t in c.traits
         ],
         "weapons": [w.model_dump(mode="json") for w in c.weapons],
-        "armour": [a.model_dump(mode="json") for a in c.armour],
+        "armour": [{**a.model_dump(mode="json"), "current_rating": current_armour_rating(a)} for a in c.armour],
     }
 
 
@@ -397,7 +405,7 @@ def print_sheet(data: dict) -> None:
         )
     for a in data["armour"]:
         console.print(
-            f"Armour: {a['name']} (AR {a['armour_rating']}, action {a['action_modifier']}, cover {''.join(a['cover'])}, lives {a['lives']}/3)"
+            f"Armour: {a['name']} (AR {_rating_text(a)}, action {a['action_modifier']}, cover {''.join(a['cover'])}, lives {a['lives']}/3)"
         )
     if data["problems"]:
         console.print(f"[red]{len(data['problems'])} problem(s):[/red]")

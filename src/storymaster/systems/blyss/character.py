@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
+import numpy as np
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from ...errors import CheckError, Problem
@@ -32,6 +33,8 @@ __all__ = [
     "cp_budget",
     "cp_left",
     "cp_spent",
+    "current_armour_rating",
+    "damaged_armour_rating",
     "derived_values",
     "max_dodges",
     "max_flesh_wounds",
@@ -244,6 +247,17 @@ def cp_left(c: Character, hr: BlyssHouseRules | None = None) -> int:
 
 
 # ------------------------------------------------------------------ derived values
+def damaged_armour_rating(rating: int, lives: int, /) -> int:
+    """Armour Rating after damage: a third of the original (rounded down) is lost per life lost (Armour Rating;
+    ruling 9). Works on numpy arrays too (the forecast's twin is this same expression)."""
+    return np.maximum(0, rating - (3 - lives) * (rating // 3))
+
+
+def current_armour_rating(a: Armour, /) -> int:
+    """The rating a (possibly damaged) piece of armour soaks with now."""
+    return int(damaged_armour_rating(a.armour_rating, a.lives))
+
+
 def strength_damage_bonus(strength: int, /) -> int:
     """+1 damage per Strength rank above Average (4+), -1 per rank below (2 or less) (Attributes: Strength)."""
     return strength - 3

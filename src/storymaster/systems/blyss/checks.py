@@ -270,7 +270,15 @@ def roll_against(
         return None
     rec = roll_pool(dice, rng, label=label)
     faces = rec.faces
-    c = counts_of(faces, dice, td, die_modifier=die_modifier, golden=golden, strict=hr.critical_needs_strict_beat)
+    c = counts_of(
+        faces,
+        dice,
+        td,
+        die_modifier=die_modifier,
+        golden=golden,
+        strict=hr.critical_needs_strict_beat,
+        literal_ones=hr.literal_ones,
+    )
     return RolledPool(rec, dice, td, c, judge(c, extra_screw_ups=extra_screw_ups))
 
 
@@ -364,16 +372,27 @@ def judgement_distribution(
     if not dice:
         return {_EMPTY: Fraction(1)}
     return dict(
-        _judgement_distribution(tuple(dice), td, die_modifier, golden, extra_screw_ups, hr.critical_needs_strict_beat)
+        _judgement_distribution(
+            tuple(dice), td, die_modifier, golden, extra_screw_ups, hr.critical_needs_strict_beat, hr.literal_ones
+        )
     )
 
 
 @lru_cache(maxsize=2048)
 def _judgement_distribution(
-    dice: tuple[int, ...], td: int, die_modifier: int, golden: bool, extra_screw_ups: int, strict: bool
+    dice: tuple[int, ...],
+    td: int,
+    die_modifier: int,
+    golden: bool,
+    extra_screw_ups: int,
+    strict: bool,
+    literal_ones: bool = False,
 ) -> tuple[tuple[Judgement, Fraction], ...]:
     out: dict[Judgement, Fraction] = {}
-    for c, p in count_distribution(dice, td, die_modifier=die_modifier, golden=golden, strict=strict).items():
+    dist = count_distribution(
+        dice, td, die_modifier=die_modifier, golden=golden, strict=strict, literal_ones=literal_ones
+    )
+    for c, p in dist.items():
         j = judge(c, extra_screw_ups=extra_screw_ups)
         j = Judgement(j.kind, j.successes, j.screw_ups, 0, 0)  # odds group by result, not by how it came about
         out[j] = out.get(j, Fraction(0)) + p

@@ -2,7 +2,7 @@
 
 Each ``step`` plays one round: Initiative (first round, or every round by house rule), dying
 checks, the Declaration Round (slowest first, so faster characters can react) and the Action
-Round (fastest first). Choices are automatic, steered by each fighter's ``tactic``:
+Round (in the Declaration Round's order: slowest first; house rule ``action_order``). Choices are automatic, steered by each fighter's ``tactic``:
 
 - ``attack``: attack the weakest standing enemy every round;
 - ``defensive``: Defend (armed) or Evade (unarmed) against an attack declared by a slower enemy,
@@ -29,6 +29,7 @@ from .character import (
     Armour,
     Character,
     Weapon,
+    damaged_armour_rating,
     defence,
     initiative,
     max_dodges,
@@ -38,6 +39,7 @@ from .character import (
     movement_feet,
     ranged_attack,
     strength_damage_bonus,
+    validate_character,
 )
 from .checks import Pool, contest_winner, pool_dice, roll_against, roll_initiative
 from .dicepool import counts_of, judge
@@ -47,7 +49,7 @@ from .scale import pool_for_rank
 from .tables import table
 from .tracker import fight_order, fight_tracker
 
-__all__ = ["BlyssCombat", "FightState", "Fighter", "called_shot_td"]
+__all__ = ["BlyssCombat", "FightState", "Fighter", "action_round_order", "best_attack_face", "called_shot_td"]
 
 Tactic = Literal["attack", "defensive", "aim", "disarm"]
 CalledShot = Literal["limb", "head", "eye"]
@@ -169,7 +171,8 @@ def attack_pool(f: Fighter, state: FightState, *, disarm: bool = False) -> tuple
             skill += 1  # Specialisation: an additional rank when the specialist topic comes into play
             notes.append(f"specialised in {w.name} +1 rank")
         ranks.append(skill)
-    else:
+    elif w is not UNARMED:
+        # Weapons: Attack Modifier - 'a weapon they have no skill with'; fists are no weapon (issue 14)
         penalty += table("wounds")["unskilled_weapon_penalty"]
         notes.append(f"no {_default_skill(w)} skill -2 ranks")
     bonus = 0
@@ -218,9 +221,29 @@ def defence_pool(f: Fighter, state: FightState, kind: str) -> Pool:
     return Pool(name=f.id, ranks=tuple(ranks), penalty_ranks=penalty, die_modifier=dm)
 
 
+def action_round_order(initiative_order: Sequence[str], hr: BlyssHouseRules) -> list[str]:
+    """The Action Round's order from the Initiative order (fastest first). The Action Round: results are
+    established 'in the same order where possible' as the Declaration Round, which starts with the character
+    lowest in the Initiative Order: slowest first. House rule ``action_order: initiative`` is fastest first."""
+    return list(reversed(initiative_order)) if hr.action_order == "declaration" else list(initiative_order)
+
+
+def best_attack_face(f: Fighter, state: FightState) -> tuple[int, int]:
+    """(the highest value one of the fighter's attack dice can show against the TD, that TD), unhurt, at the
+    fight's start. A fighter who aims, or counterattacks after defending, may do better: they count as able to
+    hit. Used to find a fight in which nobody can ever hit (Character Tests: a die must equal or beat the TD)."""
+    pool, _ = attack_pool(f, state)
+    dice = pool_dice(pool, state.house_rules)
+    td = called_shot_td(f.called_shot, aimed=False)
+    if f.tactic in ("aim", "defensive"):
+        return (10**6, td)
+    best = max(dice, default=0)
+    return (best + pool.die_modifier if best >= 2 else 0, td)
+
+
 def _current_ar(a: Armour, lives: int) -> int:
     """Armour Rating after damage: a third of the original (rounded down) lost per life (Armour Rating)."""
-    return max(0, a.armour_rating - (3 - lives) * (a.armour_rating // 3))
+    return int(damaged_armour_rating(a.armour_rating, lives))
 
 
 def _starting_weapon(c: Character, distance: int) -> int | None:
@@ -278,10 +301,17 @@ class BlyssCombat:
             raise CombatError("the distance between the sides is a whole number of feet") from None
         if distance < 0:
             raise CombatError("the distance between the sides is 0 feet or more")
+        allow_illegal = bool(options.pop("allow_illegal", False))
         for si, side in enumerate(sides):
             for c in side:
                 if not isinstance(c, Character):
                     raise CombatError(f"a BLYSS fight takes BLYSS characters, not {type(c).__name__}")
+                problems = [] if allow_illegal else validate_character(c, hr)
+                if problems:
+                    raise CombatError(
+                        f"{c.name} is not a legal BLYSS character: " + "; ".join(str(p) for p in problems),
+                        hint="fix the sheet (storymaster blyss sheet shows every problem), or let the SM allow it",
+                    )
                 n = seen.get(c.name, 0) + 1
                 seen[c.name] = n
                 fid = c.name if n == 1 else f"{c.name} ({n})"
@@ -292,7 +322,15 @@ class BlyssCombat:
                         f"bad fight option for {c.name}: {exc}",
                         hint="tactic: attack|defensive|aim|disarm; called_shot: limb|head|eye",
                     ) from None
-        return FightState(fighters=tuple(fighters), distance=distance, house_rules=hr)
+        state = FightState(fighters=tuple(fighters), distance=distance, house_rules=hr)
+        reach = {f.id: best_attack_face(f, state) for f in state.fighters}
+        if not any(face >= td for face, td in reach.values()):
+            shown = "; ".join(f"{fid}: best die {face} against TD {td}" for fid, (face, td) in reach.items())
+            raise CombatError(
+                f"neither side can ever hit the other, so the fight could only end at the round cap ({shown})",
+                hint="an attack succeeds on a die that meets the Attack TD (8); give someone a skill, a weapon or aim",
+            )
+        return state
 
     def is_over(self, state: BaseModel) -> bool:
         return bool(state.over)
@@ -356,8 +394,8 @@ class BlyssCombat:
                     "declare", f"{fid} declares: {act.kind}{tgt}.", rnd, fid, {"action": act.kind, "target": act.target}
                 )
             )
-        # Action Round: fastest first (The Action Round)
-        for fid in active:
+        # Action Round: 'in the same order where possible' as the Declaration Round (house rule action_order)
+        for fid in action_round_order(active, hr):
             f = st.get(fid)
             if not f.active or f.acted or f.declared is None:
                 continue
@@ -563,7 +601,12 @@ def _attack(
         aj = (
             judge(
                 counts_of(
-                    rp.record.faces, rp.dice, a_td, die_modifier=pool.die_modifier, strict=hr.critical_needs_strict_beat
+                    rp.record.faces,
+                    rp.dice,
+                    a_td,
+                    die_modifier=pool.die_modifier,
+                    strict=hr.critical_needs_strict_beat,
+                    literal_ones=hr.literal_ones,
                 )
             )
             if rp

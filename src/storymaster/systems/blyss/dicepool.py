@@ -15,10 +15,22 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-__all__ = ["Counts", "Judgement", "count_distribution", "die_category", "judge", "outcome_key", "outcome_order"]
+__all__ = [
+    "Counts",
+    "Judgement",
+    "count_distribution",
+    "die_category",
+    "die_succeeds",
+    "die_succeeds_v",
+    "judge",
+    "outcome_key",
+    "outcome_order",
+]
 
 # categories of one die
 ONE, GOLD_HIT, GOLD_MISS, HIT, MISS = "one", "gold_hit", "gold_miss", "hit", "miss"
+#: a natural 1 that meets the TD, under the literal reading: a success and a Screw-Up at once
+ONE_HIT = "one_hit"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,20 +46,41 @@ class Counts:
     value: int = 0  # total (natural) face value of the dice that met the TD
 
 
+def die_succeeds(face: int, td: int, die_modifier: int = 0, *, literal_ones: bool = False) -> bool:
+    """Character Tests: a die succeeds when its value (face + ``die_modifier``, e.g. -1 at Flesh Wounds) equals
+    or beats the TD. Ruling 3: a natural 1 never does (it is a Screw-Up); ``literal_ones`` (house rule
+    ``literal_ones``) lets a 1 that meets the TD succeed too (it still cancels one success)."""
+    return (face >= 2 or literal_ones) and face + die_modifier >= td
+
+
+def die_succeeds_v(faces, td, die_modifier=0):  # type: ignore[no-untyped-def]
+    """:func:`die_succeeds` (ruling 3's default) on numpy arrays of faces; ``td`` and ``die_modifier`` broadcast."""
+    return (faces >= 2) & (faces + die_modifier >= td)
+
+
 def die_category(
-    face: int, sides: int, td: int, *, die_modifier: int = 0, golden: bool = False, strict: bool = False
+    face: int,
+    sides: int,
+    td: int,
+    *,
+    die_modifier: int = 0,
+    golden: bool = False,
+    strict: bool = False,
+    literal_ones: bool = False,
 ) -> tuple[str, bool]:
     """One die's category and whether it counts towards a critical success.
 
-    A natural 1 is a (potential) Screw-Up and never a success (ruling: it cannot cancel itself).
-    A die succeeds when its value (face + ``die_modifier``, e.g. -1 at Flesh Wounds) equals or
-    beats the TD (Character Tests: 'equal or beat'). With Golden Rolls on, the highest face is a
-    Golden Roll (Golden Rolls). ``strict``: a critical needs value > TD instead of >= TD.
+    A natural 1 is a (potential) Screw-Up and never a success (ruling 3: it cannot cancel itself); under
+    ``literal_ones`` a 1 that meets the TD is both (category ONE_HIT). Success: :func:`die_succeeds`.
+    With Golden Rolls on, the highest face is a Golden Roll (Golden Rolls). ``strict``: a critical needs
+    value > TD instead of >= TD.
     """
     if face == 1:
+        if literal_ones and die_succeeds(face, td, die_modifier, literal_ones=True):
+            return ONE_HIT, (face + die_modifier > td if strict else True)
         return ONE, False
     value = face + die_modifier
-    meets = value >= td
+    meets = die_succeeds(face, td, die_modifier)
     crit = value > td if strict else meets
     if golden and face == sides:
         return (GOLD_HIT if meets else GOLD_MISS), crit
@@ -62,17 +95,20 @@ def counts_of(
     die_modifier: int = 0,
     golden: bool = False,
     strict: bool = False,
+    literal_ones: bool = False,
 ) -> Counts:
     """The category counts of rolled faces."""
-    c = {ONE: 0, GOLD_HIT: 0, GOLD_MISS: 0, HIT: 0, MISS: 0}
+    c = {ONE: 0, GOLD_HIT: 0, GOLD_MISS: 0, HIT: 0, MISS: 0, ONE_HIT: 0}
     crit = value = 0
     for f, s in zip(faces, sides, strict=True):
-        cat, cr = die_category(f, s, td, die_modifier=die_modifier, golden=golden, strict=strict)
+        cat, cr = die_category(
+            f, s, td, die_modifier=die_modifier, golden=golden, strict=strict, literal_ones=literal_ones
+        )
         c[cat] += 1
         crit += cr
-        if cat in (HIT, GOLD_HIT):
+        if cat in (HIT, GOLD_HIT, ONE_HIT):
             value += f
-    return Counts(len(faces), c[ONE], c[GOLD_HIT], c[GOLD_MISS], c[HIT], crit, value)
+    return Counts(len(faces), c[ONE] + c[ONE_HIT], c[GOLD_HIT], c[GOLD_MISS], c[HIT] + c[ONE_HIT], crit, value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,12 +192,14 @@ def outcome_order(key: str) -> float:
 
 @lru_cache(maxsize=4096)
 def _die_dist(
-    sides: int, td: int, die_modifier: int, golden: bool, strict: bool
+    sides: int, td: int, die_modifier: int, golden: bool, strict: bool, literal_ones: bool = False
 ) -> tuple[tuple[tuple[str, bool, int], Fraction], ...]:
     acc: dict[tuple[str, bool, int], Fraction] = {}
     for face in range(1, sides + 1):
-        cat, crit = die_category(face, sides, td, die_modifier=die_modifier, golden=golden, strict=strict)
-        value = face if cat in (HIT, GOLD_HIT) else 0
+        cat, crit = die_category(
+            face, sides, td, die_modifier=die_modifier, golden=golden, strict=strict, literal_ones=literal_ones
+        )
+        value = face if cat in (HIT, GOLD_HIT, ONE_HIT) else 0
         key = (cat, crit, value)
         acc[key] = acc.get(key, Fraction(0)) + Fraction(1, sides)
     return tuple(acc.items())
@@ -175,20 +213,21 @@ def count_distribution(
     golden: bool = False,
     strict: bool = False,
     with_value: bool = False,
+    literal_ones: bool = False,
 ) -> dict[Counts, Fraction]:
     """The exact joint distribution of a pool's category counts (a convolution over its dice)."""
     dist: dict[Counts, Fraction] = {Counts(0): Fraction(1)}
     for sides in dice:
-        step = _die_dist(sides, td, die_modifier, golden, strict)
+        step = _die_dist(sides, td, die_modifier, golden, strict, literal_ones)
         new: dict[Counts, Fraction] = {}
         for c, p in dist.items():
             for (cat, crit, value), q in step:
                 nc = Counts(
                     c.n + 1,
-                    c.ones + (cat == ONE),
+                    c.ones + (cat in (ONE, ONE_HIT)),
                     c.gold_hit + (cat == GOLD_HIT),
                     c.gold_miss + (cat == GOLD_MISS),
-                    c.hit + (cat == HIT),
+                    c.hit + (cat in (HIT, ONE_HIT)),
                     c.crit + crit,
                     c.value + value if with_value else 0,
                 )

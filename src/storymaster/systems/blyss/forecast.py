@@ -42,7 +42,7 @@ from ...dice.ast import BinOp, Const, Dice, Expr, Neg
 from ...dice.batch import _eval as _eval_batch
 from ...errors import OddsError
 from ...forecast import Batch, CombatantForecast, Forecast, absorb, run_simulation
-from .character import initiative, movement_feet, strength_damage_bonus
+from .character import damaged_armour_rating, initiative, movement_feet, strength_damage_bonus
 from .checks import Pool, pool_dice
 from .combat import (
     MELEE_REACH_FT,
@@ -50,10 +50,12 @@ from .combat import (
     Fighter,
     FightState,
     _current_ar,
+    action_round_order,
     attack_pool,
     called_shot_td,
     defence_pool,
 )
+from .dicepool import die_succeeds, die_succeeds_v
 from .living import wound_penalty
 from .options import BlyssHouseRules
 from .scale import pool_for_rank
@@ -269,7 +271,7 @@ def _successes(faces: np.ndarray, td: Any, dm: Any) -> np.ndarray:
     td = np.asarray(td).reshape(-1, 1)
     dm = np.asarray(dm).reshape(-1, 1)
     ones = (faces == 1).sum(axis=1)
-    hits = ((faces >= 2) & (faces + dm >= td)).sum(axis=1)
+    hits = die_succeeds_v(faces, td, dm).sum(axis=1)
     return np.maximum(hits - ones, 0)
 
 
@@ -434,8 +436,8 @@ class _Sim:
             m = active0[rows, a]
             if m.any():
                 self._declare(S, rows[m], a[m])
-        # Action Round, fastest first
-        for p in range(K):
+        # Action Round, in the Declaration Round's order by default (combat.action_round_order)
+        for p in action_round_order(range(K), hr):
             a = S["order"][:, p]
             act = self._active(S)[rows, a] & ~S["acted"][rows, a] & (S["decl"][rows, a] != NOTHING)
             kind = S["decl"][rows, a]
@@ -480,7 +482,7 @@ class _Sim:
             )
             faces = _roll(sides, gen)
             succ = _successes(faces, hr.initiative_td, dm)
-            met = (faces >= 2) & (faces + dm[:, None] >= hr.initiative_td)
+            met = die_succeeds_v(faces, hr.initiative_td, dm[:, None])
             value = (faces * met).sum(axis=1)
             if hr.initiative_final_tie == "roll_off":
                 tb = gen.integers(1, 101, size=n) * 1000 - k
@@ -671,7 +673,7 @@ class _Sim:
         piece = covers.argmax(axis=1)
         cur_lives = lives[np.arange(m), piece]
         base_ar = R.ar[t, piece]
-        ar = np.maximum(0, base_ar - (3 - cur_lives) * (base_ar // 3))
+        ar = damaged_armour_rating(base_ar, cur_lives)
         ar = np.where(has_piece, ar, 0)
         soaked = np.zeros(m, dtype=bool)
         rolls = has_piece & (ar > 0)
@@ -813,7 +815,7 @@ def _dice_dp(dice: tuple[int, ...], td: int, dm: int) -> dict[tuple[int, int], f
         q = 1.0 / sides
         for (hits, ones, mx), p in dist.items():
             for face in range(1, sides + 1):
-                key = (hits + (face >= 2 and face + dm >= td), ones + (face == 1), max(mx, face))
+                key = (hits + die_succeeds(face, td, dm), ones + (face == 1), max(mx, face))
                 nxt[key] = nxt.get(key, 0.0) + p * q
         dist = nxt
     out: dict[tuple[int, int], float] = {}
@@ -914,7 +916,7 @@ class _Chain:
         fs = self.state.fighters
         order = -1  # Initiative still to roll (round 1, or every round by house rule)
         if self.state.round > 0 and self.state.order and not self.hr.reroll_initiative_each_round:
-            order = 0 if self.state.order[0] == fs[0].id else 1
+            order = 0 if action_round_order(self.state.order, self.hr)[0] == fs[0].id else 1
         return (False, order, 0, *(self._fstate(f) for f in fs))  # type: ignore[return-value]
 
     @staticmethod
@@ -942,7 +944,7 @@ class _Chain:
         return 1 if d == 0 and f < int(self.R.maxf[k]) else 0
 
     def _first_chance(self, a: _FState, b: _FState) -> float:
-        """Chance that fighter 0 acts first: Initiative by net successes, their value, rank, then roll-off."""
+        """Chance that fighter 0 wins Initiative: by net successes, their value, rank, then roll-off."""
         key = (self._level(0, a), self._level(1, b))
         if key in self._init:
             return self._init[key]
@@ -955,7 +957,7 @@ class _Chain:
                 nxt: dict[tuple[int, int], float] = {}
                 for (net, value), p in d.items():
                     for face in range(1, sides + 1):
-                        met = face >= 2 and face + dm >= hr.initiative_td
+                        met = die_succeeds(face, hr.initiative_td, dm)
                         kk = (net + (1 if met else -1 if face == 1 else 0), value + (face if met else 0))
                         nxt[kk] = nxt.get(kk, 0.0) + p / sides
                 d = nxt
@@ -1048,7 +1050,7 @@ class _Chain:
         return result
 
     def transitions(self, s: _CState) -> Iterable[tuple[float, _CState]]:
-        """Half a round: the faster fighter's attack (phase 0), then the slower one's if still standing (phase 1).
+        """Half a round: the first actor's attack (phase 0), then the other's if still standing (phase 1).
 
         States are (over, who acts first this round or -1 before Initiative, phase, fighter 0, fighter 1);
         each attack is one step of the chain, so a round is two steps (fewer successors than a whole round)."""
@@ -1059,8 +1061,9 @@ class _Chain:
             if order >= 0:
                 firsts = [(order, 1.0)]
             else:
-                p0 = self._first_chance(a, b)
-                firsts = [(0, p0), (1, 1.0 - p0)]
+                p0 = self._first_chance(a, b)  # fighter 0 wins Initiative
+                first0 = action_round_order((0, 1), self.hr)[0] == 0  # and then acts first?
+                firsts = [(0, p0), (1, 1.0 - p0)] if first0 else [(0, 1.0 - p0), (1, p0)]
             for first, pf in firsts:
                 if pf <= 0:
                     continue
@@ -1169,6 +1172,11 @@ def blyss_forecast(
         raise OddsError("the fight is already over", hint="forecast a fight that is still going")
     if method not in ("auto", "exact", "simulate"):
         raise OddsError(f"method is auto, exact or simulate, not {method!r}")
+    if state.house_rules.literal_ones:
+        raise OddsError(
+            "the forecast does not model the house rule literal_ones (a natural 1 meeting TD 0 or 1)",
+            hint="forecast with the book's default (a 1 is never a success), or play the fight out",
+        )
     ids = [f.id for f in state.fighters]
     if len(set(ids)) != len(ids):
         raise OddsError("two fighters in the saved fight share a name", hint="each fighter needs its own id")

@@ -72,6 +72,12 @@ class BlyssHouseRules(HouseRules):
         description="Golden Rolls on every Test by default (Golden Rolls: 'At the SM's discretion'); a check "
         "can also switch them on by itself (--golden).",
     )
+    literal_ones: bool = Field(
+        False,
+        description="Ruling 3's alternative, the literal text (Character Tests: a die that 'equal[s] or beat[s] the "
+        "TD' succeeds; Screw-Ups: a 1 'cancels out one of the characters' successes'): at TD 0 or 1 a natural 1 is "
+        "a success and a Screw-Up at once. Default: a 1 is never a success.",
+    )
     critical_needs_strict_beat: bool = Field(
         False,
         description="Critical success needs every die strictly above the TD; default: the same 'equal or beat' "
@@ -107,6 +113,12 @@ class BlyssHouseRules(HouseRules):
     initiative_final_tie: Literal["roll_off", "sm_order"] = Field(
         "roll_off",
         description="Last Initiative tie-break (Initiative: 'the order most convenient for the SM, or roll again').",
+    )
+    action_order: Literal["declaration", "initiative"] = Field(
+        "declaration",
+        description="Order of the Action Round. 'declaration' (the book: results 'are established, in the same "
+        "order where possible' as the Declaration Round, which starts with the lowest Initiative): slowest first. "
+        "'initiative': fastest first (round one's reading).",
     )
     reroll_initiative_each_round: bool = Field(
         False,

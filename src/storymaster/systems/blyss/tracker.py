@@ -1,7 +1,7 @@
 """The GM's fight tracker for BLYSS: acting order and each fighter's state in the book's words.
 
 BLYSS 3.5, Combat Mechanics: Initiative sets the order once (re-rolled each round only by house
-rule); the Action Round goes fastest first. Rules for Living: damage runs through Dodges, Flesh
+rule); the Action Round follows the Declaration Round's order (house rule ``action_order``). Rules for Living: damage runs through Dodges, Flesh
 Wounds and Health; the Wound Level (Table 2-03: Flesh Wounds, Light, Moderate, Heavy Wounds);
 0 Health is Unconsciousness, below 0 Dying, then Death (or a coma, by house rule).
 """
@@ -20,8 +20,10 @@ __all__ = ["condition", "fight_order", "fight_tracker"]
 
 
 def fight_order(state: FightState) -> list[str]:
-    """The Initiative order, fastest first (empty before round 1 is rolled)."""
-    return list(state.order)
+    """The order in which fighters act (the Action Round's, from Initiative); empty before round 1 is rolled."""
+    from .combat import action_round_order
+
+    return action_round_order(state.order, state.house_rules)
 
 
 def condition(v: Vitals) -> str:
@@ -55,7 +57,7 @@ def _details(f: Fighter) -> dict[str, str | int]:
 
 
 def _opener(state: FightState, order: list[str]) -> str | None:
-    """Who acts first next round (The Action Round: fastest first), when that is known."""
+    """Who acts first next round (The Action Round), when that is known."""
     if state.over or not order or state.house_rules.reroll_initiative_each_round:
         return None
     return next((fid for fid in order if state.get(fid).active), None)

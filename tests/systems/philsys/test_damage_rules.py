@@ -1,0 +1,100 @@
+"""The small damage and wound rules, each at the edge the book draws (expected values from the book's text,
+worked by hand): criticals, Missile Evasion, spell attack and resistance, critical health, heavy wounds,
+revival and ritual times, durations."""
+
+from __future__ import annotations
+
+import pytest
+
+from storymaster.dice import DiceRng
+from storymaster.errors import CombatError
+from storymaster.systems.philsys import damage as dmg
+from storymaster.systems.philsys.character import Character, hp_max
+from storymaster.systems.philsys.options import PhilsysHouseRules
+
+
+def char(**fields) -> Character:
+    return Character.model_validate({"name": "T", **fields})
+
+
+def test_a_critical_doubles() -> None:
+    """Combat walkthrough: a critical 'deals twice as much damage as normal'."""
+    assert [dmg.critical_damage(d) for d in (0, 1, 7, 21)] == [0, 2, 14, 42]
+
+
+def test_missile_evasion_house_rule_is_the_substat() -> None:
+    """Derived Substats: Missile Evasion = 10 + INT + AGI*2 (INT 3, AGI 4: 21); the default is AGI + COU (4 + 2)."""
+    c = char(stats={"INT": 3, "AGI": 4, "COU": 2})
+    evasion = PhilsysHouseRules(missile_defence="missile_evasion")
+    assert dmg.missile_defence_modifier(c, "medium", evasion) == 21
+    assert dmg.missile_defence_modifier(c, "medium") == 6
+    assert dmg.missile_defence_modifier(c, "long", evasion) == 21 + 4  # a small target: +4 at long range
+
+
+def test_an_unknown_size_or_range_is_a_clear_error() -> None:
+    with pytest.raises(CombatError, match="no size modifier"):
+        dmg.size_modifier("medium", "point-blank")
+
+
+def test_spell_attack_is_int_wis_mag_and_rank_less_penalties() -> None:
+    """Resolving Magical Attacks: INT + WIS + MAG + the skill's rank; restrictive armour and wounds subtract."""
+    c = char(
+        stats={"INT": 3, "WIS": 2, "MAG": 4},
+        skills=[{"name": "Fire Magic", "category": "magic", "rank": 3}],
+    )
+    fire = c.skill("Fire Magic")
+    assert dmg.spell_attack_modifier(c, fire) == 3 + 2 + 4 + 3
+    assert dmg.spell_attack_modifier(c, None) == 3 + 2 + 4
+    assert dmg.spell_attack_modifier(c, fire, penalty=3) == 12 - 3
+    robed = char(
+        stats={"INT": 3, "WIS": 2, "MAG": 4},
+        equipment={"armor": {"name": "Plate", "ac": 12, "spell_penalty": 2}},
+    )
+    assert dmg.spell_attack_modifier(robed, None, penalty=3) == 9 - 2 - 3
+
+
+def test_magic_resistance_is_ten_plus_twice_courage_plus_intelligence() -> None:
+    """Resolving Magical Attacks: 10 + COU*2 + INT. COU 3, INT 1: 17 (COU 2 could not tell 2*COU from 2+COU)."""
+    assert dmg.magic_resist_modifier(char(stats={"COU": 3, "INT": 1})) == 17
+
+
+def test_ability_damage_scales_with_the_skill_rank() -> None:
+    c = char(stats={"MAG": 4}, skills=[{"name": "Fire Magic", "category": "magic", "rank": 2}])
+    scaled = {"name": "Fire 1", "skill": "Fire Magic", "rank": 1, "effect": {"damage": "10+1d6", "per_rank": 3}}
+    ability = c.model_validate({**c.model_dump(), "abilities": [scaled]}).abilities[0]
+    assert dmg.ability_damage_expr(c, ability) == "10+1d6+6"
+    unknown = ability.model_copy(update={"skill": "Ice Magic"})  # a skill the character lacks: rank 0
+    assert dmg.ability_damage_expr(c, unknown) == "10+1d6"
+
+
+@pytest.mark.parametrize(("hp", "penalty"), [(16, 0), (15, 3), (1, 3), (0, 0), (-4, 0)])
+def test_critical_health_from_fifteen_hp_down_to_one(hp: int, penalty: int) -> None:
+    """Taking Damage: 'roughly 10-15 HP or less' (ruling: 15 and below, while above 0) gives -3."""
+    assert dmg.wound_penalty(hp) == penalty
+
+
+def test_a_heavy_wound_is_more_than_three_quarters_of_max_hp() -> None:
+    c = char(stats={"STA": 1})
+    top = hp_max(c)
+    assert top % 4 == 0, top  # so that exactly three quarters is a whole number
+    assert not dmg.is_heavy_wound(3 * top // 4, c)
+    assert dmg.is_heavy_wound(3 * top // 4 + 1, c)
+
+
+def test_revival_window_and_ritual_time() -> None:
+    """Within 48 hours (from the moment of death); a ritual takes (4+1d6) - modifiers hours, at least 2."""
+    assert dmg.revival_possible(0) and dmg.revival_possible(48)
+    assert not dmg.revival_possible(48.5) and not dmg.revival_possible(-1)
+    for seed in range(6):
+        hours, rec = dmg.resurrection_hours(20, DiceRng(seed))
+        assert hours == 2
+        hours, rec = dmg.resurrection_hours(1, DiceRng(seed))
+        assert hours == 3 + rec.total
+
+
+def test_an_effect_is_over_after_its_last_turn() -> None:
+    """Turn Sequence: three rounds from turn 2 of round 1 -> gone from turn 2 of round 3, and stays gone."""
+    assert dmg.effect_active(1, 2, 3, 3, 1)
+    assert not dmg.effect_active(1, 2, 3, 3, 2)
+    assert not dmg.effect_active(1, 2, 3, 4, 0)
+    assert not dmg.effect_active(1, 2, 3, 1, 1)  # not before it began
