@@ -39,8 +39,10 @@ EQUIVALENT = ROOT / "tools" / "mutation-equivalent.txt"
 #: the modules of issue 14 and the tests that exercise each (the narrower, the faster a mutant is judged)
 TESTS: dict[str, list[str]] = {
     "src/storymaster/systems/blyss/checks.py": ["tests/systems/blyss/test_checks.py"],
+    "src/storymaster/systems/blyss/dicepool.py": ["tests/systems/blyss/test_checks.py"],
     "src/storymaster/systems/blyss/combat.py": ["tests/systems/blyss/test_combat.py"],
     "src/storymaster/systems/blyss/living.py": [
+        "tests/systems/blyss/test_living_edges.py",
         "tests/systems/blyss/test_living.py",
         "tests/systems/blyss/test_combat.py",
     ],
@@ -148,7 +150,7 @@ def recheck_survivors(module: str) -> int:
         return 0
     with sqlite3.connect(session) as db:
         return db.execute(
-            "DELETE FROM work_results WHERE worker_outcome = 'normal' AND test_outcome = 'survived'"
+            "DELETE FROM work_results WHERE upper(worker_outcome) = 'NORMAL' AND upper(test_outcome) = 'SURVIVED'"
         ).rowcount
 
 

@@ -1,0 +1,93 @@
+"""Rules for Living at the edges the book draws (expected values worked by hand from Table 2-03, Derived
+Attributes, Unconsciousness, Dying, Death, Fatigue and Thirst). Written from mutation testing's survivors."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from storymaster.dice import DiceRng
+from storymaster.systems.blyss.living import (
+    Vitals,
+    apply_damage,
+    collapses,
+    dying_check,
+    starvation_check,
+    wound_level,
+)
+from storymaster.systems.blyss.options import BlyssHouseRules
+
+
+def vitals(d: int, f: int, h: int, *, maxd: int | None = None, maxf: int | None = None, maxh: int | None = None, **kw):
+    return Vitals(
+        dodges=d,
+        flesh_wounds=f,
+        health=h,
+        max_dodges=d if maxd is None else maxd,
+        max_flesh_wounds=f if maxf is None else maxf,
+        max_health=h if maxh is None else maxh,
+        **kw,
+    )
+
+
+def test_what_is_left_counts_no_health_below_zero() -> None:
+    assert vitals(2, 3, 7).total == 12
+    assert vitals(2, 3, -4, maxh=20).total == 5
+
+
+def test_a_dying_count_is_never_negative() -> None:
+    with pytest.raises(ValidationError):
+        vitals(0, 0, -1, maxh=20, dying_checks=-1)
+
+
+def test_without_spill_a_blow_with_no_dodges_or_flesh_wounds_left_goes_to_health() -> None:
+    v, took = apply_damage(vitals(0, 0, 20, maxd=3, maxf=4), 5, spill=False)
+    assert v.health == 15 and took == {"dodges": 0, "flesh_wounds": 0, "health": 5}
+
+
+def test_zero_health_knocks_out_even_after_stabilising() -> None:
+    """Unconsciousness: 0 Health knocks out; Dying: below 0. A stabilised character healed to 2 and hit for 2 is
+    unconscious at 0, not dying again; hit again below 0, dying again with a fresh count."""
+    healed = vitals(0, 0, 2, maxh=20, stabilised=True, unconscious=True)
+    v, _ = apply_damage(healed, 2)
+    assert v.health == 0 and v.unconscious and not v.dying
+    down = vitals(0, 0, -2, maxh=20, stabilised=True, unconscious=True, dying_checks=2)
+    v, _ = apply_damage(down, 1)
+    assert v.dying and not v.stabilised and v.dying_checks == 0
+
+
+def test_wound_levels_at_their_edges() -> None:
+    """Table 2-03 (ruling 5): Heavy below 10 Health once hurt; Moderate from two thirds of max lost."""
+    assert wound_level(vitals(2, 3, 8)) == "Healthy"  # low Stamina but unhurt: not Heavy
+    assert wound_level(vitals(2, 3, 7, maxh=8)) == "Heavy Wounds"  # one Health lost, 7 < 10
+    # max 33: two thirds is 22; 23 lost leaves 10 (not Heavy): Moderate, not Light
+    assert wound_level(vitals(0, 0, 10, maxf=3, maxh=33)) == "Moderate Wounds"
+    assert wound_level(vitals(0, 0, 12, maxf=3, maxh=33)) == "Light Wounds"  # 21 lost: a third (11) or more
+
+
+def test_coma_rule_only_for_blunt_blows_when_the_sm_says_blunt() -> None:
+    """Death: a dying character whose Stamina is used up dies; the SM may rule a coma (for blunt blows)."""
+    out = vitals(0, 0, -3, maxh=20, dying=True, unconscious=True, dying_checks=3)
+    never = BlyssHouseRules(coma_instead_of_death="never")
+    v, text, _ = dying_check(out, 3, DiceRng(1), never, blunt=True)
+    assert v.dead and not v.coma and text == "dies"
+    blunt = BlyssHouseRules(coma_instead_of_death="blunt")
+    assert dying_check(out, 3, DiceRng(1), blunt, blunt=True)[0].coma
+    assert dying_check(out, 3, DiceRng(1), blunt, blunt=False)[0].dead
+
+
+@pytest.mark.parametrize(
+    ("stamina", "fortitude", "penalty", "down"),
+    [(5, 2, 2, True), (5, 3, 2, False), (5, 1, 2, True), (2, 5, 2, True), (3, 5, 2, False)],
+)
+def test_collapse_when_stamina_or_fortitude_reaches_rank_zero(stamina, fortitude, penalty, down) -> None:
+    assert collapses(stamina, fortitude, penalty) is down
+
+
+def test_a_failed_starvation_check_costs_a_wounds_worth() -> None:
+    """Thirst: a failed Stamina Test at TD 10 costs a third of max Health (rounded up): 20 -> 7."""
+    v = vitals(0, 0, 20, unconscious=True)
+    after, text, _ = starvation_check(v, 1, DiceRng(3))  # Stamina rank 1 is a d4: it never meets TD 10
+    assert after.health == 13 and text == "loses 7 Health"
+    low, text, _ = starvation_check(vitals(0, 0, 5, maxh=20, unconscious=True), 1, DiceRng(3))
+    assert low.health == 0 and low.dying and text == "loses 5 Health and is now dying"
