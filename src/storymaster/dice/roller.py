@@ -85,7 +85,7 @@ def _compile_dice(node: Dice, term: int) -> _Fn:
             keep_set = set(order[:n])
             kept = [i in keep_set for i in range(count)]
         total = 0
-        for chain, value, k in zip(chains, values, kept):
+        for chain, value, k in zip(chains, values, kept, strict=True):
             for j, face in enumerate(chain):
                 out.append(make(shown, face, k, j > 0, term))
             if k:
@@ -203,6 +203,7 @@ def verify(record: RollRecord) -> None:
     again = replay(record)
     if again.dice != record.dice or again.total != record.total or again.draws != record.draws:
         raise VerificationError(
-            f"the roll {record.expression!r} does not replay: recorded total {record.total}, the dice give {again.total}",
+            f"the roll {record.expression!r} does not replay: recorded total {record.total}, the dice give "
+            f"{again.total}",
             hint="the record was changed after it was rolled, or comes from another seed",
         )

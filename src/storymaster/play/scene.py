@@ -329,7 +329,7 @@ def write_post(
     items, _ = roll_requests(
         rolls, by=actor, seed=seed, scene_id=s.id, counter=s.next_counter, system=system, house_rules=c.house_rules
     )
-    return drafts + [Draft("post.created", actor, body, audience, tuple(items))]
+    return [*drafts, Draft("post.created", actor, body, audience, tuple(items))]
 
 
 def _turn_rules(
