@@ -140,6 +140,8 @@ def apply_scene(s: SceneState, e: Entry) -> None:
             if key in b:
                 setattr(s, key, list(b[key]) if key == "cast" else b[key])
     elif k == "post.created":
+        if e.actor is None:
+            raise Invalid(f"log entry {e.seq}: a post has no author")
         p = Post(
             e.seq,
             e.at,

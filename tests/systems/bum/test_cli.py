@@ -409,7 +409,7 @@ def test_every_command_takes_json():
 
 
 def test_dc_help_says_what_dc_means_in_each_command(cli):
-    """`--dc` is a check's difficulty in odds/roll and the Level 1 fight difficulty in fight (once one name for both)."""
+    """`--dc`: a check's difficulty in odds and roll, the Level 1 fight difficulty in fight (once one name for both)."""
     for command in ("odds", "roll"):
         text = " ".join(ok(cli("bum", command, "--help")).stdout.split())
         assert "Fixed difficulty" in text and "difficulty to win the fight" not in text, command
