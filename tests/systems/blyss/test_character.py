@@ -245,14 +245,14 @@ def test_damaged_armour_rating_twin_and_thirds() -> None:
     rounded up or to nearest, 2, would give 3, 1, 0 instead); the array form agrees on every input."""
     import numpy as np
 
-    from storymaster.systems.blyss.character import damaged_armour_rating
+    from storymaster.systems.blyss.character import damaged_armour_rating, damaged_armour_rating_v
 
-    assert [int(damaged_armour_rating(5, lives)) for lives in (3, 2, 1, 0)] == [5, 4, 3, 2]
-    assert [int(damaged_armour_rating(9, lives)) for lives in (3, 2, 1, 0)] == [9, 6, 3, 0]
+    assert [damaged_armour_rating(5, lives) for lives in (3, 2, 1, 0)] == [5, 4, 3, 2]
+    assert [damaged_armour_rating(9, lives) for lives in (3, 2, 1, 0)] == [9, 6, 3, 0]
     ratings, lives = np.meshgrid(np.arange(0, 21), np.arange(0, 4))
-    got = damaged_armour_rating(ratings, lives)
+    got = damaged_armour_rating_v(ratings, lives)
     assert all(
-        int(got[i, j]) == int(damaged_armour_rating(int(ratings[i, j]), int(lives[i, j])))
+        int(got[i, j]) == damaged_armour_rating(int(ratings[i, j]), int(lives[i, j]))
         for i in range(lives.shape[0])
         for j in range(ratings.shape[1])
     )

@@ -197,7 +197,7 @@ def test_unskilled_weapon_penalty_and_modifiers() -> None:
         armour=[Armour(name="Mail", armour_rating=4, action_modifier=-1, skill="Armour")],
     )
     state = ENGINE.start([[c], [fighter("X")]])
-    pool, notes = attack_pool(state.fighters[0], state)
+    pool, _notes = attack_pool(state.fighters[0], state)
     assert pool.ranks == (3,)
     assert pool.bonus_ranks == 1
     assert pool.penalty_ranks == 2 + 2  # no skill: -2; armour -1 doubled without the Armour skill
@@ -329,7 +329,7 @@ def test_heavy_blows_ruin_armour_faster() -> None:
         weapons=[Weapon(name="Maul", damage="10")],
         traits=[Trait(name="Armed Combat", rank=5)],
     )
-    state, events = fight(
+    _state, events = fight(
         brute, knight, seed=2, armour_choice={"Knight": "armour"}, house_rules=BlyssHouseRules(armour_heavy_blow=5)
     )
     damaged = [e for e in events if e.data.get("armour_damaged")]

@@ -35,6 +35,7 @@ __all__ = [
     "cp_spent",
     "current_armour_rating",
     "damaged_armour_rating",
+    "damaged_armour_rating_v",
     "derived_values",
     "max_dodges",
     "max_flesh_wounds",
@@ -221,7 +222,7 @@ def cp_breakdown(c: Character, hr: BlyssHouseRules | None = None) -> dict[str, i
     """CP spent on each part of the sheet."""
     hr = hr or BlyssHouseRules()
     out: dict[str, int] = {}
-    for book, field in ATTRIBUTES.items():
+    for book in ATTRIBUTES:
         out[book] = cumulative_cost("attribute", c.attributes.of(book)) + c.attribute_progress.get(book, 0)
     for t in c.traits:
         out[f"{t.kind.title()}: {t.name}"] = trait_cp(t, hr)
@@ -249,13 +250,18 @@ def cp_left(c: Character, hr: BlyssHouseRules | None = None) -> int:
 # ------------------------------------------------------------------ derived values
 def damaged_armour_rating(rating: int, lives: int, /) -> int:
     """Armour Rating after damage: a third of the original (rounded down) is lost per life lost (Armour Rating;
-    ruling 9). Works on numpy arrays too (the forecast's twin is this same expression)."""
-    return np.maximum(0, rating - (3 - lives) * (rating // 3))
+    ruling 9)."""
+    return max(0, rating - (3 - lives) * (rating // 3))
+
+
+def damaged_armour_rating_v(ratings: np.ndarray, lives: np.ndarray, /) -> np.ndarray:
+    """:func:`damaged_armour_rating` on arrays (the forecast's twin, tested against it on every input)."""
+    return np.maximum(0, ratings - (3 - lives) * (ratings // 3))
 
 
 def current_armour_rating(a: Armour, /) -> int:
     """The rating a (possibly damaged) piece of armour soaks with now."""
-    return int(damaged_armour_rating(a.armour_rating, a.lives))
+    return damaged_armour_rating(a.armour_rating, a.lives)
 
 
 def strength_damage_bonus(strength: int, /) -> int:
@@ -347,7 +353,8 @@ def statistic_rank(c: Character, name: str) -> tuple[int, bool]:
     bonus = 0
     if spec:
         wanted = [s.strip().lower() for s in spec.split(";") if s.strip()]
-        for have, want in zip((s.lower() for s in t.specialisations), wanted):
+        # a prefix match: the bonus counts the wanted specialisations in order, stopping where either list ends
+        for have, want in zip((s.lower() for s in t.specialisations), wanted, strict=False):
             if have != want:
                 break
             bonus += 1

@@ -2,7 +2,8 @@
 
 Each ``step`` plays one round: Initiative (first round, or every round by house rule), dying
 checks, the Declaration Round (slowest first, so faster characters can react) and the Action
-Round (in the Declaration Round's order: slowest first; house rule ``action_order``). Choices are automatic, steered by each fighter's ``tactic``:
+Round (in the Declaration Round's order: slowest first; house rule ``action_order``). Choices are
+automatic, steered by each fighter's ``tactic``:
 
 - ``attack``: attack the weakest standing enemy every round;
 - ``defensive``: Defend (armed) or Evade (unarmed) against an attack declared by a slower enemy,
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -52,6 +53,7 @@ from .tracker import fight_order, fight_tracker
 __all__ = ["BlyssCombat", "FightState", "Fighter", "action_round_order", "best_attack_face", "called_shot_td"]
 
 Tactic = Literal["attack", "defensive", "aim", "disarm"]
+_T = TypeVar("_T")
 CalledShot = Literal["limb", "head", "eye"]
 UNARMED = Weapon(name="Unarmed", damage="d4", skill="Unarmed Combat", blunt=True)
 MELEE_REACH_FT = 5
@@ -131,7 +133,7 @@ def _penalties(f: Fighter, hr: BlyssHouseRules) -> tuple[int, int]:
 def _armour_penalty(f: Fighter) -> int:
     """Armour's Action Modifier on physical actions, doubled without skill (Armour: Action Modifier)."""
     total = 0
-    for a, lives in zip(f.character.armour, f.armour_lives):
+    for a, lives in zip(f.character.armour, f.armour_lives, strict=True):
         if lives <= 0:
             continue
         unskilled = a.skill is not None and f.character.trait(a.skill) is None
@@ -221,7 +223,7 @@ def defence_pool(f: Fighter, state: FightState, kind: str) -> Pool:
     return Pool(name=f.id, ranks=tuple(ranks), penalty_ranks=penalty, die_modifier=dm)
 
 
-def action_round_order(initiative_order: Sequence[str], hr: BlyssHouseRules) -> list[str]:
+def action_round_order(initiative_order: Sequence[_T], hr: BlyssHouseRules) -> list[_T]:
     """The Action Round's order from the Initiative order (fastest first). The Action Round: results are
     established 'in the same order where possible' as the Declaration Round, which starts with the character
     lowest in the Initiative Order: slowest first. House rule ``action_order: initiative`` is fastest first."""
@@ -243,7 +245,7 @@ def best_attack_face(f: Fighter, state: FightState) -> tuple[int, int]:
 
 def _current_ar(a: Armour, lives: int) -> int:
     """Armour Rating after damage: a third of the original (rounded down) lost per life (Armour Rating)."""
-    return int(damaged_armour_rating(a.armour_rating, lives))
+    return damaged_armour_rating(a.armour_rating, lives)
 
 
 def _starting_weapon(c: Character, distance: int) -> int | None:
@@ -483,7 +485,6 @@ def _declare(st: FightState, f: Fighter) -> Action:
 def _act(st: FightState, f: Fighter, rng: DiceRng, rnd: int) -> tuple[FightState, list[Event]]:
     act = f.declared
     assert act is not None
-    hr = st.house_rules
     if act.kind in ("defend", "evade", "none"):
         return st, []  # defences wait for the attack; 'none' does nothing
     f = f.model_copy(update={"acted": True})
@@ -493,7 +494,9 @@ def _act(st: FightState, f: Fighter, rng: DiceRng, rnd: int) -> tuple[FightState
         return st, [
             Event(
                 "recover",
-                f"{f.id} recovers their {f.character.weapons[f.weapon].name if f.weapon is not None else 'weapon'} (Equipment Use: a round to ready it).",
+                f"{f.id} recovers their "
+                f"{f.character.weapons[f.weapon].name if f.weapon is not None else 'weapon'} (Equipment Use: a "
+                "round to ready it).",
                 rnd,
                 f.id,
             )
@@ -639,7 +642,10 @@ def _attack(
             line += f" {tgt.id} {label} ({dj.key} vs TD {d_td}) but is bested ({aj.successes} to {dj.successes})."
         else:
             hit = False
-            line += f" {tgt.id} {label} successfully ({dj.key} vs TD {d_td} against {aj.successes} attack success(es) vs TD {a_td})."
+            line += (
+                f" {tgt.id} {label} successfully ({dj.key} vs TD {d_td} against {aj.successes} attack "
+                f"success(es) vs TD {a_td})."
+            )
             if kind == "defend" and dj.succeeded:
                 defended_ok = True
         if kind in ("defend", "evade"):
@@ -687,7 +693,11 @@ def _land_blow(
     text = f"{w.name} deals {dmg_rec.total}" + (f" {bonus:+d} Strength" if bonus else "") + f" = {damage} damage"
     loc = _LOCATION[location]
     piece = next(
-        (i for i, (a, lives) in enumerate(zip(tgt.character.armour, tgt.armour_lives)) if lives > 0 and loc in a.cover),
+        (
+            i
+            for i, (a, lives) in enumerate(zip(tgt.character.armour, tgt.armour_lives, strict=True))
+            if lives > 0 and loc in a.cover
+        ),
         None,
     )
     to_body = True

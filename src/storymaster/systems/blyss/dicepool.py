@@ -14,6 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
+
+import numpy as np
 
 __all__ = [
     "Counts",
@@ -53,7 +56,7 @@ def die_succeeds(face: int, td: int, die_modifier: int = 0, *, literal_ones: boo
     return (face >= 2 or literal_ones) and face + die_modifier >= td
 
 
-def die_succeeds_v(faces, td, die_modifier=0):  # type: ignore[no-untyped-def]
+def die_succeeds_v(faces: np.ndarray, td: Any, die_modifier: Any = 0) -> np.ndarray:
     """:func:`die_succeeds` (ruling 3's default) on numpy arrays of faces; ``td`` and ``die_modifier`` broadcast."""
     return (faces >= 2) & (faces + die_modifier >= td)
 

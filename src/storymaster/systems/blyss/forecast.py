@@ -42,7 +42,7 @@ from ...dice.ast import BinOp, Const, Dice, Expr, Neg
 from ...dice.batch import _eval as _eval_batch
 from ...errors import OddsError
 from ...forecast import Batch, CombatantForecast, Forecast, absorb, run_simulation
-from .character import damaged_armour_rating, initiative, movement_feet, strength_damage_bonus
+from .character import damaged_armour_rating_v, initiative, movement_feet, strength_damage_bonus
 from .checks import Pool, pool_dice
 from .combat import (
     MELEE_REACH_FT,
@@ -573,7 +573,7 @@ class _Sim:
         disarm: np.ndarray,
         gen: np.random.Generator,
     ) -> None:
-        R, hr = self.R, self.R.hr
+        R = self.R
         m = len(r)
         levels = self._levels(S)
         keys = np.stack(
@@ -673,7 +673,7 @@ class _Sim:
         piece = covers.argmax(axis=1)
         cur_lives = lives[np.arange(m), piece]
         base_ar = R.ar[t, piece]
-        ar = damaged_armour_rating(base_ar, cur_lives)
+        ar = damaged_armour_rating_v(base_ar, cur_lives)
         ar = np.where(has_piece, ar, 0)
         soaked = np.zeros(m, dtype=bool)
         rolls = has_piece & (ar > 0)
@@ -1045,7 +1045,7 @@ class _Chain:
                     add(p * (1 - ko_p), after)
                 else:
                     add(p, after)
-        result = list((p, x) for x, p in out.items())
+        result = [(p, x) for x, p in out.items()]
         self._attacks[key] = result
         return result
 

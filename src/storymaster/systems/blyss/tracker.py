@@ -1,9 +1,10 @@
 """The GM's fight tracker for BLYSS: acting order and each fighter's state in the book's words.
 
 BLYSS 3.5, Combat Mechanics: Initiative sets the order once (re-rolled each round only by house
-rule); the Action Round follows the Declaration Round's order (house rule ``action_order``). Rules for Living: damage runs through Dodges, Flesh
-Wounds and Health; the Wound Level (Table 2-03: Flesh Wounds, Light, Moderate, Heavy Wounds);
-0 Health is Unconsciousness, below 0 Dying, then Death (or a coma, by house rule).
+rule); the Action Round follows the Declaration Round's order (house rule ``action_order``).
+Rules for Living: damage runs through Dodges, Flesh Wounds and Health; the Wound Level (Table 2-03:
+Flesh Wounds, Light, Moderate, Heavy Wounds); 0 Health is Unconsciousness, below 0 Dying, then Death (or a
+coma, by house rule).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def _details(f: Fighter) -> dict[str, str | int]:
         "health": f"{v.health}/{v.max_health}",
         "weapon": f.wielded().name + (" (dropped)" if f.weapon_dropped else ""),
     }
-    for a, lives in zip(f.character.armour, f.armour_lives):
+    for a, lives in zip(f.character.armour, f.armour_lives, strict=True):
         out[f"armour: {a.name}"] = f"{lives}/3 lives"
     if f.aim_bonus:
         out["aim"] = f.aim_bonus

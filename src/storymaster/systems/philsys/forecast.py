@@ -289,7 +289,7 @@ def _taken_pmf(expression: str, red: int, p_hit: float, p_crit: float) -> dict[i
     values, probs = _pmf(expression)
     raw = np.maximum(values, 0)
     out: dict[int, float] = defaultdict(float)
-    for r, q in zip(raw.tolist(), probs.tolist(), strict=False):
+    for r, q in zip(raw.tolist(), probs.tolist(), strict=True):
         if p_hit:
             out[dmg.reduce_damage(r, red)] += p_hit * q
         if p_crit:
@@ -367,7 +367,7 @@ def _ability_taken(a: _Ability, p_hit: float, p_half: float, armor: Any) -> dict
     values, probs = _pmf(a.expr)
     red = dmg.armor_stops(armor, magical=a.magical)
     out: dict[int, float] = defaultdict(float)
-    for v, q in zip(np.maximum(values, 0).tolist(), probs.tolist(), strict=False):
+    for v, q in zip(np.maximum(values, 0).tolist(), probs.tolist(), strict=True):
         if p_hit:
             out[dmg.reduce_damage(v, red)] += p_hit * q
         if p_half:
@@ -389,7 +389,7 @@ class _Duel:
         self.hr = plan.hr
         self.f = plan.state.fighters
         self.s = plan.specs
-        self.size = [max(s.top, f.hp) + 1 for s, f in zip(self.s, self.f, strict=False)]
+        self.size = [max(s.top, f.hp) + 1 for s, f in zip(self.s, self.f, strict=True)]
         self.states = [self._states(k) for k in (0, 1)]
         self.index = [{x: i for i, x in enumerate(xs)} for xs in self.states]
         # fallen[a][winner's HP, loser's HP + offset[a]]: the mass a has just put down
@@ -533,7 +533,7 @@ class _Duel:
                     if kind == "heal":
                         ra2 = self.index[a][(xa[0] - what.mp, xa[1] - what.tp, xa[2], xa[3])]
                         values, probs = _pmf(what.expr)
-                        for x, q in zip(np.maximum(values, 0).tolist(), probs.tolist(), strict=False):
+                        for x, q in zip(np.maximum(values, 0).tolist(), probs.tolist(), strict=True):
                             # new HP = min(max HP, HP - cost + x)
                             shift = x - what.hp
                             cut = max(alo, min(ahi, top_a - shift + 1))  # rows from here on end at max HP
@@ -586,7 +586,7 @@ class _Duel:
                     outcomes = [(p_miss, 0, 0, rb), (p_cf, lose_to, 0, rb)]
                     merged: dict[tuple[int, int], float] = defaultdict(float)
                     values, probs = _pmf(expression)
-                    for v, q in zip(np.maximum(values, 0).tolist(), probs.tolist(), strict=False):
+                    for v, q in zip(np.maximum(values, 0).tolist(), probs.tolist(), strict=True):
                         for p, raw in ((p_hit, v), (p_crit, dmg.critical_damage(v))):
                             if p:
                                 d = dmg.reduce_damage(raw, red)
@@ -768,7 +768,7 @@ class _Sim:
         self.DEAD = col([f.dead for f in fs], bool)
         self.WAKE = col([-1 if f.wake_in is None else f.wake_in for f in fs], np.int64)
         self.HEAVY = col([f.heavy_wound for f in fs], bool)
-        self.SB = col([f.shield_broken and s.shield_ac is not None for f, s in zip(fs, self.specs, strict=False)], bool)
+        self.SB = col([f.shield_broken and s.shield_ac is not None for f, s in zip(fs, self.specs, strict=True)], bool)
         self.PARRIED = np.zeros((n, self.N), dtype=bool)
         self.side = np.asarray([s.side for s in self.specs])
         self.top = np.asarray([s.top for s in self.specs])

@@ -59,7 +59,8 @@ class PhilsysHouseRules(HouseRules):
         "lose_next_turn",
         description=(
             "An addition: the book leaves a critical failure's effect to the GM (dropped weapon, fell flat on their "
-            "face); the fight engine's default is that the attacker loses their next turn recovering. 'none': no effect."
+            "face); the fight engine's default is that the attacker loses their next turn recovering. "
+            "'none': no effect."
         ),
     )
     strength_requirement: Literal["forbid", "penalty"] = Field(
@@ -73,7 +74,8 @@ class PhilsysHouseRules(HouseRules):
     critical_health_threshold: int = Field(
         15,
         ge=0,
-        description="'Critical health status' starts at this many HP or less (Taking Damage: 'roughly 10-15 HP or less').",
+        description="'Critical health status' starts at this many HP or less (Taking Damage: 'roughly 10-15 HP "
+        "or less').",
     )
     critical_health_penalty: int = Field(
         3,
@@ -118,7 +120,8 @@ class PhilsysHouseRules(HouseRules):
     )
     xp_surplus_carries: bool = Field(
         True,
-        description="XP left over after paying for a level is kept (Character Advancement: 'The XP count resets'); False sets it to 0.",
+        description="XP left over after paying for a level is kept (Character Advancement: 'The XP count "
+        "resets'); False sets it to 0.",
     )
     missile_defence: Literal["agi_cou", "missile_evasion"] = Field(
         "agi_cou",
