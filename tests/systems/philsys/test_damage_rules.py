@@ -98,3 +98,9 @@ def test_an_effect_is_over_after_its_last_turn() -> None:
     assert not dmg.effect_active(1, 2, 3, 3, 2)
     assert not dmg.effect_active(1, 2, 3, 4, 0)
     assert not dmg.effect_active(1, 2, 3, 1, 1)  # not before it began
+
+
+def test_an_effect_of_no_rounds_is_never_on() -> None:
+    assert not dmg.effect_active(1, 1, 0, 1, 1)
+    assert not dmg.effect_active(1, 1, 0, 1, 2)
+    assert dmg.effect_active(1, 1, 1, 1, 2)  # a 1-round effect lasts to that turn of the next round
