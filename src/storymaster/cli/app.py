@@ -19,6 +19,7 @@ from ..rules import all_systems, get_system, load_failures
 from .common import JsonOpt, SeedOpt, show_house_rules, write_plot
 from .errors import StorymasterGroup
 from .output import bar_rows, console, print_json
+from .vocab import suggest, tidy
 
 __all__ = ["CLI_GROUP", "app", "main"]
 
@@ -176,11 +177,17 @@ class _SystemCommands(StorymasterGroup):
     def get_command(self, ctx: Any, name: str) -> Any:
         command = super().get_command(ctx, name)
         if command is not None:
-            return command
+            return tidy(command)
         ep = _system_entry_points().get(name)
         if ep is None:
             return None
-        return _load_system_command(ep)
+        return tidy(_load_system_command(ep))
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name = args[0] if args else ""
+        if args and not name.startswith("-") and self.get_command(ctx, name) is None:
+            ctx.fail(f"No such command {name!r}.{suggest(name, self.list_commands(ctx))}")
+        return super().resolve_command(ctx, args)
 
 
 @cache

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Any, TypeVar
 
-import typer
 from pydantic import BaseModel
 from rich.panel import Panel
 from rich.table import Table
@@ -21,6 +20,7 @@ from ..errors import InputFileError
 from ..odds.chart import svg_bar_chart
 from ..rules import Event, HouseRules, Outcome, OutcomeOdds, describe_house_rules, load_model
 from .output import bar_rows, console, print_json
+from .vocab import HouseRulesOpt, JsonOpt, SeedOpt
 
 __all__ = [
     "HouseRulesOpt",
@@ -37,13 +37,6 @@ __all__ = [
 ]
 
 M = TypeVar("M", bound=BaseModel)
-
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")]
-SeedOpt = Annotated[str | None, typer.Option("--seed", help="Seed for the dice (the same seed gives the same rolls).")]
-HouseRulesOpt = Annotated[
-    Path | None,
-    typer.Option("--house-rules", help="A YAML/JSON file of house-rule options (see the 'house-rules' command)."),
-]
 
 
 def make_rng(seed: str | None, stream: str = "") -> DiceRng:

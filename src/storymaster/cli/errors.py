@@ -48,6 +48,14 @@ class StorymasterGroup(TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
+        except typer.TyperException as exc:  # Click's usage errors (Typer carries its own Click)
+            if not ctx.meta.get("storymaster.json", False):
+                raise
+            # with --json, a usage error is JSON too (on stderr, like every error)
+            where = exc.ctx.command_path if getattr(exc, "ctx", None) is not None else ctx.command_path
+            sys.stderr.write(json.dumps({"error": "usage", "message": exc.format_message(), "command": where}) + "\n")
+            sys.stderr.flush()
+            raise typer.Exit(getattr(exc, "exit_code", EXIT_ERROR)) from None
         except Exception as exc:
             if _is_framework(exc):
                 raise
