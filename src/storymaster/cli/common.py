@@ -6,7 +6,9 @@ from these and registers it under the ``storymaster.cli`` entry-point group.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
+from html import escape
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -33,6 +35,7 @@ __all__ = [
     "load_house_rules",
     "make_rng",
     "show_house_rules",
+    "write_chart",
     "write_plot",
 ]
 
@@ -112,14 +115,56 @@ def emit_events(events: Iterable[Event], as_json: bool, summary: dict[str, Any] 
         console.print(Text(str(summary["result"]), style="bold"))
 
 
+ChartPanel = tuple[str, Sequence[tuple[str, float]], set[str] | None]
+
+
 def write_plot(path: Path, bars: Sequence[tuple[str, float]], title: str, highlight: set[str] | None = None) -> None:
     """Save a bar chart as SVG (always available) or PNG (needs the 'plot' extra: matplotlib)."""
+    write_chart(path, [(title, bars, highlight)])
+
+
+def write_chart(path: Path, panels: Sequence[ChartPanel], title: str = "") -> None:
+    """Save one or more bar charts, stacked, as SVG or PNG: the same panels, titles, bars and labels in both."""
     suffix = path.suffix.lower()
-    if suffix == ".svg":
-        path.write_text(svg_bar_chart(bars, title=title, highlight=highlight), encoding="utf-8")
-        return
-    if suffix != ".png":
+    if suffix not in (".svg", ".png"):
         raise InputFileError(f"{path}: a plot is written as .svg or .png", hint="name the file chart.svg or chart.png")
+    text_or_bytes: str | bytes = _svg_panels(panels, title) if suffix == ".svg" else _png_panels(panels, title)
+    try:
+        if isinstance(text_or_bytes, str):
+            path.write_text(text_or_bytes, encoding="utf-8")
+        else:
+            path.write_bytes(text_or_bytes)
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot be written ({exc.strerror or exc})") from None
+
+
+PANEL_W, PANEL_H, HEAD = 640, 320, 30
+
+
+def _svg_panels(panels: Sequence[ChartPanel], title: str) -> str:
+    if len(panels) == 1 and not title:
+        name, bars, highlight = panels[0]
+        return svg_bar_chart(bars, title=name, highlight=highlight)
+    head = HEAD if title else 0
+    height = head + PANEL_H * len(panels)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {PANEL_W} {height}" width="{PANEL_W}" '
+        f'height="{height}" font-family="sans-serif">',
+        f"<title>{escape(title or 'charts')}</title>",
+        '<rect width="100%" height="100%" fill="#fff"/>',
+    ]
+    if title:
+        parts.append(f'<text x="{PANEL_W / 2}" y="20" text-anchor="middle" font-size="15">{escape(title)}</text>')
+    for k, (name, bars, highlight) in enumerate(panels):
+        inner = svg_bar_chart(bars, title=name, highlight=highlight, width=PANEL_W, height=PANEL_H)
+        inner = re.sub(r"\b(chart-title|chart-desc|hatch)\b", rf"\1-{k}", inner)  # ids stay unique in one document
+        inner = inner.replace("<svg ", f'<svg x="0" y="{head + k * PANEL_H}" ', 1)
+        parts.append(inner)
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def _png_panels(panels: Sequence[ChartPanel], title: str) -> bytes:
     try:
         import matplotlib
 
@@ -129,16 +174,32 @@ def write_plot(path: Path, bars: Sequence[tuple[str, float]], title: str, highli
         raise InputFileError(
             "writing PNG needs matplotlib", hint="pip install 'storymaster[plot]', or write an .svg instead"
         ) from None
-    fig, ax = plt.subplots(figsize=(8, 4))
-    labels = [b[0] for b in bars]
-    ax.bar(
-        range(len(bars)),
-        [b[1] for b in bars],
-        color=["#b3541e" if highlight and l in highlight else "#2f5d8a" for l in labels],
+    import io
+
+    head = HEAD if title else 0
+    fig, axes = plt.subplots(
+        len(panels), 1, figsize=(PANEL_W / 100, (head + PANEL_H * len(panels)) / 100), squeeze=False
     )
-    ax.set_xticks(range(len(bars)), labels, rotation=90 if len(bars) > 20 else 0, fontsize=7 if len(bars) > 20 else 9)
-    ax.set_ylabel("probability")
-    ax.set_title(title)
+    for ax, (name, bars, highlight) in zip(axes[:, 0], panels, strict=True):
+        labels = [b[0] for b in bars]
+        ax.bar(
+            range(len(bars)),
+            [b[1] for b in bars],
+            color=["#b3541e" if highlight and lab in highlight else "#2f5d8a" for lab in labels],
+        )
+        every = max(1, round(len(bars) / 24))
+        ax.set_xticks(
+            [i for i in range(len(bars)) if i % every == 0],
+            [lab for i, lab in enumerate(labels) if i % every == 0],
+            fontsize=8 if len(bars) <= 12 else 7,
+            rotation=0 if len(bars) <= 12 else 45,
+        )
+        ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=1))
+        ax.set_title(name, fontsize=11)
+    if title:
+        fig.suptitle(title, fontsize=13)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=100, format="png")
     plt.close(fig)
+    return buffer.getvalue()
