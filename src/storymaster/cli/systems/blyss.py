@@ -268,6 +268,10 @@ def test_cmd(
     emit_outcome(SYSTEM.resolve(_test(p, td, golden, sm_allows), make_rng(seed), hr), as_json)
 
 
+# the shared name of the concept (docs/cli.md); `test` is the book's own verb
+app.command("check", help="Roll a check: the book's 'test', with the same options.")(test_cmd)
+
+
 @app.command("contest")
 def contest_cmd(
     a: Annotated[str, typer.Option("--a", help="Side A's pool, e.g. 'd10' or 'd8,d6'.")],

@@ -484,6 +484,10 @@ def roll_cmd(
     _show_outcome(outcome)
 
 
+# the shared name of the concept (docs/cli.md); `roll` is the book's own verb
+app.command("check", help="Roll a check: the book's 'roll', with the same options.")(roll_cmd)
+
+
 @app.command("sneak")
 def sneak_cmd(
     bonus: Annotated[int, typer.Option("--bonus", help="The ranged attack total (stat + skill + weapon).")] = 0,

@@ -337,7 +337,14 @@ def _entry(model: Any, **kwargs: Any) -> Any:
 
 @app.command("odds")
 def odds_cmd(
-    dice: Annotated[int, typer.Option("--dice", "-d", help="Dice rolled (the Ability's rating).")],
+    dice: Annotated[int | None, typer.Option("--dice", "-d", help="Dice rolled (the Ability's rating).")] = None,
+    character: Annotated[
+        Path | None, typer.Option("--character", "-c", help="The odds of one of this character's Abilities.")
+    ] = None,
+    ability: Annotated[str | None, typer.Option("--ability", "-a", help="Which Ability (with --character).")] = None,
+    hindered: Annotated[
+        bool, typer.Option("--hindered", help="The task is one a Disability counts against (Clumsy and Body).")
+    ] = False,
     target: Annotated[str | None, typer.Option("--difficulty", "-t", "--target", help=TargetHelp)] = None,
     against: Annotated[
         int | None, typer.Option("--against", help="Instead of a target: the opposing Ability's dice (a contest).")
@@ -350,10 +357,12 @@ def odds_cmd(
     ] = 0,
     plot: PlotOpt = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Exact odds before rolling: success, criticals (both coloured dice), and the bonus die's capped tail."""
     house = _house(house_rules)
+    dice, pen, name, unluck, disability = _roll_check(house, dice, character, ability, hindered, allow_illegal)
     if (target is None) == (against is None):
         raise CheckError(
             "give either --difficulty or --against", hint="--difficulty 11 for a task, --against 3 for a contest"
@@ -367,17 +376,20 @@ def odds_cmd(
     if against is not None:
         check = _check(
             ContestCheck,
-            first=_check(Side, name="roller", dice=dice, modifier=modifier, penalty_dice=penalty),
+            first=_check(Side, name=name or "roller", dice=dice, modifier=modifier, penalty_dice=pen + penalty),
             second=_check(Side, name="opponent", dice=against, modifier=against_modifier),
         )
     else:
         check = _check(
             AbilityCheck,
+            ability=name,
             dice=dice,
             target=_target(target or ""),
             fit=_fit(fit),
             roll_modifier=modifier,
-            penalty_dice=penalty,
+            penalty_dice=pen + penalty,
+            unluck_dice=unluck,
+            disability=disability,
         )
     odds = SYSTEM.odds(check, house)
     if as_json:
@@ -460,6 +472,10 @@ def roll_cmd(
         disability=disability,
     )
     emit_outcome(SYSTEM.resolve(check, make_rng(seed, "fuzzy-roll"), house), as_json)
+
+
+# the shared name of the concept (docs/cli.md); `roll` is the book's own verb
+app.command("check", help="Roll a check: the book's 'roll', with the same options.")(roll_cmd)
 
 
 @app.command("contest")
