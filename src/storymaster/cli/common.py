@@ -81,6 +81,8 @@ def emit_outcome(outcome: Outcome, as_json: bool) -> None:
     for r in outcome.rolls:
         body.append(f"\n  {r.label + ': ' if r.label else ''}{r.detail}")
     body.append("\n" + outcome.explanation)
+    if outcome.rolls:
+        body.append(f"\nseed {outcome.rolls[0].seed}", style="dim")
     # Text, not markup: explanations and dice may contain brackets; the panel wraps long lines
     console.print(Panel(body, title=Text(outcome.check), expand=False))
 

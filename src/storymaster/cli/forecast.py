@@ -17,6 +17,7 @@ from ..errors import InputFileError
 from ..forecast import Forecast, side_label
 from .common import write_chart
 from .output import bar_rows, console, err_console, print_json
+from .vocab import PlotOpt
 
 __all__ = [
     "MethodOpt",
@@ -44,7 +45,6 @@ SamplesOpt = Annotated[
 MethodOpt = Annotated[
     str, typer.Option("--method", help="auto (exact where the state space allows), exact, or simulate.")
 ]
-PlotOpt = Annotated[Path | None, typer.Option("--plot", help="Save a chart of the forecast: FILE.svg or FILE.png.")]
 
 
 def split_sides(files: Sequence[Path], vs: Sequence[Path] | None) -> list[list[Path]]:

@@ -135,7 +135,9 @@ def tidy(command: Any) -> Any:
         if _is_float(param):
             param.__class__ = _refusing_non_finite(type(param))
         hidden = tuple(o for o in getattr(param, "opts", ()) if o in HIDDEN_ALIASES)
-        if hidden and len(hidden) < len(param.opts):
+        if hidden and len(hidden) == len(param.opts):  # an old option of its own: it works, unlisted
+            param.hidden = True
+        elif hidden:
             param.__class__ = _hiding_aliases(type(param), hidden)
     for sub in getattr(command, "commands", {}).values():
         tidy(sub)

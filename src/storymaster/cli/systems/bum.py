@@ -1120,5 +1120,10 @@ def fire_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Fire: a large flame wounds and sets alight; stop, drop and roll (DEX vs DC 6) each turn."""
-    wounds, events = hz.burn(dex, make_rng(seed, "bum-fire"), large_flame=not small, hr=_hr(house_rules))
-    emit_events(events, as_json, {"result": f"{wounds} wound(s) from the fire", "wounds": wounds})
+    rng = make_rng(seed, "bum-fire")
+    wounds, events = hz.burn(dex, rng, large_flame=not small, hr=_hr(house_rules))
+    emit_events(
+        events,
+        as_json,
+        {"result": f"{wounds} wound(s) from the fire (seed {rng.seed})", "wounds": wounds, "seed": rng.seed},
+    )

@@ -706,8 +706,11 @@ def revive_cmd(
     finished = hours_dead + hours
     in_time = possible and dmg.revival_possible(finished)
     if as_json:
-        print_json({"possible": possible, "ritual_hours": hours, "in_time": in_time, "roll": rec.to_json()})
+        print_json(
+            {"possible": possible, "ritual_hours": hours, "in_time": in_time, "roll": rec.to_json(), "seed": rng.seed}
+        )
         return
+    console.print(f"seed {rng.seed}", style="dim", markup=False)
     if not possible:
         console.print("More than 48 hours have passed: memories and skills are lost (a zombie is still possible).")
         return
