@@ -8,7 +8,9 @@ the first standing foe for one point of Might; a fighter at 0 is down. It implem
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
+from types import MappingProxyType
 
 from pydantic import Field
 
@@ -55,7 +57,8 @@ class ToyCombat:
     def step(self, state, rng):
         fighters = list(state.fighters)
         events = []
-        for i, f in enumerate(fighters):
+        for i in range(len(fighters)):
+            f = fighters[i]  # read afresh: a fighter downed earlier this round does not act
             if f.might <= 0:
                 continue
             foe = next((j for j, g in enumerate(fighters) if g.side != f.side and g.might > 0), None)
@@ -82,7 +85,7 @@ class ToySystem:
     version = "1"
     character_model = ToyCharacter
     house_rules_model = ToyHouseRules
-    check_types = {"roll": ToyRoll}
+    check_types: Mapping[str, type[Check]] = MappingProxyType({"roll": ToyRoll})
     combat = ToyCombat()
 
     def validate_character(self, character, house_rules=None):
