@@ -179,3 +179,25 @@ def test_team_fight_with_vs(cli) -> None:
     data = json.loads(r.stdout)
     assert data["winner"] in (0, 1, None)
     assert not math.isnan(data["rounds"])
+
+
+def test_shell_completion_is_not_offered_and_touches_no_home(tmp_path) -> None:
+    """Completion is not offered (Typer's installer once wrote a broken line into ~/.bashrc)."""
+    import os
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {**os.environ, "HOME": str(home), "SHELL": "/bin/bash"}
+    run = [sys.executable, "-c", "from storymaster.cli.app import main; main()"]
+    r = subprocess.run([*run, "--install-completion", "bash"], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "No such option: --install-completion" in r.stderr
+    r = subprocess.run(
+        run, env={**env, "_STORYMASTER_COMPLETE": "bash_source"}, capture_output=True, text=True, timeout=60
+    )
+    assert "complete" not in r.stdout  # no completion script is printed
+    assert (
+        "--install-completion" not in subprocess.run([*run, "--help"], env=env, capture_output=True, text=True).stdout
+    )
+    assert list(home.iterdir()) == []  # nothing written into the scratch HOME
