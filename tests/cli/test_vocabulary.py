@@ -201,3 +201,15 @@ def test_shell_completion_is_not_offered_and_touches_no_home(tmp_path) -> None:
         "--install-completion" not in subprocess.run([*run, "--help"], env=env, capture_output=True, text=True).stdout
     )
     assert list(home.iterdir()) == []  # nothing written into the scratch HOME
+
+
+def test_out_of_range_values_exit_2_not_70(cli) -> None:
+    huge = "99999999999999999999"
+    for args, words in (
+        (("blyss", "odds", "--ranks", "3", "--td", huge), "td"),
+        (("bum", "hazard", "explosion", "--power", huge), "--power"),
+        (("philsys", "check", "--modifier", huge, "--td", "10"), "modifier"),
+    ):
+        r = cli(*args)
+        assert r.exit_code == 2, (args, r.output)
+        assert words in r.stderr and "internal" not in r.stderr

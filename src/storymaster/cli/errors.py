@@ -8,9 +8,10 @@ import sys
 from typing import Any
 
 import typer
+from pydantic import ValidationError
 from typer.core import TyperGroup
 
-from ..errors import StorymasterError
+from ..errors import InputFileError, StorymasterError
 
 __all__ = ["EXIT_ERROR", "EXIT_INTERNAL", "StorymasterGroup", "format_error"]
 
@@ -30,6 +31,10 @@ def format_error(exc: BaseException, as_json: bool = False) -> str:
     if as_json:
         return json.dumps({"error": "internal", "message": msg})
     return f"error: {msg}\nTip: set STORYMASTER_DEBUG=1 to see the traceback"
+
+
+def _json(ctx: Any) -> bool:
+    return bool(ctx.meta.get("storymaster.json", False))
 
 
 def _is_framework(exc: BaseException) -> bool:
@@ -56,6 +61,11 @@ class StorymasterGroup(TyperGroup):
             sys.stderr.write(json.dumps({"error": "usage", "message": exc.format_message(), "command": where}) + "\n")
             sys.stderr.flush()
             raise typer.Exit(getattr(exc, "exit_code", EXIT_ERROR)) from None
+        except ValidationError as exc:  # a value from the command line that a model refused: the user's input
+            what = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']}" for e in exc.errors())
+            sys.stderr.write(format_error(InputFileError(f"bad value: {what}"), _json(ctx)) + "\n")
+            sys.stderr.flush()
+            raise typer.Exit(EXIT_ERROR) from None
         except Exception as exc:
             if _is_framework(exc):
                 raise

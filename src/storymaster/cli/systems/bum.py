@@ -1054,8 +1054,10 @@ def fall_cmd(
 
 @hazard_app.command("explosion")
 def explosion_cmd(
-    power: Annotated[int, typer.Option("--power", help="The explosion's power.")],
-    spaces: Annotated[int, typer.Option("--spaces", help="Spaces from the centre (0 = the centre).")] = 0,
+    power: Annotated[int, typer.Option("--power", min=0, max=1000, help="The explosion's power.")],
+    spaces: Annotated[
+        int, typer.Option("--spaces", min=0, max=1000, help="Spaces from the centre (0 = the centre).")
+    ] = 0,
     as_json: JsonOpt = False,
 ) -> None:
     """Explosions: power at the centre, one less per space out."""
