@@ -125,7 +125,7 @@ def write_character(
         done = {"written": None, "backup": None}
         if not as_json:
             console.print(_plain(document, None), end="", markup=False, highlight=False, soft_wrap=True)
-            err_console.print(written_message(done), markup=False, highlight=False)
+            err_console.print(written_message(done), markup=False, highlight=False, soft_wrap=True)
         return done
     same = source is not None and target.exists() and target.resolve() == source.resolve()
     text = None
@@ -142,7 +142,7 @@ def write_character(
     except OSError as exc:
         raise InputFileError(f"{target}: cannot be written ({exc.strerror or exc})") from None
     done = {"written": str(target), "backup": str(backup) if backup else None}
-    (err_console if as_json else console).print(written_message(done), markup=False, highlight=False)
+    (err_console if as_json else console).print(written_message(done), markup=False, highlight=False, soft_wrap=True)
     return done
 
 
