@@ -964,7 +964,8 @@ def heal_cmd(
         [
             Event(
                 "heal",
-                f"After {days} day(s) {len(before.wounds) - len(c.wounds)} wound(s) have healed; {current_hp(c)} of {hit_points(c)} HP.",
+                f"After {days} day(s) {len(before.wounds) - len(c.wounds)} wound(s) have healed; "
+                f"{current_hp(c)} of {hit_points(c)} HP.",
             )
         ],
     )
