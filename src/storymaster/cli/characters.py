@@ -108,7 +108,7 @@ def write_character(
     in_place: bool,
     document: dict[str, Any] | None = None,
     as_json: bool = False,
-) -> dict[str, Any]:
+) -> dict[str, str | None]:
     """Write (or print) a changed character; returns what was done, for ``--json`` and the message.
 
     ``document`` is the character as the system writes it (defaults left out); by default the
@@ -122,7 +122,7 @@ def write_character(
         raise InputFileError("--in-place rewrites the character file the command read; this command read none")
     target = source if in_place else out
     if target is None:
-        done = {"written": None, "backup": None}
+        done: dict[str, str | None] = {"written": None, "backup": None}
         if not as_json:
             console.print(_plain(document, None), end="", markup=False, highlight=False, soft_wrap=True)
             err_console.print(written_message(done), markup=False, highlight=False, soft_wrap=True)

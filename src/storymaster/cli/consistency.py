@@ -51,14 +51,14 @@ def system_commands(name: str) -> Any:
 
     from .app import app
 
-    root = typer.main.get_command(app)
+    root: Any = typer.main.get_command(app)
     ctx = type("Ctx", (), {"meta": {}, "obj": None})()
     return root.get_command(ctx, name)
 
 
 def _visible(param: Any) -> list[str]:
     hidden = set(getattr(param, "hidden_aliases", ()))
-    return [o for o in getattr(param, "opts", ()) + getattr(param, "secondary_opts", []) if o not in hidden]
+    return [o for o in [*getattr(param, "opts", ()), *getattr(param, "secondary_opts", ())] if o not in hidden]
 
 
 def _flags(command: Any) -> set[str]:

@@ -60,7 +60,8 @@ class StorymasterGroup(TyperGroup):
             if not ctx.meta.get("storymaster.json", False):
                 raise
             # with --json, a usage error is JSON too (on stderr, like every error)
-            where = exc.ctx.command_path if getattr(exc, "ctx", None) is not None else ctx.command_path
+            failed_in = getattr(exc, "ctx", None)
+            where = failed_in.command_path if failed_in is not None else ctx.command_path
             sys.stderr.write(json.dumps({"error": "usage", "message": exc.format_message(), "command": where}) + "\n")
             sys.stderr.flush()
             raise typer.Exit(getattr(exc, "exit_code", EXIT_ERROR)) from None

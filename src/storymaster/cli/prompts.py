@@ -8,7 +8,7 @@ exactly one JSON object on stdout.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 import typer
 from pydantic import ValidationError
@@ -19,8 +19,6 @@ from .output import err_console
 
 __all__ = ["ask", "ask_choice", "ask_int", "ask_yes", "say"]
 
-T = TypeVar("T")
-
 
 def say(text: str) -> None:
     """A line for the person answering (running totals, budgets): on stderr, like the questions."""
@@ -29,12 +27,12 @@ def say(text: str) -> None:
 
 def ask(
     text: str,
-    convert: Callable[[str], T] = str,  # type: ignore[assignment]
+    convert: Callable[[str], Any] = str,
     *,
     default: Any = None,
-    check: Callable[[T], str | None] | None = None,
+    check: Callable[[Any], str | None] | None = None,
     show_default: bool = True,
-) -> T:
+) -> Any:
     """Ask until the answer converts and passes ``check`` (which returns why not, or None)."""
     while True:
         raw = typer.prompt(text, default=default, show_default=show_default, err=True, type=str)
@@ -80,7 +78,7 @@ def ask_int(
             return f"{v} is out of range: {span}"
         return check(v) if check is not None else None
 
-    return ask(text, _int, default=default, check=in_range)
+    return int(ask(text, _int, default=default, check=in_range))
 
 
 def ask_choice(text: str, choices: Sequence[str], *, default: str | None = None) -> str:
@@ -92,8 +90,8 @@ def ask_choice(text: str, choices: Sequence[str], *, default: str | None = None)
             raise ValueError(f"{raw!r} is not one of: {', '.join(choices)}")
         return lower[raw.lower()]
 
-    return ask(text, pick, default=default)
+    return str(ask(text, pick, default=default))
 
 
 def ask_yes(text: str, *, default: bool = False) -> bool:
-    return typer.confirm(text, default=default, err=True)
+    return bool(typer.confirm(text, default=default, err=True))

@@ -1,6 +1,6 @@
 """The CLI's one vocabulary: every flag that means the same thing in every system is spelt here once.
 
-A system's module takes its options from here (``CharacterOpt``, ``OutOpt``, ``difficulty_opt("--td")``
+A system's module takes its options from here (``CharacterOpt``, ``OutOpt``, ``TeamVsOpt``
 ...) instead of spelling its own. Old spellings stay as *hidden aliases* for a release: they still
 parse, but ``--help`` shows only the new name (:data:`HIDDEN_ALIASES`, applied by :func:`tidy`).
 
@@ -28,7 +28,6 @@ __all__ = [
     "PlotOpt",
     "SeedOpt",
     "TeamVsOpt",
-    "difficulty_opt",
     "suggest",
     "tidy",
 ]
@@ -79,12 +78,6 @@ TeamVsOpt = Annotated[
 ]
 
 
-def difficulty_opt(book_word: str | None, *, kind: type = int, help: str) -> Any:
-    """``--difficulty``, with the book's own word (``--td``, ``--dc``) as a visible alias."""
-    names = ["--difficulty"] + ([book_word] if book_word else [])
-    return Annotated[kind | None, typer.Option(*names, help=help)]
-
-
 def suggest(name: str, choices: list[str]) -> str:
     """' Did you mean X?' for a mistyped name, or ''."""
     close = difflib.get_close_matches(name, choices, n=2, cutoff=0.6)
@@ -96,8 +89,10 @@ def suggest(name: str, choices: list[str]) -> str:
 def _refusing_non_finite(cls: type) -> type:
     """``cls`` whose values refuse NaN and infinity (they would reach the rules as numbers)."""
 
+    base: Any = cls
+
     def process_value(self: Any, ctx: Any, value: Any) -> Any:
-        value = cls.process_value(self, ctx, value)
+        value = base.process_value(self, ctx, value)
         for v in value if isinstance(value, (list, tuple)) else [value]:
             if isinstance(v, float) and not math.isfinite(v):
                 raise typer.BadParameter(f"{v!r} is not a finite number", ctx=ctx, param=self)
@@ -109,11 +104,13 @@ def _refusing_non_finite(cls: type) -> type:
 def _hiding_aliases(cls: type, hidden: tuple[str, ...]) -> type:
     """``cls`` whose old spellings ``hidden`` stay usable but are not listed in ``--help``."""
 
+    base: Any = cls
+
     def get_help_record(self: Any, ctx: Any) -> Any:
         opts = self.opts
         self.opts = [o for o in opts if o not in hidden]
         try:
-            return cls.get_help_record(self, ctx)
+            return base.get_help_record(self, ctx)
         finally:
             self.opts = opts
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -70,7 +72,7 @@ from ..forecast import (
 from ..output import console, print_json
 from ..prompts import ask, ask_choice, ask_int, ask_yes, say
 from ..shared import system_app
-from ..vocab import AllowIllegalOpt, CharacterOpt, InPlaceOpt, OutOpt, TeamVsOpt, difficulty_opt
+from ..vocab import AllowIllegalOpt, CharacterOpt, InPlaceOpt, OutOpt, TeamVsOpt
 
 app = system_app(SYSTEM, help="BLYSS 3.5 Basic Rules: characters, die-pool Tests with exact odds, fights, experience.")
 
@@ -80,7 +82,9 @@ CharOpt = CharacterOpt
 StatOpt = Annotated[
     list[str] | None, typer.Option("--stat", "-s", help="A statistic of the character (repeat to combine).")
 ]
-TdOpt = difficulty_opt("--td", help="The Test Difficulty, TD (Table 2-02: 0, 2, 4 ... 20).")
+TdOpt = Annotated[
+    int | None, typer.Option("--difficulty", "--td", help="The Test Difficulty, TD (Table 2-02: 0, 2, 4 ... 20).")
+]
 GoldenOpt = Annotated[
     bool, typer.Option("--golden", help="Golden Rolls: a die's highest face is an automatic success.")
 ]
@@ -509,6 +513,15 @@ def character_document(c: Character) -> dict:
     return {k: data[k] for k in type(c).model_fields if k in data}
 
 
+def _with_field(base: Character, field: str, value: int) -> Character:
+    return base.model_copy(update={field: value})
+
+
+def _cp_after(change: Callable[[int], Character], hr: BlyssHouseRules, value: int) -> str | None:
+    """Why ``value`` cannot stand: the character it makes would overspend (None when it fits)."""
+    return _cp_check(change(value), hr)
+
+
 def _cp_check(c: Character, hr: BlyssHouseRules) -> str | None:
     """Why an answer cannot stand: it would spend more CP than the budget (None when it fits)."""
     left = cp_left(c, hr)
@@ -547,7 +560,7 @@ def new_cmd(
             default=c.attributes.of(book),
             lo=0,
             hi=10,
-            check=lambda r, f=with_rank: _cp_check(f(r), hr),
+            check=partial(_cp_after, with_rank, hr),
         )
         c = with_rank(r)
     say(f"Attributes: {cp_spent(c, hr)} CP spent, {cp_left(c, hr)} left.")
@@ -589,7 +602,7 @@ def new_cmd(
             default=0,
             lo=0,
             hi=mx,
-            check=lambda n, f=field, base=c: _cp_check(base.model_copy(update={f: n}), hr),
+            check=partial(_cp_after, partial(_with_field, c, field), hr),
         )
         c = c.model_copy(update={field: n})
     data = sheet_data(c, hr)
@@ -937,9 +950,8 @@ def flaw_cmd(
     """A negative Trait acquired after creation (grants no CP)."""
     if kind not in ("skill", "talent", "natural") or not 1 <= rank <= 10:
         raise CheckError("--kind is skill, talent or natural; --rank 1 to 10")
-    _advance(
-        file, AcquireNegative(name=name, rank=rank, trait_kind=kind), out, in_place, house_rules, as_json, allow_illegal
-    )  # type: ignore[arg-type]
+    request = AcquireNegative(name=name, rank=rank, trait_kind=kind)  # type: ignore[arg-type]
+    _advance(file, request, out, in_place, house_rules, as_json, allow_illegal)
 
 
 @app.command("deteriorate")

@@ -46,7 +46,7 @@ from ..forecast import (
 from ..output import console, print_json
 from ..prompts import ask, ask_int, say
 from ..shared import system_app
-from ..vocab import AllowIllegalOpt, InPlaceOpt, TeamVsOpt, difficulty_opt
+from ..vocab import AllowIllegalOpt, InPlaceOpt, TeamVsOpt
 from ..vocab import OutOpt as OutOpt
 
 app = system_app(
@@ -412,7 +412,10 @@ def _check_from_options(
 
 
 BonusOpt = Annotated[int | None, typer.Option("--bonus", help="Everything added to the d6 (stat + skill + items).")]
-DcOpt = difficulty_opt("--dc", help="A fixed difficulty, DC: the total must meet or beat it (standard 6).")
+DcOpt = Annotated[
+    int | None,
+    typer.Option("--difficulty", "--dc", help="A fixed difficulty, DC: the total must meet or beat it (standard 6)."),
+]
 VsOpt = Annotated[int | None, typer.Option("--vs", help="Opposed roll: the opponent's bonus (higher total wins).")]
 CharOpt = Annotated[
     Path | None, typer.Option("--character", "-c", "--char", help="Take the bonus from this character file.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
@@ -53,7 +54,7 @@ from ..forecast import VsOpt as SidesVsOpt
 from ..output import console, print_json
 from ..prompts import ask, ask_choice, ask_int, say
 from ..shared import system_app
-from ..vocab import AllowIllegalOpt, InPlaceOpt, OutOpt, TeamVsOpt, difficulty_opt
+from ..vocab import AllowIllegalOpt, InPlaceOpt, OutOpt, TeamVsOpt
 
 app = system_app(SYSTEM, help="Philsys: d20 checks, AT/PA melee, missiles, magic and levels.")
 
@@ -215,7 +216,9 @@ ModOpt = Annotated[
 StatOpt = Annotated[int | None, typer.Option("--stat", help="A stat check: Stat*3 + d20.")]
 BasesOpt = Annotated[str | None, typer.Option("--bases", help="A skill check: three base stats, e.g. 3,3,5.")]
 RankOpt = Annotated[int, typer.Option("--rank", help="Skill rank (with --bases).")]
-TdOpt = difficulty_opt("--td", help="The target difficulty, TD (see 'philsys tds').")
+TdOpt = Annotated[
+    int | None, typer.Option("--difficulty", "--td", help="The target difficulty, TD (see 'philsys tds').")
+]
 VsOpt = Annotated[int | None, typer.Option("--vs", help="Opposed: the defender's modifier (defender wins ties).")]
 NoParryOpt = Annotated[bool, typer.Option("--no-parry", help="The defender has no roll (parry already used).")]
 CharOpt = Annotated[
@@ -743,6 +746,10 @@ def xp_table_cmd(as_json: JsonOpt = False) -> None:
         console.print(f"level {lvl:>2}: {xp:>6} XP")
 
 
+def _within(left: int, value: int) -> str | None:
+    return None if value <= left else f"only {left} stat points are left"
+
+
 def _three_numbers(raw: str) -> tuple[int, ...]:
     try:
         return tuple(int(x) for x in raw.split("/"))
@@ -770,7 +777,7 @@ def new_cmd(
             default=0,
             lo=t[s]["min"],
             hi=t[s]["max"],
-            check=lambda v, left=left: None if v <= left else f"only {left} stat points are left",
+            check=partial(_within, left),
         )
         stats[s] = v
     say(f"stats spend {sum(stats.values())} of {budget_stats} points")
