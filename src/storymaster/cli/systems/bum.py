@@ -414,7 +414,7 @@ def _check_from_options(
 BonusOpt = Annotated[int | None, typer.Option("--bonus", help="Everything added to the d6 (stat + skill + items).")]
 DcOpt = Annotated[
     int | None,
-    typer.Option("--difficulty", "--dc", help="A fixed difficulty, DC: the total must meet or beat it (standard 6)."),
+    typer.Option("--difficulty", "--dc", help="Fixed difficulty (DC): the total must meet or beat it (standard 6)."),
 ]
 VsOpt = Annotated[int | None, typer.Option("--vs", help="Opposed roll: the opponent's bonus (higher total wins).")]
 CharOpt = Annotated[
