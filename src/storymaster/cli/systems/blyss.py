@@ -539,7 +539,7 @@ def new_cmd(
     c = template_character(template, name) if template and template != "none" else Character(name=name)
     c = c.model_copy(update={"concept": concept or c.concept})
     say(
-        f"{c.cp_budget} CP to spend; Attributes cost "
+        f"{cp_budget(c, hr)} CP to spend; Attributes cost "
         f"{', '.join(str(cumulative_cost('attribute', r)) for r in range(1, 7))} CP for ranks 1-6. "
         f"Running total: {cp_spent(c, hr)} spent, {cp_left(c, hr)} left."
     )
