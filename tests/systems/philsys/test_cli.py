@@ -324,7 +324,7 @@ def test_attack_odds_between_sheets(cli):
         # options that would be silently ignored are refused (issue 14)
         (
             ["fight", "examples/philsys/knight.yaml", "examples/philsys/guard.yaml", "--tactics", "Nobody=melee"],
-            "'Nobody' is not in this fight",
+            "nobody called 'Nobody' is in this fight",
         ),
         (
             ["fight", "examples/philsys/knight.yaml", "examples/philsys/guard.yaml", "--attack", "Brenna=stab"],
