@@ -20,7 +20,8 @@ from ...errors import StorymasterError
 from ...play import campaign as cmd
 from ...play.errors import Forbidden, Invalid, NotFound
 from ...play.verify import verify_export
-from ...rules import all_systems, get_system
+from ...present import card_html
+from ...rules import CheckEntry, all_systems, get_system
 from ..deps import CSRF_COOKIE, SESSION_COOKIE, Id, now_text, sha256
 from ..routers import auth, campaigns, characters, posts, scenes
 from ..schemas import (
@@ -59,6 +60,7 @@ from .sheets import (
     merge_form,
     read_check_controls,
     sheet_rows,
+    sheet_view,
     split_sheet,
     starter_sheet,
 )
@@ -454,9 +456,17 @@ async def character_page(request: Request, cid: Id, char: Id) -> Response:
         ctx = _campaign_ctx(request, v, cid)
         view = characters.read_character(cid, char, _store(request), v.caller)
         can_edit = ctx["c"]["your_role"] == "gm" or view["owner"] == v.caller.id
-        rows, totals, derived = sheet_rows(ctx["system"], view["sheet"], ctx["c"]["house_rules"])
+        sheet, why = sheet_view(ctx["system"], view["sheet"], ctx["c"]["house_rules"])
         return render(
-            request, "sheet.html", v=v, ch=view, rows=rows, totals=totals, derived=derived, can_edit=can_edit, **ctx
+            request,
+            "sheet.html",
+            v=v,
+            ch=view,
+            rows=sheet_rows(view["sheet"]),
+            sheet=sheet,
+            sheet_problem=why,
+            can_edit=can_edit,
+            **ctx,
         )
 
     return await _run(request, go)
@@ -489,18 +499,16 @@ async def character_edit(request: Request, cid: Id, char: Id) -> Response:
 
 @router.get("/campaigns/{cid}/characters/{char}/card", response_class=HTMLResponse)
 async def character_card(request: Request, cid: Id, char: Id) -> Response:
-    """B.U.M.'s printable card (the bum system's own renderer)."""
+    """A printable card of the character's structured sheet (B.U.M.'s Appendix B card, and every other system's)."""
 
     async def go():
         v = require(request)
         ctx = _campaign_ctx(request, v, cid)
         view = characters.read_character(cid, char, _store(request), v.caller)
-        if ctx["system"].name != "bum":
-            raise NotFound("only B.U.M. characters have a card; print the sheet page instead")
-        from ...systems.bum.card import card_html
-
-        model = ctx["system"].character_model.model_validate(view["sheet"])
-        return HTMLResponse(card_html(model))
+        sheet, why = sheet_view(ctx["system"], view["sheet"], ctx["c"]["house_rules"])
+        if sheet is None:
+            raise PageError(422, f"this sheet cannot be made into a card: {why}")
+        return HTMLResponse(card_html(sheet, title=ctx["system"].display_name or ctx["system"].title))
 
     return await _run(request, go)
 
@@ -550,10 +558,11 @@ def _scene_ctx(request: Request, v: Visitor, sid: int, *, forecast: bool = True)
         my_chars=mine,
         owed=owed,
         is_gm=is_gm,
-        check_types=sorted(ctx["system"].check_types),
+        check_kinds=list(ctx["system"].check_kinds),
+        check_entries=_check_entries(ctx["system"], mine, c["house_rules"]),
         visibility_text=VISIBILITY_TEXT,
         check_help=_check_help(ctx["system"]),
-        check_controls={t: check_controls(m) for t, m in sorted(ctx["system"].check_types.items())},
+        check_controls={k.name: check_controls(k.model) for k in ctx["system"].check_kinds},
         last_post=max((p["id"] for p in post_list), default=0),
     )
     if forecast and is_gm and scene.get("combat"):
@@ -561,17 +570,50 @@ def _scene_ctx(request: Request, v: Visitor, sid: int, *, forecast: bool = True)
     return ctx
 
 
-def _check_help(system: Any) -> dict[str, list[dict[str, Any]]]:
-    """Each check type's fields (from its pydantic model), for the composer's help."""
-    out = {}
-    for name, model in sorted(system.check_types.items()):
-        fields = []
-        for fname, f in model.model_fields.items():
-            if fname == "type":
-                continue
-            fields.append({"name": fname, "required": f.is_required(), "help": f.description or ""})
-        out[name] = fields
+def _check_help(system: Any) -> dict[str, dict[str, Any]]:
+    """Each check kind's title, summary and fields (from the catalogue), for the composer's help."""
+    return {
+        k.name: {
+            "title": k.title,
+            "summary": k.summary,
+            "fields": [
+                {"name": p["name"], "required": p["required"], "help": p["description"]}
+                for p in k.parameters()
+                if p["name"] != "type"
+            ],
+        }
+        for k in system.check_kinds
+    }
+
+
+def _check_entries(
+    system: Any, chars: list[dict[str, Any]], house_rules: Any
+) -> list[tuple[dict[str, Any], list[CheckEntry]]]:
+    """What each of the writer's characters can roll (the system's catalogue of checks for the sheet)."""
+    out = []
+    for ch in chars:
+        try:
+            entries = system.checks_for(ch.get("sheet") or {}, house_rules or None)
+        except StorymasterError:
+            continue  # a sheet the rules cannot read offers no checks; its page says why
+        if entries:
+            out.append((ch, entries))
     return out
+
+
+def _entry_of(request: Request, v: Visitor, sid: int, system: Any, value: str) -> CheckEntry:
+    """The catalogue entry ``character-id|key`` the composer names, for a character the writer may see."""
+    char_text, _, key = value.partition("|")
+    char = _int(char_text, "character")
+    store = _store(request)
+    scene = scenes.read_scene(sid, store, v.caller)
+    camp = campaigns.read(scene["campaign"], store, v.caller)
+    view = characters.read_character(scene["campaign"], char or 0, store, v.caller)
+    entries = system.checks_for(view["sheet"], camp["house_rules"] or None)
+    for e in entries:
+        if e.key == key:
+            return e
+    raise PageError(422, f"{view['name']} has no check {key!r}", "choose one from the list")
 
 
 def _forecast(store: Any, sid: int, system: Any, fight: dict[str, Any]) -> dict[str, Any] | None:
@@ -616,7 +658,7 @@ async def scene_story(request: Request, sid: Id) -> Response:
     return await _run(request, go)
 
 
-def _roll_from_form(form: Any, system: Any = None) -> dict[str, Any] | None:
+def _roll_from_form(form: Any, system: Any = None, entry: CheckEntry | None = None) -> dict[str, Any] | None:
     kind = str(form.get("roll_kind") or "none")
     label = str(form.get("roll_label") or "")[:200]
     if kind == "dice":
@@ -630,12 +672,23 @@ def _roll_from_form(form: Any, system: Any = None) -> dict[str, Any] | None:
             fields = {}
         if not isinstance(fields, dict):
             raise PageError(422, "the check's fields are a mapping of field: value")
-        ctype = str(form.get("check_type") or "")
+        ctype = entry.check if entry is not None else str(form.get("check_type") or "")
         model = system.check_types.get(ctype) if system is not None else None
         if model is not None:
             fields = {**fields, **read_check_controls(model, form, f"chk.{ctype}.")}
+        if entry is not None:  # the character's entry fills in what the form leaves out
+            check = system.make_check(entry, fields)
+            fields = check.model_dump(mode="json")
+            label = label or entry.label
         return {"check": {"type": ctype, **fields}, "label": label}
     return None
+
+
+def _chosen_entry(request: Request, v: Visitor, sid: int, system: Any, form: Any) -> CheckEntry | None:
+    value = str(form.get("check_entry") or "")
+    if system is None or not value or str(form.get("roll_kind") or "") != "check":
+        return None
+    return _entry_of(request, v, sid, system, value)
 
 
 def _system_of_scene(request: Request, sid: int) -> Any:
@@ -652,7 +705,8 @@ async def scene_preview(request: Request, sid: Id) -> Response:
     async def go():
         v = require(request)
         form = await form_of(request, v)
-        roll = _roll_from_form(form, _system_of_scene(request, sid))
+        system = _system_of_scene(request, sid)
+        roll = _roll_from_form(form, system, _chosen_entry(request, v, sid, system, form))
         if roll is None:
             raise PageError(422, "choose dice or a check to see its odds")
         result = posts.preview_roll(sid, PreviewIn(**roll), _store(request), v.caller)
@@ -679,7 +733,8 @@ async def scene_post(request: Request, sid: Id) -> Response:
         v = require(request)
         form = await form_of(request, v)
         kind = str(form.get("kind") or "ic")
-        roll = _roll_from_form(form, _system_of_scene(request, sid))
+        system = _system_of_scene(request, sid)
+        roll = _roll_from_form(form, system, _chosen_entry(request, v, sid, system, form))
         if roll is not None:
             roll["visibility"] = str(form.get("visibility") or "public")
         to = [x for x in (_int(t, "reader") for t in form.getlist("to")) if x]
