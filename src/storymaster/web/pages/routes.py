@@ -559,7 +559,7 @@ def _scene_ctx(request: Request, v: Visitor, sid: int, *, forecast: bool = True)
         owed=owed,
         is_gm=is_gm,
         check_kinds=list(ctx["system"].check_kinds),
-        check_entries=_check_entries(ctx["system"], mine, c["house_rules"]),
+        check_entries=_check_entries(ctx["system"], _with_sheets(store, v, c["id"], mine), c["house_rules"]),
         visibility_text=VISIBILITY_TEXT,
         check_help=_check_help(ctx["system"]),
         check_controls={k.name: check_controls(k.model) for k in ctx["system"].check_kinds},
@@ -584,6 +584,14 @@ def _check_help(system: Any) -> dict[str, dict[str, Any]]:
         }
         for k in system.check_kinds
     }
+
+
+def _with_sheets(store: Any, v: Visitor, cid: int, chars: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The characters with their sheets (the campaign view lists them without)."""
+    if not chars:
+        return []
+    sheets = {ch["id"]: ch["sheet"] for ch in characters.list_characters(cid, store, v.caller)}
+    return [{**ch, "sheet": sheets.get(ch["id"], {})} for ch in chars]
 
 
 def _check_entries(

@@ -52,10 +52,10 @@ def _house_rules(system: Any, house_rules: Any) -> Any:
 
 
 def running_totals(sheet: Sheet) -> list[tuple[str, str]]:
-    """What the builder shows as it goes: the sheet's resources and derived values, as text."""
+    """What the builder shows as it goes: the sheet's resources, condition and derived values, as text."""
     out = []
     for sec in sheet.sections:
-        if sec.kind not in ("resources", "derived") or sec.is_table:
+        if sec.kind not in ("resources", "condition", "derived") or sec.is_table:
             continue
         for v in sec.values:
             out.append((v.label, v.text + (f" ({v.note})" if v.note else "")))
