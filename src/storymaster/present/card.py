@@ -77,31 +77,31 @@ def card_png(sheet: Sheet, *, dpi: int = 120) -> bytes:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    blocks = []
+    blocks: list[tuple[str, list[str] | None, list[list[str]]]] = []
     for sec in sheet.sections:
         head, rows = _rows(sec)
         if rows:
             blocks.append((sec.title.upper(), head if sec.is_table else None, rows))
-    heights = [len(rows) + (2 if head else 1) for _, head, rows in blocks]
+    heights = [len(r) + (2 if h else 1) for _, h, r in blocks]
     total = max(1, sum(heights))
     fig = plt.figure(figsize=(6.5, 0.8 + 0.19 * total))
     fig.text(0.04, 1 - 0.3 / (0.8 + 0.19 * total), f"NAME: {sheet.name}", fontsize=10, style="italic")
     top = 1 - 0.6 / (0.8 + 0.19 * total)
     unit = (top - 0.02) / total
-    for (title, head, rows), h in zip(blocks, heights, strict=True):
-        height = unit * h
+    for (title, columns, cells_rows), lines in zip(blocks, heights, strict=True):
+        height = unit * lines
         ax = fig.add_axes((0.03, top - height, 0.94, height))
         ax.axis("off")
-        width = max(len(r) for r in rows)
+        width = max(len(r) for r in cells_rows)
         cells = [[title] + [""] * (width - 1)]
-        if head:
-            cells.append(list(head) + [""] * (width - len(head)))
-        cells += [list(r) + [""] * (width - len(r)) for r in rows]
+        if columns:
+            cells.append(list(columns) + [""] * (width - len(columns)))
+        cells += [list(r) + [""] * (width - len(r)) for r in cells_rows]
         table = ax.table(cellText=cells, loc="upper center", cellLoc="left")
         table.auto_set_font_size(False)
         table.set_fontsize(7)
         for (r, _), cell in table.get_celld().items():
-            if r == 0 or (head and r == 1):
+            if r == 0 or (columns and r == 1):
                 cell.set_facecolor("#eeeeee")
         top -= height
     buffer = io.BytesIO()

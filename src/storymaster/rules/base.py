@@ -105,7 +105,7 @@ class RuleSystemBase:
             return house_rules
         if isinstance(house_rules, (str, os.PathLike)):
             source = str(house_rules)
-            house_rules = load_document(house_rules)
+            house_rules = load_document(os.fspath(house_rules))
             if house_rules is None:
                 return model()
         if isinstance(house_rules, BaseModel):
@@ -145,7 +145,7 @@ class RuleSystemBase:
             return character
         if isinstance(character, (str, os.PathLike)):
             source = str(character)
-            character = load_document(character)
+            character = load_document(os.fspath(character))
         if isinstance(character, BaseModel):
             raise RulesInputError(f"not a {self._word} character ({type(character).__name__})", where="character")
         if not isinstance(character, Mapping):

@@ -188,13 +188,15 @@ def find_entry(entries: list[CheckEntry] | tuple[CheckEntry, ...], text: str, ch
 
     pool = [e for e in entries if check is None or e.check == check]
     wanted = text.strip().lower()
-    for test in (
+    slug = entry_key("", wanted).split(":", 1)[1]
+    readings: tuple[Callable[[CheckEntry], bool], ...] = (
         lambda e: e.key == wanted,
         lambda e: e.subject.lower() == wanted,
         lambda e: e.label.lower() == wanted,
-        lambda e: e.key.split(":", 1)[1] == entry_key("", wanted).split(":", 1)[1],
-    ):
-        hits = [e for e in pool if test(e)]
+        lambda e: e.key.split(":", 1)[1] == slug,
+    )
+    for reads in readings:
+        hits = [e for e in pool if reads(e)]
         if len(hits) == 1:
             return hits[0]
         if len(hits) > 1:

@@ -159,7 +159,8 @@ def sheet_sections(c: FuzzyCharacter, house: FuzzyHouseRules) -> list[SheetSecti
     if house.discworld_body_guide:
         guide = body_guide(c.required.body)
         if guide:
-            kinds = ", ".join(f"{word} {species}" for species, word in guide.get("kinds", []))  # type: ignore[misc]
+            pairs = guide.get("kinds", [])
+            kinds = ", ".join(f"{p[1]} {p[0]}" for p in pairs) if isinstance(pairs, list) else ""
             derived_values.append(value("Discworld Body guide", kinds, key="body_guide"))
     derived = section("karma", "Karma", "derived", derived_values)
     resources = section(
