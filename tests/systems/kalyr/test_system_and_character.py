@@ -47,9 +47,10 @@ def test_house_rules_are_frozen_forbid_extras_and_cite_passages():
 
 
 def test_other_house_rules_are_refused():
+    from storymaster.errors import HouseRulesError
     from storymaster.rules import HouseRules
 
-    with pytest.raises(CheckError):
+    with pytest.raises(HouseRulesError):  # the one error for house rules a system cannot take (issue 13)
         SYSTEM.odds(SYSTEM.check_types["open"](actor={"ability": "Fair"}), HouseRules())
 
 
