@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Annotated
@@ -77,20 +76,22 @@ def serve_cmd(
 
 def verify_cmd(
     export: Annotated[Path, typer.Argument(help="A table export (JSON) downloaded from /api/scenes/{id}/export.json.")],
+    key: Annotated[
+        str | None,
+        typer.Option(help="The table's public key (from /.well-known/storymaster-key): the export must be signed by it."),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Check an exported log offline: hash chain, seed commitment, every roll replayed. Names the first bad entry."""
-    from ..play.verify import verify_export
+    """Check an exported log offline: chain, signatures, commitments, every roll replayed, the story against the log."""
+    from ..play.verify import verify_text
 
     try:
-        doc = json.loads(export.read_text(encoding="utf-8"))
+        text = export.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputFileError(f"{export}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputFileError(f"{export}: cannot be read ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise InputFileError(f"{export}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
-    report = verify_export(doc)
+    report = verify_text(text, key=key, source=str(export))
     if as_json:
         print_json(report)
         return
@@ -108,4 +109,9 @@ def verify_cmd(
         console.print(
             f"{log['log']}: {log['entries']} entries, chain intact; {seed}; {log['rolls_replayed']} rolls replayed{extra}"
         )
+    if report.get("warning"):
+        console.print(f"warning: {report['warning']}")
+    if report["signed"]:
+        how = "the key you gave" if key else "compare it with the table's /.well-known/storymaster-key"
+        console.print(f"signed by key {report['key']} ({how}); the story matches the log")
     console.print("verified")

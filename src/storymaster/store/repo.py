@@ -12,6 +12,7 @@ refreshed, so two posts never draw the same dice or fork the chain.
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -58,6 +59,7 @@ def _row(e: Entry, stream: str, campaign: int, scene: int | None) -> dict[str, A
         "rolls": canonical_json(list(e.rolls)),
         "prev": e.prev,
         "hash": e.hash,
+        "salt": e.salt or None,
     }
 
 
@@ -72,7 +74,19 @@ def _entry(r: Any) -> Entry:
         tuple(json.loads(r.rolls)),
         r.prev,
         r.hash,
+        r.salt or "",
     )
+
+
+def _now_text() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def new_salt() -> str:
+    """A fresh salt for a commitment: 128 random bits from the operating system, as hex."""
+    return secrets.token_hex(16)
 
 
 class _Cache:
@@ -104,6 +118,8 @@ class Store:
         self._cache = _Cache()
         self._scene_campaigns: dict[int, int] = {}  # a scene never moves to another campaign
         self.listeners: list[Callable[[Appended], None]] = []
+        #: what signs log heads and exports (the web app sets its :class:`~storymaster.web.signing.Signer`)
+        self.signer: Any = None
 
     # --- logs ---------------------------------------------------------------------------------
 
@@ -154,7 +170,7 @@ class Store:
     ) -> list[Entry]:
         if not drafts:
             return []
-        sealed = seal(drafts, head_seq=state.head_seq, head_hash=state.head_hash, at=at)
+        sealed = seal(drafts, head_seq=state.head_seq, head_hash=state.head_hash, at=at, salt=new_salt)
         conn.execute(insert(t.entries), [_row(e, stream, cid, sid) for e in sealed])
         table = t.scenes if sid is not None else t.campaigns
         key = sid if sid is not None else cid
@@ -455,6 +471,20 @@ class Store:
                 delete(t.api_tokens).where(t.api_tokens.c.id == token_id, t.api_tokens.c.user_id == user)
             )
             return done.rowcount == 1
+
+    def server_key(self, make: Callable[[], bytes]) -> bytes:
+        """The table's signing key (raw Ed25519 private bytes), made with ``make`` on first use."""
+        with read_tx(self.engine) as conn:
+            found = conn.execute(select(t.server_keys.c.private_hex).where(t.server_keys.c.id == 1)).scalar()
+        if found:
+            return bytes.fromhex(found)
+        try:
+            with write_tx(self.engine) as conn:
+                conn.execute(insert(t.server_keys).values(id=1, private_hex=make().hex(), created_at=_now_text()))
+        except IntegrityError:  # another worker made it first
+            pass
+        with read_tx(self.engine) as conn:
+            return bytes.fromhex(conn.execute(select(t.server_keys.c.private_hex).where(t.server_keys.c.id == 1)).scalar())
 
     def digest_cursor(self, user: int) -> str | None:
         with read_tx(self.engine) as conn:

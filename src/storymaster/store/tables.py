@@ -10,7 +10,18 @@ from __future__ import annotations
 
 from sqlalchemy import Column, ForeignKey, Index, Integer, MetaData, String, Table, Text, UniqueConstraint
 
-__all__ = ["api_tokens", "campaigns", "digests", "entries", "memberships", "metadata", "scenes", "sessions", "users"]
+__all__ = [
+    "api_tokens",
+    "campaigns",
+    "digests",
+    "entries",
+    "memberships",
+    "metadata",
+    "scenes",
+    "server_keys",
+    "sessions",
+    "users",
+]
 
 metadata = MetaData(
     naming_convention={
@@ -97,6 +108,8 @@ entries = Table(
     Column("rolls", Text, nullable=False),
     Column("prev", String(64), nullable=False),
     Column("hash", String(64), nullable=False),
+    #: the body's commitment salt (version 2); NULL on entries written before salting
+    Column("salt", String(64), nullable=True),
     UniqueConstraint("stream", "seq", name="uq_entries_stream_seq"),
     Index("ix_entries_campaign_at", "campaign_id", "at"),
 )
@@ -106,4 +119,13 @@ digests = Table(
     metadata,
     Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
     Column("last_sent_at", String(40), nullable=False),
+)
+
+#: the table's Ed25519 signing key (one row), shared by every worker
+server_keys = Table(
+    "server_keys",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("private_hex", String(64), nullable=False),
+    Column("created_at", String(40), nullable=False),
 )

@@ -37,6 +37,9 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -
     if settings.migrate:
         migrate(engine)
     store = Store(engine)
+    from .signing import load_signer
+
+    signer = store.signer = load_signer(store)
     broker = Broker()
     store.listeners.append(broker.publish)
 
@@ -69,6 +72,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -
     )
     app.state.settings = settings
     app.state.store = store
+    app.state.signer = signer
     app.state.broker = broker
     app.state.clock = clock
     problems.install(app)

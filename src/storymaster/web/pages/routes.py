@@ -14,12 +14,13 @@ from typing import Any
 import yaml
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
 from pydantic import ValidationError
 
 from ...errors import StorymasterError
 from ...play import campaign as cmd
 from ...play.errors import Forbidden, Invalid, NotFound
-from ...play.verify import verify_export
+from ...play.verify import verify_text
 from ...rules import all_systems, get_system
 from ..deps import CSRF_COOKIE, SESSION_COOKIE, Id, now_text, sha256
 from ..routers import auth, campaigns, characters, posts, scenes
@@ -794,7 +795,7 @@ async def scene_fight(request: Request, sid: Id) -> Response:
 
 @router.get("/verify", response_class=HTMLResponse)
 async def verify_page(request: Request) -> Response:
-    return render(request, "verify.html", result=None, error="", text="")
+    return render(request, "verify.html", result=None, error="", text="", key_id=request.app.state.signer.key_id)
 
 
 @router.post("/verify", response_class=HTMLResponse)
@@ -812,13 +813,7 @@ async def verify_submit(request: Request) -> Response:
                 request, "verify.html", status=422, result=None, error="Paste an export or choose its file.", text=""
             )
         try:
-            doc = json.loads(text)
-        except ValueError as exc:
-            return render(
-                request, "verify.html", status=422, result=None, error=f"That is not JSON: {exc}", text=text[:200_000]
-            )
-        try:
-            result = verify_export(doc)
+            result = await run_in_threadpool(verify_text, text, key=request.app.state.signer.public)
         except StorymasterError as exc:
             return render(
                 request,
@@ -828,7 +823,8 @@ async def verify_submit(request: Request) -> Response:
                 error=exc.message,
                 hint=exc.hint or "",
                 text=text[:200_000],
+                key_id=request.app.state.signer.key_id,
             )
-        return render(request, "verify.html", result=result, error="", text="")
+        return render(request, "verify.html", result=result, error="", text="", key_id=request.app.state.signer.key_id)
 
     return await _run(request, go)

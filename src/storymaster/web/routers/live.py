@@ -15,6 +15,7 @@ from starlette.concurrency import run_in_threadpool
 from ...play.views import post_view, scene_view
 from ..access import member
 from ..deps import CallerDep, Id, StoreDep
+from ..notify import anchor_line
 
 router = APIRouter(tags=["live"])
 
@@ -109,6 +110,9 @@ def scene_feed(sid: Id, request: Request, store: StoreDep, caller: CallerDep) ->
             f'<link rel="self" href="{escape(base)}/api/scenes/{sid}/feed.atom"/>',
             f"<updated>{escape(updated)}</updated>",
         ]
+        anchor = anchor_line(request.app.state.signer, sid, s.head_seq, s.head_hash)
+        if anchor:
+            parts.append(f"<subtitle>{escape(anchor)}</subtitle>")
         for p in reversed(posts[-100:]):
             who = p.get("character_name") or names.get(p["author"], "")
             text = p.get("text", "(deleted)")
