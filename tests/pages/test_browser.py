@@ -102,6 +102,7 @@ def test_a_scene_from_invitation_to_verified_export(server, browser):
     gm.get_by_label("Rule system").select_option(value="fuzzy")
     gm.get_by_role("button", name="Create campaign").click()
     expect(gm.get_by_role("heading", level=1)).to_have_text("The Long Road")
+    gm.get_by_role("button", name="Make an invitation link").click()
     invite = gm.get_by_label("Invitation link").input_value()
     assert invite.startswith(base + "/join/")
 

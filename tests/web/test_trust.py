@@ -11,11 +11,12 @@ import json
 from typing import Any
 
 import pytest
-from web.apikit import Table
+from web.apikit import Table, make_user
 
 from storymaster.errors import VerificationError
 from storymaster.play.anchor import check_signature, export_message
 from storymaster.play.chain import GENESIS, canonical_json
+from storymaster.play.rebuild import scene_from_log
 from storymaster.play.verify import verify_export
 
 USUAL_DICE = (4, 6, 8, 10, 12, 20, 100)
@@ -73,7 +74,7 @@ def test_a_hidden_roll_cannot_be_read_back_from_its_digest(table: Table) -> None
     stream = f"scene:{t.scene}"
 
     # the attack is competent: against the roll as the table stored it before salting, it finds the die
-    [real] = [p for p in t.get(t.gm, f"/api/scenes/{t.scene}/posts") if p["text"] == "I sneak."][0]["rolls"]
+    [real] = next(p for p in t.get(t.gm, f"/api/scenes/{t.scene}/posts") if p["text"] == "I sneak.")["rolls"]
     unsalted = {k: v for k, v in real.items() if k != "salt"}
     unsalted["records"] = [{k: v for k, v in rec.items() if k != "detail"} for rec in real["records"]]
     found = _brute_force(_sha(canonical_json(unsalted)), t.p1.id, "Stealth", "blind", stream)
@@ -213,7 +214,9 @@ def test_a_rewritten_chain_fails_at_its_first_changed_entry(table: Table) -> Non
     forged["scenes"][0]["narrative"] = [
         "Arn draws and wins." if x == "Arn draws." else x for x in forged["scenes"][0]["narrative"]
     ]
-    with pytest.raises(VerificationError, match=f"scene {table.scene}, entry {target['seq']}: is not the entry the server signed"):
+    with pytest.raises(
+        VerificationError, match=f"scene {table.scene}, entry {target['seq']}: is not the entry the server signed"
+    ):
         verify_export(forged)
 
 
@@ -231,9 +234,7 @@ def test_an_export_re_signed_with_another_key_fails_against_the_servers_key(tabl
     _rehash(log, target["seq"])
     for e in log:
         e["sig"] = mine.sign_place(f"s:{table.scene}", e["seq"], e["hash"])
-    forged["scenes"][0].update(
-        {k: v for k, v in __import__("storymaster.play.rebuild", fromlist=["x"]).scene_from_log(log).items()}
-    )
+    forged["scenes"][0].update(scene_from_log(log))
     mine.sign_export(forged)
     assert verify_export(forged)["key"] == mine.key_id  # consistent in itself: the key is what gives it away
     with pytest.raises(VerificationError, match="not by this server's key"):
@@ -272,3 +273,97 @@ def test_the_head_is_anchored_and_signed_on_the_scene_page_feed_and_api(table: T
     assert check_signature(key, anchor_message(f"s:{t.scene}", anchor["seq"], anchor["hash"]), anchor["signature"])
     feed = t.get(t.p1, f"/api/scenes/{t.scene}/feed.atom")
     assert anchor["hash"] in feed and anchor["signature"] in feed
+
+
+# --- invitations are secrets the GM controls ------------------------------------------------
+
+
+def _invite(t: Table, **body: Any) -> dict[str, Any]:
+    r = t.client.post(f"/api/campaigns/{t.campaign}/invites", json=body, headers=t.gm.h)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def _join(t: Table, who, token: str, expect: int = 200) -> dict[str, Any]:
+    r = t.client.post(f"/api/campaigns/{t.campaign}/join", json={"token": token}, headers=who.h)
+    assert r.status_code == expect, r.text
+    return r.json()
+
+
+def _role(t: Table, who) -> str | None:
+    members = t.get(t.gm, f"/api/campaigns/{t.campaign}/members")
+    return next((m["role"] for m in members if m["user"] == who.id), None)
+
+
+def test_the_old_derived_link_no_longer_opens_the_campaign(table: Table) -> None:
+    """The attack: an observer reads the campaign log's first hash in an export and computes the link."""
+    t = table
+    first = t.get(t.obs, f"/api/campaigns/{t.campaign}/export.json")["campaign"]["log"][0]["hash"]
+    derived = hashlib.sha256(f"storymaster-invite:{t.campaign}:{first}".encode()).hexdigest()[:32]
+    _join(t, t.outsider, derived, expect=404)
+    assert _role(t, t.outsider) is None
+
+
+def test_an_invitation_is_random_stored_hashed_and_per_role(app, table: Table) -> None:
+    from sqlalchemy import select
+
+    from storymaster.store import tables
+
+    t = table
+    a, b = _invite(t, role="observer"), _invite(t, role="player")
+    assert a["token"] != b["token"] and len(a["token"]) >= 40
+    with app.state.store.engine.connect() as conn:
+        stored = [r.token_sha256 for r in conn.execute(select(tables.invites))]
+    assert a["token"] not in stored and _sha(a["token"]) in stored
+    listed = t.get(t.gm, f"/api/campaigns/{t.campaign}/invites")
+    assert [i["role"] for i in listed] == ["observer", "player"] and all("token" not in i for i in listed)
+    assert _join(t, t.outsider, a["token"])["role"] == "observer"
+    # the log records the joiner as the actor, not the GM
+    log = t.get(t.gm, f"/api/campaigns/{t.campaign}/export.json")["campaign"]["log"]
+    joined = [e for e in log if e["kind"] == "member.added" and e["body"]["user"] == t.outsider.id]
+    assert joined[-1]["actor"] == t.outsider.id and joined[-1]["body"]["via"] == "invitation"
+
+
+def test_leaving_and_rejoining_never_raises_a_role(table: Table) -> None:
+    t = table
+    player_link = _invite(t, role="player")["token"]
+    r = t.client.delete(f"/api/campaigns/{t.campaign}/members/{t.obs.id}", headers=t.obs.h)  # the observer leaves
+    assert r.status_code == 204
+    assert _join(t, t.obs, player_link)["role"] == "observer"
+    # a member following a link stays as they are
+    assert _join(t, t.p1, player_link)["role"] == "player"
+    assert _join(t, t.obs, player_link)["role"] == "observer"
+
+
+def test_removing_a_member_revokes_every_open_link(table: Table) -> None:
+    t = table
+    link = _invite(t, role="player")["token"]
+    assert t.client.delete(f"/api/campaigns/{t.campaign}/members/{t.p2.id}", headers=t.gm.h).status_code == 204
+    _join(t, t.p2, link, expect=404)  # the removed member walks back in? no
+    _join(t, t.outsider, link, expect=404)
+    [row] = t.get(t.gm, f"/api/campaigns/{t.campaign}/invites")
+    assert not row["open"] and "a member was removed" in row["revoked_why"]
+    fresh = _invite(t, role="player")["token"]  # the GM makes a new one
+    assert _join(t, t.outsider, fresh)["role"] == "player"
+
+
+def test_expiry_use_count_and_revocation(table: Table, clock) -> None:
+    t = table
+    once = _invite(t, role="player", max_uses=1)["token"]
+    _join(t, t.outsider, once)
+    late = make_user(t.client)
+    _join(t, late, once, expect=404)
+    hour = _invite(t, role="observer", expires_in_hours=1)["token"]
+    clock.advance(hours=2)
+    _join(t, late, hour, expect=404)
+    revoked = _invite(t, role="player")
+    r = t.client.delete(f"/api/campaigns/{t.campaign}/invites/{revoked['id']}", headers=t.gm.h)
+    assert r.status_code == 204
+    _join(t, late, revoked["token"], expect=404)
+    assert _role(t, late) is None
+    # only the GM makes, lists or revokes links
+    for who in (t.p1, t.obs, t.outsider):
+        assert t.client.post(f"/api/campaigns/{t.campaign}/invites", json={}, headers=who.h).status_code == 403
+        assert t.client.get(f"/api/campaigns/{t.campaign}/invites", headers=who.h).status_code == 403
+        assert t.client.delete(f"/api/campaigns/{t.campaign}/invites/1", headers=who.h).status_code == 403
+    assert t.client.post(f"/api/campaigns/{t.campaign}/invites", json={"role": "gm"}, headers=t.gm.h).status_code == 422

@@ -78,7 +78,9 @@ def verify_cmd(
     export: Annotated[Path, typer.Argument(help="A table export (JSON) downloaded from /api/scenes/{id}/export.json.")],
     key: Annotated[
         str | None,
-        typer.Option(help="The table's public key (from /.well-known/storymaster-key): the export must be signed by it."),
+        typer.Option(
+            help="The table's public key (from /.well-known/storymaster-key): the export must be signed by it."
+        ),
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:

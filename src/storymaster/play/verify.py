@@ -25,6 +25,7 @@ The web verification page and the CLI both call :func:`verify_export`.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -46,7 +47,20 @@ MAX_ENTRIES = 1_000_000
 #: an export nests about eight deep; anything past this is refused before it is read
 MAX_DEPTH = 64
 _HEX64 = re.compile(r"[0-9a-f]{64}")
-_ENTRY_KEYS = {"seq", "kind", "at", "actor", "audience", "body", "body_sha256", "rolls", "prev", "hash", "salt", "commit"}
+_ENTRY_KEYS = {
+    "seq",
+    "kind",
+    "at",
+    "actor",
+    "audience",
+    "body",
+    "body_sha256",
+    "rolls",
+    "prev",
+    "hash",
+    "salt",
+    "commit",
+}
 _SIGNED_ENTRY_KEYS = _ENTRY_KEYS | {"sig"}
 _SCENE_KEYS = {"id", "title", "mode", "stream", "seed_sha256", "seed", "opened_at", "closed_at", "narrative", "posts"}
 _CAMPAIGN_KEYS = {"id", "name", "system", "house_rules"}
@@ -197,15 +211,18 @@ def verify_log(
                 )
             if closed_at is not None:
                 raise _bad(where, f"comes after the scene closed (entry {closed_at}); a closed scene's log ends there")
-            if key is not None:
-                if not check_signature(key, anchor_message(log_id or name, seq, e["hash"]), e.get("sig")):
-                    raise _bad(
-                        where,
-                        "is not the entry the server signed at this place in the log",
-                        "the chain was rewritten from here (or the export was signed by another server)",
-                    )
+            if key is not None and not check_signature(
+                key, anchor_message(log_id or name, seq, e["hash"]), e.get("sig")
+            ):
+                raise _bad(
+                    where,
+                    "is not the entry the server signed at this place in the log",
+                    "the chain was rewritten from here (or the export was signed by another server)",
+                )
             if e.get("redacted"):
-                _need(set(e) <= {"seq", "prev", "hash", "redacted", "sig"}, "a redacted entry shows more than its links")
+                _need(
+                    set(e) <= {"seq", "prev", "hash", "redacted", "sig"}, "a redacted entry shows more than its links"
+                )
                 if i == 0:
                     raise _bad(where, "the first entry of a log is never private")
                 redacted += 1
@@ -247,7 +264,7 @@ def verify_log(
                 except _Malformed as exc:  # pragma: no cover - the first pass saw the same shapes
                     raise _bad(f"{name}, entry {i + 1}", f"is malformed: {exc}") from None
     spans.sort()
-    for (_, e1, w1), (s2, _, w2) in zip(spans, spans[1:]):
+    for (_, e1, w1), (s2, _, w2) in itertools.pairwise(spans):
         if s2 < e1:
             raise _bad(w2, f"its roll reuses dice from the stream already used by {w1} (a re-roll)")
         if s2 > e1 and not hidden and not redacted:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import secrets
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
@@ -82,6 +82,15 @@ def _now_text() -> str:
     from datetime import UTC, datetime
 
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def invite_open(row: Mapping[str, Any], at: str) -> bool:
+    """An invitation still works at ``at``: not revoked, not expired, not used up."""
+    if row["revoked_at"] is not None:
+        return False
+    if row["expires_at"] is not None and at >= row["expires_at"]:
+        return False
+    return row["max_uses"] is None or row["uses"] < row["max_uses"]
 
 
 def new_salt() -> str:
@@ -187,6 +196,14 @@ class Store:
 
     def _project_members(self, conn: Connection, cid: int, sealed: Sequence[Entry]) -> None:
         for e in sealed:
+            if e.kind == "member.removed" and e.actor != e.body["user"]:
+                # a removed member may hold a link: every open invitation dies with their membership
+                i = t.invites
+                conn.execute(
+                    update(i)
+                    .where(i.c.campaign_id == cid, i.c.revoked_at.is_(None))
+                    .values(revoked_at=e.at, revoked_why=f"a member was removed (entry {e.seq})")
+                )
             if e.kind in ("member.added", "member.removed"):
                 m = t.memberships
                 conn.execute(delete(m).where(m.c.campaign_id == cid, m.c.user_id == e.body["user"]))
@@ -268,6 +285,82 @@ class Store:
         except Exception:  # pragma: no cover - the next read folds from the log instead
             self._cache.drop(stream)
             raise
+
+    # --- invitations --------------------------------------------------------------------------
+
+    def create_invite(
+        self,
+        *,
+        cid: int,
+        token_sha256: str,
+        role: str,
+        by: int,
+        at: str,
+        expires_at: str | None,
+        max_uses: int | None,
+    ) -> int:
+        with write_tx(self.engine) as conn:
+            return conn.execute(
+                insert(t.invites)
+                .values(
+                    campaign_id=cid,
+                    token_sha256=token_sha256,
+                    role=role,
+                    created_by=by,
+                    created_at=at,
+                    expires_at=expires_at,
+                    max_uses=max_uses,
+                    uses=0,
+                )
+                .returning(t.invites.c.id)
+            ).scalar_one()
+
+    def invites(self, cid: int) -> list[dict[str, Any]]:
+        cols = [c for c in t.invites.c if c.name != "token_sha256"]
+        with read_tx(self.engine) as conn:
+            q = select(*cols).where(t.invites.c.campaign_id == cid).order_by(t.invites.c.id)
+            return [dict(r._mapping) for r in conn.execute(q)]
+
+    def revoke_invite(self, cid: int, iid: int, at: str, why: str) -> bool:
+        i = t.invites
+        with write_tx(self.engine) as conn:
+            done = conn.execute(
+                update(i)
+                .where(i.c.campaign_id == cid, i.c.id == iid, i.c.revoked_at.is_(None))
+                .values(revoked_at=at, revoked_why=why)
+            )
+            return done.rowcount == 1
+
+    def invite(self, cid: int, token_sha256: str) -> Any:
+        with read_tx(self.engine) as conn:
+            q = select(t.invites).where(t.invites.c.campaign_id == cid, t.invites.c.token_sha256 == token_sha256)
+            return conn.execute(q).first()
+
+    def join_by_invite(
+        self, cid: int, token_sha256: str, decide: Callable[[CampaignState, Any], Sequence[Draft]], at: str
+    ) -> Appended:
+        """Check the invitation and append ``decide(state, invite)`` in one transaction; a use is counted."""
+        i = t.invites
+        with self._locked(f"c:{cid}"):
+            with write_tx(self.engine) as conn:
+                state = self._campaign(conn, cid, lock=True)
+                q = select(i).where(i.c.campaign_id == cid, i.c.token_sha256 == token_sha256)
+                if self.is_postgres:
+                    q = q.with_for_update()
+                row = conn.execute(q).first()
+                if row is None or not invite_open(row._mapping, at):
+                    raise NotFound(
+                        "this invitation link is not valid (unknown, revoked, expired or used up)",
+                        hint="ask the GM for a new link",
+                    )
+                drafts = decide(state, row)
+                sealed = self._append(conn, f"c:{cid}", cid, None, state, drafts, at)
+                if sealed:
+                    conn.execute(update(i).where(i.c.id == row.id).values(uses=i.c.uses + 1))
+                appended = Appended(cid, None, (), tuple(sealed))
+                self._notify(conn, appended)
+            self._fold_committed(f"c:{cid}", state, sealed, apply_campaign)
+        return self._after(appended)
 
     def campaigns_of(self, user: int) -> list[dict[str, Any]]:
         with read_tx(self.engine) as conn:
@@ -484,7 +577,9 @@ class Store:
         except IntegrityError:  # another worker made it first
             pass
         with read_tx(self.engine) as conn:
-            return bytes.fromhex(conn.execute(select(t.server_keys.c.private_hex).where(t.server_keys.c.id == 1)).scalar())
+            return bytes.fromhex(
+                conn.execute(select(t.server_keys.c.private_hex).where(t.server_keys.c.id == 1)).scalar()
+            )
 
     def digest_cursor(self, user: int) -> str | None:
         with read_tx(self.engine) as conn:

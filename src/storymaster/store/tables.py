@@ -15,6 +15,7 @@ __all__ = [
     "campaigns",
     "digests",
     "entries",
+    "invites",
     "memberships",
     "metadata",
     "scenes",
@@ -128,4 +129,21 @@ server_keys = Table(
     Column("id", Integer, primary_key=True),
     Column("private_hex", String(64), nullable=False),
     Column("created_at", String(40), nullable=False),
+)
+
+#: invitation links: random tokens, stored hashed, per role, with optional expiry and use count
+invites = Table(
+    "invites",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("campaign_id", Integer, ForeignKey("campaigns.id"), nullable=False, index=True),
+    Column("token_sha256", String(64), nullable=False, unique=True),
+    Column("role", String(16), nullable=False),
+    Column("created_by", Integer, nullable=False),
+    Column("created_at", String(40), nullable=False),
+    Column("expires_at", String(40), nullable=True),
+    Column("max_uses", Integer, nullable=True),
+    Column("uses", Integer, nullable=False, default=0),
+    Column("revoked_at", String(40), nullable=True),
+    Column("revoked_why", String(200), nullable=True),
 )

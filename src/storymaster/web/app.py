@@ -20,7 +20,7 @@ from ..store import Store, make_engine, migrate
 from . import problems
 from .limits import BodyLimit
 from .live import Broker, PgListener
-from .routers import auth, campaigns, characters, exports, live, posts, scenes, systems
+from .routers import auth, campaigns, characters, exports, invites, live, posts, scenes, systems
 from .settings import Settings
 
 __all__ = ["create_app"]
@@ -79,7 +79,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -
     from .pages import install as install_pages
 
     install_pages(app)  # the HTML pages (first: their "/" is the table's front page)
-    for module in (systems, auth, campaigns, characters, scenes, posts, exports, live):
+    for module in (systems, auth, campaigns, invites, characters, scenes, posts, exports, live):
         app.include_router(module.router)
     from .routers import notifications
 

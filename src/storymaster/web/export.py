@@ -15,8 +15,8 @@ from jinja2 import Environment, select_autoescape
 
 from ..play.campaign import CampaignState
 from ..play.log import Entry
-from ..play.scene import IC, SceneState
 from ..play.rebuild import narrative, scene_from_log
+from ..play.scene import IC, SceneState
 from ..play.verify import EXPORT_FORMAT, EXPORT_VERSION
 from ..play.views import Reader, entry_view
 from .signing import Signer

@@ -12,6 +12,8 @@ __all__ = [
     "CloseIn",
     "CombatIn",
     "HouseRulesIn",
+    "InviteIn",
+    "JoinIn",
     "LoginIn",
     "MemberIn",
     "NoteIn",
@@ -109,6 +111,16 @@ class PreviewIn(In):
 
 class PostEditIn(In):
     text: str = Text
+
+
+class InviteIn(In):
+    role: Literal["player", "observer"] = "player"
+    expires_in_hours: int | None = Field(None, ge=1, le=24 * 366, description="the link stops working after this")
+    max_uses: int | None = Field(None, ge=1, le=1000, description="the link works this many times")
+
+
+class JoinIn(In):
+    token: str = Field(min_length=1, max_length=200)
 
 
 class NoteIn(In):

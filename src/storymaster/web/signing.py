@@ -37,7 +37,13 @@ class Signer:
         """A log's head with the server's signature (what pages, feeds and mails show)."""
         if not hash_:
             return None
-        return {"log": log, "seq": seq, "hash": hash_, "key": self.key_id, "signature": self.sign_place(log, seq, hash_)}
+        return {
+            "log": log,
+            "seq": seq,
+            "hash": hash_,
+            "key": self.key_id,
+            "signature": self.sign_place(log, seq, hash_),
+        }
 
     def sign_export(self, doc: dict[str, Any]) -> dict[str, Any]:
         doc["key"] = {"alg": "ed25519", "public": self.public, "id": self.key_id}

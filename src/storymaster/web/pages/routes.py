@@ -6,29 +6,28 @@ same membership checks and visibility rules apply; forms carry the session's CSR
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
 from typing import Any
 
 import yaml
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
-from starlette.concurrency import run_in_threadpool
 from pydantic import ValidationError
+from starlette.concurrency import run_in_threadpool
 
 from ...errors import StorymasterError
-from ...play import campaign as cmd
 from ...play.errors import Forbidden, Invalid, NotFound
 from ...play.verify import verify_text
 from ...rules import all_systems, get_system
+from ...store.repo import invite_open
 from ..deps import CSRF_COOKIE, SESSION_COOKIE, Id, now_text, sha256
-from ..routers import auth, campaigns, characters, posts, scenes
+from ..routers import auth, campaigns, characters, invites, posts, scenes
 from ..schemas import (
     CampaignIn,
     CharacterIn,
     CombatIn,
     HouseRulesIn,
+    InviteIn,
+    JoinIn,
     LoginIn,
     MemberIn,
     NoteIn,
@@ -122,12 +121,6 @@ async def _run(request: Request, fn):
         return to_sign_in(request)
     except (PageError, ValidationError, StorymasterError) as exc:
         return error_page(request, exc)
-
-
-def invite_token(store: Any, cid: int) -> str:
-    """A join link's secret: derived from the campaign log's first hash, which only members can read."""
-    first = store.campaign_log(cid)[0].hash
-    return hashlib.sha256(f"storymaster-invite:{cid}:{first}".encode()).hexdigest()[:32]
 
 
 # ---------------------------------------------------------------- accounts
@@ -249,7 +242,7 @@ def _campaign_ctx(request: Request, v: Visitor, cid: int) -> dict[str, Any]:
     }
     if view["your_role"] == "gm":
         ctx["notes"] = campaigns.notes(cid, store, v.caller)
-        ctx["invite"] = f"/join/{cid}/{invite_token(store, cid)}"
+        ctx["invites"] = invites.list_invites(cid, store, v.caller, _now(request))
         ctx["house_rules_yaml"] = yaml.safe_dump(view["house_rules"], sort_keys=True) if view["house_rules"] else ""
     return ctx
 
@@ -306,18 +299,54 @@ async def campaign_note(request: Request, cid: Id) -> Response:
     return await _run(request, go)
 
 
+@router.post("/campaigns/{cid}/invites", response_class=HTMLResponse)
+async def campaign_invite(request: Request, cid: Id) -> Response:
+    async def go():
+        v = require(request)
+        form = await form_of(request, v)
+        body = InviteIn(
+            role=str(form.get("role") or "player"),
+            expires_in_hours=_int(form.get("expires_in_hours"), "expires after"),
+            max_uses=_int(form.get("max_uses"), "uses"),
+        )
+        made = invites.create_invite(cid, body, _store(request), v.caller, _now(request))
+        ctx = _campaign_ctx(request, v, cid)
+        return render(request, "campaign.html", v=v, new_invite=made, **ctx)
+
+    return await _run(request, go)
+
+
+@router.post("/campaigns/{cid}/invites/{iid}/revoke")
+async def campaign_revoke_invite(request: Request, cid: Id, iid: Id) -> Response:
+    async def go():
+        v = require(request)
+        await form_of(request, v)
+        invites.revoke_invite(cid, iid, _store(request), v.caller, _now(request))
+        return see_other(f"/campaigns/{cid}#members")
+
+    return await _run(request, go)
+
+
+def _open_invite(request: Request, cid: int, token: str) -> Any:
+    row = _store(request).invite(cid, sha256(token)) if len(token) <= 200 else None
+    if row is None or not invite_open(row._mapping, now_text(_now(request))):
+        raise PageError(
+            404, "this invitation link is not valid (unknown, revoked, expired or used up)", "ask the GM for a new link"
+        )
+    return row
+
+
 @router.get("/join/{cid}/{token}", response_class=HTMLResponse)
 async def join_page(request: Request, cid: Id, token: str) -> Response:
     async def go():
         v = require(request)
         store = _store(request)
+        invite = _open_invite(request, cid, token)
         with store.reading_campaign(cid) as c:
-            if not hmac.compare_digest(token, invite_token(store, cid)):
-                raise PageError(404, "this invitation link is not valid", "ask the GM for a new link")
             name, role = c.name, c.role_of(v.caller.id)
         if role is not None:
             return see_other(f"/campaigns/{cid}")
-        return render(request, "join.html", v=v, cid=cid, token=token, name=name)
+        return render(request, "join.html", v=v, cid=cid, token=token, name=name, role=invite.role)
 
     return await _run(request, go)
 
@@ -327,17 +356,9 @@ async def join_submit(request: Request, cid: Id, token: str) -> Response:
     async def go():
         v = require(request)
         await form_of(request, v)
-        store = _store(request)
-
-        def decide(c):
-            if not hmac.compare_digest(token, invite_token(store, cid)):
-                raise NotFound("this invitation link is not valid")
-            if c.role_of(v.caller.id) is not None:
-                return []
-            # the GM issued the link: joining through it is the GM adding you as a player
-            return cmd.add_member(c, c.gms()[0], user=v.caller.id, name=v.caller.name, role="player")
-
-        store.campaign_append(cid, decide, now_text(_now(request)))
+        if len(token) > 200:
+            raise PageError(404, "this invitation link is not valid")
+        invites.join(cid, JoinIn(token=token), _store(request), v.caller, _now(request))
         return see_other(f"/campaigns/{cid}")
 
     return await _run(request, go)

@@ -37,7 +37,9 @@ def preview_digest(request: Request, store: StoreDep, caller: CallerDep, now: No
 
 
 @router.post("/digest", summary="Send your digest now by e-mail")
-def send_my_digest(request: Request, store: StoreDep, settings: SettingsDep, caller: CallerDep, now: NowDep) -> dict[str, Any]:
+def send_my_digest(
+    request: Request, store: StoreDep, settings: SettingsDep, caller: CallerDep, now: NowDep
+) -> dict[str, Any]:
     user = store.user(caller.id)
     if not settings.smtp_host:
         raise MailUnavailable("this server has no SMTP server configured", hint="start it with --smtp HOST:PORT")
