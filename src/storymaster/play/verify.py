@@ -241,14 +241,22 @@ def verify_log(
                 raise _bad(where, "its hash does not match its content", "the entry was changed after it was written")
             prev = e["hash"]
             body = e.get("body")
-            if isinstance(body, Mapping) and e["kind"] == "scene.opened" and "seed_sha256" in body:
+            if (
+                isinstance(body, Mapping)
+                and e["kind"] == "scene.opened"
+                and ("stream" in body or "seed_sha256" in body)
+            ):
                 commitment, stream = body.get("seed_sha256"), body.get("stream")
                 if scene_id is not None and stream != scene_stream(scene_id):
                     raise _bad(where, f"the scene's stream is {stream!r}, not {scene_stream(scene_id)!r}")
             if isinstance(body, Mapping) and e["kind"] == "scene.closed" and "seed" in body:
                 seed = body.get("seed")
                 if commitment is None or not isinstance(seed, str) or sha256_hex(seed) != commitment:
-                    raise _bad(where, "the revealed seed does not match the hash published when the scene opened")
+                    raise _bad(
+                        where,
+                        "the revealed seed does not match the hash published when the scene opened"
+                        + (" (it published none)" if commitment is None else ""),
+                    )
                 closed_at = seq
             s, h = _check_rolls(e, where, stream, None, spans)
             shown, hidden = shown + s, hidden + h
