@@ -367,3 +367,90 @@ def test_expiry_use_count_and_revocation(table: Table, clock) -> None:
         assert t.client.get(f"/api/campaigns/{t.campaign}/invites", headers=who.h).status_code == 403
         assert t.client.delete(f"/api/campaigns/{t.campaign}/invites/1", headers=who.h).status_code == 403
     assert t.client.post(f"/api/campaigns/{t.campaign}/invites", json={"role": "gm"}, headers=t.gm.h).status_code == 422
+
+
+# --- malformed input is a 4xx, never a 500 ----------------------------------------------------
+
+CONTROL = ["\x00", "\x01", "\x07", "\x0b", "\x1b", "\x1f", "\x7f"]
+
+
+def test_control_characters_in_stored_text_are_refused_on_both_databases(table: Table) -> None:
+    t = table
+    for ch in CONTROL:
+        attempts = [
+            (t.client.post, f"/api/scenes/{t.scene}/posts", {"kind": "ooc", "text": f"hi{ch}there"}, t.p1),
+            (t.client.post, "/api/users", {"name": "bad", "password": f"pass{ch}word long"}, None),
+            (t.client.post, "/api/campaigns", {"name": f"C{ch}", "system": "tally"}, t.gm),
+            (t.client.post, f"/api/campaigns/{t.campaign}/notes", {"text": f"n{ch}"}, t.gm),
+            (t.client.post, f"/api/campaigns/{t.campaign}/characters", {"sheet": {"name": f"A{ch}b"}}, t.p1),
+            (t.client.put, f"/api/campaigns/{t.campaign}/house-rules", {"house_rules": {f"k{ch}": 1}}, t.gm),
+            (t.client.put, "/api/me/email", {"email": f"a{ch}@b.example"}, t.p1),
+            (t.client.post, "/api/session", {"name": f"x{ch}", "password": "whatever"}, None),
+        ]
+        for send, path, body, who in attempts:
+            r = send(path, json=body, headers=who.h if who else {})
+            assert r.status_code == 422, (repr(ch), path, r.status_code, r.text)
+            assert "control character" in r.json()["detail"], r.text
+    # tab, line feed and carriage return are text
+    t.post(t.p1, kind="ooc", text="line one\r\nline\ttwo")
+
+
+def test_the_feed_stays_valid_xml_even_with_old_control_characters(app, table: Table) -> None:
+    import xml.etree.ElementTree as ET
+
+    from storymaster.play.log import Draft
+
+    t = table
+    t.post(t.p1, kind="ooc", text="tabs\tand\nlines & <tags>")
+    # a post written before control characters were refused
+    app.state.store.scene_append(
+        t.scene, lambda c, s, seed: [Draft("post.created", t.p1.id, {"kind": "ooc", "text": "old\x0bbell\x07"})], "t"
+    ) if app.state.store.engine.dialect.name == "sqlite" else None
+    feed = t.get(t.p1, f"/api/scenes/{t.scene}/feed.atom")
+    root = ET.fromstring(feed.encode())
+    assert root.tag.endswith("feed")
+
+
+def test_deep_or_odd_bodies_are_422(table: Table) -> None:
+    t = table
+    deep: Any = "x"
+    for _ in range(40):
+        deep = {"a": deep}
+    r = t.client.post(f"/api/campaigns/{t.campaign}/characters", json={"sheet": deep}, headers=t.p1.h)
+    assert r.status_code == 422 and "nested" in r.text
+    very = "[" * 100_000 + "]" * 100_000
+    r = t.client.post(
+        f"/api/scenes/{t.scene}/posts",
+        content=very,
+        headers={**t.p1.h, "content-type": "application/json"},
+    )
+    assert 400 <= r.status_code < 500, r.text
+    for body in ([], "text", 7, {"kind": ["ic"]}, {"rolls": {"dice": "d6"}}, {"rolls": [[]]}):
+        r = t.client.post(f"/api/scenes/{t.scene}/posts", json=body, headers=t.p1.h)
+        assert r.status_code == 422, (body, r.text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[" * 30_000 + "]" * 30_000,  # form-encoded, still inside the body limit
+        json.dumps({"format": "storymaster-table-export", "version": 2, "scenes": [[[[[]]]]]}),
+        json.dumps({"format": "storymaster-table-export", "version": 1, "scenes": [{"id": 1, "log": "x"}]}),
+        json.dumps({"format": "storymaster-table-export", "version": 2, "key": {"public": 5}, "scenes": []}),
+        '{"format": "storymaster-table-export", "version": 1e999}',
+    ],
+)
+def test_the_verify_page_answers_odd_exports_with_a_4xx(client, text: str) -> None:
+    r = client.post("/verify", data={"export": text})
+    assert r.status_code == 422 and "Not verified" in r.text
+
+
+def test_a_value_the_database_refuses_is_422(app, client) -> None:
+    from sqlalchemy.exc import DataError
+
+    @app.get("/test-data-error")
+    def boom() -> None:
+        raise DataError("INSERT ...", {}, Exception("value out of range"))
+
+    r = client.get("/test-data-error")
+    assert r.status_code == 422 and r.headers["content-type"] == "application/problem+json"

@@ -28,8 +28,23 @@ def serve_cmd(
     digest_every: Annotated[
         int, typer.Option(min=0, help="Send e-mail digests every N seconds (0: only on request).")
     ] = 0,
+    public_url: Annotated[
+        str | None,
+        typer.Option(help="The address players use (e.g. https://table.example); env STORYMASTER_PUBLIC_URL."),
+    ] = None,
+    secure_cookies: Annotated[
+        bool | None,
+        typer.Option(
+            "--secure-cookies/--no-secure-cookies",
+            help="Mark cookies Secure (HTTPS only). Default: on when the public URL is https; "
+            "env STORYMASTER_SECURE_COOKIES.",
+        ),
+    ] = None,
+    api_docs: Annotated[
+        bool, typer.Option("--api-docs", help="Serve the interactive API docs at /docs (loads a script from a CDN).")
+    ] = False,
 ) -> None:
-    """Run the play-by-post table server (JSON API; OpenAPI docs at /docs)."""
+    """Run the play-by-post table server (JSON API; OpenAPI document at /openapi.json)."""
     try:
         import uvicorn
 
@@ -54,6 +69,9 @@ def serve_cmd(
         else:
             done = ", ".join(seeded) if seeded else "already there"
             console.print(f"demo campaigns: {done}; log in as " + ", ".join(f"{n} / {p}" for n, p in DEMO_USERS))
+    from ..web.signing import load_signer
+
+    key = load_signer(Store(engine)).published()
     engine.dispose()
     smtp_host, _, smtp_port = (smtp or "").partition(":")
     env = {
@@ -63,11 +81,19 @@ def serve_cmd(
         "STORYMASTER_DIGEST_EVERY": str(digest_every),
         "STORYMASTER_BASE_URL": f"http://{host}:{port}",
         "STORYMASTER_MIGRATE": "0",
+        "STORYMASTER_API_DOCS": "1" if api_docs else "",
     }
+    if public_url:
+        env["STORYMASTER_PUBLIC_URL"] = public_url
+    if secure_cookies is not None:
+        env["STORYMASTER_SECURE_COOKIES"] = "1" if secure_cookies else "0"
     os.environ.update(env)
     shown = url if url.startswith("sqlite") else url.split("@")[-1]
+    docs = "/docs" if api_docs else "/openapi.json"
+    console.print(f"Storymaster table on http://{host}:{port}/  (API: {docs}; database: {shown})")
     console.print(
-        f"Storymaster table on http://{host}:{port}/  (API docs: http://{host}:{port}/docs; database: {shown})"
+        f"Signing key {key['id']} (Ed25519, base64 {key['public']}); "
+        "published at /.well-known/storymaster-key: exports and log heads are signed with it"
     )
     uvicorn.run(
         "storymaster.web.factory:from_env", factory=True, host=host, port=port, workers=workers, log_level="warning"

@@ -8,6 +8,7 @@ are refused with 413 before they are read.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -18,6 +19,7 @@ from fastapi import FastAPI
 from .. import __version__
 from ..store import Store, make_engine, migrate
 from . import problems
+from .headers import SecurityHeaders
 from .limits import BodyLimit
 from .live import Broker, PgListener
 from .routers import auth, campaigns, characters, exports, invites, live, posts, scenes, systems
@@ -64,7 +66,9 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -
                 await asyncio.to_thread(listener.join, 2.0)
             engine.dispose()
 
+    docs = {} if settings.api_docs else {"docs_url": None, "redoc_url": None}
     app = FastAPI(
+        **docs,
         title="Storymaster table",
         version=__version__,
         summary="Play-by-post tables for every Storymaster rule system: scenes, posts, verifiable rolls, turns.",
@@ -73,6 +77,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -
     app.state.settings = settings
     app.state.store = store
     app.state.signer = signer
+    app.state.streams = collections.Counter()  # live streams open per user, in this process
     app.state.broker = broker
     app.state.clock = clock
     problems.install(app)
@@ -85,4 +90,5 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -
 
     app.include_router(notifications.router)
     app.add_middleware(BodyLimit, max_body=settings.max_body)
+    app.add_middleware(SecurityHeaders)
     return app

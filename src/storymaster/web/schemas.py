@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = [
     "CampaignIn",
@@ -30,8 +31,46 @@ Name = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.\- ]+$")
 Text = Field(max_length=20_000)
 
 
+#: control characters no stored text may hold (tab, line feed and carriage return are text)
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+#: how deep a request body may nest (a character sheet nests about five)
+MAX_DEPTH = 32
+
+
+def refuse_control_characters(data: Any) -> Any:
+    """Walk a request body (without recursion): every text and key free of control characters, nesting bounded.
+
+    PostgreSQL cannot store NUL in text at all and an Atom feed cannot carry C0 characters,
+    so both databases refuse them alike, with where they were.
+    """
+    stack: list[tuple[Any, str, int]] = [(data, "body", 0)]
+    while stack:
+        value, where, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ValueError(f"{where}: nested more than {MAX_DEPTH} levels deep")
+        if isinstance(value, str):
+            bad = CONTROL.search(value)
+            if bad:
+                raise ValueError(
+                    f"{where}: control character U+{ord(bad.group()):04X} at position {bad.start()} "
+                    "(only tab, line feed and carriage return are allowed in text)"
+                )
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                stack.append((k, f"{where} (a key)", depth + 1))
+                stack.append((v, f"{where}.{k}", depth + 1))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value))
+    return data
+
+
 class In(BaseModel):
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_control_characters(cls, data: Any) -> Any:
+        return refuse_control_characters(data)
 
 
 class RegisterIn(In):

@@ -14,6 +14,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
+from ... import safe_yaml
 from ...errors import StorymasterError
 from ...play.errors import Forbidden, Invalid, NotFound
 from ...play.verify import verify_text
@@ -106,7 +107,7 @@ def _parse_doc(text: str, what: str) -> Any:
     if not text.strip():
         return {}
     try:
-        return yaml.safe_load(text)
+        return safe_yaml.load(text)
     except (yaml.YAMLError, RecursionError) as exc:
         raise PageError(
             422, f"the {what} is not valid YAML or JSON", (str(exc).splitlines() or ["too deeply nested"])[0]
@@ -383,7 +384,7 @@ async def character_new(request: Request, cid: Id) -> Response:
         system = ctx["system"]
         if ctx["c"]["your_role"] not in ("gm", "player"):
             raise Forbidden("observers do not make characters")
-        start = yaml.safe_load(starter_sheet(system)) or {}
+        start = safe_yaml.load(starter_sheet(system)) or {}
         values, text = split_sheet(system, start)
         report = check_sheet(system, start, ctx["c"]["house_rules"])
         return render(

@@ -63,10 +63,10 @@ def login(body: LoginIn, response: Response, store: StoreDep, settings: Settings
     )
     max_age = settings.session_days * 86400
     response.set_cookie(
-        SESSION_COOKIE, token, max_age=max_age, httponly=True, samesite="lax", secure=settings.secure_cookies
+        SESSION_COOKIE, token, max_age=max_age, httponly=True, samesite="lax", secure=settings.cookies_secure
     )
     response.set_cookie(
-        CSRF_COOKIE, csrf, max_age=max_age, httponly=False, samesite="lax", secure=settings.secure_cookies
+        CSRF_COOKIE, csrf, max_age=max_age, httponly=False, samesite="lax", secure=settings.cookies_secure
     )
     return {"user": {"id": row.id, "name": row.name}, "csrf": csrf}
 

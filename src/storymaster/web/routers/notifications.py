@@ -6,17 +6,17 @@ import smtplib
 from typing import Any
 
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from ...play.errors import Conflict, TableError
 from ..deps import CallerDep, NowDep, SettingsDep, StoreDep
 from ..notify import compose_digest, send_digest
+from ..schemas import In
 
 router = APIRouter(prefix="/api/me", tags=["notifications"])
 
 
-class EmailIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class EmailIn(In):
     email: str | None = Field(None, max_length=254, pattern=r"^[^@\s]+@[^@\s]+$")
 
 
