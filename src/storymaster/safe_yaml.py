@@ -14,7 +14,6 @@ import re
 from typing import Any
 
 import numpy as np
-
 import yaml
 from yaml.composer import ComposerError
 

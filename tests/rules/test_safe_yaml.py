@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import pytest
@@ -16,7 +17,7 @@ from storymaster.rules.files import parse_document
 LEVELS = "abcdefghi"
 BOMB = "\n".join(
     ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
-    + [f"{n}: &{n} [{','.join(['*' + p] * 9)}]" for p, n in zip(LEVELS, LEVELS[1:], strict=False)]
+    + [f"{n}: &{n} [{','.join(['*' + p] * 9)}]" for p, n in itertools.pairwise(LEVELS)]
 )
 
 

@@ -5,6 +5,7 @@ SQLite and PostgreSQL, a real uvicorn process (the event loop is the thing under
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import threading
 import time
@@ -17,14 +18,14 @@ from web.servers import Server
 # the 419-byte "billion laughs": nine levels of nine aliases, 9**9 strings once expanded
 LEVELS = "abcdefghi"
 BOMB = "\n".join(
-    [f'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
-    + [f"{n}: &{n} [{','.join(['*' + p] * 9)}]" for p, n in zip(LEVELS, LEVELS[1:])]
+    ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    + [f"{n}: &{n} [{','.join(['*' + p] * 9)}]" for p, n in itertools.pairwise(LEVELS)]
 )
 DEEP = "[" * 5000 + "]" * 5000
 
 
 @pytest.fixture
-def server(db_url):
+def server(db_url):  # noqa: F811
     s = Server(db_url)
     yield s
     s.stop()
@@ -78,9 +79,8 @@ def test_yaml_bombs_are_refused_at_once_and_health_keeps_answering(server: Serve
     }
     for name, (path, form, field) in attacks.items():
         for payload in (BOMB, DEEP):
-            r, seconds, health = _under_attack(
-                server, lambda: c.post(path, data={**form, field: payload, "csrf": csrf})
-            )
+            data = {**form, field: payload, "csrf": csrf}
+            r, seconds, health = _under_attack(server, lambda p=path, d=data: c.post(p, data=d))
             if name == "builder sheet":  # the running check answers with its report: the problem listed
                 assert r.status_code == 200 and ("not accepted" in r.text or "nested" in r.text), (name, r.text)
             else:

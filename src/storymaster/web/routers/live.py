@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from datetime import datetime
 from typing import Any
-import re
 from xml.sax.saxutils import escape as _escape
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from ...play.views import post_view, scene_view
 from ...play.errors import TableError
+from ...play.views import post_view, scene_view
 from ..access import member
 from ..deps import CallerDep, Id, StoreDep
 from ..notify import anchor_line
