@@ -454,3 +454,31 @@ def test_a_value_the_database_refuses_is_422(app, client) -> None:
 
     r = client.get("/test-data-error")
     assert r.status_code == 422 and r.headers["content-type"] == "application/problem+json"
+
+
+# --- posting is idempotent -------------------------------------------------------------------
+
+
+def test_a_retried_post_with_its_idempotency_key_returns_the_stored_post(table: Table) -> None:
+    t = table
+    body = {"kind": "ooc", "text": "I roll once", "rolls": [{"dice": "d20"}]}
+    key = {"Idempotency-Key": "a1b2c3-retry-me"}
+    first = t.client.post(f"/api/scenes/{t.scene}/posts", json=body, headers={**t.p1.h, **key})
+    assert first.status_code == 201
+    again = t.client.post(f"/api/scenes/{t.scene}/posts", json=body, headers={**t.p1.h, **key})
+    assert again.status_code == 201 and again.json() == first.json()  # the same post, the same dice
+    posts = [p for p in t.get(t.p1, f"/api/scenes/{t.scene}/posts") if p.get("text") == "I roll once"]
+    assert len(posts) == 1
+    # the same key for a different post is refused; another user's same key is theirs alone
+    other = t.client.post(
+        f"/api/scenes/{t.scene}/posts", json={**body, "text": "something else"}, headers={**t.p1.h, **key}
+    )
+    assert other.status_code == 409
+    mine = t.client.post(f"/api/scenes/{t.scene}/posts", json=body, headers={**t.p2.h, **key})
+    assert mine.status_code == 201 and mine.json()["id"] != first.json()["id"]
+    # without a key, a second send is a second post
+    for _ in range(2):
+        t.post(t.p1, kind="ooc", text="twice")
+    assert sum(p.get("text") == "twice" for p in t.get(t.p1, f"/api/scenes/{t.scene}/posts")) == 2
+    bad = t.client.post(f"/api/scenes/{t.scene}/posts", json=body, headers={**t.p1.h, "Idempotency-Key": "x" * 101})
+    assert bad.status_code == 422

@@ -43,6 +43,8 @@ class Appended:
     campaign_entries: tuple[Entry, ...] = ()
     #: what ``then`` made of the new state (a view for the response), if it was given
     view: Any = None
+    #: the entry an earlier request with the same idempotency key wrote (nothing new was appended)
+    replayed: int | None = None
 
 
 def _row(e: Entry, stream: str, campaign: int, scene: int | None) -> dict[str, Any]:
@@ -426,20 +428,38 @@ class Store:
         *,
         touches_campaign: bool = False,
         then: Callable[..., Any] | None = None,
+        idempotency: tuple[int, str, str] | None = None,
     ) -> Appended:
         """Append to a scene's log; with ``touches_campaign`` ``decide`` returns (scene drafts, campaign drafts).
 
         ``then(campaign, scene, appended)`` runs on the state just after the commit, still under the lock.
+        ``idempotency`` is (user, key, fingerprint of the request): when that user already sent that key,
+        nothing is appended and ``appended.replayed`` names the entry the first request wrote; the same
+        key with a different request is a conflict.
         """
         cid = self.scene_campaign(sid)
         with self._locked(f"c:{cid}", f"s:{sid}"):
             with write_tx(self.engine) as conn:
                 c = self._campaign(conn, cid, lock=touches_campaign)
                 s, _, seed = self._scene(conn, sid, lock=True)
+                if idempotency is not None:
+                    earlier = self._idempotent(conn, sid, idempotency)
+                    if earlier is not None:
+                        appended = Appended(cid, sid, (), (), replayed=earlier)
+                        if then is not None:
+                            appended = replace(appended, view=then(c, s, appended))
+                        return appended
                 decided = decide(c, s, seed)
                 scene_drafts, campaign_drafts = decided if touches_campaign else (decided, ())
                 sealed = self._append(conn, f"s:{sid}", cid, sid, s, scene_drafts, at)
                 csealed = self._append(conn, f"c:{cid}", cid, None, c, campaign_drafts, at)
+                if idempotency is not None and sealed:
+                    user, key, fingerprint = idempotency
+                    conn.execute(
+                        insert(t.idempotency).values(
+                            user_id=user, key=key, scene_id=sid, seq=sealed[-1].seq, fingerprint=fingerprint, at=at
+                        )
+                    )
                 appended = Appended(cid, sid, tuple(sealed), tuple(csealed))
                 self._notify(conn, appended)
             self._fold_committed(f"s:{sid}", s, sealed, apply_scene)
@@ -447,6 +467,19 @@ class Store:
             if then is not None:
                 appended = replace(appended, view=then(c, s, appended))
         return self._after(appended)
+
+    def _idempotent(self, conn: Connection, sid: int, idempotency: tuple[int, str, str]) -> int | None:
+        user, key, fingerprint = idempotency
+        i = t.idempotency
+        row = conn.execute(select(i).where(i.c.user_id == user, i.c.key == key)).first()
+        if row is None:
+            return None
+        if row.scene_id != sid or row.fingerprint != fingerprint:
+            raise Conflict(
+                "this Idempotency-Key was already used for a different request",
+                hint="send a fresh key with every new post, and the same key only to retry the same post",
+            )
+        return row.seq
 
     def scene_log(self, sid: int, after: int = 0) -> list[Entry]:
         """The scene's entries after ``after``, oldest first."""

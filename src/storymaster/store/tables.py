@@ -15,6 +15,7 @@ __all__ = [
     "campaigns",
     "digests",
     "entries",
+    "idempotency",
     "invites",
     "memberships",
     "metadata",
@@ -146,4 +147,16 @@ invites = Table(
     Column("uses", Integer, nullable=False, default=0),
     Column("revoked_at", String(40), nullable=True),
     Column("revoked_why", String(200), nullable=True),
+)
+
+#: posts by idempotency key: a retried request finds the post its first try wrote
+idempotency = Table(
+    "idempotency",
+    metadata,
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column("key", String(100), primary_key=True),
+    Column("scene_id", Integer, ForeignKey("scenes.id"), nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("fingerprint", String(64), nullable=False),
+    Column("at", String(40), nullable=False),
 )
