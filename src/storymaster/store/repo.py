@@ -515,20 +515,28 @@ class Store:
 
     # --- users, sessions, tokens --------------------------------------------------------------
 
-    def create_user(self, *, name: str, email: str | None, password_hash: str, at: str) -> int:
+    def create_user(self, *, name: str, email: str | None, password_hash: str, at: str, name_key: str = "") -> int:
         try:
             with write_tx(self.engine) as conn:
                 return conn.execute(
                     insert(t.users)
-                    .values(name=name, email=email, password_hash=password_hash, created_at=at)
+                    .values(
+                        name=name,
+                        name_key=name_key or name.strip().casefold(),
+                        email=email,
+                        password_hash=password_hash,
+                        created_at=at,
+                    )
                     .returning(t.users.c.id)
                 ).scalar_one()
         except IntegrityError:
             raise Conflict(f"the name {name!r} is taken", hint="choose another user name") from None
 
-    def user_by_name(self, name: str) -> Any:
+    def user_by_name(self, name: str, name_key: str | None = None) -> Any:
+        """The user whose name compares equal (by ``name_key``: NFKC, trimmed, case-folded)."""
+        key = name_key if name_key is not None else name.strip().casefold()
         with read_tx(self.engine) as conn:
-            return conn.execute(select(t.users).where(t.users.c.name == name)).first()
+            return conn.execute(select(t.users).where(t.users.c.name_key == key)).first()
 
     def user(self, uid: int) -> Any:
         with read_tx(self.engine) as conn:
@@ -558,18 +566,32 @@ class Store:
         with write_tx(self.engine) as conn:
             conn.execute(delete(t.sessions).where(t.sessions.c.token_sha256 == token_sha256))
 
-    def create_token(self, *, user: int, name: str, token_sha256: str, at: str) -> int:
+    def delete_sessions(self, user: int, *, keep: str | None = None) -> int:
+        """Sign a user out everywhere (but the session ``keep``, if given); returns how many ended."""
+        with write_tx(self.engine) as conn:
+            q = delete(t.sessions).where(t.sessions.c.user_id == user)
+            if keep is not None:
+                q = q.where(t.sessions.c.token_sha256 != keep)
+            return conn.execute(q).rowcount
+
+    def delete_expired_sessions(self, now: str) -> int:
+        with write_tx(self.engine) as conn:
+            return conn.execute(delete(t.sessions).where(t.sessions.c.expires_at <= now)).rowcount
+
+    def create_token(self, *, user: int, name: str, token_sha256: str, at: str, scope: str = "all") -> int:
         with write_tx(self.engine) as conn:
             return conn.execute(
                 insert(t.api_tokens)
-                .values(user_id=user, name=name, token_sha256=token_sha256, created_at=at)
+                .values(user_id=user, name=name, token_sha256=token_sha256, created_at=at, scope=scope)
                 .returning(t.api_tokens.c.id)
             ).scalar_one()
 
     def token_caller(self, token_sha256: str) -> Any:
         """The user behind an API token (id, name), in one query."""
         with read_tx(self.engine) as conn:
-            q = select(t.users.c.id, t.users.c.name).join(t.api_tokens, t.api_tokens.c.user_id == t.users.c.id)
+            q = select(t.users.c.id, t.users.c.name, t.api_tokens.c.scope).join(
+                t.api_tokens, t.api_tokens.c.user_id == t.users.c.id
+            )
             return conn.execute(q.where(t.api_tokens.c.token_sha256 == token_sha256)).first()
 
     def session_caller(self, token_sha256: str) -> Any:
@@ -586,7 +608,7 @@ class Store:
 
     def tokens(self, user: int) -> list[dict[str, Any]]:
         with read_tx(self.engine) as conn:
-            q = select(t.api_tokens.c.id, t.api_tokens.c.name, t.api_tokens.c.created_at).where(
+            q = select(t.api_tokens.c.id, t.api_tokens.c.name, t.api_tokens.c.scope, t.api_tokens.c.created_at).where(
                 t.api_tokens.c.user_id == user
             )
             return [dict(r._mapping) for r in conn.execute(q.order_by(t.api_tokens.c.id))]

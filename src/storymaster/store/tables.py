@@ -39,6 +39,8 @@ users = Table(
     metadata,
     Column("id", Integer, primary_key=True),
     Column("name", String(64), nullable=False, unique=True),
+    #: the name as names are compared: NFKC, trimmed, case-folded
+    Column("name_key", String(64), nullable=False, unique=True),
     Column("email", String(254), nullable=True),
     Column("password_hash", String(255), nullable=False),
     Column("created_at", String(40), nullable=False),
@@ -62,6 +64,8 @@ api_tokens = Table(
     Column("name", String(100), nullable=False),
     Column("token_sha256", String(64), nullable=False, unique=True),
     Column("created_at", String(40), nullable=False),
+    #: "all" (everything its user may do) or "read" (GET only: feeds and bots that watch)
+    Column("scope", String(16), nullable=False, server_default="all"),
 )
 
 campaigns = Table(

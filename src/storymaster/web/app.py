@@ -19,6 +19,7 @@ from fastapi import FastAPI
 from .. import __version__
 from ..store import Store, make_engine, migrate
 from . import problems
+from .accounts import Throttle
 from .headers import SecurityHeaders
 from .limits import BodyLimit
 from .live import Broker, PgListener
@@ -77,6 +78,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -
     app.state.settings = settings
     app.state.store = store
     app.state.signer = signer
+    app.state.throttle = Throttle()  # failed sign-ins, per process
     app.state.streams = collections.Counter()  # live streams open per user, in this process
     app.state.broker = broker
     app.state.clock = clock

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from .accounts import MIN_PASSWORD, check_password, clean_name, refuse_invisible
 
 __all__ = [
     "CampaignIn",
@@ -18,6 +20,7 @@ __all__ = [
     "LoginIn",
     "MemberIn",
     "NoteIn",
+    "PasswordIn",
     "PostEditIn",
     "PostIn",
     "PreviewIn",
@@ -75,8 +78,28 @@ class In(BaseModel):
 
 class RegisterIn(In):
     name: str = Name
-    password: str = Field(min_length=8, max_length=1024)
+    password: str = Field(min_length=MIN_PASSWORD, max_length=1024)
     email: str | None = Field(None, max_length=254, pattern=r"^[^@\s]+@[^@\s]+$")
+
+    @field_validator("name", mode="before")
+    @classmethod
+    def _clean_name(cls, v: Any) -> Any:
+        return clean_name(v) if isinstance(v, str) else v
+
+    @field_validator("password")
+    @classmethod
+    def _strong_enough(cls, v: str) -> str:
+        return check_password(v)
+
+
+class PasswordIn(In):
+    current: str = Field(min_length=1, max_length=1024)
+    new: str = Field(min_length=MIN_PASSWORD, max_length=1024)
+
+    @field_validator("new")
+    @classmethod
+    def _strong_enough(cls, v: str) -> str:
+        return check_password(v)
 
 
 class LoginIn(In):
@@ -86,6 +109,7 @@ class LoginIn(In):
 
 class TokenIn(In):
     name: str = Field("bot", min_length=1, max_length=100)
+    scope: Literal["all", "read"] = Field("all", description="read: GET requests only (a feed reader's token)")
 
 
 class CampaignIn(In):
@@ -108,6 +132,13 @@ class CharacterIn(In):
     sheet: dict[str, Any]
     owner: int | None = Field(None, ge=1, description="user id (GM only; default: you)")
     name: str = Field("", max_length=200)
+
+    @model_validator(mode="after")
+    def _visible_names(self) -> CharacterIn:
+        refuse_invisible(self.name, "a character's name")
+        if isinstance(self.sheet.get("name"), str):
+            refuse_invisible(self.sheet["name"], "a character's name")
+        return self
 
 
 class SceneIn(In):

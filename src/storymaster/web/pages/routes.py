@@ -20,6 +20,7 @@ from ...play.errors import Forbidden, Invalid, NotFound
 from ...play.verify import verify_text
 from ...rules import all_systems, get_system
 from ...store.repo import invite_open
+from ..accounts import TooManyTries
 from ..deps import CSRF_COOKIE, SESSION_COOKIE, Id, now_text, sha256
 from ..routers import auth, campaigns, characters, invites, posts, scenes
 from ..schemas import (
@@ -86,6 +87,10 @@ def _settings(request: Request):
     return request.app.state.settings
 
 
+def _throttle(request: Request):
+    return request.app.state.throttle
+
+
 def _safe_next(url: str | None) -> str:
     ok = url and url.startswith("/") and not url.startswith(("//", "/\\")) and "\n" not in url and "\r" not in url
     return url if ok else "/campaigns"
@@ -148,10 +153,15 @@ async def login_submit(request: Request) -> Response:
     nxt = _safe_next(str(form.get("next") or ""))
     name, password = str(form.get("name") or ""), str(form.get("password") or "")
     try:
+        auth.check_origin(request)
         body = LoginIn(name=name, password=password)
         resp = see_other(nxt)
-        auth.login(body, resp, _store(request), _settings(request), _now(request))
+        auth.sign_in(
+            body, resp, _store(request), _settings(request), _now(request), auth.client_of(request), _throttle(request)
+        )
         return resp
+    except TooManyTries as exc:
+        return render(request, "login.html", status=429, next=nxt, error=exc.message, name=name)
     except (ValidationError, StorymasterError):
         return render(request, "login.html", status=401, next=nxt, error="Wrong name or password.", name=name)
 
@@ -174,11 +184,20 @@ async def signup_submit(request: Request) -> Response:
         str(form.get("email") or "") or None,
     )
     try:
-        auth.register(
+        auth.check_origin(request)
+        auth.create_account(
             RegisterIn(name=name, password=password, email=email), _store(request), _settings(request), _now(request)
         )
         resp = see_other(nxt)
-        auth.login(LoginIn(name=name, password=password), resp, _store(request), _settings(request), _now(request))
+        auth.sign_in(
+            LoginIn(name=name, password=password),
+            resp,
+            _store(request),
+            _settings(request),
+            _now(request),
+            auth.client_of(request),
+            _throttle(request),
+        )
         return resp
     except (ValidationError, StorymasterError) as exc:
         _, message, _ = error_message(exc)
