@@ -213,6 +213,8 @@ def test_every_route_is_in_the_matrix(app) -> None:
         "/api/session",
         "/.well-known/storymaster-key",
         "/api/campaigns/{cid}/join",  # joining by a link: tests/web/test_trust.py
+        "/api/me/password",  # the account's own: tests/web/test_trust_accounts.py
+        "/api/me/sessions",
     }
     templates = {
         "/api/me",
