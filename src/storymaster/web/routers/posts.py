@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Response
 
@@ -49,13 +49,15 @@ def create_post(
     store: StoreDep,
     caller: CallerDep,
     now: NowDep,
-    idempotency_key: str | None = Header(
-        None,
-        min_length=1,
-        max_length=100,
-        pattern=r"^[\x21-\x7e]+$",
-        description="any unique text (a UUID): a retry with the same key returns the post the first try wrote",
-    ),
+    idempotency_key: Annotated[
+        str | None,
+        Header(
+            min_length=1,
+            max_length=100,
+            pattern=r"^[\x21-\x7e]+$",
+            description="any unique text (a UUID): a retry with the same key returns the post the first try wrote",
+        ),
+    ] = None,
 ) -> dict[str, Any]:
     rolls = [r.model_dump(exclude_none=True) for r in body.rolls]
 
