@@ -135,7 +135,8 @@ def verify_cmd(
             else ""
         )
         console.print(
-            f"{log['log']}: {log['entries']} entries, chain intact; {seed}; {log['rolls_replayed']} rolls replayed{extra}"
+            f"{log['log']}: {log['entries']} entries, chain intact; {seed}; {log['rolls_replayed']} rolls "
+            f"replayed{extra}"
         )
     if report.get("warning"):
         console.print(f"warning: {report['warning']}")

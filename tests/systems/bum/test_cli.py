@@ -200,10 +200,10 @@ def test_new_interactive(cli, tmp_path):
         "buckler",
     ]
     r = ok(cli("bum", "new", "--out", str(out), input="\n".join(answers) + "\n"))
-    assert "8 skill points left" in r.stdout or "(6 skill points left" in r.stdout
-    assert "give a number from 1 to 2" in r.stdout
-    assert "STR 4: Weightlifter/Mighty" in r.stdout and "Axe/Mace 4: Master" in r.stdout
-    assert "primary attack total: STR 4 + skill 4 + weapon +2 = 10" in r.stdout
+    assert "8 skill points left" in r.stderr or "(6 skill points left" in r.stderr
+    assert "is out of range: from 1 to 2 (try again)" in r.stderr
+    assert "STR 4: Weightlifter/Mighty" in r.stderr and "Axe/Mace 4: Master" in r.stderr
+    assert "primary attack total: STR 4 + skill 4 + weapon +2 = 10" in r.stderr
     data = yaml.safe_load(out.read_text())
     assert data["stats"] == {"STR": 4, "DEX": 2, "INT": 2, "SOC": 2}
     assert data["weapons"]["primary"] == {"name": "Battle axe", "skill": "Axe/Mace"}
@@ -406,3 +406,12 @@ def test_every_command_takes_json():
         seen += 1
         assert any("--json" in p.opts for p in cmd.params), f"{cmd.name} has no --json"
     assert seen >= 20
+
+
+def test_dc_help_says_what_dc_means_in_each_command(cli):
+    """`--dc`: a check's difficulty in odds and roll, the Level 1 fight difficulty in fight (once one name for both)."""
+    for command in ("odds", "roll"):
+        text = " ".join(ok(cli("bum", command, "--help")).stdout.split())
+        assert "Fixed difficulty" in text and "difficulty to win the fight" not in text, command
+    text = " ".join(ok(cli("bum", "fight", "--help")).stdout.split())
+    assert "Level 1: the difficulty to win the fight" in text

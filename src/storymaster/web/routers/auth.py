@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from datetime import timedelta
 from typing import Any
@@ -89,10 +90,8 @@ def sign_in(
     row = store.user_by_name(body.name, key) if key else None
     if row is None:
         dummy = _DUMMY.setdefault(id(settings), ph.hash("not a password"))
-        try:
+        with contextlib.suppress(VerificationError):
             ph.verify(dummy, body.password)
-        except VerificationError:
-            pass
         throttle.failed(key, client, now)
         raise Unauthorized("wrong name or password")
     try:
