@@ -32,22 +32,19 @@ class _Loader(yaml.SafeLoader):
         self._depth = 0
 
     def compose_node(self, parent: Any, index: Any) -> Any:
-        event = self.peek_event()
+        event: Any = self.peek_event()
+        mark: Any = event.start_mark
         if isinstance(event, yaml.AliasEvent):
-            raise ComposerError(
-                None, None, f"aliases (*{event.anchor}) are not accepted: write the value out", event.start_mark
-            )
+            raise ComposerError(None, None, f"aliases (*{event.anchor}) are not accepted: write the value out", mark)
         if getattr(event, "anchor", None):
-            raise ComposerError(
-                None, None, f"anchors (&{event.anchor}) are not accepted: write the value out", event.start_mark
-            )
+            raise ComposerError(None, None, f"anchors (&{event.anchor}) are not accepted: write the value out", mark)
         self._nodes += 1
         if self._nodes > MAX_NODES:
-            raise ComposerError(None, None, f"more than {MAX_NODES} values", event.start_mark)
+            raise ComposerError(None, None, f"more than {MAX_NODES} values", mark)
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
-                raise ComposerError(None, None, f"nested more than {MAX_DEPTH} levels deep", event.start_mark)
+                raise ComposerError(None, None, f"nested more than {MAX_DEPTH} levels deep", mark)
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1

@@ -57,15 +57,15 @@ def posts_from_log(log: Sequence[Mapping[str, Any]], seed: str | None) -> list[d
             p["rolls"] = [_roll(r, seed) for r in e.get("rolls") or ()]
             posts[e["seq"]] = p
         elif kind in ("post.edited", "post.deleted") and body is not None:
-            p = posts.get(body["post"])
-            if p is None:
+            target = posts.get(body["post"])
+            if target is None:
                 raise Invalid(f"entry {e['seq']} changes post {body['post']}, which the log does not show")
             if kind == "post.deleted":
-                p.update(deleted=True, deleted_at=e["at"], deleted_by=e["actor"])
-            elif "text" in p:
-                last = p["history"][-1]["edited_at"] if p["history"] else p["at"]
-                p["history"].append({"at": last, "text": p["text"], "edited_at": e["at"]})
-                p["text"], p["edited"] = body["text"], True
+                target.update(deleted=True, deleted_at=e["at"], deleted_by=e["actor"])
+            elif "text" in target:
+                last = target["history"][-1]["edited_at"] if target["history"] else target["at"]
+                target["history"].append({"at": last, "text": target["text"], "edited_at": e["at"]})
+                target["text"], target["edited"] = body["text"], True
     return [posts[k] for k in sorted(posts)]
 
 

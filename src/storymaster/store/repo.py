@@ -15,7 +15,7 @@ import contextlib
 import json
 import secrets
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
@@ -87,7 +87,7 @@ def _now_text() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def invite_open(row: Mapping[str, Any], at: str) -> bool:
+def invite_open(row: Any, at: str) -> bool:
     """An invitation still works at ``at``: not revoked, not expired, not used up."""
     if row["revoked_at"] is not None:
         return False
@@ -632,7 +632,7 @@ class Store:
             pass
         with read_tx(self.engine) as conn:
             return bytes.fromhex(
-                conn.execute(select(t.server_keys.c.private_hex).where(t.server_keys.c.id == 1)).scalar()
+                str(conn.execute(select(t.server_keys.c.private_hex).where(t.server_keys.c.id == 1)).scalar())
             )
 
     def digest_cursor(self, user: int) -> str | None:

@@ -67,9 +67,9 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -
                 await asyncio.to_thread(listener.join, 2.0)
             engine.dispose()
 
-    docs = {} if settings.api_docs else {"docs_url": None, "redoc_url": None}
     app = FastAPI(
-        **docs,
+        docs_url="/docs" if settings.api_docs else None,
+        redoc_url="/redoc" if settings.api_docs else None,
         title="Storymaster table",
         version=__version__,
         summary="Play-by-post tables for every Storymaster rule system: scenes, posts, verifiable rolls, turns.",

@@ -53,8 +53,9 @@ def install(app: FastAPI) -> None:
         if isinstance(exc, CharacterError):
             extra["problems"] = data["problems"]
         headers = {"WWW-Authenticate": "Bearer"} if _status_of(exc) == 401 else None
-        if getattr(exc, "retry_after", None):
-            headers = {"Retry-After": str(exc.retry_after)}
+        retry_after = getattr(exc, "retry_after", None)
+        if retry_after:
+            headers = {"Retry-After": str(retry_after)}
         return problem(_status_of(exc), exc.message, code=exc.code, headers=headers, **extra)
 
     @app.exception_handler(RequestValidationError)
