@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel
 
+from ... import safe_yaml
 from ...errors import RulesInputError, StorymasterError
 from ...rules import Sheet
 from .common import TEMPLATES
@@ -69,7 +70,7 @@ def _bad(where: str, message: str) -> dict[str, Any]:
 def check_sheet(system: Any, text: str | dict[str, Any], house_rules: dict[str, Any]) -> dict[str, Any]:
     """Parse and check a sheet: ``{ok, problems: [{where, message}], totals: [[label, value]], name}``."""
     try:
-        data = dict(text) if isinstance(text, dict) else yaml.safe_load(text) if text.strip() else {}
+        data = dict(text) if isinstance(text, dict) else safe_yaml.load(text) if text.strip() else {}
     except (yaml.YAMLError, RecursionError) as exc:
         return _bad("sheet", "not valid YAML: " + (str(exc).splitlines() or ["too deeply nested"])[0])
     if not isinstance(data, dict):
@@ -251,7 +252,7 @@ def merge_form(system: Any, form: Any) -> tuple[dict[str, Any], dict[str, Any], 
     text = str(form.get("sheet") or "")
     problem = ""
     try:
-        rest = yaml.safe_load(text) if text.strip() else {}
+        rest = safe_yaml.load(text) if text.strip() else {}
     except (yaml.YAMLError, RecursionError) as exc:
         rest, problem = (
             {},
