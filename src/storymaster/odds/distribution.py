@@ -14,9 +14,9 @@ from fractions import Fraction
 from functools import cached_property, lru_cache
 from typing import Any
 
-import icepool
-
 from ..dice import DEFAULT_LIMITS, BinOp, Const, Dice, Expr, Limits, Neg, parse
+from ..dice.ast import Compare, Func, Group, Label, walk
+from ..dice.bounds import bounds, chain_range
 from ..errors import OddsError
 
 __all__ = ["Distribution", "distribution", "to_icepool", "truncated_mass"]
@@ -44,7 +44,7 @@ class Distribution:
     truncated: Fraction = Fraction(0)
 
     @classmethod
-    def from_icepool(cls, die: icepool.Die, expression: str, truncated: Fraction = Fraction(0)) -> Distribution:
+    def from_icepool(cls, die: Any, expression: str, truncated: Fraction = Fraction(0)) -> Distribution:
         items = sorted(die.items())
         outcomes = tuple(int(o) for o, _ in items)
         quantities = tuple(int(q) for _, q in items)
@@ -136,71 +136,238 @@ class Distribution:
         return out
 
 
+def _dice_support(node: Dice) -> int:
+    """How many distinct values one die (chain) of the term can take."""
+    lo, hi = chain_range(node)
+    return hi - lo + 1
+
+
 def _cost(node: Expr) -> tuple[int, int]:
-    """``(support, work)``: a bound on the distinct totals, and on the pairwise steps icepool will take."""
+    """``(support, work)``: a bound on the distinct totals, and an estimate of the steps the answer takes.
+
+    The work is counted in the units of the path that will run (exact integer convolution,
+    the keep/drop programme, or icepool's own algorithms), each weighted so that one unit
+    is about the same time (see ``bench/run.py``, which measures the ratio on a suite).
+    """
     if isinstance(node, Const):
-        return 1, 0
+        return 1, 1
     if isinstance(node, Dice):
-        per_die = node.faces * (1 + node.explode)
+        lo, hi = bounds(node)
+        support = hi - lo + 1
+        m = _dice_support(node)
+        n = node.count
+        # building one die: a throw with rerolls and an explosion chain (a mixture per level)
+        build = node.faces * (1 + node.reroll_depth) + (node.explode * node.faces * m if node.explode else 0)
         if node.keep is not None:
-            n = node.keep[1]
-            return n * (per_die - 1) + 1, node.count * per_die * max(n, 1) * 10
-        support = node.count * (per_die - 1) + 1
-        return support, support * support // 2
-    if isinstance(node, Neg):
+            k = node.keep[1]
+            if node.per_die_only and _kept_work(node) <= MAX_KEPT_WORK:
+                return support, build + _kept_work(node)
+            return support, build + _pool_work(n, k, m)
+        # a sum of n copies by repeated doubling: the last convolutions dominate
+        per = 1 if node.success is not None else m
+        return support, build + n * per * support // 2 + support
+    if isinstance(node, (Neg, Label)):
         return _cost(node.operand)
+    if isinstance(node, Func):
+        support, work = _cost(node.arg)
+        return support, work + support
+    if isinstance(node, Group):
+        parts = [_cost(i) for i in node.items]
+        lo, hi = bounds(node)
+        support = hi - lo + 1
+        work = sum(w for _, w in parts)
+        if node.keep is not None:
+            m = max(s for s, _ in parts)
+            work += _pool_work(len(parts), node.keep[1], m) * 4
+        else:
+            acc = 1
+            for s_, _ in parts:
+                acc += s_
+                work += acc * s_
+        return support, work
     (a, wa), (b, wb) = _cost(node.left), _cost(node.right)
-    support = a * b if node.op == "*" else a + b - 1
-    return support, wa + wb + a * b
+    if isinstance(node, Compare) or node.op in "*/":
+        lo, hi = bounds(node)
+        return min(a * b, hi - lo + 1), wa + wb + 3 * a * b
+    return a + b - 1, wa + wb + a * b
+
+
+def _pool_work(n: int, k: int, m: int) -> int:
+    """icepool's keep-highest/lowest algorithm: outcomes x dice x the kept sums it tracks."""
+    kept = min(k, n)
+    return 40 * m * (n + 1) * (kept * (m - 1) + 1) // max(1, (n + 1) // (kept + 1)) + 2000 * m
 
 
 def _check_work(node: Expr) -> None:
     support, work = _cost(node)
     if support > MAX_SUPPORT or work > MAX_WORK:
         raise OddsError(
-            f"the exact odds of {node} would take too long to compute",
+            f"the exact odds of {node} would take too long to compute (about {work:,} steps; the limit is {MAX_WORK:,})",
             hint="ask about fewer or smaller dice, or simulate with the batch roller (storymaster.dice.batch)",
         )
 
 
-_FUDGE = icepool.Die([-1, 0, 1])
 _DIRECT_SUM = 256
 
 
-def to_icepool(node: Expr) -> icepool.Die:
-    """The icepool die for a syntax tree (an exploding chain is one die, as when rolling)."""
+def _icepool():
+    import icepool  # imported on first use: plain sums never need it, and `storymaster roll` stays light
+
+    return icepool
+
+
+def _throw(node: Dice):
+    """One throw of the die: rerolled, then clamped."""
+    icepool = _icepool()
+    faces = list(node.face_values)
+    die = icepool.Die(faces)
+    if node.reroll is not None:
+        matching = [f for f in faces if node.reroll.test(f)]
+        if matching:
+            die = die.reroll(matching, depth=node.reroll_depth)
+    if node.min_face is not None or node.max_face is not None:
+        die = die.map(node.clamp)
+    return die
+
+
+def _chain(node: Dice, throw, score=None):
+    """One die's chain: its value (or, with ``score``, the sum of the score of each throw)."""
+    icepool = _icepool()
+    pen = 1 if node.explode_kind == "!p" else 0
+    value = score if score is not None else (lambda v: v)
+    if not node.explode:
+        return throw.map(value)
+    matches = node.explodes_on
+
+    def step(first: bool, after):
+        off = 0 if first else pen
+        if after is None:
+            return lambda x: value(x - off)
+        return lambda x: value(x - off) + after if matches(x) else value(x - off)
+
+    # the chain after a throw that exploded, with k explosions left: penalised throws
+    tail = throw.map(step(False, None))
+    for _ in range(node.explode - 1):
+        tail = throw.map(step(False, tail))
+    return throw.map(step(True, tail))
+
+
+def _score(success, failure):
+    def score(v) -> int:
+        s = 1 if success.test(v) else 0
+        if failure is not None and failure.test(v):
+            s -= 1
+        return s
+
+    return score
+
+
+def _dice_to_icepool(node: Dice):
+    icepool = _icepool()
+    if node.count == 0:
+        return icepool.Die([0])
+    throw = _throw(node)
+    chain = _chain(node, throw)
+    n = node.count
+    if node.success is not None:
+        score = _score(node.success, node.failure)
+        if node.keep is not None:
+            mode, k = node.keep
+            if k == 0:
+                return icepool.Die([0])
+            pool = chain.pool(n)
+            return (pool.highest(k) if mode == "h" else pool.lowest(k)).sum(map=score)
+        if node.keep_if is not None:
+            want, cmp = node.keep_if[0] == "k", node.keep_if[1]
+            one = chain.map(lambda v: score(v) if cmp.test(v) == want else 0)
+        elif node.explode and node.explode_kind in ("!", "!p"):
+            one = _chain(node, throw, score)  # each throw of the chain counts on its own
+        else:
+            one = chain.map(score)
+        return _sum_of(one, n)
+    if node.keep is not None:
+        mode, k = node.keep
+        if k == 0:
+            return icepool.Die([0])
+        pool = chain.pool(n)
+        return (pool.highest(k) if mode == "h" else pool.lowest(k)).sum()
+    if node.keep_if is not None:
+        want, cmp = node.keep_if[0] == "k", node.keep_if[1]
+        return _sum_of(chain.map(lambda v: v if cmp.test(v) == want else 0), n)
+    return _sum_of(chain, n)
+
+
+_ROUND = {
+    "floor": math.floor,
+    "ceil": math.ceil,
+    "round": lambda x: math.floor(x + Fraction(1, 2)),
+}
+_TESTS = {
+    "=": lambda a, b: a == b,
+    ">=": lambda a, b: a >= b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    "<": lambda a, b: a < b,
+}
+
+
+def to_icepool(node: Expr, exact: bool = False):
+    """The icepool die for a syntax tree (an exploding chain is one die for keep/drop, as when rolling)."""
+    icepool = _icepool()
     if isinstance(node, Const):
         return icepool.Die([node.value])
     if isinstance(node, Dice):
-        if node.count == 0:
-            return icepool.Die([0])
-        base = _FUDGE if node.fudge else icepool.d(node.faces)
-        if node.explode:
-            base = base.explode(depth=node.explode)
-        if node.keep is not None:
-            mode, n = node.keep
-            if n == 0:
-                return icepool.Die([0])
-            pool = base.pool(node.count)
-            return (pool.highest(n) if mode == "h" else pool.lowest(n)).sum()
-        return _sum_of(base, node.count)
+        return _dice_to_icepool(node)
     if isinstance(node, Neg):
-        return -to_icepool(node.operand)
-    left, right = to_icepool(node.left), to_icepool(node.right)
+        return -to_icepool(node.operand, exact)
+    if isinstance(node, Label):
+        return to_icepool(node.operand, exact)
+    if isinstance(node, Func):
+        return to_icepool(node.arg, True).map(_ROUND[node.name])
+    if isinstance(node, Compare):
+        test = _TESTS[node.op]
+        return icepool.map(lambda a, b: 1 if test(a, b) else 0, to_icepool(node.left, exact), to_icepool(node.right, exact))
+    if isinstance(node, Group):
+        items = [to_icepool(i, exact) for i in node.items]
+        score = _score(node.success, node.failure) if node.success is not None else None
+        if node.keep is not None:
+            mode, k = node.keep
+            if k == 0:
+                return icepool.Die([0])
+            pool = icepool.Pool(items)
+            kept = pool.highest(k) if mode == "h" else pool.lowest(k)
+            return kept.sum(map=score) if score is not None else kept.sum()
+        if node.keep_if is not None:
+            want, cmp = node.keep_if[0] == "k", node.keep_if[1]
+            if score is not None:
+                items = [d.map(lambda v: score(v) if cmp.test(v) == want else 0) for d in items]
+            else:
+                items = [d.map(lambda v: v if cmp.test(v) == want else 0) for d in items]
+        elif score is not None:
+            items = [d.map(score) for d in items]
+        total = items[0]
+        for d in items[1:]:
+            total = total + d
+        return total
+    left, right = to_icepool(node.left, exact), to_icepool(node.right, exact)
     if node.op == "+":
         return left + right
     if node.op == "-":
         return left - right
+    if node.op == "/":
+        if exact:
+            return icepool.map(lambda a, b: Fraction(a) / b, left, right)
+        return icepool.map(lambda a, b: a // b, left, right)
     return left * right
 
 
-def _sum_of(die: icepool.Die, n: int) -> icepool.Die:
+def _sum_of(die, n: int):
     """n independent copies of ``die`` summed: icepool's own ``@`` (fast, cached) up to
     :data:`_DIRECT_SUM` copies; beyond that by repeated doubling, because ``@`` recurses
     once per copy and hits Python's recursion limit near a thousand."""
     if n <= _DIRECT_SUM:
         return n @ die
-    result: icepool.Die | None = None
+    result = None
     while n:
         if n & 1:
             result = die if result is None else result + die
@@ -211,19 +378,35 @@ def _sum_of(die: icepool.Die, n: int) -> icepool.Die:
     return result
 
 
+def _no_truncation(node: Dice) -> Fraction:
+    """The chance one die of the term reaches no depth cap (reroll or explosion) still matching."""
+    faces = list(node.face_values)
+    s = len(faces)
+    if node.reroll is not None:
+        pr = Fraction(sum(1 for f in faces if node.reroll.test(f)), s)
+        spread = sum((pr**j for j in range(node.reroll_depth + 1)), Fraction(0))
+    else:
+        pr, spread = Fraction(0), Fraction(1)
+    u = w = Fraction(0)  # a throw that explodes / stops, reaching no reroll cap
+    for f in faces:
+        if node.reroll is not None and node.reroll.test(f):
+            continue
+        p = spread / s
+        if node.explodes_on(node.clamp(f)):
+            u += p
+        else:
+            w += p
+    if not node.explode:
+        return w + u  # u is 0 here
+    return w * sum((u**k for k in range(node.explode + 1)), Fraction(0))
+
+
 def truncated_mass(node: Expr) -> Fraction:
-    """Probability that at least one exploding die hit its depth cap still on its highest face."""
+    """Probability that some die hit a depth cap (explosion or reroll) while its rule still matched."""
     keep = Fraction(1)
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, Dice) and n.explode:
-            p = Fraction(1, n.faces) ** (n.explode + 1)
-            keep *= (1 - p) ** n.count
-        elif isinstance(n, Neg):
-            stack.append(n.operand)
-        elif isinstance(n, BinOp):
-            stack += [n.left, n.right]
+    for n in walk(node):
+        if isinstance(n, Dice) and (n.explode or n.reroll is not None) and n.count:
+            keep *= _no_truncation(n) ** n.count
     return 1 - keep
 
 
@@ -233,13 +416,15 @@ def _linear_terms(node: Expr, sign: int, terms: list[tuple[int, Dice | int]]) ->
         terms.append((sign, node.value))
         return True
     if isinstance(node, Dice):
-        if node.explode or (node.keep is not None and _kept_work(node) > MAX_KEPT_WORK):
+        if not node.per_die_only or node.explode or (node.keep is not None and _kept_work(node) > MAX_KEPT_WORK):
             return False
         terms.append((sign, node))
         return True
     if isinstance(node, Neg):
         return _linear_terms(node.operand, -sign, terms)
-    if node.op == "*":
+    if isinstance(node, Label):
+        return _linear_terms(node.operand, sign, terms)
+    if not isinstance(node, BinOp) or node.op in "*/":
         return False
     return _linear_terms(node.left, sign, terms) and _linear_terms(node.right, sign if node.op == "+" else -sign, terms)
 
@@ -341,6 +526,7 @@ def _distribution(node: Expr) -> Distribution:
 def distribution(expression: str | Expr, /, limits: Limits = DEFAULT_LIMITS) -> Distribution:
     """The exact distribution of a dice expression (cached by its canonical form)."""
     node = parse(expression, limits) if isinstance(expression, str) else expression
-    if isinstance(node, Dice) and node.fudge and node.explode:
-        raise OddsError("Fudge dice cannot explode")
+    for n in walk(node):
+        if isinstance(n, Dice) and n.fudge and n.explode:
+            raise OddsError("Fudge dice cannot explode")
     return _distribution(node)
