@@ -203,7 +203,7 @@ def _compile(node: Expr, counter: list[int], exact: bool = False) -> _Fn:
         test = _COMPARE[node.op]
         return lambda rng, out: 1 if test(a(rng, out), b(rng, out)) else 0
     if isinstance(node, Group):
-        return _compile_group(node, counter, exact)
+        return _compile_group(node, counter)
     left, right = _compile(node.left, counter, exact), _compile(node.right, counter, exact)
     if isinstance(node.right, Const):  # the common "dice + modifier" shape
         c = node.right.value
@@ -231,8 +231,8 @@ _COMPARE = {
 }
 
 
-def _compile_group(node: Group, counter: list[int], exact: bool) -> _Fn:
-    items = [_compile(i, counter, exact) for i in node.items]
+def _compile_group(node: Group, counter: list[int]) -> _Fn:
+    items = [_compile(i, counter) for i in node.items]  # a set's items are whole totals
     keep, keep_if, success, failure = node.keep, node.keep_if, node.success, node.failure
 
     def run(rng: DiceRng, out: list) -> int:

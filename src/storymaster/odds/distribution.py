@@ -328,7 +328,7 @@ def to_icepool(node: Expr, exact: bool = False):
         test = _TESTS[node.op]
         return icepool.map(lambda a, b: 1 if test(a, b) else 0, to_icepool(node.left, exact), to_icepool(node.right, exact))
     if isinstance(node, Group):
-        items = [to_icepool(i, exact) for i in node.items]
+        items = [to_icepool(i) for i in node.items]  # a set's items are whole totals
         score = _score(node.success, node.failure) if node.success is not None else None
         if node.keep is not None:
             mode, k = node.keep
