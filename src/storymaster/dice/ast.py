@@ -214,7 +214,9 @@ class Neg:
     operand: Expr
 
     def __str__(self) -> str:
-        return f"-({self.operand})" if isinstance(self.operand, (BinOp, Compare)) else f"-{self.operand}"
+        if isinstance(self.operand, (BinOp, Compare)) or _counts_first(self.operand):
+            return f"-({self.operand})"
+        return f"-{self.operand}"
 
 
 _PREC = {"+": 1, "-": 1, "*": 2, "/": 2}
@@ -233,7 +235,7 @@ class BinOp:
         left = f"({self.left})" if _prec(self.left) < p else str(self.left)
         rp = _prec(self.right)
         right = f"({self.right})" if rp < p or (rp == p and isinstance(self.right, BinOp)) else str(self.right)
-        return f"{left}{self.op}{right}"
+        return f"{left}{self.op}{_wrap_unless_start(self.right, right)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,8 +247,9 @@ class Compare:
     right: Expr
 
     def __str__(self) -> str:
-        left = f"({self.left})" if isinstance(self.left, (Dice, Group, Compare)) else str(self.left)
-        right = f"({self.right})" if isinstance(self.right, Compare) else str(self.right)
+        wrap_left = isinstance(self.left, (Dice, Group, Compare)) or _counts_first(self.left)
+        left = f"({self.left})" if wrap_left else str(self.left)
+        right = f"({self.right})" if isinstance(self.right, Compare) or _counts_first(self.right) else str(self.right)
         return f"{left}{'==' if self.op == '=' else self.op}{right}"
 
 
@@ -277,6 +280,26 @@ class Label:
 
 
 Expr = Const | Dice | Neg | BinOp | Compare | Func | Group | Label
+
+
+def _counts_first(node: Expr) -> bool:
+    """Whether the node's text opens with a dice term that counts successes with a bare compare point.
+
+    Such a term reads as counting only where it opens a sum, so elsewhere it is put in parentheses.
+    """
+    while True:
+        if isinstance(node, Dice):
+            return node.success is not None
+        if isinstance(node, Label):
+            node = node.operand
+        elif isinstance(node, BinOp) and _prec(node.left) >= _PREC[node.op]:
+            node = node.left
+        else:
+            return False
+
+
+def _wrap_unless_start(node: Expr, text: str) -> str:
+    return f"({text})" if _counts_first(node) and not text.startswith("(") else text
 
 
 def _prec(node: Expr) -> int:

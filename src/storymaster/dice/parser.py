@@ -59,13 +59,16 @@ _UNSUPPORTED = {
 
 
 class _Parser:
-    __slots__ = ("depth", "limits", "pos", "text")
+    __slots__ = ("count_at", "depth", "limits", "pos", "text")
 
     def __init__(self, text: str, limits: Limits) -> None:
         self.text = text
         self.pos = 0
         self.limits = limits
         self.depth = 0
+        # where a dice term may take a bare compare point as its success target: only the
+        # term that opens a sum (6d10>=8); after an operator it compares totals (1d20+1d4 >= 15)
+        self.count_at = -1
 
     # -- helpers -----------------------------------------------------------
     def error(self, message: str, pos: int | None = None, hint: str | None = None) -> DiceSyntaxError:
@@ -157,7 +160,10 @@ class _Parser:
         return node
 
     def sum(self) -> Expr:
+        self.skip()
+        self.count_at = self.pos
         node = self.term()
+        self.count_at = -1
         while (c := self.peek()) in ("+", "-") and c:
             self.pos += 1
             node = BinOp(c, node, self.term())  # type: ignore[arg-type]
@@ -186,7 +192,7 @@ class _Parser:
 
     def atom(self) -> Expr:
         node = self.primary()
-        if self.peek() == "[":
+        while self.peek() == "[":
             node = Label(node, self.label())
         return node
 
@@ -483,7 +489,7 @@ class _Parser:
                     raise self.error("a d1 cannot explode: it would never stop", pos=at)
             elif low[0] in ("k", "d", "p") and not low.startswith("df"):
                 self.keep_mod(m, count, at, once=once)
-            elif low[0] in "<>=" or low.startswith("cs"):
+            elif (low[0] in "<>=" and start == self.count_at and not self.dice_follows()) or low.startswith("cs"):
                 once("success target", at)
                 self.take("cs")
                 m["success"] = self.cmp("counting successes")
@@ -500,6 +506,18 @@ class _Parser:
         node = Dice(count, sides, **m)  # type: ignore[arg-type]
         self.check_dice(node, start)
         return node
+
+    def dice_follows(self) -> bool:
+        """Whether the comparison at the cursor has dice on its right (``1d6 == 1d6``): then it compares totals."""
+        save = self.pos
+        try:
+            self.cmp_op()
+            self.skip()
+            while self.pos < len(self.text) and self.text[self.pos] in _DIGITS:
+                self.pos += 1
+            return self.pos < len(self.text) and self.text[self.pos] in "dD("
+        finally:
+            self.pos = save
 
     def keep_mod(self, m: dict, count: int, at: int, once=None) -> None:
         if m["keep"] is not None or m["keep_if"] is not None:
