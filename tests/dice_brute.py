@@ -13,7 +13,7 @@ import math
 from collections import defaultdict
 from fractions import Fraction
 
-from storymaster.dice.ast import BinOp, Compare, Const, Dice, Func, Group, Label, Neg
+from storymaster.dice.ast import Compare, Const, Dice, Func, Group, Label, Neg
 
 
 def _faces(node: Dice) -> list[int]:

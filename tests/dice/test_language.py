@@ -116,13 +116,15 @@ def _icepool_cases():
     ]
 
 
-@pytest.mark.parametrize(("text", "want"), [c for c in _icepool_cases() if c[1] is not None], ids=[c[0] for c in _icepool_cases() if c[1] is not None])
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [c for c in _icepool_cases() if c[1] is not None],
+    ids=[c[0] for c in _icepool_cases() if c[1] is not None],
+)
 def test_exact_equals_icepool_built_by_hand(text: str, want) -> None:
     got = distribution(text)
     total = want.denominator()
-    assert {o: Fraction(q, total) for o, q in want.items() if q} == {
-        o: p for o, p in got.pmf().items() if p
-    }
+    assert {o: Fraction(q, total) for o, q in want.items() if q} == {o: p for o, p in got.pmf().items() if p}
 
 
 def test_exploding_success_pool_counts_each_throw() -> None:
@@ -235,7 +237,7 @@ def test_batch_agrees_with_exact(text: str) -> None:
     exact = distribution(text).pmf()
     n = 200_000
     values, counts = np.unique(roll_batch(text, n, seed=7), return_counts=True)
-    got = dict(zip(values.tolist(), counts.tolist()))
+    got = dict(zip(values.tolist(), counts.tolist(), strict=False))
     assert set(got) <= set(exact)
     sd = math.sqrt(float(distribution(text).variance)) or 1e-9
     mean = sum(k * v for k, v in got.items()) / n
@@ -341,8 +343,8 @@ def test_record_keeps_explosions_and_discards() -> None:
         else:
             chains.append([d])
     values = [sum(d.face for d in c) for c in chains]
-    assert r.total == sum(v for v, c in zip(values, chains) if v > 8)
-    for v, c in zip(values, chains):
+    assert r.total == sum(v for v, c in zip(values, chains, strict=False) if v > 8)
+    for v, c in zip(values, chains, strict=False):
         assert all(d.kept == (v > 8) for d in c)
     verify(r)
 
@@ -394,5 +396,10 @@ def test_old_records_still_verify() -> None:
 
 def test_func_and_compare_nodes() -> None:
     assert isinstance(parse("floor(1d6/2)"), Func)
-    assert distribution("floor(1d6/2)").pmf() == {0: Fraction(1, 6), 1: Fraction(1, 3), 2: Fraction(1, 3), 3: Fraction(1, 6)}
+    assert distribution("floor(1d6/2)").pmf() == {
+        0: Fraction(1, 6),
+        1: Fraction(1, 3),
+        2: Fraction(1, 3),
+        3: Fraction(1, 6),
+    }
     assert distribution("ceil(1d6/2)").pmf() == {1: Fraction(1, 3), 2: Fraction(1, 3), 3: Fraction(1, 3)}

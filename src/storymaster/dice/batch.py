@@ -200,7 +200,11 @@ def _eval(node: Expr, n: int, gen: np.random.Generator) -> np.ndarray | int:
         return (2 * num + den) // (2 * np.asarray(den))
     a, b = _eval(node.left, n, gen), _eval(node.right, n, gen)
     if isinstance(node, Compare):
-        return _TESTS[node.op](a, b).astype(np.int64) if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) else int(_TESTS[node.op](a, b))
+        return (
+            _TESTS[node.op](a, b).astype(np.int64)
+            if isinstance(a, np.ndarray) or isinstance(b, np.ndarray)
+            else int(_TESTS[node.op](a, b))
+        )
     if node.op == "+":
         return a + b
     if node.op == "-":

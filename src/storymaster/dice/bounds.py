@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from .ast import BinOp, Compare, Const, Dice, Expr, Func, Group, Label, Neg
 
-__all__ = ["bounds", "throw_range", "chain_range"]
+__all__ = ["bounds", "chain_range", "throw_range"]
 
 
 def throw_range(node: Dice) -> tuple[int, int]:

@@ -36,7 +36,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..errors import DiceLimitError, DiceSyntaxError
-from .ast import Cmp, Compare, Const, Dice, Expr, Func, Group, Label, Neg, BinOp
+from .ast import BinOp, Cmp, Compare, Const, Dice, Expr, Func, Group, Label, Neg
 from .limits import DEFAULT_LIMITS, Limits
 
 __all__ = ["parse", "parse_pool"]
@@ -389,7 +389,7 @@ class _Parser:
             if not low:
                 break
             bad = next((w for w in sorted(_UNSUPPORTED, key=len, reverse=True) if low.startswith(w)), None)
-            if bad is not None and not (bad == "sd" and False):
+            if bad is not None:
                 raise self.error(f"the modifier '{bad}' is not supported", pos=at, hint=_UNSUPPORTED[bad])
             if low.startswith(("adv", "dis")):
                 if count != 1 or seen:
@@ -400,7 +400,7 @@ class _Parser:
                 count = 2
                 m["keep"] = ("h" if low.startswith("adv") else "l", 1)
                 seen.add("keep")
-            elif low.startswith("ro") or low.startswith("rr") or low[0] == "r":
+            elif low[0] == "r":
                 once("reroll", at)
                 if low.startswith("ro"):
                     self.pos += 2
@@ -418,7 +418,8 @@ class _Parser:
                             raise self.error("a reroll depth must be at least 1", pos=at)
                         if depth > limits.max_reroll_depth:
                             raise self.limit(
-                                f"reroll depth {depth} at position {at + 1} is more than the limit of {limits.max_reroll_depth}",
+                                f"reroll depth {depth} at position {at + 1} is more than "
+                                f"the limit of {limits.max_reroll_depth}",
                                 at,
                             )
                 self.skip()
@@ -432,7 +433,7 @@ class _Parser:
                     raise self.error(
                         "this reroll matches every face: it would never stop", pos=at, hint="reroll fewer faces"
                     )
-            elif low.startswith(("min", "max")) or low.startswith(("mi", "ma")):
+            elif low.startswith(("mi", "ma")):
                 which = "min_face" if low.startswith("mi") else "max_face"
                 once("minimum" if which == "min_face" else "maximum", at)
                 self.pos += 3 if low.startswith(("min", "max")) else 2
@@ -479,7 +480,8 @@ class _Parser:
                         raise self.error("an explosion depth must be at least 1", pos=at)
                     if depth > limits.max_explode_depth:
                         raise self.limit(
-                            f"explosion depth {depth} at position {at + 1} is more than the limit of {limits.max_explode_depth}",
+                            f"explosion depth {depth} at position {at + 1} is more than "
+                            f"the limit of {limits.max_explode_depth}",
                             at,
                         )
                 if m["explode_on"] is not None and m["explode_on"] == Cmp("=", faces[-1]):
@@ -566,8 +568,11 @@ class _Parser:
                 values = {node.clamp(f) for f in faces}
             if all(node.explode_on.test(f) for f in values):
                 raise self.error("this explosion matches every face: it would never stop", pos=at)
-        if node.success is not None and node.explode_kind in ("!", "!p") and node.explode and (
-            node.keep is not None or node.keep_if is not None
+        if (
+            node.success is not None
+            and node.explode_kind in ("!", "!p")
+            and node.explode
+            and (node.keep is not None or node.keep_if is not None)
         ):
             raise self.error(
                 "keep/drop with success counting on '!' dice is not supported",
@@ -630,9 +635,8 @@ def _parse_cached(text: str, limits: Limits) -> Expr:
 
 
 def _check_division(node: Expr, text: str) -> None:
-    from .bounds import bounds
-
     from .ast import walk
+    from .bounds import bounds
 
     for n in walk(node):
         if isinstance(n, BinOp) and n.op == "/":

@@ -85,7 +85,7 @@ def _compile_dice(node: Dice, term: int) -> _Fn:
                 keep_set = set(order[:n])
                 kept = [i in keep_set for i in range(count)]
             total = 0
-            for chain, value, k in zip(chains, values, kept):
+            for chain, value, k in zip(chains, values, kept, strict=False):
                 for j, face in enumerate(chain):
                     out.append(make(shown, face, k, j > 0, term))
                 if k:
@@ -276,6 +276,8 @@ def _plan_for_node(node: Expr, limits: Limits) -> tuple[_Fn, str]:
         raise DiceLimitError(
             f"'{node}' could throw up to {worst} dice; the limit is {limits.max_rolled}",
             hint="roll fewer dice, or cap explosions and rerolls with a depth such as d6!(3) or d6r(3)1",
+            expression=str(node),
+            position=0,
         )
     return _compile(node, [0]), str(node)
 
@@ -345,6 +347,7 @@ def verify(record: RollRecord) -> None:
     again = replay(record)
     if again.dice != record.dice or again.total != record.total or again.draws != record.draws:
         raise VerificationError(
-            f"the roll {record.expression!r} does not replay: recorded total {record.total}, the dice give {again.total}",
+            f"the roll {record.expression!r} does not replay: "
+            f"recorded total {record.total}, the dice give {again.total}",
             hint="the record was changed after it was rolled, or comes from another seed",
         )

@@ -60,17 +60,21 @@ class Distribution:
 
     def pmf(self) -> dict[int, Fraction]:
         d = self.denominator
-        return {o: Fraction(q, d) for o, q in zip(self.outcomes, self.quantities)}
+        return {o: Fraction(q, d) for o, q in zip(self.outcomes, self.quantities, strict=False)}
 
     @cached_property
     def mean(self) -> Fraction:
-        return Fraction(sum(o * q for o, q in zip(self.outcomes, self.quantities)), self.denominator)
+        return Fraction(sum(o * q for o, q in zip(self.outcomes, self.quantities, strict=False)), self.denominator)
 
     @cached_property
     def variance(self) -> Fraction:
         m = self.mean
         return sum(
-            (Fraction(q, self.denominator) * (o - m) ** 2 for o, q in zip(self.outcomes, self.quantities)), Fraction(0)
+            (
+                Fraction(q, self.denominator) * (o - m) ** 2
+                for o, q in zip(self.outcomes, self.quantities, strict=False)
+            ),
+            Fraction(0),
         )
 
     @property
@@ -86,10 +90,14 @@ class Distribution:
         return self.outcomes[-1]
 
     def at_least(self, value: int) -> Fraction:
-        return Fraction(sum(q for o, q in zip(self.outcomes, self.quantities) if o >= value), self.denominator)
+        return Fraction(
+            sum(q for o, q in zip(self.outcomes, self.quantities, strict=False) if o >= value), self.denominator
+        )
 
     def at_most(self, value: int) -> Fraction:
-        return Fraction(sum(q for o, q in zip(self.outcomes, self.quantities) if o <= value), self.denominator)
+        return Fraction(
+            sum(q for o, q in zip(self.outcomes, self.quantities, strict=False) if o <= value), self.denominator
+        )
 
     @cached_property
     def _tails(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -109,11 +117,11 @@ class Distribution:
 
     def at_least_table(self) -> dict[int, Fraction]:
         ge, _ = self._tails
-        return {o: Fraction(g, self.denominator) for o, g in zip(self.outcomes, ge)}
+        return {o: Fraction(g, self.denominator) for o, g in zip(self.outcomes, ge, strict=False)}
 
     def at_most_table(self) -> dict[int, Fraction]:
         _, le = self._tails
-        return {o: Fraction(v, self.denominator) for o, v in zip(self.outcomes, le)}
+        return {o: Fraction(v, self.denominator) for o, v in zip(self.outcomes, le, strict=False)}
 
     def to_json(self) -> dict[str, Any]:
         d = self.denominator
@@ -125,10 +133,10 @@ class Distribution:
             "min": self.min,
             "max": self.max,
             "denominator": d,
-            "distribution": {str(o): q / d for o, q in zip(self.outcomes, self.quantities)},
-            "quantities": {str(o): q for o, q in zip(self.outcomes, self.quantities)},
-            "at_least": {str(o): g / d for o, g in zip(self.outcomes, ge)},
-            "at_most": {str(o): v / d for o, v in zip(self.outcomes, le)},
+            "distribution": {str(o): q / d for o, q in zip(self.outcomes, self.quantities, strict=False)},
+            "quantities": {str(o): q for o, q in zip(self.outcomes, self.quantities, strict=False)},
+            "at_least": {str(o): g / d for o, g in zip(self.outcomes, ge, strict=False)},
+            "at_most": {str(o): v / d for o, v in zip(self.outcomes, le, strict=False)},
             "exact_mean": f"{self.mean.numerator}/{self.mean.denominator}",
         }
         if self.truncated:
@@ -202,7 +210,8 @@ def _check_work(node: Expr) -> None:
     support, work = _cost(node)
     if support > MAX_SUPPORT or work > MAX_WORK:
         raise OddsError(
-            f"the exact odds of {node} would take too long to compute (about {work:,} steps; the limit is {MAX_WORK:,})",
+            f"the exact odds of {node} would take too long to compute "
+            f"(about {work:,} steps; the limit is {MAX_WORK:,})",
             hint="ask about fewer or smaller dice, or simulate with the batch roller (storymaster.dice.batch)",
         )
 
@@ -232,7 +241,6 @@ def _throw(node: Dice):
 
 def _chain(node: Dice, throw, score=None):
     """One die's chain: its value (or, with ``score``, the sum of the score of each throw)."""
-    icepool = _icepool()
     pen = 1 if node.explode_kind == "!p" else 0
     value = score if score is not None else (lambda v: v)
     if not node.explode:
@@ -326,7 +334,9 @@ def to_icepool(node: Expr, exact: bool = False):
         return to_icepool(node.arg, True).map(_ROUND[node.name])
     if isinstance(node, Compare):
         test = _TESTS[node.op]
-        return icepool.map(lambda a, b: 1 if test(a, b) else 0, to_icepool(node.left, exact), to_icepool(node.right, exact))
+        return icepool.map(
+            lambda a, b: 1 if test(a, b) else 0, to_icepool(node.left, exact), to_icepool(node.right, exact)
+        )
     if isinstance(node, Group):
         items = [to_icepool(i) for i in node.items]  # a set's items are whole totals
         score = _score(node.success, node.failure) if node.success is not None else None
