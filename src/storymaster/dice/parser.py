@@ -108,6 +108,14 @@ class _Parser:
             raise self.error(
                 f"expected {what}, found {got!r}" if got != "the end" else f"expected {what}, found the end"
             )
+        if (
+            self.pos < len(self.text)
+            and self.text[self.pos] == "."
+            and self.text[self.pos + 1 : self.pos + 2].isdigit()
+        ):
+            raise self.error(
+                "decimal numbers are not supported", pos=start, hint="dice totals are whole numbers; divide with '/'"
+            )
         value = int(self.text[start : self.pos])
         if value > self.limits.max_literal:
             raise self.limit(
@@ -172,6 +180,8 @@ class _Parser:
     def term(self) -> Expr:
         node = self.unary()
         while (c := self.peek()) in ("*", "/") and c:
+            if c == "*" and self.text.startswith("**", self.pos):
+                raise self.error("exponents (**) are not supported", hint="multiply with '*'")
             if c == "/" and self.text.startswith("//", self.pos):
                 raise self.error("'//' is not an operator here", hint="'/' already rounds down: write 8d6/2")
             self.pos += 1
@@ -220,6 +230,8 @@ class _Parser:
         if c == "(":
             open_at = self.pos
             self.pos += 1
+            if self.peek() == ")":
+                raise self.error("an empty set '()' has nothing to roll", pos=open_at, hint="write (1d20, 1d20)kh1")
             self.enter()
             items = [self.expr()]
             is_set = False
@@ -426,6 +438,12 @@ class _Parser:
                 nxt = self.peek()
                 if nxt and (nxt in _DIGITS or nxt in "<>="):
                     m["reroll"] = self.cmp("a reroll")
+                    if self.text.startswith("=", self.pos) and not self.text.startswith("==", self.pos):
+                        raise self.error(
+                            "Foundry's limited reroll (r1=1: reroll at most that many dice) is not supported",
+                            pos=at,
+                            hint="every matching die is rerolled here: write r1",
+                        )
                 else:  # a bare r rerolls the lowest face (Foundry)
                     m["reroll"] = Cmp("=", faces[0])
                 m["reroll_depth"] = depth
@@ -444,6 +462,12 @@ class _Parser:
                     raise self.error(f"a d{sides} has no face {value}", pos=at)
                 m[which] = value
             elif low[0] in ("!", "e", "x"):
+                if low.startswith("!="):
+                    raise self.error(
+                        "'!=' is ambiguous: d20 reads it as 'not equal', Roll20 as 'explode on'",
+                        pos=at,
+                        hint="write !5 to explode on a 5; there is no 'not equal' comparison",
+                    )
                 once("explosion", at)
                 if sides == "F":
                     raise self.error(
@@ -594,6 +618,10 @@ def _replace(node: Dice, **changes) -> Dice:
 
 
 def _hint_for(c: str) -> str | None:
+    if c == "%":
+        return "the modulo operator (%) is not supported; d% is a d100"
+    if c == "!":
+        return "'!=' (not equal) is not supported; compare with ==, <, <=, > or >="
     if c == "×":
         return "multiply with '*'"
     if c in "<>=":
@@ -629,6 +657,10 @@ def _parse_cached(text: str, limits: Limits) -> Expr:
             while p.pos + len(word) < len(text) and text[p.pos + len(word)].isalpha():
                 word += text[p.pos + len(word)]
             raise p.error(f"unknown modifier or word {word!r}", hint=hint)
+        if c == "%":
+            raise p.error(
+                "the modulo operator (%) is not supported", hint="d% is a d100; there is no remainder operator"
+            )
         raise p.error(f"unexpected {c!r}", hint=hint)
     _check_division(node, text)
     return node

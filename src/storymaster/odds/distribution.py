@@ -1,9 +1,10 @@
-"""Exact distributions of dice expressions, computed by icepool and cached.
+"""Exact distributions of dice expressions, cached by their canonical form.
 
-icepool (pinned to the 2.1 line, which supports Python 3.11) does the
-arithmetic; this module maps our syntax tree onto it, bounds the work, reports
-the probability mass that an explosion's depth cap cut off, and caches every
-answer by the expression's canonical form.
+The arithmetic is exact integers in :mod:`storymaster.odds.engine` (every construct of
+the language; its cost model is the work bound), with icepool (pinned to the 2.1 line)
+for the one shape the engine leaves to it, and as an independent construction the
+tests compare against (:func:`to_icepool`). This module bounds the work, reports the
+probability mass that explosion and reroll depth caps cut off, and caches every answer.
 """
 
 from __future__ import annotations
@@ -14,17 +15,18 @@ from fractions import Fraction
 from functools import cached_property, lru_cache
 from typing import Any
 
-from ..dice import DEFAULT_LIMITS, BinOp, Const, Dice, Expr, Limits, Neg, parse
+from ..dice import DEFAULT_LIMITS, Const, Dice, Expr, Limits, Neg, parse
 from ..dice.ast import Compare, Func, Group, Label, walk
-from ..dice.bounds import bounds, chain_range
 from ..errors import OddsError
+from . import engine
 
 __all__ = ["Distribution", "distribution", "to_icepool", "truncated_mass"]
 
 #: the most outcomes an exact distribution may have (support size)
 MAX_SUPPORT = 100_000
-#: the most pairwise steps (a rough count of icepool's work, about a second) an exact answer may take
-MAX_WORK = 5_000_000
+#: the most steps (see :func:`storymaster.odds.engine.cost`; about a tenth of a microsecond each)
+#: an exact answer may take: about a second
+MAX_WORK = 10_000_000
 
 
 @dataclass(frozen=True)
@@ -144,70 +146,8 @@ class Distribution:
         return out
 
 
-def _dice_support(node: Dice) -> int:
-    """How many distinct values one die (chain) of the term can take."""
-    lo, hi = chain_range(node)
-    return hi - lo + 1
-
-
-def _cost(node: Expr) -> tuple[int, int]:
-    """``(support, work)``: a bound on the distinct totals, and an estimate of the steps the answer takes.
-
-    The work is counted in the units of the path that will run (exact integer convolution,
-    the keep/drop programme, or icepool's own algorithms), each weighted so that one unit
-    is about the same time (see ``bench/run.py``, which measures the ratio on a suite).
-    """
-    if isinstance(node, Const):
-        return 1, 1
-    if isinstance(node, Dice):
-        lo, hi = bounds(node)
-        support = hi - lo + 1
-        m = _dice_support(node)
-        n = node.count
-        # building one die: a throw with rerolls and an explosion chain (a mixture per level)
-        build = node.faces * (1 + node.reroll_depth) + (node.explode * node.faces * m if node.explode else 0)
-        if node.keep is not None:
-            k = node.keep[1]
-            if node.per_die_only and _kept_work(node) <= MAX_KEPT_WORK:
-                return support, build + _kept_work(node)
-            return support, build + _pool_work(n, k, m)
-        # a sum of n copies by repeated doubling: the last convolutions dominate
-        per = 1 if node.success is not None else m
-        return support, build + n * per * support // 2 + support
-    if isinstance(node, (Neg, Label)):
-        return _cost(node.operand)
-    if isinstance(node, Func):
-        support, work = _cost(node.arg)
-        return support, work + support
-    if isinstance(node, Group):
-        parts = [_cost(i) for i in node.items]
-        lo, hi = bounds(node)
-        support = hi - lo + 1
-        work = sum(w for _, w in parts)
-        if node.keep is not None:
-            m = max(s for s, _ in parts)
-            work += _pool_work(len(parts), node.keep[1], m) * 4
-        else:
-            acc = 1
-            for s_, _ in parts:
-                acc += s_
-                work += acc * s_
-        return support, work
-    (a, wa), (b, wb) = _cost(node.left), _cost(node.right)
-    if isinstance(node, Compare) or node.op in "*/":
-        lo, hi = bounds(node)
-        return min(a * b, hi - lo + 1), wa + wb + 3 * a * b
-    return a + b - 1, wa + wb + a * b
-
-
-def _pool_work(n: int, k: int, m: int) -> int:
-    """icepool's keep-highest/lowest algorithm: outcomes x dice x the kept sums it tracks."""
-    kept = min(k, n)
-    return 40 * m * (n + 1) * (kept * (m - 1) + 1) // max(1, (n + 1) // (kept + 1)) + 2000 * m
-
-
 def _check_work(node: Expr) -> None:
-    support, work = _cost(node)
+    support, work = engine.cost(node)
     if support > MAX_SUPPORT or work > MAX_WORK:
         raise OddsError(
             f"the exact odds of {node} would take too long to compute "
@@ -420,117 +360,23 @@ def truncated_mass(node: Expr) -> Fraction:
     return 1 - keep
 
 
-def _linear_terms(node: Expr, sign: int, terms: list[tuple[int, Dice | int]]) -> bool:
-    """Collect ``node`` as signed plain dice and constants; False if it is anything else."""
-    if isinstance(node, Const):
-        terms.append((sign, node.value))
-        return True
-    if isinstance(node, Dice):
-        if not node.per_die_only or node.explode or (node.keep is not None and _kept_work(node) > MAX_KEPT_WORK):
-            return False
-        terms.append((sign, node))
-        return True
-    if isinstance(node, Neg):
-        return _linear_terms(node.operand, -sign, terms)
-    if isinstance(node, Label):
-        return _linear_terms(node.operand, sign, terms)
-    if not isinstance(node, BinOp) or node.op in "*/":
-        return False
-    return _linear_terms(node.left, sign, terms) and _linear_terms(node.right, sign if node.op == "+" else -sign, terms)
-
-
-def _convolve(a: tuple[int, list[int]], b: tuple[int, list[int]]) -> tuple[int, list[int]]:
-    """Two distributions as (lowest outcome, quantities from there up), summed."""
-    (lo_a, qa), (lo_b, qb) = a, b
-    out = [0] * (len(qa) + len(qb) - 1)
-    for i, x in enumerate(qa):
-        if x:
-            for j, y in enumerate(qb):
-                out[i + j] += x * y
-    return lo_a + lo_b, out
-
-
-#: above this estimate the keep/drop dynamic programme is slower than icepool's pool algorithm
-MAX_KEPT_WORK = 100_000
-
-
-def _kept_work(node: Dice) -> int:
-    """A bound on the keep/drop programme's work: faces x dice x kept x kept-sum range."""
-    assert node.keep is not None
-    k = node.keep[1]
-    return node.faces * (node.count + 1) * (k + 1) * (k * (node.faces - 1) + 1)
-
-
-def _kept(node: Dice) -> tuple[int, list[int]]:
-    """Exact quantities of the kept dice's sum (keep highest/lowest n of identical dice).
-
-    A dynamic programme over the face values, best first: how many of the remaining dice
-    show this face (weighted by the binomial count of ways to pick them), how many of
-    those are kept, and the running kept sum. Counting ways this way gives each
-    multiset of faces its multinomial weight, so the totals are exact.
-    """
-    assert node.keep is not None
-    mode, k = node.keep
-    faces = list(range(-1, 2) if node.fudge else range(1, node.faces + 1))
-    if mode == "h":
-        faces.reverse()
-    # state: (dice left to place, dice kept so far, kept sum) -> ways
-    states: dict[tuple[int, int, int], int] = {(node.count, 0, 0): 1}
-    for i, face in enumerate(faces):
-        last = i == len(faces) - 1
-        nxt: dict[tuple[int, int, int], int] = {}
-        for (left, kept, total), ways in states.items():
-            for c in [left] if last else range(left + 1):
-                add = min(c, k - kept)
-                key = (left - c, kept + add, total + add * face)
-                nxt[key] = nxt.get(key, 0) + ways * math.comb(left, c)
-        states = nxt
-    sums: dict[int, int] = {}
-    for (_, _, total), ways in states.items():
-        sums[total] = sums.get(total, 0) + ways
-    lo, hi = min(sums), max(sums)
-    return lo, [sums.get(v, 0) for v in range(lo, hi + 1)]
-
-
-def _plain_sum(terms: list[tuple[int, Dice | int]]) -> tuple[int, list[int]]:
-    """Exact quantities of a sum of dice terms and constants, by integer convolution."""
-    total: tuple[int, list[int]] = (0, [1])
-    for sign, term in terms:
-        if isinstance(term, int):
-            total = (total[0] + sign * term, total[1])
-            continue
-        if term.keep is not None:
-            if term.keep[1] == 0 or term.count == 0:
-                continue
-            lo, q = _kept(term)
-            part = (lo, q) if sign > 0 else (-(lo + len(q) - 1), q[::-1])
-            total = _convolve(total, part)
-            continue
-        lo = -1 if term.fudge else 1
-        one = (lo, [1] * term.faces)
-        if sign < 0:
-            one = (-(lo + term.faces - 1), [1] * term.faces)
-        n, power, acc = term.count, one, (0, [1])
-        while n:  # repeated doubling
-            if n & 1:
-                acc = _convolve(acc, power)
-            n >>= 1
-            if n:
-                power = _convolve(power, power)
-        total = _convolve(total, acc)
-    return total
-
-
 @lru_cache(maxsize=2048)
 def _distribution(node: Expr) -> Distribution:
     _check_work(node)
-    terms: list[tuple[int, Dice | int]] = []
-    if _linear_terms(node, 1, terms):
-        # plain sums (the usual question) by exact integer convolution; icepool for the rest
-        lo, quantities = _plain_sum(terms)
-        pairs = [(lo + i, q) for i, q in enumerate(quantities) if q]
-        return Distribution(str(node), tuple(o for o, _ in pairs), tuple(q for _, q in pairs), sum(quantities))
-    return Distribution.from_icepool(to_icepool(node), str(node), truncated_mass(node))
+    try:
+        d = engine.evaluate(node)
+    except engine.NeedsIcepool:  # keeping several of a set's different items: icepool's pool algorithm
+        return Distribution.from_icepool(to_icepool(node), str(node), truncated_mass(node))
+    pairs = engine.items(d)
+    pairs.sort()
+    g = math.gcd(*(w for _, w in pairs))
+    return Distribution(
+        str(node),
+        tuple(int(v) for v, _ in pairs),
+        tuple(w // g for _, w in pairs),
+        sum(w for _, w in pairs) // g,
+        truncated_mass(node),
+    )
 
 
 def distribution(expression: str | Expr, /, limits: Limits = DEFAULT_LIMITS) -> Distribution:
