@@ -13,8 +13,9 @@ failure counting (``>=8``, ``f1``) turns the kept dice into a count.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from .limits import DEFAULT_LIMITS
 
@@ -34,7 +35,7 @@ class Cmp:
     op: CmpOp
     value: int
 
-    def test(self, x: int) -> bool:
+    def test(self, x: Any) -> Any:
         op, v = self.op, self.value
         if op == "=":
             return x == v
@@ -171,9 +172,9 @@ class Dice:
             text += f"k{kind}{n}"
             bare_bang = False
         if self.keep_if is not None:
-            kind, cmp = self.keep_if
+            which, cmp = self.keep_if
             # a bare number after k/d counts dice, so equality is written with '='
-            text += f"{kind}{'=' if cmp.op == '=' else ''}{cmp}"
+            text += f"{which}{'=' if cmp.op == '=' else ''}{cmp}"
             bare_bang = False
         if self.success is not None:
             if bare_bang or self.success.op == "=":
@@ -200,8 +201,8 @@ class Group:
         if self.keep is not None:
             text += f"k{self.keep[0]}{self.keep[1]}"
         if self.keep_if is not None:
-            kind, cmp = self.keep_if
-            text += f"{kind}{'=' if cmp.op == '=' else ''}{cmp}"
+            which, cmp = self.keep_if
+            text += f"{which}{'=' if cmp.op == '=' else ''}{cmp}"
         if self.success is not None:
             text += f"cs{self.success}" if self.success.op == "=" else str(self.success)
             if self.failure is not None:
@@ -325,7 +326,7 @@ def children(node: Expr) -> tuple[Expr, ...]:
     return ()
 
 
-def walk(node: Expr):
+def walk(node: Expr) -> Iterator[Expr]:
     """Every node of the tree, depth first."""
     stack = [node]
     while stack:

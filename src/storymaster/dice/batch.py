@@ -10,6 +10,8 @@ exploding chain counts as one die for keep/drop.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..errors import DiceLimitError
@@ -56,14 +58,14 @@ def _dice(node: Dice, n: int, gen: np.random.Generator) -> np.ndarray:
     return totals
 
 
-def _score(node, values: np.ndarray) -> np.ndarray:
+def _score(node: Any, values: Any) -> Any:
     out = node.success.test(values).astype(np.int64)
     if node.failure is not None:
         out -= node.failure.test(values)
     return out
 
 
-def _modified(node: Dice, n: int, gen: np.random.Generator) -> np.ndarray:
+def _modified(node: Dice, n: int, gen: np.random.Generator) -> Any:
     """Any dice term, vectorised: the twin of the audited roller's ``_compile_modified``."""
     if node.count == 0:
         return np.zeros(n, dtype=np.int64)
@@ -71,7 +73,7 @@ def _modified(node: Dice, n: int, gen: np.random.Generator) -> np.ndarray:
     reroll, depth = node.reroll, node.reroll_depth
     lo_clamp, hi_clamp = node.min_face, node.max_face
 
-    def throw(size) -> np.ndarray:
+    def throw(size: Any) -> Any:
         faces = gen.integers(lo, hi, size=size, dtype=np.int64)
         if reroll is not None:
             for _ in range(depth):
@@ -87,14 +89,14 @@ def _modified(node: Dice, n: int, gen: np.random.Generator) -> np.ndarray:
     top = hi - 1
     explode_on = node.explode_on
 
-    def explodes(x: np.ndarray) -> np.ndarray:
+    def explodes(x: Any) -> Any:
         return x == top if explode_on is None else explode_on.test(x)
 
     faces = throw((n, node.count))
     values = faces.copy()
     counting = node.success is not None
     per_throw = counting and node.explode and node.explode_kind in ("!", "!p")
-    hits = _score(node, faces) if per_throw else None
+    hits: Any = _score(node, faces) if per_throw else None
     if node.explode:
         pen = 1 if node.explode_kind == "!p" else 0
         live = explodes(faces)
@@ -128,7 +130,7 @@ def _modified(node: Dice, n: int, gen: np.random.Generator) -> np.ndarray:
     return values.sum(axis=1)
 
 
-def _group(node: Group, n: int, gen: np.random.Generator) -> np.ndarray:
+def _group(node: Group, n: int, gen: np.random.Generator) -> Any:
     cols = [np.broadcast_to(np.asarray(_eval(i, n, gen), dtype=np.int64), (n,)) for i in node.items]
     values = np.stack(cols, axis=1)
     counting = node.success is not None
@@ -154,7 +156,7 @@ _TESTS = {
 }
 
 
-def _exact(node: Expr, n: int, gen: np.random.Generator) -> tuple:
+def _exact(node: Expr, n: int, gen: np.random.Generator) -> tuple[Any, Any]:
     """A value as an exact fraction (numerator, positive denominator): '/' inside floor/ceil/round."""
     if isinstance(node, BinOp):
         (a, b), (c, d) = _exact(node.left, n, gen), _exact(node.right, n, gen)
@@ -178,7 +180,7 @@ def _exact(node: Expr, n: int, gen: np.random.Generator) -> tuple:
     return _eval(node, n, gen), 1
 
 
-def _eval(node: Expr, n: int, gen: np.random.Generator) -> np.ndarray | int:
+def _eval(node: Expr, n: int, gen: np.random.Generator) -> Any:
     if isinstance(node, Const):
         return node.value
     if isinstance(node, Dice):

@@ -55,8 +55,8 @@ def bounds(node: Expr) -> tuple[int, int]:
     if isinstance(node, Compare):
         return 0, 1
     if isinstance(node, Func):
-        lo, hi = _exact_bounds(node.arg)
-        return math.floor(lo), math.ceil(hi)
+        flo, fhi = _exact_bounds(node.arg)
+        return math.floor(flo), math.ceil(fhi)
     if isinstance(node, Group):
         parts = [bounds(i) for i in node.items]
         k = len(parts)
@@ -77,15 +77,18 @@ def bounds(node: Expr) -> tuple[int, int]:
     if node.op == "*":
         corners = (a * c, a * d, b * c, b * d)
         return min(corners), max(corners)
-    lo, hi = _div_corners(a, b, c, d)
-    return math.floor(lo), math.floor(hi)
+    qlo, qhi = _div_corners(a, b, c, d)
+    return math.floor(qlo), math.floor(qhi)
 
 
-def _div_corners(a, b, c, d) -> tuple[Fraction, Fraction]:
-    if c <= 0 <= d:  # the parser refuses these; stay safe if called on a hand-built tree
-        big = max(abs(a), abs(b))
-        return Fraction(-big), Fraction(big)
-    corners = [Fraction(x) / y for x in (a, b) for y in (c, d)]
+def _div_corners(
+    a: Fraction | int, b: Fraction | int, c: Fraction | int, d: Fraction | int
+) -> tuple[Fraction, Fraction]:
+    fa, fb, fc, fd = Fraction(a), Fraction(b), Fraction(c), Fraction(d)
+    if fc <= 0 <= fd:  # the parser refuses these; stay safe if called on a hand-built tree
+        big = max(abs(fa), abs(fb))
+        return -big, big
+    corners = [x / y for x in (fa, fb) for y in (fc, fd)]
     return min(corners), max(corners)
 
 
@@ -98,13 +101,13 @@ def _exact_bounds(node: Expr) -> tuple[Fraction, Fraction]:
         if node.op == "-":
             return a - d, b - c
         if node.op == "*":
-            corners = (a * c, a * d, b * c, b * d)
-            return min(corners), max(corners)
+            fcorners = (a * c, a * d, b * c, b * d)
+            return min(fcorners), max(fcorners)
         return _div_corners(a, b, c, d)
     if isinstance(node, Neg):
-        lo, hi = _exact_bounds(node.operand)
-        return -hi, -lo
+        elo, ehi = _exact_bounds(node.operand)
+        return -ehi, -elo
     if isinstance(node, Label):
         return _exact_bounds(node.operand)
-    lo, hi = bounds(node)
-    return Fraction(lo), Fraction(hi)
+    ilo, ihi = bounds(node)
+    return Fraction(ilo), Fraction(ihi)

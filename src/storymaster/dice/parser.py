@@ -33,7 +33,9 @@ Dice modifiers (each at most once per term; they act in the order given in
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from functools import lru_cache
+from typing import Any
 
 from ..errors import DiceLimitError, DiceSyntaxError
 from .ast import BinOp, Cmp, Compare, Const, Dice, Expr, Func, Group, Label, Neg
@@ -329,8 +331,8 @@ class _Parser:
             return items[0]
         return Group(tuple(items), **mods)
 
-    def set_modifiers(self, size: int) -> dict:
-        mods: dict = {"keep": None, "keep_if": None, "success": None, "failure": None}
+    def set_modifiers(self, size: int) -> dict[str, Any]:
+        mods: dict[str, Any] = {"keep": None, "keep_if": None, "success": None, "failure": None}
         while True:
             at = self.pos
             c = self.peek().lower()
@@ -374,7 +376,7 @@ class _Parser:
                 f"a d{sides} at position {sides_at + 1} has more than the limit of {limits.max_sides} sides", sides_at
             )
         faces = range(-1, 2) if sides == "F" else range(1, int(sides) + 1)
-        m: dict = {
+        m: dict[str, Any] = {
             "explode": 0,
             "keep": None,
             "explode_on": None,
@@ -545,7 +547,7 @@ class _Parser:
         finally:
             self.pos = save
 
-    def keep_mod(self, m: dict, count: int, at: int, once=None) -> None:
+    def keep_mod(self, m: dict[str, Any], count: int, at: int, once: Callable[[str, int], None] | None = None) -> None:
         if m["keep"] is not None or m["keep_if"] is not None:
             raise self.error("a term takes one keep or drop rule", pos=at, hint="e.g. 4d6kh3 or 4d6dl1")
         if once is not None:
@@ -577,7 +579,7 @@ class _Parser:
         else:  # drop n highest == keep count-n lowest
             m["keep"] = ("l" if mode == "h" else "h", count - n)
 
-    def failure_mod(self, m: dict, at: int) -> None:
+    def failure_mod(self, m: dict[str, Any], at: int) -> None:
         if m["failure"] is not None:
             raise self.error("failures are given twice", pos=at)
         if not self.take("df"):
@@ -587,7 +589,7 @@ class _Parser:
     def check_dice(self, node: Dice, at: int) -> None:
         faces = node.face_values
         if node.explode and node.explode_on is not None:
-            values = faces
+            values: Iterable[int] = faces
             if node.min_face is not None or node.max_face is not None:
                 values = {node.clamp(f) for f in faces}
             if all(node.explode_on.test(f) for f in values):
@@ -611,7 +613,7 @@ _ONE_HINT = {
 }
 
 
-def _replace(node: Dice, **changes) -> Dice:
+def _replace(node: Dice, **changes: Any) -> Dice:
     from dataclasses import replace
 
     return replace(node, **changes)

@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable
 from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 from ..errors import DiceLimitError, DiceSyntaxError, VerificationError
 from .ast import Compare, Const, Dice, Expr, Func, Group, Label, Neg, children
@@ -23,7 +24,7 @@ from .rng import RNG_VERSION, DiceRng
 __all__ = ["replay", "roll", "roll_pool", "verify", "worst_case_dice"]
 
 # a compiled node: (rng, dice-out-list) -> value
-_Fn = Callable[[DiceRng, list], int]
+_Fn = Callable[[DiceRng, list[DieRoll]], Any]
 
 
 def worst_case_dice(node: Expr) -> int:
@@ -41,7 +42,7 @@ def _compile_dice(node: Dice, term: int) -> _Fn:
 
     if fudge and node.plain:
 
-        def run_fudge(rng: DiceRng, out: list) -> int:
+        def run_fudge(rng: DiceRng, out: list[DieRoll]) -> int:
             total = 0
             for _ in range(count):
                 face = rng.die(3) - 2
@@ -53,7 +54,7 @@ def _compile_dice(node: Dice, term: int) -> _Fn:
 
     if node.plain:
 
-        def run_plain(rng: DiceRng, out: list) -> int:
+        def run_plain(rng: DiceRng, out: list[DieRoll]) -> int:
             total = 0
             die = rng.die
             for _ in range(count):
@@ -66,7 +67,7 @@ def _compile_dice(node: Dice, term: int) -> _Fn:
 
     if node.per_die_only:  # the old modifiers: explode on the top face, keep highest/lowest
 
-        def run(rng: DiceRng, out: list) -> int:
+        def run(rng: DiceRng, out: list[DieRoll]) -> int:
             chains: list[list[int]] = []
             for _ in range(count):
                 face = rng.die(sides)
@@ -116,7 +117,7 @@ def _compile_modified(node: Dice, term: int) -> _Fn:
             s -= 1
         return s
 
-    def run(rng: DiceRng, out: list) -> int:
+    def run(rng: DiceRng, out: list[DieRoll]) -> int:
         die = rng.die
         chains: list[list[tuple[int, int]]] = []  # per chain: (face shown, rerolled?) ... faces as thrown
         values: list[int] = []
@@ -173,7 +174,7 @@ def _compile_modified(node: Dice, term: int) -> _Fn:
     return run
 
 
-def _round(name: str, value) -> int:
+def _round(name: str, value: Fraction | int) -> int:
     if name == "floor":
         return math.floor(value)
     if name == "ceil":
@@ -222,7 +223,7 @@ def _compile(node: Expr, counter: list[int], exact: bool = False) -> _Fn:
     return lambda rng, out: left(rng, out) * right(rng, out)
 
 
-_COMPARE = {
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
     "=": lambda a, b: a == b,
     ">=": lambda a, b: a >= b,
     "<=": lambda a, b: a <= b,
@@ -235,7 +236,7 @@ def _compile_group(node: Group, counter: list[int]) -> _Fn:
     items = [_compile(i, counter) for i in node.items]  # a set's items are whole totals
     keep, keep_if, success, failure = node.keep, node.keep_if, node.success, node.failure
 
-    def run(rng: DiceRng, out: list) -> int:
+    def run(rng: DiceRng, out: list[DieRoll]) -> int:
         values = []
         spans = []
         for item in items:

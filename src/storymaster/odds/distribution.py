@@ -10,6 +10,7 @@ probability mass that explosion and reroll depth caps cut off, and caches every 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, lru_cache
@@ -159,13 +160,13 @@ def _check_work(node: Expr) -> None:
 _DIRECT_SUM = 256
 
 
-def _icepool():
+def _icepool() -> Any:
     import icepool  # imported on first use: plain sums never need it, and `storymaster roll` stays light
 
     return icepool
 
 
-def _throw(node: Dice):
+def _throw(node: Dice) -> Any:
     """One throw of the die: rerolled, then clamped."""
     icepool = _icepool()
     faces = list(node.face_values)
@@ -179,7 +180,7 @@ def _throw(node: Dice):
     return die
 
 
-def _chain(node: Dice, throw, score=None):
+def _chain(node: Dice, throw: Any, score: Any = None) -> Any:
     """One die's chain: its value (or, with ``score``, the sum of the score of each throw)."""
     pen = 1 if node.explode_kind == "!p" else 0
     value = score if score is not None else (lambda v: v)
@@ -187,7 +188,7 @@ def _chain(node: Dice, throw, score=None):
         return throw.map(value)
     matches = node.explodes_on
 
-    def step(first: bool, after):
+    def step(first: bool, after: Any) -> Any:
         off = 0 if first else pen
         if after is None:
             return lambda x: value(x - off)
@@ -200,8 +201,8 @@ def _chain(node: Dice, throw, score=None):
     return throw.map(step(True, tail))
 
 
-def _score(success, failure):
-    def score(v) -> int:
+def _score(success: Any, failure: Any) -> Any:
+    def score(v: Any) -> int:
         s = 1 if success.test(v) else 0
         if failure is not None and failure.test(v):
             s -= 1
@@ -210,7 +211,7 @@ def _score(success, failure):
     return score
 
 
-def _dice_to_icepool(node: Dice):
+def _dice_to_icepool(node: Dice) -> Any:
     icepool = _icepool()
     if node.count == 0:
         return icepool.Die([0])
@@ -250,7 +251,7 @@ _ROUND = {
     "ceil": math.ceil,
     "round": lambda x: math.floor(x + Fraction(1, 2)),
 }
-_TESTS = {
+_TESTS: dict[str, Callable[[Any, Any], bool]] = {
     "=": lambda a, b: a == b,
     ">=": lambda a, b: a >= b,
     "<=": lambda a, b: a <= b,
@@ -259,7 +260,7 @@ _TESTS = {
 }
 
 
-def to_icepool(node: Expr, exact: bool = False):
+def to_icepool(node: Expr, exact: bool = False) -> Any:
     """The icepool die for a syntax tree (an exploding chain is one die for keep/drop, as when rolling)."""
     icepool = _icepool()
     if isinstance(node, Const):
@@ -311,7 +312,7 @@ def to_icepool(node: Expr, exact: bool = False):
     return left * right
 
 
-def _sum_of(die, n: int):
+def _sum_of(die: Any, n: int) -> Any:
     """n independent copies of ``die`` summed: icepool's own ``@`` (fast, cached) up to
     :data:`_DIRECT_SUM` copies; beyond that by repeated doubling, because ``@`` recurses
     once per copy and hits Python's recursion limit near a thousand."""

@@ -65,33 +65,33 @@ def from_pairs(pairs: dict[int, int]) -> Dense:
     return lo, out
 
 
-def items(d: Dense | dict) -> list[tuple[Any, int]]:
+def items(d: Dense | dict[Any, int]) -> list[tuple[Any, int]]:
     if isinstance(d, dict):
         return [(v, w) for v, w in d.items() if w]
     lo, q = d
     return [(lo + i, w) for i, w in enumerate(q) if w]
 
 
-def total(d: Dense | dict) -> int:
+def total(d: Dense | dict[Any, int]) -> int:
     return sum(d.values()) if isinstance(d, dict) else sum(d[1])
 
 
-def mapped(d: Dense | dict, fn: Callable[[Any], Any]) -> Dense | dict:
-    out: dict = {}
+def mapped(d: Dense | dict[Any, int], fn: Callable[[Any], Any]) -> Any:
+    out: dict[Any, int] = {}
     for v, w in items(d):
         k = fn(v)
         out[k] = out.get(k, 0) + w
     return _tidy(out)
 
 
-def _tidy(out: dict) -> Dense | dict:
+def _tidy(out: dict[Any, int]) -> Any:
     if all(isinstance(k, int) or (isinstance(k, Fraction) and k.denominator == 1) for k in out):
         return from_pairs({int(k): w for k, w in out.items()})
     return out
 
 
-def pair(a: Dense | dict, b: Dense | dict, fn: Callable[[Any, Any], Any]) -> Dense | dict:
-    out: dict = {}
+def pair(a: Any, b: Any, fn: Callable[[Any, Any], Any]) -> Any:
+    out: dict[Any, int] = {}
     ib = items(b)
     for x, p in items(a):
         for y, q in ib:
@@ -100,7 +100,7 @@ def pair(a: Dense | dict, b: Dense | dict, fn: Callable[[Any, Any], Any]) -> Den
     return _tidy(out)
 
 
-def add(a: Dense | dict, b: Dense | dict, sign: int = 1) -> Dense | dict:
+def add(a: Any, b: Any, sign: int = 1) -> Any:
     if isinstance(a, dict) or isinstance(b, dict):
         return pair(a, b, (lambda x, y: x + y) if sign > 0 else (lambda x, y: x - y))
     if sign < 0:
@@ -135,7 +135,8 @@ def chain(node: Dice, value: Callable[[int], int] | None = None) -> Dense:
     t = items(throw(node))
     val = value or (lambda v: v)
     if not node.explode:
-        return mapped(throw(node), val)  # type: ignore[return-value]
+        out: Dense = mapped(throw(node), val)
+        return out
     pen = 1 if node.explode_kind == "!p" else 0
     matches = node.explodes_on
 
@@ -218,8 +219,8 @@ def kept(one: Dense, n: int, k: int, highest: bool, gain: Callable[[int], int] |
                     nxt[key] = nxt.get(key, 0) + ways * b
             done = (worse + fw) ** left - below
             if done:
-                key = s + need * face
-                sums[key] = sums.get(key, 0) + ways * done
+                closed = s + need * face
+                sums[closed] = sums.get(closed, 0) + ways * done
         states = nxt
     return from_pairs(sums)
 
@@ -275,7 +276,7 @@ def dice(node: Dice) -> Dense:
             per = chain(node, score)  # each throw of the chain counts on its own
         else:
             per = mapped(one, score)
-        return power_sum(per, n)  # type: ignore[arg-type]
+        return power_sum(per, n)
     if node.keep is not None:
         mode, k = node.keep
         if k == n:
@@ -283,7 +284,7 @@ def dice(node: Dice) -> Dense:
         return kept(one, n, k, mode == "h")
     if node.keep_if is not None:
         want, cmp = node.keep_if[0] == "k", node.keep_if[1]
-        return power_sum(mapped(one, lambda v: v if cmp.test(v) == want else 0), n)  # type: ignore[arg-type]
+        return power_sum(mapped(one, lambda v: v if cmp.test(v) == want else 0), n)
     return power_sum(one, n)
 
 
@@ -292,7 +293,7 @@ _ROUND = {
     "ceil": math.ceil,
     "round": lambda x: math.floor(x + Fraction(1, 2)),
 }
-_TESTS = {
+_TESTS: dict[str, Callable[[Any, Any], bool]] = {
     "=": lambda a, b: a == b,
     ">=": lambda a, b: a >= b,
     "<=": lambda a, b: a <= b,
@@ -301,7 +302,7 @@ _TESTS = {
 }
 
 
-def evaluate(node: Expr, exact: bool = False) -> Dense | dict:
+def evaluate(node: Expr, exact: bool = False) -> Any:
     if isinstance(node, Const):
         return (node.value, [1])
     if isinstance(node, Dice):
@@ -333,9 +334,9 @@ def evaluate(node: Expr, exact: bool = False) -> Dense | dict:
     return pair(a, b, lambda x, y: x // y)
 
 
-def _group(node: Group) -> Dense | dict:
+def _group(node: Group) -> Any:
     parts = [evaluate(i) for i in node.items]
-    score = _score(node.success, node.failure) if node.success is not None else None
+    score: Callable[[Any], int] | None = _score(node.success, node.failure) if node.success is not None else None
     if node.keep is not None:
         mode, k = node.keep
         if k == 0:
@@ -349,7 +350,8 @@ def _group(node: Group) -> Dense | dict:
     elif node.keep_if is not None:
         want, cmp = node.keep_if[0] == "k", node.keep_if[1]
         if score is not None:
-            parts = [mapped(p, lambda v: score(v) if cmp.test(v) == want else 0) for p in parts]
+            sc = score
+            parts = [mapped(p, lambda v: sc(v) if cmp.test(v) == want else 0) for p in parts]
         else:
             parts = [mapped(p, lambda v: v if cmp.test(v) == want else 0) for p in parts]
         score = None
@@ -361,7 +363,7 @@ def _group(node: Group) -> Dense | dict:
     return acc
 
 
-def _extreme(parts: list, highest: bool) -> Dense:
+def _extreme(parts: list[Any], highest: bool) -> Dense:
     """The highest (lowest) of independent items, through the product of their distribution functions."""
     values = sorted({v for p in parts for v, _ in items(p)})
     totals = [total(p) for p in parts]
@@ -379,7 +381,7 @@ def _extreme(parts: list, highest: bool) -> Dense:
         prod = 1
         for i, table in enumerate(cdfs):
             running[i] = table.get(v, running[i])
-            prod *= running[i] if highest else running[i]
+            prod *= running[i]
         if highest:
             out[v] = prod - prev
             prev = prod
