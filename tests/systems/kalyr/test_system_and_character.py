@@ -57,7 +57,10 @@ def test_ladder_names_and_parsing():
     assert list(LADDER) == ["Terrible", "Poor", "Mediocre", "Fair", "Good", "Great", "Superb"]
     assert [LADDER[n] for n in LADDER] == list(range(-3, 4))
     assert parse_level("good") == 1 and parse_level("Superb+2") == 5 and parse_level("terrible-1") == -4
-    assert parse_level(" 2 ") == 2 and parse_level(-1) == -1
+    assert parse_level(" +2 ") == 2 and parse_level("-1") == -1 and parse_level("0") == 0 and parse_level(-1) == -1
+    # an unsigned number is refused: "3" could mean the third rung (Mediocre) or 3 steps from Fair (Superb)
+    with pytest.raises(CheckError, match="ambiguous"):
+        parse_level("3")
     assert level_name(parse_level("Superb+1")) == "Superb+1"
     with pytest.raises(CheckError):
         parse_level("Awesome")

@@ -11,9 +11,9 @@ import yaml
 from rich.table import Table
 
 from ...errors import CharacterError, CheckError, InputFileError
-from ...rules import Event
+from ...rules import Event, validate_data
 from ...systems.kalyr import SYSTEM
-from ...systems.kalyr.abilities import build_roll
+from ...systems.kalyr.abilities import build_roll, level_roll, usable_level, wound_modifier
 from ...systems.kalyr.advancement import (
     AddKey,
     Buy,
@@ -39,7 +39,7 @@ from ...systems.kalyr.character import (
 from ...systems.kalyr.checks import AbilityRoll, GroupCheck, OpenCheck, OpposedCheck, UnopposedCheck
 from ...systems.kalyr.damage import simple_contest_damage
 from ...systems.kalyr.data_files import table
-from ...systems.kalyr.ladder import LADDER, level_name, parse_level
+from ...systems.kalyr.ladder import LADDER, level_name, parse_level, parse_levels
 from ...systems.kalyr.wounds import BOXES, TRACKS, severity_for_damage, severity_name
 from ..common import (
     HouseRulesOpt,
@@ -155,7 +155,7 @@ def _track_row(c: Character, name: str) -> str:
     return " ".join(cells)
 
 
-def _sheet_json(c: Character, problems) -> dict[str, Any]:
+def _sheet_json(c: Character, problems, hr) -> dict[str, Any]:
     out: dict[str, Any] = {"character": c.model_dump(mode="json")}
     derived: dict[str, Any] = {
         "weapon_damage": weapon_damage(c),
@@ -169,11 +169,17 @@ def _sheet_json(c: Character, problems) -> dict[str, Any]:
     }
     for t in TRACKS:
         tr = c.damage.track(t)
+        try:
+            penalty: int | None = wound_modifier(c, t, hr)[0]
+        except CheckError:
+            penalty = None
         derived["tracks"][t] = {
             "status": severity_name(tr.status) if tr.status else "unhurt",
-            "penalty": tr.penalty,
+            "penalty": penalty,  # every track counted (ruling K5): what a check on this track rolls with
+            "own_track_penalty": tr.penalty,
             "can_act": tr.penalty is not None,
         }
+    derived["abilities_now"] = {a.name: usable_level(c, a.name, hr)[0] for a in c.abilities}
     out["derived"] = derived
     out["problems"] = [{"where": p.where, "message": p.message, "rule": p.rule} for p in problems]
     return out
@@ -181,21 +187,24 @@ def _sheet_json(c: Character, problems) -> dict[str, Any]:
 
 @app.command("sheet")
 def sheet_cmd(
-    file: Annotated[Path, typer.Argument(help="A Kalyr character (YAML or JSON).")], as_json: JsonOpt = False
+    file: Annotated[Path, typer.Argument(help="A Kalyr character (YAML or JSON).")],
+    house_rules: HouseRulesOpt = None,
+    as_json: JsonOpt = False,
 ) -> None:
     """Validate a character and print the sheet with derived values (exit 2 if illegal)."""
     c = _load(file)
+    hr = _hr(house_rules)
     problems = SYSTEM.validate_character(c)
     if as_json:
-        print_json(_sheet_json(c, problems))
+        print_json(_sheet_json(c, problems, hr))
     else:
         console.print(f"[bold]{c.name}[/bold]  ({c.race}, scale {c.scale}, {c.role.replace('_', ' ')})")
         t = Table(show_edge=False)
         for h in ("ability", "level", "kind", "track", "now"):
             t.add_column(h)
         for a in c.abilities:
-            pen = c.damage.track(a.track).penalty
-            now = "cannot use (Defeated)" if pen is None else level_name(a.level + pen)
+            level_now, _ = usable_level(c, a.name, hr)
+            now = "cannot use (Defeated)" if level_now is None else level_name(level_now)
             kind = a.kind + (f" ({a.power})" if a.power else "")
             t.add_row(a.name, level_name(a.level), kind, a.track, now)
         console.print(t)
@@ -222,7 +231,10 @@ def sheet_cmd(
         for tname in TRACKS:
             tr = c.damage.track(tname)
             state = "unhurt" if not tr.status else severity_name(tr.status)
-            pen = tr.penalty
+            try:
+                pen: int | None = wound_modifier(c, tname, hr)[0]
+            except CheckError:
+                pen = None
             console.print(
                 f"{tname:>8}: {_track_row(c, tname)}  -> {state}"
                 + ("" if pen is None else f" ({pen:+d})" if pen else "")
@@ -301,7 +313,6 @@ def new_cmd(out: OutOpt = None, as_json: JsonOpt = False) -> None:
     if data["armour"]["name"].lower() not in table("equipment")["armour"]:
         data["armour"]["armour"] = typer.prompt("  its armour bonus", type=int, default=0)
     data["shield"] = typer.prompt("Shield (none/small/medium/large)", default="none")
-    from ...rules import validate_data
 
     c = validate_data(data, Character, source="new character")
     problems = SYSTEM.validate_character(c)
@@ -324,32 +335,59 @@ def _roller(
     equipment: str = "normal",
     situation: int = 0,
     name: str = "",
+    similar: str | None = None,
+    similar_penalty: int = 0,
+    race: str = "same",
+    rank_gap: int = 0,
+    persuade: Path | None = None,
+    organisation: str | None = None,
 ) -> tuple[AbilityRoll, list[str]]:
     if character is not None:
         if not use:
             raise CheckError("with --character, say which ability with --use", hint="e.g. --use Stealth")
+        if race != "same" or rank_gap:
+            raise CheckError(
+                "with --character, race and rank come from the target: give --persuade TARGET_FILE",
+                hint="--race and --rank-gap are for a bare --ability",
+            )
+        if similar is None and similar_penalty:
+            raise CheckError("--similar-penalty needs --similar ABILITY (the one used instead of --use)")
         c = _load(character)
         r, notes = build_roll(
             c,
             use,
+            similar=similar,
+            similar_penalty=similar_penalty or -1,
             second=second,
-            combine=combine,
-            equipment=equipment,
+            combine=combine,  # type: ignore[arg-type]
+            equipment=equipment,  # type: ignore[arg-type]
             situation=situation,
+            persuade=_load(persuade) if persuade is not None else None,
+            organisation=organisation,
             extra=modifier,
-            automatic=automatic,  # type: ignore[arg-type]
+            automatic=automatic,
         )
         return r, notes
     if ability is None:
         raise CheckError("give --ability LEVEL (or --character FILE --use ABILITY)", hint="e.g. --ability Good")
-    return AbilityRoll(
-        ability=parse_level(ability, what="--ability"),
+    if similar is not None or persuade is not None or organisation is not None:
+        raise CheckError(
+            "--similar, --persuade and --organisation need --character",
+            hint="with a bare --ability use --similar-penalty, --race and --rank-gap",
+        )
+    return level_roll(
+        parse_level(ability, what="--ability"),
         modifier=modifier,
         second=_level(second, "--second"),
-        combine=combine,
+        combine=combine,  # type: ignore[arg-type]
         automatic=automatic,
-        name=name,  # type: ignore[arg-type]
-    ), []
+        equipment=equipment,
+        situation=situation,
+        similar=similar_penalty,
+        race=race.replace("-", "_"),
+        rank_gap=rank_gap,
+        name=name,
+    )
 
 
 def _check(
@@ -368,8 +406,30 @@ def _check(
     vs_modifier,
     vs_second,
     vs_combine,
+    similar=None,
+    similar_penalty=0,
+    race="same",
+    rank_gap=0,
+    persuade=None,
+    organisation=None,
 ):
-    actor, notes = _roller(ability, modifier, second, combine, automatic, character, use, equipment, situation)
+    actor, notes = _roller(
+        ability,
+        modifier,
+        second,
+        combine,
+        automatic,
+        character,
+        use,
+        equipment,
+        situation,
+        similar=similar,
+        similar_penalty=similar_penalty,
+        race=race,
+        rank_gap=rank_gap,
+        persuade=persuade,
+        organisation=organisation,
+    )
     if vs is not None and difficulty is not None:
         raise CheckError("give either --difficulty (unopposed) or --vs (opposed), not both")
     if vs is not None:
@@ -402,6 +462,23 @@ CharOpt = Annotated[
 UseOpt = Annotated[str | None, typer.Option("--use", help="With --character: the ability to use.")]
 EquipOpt = Annotated[str, typer.Option("--equipment", help="fine (+1), normal or poor (-1).")]
 SitOpt = Annotated[int, typer.Option("--situation", help="Situational modifier, -2..+2.")]
+SimilarOpt = Annotated[
+    str | None,
+    typer.Option("--similar", help="With --character: a similar ability used in place of --use (at a penalty)."),
+]
+SimilarPenaltyOpt = Annotated[
+    int, typer.Option("--similar-penalty", help="A similar ability in place of the one needed: -1 or -2 (GM's call).")
+]
+RaceOpt = Annotated[
+    str, typer.Option("--race", help="Persuading: the target is of the same race, other (-1) or very-intolerant (-2).")
+]
+RankOpt = Annotated[
+    int, typer.Option("--rank-gap", help="Persuading: levels the target's rank is above yours (-1 each; below: +1).")
+]
+PersuadeOpt = Annotated[
+    Path | None, typer.Option("--persuade", help="With --character: the character persuaded (race and rank).")
+]
+OrgOpt = Annotated[str | None, typer.Option("--organisation", help="With --persuade: rank in this organisation only.")]
 DiffOpt = Annotated[
     str | None, typer.Option("--difficulty", help="Unopposed: the difficulty (omit with --vs for open-ended).")
 ]
@@ -429,6 +506,12 @@ def odds_cmd(
     use: UseOpt = None,
     equipment: EquipOpt = "normal",
     situation: SitOpt = 0,
+    similar: SimilarOpt = None,
+    similar_penalty: SimilarPenaltyOpt = 0,
+    race: RaceOpt = "same",
+    rank_gap: RankOpt = 0,
+    persuade: PersuadeOpt = None,
+    organisation: OrgOpt = None,
     difficulty: DiffOpt = None,
     partial: PartialOpt = None,
     vs: VsOpt = None,
@@ -456,6 +539,12 @@ def odds_cmd(
         vs_modifier,
         vs_second,
         _combine(vs_combine),
+        similar,
+        similar_penalty,
+        race,
+        rank_gap,
+        persuade,
+        organisation,
     )
     emit_odds(SYSTEM.odds(check, _hr(house_rules)), as_json, plot)
     if notes and not as_json:
@@ -473,6 +562,12 @@ def check_cmd(
     use: UseOpt = None,
     equipment: EquipOpt = "normal",
     situation: SitOpt = 0,
+    similar: SimilarOpt = None,
+    similar_penalty: SimilarPenaltyOpt = 0,
+    race: RaceOpt = "same",
+    rank_gap: RankOpt = 0,
+    persuade: PersuadeOpt = None,
+    organisation: OrgOpt = None,
     difficulty: DiffOpt = None,
     partial: PartialOpt = None,
     vs: VsOpt = None,
@@ -504,6 +599,12 @@ def check_cmd(
         vs_modifier,
         vs_second,
         _combine(vs_combine),
+        similar,
+        similar_penalty,
+        race,
+        rank_gap,
+        persuade,
+        organisation,
     )
     hr = _hr(house_rules)
     outcome = SYSTEM.resolve(check, make_rng(seed, "kalyr-check"), hr)
@@ -522,10 +623,7 @@ def check_cmd(
 
 
 def _levels(text: str, what: str) -> list[AbilityRoll]:
-    items = [t.strip() for t in text.split(",") if t.strip()]
-    if not items:
-        raise CheckError(f"{what}: list at least one level, e.g. Good,Fair")
-    return [AbilityRoll(ability=parse_level(t, what=what)) for t in items]
+    return [AbilityRoll(ability=v) for v in parse_levels(text, what=what)]
 
 
 @app.command("group")
@@ -562,18 +660,29 @@ def damage_calc_cmd(
     ] = 0,
     b_approach: Annotated[int, typer.Option("--b-approach", min=-2, max=2)] = 0,
     detailed: Annotated[
-        bool, typer.Option("--detailed", help="Halve (rounding up), as in a detailed-contest round.")
+        bool,
+        typer.Option("--detailed", help="A detailed-contest round: only the loser is hurt, halved (rounding up)."),
     ] = False,
+    house_rules: HouseRulesOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Damage from a simple contest's results: margin, weapons, armour, gifts and approaches."""
     ca, cb = _load(a), _load(b)
     ra, rb = parse_level(a_result, what="--a-result"), parse_level(b_result, what="--b-result")
-    to_a, to_b = simple_contest_damage(ca, ra, cb, rb, a_approach=a_approach, b_approach=b_approach)
     if detailed:
-        from ...systems.kalyr.damage import halve_for_detailed
+        from ...systems.kalyr.damage import detailed_contest_damage
 
-        to_a, to_b = halve_for_detailed(to_a), halve_for_detailed(to_b)
+        to_a, to_b = detailed_contest_damage(
+            ca,
+            ra,
+            cb,
+            rb,
+            a_approach=a_approach,
+            b_approach=b_approach,
+            winner_takes_damage=_hr(house_rules).detailed_winner_takes_damage,
+        )
+    else:
+        to_a, to_b = simple_contest_damage(ca, ra, cb, rb, a_approach=a_approach, b_approach=b_approach)
     res = {
         ca.name: {"points": to_a, "wound": severity_name(severity_for_damage(to_a)) if to_a > 0 else "none"},
         cb.name: {"points": to_b, "wound": severity_name(severity_for_damage(to_b)) if to_b > 0 else "none"},
@@ -602,7 +711,12 @@ def fight_cmd(
     ally_b: Annotated[list[Path] | None, typer.Option("--ally-b", help="More characters on side B.")] = None,
     track: Annotated[str, typer.Option("--track", help="physical, mental or social.")] = "physical",
     ability_a: Annotated[
-        str | None, typer.Option("--ability-a", help="A's ability (default: best on the track).")
+        str | None,
+        typer.Option(
+            "--ability-a",
+            help="Side A's ability, or NAME=ABILITY,... one per ally (default: Brawling or Melee Weapons in a "
+            "physical fight, by the text).",
+        ),
     ] = None,
     ability_b: Annotated[str | None, typer.Option("--ability-b")] = None,
     approach_a: Annotated[
@@ -698,9 +812,26 @@ def _start_fight(
     ranged: bool,
     house_rules: Path | None,
 ):
-    """A fresh fight with one tactics mapping per side, as 'fight' and 'forecast' both build it."""
+    """A fresh fight with one tactics mapping per side, as 'fight' and 'forecast' both build it.
+
+    ``--ability-a`` is one ability for the whole side, or NAME=ABILITY entries (comma-separated)
+    so that every ally chooses their own."""
+    side_ability: list[str | None] = [None, None]
+    per_fighter: dict[str, str] = {}
+    for i, text in enumerate(abilities):
+        if text is None or "=" not in text:
+            side_ability[i] = text
+            continue
+        for entry in text.split(","):
+            who, _, what = entry.partition("=")
+            if not who.strip() or not what.strip():
+                raise CheckError(
+                    f"--ability-{'ab'[i]}: {entry!r} is not NAME=ABILITY",
+                    hint="e.g. 'Kylar=Melee Combat,Luanu=Brawling'",
+                )
+            per_fighter[who.strip()] = what.strip()
     tactics = [
-        {"ability": abilities[i], "approach": approaches[i], "stance": stances[i], "withdraw_at": withdraws[i]}
+        {"ability": side_ability[i], "approach": approaches[i], "stance": stances[i], "withdraw_at": withdraws[i]}
         for i in (0, 1)
     ]
     options: dict[str, Any] = {
@@ -709,6 +840,7 @@ def _start_fight(
         "tactics": tactics,
         "on_tie": on_tie,
         "ranged": ranged,
+        "abilities": per_fighter,
     }
     if stakes is not None:
         options["stakes"] = stakes
@@ -726,7 +858,12 @@ def forecast_cmd(
     detailed: Annotated[bool, typer.Option("--detailed", help="A detailed contest, round by round (1 on 1).")] = False,
     track: Annotated[str, typer.Option("--track", help="physical, mental or social.")] = "physical",
     ability_a: Annotated[
-        str | None, typer.Option("--ability-a", help="Side A's ability (default: each fighter's best on the track).")
+        str | None,
+        typer.Option(
+            "--ability-a",
+            help="Side A's ability, or NAME=ABILITY,... one per ally (default: Brawling or Melee Weapons in a "
+            "physical fight, by the text).",
+        ),
     ] = None,
     ability_b: Annotated[str | None, typer.Option("--ability-b")] = None,
     approach_a: Annotated[
@@ -851,7 +988,8 @@ def wound_cmd(
         c = _load(file)
         _write(c, out, as_json, [Event("wound", f"{points} point(s): {c.name} gets through unscathed")])
         return
-    _apply(file, TakeWound(track=track, severity=sev, fudge_reduce=fudge), out, as_json, house_rules)  # type: ignore[arg-type]
+    req = validate_data({"track": track, "severity": sev, "fudge_reduce": fudge}, TakeWound, source="kalyr wound")
+    _apply(file, req, out, as_json, house_rules)
 
 
 @app.command("heal")
@@ -868,7 +1006,15 @@ def heal_cmd(
 ) -> None:
     """Heal with a medical or psionic healing result."""
     _apply(
-        file, Heal(track=track, result=parse_level(result, what="--result"), method=method), out, as_json, house_rules
+        file,
+        validate_data(
+            {"track": track, "result": parse_level(result, what="--result"), "method": method},
+            Heal,
+            source="kalyr heal",
+        ),
+        out,
+        as_json,
+        house_rules,
     )  # type: ignore[arg-type]
 
 
@@ -921,11 +1067,11 @@ def fudge_cmd(
 ) -> None:
     """Spend a Fudge point (earning an XP) or gain one when a Key comes into play."""
     if action == "spend":
-        req: Any = SpendFudge(use=use, vetoed=vetoed)  # type: ignore[arg-type]
+        req: Any = validate_data({"use": use, "vetoed": vetoed}, SpendFudge, source="kalyr fudge spend")
     elif action == "gain":
         if not key:
             raise CheckError("gain needs --key: the Key that came into play")
-        req = GainFudge(key=key)
+        req = validate_data({"key": key}, GainFudge, source="kalyr fudge gain")
     else:
         raise CheckError(f"fudge spend or fudge gain, not {action!r}")
     _apply(file, req, out, as_json, house_rules)
