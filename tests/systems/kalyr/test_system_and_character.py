@@ -8,6 +8,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
+from pydantic import ValidationError
 
 from storymaster.dice import DiceRng
 from storymaster.errors import CheckError
@@ -37,9 +38,9 @@ def test_system_satisfies_the_protocol_and_is_registered():
 
 def test_house_rules_are_frozen_forbid_extras_and_cite_passages():
     hr = KalyrHouseRules()
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError, match="frozen"):
         hr.winner_narrates = False  # type: ignore[misc]
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError, match="Extra inputs are not permitted"):
         KalyrHouseRules(made_up=True)
     rows = describe_house_rules(KalyrHouseRules)
     assert len(rows) >= 15
