@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench clean postgres load screenshots chromium
+.PHONY: run test lint mypy-baseline constraints bench clean postgres load screenshots chromium
 
 # The table's tests run against a real PostgreSQL too: start the local cluster when it is down.
 postgres:
@@ -18,16 +18,44 @@ chromium:
 	  echo "installing Debian's chromium for the browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-$(STAMP): pyproject.toml
+EXTRAS := test,plot,bench,server,lint
+LINT_PATHS := src tests bench examples tools
+
+# The venv gets the versions the suite was last run with: constraints.txt pins every package
+# (pip freeze of the tested venv, storymaster itself excluded). After adding or changing a
+# dependency in pyproject.toml, run `make constraints` (installs without the pins, then
+# re-freezes), run `make test`, and commit pyproject.toml and constraints.txt together.
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,plot,bench,server]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[$(EXTRAS)]'
 	touch $(STAMP)
+
+constraints:
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
+	{ echo "# The versions the suite was tested with (make constraints: pip freeze of .venv, storymaster excluded)."; \
+	  echo "# The Makefile installs with -c constraints.txt; regenerate after changing dependencies in pyproject.toml."; \
+	  $(BIN)/python -m pip freeze --exclude-editable | grep -v -i '^storymaster[= @]' | LC_ALL=C sort -f; } > constraints.txt
+	touch $(STAMP)
+
+# The gate: ruff lint and format check, mypy (strict core; a baseline elsewhere that only goes down),
+# the import-linter layer contracts. `make test` runs it first.
+lint: $(STAMP)
+	$(BIN)/ruff check $(LINT_PATHS)
+	$(BIN)/ruff format --check $(LINT_PATHS)
+	$(BIN)/python tools/mypy_gate.py
+	$(BIN)/lint-imports
+
+# Record fewer mypy errors in mypy-baseline.json (it never raises a count).
+mypy-baseline: $(STAMP)
+	$(BIN)/python tools/mypy_gate.py --update
 
 run: $(STAMP)
 	$(BIN)/storymaster serve --demo
 
 test: $(STAMP) postgres chromium
+	$(MAKE) lint
 	$(BIN)/python -m pytest -n 2 -q
 
 bench: $(STAMP)
@@ -43,4 +71,4 @@ screenshots: $(STAMP)
 	STORYMASTER_UPDATE_SCREENSHOTS=1 $(BIN)/python -m pytest -q tests/pages/test_browser.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache .import_linter_cache

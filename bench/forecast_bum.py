@@ -102,8 +102,8 @@ def bench_exact() -> list[tuple[str, float, float, float]]:
         # interleaved, best of each: the machine may be shared
         t_ours, t_chain, t_theirs = float("inf"), float("inf"), float("inf")
         for _ in range(3):
-            t_ours = min(t_ours, best(lambda: SYSTEM.forecast(state, method="exact"), 200, repeat=3))
-            t_chain = min(t_chain, best(lambda: _exact(state, closed_form=False), 50, repeat=3))
+            t_ours = min(t_ours, best(lambda state=state: SYSTEM.forecast(state, method="exact"), 200, repeat=3))
+            t_chain = min(t_chain, best(lambda state=state: _exact(state, closed_form=False), 50, repeat=3))
             t_theirs = min(t_theirs, best(theirs_fn, 1, repeat=2))
         rows.append((label, t_ours, t_chain, t_theirs, diff))
     return rows

@@ -54,10 +54,12 @@ def main() -> None:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print("Loose and Fuzzy forecast benchmarks (one process, one core; the machine has", cores, "cores)\n")
     print(
-        f"(a) simulation vs the engine fight by fight -- target >= 50x ({SIM_FIGHTS:,} simulated, {ENGINE_FIGHTS:,} engine fights)"
+        f"(a) simulation vs the engine fight by fight -- target >= 50x ({SIM_FIGHTS:,} simulated, "
+        f"{ENGINE_FIGHTS:,} engine fights)"
     )
     print(
-        f"  {'fight':<44} {'engine fights/s':>16} {'simulated fights/s':>19} {'ratio':>8}   p_win A (engine / simulated)"
+        f"  {'fight':<44} {'engine fights/s':>16} {'simulated fights/s':>19} {'ratio':>8}   p_win A (engine / "
+        "simulated)"
     )
     ok = True
     for name, state in fights().items():

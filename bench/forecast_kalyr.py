@@ -53,10 +53,14 @@ def main() -> None:
     worst = float("inf")
     for name, state in cases.items():
         sides = [[f.name for f in s] for s in state.sides]
-        eng, _, eng_cpu = _cpu(lambda: fight_by_fight("kalyr", E, state, samples=ENGINE_FIGHTS, seed=1, sides=sides))
+        eng, _, eng_cpu = _cpu(
+            lambda state=state, sides=sides: fight_by_fight(
+                "kalyr", E, state, samples=ENGINE_FIGHTS, seed=1, sides=sides
+            )
+        )
         simulated_forecast(state, samples=2_000, seed=0)  # warm up
-        sim, _, sim_cpu = _cpu(lambda: simulated_forecast(state, samples=SIM_FIGHTS, seed=2))
-        ex, ex_wall, _ = _cpu(lambda: exact_forecast(state))
+        sim, _, sim_cpu = _cpu(lambda state=state: simulated_forecast(state, samples=SIM_FIGHTS, seed=2))
+        ex, ex_wall, _ = _cpu(lambda state=state: exact_forecast(state))
         eng_rate, sim_rate = ENGINE_FIGHTS / eng_cpu, SIM_FIGHTS / sim_cpu
         ratio = sim_rate / eng_rate
         worst = min(worst, ratio)

@@ -62,7 +62,8 @@ def measure(label: str, state) -> float:
 def main() -> int:
     print("Philsys fight forecast (issue 10)")
     print(
-        f"simulation against the engine fight by fight ({ENGINE_FIGHTS} engine fights, {SIM_FIGHTS:,} simulated; target >= {TARGET:.0f}x):"
+        f"simulation against the engine fight by fight ({ENGINE_FIGHTS} engine fights, {SIM_FIGHTS:,} "
+        f"simulated; target >= {TARGET:.0f}x):"
     )
     ratios = [
         measure("duel: Brenna (tech) vs Guard", SYSTEM.combat.start([[ch("knight")], [ch("guard")]])),

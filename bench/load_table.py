@@ -307,7 +307,8 @@ def run(kind: str, args) -> bool:
     n_ok = sum(len(p) for p in acked.values())
     rolls = sum(r for p in acked.values() for _, r in p.values())
     print(
-        f"\n{kind}: {args.workers} workers, {args.clients} clients, {args.scenes} scenes, system {system}, {elapsed:.1f} s"
+        f"\n{kind}: {args.workers} workers, {args.clients} clients, {args.scenes} scenes, system {system}, "
+        f"{elapsed:.1f} s"
     )
     print(f"  posts acknowledged  {n_ok}  ({rolls} rolls)   throughput {n_ok / elapsed:.0f} posts/s")
     if latencies:
@@ -316,9 +317,7 @@ def run(kind: str, args) -> bool:
             f"mean {statistics.fmean(latencies) * 1000:.0f} ms   max {max(latencies) * 1000:.0f} ms"
         )
     print(f"  errors   {errors or 'none'}")
-    print(
-        f"  lost     {lost_posts} posts, {lost_rolls} rolls;  exports verified: {'all' if not problems else problems}"
-    )
+    print(f"  lost     {lost_posts} posts, {lost_rolls} rolls;  exports verified: {problems if problems else 'all'}")
     return not lost_posts and not lost_rolls and not problems
 
 
@@ -334,7 +333,7 @@ def main() -> None:
     args = p.parse_args()
     args.clients = max(1, min(args.clients, 1000))
     args.seconds = max(1.0, min(args.seconds, 120.0))
-    ok = all([run(kind, args) for kind in (("sqlite", "postgresql") if args.db == "both" else (args.db,))])
+    ok = all(run(kind, args) for kind in (("sqlite", "postgresql") if args.db == "both" else (args.db,)))
     sys.exit(0 if ok else 1)
 
 

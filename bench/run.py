@@ -34,9 +34,9 @@ def bench_single() -> list[tuple[str, float, float, float]]:
     rows = []
     rng = DiceRng("bench")
     for expr in ROLL_EXPRS:
-        ours = best_per_call(lambda: roll(expr, rng), 20_000)
-        ours_text = best_per_call(lambda: roll(expr, rng).detail, 20_000)
-        theirs = best_per_call(lambda: str(d20.roll(expr)), 20_000)
+        ours = best_per_call(lambda expr=expr: roll(expr, rng), 20_000)
+        ours_text = best_per_call(lambda expr=expr: roll(expr, rng).detail, 20_000)
+        theirs = best_per_call(lambda expr=expr: str(d20.roll(expr)), 20_000)
         rows.append((expr, ours, ours_text, theirs))
     return rows
 
@@ -60,9 +60,9 @@ def bench_batch() -> list[tuple[str, float, float]]:
 
     rows = []
     for expr in ["1d20+5", "3d6", "4d6kh3", "16+2d4"]:
-        ours = best_per_call(lambda: roll_batch(expr, N_BATCH, seed=1), 3)
+        ours = best_per_call(lambda expr=expr: roll_batch(expr, N_BATCH, seed=1), 3)
         gen = np.random.default_rng(1)
-        ceiling = best_per_call(lambda: _ceiling(expr, gen, N_BATCH), 3)
+        ceiling = best_per_call(lambda expr=expr, gen=gen: _ceiling(expr, gen, N_BATCH), 3)
         rows.append((expr, ours, ceiling))
     return rows
 
@@ -109,13 +109,13 @@ def bench_odds() -> list[tuple[str, float, float, float, float, float]]:
         # a cache miss in a warm process (a server asking a new question)
         from storymaster.odds.distribution import _distribution
 
-        def miss() -> None:
+        def miss(expr: str = expr) -> None:
             _distribution.cache_clear()
             distribution(expr)
 
         ours_miss = best_per_call(miss, 20)
         distribution(expr)
-        ours_rep = best_per_call(lambda: distribution(expr), 20_000)
+        ours_rep = best_per_call(lambda expr=expr: distribution(expr), 20_000)
         ice_fn = eval(f"lambda: dict(({ice}).items())", {"icepool": icepool})
         ice_rep = best_per_call(ice_fn, 50)
         rows.append((expr, ours_cold, ice_cold, ours_miss, ours_rep, ice_rep))
@@ -130,7 +130,8 @@ def main() -> None:
     )
     for expr, ours, ours_text, theirs in bench_single():
         print(
-            f"  {expr:<10} {ours * 1e6:>10.2f}us {ours_text * 1e6:>11.2f}us {theirs * 1e6:>8.2f}us {theirs / ours:>6.2f}x {theirs / ours_text:>13.2f}x"
+            f"  {expr:<10} {ours * 1e6:>10.2f}us {ours_text * 1e6:>11.2f}us {theirs * 1e6:>8.2f}us "
+            f"{theirs / ours:>6.2f}x {theirs / ours_text:>13.2f}x"
         )
     print(f"\n(b) batch rolling of {N_BATCH:,} vs raw numpy Generator.integers -- target >= 30% of the ceiling")
     print(f"  {'expression':<10} {'storymaster':>12} {'numpy':>10} {'share of ceiling':>17}")
@@ -139,11 +140,13 @@ def main() -> None:
     print("\n(c) exact odds vs icepool directly -- targets: cold >= 1x, repeated >= 100x")
     print("  cold = first question in a fresh process (median of 11, interleaved); miss = new question, warm process")
     print(
-        f"  {'question':<10} {'ours cold':>10} {'icepool cold':>13} {'ratio':>7} {'ours miss':>10} {'icepool warm':>13} {'ratio':>7} {'ours again':>11} {'ratio':>9}"
+        f"  {'question':<10} {'ours cold':>10} {'icepool cold':>13} {'ratio':>7} {'ours miss':>10} "
+        f"{'icepool warm':>13} {'ratio':>7} {'ours again':>11} {'ratio':>9}"
     )
     for expr, oc, ic, omiss, orep, irep in bench_odds():
         print(
-            f"  {expr:<10} {oc * 1e3:>8.2f}ms {ic * 1e3:>11.2f}ms {ic / oc:>6.2f}x {omiss * 1e3:>8.2f}ms {irep * 1e3:>11.2f}ms"
+            f"  {expr:<10} {oc * 1e3:>8.2f}ms {ic * 1e3:>11.2f}ms {ic / oc:>6.2f}x {omiss * 1e3:>8.2f}ms "
+            f"{irep * 1e3:>11.2f}ms"
             f" {irep / omiss:>6.2f}x {orep * 1e6:>9.2f}us {irep / orep:>8.0f}x"
         )
 

@@ -16,7 +16,7 @@ def test_batch_agrees_with_exact_distribution(expr: str) -> None:
     assert sample.shape == (n,) and sample.dtype == np.int64
     assert set(np.unique(sample)) <= set(dist.outcomes)
     values, counts = np.unique(sample, return_counts=True)
-    observed = dict(zip(values.tolist(), counts.tolist()))
+    observed = dict(zip(values.tolist(), counts.tolist(), strict=True))
     for outcome, p in dist.pmf().items():
         p = float(p)
         sigma = (p * (1 - p) / n) ** 0.5

@@ -76,7 +76,7 @@ def test_simulation_runner() -> None:
     )
     assert seen == [50_000, 100_000, 120_000]
     assert f.p_win[0] + f.p_win[1] + f.p_draw == pytest.approx(1)
-    for p, (lo, hi) in zip(f.p_win, f.intervals):
+    for p, (lo, hi) in zip(f.p_win, f.intervals, strict=True):
         assert lo <= p <= hi and lo < 0.45 < hi
     assert sum(f.rounds.values()) == pytest.approx(1) and set(f.rounds) == {1, 2, 3}
     data = f.to_json()

@@ -1,4 +1,6 @@
-"""The GM's view: the fight tracker (order, tracks, whose turn, forecast), acting for a tardy character, notes, closing."""
+"""The GM's view: the fight tracker (order, tracks, whose turn, forecast), acting for a tardy character, notes,
+closing.
+"""
 
 from __future__ import annotations
 

@@ -49,13 +49,17 @@ def _urls(t) -> list[str]:
             "token": t.invite.rsplit("/", 1)[1],
             "pid": "2",
         }
-        urls.append((route.methods, re.sub(r"{(\w+)}", lambda m: real[m.group(1)], path)))
+        urls.append((route.methods, re.sub(r"{(\w+)}", lambda m, real=real: real[m.group(1)], path)))
         for junk in JUNK_IDS:
             for name in names:
                 urls.append(
                     (
                         route.methods,
-                        re.sub(r"{(\w+)}", lambda m, n=name, j=junk: j if m.group(1) == n else real[m.group(1)], path),
+                        re.sub(
+                            r"{(\w+)}",
+                            lambda m, n=name, j=junk, real=real: j if m.group(1) == n else real[m.group(1)],
+                            path,
+                        ),
                     )
                 )
     return urls
@@ -73,7 +77,7 @@ def test_no_page_route_answers_500(app, table):
                     r = client.get(url, follow_redirects=False)
                     assert r.status_code < 500, (who, "GET", url, r.status_code)
                 if "POST" in methods:
-                    if url.endswith("/logout") or url.endswith("/close"):
+                    if url.endswith(("/logout", "/close")):
                         continue  # would end the session or the scene for the rest of the walk
                     for form in JUNK_FORMS:
                         r = client.post(url, data={**form, "csrf": csrf}, follow_redirects=False)

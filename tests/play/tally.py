@@ -7,6 +7,7 @@ a name, a skill of 0-3 and hit points; fights trade d6 blows in initiative order
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import ClassVar
 
 from pydantic import Field
 
@@ -113,7 +114,7 @@ class TallySystem:
     version = "1"
     character_model = Sheet
     house_rules_model = TallyRules
-    check_types = {"skill": SkillCheck, "buggy": BuggyCheck}
+    check_types: ClassVar[dict[str, type]] = {"skill": SkillCheck, "buggy": BuggyCheck}
     combat = TallyCombat()
 
     def validate_character(self, character, house_rules=None):

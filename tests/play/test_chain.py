@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import itertools
 import json
 from datetime import UTC, datetime
 
@@ -51,7 +52,7 @@ def test_any_chain_verifies_and_any_change_is_named(bodies) -> None:
         verify_log(bad, name="log")
     if len(log) > 2:  # an entry taken out of the middle (cutting the tail shows as a different head hash)
         with pytest.raises(VerificationError, match="entry 3"):
-            verify_log([log[0]] + log[2:], name="log")
+            verify_log([log[0], *log[2:]], name="log")
 
 
 def _campaign_and_scene(tally):
@@ -99,7 +100,7 @@ def test_rolls_chain_on_one_stream_and_replay_after_the_reveal(tally) -> None:
         s, new = _write(c, s, actor, kind="ooc", text="roll", rolls=rolls, system=tally)
         log += new
     counters = [r["counter"] for e in log for r in e.rolls]
-    assert counters[0][0] == 0 and all(a[1] == b[0] for a, b in zip(counters, counters[1:]))
+    assert counters[0][0] == 0 and all(a[1] == b[0] for a, b in itertools.pairwise(counters))
     # before the reveal, player 2 sees the blind roll as a digest only; the chain still verifies
     report = verify_export(_export(log, Reader(2, "player"), None))
     assert report["logs"][0]["rolls_hidden"] == 1 and not report["logs"][0]["seed_revealed"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from importlib.metadata import EntryPoint
+from typing import ClassVar
 
 import pytest
 from pydantic import Field
@@ -48,7 +49,7 @@ class CoinSystem:
     version = "1"
     character_model = Sheet
     house_rules_model = CoinRules
-    check_types = {"coin": CoinCheck}
+    check_types: ClassVar[dict[str, type]] = {"coin": CoinCheck}
     combat = CoinEngine()
 
     def validate_character(self, character, house_rules=None):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 from datetime import UTC, datetime
 
@@ -61,7 +62,7 @@ def test_concurrent_posts_never_fork_the_chain_or_share_dice(db_url, tally) -> N
             try:
                 store.scene_append(
                     sid,
-                    lambda c, s, sd: sc.write_post(
+                    lambda c, s, sd, i=i: sc.write_post(
                         c, s, u, kind="ooc", text=f"{u}:{i}", now=NOW, seed=sd, system=tally, rolls=[{"dice": "3d6"}]
                     ),
                     at,
@@ -77,10 +78,10 @@ def test_concurrent_posts_never_fork_the_chain_or_share_dice(db_url, tally) -> N
     assert not errors, errors[:3]
     log = store.scene_log(sid)
     assert len(log) == 1 + 80
-    with store.reading_scene(sid) as (c, s):
+    with store.reading_scene(sid) as (_c, s):
         assert len(s.posts) == 80
         reader = Reader(gm, "gm")
     counters = sorted(r["counter"] for e in log for r in e.rolls)
-    assert counters[0][0] == 0 and all(a[1] == b[0] for a, b in zip(counters, counters[1:]))
+    assert counters[0][0] == 0 and all(a[1] == b[0] for a, b in itertools.pairwise(counters))
     assert verify_log([entry_view(e, reader, None) for e in log], name="scene")["entries"] == 81
     engine.dispose()

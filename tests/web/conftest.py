@@ -18,7 +18,7 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def app(db_url, tally, clock):
+def app(db_url, tally, clock):  # noqa: F811 - pytest passes the fixtures imported above by name
     return create_app(Settings(database_url=db_url, **FAST_ARGON2), clock=clock)
 
 

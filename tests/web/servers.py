@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -88,10 +89,8 @@ class Server:
 
     def kill(self) -> None:
         """SIGKILL the whole process group: no clean shutdown, as in a crash."""
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         self.proc.wait(timeout=10)
 
     def stop(self) -> None:

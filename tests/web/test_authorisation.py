@@ -242,5 +242,7 @@ def test_matrix(table: Table) -> None:
                 assert r.json()["status"] == r.status_code and r.json()["detail"], (name, role, r.text)
             got.append(r.status_code)
         if tuple(got) != expected:
-            wrong[f"{method} {name}"] = {role: (g, e) for role, g, e in zip(ROLES, got, expected) if g != e}
+            wrong[f"{method} {name}"] = {
+                role: (g, e) for role, g, e in zip(ROLES, got, expected, strict=True) if g != e
+            }
     assert not wrong, wrong

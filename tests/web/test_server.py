@@ -29,7 +29,7 @@ def _setup(url: str) -> tuple[dict[str, str], int, int]:
 def test_a_crash_mid_load_loses_no_acknowledged_post(tmp_path, cli) -> None:
     db = f"sqlite:///{tmp_path / 'crash.sqlite3'}"
     server = Server(db)
-    h, cid, sid = _setup(server.url)
+    h, _cid, sid = _setup(server.url)
     acked: dict[int, str] = {}
     lock = threading.Lock()
     stop = threading.Event()
@@ -95,22 +95,24 @@ def test_live_updates_reach_every_worker_through_listen_notify(pg_url) -> None:
     # SSE streams re-check only every 60 s here, so an update in time can only have come by NOTIFY
     server = Server(pg_url, workers=2, env={"STORYMASTER_SSE_POLL": "60"})
     try:
-        h, cid, sid = _setup(server.url)
+        h, _cid, sid = _setup(server.url)
         got: list[list[tuple[float, str]]] = [[] for _ in range(6)]
         ready = threading.Barrier(7, timeout=20)
 
         def listen(i: int) -> None:
-            with httpx.Client(base_url=server.url, timeout=30, headers=h) as c:
-                with c.stream("GET", f"/api/scenes/{sid}/events", params={"max_seconds": 8}) as r:
-                    lines = r.iter_lines()
-                    for line in lines:
-                        if line.startswith("event: hello"):
-                            break
-                    ready.wait()
-                    for line in lines:
-                        if line.startswith("data: ") and '"text"' in line:
-                            got[i].append((time.monotonic(), json.loads(line[6:])["text"]))
-                            return
+            with (
+                httpx.Client(base_url=server.url, timeout=30, headers=h) as c,
+                c.stream("GET", f"/api/scenes/{sid}/events", params={"max_seconds": 8}) as r,
+            ):
+                lines = r.iter_lines()
+                for line in lines:
+                    if line.startswith("event: hello"):
+                        break
+                ready.wait()
+                for line in lines:
+                    if line.startswith("data: ") and '"text"' in line:
+                        got[i].append((time.monotonic(), json.loads(line[6:])["text"]))
+                        return
 
         threads = [threading.Thread(target=listen, args=(i,)) for i in range(6)]
         for th in threads:

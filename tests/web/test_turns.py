@@ -82,4 +82,4 @@ def test_a_fight_gives_initiative_and_rolls_on_the_scene_stream(table: Table, cl
     path.write_text(t.client.get(f"/api/scenes/{sid}/export.json", headers=t.p2.h).text)
     result = cli("verify", str(path), "--json")
     assert result.exit_code == 0, result.output
-    assert '"rolls_replayed": %d' % rounds in result.stdout
+    assert f'"rolls_replayed": {rounds}' in result.stdout

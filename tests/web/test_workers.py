@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from fastapi.testclient import TestClient
 from web.apikit import build_table
 
@@ -30,7 +32,7 @@ def test_two_workers_share_one_log(db_url, tally, clock) -> None:
             seen = reader.get(f"/api/scenes/{t.scene}/posts", headers=h).json()
             assert [p["text"] for p in seen] == [f"post {j}" for j in range(i + 1)]
         counters = [p["rolls"][0]["counter"] for p in b.get(f"/api/scenes/{t.scene}/posts", headers=h).json()]
-        assert all(x[1] == y[0] for x, y in zip(counters, counters[1:]))  # one stream across both workers
+        assert all(x[1] == y[0] for x, y in itertools.pairwise(counters))  # one stream across both workers
         pid = seen[0]["id"]
         assert b.patch(f"/api/scenes/{t.scene}/posts/{pid}", json={"text": "post zero"}, headers=h).status_code == 200
         assert a.get(f"/api/scenes/{t.scene}/posts/{pid}", headers=h).json()["history"][0]["text"] == "post 0"

@@ -94,7 +94,8 @@ def odds_cmd(
     console.print(f"mean {float(dist.mean):.4g}  sd {dist.sd:.4g}  range {dist.min}..{dist.max}")
     if dist.truncated:
         console.print(
-            f"explosions capped at their depth: {float(dist.truncated):.3g} of the probability is folded into the capped totals"
+            f"explosions capped at their depth: {float(dist.truncated):.3g} of the probability is folded into "
+            "the capped totals"
         )
 
 

@@ -141,7 +141,7 @@ def write_plot(path: Path, bars: Sequence[tuple[str, float]], title: str, highli
     ax.bar(
         range(len(bars)),
         [b[1] for b in bars],
-        color=["#b3541e" if highlight and l in highlight else "#2f5d8a" for l in labels],
+        color=["#b3541e" if highlight and label in highlight else "#2f5d8a" for label in labels],
     )
     ax.set_xticks(range(len(bars)), labels, rotation=90 if len(bars) > 20 else 0, fontsize=7 if len(bars) > 20 else 9)
     ax.set_ylabel("probability")

@@ -26,7 +26,10 @@ def format_error(exc: BaseException, as_json: bool = False) -> str:
         where = f"{exc.filename}: " if exc.filename else ""
         msg = f"{where}{exc.strerror or exc}"
         return json.dumps({"error": "os-error", "message": msg}) if as_json else f"error: {msg}"
-    msg = f"internal error ({type(exc).__name__}: {exc}). This is a bug in Storymaster; please report it with the command you ran."
+    msg = (
+        f"internal error ({type(exc).__name__}: {exc}). This is a bug in Storymaster; please report it with "
+        "the command you ran."
+    )
     if as_json:
         return json.dumps({"error": "internal", "message": msg})
     return f"error: {msg}\nTip: set STORYMASTER_DEBUG=1 to see the traceback"

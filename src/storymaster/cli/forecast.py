@@ -111,7 +111,10 @@ def emit_forecast(forecast: Forecast, as_json: bool, plot: Path | None = None) -
     if forecast.method == "exact":
         how = f"exact (Markov chain; unresolved probability at most {forecast.error:.1e})"
     elif forecast.method == "simulated":
-        how = f"simulated: {forecast.samples or 0:,} fights, seed {forecast.seed}, 95% intervals (widest +/-{forecast.error:.4f})"
+        how = (
+            f"simulated: {forecast.samples or 0:,} fights, seed {forecast.seed}, 95% intervals (widest "
+            f"+/-{forecast.error:.4f})"
+        )
     else:
         how = f"the combat engine, fight by fight: {forecast.samples or 0:,} fights"
     table = Table(title=f"{forecast.system} forecast: {how}", show_edge=False)
@@ -121,7 +124,7 @@ def emit_forecast(forecast: Forecast, as_json: bool, plot: Path | None = None) -
     table.add_column("wins", justify="right")
     if forecast.intervals:
         table.add_column("95% interval", justify="right")
-    for i, (names, p) in enumerate(zip(forecast.sides, forecast.p_win)):
+    for i, (names, p) in enumerate(zip(forecast.sides, forecast.p_win, strict=True)):
         label = side_label(i)
         row = [label, ", ".join(names), forecast.tactics.get(label, ""), f"{p:.2%}"]
         if forecast.intervals:

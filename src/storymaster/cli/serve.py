@@ -106,6 +106,7 @@ def verify_cmd(
             else ""
         )
         console.print(
-            f"{log['log']}: {log['entries']} entries, chain intact; {seed}; {log['rolls_replayed']} rolls replayed{extra}"
+            f"{log['log']}: {log['entries']} entries, chain intact; {seed}; {log['rolls_replayed']} rolls "
+            f"replayed{extra}"
         )
     console.print("verified")

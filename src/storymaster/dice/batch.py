@@ -51,9 +51,8 @@ def _dice(node: Dice, n: int, gen: np.random.Generator) -> np.ndarray:
         if k < node.count:
             faces.sort(axis=1)
             faces = faces[:, -k:] if mode == "h" else faces[:, :k]
-    if faces.shape[1] == 1:
-        return faces[:, 0]
-    return faces.sum(axis=1)
+    totals: np.ndarray = faces[:, 0] if faces.shape[1] == 1 else faces.sum(axis=1)
+    return totals
 
 
 def _eval(node: Expr, n: int, gen: np.random.Generator) -> np.ndarray | int:

@@ -143,8 +143,7 @@ class _Parser:
             sides = self.number("the number of sides after 'd'")
             if sides < 1:
                 raise self.error("a die needs at least one side", pos=sides_at)
-        if count < 1 and False:  # pragma: no cover - 0dX is allowed and rolls nothing
-            pass
+        # 0dX is allowed and rolls nothing
         if count > limits.max_dice:
             raise DiceLimitError(
                 f"{count} dice at position {start + 1} is more than the limit of {limits.max_dice}",
@@ -169,7 +168,8 @@ class _Parser:
                     raise self.error("an explosion depth must be at least 1", pos=bang)
                 if explode > limits.max_explode_depth:
                     raise DiceLimitError(
-                        f"explosion depth {explode} at position {bang + 1} is more than the limit of {limits.max_explode_depth}"
+                        f"explosion depth {explode} at position {bang + 1} is more than the limit of "
+                        f"{limits.max_explode_depth}"
                     )
             if sides == 1:
                 raise self.error("a d1 cannot explode: it would never stop", pos=bang)

@@ -21,7 +21,7 @@ from .rng import RNG_VERSION, DiceRng
 __all__ = ["replay", "roll", "roll_pool", "verify", "worst_case_dice"]
 
 # a compiled node: (rng, dice-out-list) -> value
-_Fn = Callable[[DiceRng, list], int]
+_Fn = Callable[[DiceRng, list[DieRoll]], int]
 
 
 def worst_case_dice(node: Expr) -> int:
@@ -43,7 +43,7 @@ def _compile_dice(node: Dice, term: int) -> _Fn:
 
     if fudge and keep is None:
 
-        def run_fudge(rng: DiceRng, out: list) -> int:
+        def run_fudge(rng: DiceRng, out: list[DieRoll]) -> int:
             total = 0
             for _ in range(count):
                 face = rng.die(3) - 2
@@ -55,7 +55,7 @@ def _compile_dice(node: Dice, term: int) -> _Fn:
 
     if not explode and keep is None:
 
-        def run_plain(rng: DiceRng, out: list) -> int:
+        def run_plain(rng: DiceRng, out: list[DieRoll]) -> int:
             total = 0
             die = rng.die
             for _ in range(count):
@@ -66,7 +66,7 @@ def _compile_dice(node: Dice, term: int) -> _Fn:
 
         return run_plain
 
-    def run(rng: DiceRng, out: list) -> int:
+    def run(rng: DiceRng, out: list[DieRoll]) -> int:
         chains: list[list[int]] = []
         for _ in range(count):
             face = rng.die(sides)
@@ -85,7 +85,7 @@ def _compile_dice(node: Dice, term: int) -> _Fn:
             keep_set = set(order[:n])
             kept = [i in keep_set for i in range(count)]
         total = 0
-        for chain, value, k in zip(chains, values, kept):
+        for chain, value, k in zip(chains, values, kept, strict=True):
             for j, face in enumerate(chain):
                 out.append(make(shown, face, k, j > 0, term))
             if k:
@@ -203,6 +203,7 @@ def verify(record: RollRecord) -> None:
     again = replay(record)
     if again.dice != record.dice or again.total != record.total or again.draws != record.draws:
         raise VerificationError(
-            f"the roll {record.expression!r} does not replay: recorded total {record.total}, the dice give {again.total}",
+            f"the roll {record.expression!r} does not replay: recorded total {record.total}, the dice give "
+            f"{again.total}",
             hint="the record was changed after it was rolled, or comes from another seed",
         )

@@ -72,7 +72,7 @@ def run_simulation(
         wins += np.bincount(w[w >= 0], minlength=n_sides)[:n_sides]
         draws += int((w < 0).sum())
         values, counts = np.unique(np.asarray(batch.rounds), return_counts=True)
-        for v, c in zip(values.tolist(), counts.tolist()):
+        for v, c in zip(values.tolist(), counts.tolist(), strict=True):
             round_counts[v] = round_counts.get(v, 0) + c
         for who, codes in batch.end_states.items():
             add = np.bincount(np.asarray(codes), minlength=len(names))

@@ -58,7 +58,8 @@ def svg_bar_chart(
             parts.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar_w:.1f}" height="{h:.1f}" fill="url(#hatch)"/>')
         if i % label_every == 0:
             parts.append(
-                f'<text x="{x + bar_w / 2:.1f}" y="{height - margin_b + 14}" text-anchor="middle">{escape(label)}</text>'
+                f'<text x="{x + bar_w / 2:.1f}" y="{height - margin_b + 14}" '
+                f'text-anchor="middle">{escape(label)}</text>'
             )
     parts.append("</svg>")
     return "\n".join(parts)

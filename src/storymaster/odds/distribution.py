@@ -60,17 +60,18 @@ class Distribution:
 
     def pmf(self) -> dict[int, Fraction]:
         d = self.denominator
-        return {o: Fraction(q, d) for o, q in zip(self.outcomes, self.quantities)}
+        return {o: Fraction(q, d) for o, q in zip(self.outcomes, self.quantities, strict=True)}
 
     @cached_property
     def mean(self) -> Fraction:
-        return Fraction(sum(o * q for o, q in zip(self.outcomes, self.quantities)), self.denominator)
+        return Fraction(sum(o * q for o, q in zip(self.outcomes, self.quantities, strict=True)), self.denominator)
 
     @cached_property
     def variance(self) -> Fraction:
         m = self.mean
         return sum(
-            (Fraction(q, self.denominator) * (o - m) ** 2 for o, q in zip(self.outcomes, self.quantities)), Fraction(0)
+            (Fraction(q, self.denominator) * (o - m) ** 2 for o, q in zip(self.outcomes, self.quantities, strict=True)),
+            Fraction(0),
         )
 
     @property
@@ -86,10 +87,14 @@ class Distribution:
         return self.outcomes[-1]
 
     def at_least(self, value: int) -> Fraction:
-        return Fraction(sum(q for o, q in zip(self.outcomes, self.quantities) if o >= value), self.denominator)
+        return Fraction(
+            sum(q for o, q in zip(self.outcomes, self.quantities, strict=True) if o >= value), self.denominator
+        )
 
     def at_most(self, value: int) -> Fraction:
-        return Fraction(sum(q for o, q in zip(self.outcomes, self.quantities) if o <= value), self.denominator)
+        return Fraction(
+            sum(q for o, q in zip(self.outcomes, self.quantities, strict=True) if o <= value), self.denominator
+        )
 
     @cached_property
     def _tails(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -109,11 +114,11 @@ class Distribution:
 
     def at_least_table(self) -> dict[int, Fraction]:
         ge, _ = self._tails
-        return {o: Fraction(g, self.denominator) for o, g in zip(self.outcomes, ge)}
+        return {o: Fraction(g, self.denominator) for o, g in zip(self.outcomes, ge, strict=True)}
 
     def at_most_table(self) -> dict[int, Fraction]:
         _, le = self._tails
-        return {o: Fraction(v, self.denominator) for o, v in zip(self.outcomes, le)}
+        return {o: Fraction(v, self.denominator) for o, v in zip(self.outcomes, le, strict=True)}
 
     def to_json(self) -> dict[str, Any]:
         d = self.denominator
@@ -125,10 +130,10 @@ class Distribution:
             "min": self.min,
             "max": self.max,
             "denominator": d,
-            "distribution": {str(o): q / d for o, q in zip(self.outcomes, self.quantities)},
-            "quantities": {str(o): q for o, q in zip(self.outcomes, self.quantities)},
-            "at_least": {str(o): g / d for o, g in zip(self.outcomes, ge)},
-            "at_most": {str(o): v / d for o, v in zip(self.outcomes, le)},
+            "distribution": {str(o): q / d for o, q in zip(self.outcomes, self.quantities, strict=True)},
+            "quantities": {str(o): q for o, q in zip(self.outcomes, self.quantities, strict=True)},
+            "at_least": {str(o): g / d for o, g in zip(self.outcomes, ge, strict=True)},
+            "at_most": {str(o): v / d for o, v in zip(self.outcomes, le, strict=True)},
             "exact_mean": f"{self.mean.numerator}/{self.mean.denominator}",
         }
         if self.truncated:

@@ -117,20 +117,22 @@ def roll_requests(
     if len(requests) > MAX_ROLLS_PER_POST:
         raise Invalid(f"at most {MAX_ROLLS_PER_POST} rolls in one post")
     rules = system.house_rules_model.model_validate(house_rules)
-    parsed = []
+    # each request: label, visibility, and a dice expression or a (check type, check)
+    parsed: list[tuple[str, str, str | tuple[str, Check]]] = []
     for req in requests:  # check every request before rolling any
         label, visibility = _request_fields(req)
         if "dice" in req:
             if not isinstance(req["dice"], str):
                 raise Invalid("'dice' is a dice expression such as '2d6+3'")
-            parsed.append((label, visibility, "dice", req["dice"]))
+            parsed.append((label, visibility, req["dice"]))
         else:
-            parsed.append((label, visibility, "check", parse_check(system, req["check"])))
+            parsed.append((label, visibility, parse_check(system, req["check"])))
     items = []
     rng = DiceRng(seed, scene_stream(scene_id), counter)
-    for label, visibility, kind, what in parsed:
+    for label, visibility, what in parsed:
         start = rng.counter
-        if kind == "dice":
+        item: dict[str, Any]
+        if isinstance(what, str):
             rec = roll(what, rng, label=label)
             item = {"type": "dice", "expression": rec.expression, "total": rec.total, "records": [stored_record(rec)]}
         else:

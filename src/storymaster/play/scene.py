@@ -140,6 +140,8 @@ def apply_scene(s: SceneState, e: Entry) -> None:
             if key in b:
                 setattr(s, key, list(b[key]) if key == "cast" else b[key])
     elif k == "post.created":
+        if e.actor is None:
+            raise Invalid(f"log entry {e.seq}: a post has no author")
         p = Post(
             e.seq,
             e.at,
@@ -348,7 +350,7 @@ def write_post(
     items, _ = roll_requests(
         rolls, by=actor, seed=seed, scene_id=s.id, counter=s.next_counter, system=system, house_rules=c.house_rules
     )
-    return drafts + [Draft("post.created", actor, body, audience, tuple(items))]
+    return [*drafts, Draft("post.created", actor, body, audience, tuple(items))]
 
 
 def _turn_rules(

@@ -10,6 +10,7 @@ and the dice engine only: no server, no database, no rule system needed.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping
 from typing import Any
 
@@ -105,7 +106,7 @@ def verify_log(entries: list[Mapping[str, Any]], *, name: str, scene_id: int | N
         except (KeyError, TypeError, ValueError) as exc:
             raise _bad(where, f"is malformed ({type(exc).__name__}: {exc})") from None
     rolls.sort()
-    for (_, e1, w1), (s2, _, w2) in zip(rolls, rolls[1:]):
+    for (_, e1, w1), (s2, _, w2) in itertools.pairwise(rolls):
         if s2 < e1:
             raise _bad(w2, f"its roll reuses dice from the stream already used by {w1} (a re-roll)")
         if s2 > e1 and not hidden and not redacted:

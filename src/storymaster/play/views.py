@@ -57,13 +57,14 @@ def can_read(audience: Any, reader: Reader) -> bool:
 
 def roll_result_visible(roll: Mapping[str, Any], reader: Reader, revealed: bool) -> bool:
     v = roll["visibility"]
+    by: int = roll["by"]
     if revealed or v == "public":
         return True
     if v == "gm":
-        return reader.is_gm or reader.user == roll["by"]
+        return reader.is_gm or reader.user == by
     if v == "blind":
         return reader.is_gm
-    return reader.user == roll["by"]  # self
+    return reader.user == by  # self
 
 
 def roll_view(roll: Mapping[str, Any], reader: Reader, seed: str | None) -> dict[str, Any]:

@@ -11,6 +11,7 @@ refreshed, so two posts never draw the same dice or fork the chain.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -184,10 +185,8 @@ class Store:
 
     def _after(self, appended: Appended) -> Appended:
         for listener in list(self.listeners):
-            try:
+            with contextlib.suppress(Exception):  # a listener never breaks a write
                 listener(appended)
-            except Exception:  # pragma: no cover - a listener never breaks a write
-                pass
         return appended
 
     @contextmanager

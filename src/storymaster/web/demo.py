@@ -45,7 +45,7 @@ def seed_demo(store: Store, now: datetime, hasher: PasswordHasher | None = None)
             sid, _ = store.open_scene(
                 cid,
                 seed,
-                lambda c, sid: scmd.open_scene(
+                lambda c, sid, seed=seed: scmd.open_scene(
                     c, ids["gm"], scene_id=sid, title="The Tavern at the Crossroads", seed=seed
                 ),
                 at,
@@ -53,7 +53,7 @@ def seed_demo(store: Store, now: datetime, hasher: PasswordHasher | None = None)
             text = "Rain drums on the shutters of the Crossroads tavern as the strangers come in out of the dark."
             store.scene_append(
                 sid,
-                lambda c, s, seed: scmd.write_post(
+                lambda c, s, seed, text=text, system=system: scmd.write_post(
                     c,
                     s,
                     ids["gm"],

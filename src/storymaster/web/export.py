@@ -140,10 +140,14 @@ _PAGE = _ENV.from_string(
 {% for s in scenes %}<section><h2>{{ s.title }}</h2>
 <h3>The story</h3><div class="story">{% for para in s.narrative %}<p>{{ para }}</p>{% endfor %}</div>
 <h3>The full log</h3>
-{% for p in s.posts %}<div class="post" id="post-{{ s.id }}-{{ p.id }}"><div class="meta">#{{ p.id }} {{ p.kind|upper }} · {{ who(p) }} · <time>{{ p.at }}</time>{% if p.deleted %} · deleted{% endif %}</div>
+{% for p in s.posts %}<div class="post" id="post-{{ s.id }}-{{ p.id }}">
+{#- -#}
+<div class="meta">#{{ p.id }} {{ p.kind|upper }} · {{ who(p) }} · <time>{{ p.at }}</time>
+{%- if p.deleted %} · deleted{% endif %}</div>
 {% if p.text is defined %}<p>{{ p.text }}</p>{% endif %}
 {% for r in p.rolls %}<div class="roll">{{ roll_line(r) }}</div>{% endfor %}</div>{% endfor %}
-<p class="meta">Dice: stream {{ s.stream }}, seed SHA-256 {{ s.seed_sha256 }}{% if s.seed %}, seed {{ s.seed }}{% else %}, seed not yet revealed{% endif %}.</p>
+<p class="meta">Dice: stream {{ s.stream }}, seed SHA-256 {{ s.seed_sha256 }}
+{%- if s.seed %}, seed {{ s.seed }}{% else %}, seed not yet revealed{% endif %}.</p>
 </section>{% endfor %}</body></html>
 """
 )

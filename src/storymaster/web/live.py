@@ -9,6 +9,7 @@ head every few seconds, so a lost notice only delays an update.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 from typing import Any
@@ -31,10 +32,8 @@ class Broker:
         with self._lock:
             waiters = list(self._waiters.get(key, ()))
         for loop, event in waiters:
-            try:
+            with contextlib.suppress(RuntimeError):  # the loop has closed
                 loop.call_soon_threadsafe(event.set)
-            except RuntimeError:  # the loop has closed
-                pass
 
     def publish(self, appended: Appended) -> None:
         if appended.scene is not None:

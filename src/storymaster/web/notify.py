@@ -59,7 +59,7 @@ def compose_digest(store: Store, user: Any, now: datetime) -> str | None:
     head = [f"Hello {user.name},", ""]
     if turns:
         head += ["Your turn:", *turns, ""]
-    return "\n".join(head + ["What happened since your last digest:" if lines else "", *lines, ""])
+    return "\n".join([*head, "What happened since your last digest:" if lines else "", *lines, ""])
 
 
 def send_digest(store: Store, settings: Settings, user: Any, now: datetime) -> bool:

@@ -25,9 +25,9 @@ def test_award_amounts() -> None:
 def test_award_then_spend_with_partial_rank(rng: DiceRng) -> None:
     c = Character(name="Ralan", traits=(Trait(name="Sneak", rank=3),))
     start_left = cp_left(c)
-    c, ev = SYSTEM.advance(c, AwardExperience(challenges=1, roleplaying=2, learned=True), rng)
+    c, _ev = SYSTEM.advance(c, AwardExperience(challenges=1, roleplaying=2, learned=True), rng)
     assert c.cp_earned == 7 and cp_left(c) == start_left + 7
-    c, ev = SYSTEM.advance(c, SpendCP(target="Sneak", cp=5), rng)
+    c, _ev = SYSTEM.advance(c, SpendCP(target="Sneak", cp=5), rng)
     sneak = c.trait("Sneak")
     assert (sneak.rank, sneak.progress) == (3, 5)  # 8 CP buy Above average; 5 noted towards it
     c, _ = SYSTEM.advance(c, AwardExperience(), rng)
@@ -58,7 +58,7 @@ def test_spend_on_attribute_new_trait_and_extras(rng: DiceRng) -> None:
 def test_negative_trait_after_creation_grants_nothing(rng: DiceRng) -> None:
     c = Character(name="x")
     before = cp_left(c)
-    c, ev = SYSTEM.advance(c, AcquireNegative(name="Limp", trait_kind="natural", rank=2), rng)
+    c, _ev = SYSTEM.advance(c, AcquireNegative(name="Limp", trait_kind="natural", rank=2), rng)
     assert cp_left(c) == before and c.trait("Limp").negative
 
 
@@ -76,5 +76,5 @@ def test_deterioration(rng: DiceRng) -> None:
 
 
 def test_advance_accepts_plain_dicts(rng: DiceRng) -> None:
-    c, ev = SYSTEM.advance(Character(name="x"), {"kind": "award", "roleplaying": 1}, rng)  # type: ignore[arg-type]
+    c, _ev = SYSTEM.advance(Character(name="x"), {"kind": "award", "roleplaying": 1}, rng)  # type: ignore[arg-type]
     assert c.cp_earned == 4

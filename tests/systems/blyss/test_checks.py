@@ -25,7 +25,7 @@ def brute_outcome(faces, sides, td, *, golden=False, die_mod=0, strict=False, ex
     ones = [f for f in faces if f == 1]
     screw = len(ones) + extra
     golds_hit, golds_miss, plain = [], [], []
-    for f, s in zip(faces, sides):
+    for f, s in zip(faces, sides, strict=True):
         if f == 1:
             continue
         meets = f + die_mod >= td
@@ -240,7 +240,7 @@ def brute_combined(assisted_ranks, helper_pools, td):
         p = Fraction(1)
         succ = screw = 0
         crit = False
-        for (k, q), h in zip(combo, helper_pools):
+        for (k, q), h in zip(combo, helper_pools, strict=True):
             p *= q
             if k == "critical screw-up":
                 crit = True
@@ -312,7 +312,7 @@ def test_combined_contest_odds_and_resolution(rng) -> None:
                 k = brute_outcome(faces, dice, 4, extra=carried)
                 n = len(dice) if k == "critical success" else int(k.split("x")[1]) if k.startswith("success") else 0
                 reds[(n > 0, n)] = reds.get((n > 0, n), Fraction(0)) + Fraction(1, dice[0])
-        for (ra, na), pa in reds.items():
+        for (_ra, na), pa in reds.items():
             for b in range(1, 11):
                 kb = brute_outcome((b,), (10,), 3)
                 nb = 1 if kb in ("critical success", "success x1") else 0

@@ -161,7 +161,7 @@ def test_unskilled_weapon_penalty_and_modifiers() -> None:
         armour=[Armour(name="Mail", armour_rating=4, action_modifier=-1, skill="Armour")],
     )
     state = ENGINE.start([[c], [fighter("X")]])
-    pool, notes = attack_pool(state.fighters[0], state)
+    pool, _notes = attack_pool(state.fighters[0], state)
     assert pool.ranks == (3,)
     assert pool.bonus_ranks == 1
     assert pool.penalty_ranks == 2 + 2  # no skill: -2; armour -1 doubled without the Armour skill
@@ -234,7 +234,7 @@ def test_dying_checks_in_a_group_fight() -> None:
 
 def test_max_rounds_stand_off() -> None:
     pacifist = fighter("P1", agility=1, strength=1)
-    state, events = fight(
+    state, _events = fight(
         pacifist,
         fighter("P2", agility=1, strength=1, stamina=8),
         seed=0,
@@ -266,7 +266,7 @@ def test_heavy_blows_ruin_armour_faster() -> None:
         weapons=[Weapon(name="Maul", damage="10")],
         traits=[Trait(name="Armed Combat", rank=5)],
     )
-    state, events = fight(
+    _state, events = fight(
         brute, knight, seed=2, armour_choice={"Knight": "armour"}, house_rules=BlyssHouseRules(armour_heavy_blow=5)
     )
     damaged = [e for e in events if e.data.get("armour_damaged")]

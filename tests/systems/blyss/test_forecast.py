@@ -62,7 +62,7 @@ DOWN = ("unconscious", "stabilised", "dying", "coma", "dead")
 
 
 def agree(a: Forecast, b: Forecast, n1: int, n2: int | None = None, ends: bool = True) -> None:
-    for i, (p, q) in enumerate(zip(a.p_win, b.p_win)):
+    for i, (p, q) in enumerate(zip(a.p_win, b.p_win, strict=True)):
         assert close(p, q, n1, n2), (f"side {i}", p, q)
     assert close(a.p_draw, b.p_draw, n1, n2), ("draw", a.p_draw, b.p_draw)
     if ends:

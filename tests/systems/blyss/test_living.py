@@ -37,7 +37,7 @@ def test_damage_goes_dodges_then_flesh_wounds_then_health() -> None:
     v, took = apply_damage(fresh(), 8)
     assert took == {"dodges": 3, "flesh_wounds": 3, "health": 2}
     assert (v.dodges, v.flesh_wounds, v.health) == (0, 0, 16)
-    v2, took2 = apply_damage(fresh(), 8, spill=False)
+    _v2, took2 = apply_damage(fresh(), 8, spill=False)
     assert took2 == {"dodges": 3, "flesh_wounds": 0, "health": 0}
 
 
@@ -102,7 +102,7 @@ def test_dying_runs_out_at_stamina_zero() -> None:
     # force failures: play until the outcome; penalty grows one rank per failed check
     seen_checks = []
     for _ in range(5):
-        v, text, rec = dying_check(v, 2, rng)
+        v, text, _rec = dying_check(v, 2, rng)
         seen_checks.append(text)
         if not v.dying:
             break
@@ -137,14 +137,14 @@ def test_starvation_check_costs_a_wounds_worth() -> None:
     v = Vitals.fresh(3, 3, 18).model_copy(update={"unconscious": True})
     losses = set()
     for _ in range(30):
-        v2, text, _ = starvation_check(v, 5, rng)  # Stamina 5 (d12) can reach TD 10
+        v2, _text, _ = starvation_check(v, 5, rng)  # Stamina 5 (d12) can reach TD 10
         losses.add(v.health - v2.health)
     assert losses == {0, 6}  # a third of 18
     assert starvation_check(v, 3, rng)[0].health == 12  # a d8 never reaches TD 10
     v3, _, _ = starvation_check(v, 0, rng, BlyssHouseRules(starvation_loss="one"))
     assert v3.health == 17
     low = v.model_copy(update={"health": 4})
-    v4, text, _ = starvation_check(low, 0, rng)
+    v4, _text, _ = starvation_check(low, 0, rng)
     assert v4.health == 0 and v4.dying
 
 

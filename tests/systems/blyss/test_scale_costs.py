@@ -131,7 +131,7 @@ def test_penalties_spread_highest_first() -> None:
 def test_penalty_takes_exactly_what_it_can(ranks: list[int], n: int, spread: str) -> None:
     out = apply_rank_penalty(ranks, n, spread=spread)  # type: ignore[arg-type]
     assert sum(out) == max(0, sum(ranks) - n)
-    assert all(0 <= o <= r for o, r in zip(out, ranks))
+    assert all(0 <= o <= r for o, r in zip(out, ranks, strict=True))
 
 
 def test_bonus_divided_equally() -> None:

@@ -51,7 +51,7 @@ def test_not_enough_points(card):
 def test_stat_costs_four_once_per_game_within_limits(card):
     v = card("victor-mordox")
     v2, _ = adv(v, AwardPoints(points=8))
-    v3, ev = adv(v2, BuyStat(stat="STR"))
+    v3, _ev = adv(v2, BuyStat(stat="STR"))
     assert v3.stats.STR == 4 and v3.banked_skill_points == 4 and current_hp(v3) == 4
     with pytest.raises(AdvancementError, match="already raised"):
         SYSTEM.advance(v3, BuyStat(stat="STR"), DiceRng(1))

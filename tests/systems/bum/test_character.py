@@ -25,7 +25,7 @@ from storymaster.systems.bum.equipment import all_gear, find_gear
 
 
 def make(stats=(2, 3, 3, 2), skills=(), **kw) -> BumCharacter:
-    s = dict(zip(("STR", "DEX", "INT", "SOC"), stats))
+    s = dict(zip(("STR", "DEX", "INT", "SOC"), stats, strict=True))
     sk = [{"name": n, "stat": st_, "points": p} for n, st_, p in skills]
     return BumCharacter.model_validate({"name": "T", "stats": s, "skills": sk, **kw})
 
@@ -74,7 +74,7 @@ def test_example_of_play_cards(card):
 def test_stat_selection_examples_are_legal(stats):
     assert (
         validate(
-            make(stats, TEN[:0] + (("A", "INT", 2), ("B", "INT", 2), ("C", "SOC", 2), ("D", "SOC", 2), ("E", "STR", 2)))
+            make(stats, (*TEN[:0], ("A", "INT", 2), ("B", "INT", 2), ("C", "SOC", 2), ("D", "SOC", 2), ("E", "STR", 2)))
         )
         == []
     )

@@ -104,13 +104,13 @@ def _brute_opposed(a: int, b: int) -> tuple[Fraction, Fraction, Fraction]:
 @pytest.mark.parametrize("a", range(9))
 @pytest.mark.parametrize("b", range(9))
 def test_opposed_odds_brute_force_with_rerolled_ties(a, b):
-    w, t, l = _brute_opposed(a, b)
+    w, t, lose = _brute_opposed(a, b)
     odds = SYSTEM.odds(OpposedCheck(bonus=a, vs=b))
     assert odds.extra["p_win_first_roll"] == w and odds.extra["p_tie_each_roll"] == t
     # the geometric series of re-rolls: sum over k of t^k * w, whose partial sums climb to w / (1 - t)
     partial = sum((t**k * w for k in range(60)), Fraction(0))
     assert partial <= odds.p_success and odds.p_success - partial <= t**60
-    assert odds.p_success == w / (w + l)
+    assert odds.p_success == w / (w + lose)
 
 
 def test_two_rounds_of_rerolls_enumerated_exactly():

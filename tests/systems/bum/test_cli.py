@@ -410,3 +410,12 @@ def test_every_command_takes_json():
         seen += 1
         assert any("--json" in p.opts for p in cmd.params), f"{cmd.name} has no --json"
     assert seen >= 20
+
+
+def test_dc_help_says_what_dc_means_in_each_command(cli):
+    """`--dc`: a check's difficulty in odds and roll, the Level 1 fight difficulty in fight (once one name for both)."""
+    for command in ("odds", "roll"):
+        text = " ".join(ok(cli("bum", command, "--help")).stdout.split())
+        assert "Fixed difficulty" in text and "difficulty to win the fight" not in text, command
+    text = " ".join(ok(cli("bum", "fight", "--help")).stdout.split())
+    assert "Level 1: the difficulty to win the fight" in text

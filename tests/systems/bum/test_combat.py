@@ -20,7 +20,7 @@ engine = SYSTEM.combat
 
 
 def fighter(name="F", stats=(2, 2, 3, 3), weapons=None, npc=True, **kw) -> BumCharacter:
-    s = dict(zip(("STR", "DEX", "INT", "SOC"), stats))
+    s = dict(zip(("STR", "DEX", "INT", "SOC"), stats, strict=True))
     return BumCharacter.model_validate({"name": name, "npc": npc, "stats": s, "weapons": weapons or {}, **kw})
 
 
@@ -325,7 +325,7 @@ def test_musket_deals_two_wounds(scripted):
     gun = fighter("Gun", stats=(2, 4, 2, 2), weapons={"ranged": {"name": "Musket"}})
     foe = fighter("Foe", stats=(3, 1, 3, 3), weapons={"primary": {"name": "Sword"}})
     s = engine.start([[gun], [foe]], options={"distance": 2, "order": ["Gun", "Foe"]})
-    s, ev = engine.step(s, scripted([6, 1]))
+    s, _ev = engine.step(s, scripted([6, 1]))
     assert s.fighter("Foe").hp == 1
 
 
@@ -392,7 +392,7 @@ def test_fights_end_with_a_standing_winner(level, distance, seed, double):
     s = engine.start(
         [[v], [p1, th]], house_rules=BumHouseRules(double_move=double), options={"level": level, "distance": distance}
     )
-    s, events = engine.run(s, DiceRng(seed))
+    s, _events = engine.run(s, DiceRng(seed))
     assert engine.is_over(s)
     assert all(f.hp >= 0 for f in s.fighters)
     w = engine.winner(s)

@@ -19,7 +19,7 @@ engine = SYSTEM.combat
 
 
 def hp(state, *values):
-    fighters = tuple(f.model_copy(update={"hp": v}) for f, v in zip(state.fighters, values))
+    fighters = tuple(f.model_copy(update={"hp": v}) for f, v in zip(state.fighters, values, strict=True))
     return state.model_copy(update={"fighters": fighters})
 
 
@@ -204,7 +204,7 @@ def test_simulation_is_reproducible_and_reports_progress(card):
     a = SYSTEM.forecast(s, method="simulate", samples=60_000, seed=7, progress=lambda done, total: seen.append(done))
     b = SYSTEM.forecast(s, method="simulate", samples=60_000, seed=7)
     assert a.p_win == b.p_win and a.method == "simulated" and seen[-1] == 60_000
-    assert all(lo <= p <= hi for p, (lo, hi) in zip(a.p_win, a.intervals))
+    assert all(lo <= p <= hi for p, (lo, hi) in zip(a.p_win, a.intervals, strict=True))
 
 
 def test_brute_force_level1_team(card):
@@ -240,7 +240,7 @@ def test_duel_closed_form_is_the_chain(card, level, fate, ties, hps, bonuses):
     assert "closed form" in quick.notes[-1] and "Markov chain" in chain.notes[-1]
     assert quick.p_win == pytest.approx(chain.p_win, abs=1e-12) and quick.p_draw == chain.p_draw == 0
     assert dict(quick.rounds) == pytest.approx(dict(chain.rounds), abs=1e-12)
-    for a, b in zip(quick.combatants, chain.combatants):
+    for a, b in zip(quick.combatants, chain.combatants, strict=True):
         assert a.name == b.name and dict(a.end_states) == pytest.approx(dict(b.end_states), abs=1e-12)
     # a round cap that can cut the duel short sends it to the chain, which counts the stand-off
     capped = s.model_copy(update={"max_rounds": 1})

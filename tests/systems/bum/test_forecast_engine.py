@@ -19,7 +19,7 @@ engine = SYSTEM.combat
 
 
 def npc(name: str, stats: tuple[int, int, int, int], **kw) -> BumCharacter:
-    s = dict(zip(("STR", "DEX", "INT", "SOC"), stats))
+    s = dict(zip(("STR", "DEX", "INT", "SOC"), stats, strict=True))
     return BumCharacter(name=name, npc=True, stats=s, **kw)
 
 
@@ -62,7 +62,7 @@ def ends(state):
 
 def close(a, b, n_a: int | None, n_b: int | None, k: float = 4.0) -> None:
     """Every side's p_win within k combined standard errors (an exact forecast has none)."""
-    for pa, pb in zip(a.p_win, b.p_win):
+    for pa, pb in zip(a.p_win, b.p_win, strict=True):
         p = (pa + pb) / 2
         var = sum(p * (1 - p) / n for n in (n_a, n_b) if n)
         assert abs(pa - pb) <= k * math.sqrt(var) + 1e-9, (a.p_win, b.p_win)

@@ -88,7 +88,7 @@ def random_fight(seed: int):
 
 
 def within(a, b, n_a: int | None, n_b: int, k: float = 4.0) -> None:
-    for pa, pb in zip((*a.p_win, a.p_draw), (*b.p_win, b.p_draw)):
+    for pa, pb in zip((*a.p_win, a.p_draw), (*b.p_win, b.p_draw), strict=True):
         p = (pa + pb) / 2
         var = sum(p * (1 - p) / n for n in (n_a, n_b) if n)
         assert abs(pa - pb) <= k * math.sqrt(var) + 1e-9, (a.p_win, a.p_draw, b.p_win, b.p_draw)

@@ -68,7 +68,7 @@ def test_raising_does_not_change_luck_or_unluck():
 
 
 def test_new_ability_costs_each_level_on_the_way_up():
-    c, ev = adv(char(18), action="new-ability", name="Poet", rating=3)
+    c, _ev = adv(char(18), action="new-ability", name="Poet", rating=3)
     assert c.abilities[-1].name == "Poet" and c.abilities[-1].rating == 3
     assert c.experience.unspent == 0
 
@@ -116,7 +116,7 @@ def test_raise_disability_voluntarily():
 
 
 def test_unluck_moves_like_a_bad_ability_down_to_one():
-    c, ev = adv(char(), action="raise-unluck")
+    c, _ev = adv(char(), action="raise-unluck")
     assert karma(c).unluck == 2 and c.experience.unspent == 6
     c, _ = adv(c, action="buy-off-unluck")
     assert karma(c).unluck == 1 and c.experience.unspent == 0

@@ -78,7 +78,8 @@ def test_sheet_shows_luck_and_unluck(cli):
 def test_sheet_of_an_illegal_character_lists_problems_and_exits_2(cli, tmp_path):
     p = tmp_path / "bad.yaml"
     p.write_text(
-        "name: Bad\nrequired: {body: 0}\nabilities:\n  - {name: Wizard, rating: 2, big_magic: true, powers: [Fireball]}\n"
+        "name: Bad\nrequired: {body: 0}\nabilities:\n  - {name: Wizard, rating: 2, big_magic: true, powers: "
+        "[Fireball]}\n"
     )
     r = cli("fuzzy", "sheet", str(p))
     assert r.exit_code == 2

@@ -67,7 +67,7 @@ def test_tenacity_success_keeps_the_fighter_up_with_the_penalty():
     assert b.status == "fighting" and [w.level for w in b.wounds] == ["moderate"]
     assert "stays up" in texts(ev)
     # next round B rolls 1 die (2 - 1); A rolls 2
-    st2, ev = ENGINE.step(st1, ScriptedRng([2, 2, 5, 6]))  # A 4; B one die 5 (no check die)
+    _st2, ev = ENGINE.step(st1, ScriptedRng([2, 2, 5, 6]))  # A 4; B one die 5 (no check die)
     assert "Body 1d6 (2 -1 injury)" in texts(ev)
     assert "B wins by 1" in texts(ev)
 
@@ -331,7 +331,7 @@ def test_bad_sides_are_refused():
 
 def test_max_rounds_stand_off():
     house = FuzzyHouseRules(max_rounds=3)
-    s, ev = ENGINE.run(
+    s, _ev = ENGINE.run(
         start(fighter("A"), fighter("B"), [{"stance": "all-out defence"}, {"stance": "all-out defence"}], house),
         DiceRng(1),
     )
@@ -357,7 +357,7 @@ def test_fights_end_with_a_consistent_winner(seed, ba, bb, sa, sb, ha):
         [{"stance": sa, "harm_at": ha}, {"stance": sb}],
         FuzzyHouseRules(max_rounds=300),
     )
-    s, ev = ENGINE.run(s0, DiceRng(seed))
+    s, _ev = ENGINE.run(s0, DiceRng(seed))
     assert s.over
     up = [any(f.up for f in s.fighters if f.side == i) for i in (0, 1)]
     if s.winner is not None:
@@ -376,7 +376,9 @@ def test_killing_blow_can_leave_the_foe_bleeding_to_death():
 
 
 def test_many_moderate_wounds_never_add_up_to_death():
-    """'if it does happen that some poor character suffers 47 moderate wounds and survives, just chalk it up as a fluke.'"""
+    """'if it does happen that some poor character suffers 47 moderate wounds and survives, just chalk it up as a
+    fluke.'
+    """
     st0 = start(fighter("A"), fighter("B"))
     b = st0.fighters[1].model_copy(
         update={"wounds": tuple(Wound(level="moderate", by="A", round=0) for _ in range(47))}

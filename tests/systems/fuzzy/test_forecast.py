@@ -370,7 +370,7 @@ def test_simulation_is_reproducible_and_reports_intervals():
     a = simulate_forecast(state, samples=3000, seed=5)
     b = simulate_forecast(state, samples=3000, seed=5)
     assert a.p_win == b.p_win and a.rounds == b.rounds
-    assert all(lo <= p <= hi for p, (lo, hi) in zip(a.p_win, a.intervals))
+    assert all(lo <= p <= hi for p, (lo, hi) in zip(a.p_win, a.intervals, strict=True))
     assert a.samples == 3000 and a.seed == 5 and a.error < 0.02
 
 

@@ -84,7 +84,7 @@ def _char(required=(2, 2, 2, 2, 2), abilities=(), disabilities=(), gm=GmAdjustme
     return FuzzyCharacter(
         name="T",
         required=RequiredAbilities(
-            **dict(zip(("cleverness", "body", "knowledge", "perception", "tenacity"), required))
+            **dict(zip(("cleverness", "body", "knowledge", "perception", "tenacity"), required, strict=True))
         ),
         abilities=tuple(Ability(name=n, rating=r) for n, r in abilities),
         disabilities=tuple(Disability(name=n, rating=r) for n, r in disabilities),
@@ -214,7 +214,9 @@ def test_opponent_die_penalties():
 
 
 def test_experience_costs():
-    """'Raising a good Ability by one costs 3 times its new level'; 'Lowering a Disability by one costs 3 times its old level'."""
+    """'Raising a good Ability by one costs 3 times its new level'; 'Lowering a Disability by one costs 3 times its
+    old level'.
+    """
     assert [raise_cost(n) for n in (1, 2, 3, 4, 5, 6)] == [3, 6, 9, 12, 15, 18]
     assert [lower_disability_cost(n) for n in (1, 2, 3)] == [3, 6, 9]
     assert buy_cost(3) == 3 + 6 + 9

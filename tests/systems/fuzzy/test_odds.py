@@ -24,7 +24,7 @@ def brute_bonus(cap: int) -> dict[int, Fraction]:
     seqs = list(product(range(1, 7), repeat=cap + 1))
     for seq in seqs:
         total = 0
-        for i, f in enumerate(seq):
+        for f in seq:
             total += f
             if f != 6:
                 break
@@ -234,7 +234,7 @@ def _brute_lottery(entrants: dict[str, int]) -> dict[str, Fraction]:
             for _, q in combo:
                 p *= q
             top = max(v for v, _ in combo)
-            tied = tuple(n for n, (v, _) in zip(group, combo) if v == top)
+            tied = tuple(n for n, (v, _) in zip(group, combo, strict=True) if v == top)
             if tied == group:
                 stay += p
             else:

@@ -54,10 +54,10 @@ def test_kylar_against_the_bandit_simple_contest(example, seed_for):
 def test_simple_tie_reroll_or_draw(seed_for):
     a, b = fighter("A"), fighter("B")
     s = E.start([[a], [b]], options={"on_tie": "draw"})
-    s, ev = E.step(s, seed_for(BLANK4, BLANK4))
+    s, _ev = E.step(s, seed_for(BLANK4, BLANK4))
     assert E.is_over(s) and E.winner(s) is None
     s = E.start([[a], [b]], options={"on_tie": "reroll"})
-    s, ev = E.step(s, seed_for(BLANK4, BLANK4))
+    s, _ev = E.step(s, seed_for(BLANK4, BLANK4))
     assert not E.is_over(s) and s.round == 1
 
 
@@ -65,7 +65,7 @@ def test_stakes_fixed_damage_to_loser_only(seed_for):
     """Damage: 'A duel to first blood might result in the loser taking a physical Hurt'."""
     a, b = fighter("A"), fighter("B")
     s = E.start([[a], [b]], options={"stakes": "Hurt", "track": "physical"})
-    s, ev = E.step(s, seed_for("[+][+][+][+]", BLANK4))
+    s, _ev = E.step(s, seed_for("[+][+][+][+]", BLANK4))
     assert E.winner(s) == 0
     assert s.sides[1][0].character.damage.physical.status == 2
     assert s.sides[0][0].character.damage.physical.status == 0

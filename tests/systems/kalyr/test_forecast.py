@@ -29,7 +29,7 @@ from storymaster.systems.kalyr.options import KalyrHouseRules
 from storymaster.systems.kalyr.wounds import DEFEATED, Track, mark_wound
 
 E = SYSTEM.combat
-DF = {d: Fraction(c, 81) for d, c in zip(range(-4, 5), (1, 4, 10, 16, 19, 16, 10, 4, 1))}
+DF = {d: Fraction(c, 81) for d, c in zip(range(-4, 5), (1, 4, 10, 16, 19, 16, 10, 4, 1), strict=True)}
 TIE = Fraction(1107, 6561)  # two 4dF rolls showing the same total
 
 OFF = KalyrHouseRules(
@@ -58,7 +58,7 @@ def engine(state, samples, seed=0):
 
 def agree(forecast, reference, z=4.0):
     """Each side's p_win within z combined standard errors (the engine sample's, plus the forecast's if simulated)."""
-    for p, q in zip(forecast.p_win, reference.p_win):
+    for p, q in zip(forecast.p_win, reference.p_win, strict=True):
         var = q * (1 - q) / reference.samples + (p * (1 - p) / forecast.samples if forecast.samples else 0)
         var = max(var, 0.25 / reference.samples**2)
         assert abs(p - q) <= z * var**0.5, (forecast.p_win, reference.p_win)
@@ -380,7 +380,7 @@ def test_exact_and_simulated_agree(example, options):
     ex = SYSTEM.forecast(s, method="exact")
     sim = SYSTEM.forecast(s, method="simulate", samples=40_000, seed=7)
     assert sim.method == "simulated" and sim.samples == 40_000
-    for p, q in zip((*ex.p_win, ex.p_draw), (*sim.p_win, sim.p_draw)):
+    for p, q in zip((*ex.p_win, ex.p_draw), (*sim.p_win, sim.p_draw), strict=True):
         assert abs(p - q) <= 4 * max(q * (1 - q), 1e-4) ** 0.5 / 40_000**0.5
     assert abs(ex.mean_rounds - sim.mean_rounds) < 0.05 * ex.mean_rounds + 0.02
 
@@ -476,7 +476,7 @@ def test_exact_and_simulated_agree_on_random_fights():
             continue
         solved += 1
         sim = SYSTEM.forecast(s, method="simulate", samples=20_000, seed=i)
-        for p, q in zip((*ex.p_win, ex.p_draw), (*sim.p_win, sim.p_draw)):
+        for p, q in zip((*ex.p_win, ex.p_draw), (*sim.p_win, sim.p_draw), strict=True):
             assert abs(p - q) <= 4.5 * max((q * (1 - q) / 20_000) ** 0.5, 1e-4), (i, ex.p_win, sim.p_win)
         assert sum(ex.p_win) + ex.p_draw == pytest.approx(1, abs=1e-9)
     assert solved >= 20 and refused >= 3

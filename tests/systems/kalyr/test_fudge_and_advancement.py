@@ -222,7 +222,7 @@ def test_wound_heal_rest_requests():
 
 
 def test_spend_fudge_request():
-    c, ev = adv(Character(name="X"), SpendFudge(use="automatic"))
+    c, _ev = adv(Character(name="X"), SpendFudge(use="automatic"))
     assert c.fudge_points == 0 and c.experience == 1
     with pytest.raises(AdvancementError):
         adv(c, SpendFudge(use="retro"))

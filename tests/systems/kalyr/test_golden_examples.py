@@ -50,7 +50,7 @@ def test_luanu_two_needed_abilities_with_workshop_bonus(seed_for, example):
     """Luanu: Mechanic and Electronics both Fair, +1 workshop = Good; Great needed in both;
     rolls [ ][ ][+][+] (Superb) and [+][+][-][ ] (Great); the worse (Great) still succeeds."""
     luanu = example("luanu")
-    actor, notes = build_roll(luanu, "Mechanic", second="Electronics", combine="worst", equipment="fine")
+    actor, _notes = build_roll(luanu, "Mechanic", second="Electronics", combine="worst", equipment="fine")
     assert actor.levels() == (L("Good"), L("Good"))
     check = UnopposedCheck(actor=actor, difficulty="Great", partial="Good")
     out = SYSTEM.resolve(check, seed_for("[ ][ ][+][+]", "[+][+][-][ ]"))
@@ -64,7 +64,7 @@ def test_kylar_and_the_mace(seed_for, example):
     """Kylar Great with Narvork, using a mace at -2 = Fair; Kluranyr Great but Hurt = Good.
     Kylar rolls [+][ ][ ][-] (Fair), Kluranyr [+][+][ ][ ] (Superb): Kylar loses."""
     kylar, kluranyr = example("kylar"), example("kluranyr")
-    mine, notes = build_roll(kylar, "Melee Combat (Mace)", similar="Melee Combat (Narvork)", similar_penalty=-2)
+    mine, _notes = build_roll(kylar, "Melee Combat (Mace)", similar="Melee Combat (Narvork)", similar_penalty=-2)
     theirs, their_notes = build_roll(kluranyr, "Melee Combat (Narvork)")
     assert mine.effective == L("Fair")
     assert theirs.effective == L("Good")

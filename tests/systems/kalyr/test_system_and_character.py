@@ -151,6 +151,6 @@ def test_incompetence_allows_a_terrible_listing():
 def test_advance_ignores_rng_and_checks_type():
     from storymaster.systems.kalyr.advancement import EndScene
 
-    c, ev = SYSTEM.advance(Character(name="X"), EndScene(), DiceRng(1))
+    _c, ev = SYSTEM.advance(Character(name="X"), EndScene(), DiceRng(1))
     assert ev[0].kind == "scene"
     assert SYSTEM.validate_character(KalyrHouseRules())[0].message.startswith("not a Kalyr character")

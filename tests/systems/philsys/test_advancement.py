@@ -89,12 +89,12 @@ def test_at_most_two_ranks_per_skill_and_wis_plus_3_attempts():
     for seed in range(30):
         req = LevelUp(primary="STR", secondary="AGI", skills=["Heraldry", "Heraldry"], ignore_xp=True)
         try:
-            c, events = SYSTEM.advance(knight, req, DiceRng(seed))
+            _c, events = SYSTEM.advance(knight, req, DiceRng(seed))
         except AdvancementError as exc:
             assert "more than 2 ranks" in str(exc)
             outcomes.add("refused")
             continue
-        first = [e for e in events if e.kind == "skill-raise"][0]
+        first = next(e for e in events if e.kind == "skill-raise")
         assert not first.data["success"]
         outcomes.add("retried")
     assert outcomes == {"refused", "retried"}
@@ -104,7 +104,7 @@ def test_half_cost_skills_rise_by_two():
     c, events = SYSTEM.advance(
         example("knight"), LevelUp(primary="STR", secondary="AGI", skills=["Heraldry"], ignore_xp=True), DiceRng(3)
     )
-    ev = [e for e in events if e.kind == "skill-raise"][0]
+    ev = next(e for e in events if e.kind == "skill-raise")
     assert c.skill("Heraldry").rank == (4 if ev.data["success"] else 2)
 
 
@@ -117,7 +117,7 @@ def test_new_skills_start_at_rank_one_and_respect_requirements():
         new_skills=[Skill(name="Lockpicking", bases=("DEX", "DEX", "INT"))],
     )
     c, events = SYSTEM.advance(example("knight"), req, DiceRng(1))
-    ev = [e for e in events if e.kind == "skill-raise"][0]
+    ev = next(e for e in events if e.kind == "skill-raise")
     assert (c.skill("Lockpicking") is not None) == ev.data["success"]
     if ev.data["success"]:
         assert c.skill("Lockpicking").rank == 1
@@ -141,7 +141,7 @@ def test_rolled_skill_raise_uses_the_d6():
         c, events = SYSTEM.advance(
             fighter, LevelUp(primary="STR", secondary="AGI", skills=["Sword"], ignore_xp=True), DiceRng(seed)
         )
-        ev = [e for e in events if e.kind == "skill-raise"][0]
+        ev = next(e for e in events if e.kind == "skill-raise")
         d6 = ev.rolls[0].total
         # stats may have risen first, so recompute the target from the new bases
         bases = c.stats.COU + c.stats.AGI + c.stats.STR

@@ -183,7 +183,7 @@ def test_characters_are_frozen():
 
 @given(st.lists(st.integers(-5, 10), min_size=8, max_size=8), st.integers(0, 6))
 def test_stat_budget_property(values, mag):
-    stats = Stats(**dict(zip(STAT_NAMES[:8], values)), MAG=mag)
+    stats = Stats(**dict(zip(STAT_NAMES[:8], values, strict=True)), MAG=mag)
     c = Character(name="p", stats=stats)
     problems = SYSTEM.validate_character(c)
     assert (sum(values) + mag > 21) == any(p.where == "stats" for p in problems)

@@ -41,7 +41,7 @@ def brute(name="Brute", at=0, pa=0, hp=None, **stats):
 def test_fight_runs_to_a_winner_and_is_reproducible():
     a, b = example("knight"), example("guard")
     s1, e1 = run([[a], [b]], seed=7)
-    s2, e2 = run([[a], [b]], seed=7)
+    _s2, e2 = run([[a], [b]], seed=7)
     assert [e.text for e in e1] == [e.text for e in e2]
     assert ENGINE.is_over(s1) and ENGINE.winner(s1) in (0, 1)
     loser = 1 - ENGINE.winner(s1)
@@ -137,7 +137,7 @@ def test_stalemate_ends_in_a_draw_at_max_rounds():
     hr = PhilsysHouseRules(max_rounds=5, critical_failure_effect="none")
     a = brute("A", at=-40, pa=40)
     b = brute("B", at=-40, pa=40)
-    state, events = run([[a], [b]], hr=hr)
+    state, _events = run([[a], [b]], hr=hr)
     assert state.over and state.winner is None and state.round == 5
 
 
@@ -145,8 +145,8 @@ def test_unconscious_at_zero_and_death_at_the_threshold():
     assert dmg.is_unconscious(0) and not dmg.is_unconscious(1)
     assert dmg.is_dead(-10) and not dmg.is_dead(-9)
     assert dmg.is_dead(-3, PhilsysHouseRules(death_threshold=-3))
-    state, events = run([[example("knight")], [example("guard")]], seed=3)
-    loser = [f for f in state.fighters if f.side != state.winner][0]
+    state, _events = run([[example("knight")], [example("guard")]], seed=3)
+    loser = next(f for f in state.fighters if f.side != state.winner)
     assert loser.hp <= 0 and loser.unconscious
     assert loser.dead == (loser.hp <= -10)
 
@@ -201,8 +201,8 @@ def test_aya_casts_flare_arrow_and_pays_mp():
 def test_missile_fight_uses_agi_cou_defence():
     state = ENGINE.start([[example("chandler")], [example("guard")]])
     state, events = ENGINE.step(state, DiceRng(5))
-    shot = [e for e in events if e.kind == "missile"][0]
-    d20 = [r for r in shot.rolls if "defence d20" in r.label][0].total
+    shot = next(e for e in events if e.kind == "missile")
+    d20 = next(r for r in shot.rolls if "defence d20" in r.label).total
     assert shot.data["defence_total"] == d20 + 8
 
 
@@ -212,10 +212,10 @@ def test_head_shots_kill_on_one_to_five_or_add_damage(seed):
     opts = {"aim": {"Chandler Sablemech": "head"}}
     state = ENGINE.start([[example("chandler")], [example("guard")]], options=opts)
     state, events = ENGINE.step(state, DiceRng(seed))
-    shot = [e for e in events if e.kind == "missile"][0]
+    shot = next(e for e in events if e.kind == "missile")
     if shot.data["result"] == "miss":
         return
-    d6 = [r for r in shot.rolls if r.label.startswith("head shot")][0].total
+    d6 = next(r for r in shot.rolls if r.label.startswith("head shot")).total
     if d6 <= 5:
         assert state.fighters[1].dead and shot.data["killed"]
     else:
@@ -227,9 +227,9 @@ def test_limb_shots_may_disable():
     for seed in range(40):
         state = ENGINE.start([[example("chandler")], [example("guard")]], options={"aim": {"side0": "limb"}})
         state, events = ENGINE.step(state, DiceRng(seed))
-        shot = [e for e in events if e.kind == "missile"][0]
+        shot = next(e for e in events if e.kind == "missile")
         if shot.data["result"] == "hit":
-            d6 = [r for r in shot.rolls if r.label.startswith("limb")][0].total
+            d6 = next(r for r in shot.rolls if r.label.startswith("limb")).total
             assert (state.fighters[1].disabled_limbs == 1) == (d6 >= 5)
             disabled += d6 >= 5
     assert disabled > 0
@@ -262,7 +262,7 @@ def test_shield_breaks_only_under_the_house_rule():
 
 def test_light_medium_heavy_scheme_in_a_fight():
     hr = PhilsysHouseRules(melee_damage="light_medium_heavy")
-    state, events = run([[example("guard")], [brute("Target", STA=10)]], hr=hr, options={"attack": {"Guard": "heavy"}})
+    _state, events = run([[example("guard")], [brute("Target", STA=10)]], hr=hr, options={"attack": {"Guard": "heavy"}})
     hits = [e for e in events if e.kind == "melee" and "damage" in e.data]
     assert hits and all(e.data["attack"] == "heavy" for e in hits)
     assert any("+3d6" in r.expression for e in hits for r in e.rolls)

@@ -54,7 +54,7 @@ def agree(a: Forecast, b: Forecast, sigmas: float = 4.0) -> None:
     def se(p: float, n: int | None) -> float:
         return 0.0 if not n else math.sqrt(max(p * (1 - p), 0.25 / n) / n)
 
-    pairs = [(f"p_win {i}", x, y) for i, (x, y) in enumerate(zip(a.p_win, b.p_win))]
+    pairs = [(f"p_win {i}", x, y) for i, (x, y) in enumerate(zip(a.p_win, b.p_win, strict=True))]
     pairs.append(("p_draw", a.p_draw, b.p_draw))
     ea = {c.name: c.end_states for c in a.combatants}
     for c in b.combatants:
@@ -157,18 +157,18 @@ def _brute_duel(state: FightState, order: tuple[int, int]) -> tuple[dict, dict, 
         return "unhurt" if hp >= top else "wounded" if hp > hr.critical_health_threshold else "critical health"
 
     def turn(s, a):
-        l, h = list(s[:2]), list(s[2:])
+        lo, h = list(s[:2]), list(s[2:])
         b = 1 - a
-        if l[a]:
-            l[a] = 0
-            return [(1.0, (*l, *h))]
+        if lo[a]:
+            lo[a] = 0
+            return [(1.0, (*lo, *h))]
         at = at_pa(chars[a], hr)[0] - pen(h[a])
         pa = at_pa(chars[b], hr)[1] - pen(h[b])
         red = chars[b].equipment.armor.ac // 3 if chars[b].equipment.armor else 0
         name, expr = best_attack(melee_options(chars[a], hr), at, pa, True, red, hr)
         o = check_odds(MeleeAttack(at=at + dmg.attack_penalty(name), pa=pa), hr)
-        out = [(float(o.probability("miss")), (*l, *h))]
-        lf = list(l)
+        out = [(float(o.probability("miss")), (*lo, *h))]
+        lf = list(lo)
         lf[a] = 1
         out.append((float(o.probability("critical failure")), (*lf, *h)))
         for kind, mult in (("hit", 1), ("critical hit", 2)):
@@ -185,7 +185,7 @@ def _brute_duel(state: FightState, order: tuple[int, int]) -> tuple[dict, dict, 
                     labs[b] = label(final, tops[b], True, dead)
                     out.append((p, ("end", a, *labs)))
                 else:
-                    out.append((p, (*l, *hh)))
+                    out.append((p, (*lo, *hh)))
         return out
 
     def rnd(s):
@@ -419,8 +419,8 @@ def test_exact_duel_with_heal_and_tech_matches_brute_force():
     st = start([[a], [b]], hr).model_copy(update={"order": (0, 1), "round": 1})
     assert exact_fits(st)
     top_a = 55 + 5 * 2
-    at_a, pa_a = at_pa(a, hr)
-    at_b, pa_b = at_pa(b, hr)
+    at_a, _pa_a = at_pa(a, hr)
+    _at_b, pa_b = at_pa(b, hr)
     pen = lambda hp: 3 if 0 < hp <= 15 else 0  # noqa: E731
 
     def pmf(expr):

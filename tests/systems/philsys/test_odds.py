@@ -74,7 +74,7 @@ def test_stat_and_skill_checks():
 def test_opposed_vs_brute_force(a, d):
     odds = SYSTEM.odds(OpposedCheck(modifier=a, vs=d))
     brute = brute_pair(a, d, lambda m: "success" if m > 0 else "failure")
-    assert dict(odds.probabilities) == {k: v for k, v in brute.items()}
+    assert dict(odds.probabilities) == dict(brute.items())
     if a == d:
         # ties go to the defender, so equal modifiers are below one half
         assert odds.p_success == Fraction(190, 400)

@@ -412,7 +412,8 @@ def print_sheet(data: dict) -> None:
         )
     for a in data["armour"]:
         console.print(
-            f"Armour: {a['name']} (AR {a['armour_rating']}, action {a['action_modifier']}, cover {''.join(a['cover'])}, lives {a['lives']}/3)"
+            f"Armour: {a['name']} (AR {a['armour_rating']}, action {a['action_modifier']}, cover "
+            f"{''.join(a['cover'])}, lives {a['lives']}/3)"
         )
     if data["problems"]:
         console.print(f"[red]{len(data['problems'])} problem(s):[/red]")
@@ -613,7 +614,8 @@ def damage_cmd(
         left = r["left"]
         state = " - dying" if r["dying"] else " - unconscious" if r["unconscious"] else ""
         console.print(
-            f"{r['damage']} damage -> Dodges {left['dodges']}, Flesh Wounds {left['flesh_wounds']}, Health {left['health']}: "
+            f"{r['damage']} damage -> Dodges {left['dodges']}, Flesh Wounds {left['flesh_wounds']}, Health "
+            f"{left['health']}: "
             f"{r['wound_level']} (-{r['rank_penalty']} ranks, {r['die_modifier']:+d} per die){state}"
         )
 

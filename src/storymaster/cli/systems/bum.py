@@ -618,7 +618,7 @@ InitiativeOpt = Annotated[
     str, typer.Option("--initiative", help="gm (initiator first, longer reach first), dex or int.")
 ]
 DelayOpt = Annotated[list[str] | None, typer.Option("--delay", help="NAME=OTHER: NAME acts after OTHER (repeatable).")]
-DcOpt = Annotated[int, typer.Option("--dc", help="Level 1: the difficulty to win the fight.")]
+FightDcOpt = Annotated[int, typer.Option("--dc", help="Level 1: the difficulty to win the fight.")]
 MaxRoundsOpt = Annotated[int, typer.Option("--max-rounds", min=1, help="Stop as a stand-off after this many rounds.")]
 SurprisedOpt = Annotated[
     list[str] | None, typer.Option("--surprised", help="A fighter caught unaware in round 1 (repeatable).")
@@ -644,7 +644,7 @@ def fight_cmd(
         typer.Option("--tactic", help="NAME=T or SIDE=T (A, B), T one of auto|melee|ranged|hold (repeatable)."),
     ] = None,
     delay: DelayOpt = None,
-    dc: DcOpt = 6,
+    dc: FightDcOpt = 6,
     max_rounds: MaxRoundsOpt = 100,
     surprised: SurprisedOpt = None,
     sneak_dc: SneakDcOpt = 6,
@@ -779,7 +779,7 @@ def forecast_cmd(
         typer.Option("--tactic", help="NAME=T or SIDE=T (A, B ...), T one of auto|melee|ranged|hold (repeatable)."),
     ] = None,
     delay: DelayOpt = None,
-    dc: DcOpt = 6,
+    dc: FightDcOpt = 6,
     max_rounds: MaxRoundsOpt = 100,
     surprised: SurprisedOpt = None,
     sneak_dc: SneakDcOpt = 6,
@@ -892,7 +892,8 @@ def heal_cmd(
         [
             Event(
                 "heal",
-                f"After {days} day(s) {len(before.wounds) - len(c.wounds)} wound(s) have healed; {current_hp(c)} of {hit_points(c)} HP.",
+                f"After {days} day(s) {len(before.wounds) - len(c.wounds)} wound(s) have healed; "
+                f"{current_hp(c)} of {hit_points(c)} HP.",
             )
         ],
     )

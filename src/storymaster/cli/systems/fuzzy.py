@@ -75,7 +75,8 @@ __all__ = ["app"]
 
 app = typer.Typer(
     name="fuzzy",
-    help="A Loose and Fuzzy Game System: Nd6 abilities, criticals, Luck and Unluck, experience, Advantage Point combat.",
+    help="A Loose and Fuzzy Game System: Nd6 abilities, criticals, Luck and Unluck, experience, "
+    "Advantage Point combat.",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -191,12 +192,14 @@ def _print_sheet(c: FuzzyCharacter, house: FuzzyHouseRules) -> dict[str, Any]:
     console.print(
         f"[bold]Luck {k.luck}[/bold]   [bold]Unluck {k.unluck}[/bold]   "
         f"(from the baseline: Luck {k.luck_from_baseline}{luck_note}, Unluck {k.unluck_from_baseline}; "
-        f"GM {c.gm.luck:+d}/{c.gm.unluck:+d}; experience {c.experience.luck_bought:+d}/{c.experience.unluck_changed:+d})"
+        f"GM {c.gm.luck:+d}/{c.gm.unluck:+d}; experience "
+        f"{c.experience.luck_bought:+d}/{c.experience.unluck_changed:+d})"
     )
     console.print(f"Experience: {c.experience.unspent} unspent of {c.experience.awarded} gained")
     cp = c.combat
     console.print(
-        f"Fights with {cp.ability} ({cp.weapon}, {cp.weapon_lethality}); armour {cp.armour}; encumbrance {cp.encumbrance}"
+        f"Fights with {cp.ability} ({cp.weapon}, {cp.weapon_lethality}); armour {cp.armour}; encumbrance "
+        f"{cp.encumbrance}"
     )
     if s.get("discworld_body_guide"):
         g = s["discworld_body_guide"]
@@ -277,7 +280,7 @@ def new_cmd(
                     break
                 powers.append(p)
         ability = _entry(Ability, name=an, rating=rating, big_magic=big, powers=tuple(powers))
-        c = c.model_copy(update={"abilities": c.abilities + (ability,)})
+        c = c.model_copy(update={"abilities": (*c.abilities, ability)})
         console.print(_running(c, house), markup=False)
     console.print("Disabilities (an empty name ends the list).")
     while True:
@@ -295,7 +298,7 @@ def new_cmd(
             or None
         )
         disability = _entry(Disability, name=dn, rating=rating, hinders=hinders)
-        c = c.model_copy(update={"disabilities": c.disabilities + (disability,)})
+        c = c.model_copy(update={"disabilities": (*c.disabilities, disability)})
         console.print(_running(c, house), markup=False)
     fight = typer.prompt("Ability used in fights", default="body").strip()
     c = c.model_copy(update={"combat": c.combat.model_copy(update={"ability": fight})})
@@ -700,7 +703,7 @@ def _side_tactics(
     """The tactics options given for one side (None where not given)."""
     base = _tactics(stance or "normal", harm or "moderate", intent or "lethal", appropriate or 0, manoeuvres or [])
     given = (stance, harm, intent, appropriate, manoeuvres)
-    return {k: getattr(base, k) for k, v in zip(_SIDE_OPTS, given) if v is not None}
+    return {k: getattr(base, k) for k, v in zip(_SIDE_OPTS, given, strict=True) if v is not None}
 
 
 def _load_state(path: Path) -> FightState:

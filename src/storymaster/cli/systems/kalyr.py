@@ -220,7 +220,8 @@ def sheet_cmd(
         if c.lifepaths:
             console.print("Lifepaths: " + ", ".join(f"{lp.name} ({lp.kind})" for lp in c.lifepaths))
         console.print(
-            f"Weapon: {c.weapon.name} (+{weapon_damage(c)}, {weapon_reach(c)} reach)   Armour: {c.armour.name} (+{armour_value(c)})"
+            f"Weapon: {c.weapon.name} (+{weapon_damage(c)}, {weapon_reach(c)} reach)   Armour: {c.armour.name} "
+            f"(+{armour_value(c)})"
             f"   Shield: {c.shield} (melee +{shield_value(c)}, ranged +{shield_value(c, ranged=True)})"
         )
         if damage_bonus(c) or damage_reduction(c):

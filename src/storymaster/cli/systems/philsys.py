@@ -463,7 +463,9 @@ def fight_cmd(
     house_rules: HouseRulesOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Run a fight (to the end, or --rounds N) with a round-by-round log: storymaster philsys fight A.yaml B.yaml --seed 7."""
+    """Run a fight (to the end, or --rounds N) with a round-by-round log: storymaster philsys fight A.yaml B.yaml
+    --seed 7.
+    """
     names = [str(p) for p in a]
     if "vs" in names:
         k = names.index("vs")
@@ -652,7 +654,9 @@ def revive_cmd(
     seed: SeedOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """A resurrection: is it still possible (48 hours), and how long the ritual takes ((4+1d6) - modifiers, at least 2)."""
+    """A resurrection: is it still possible (48 hours), and how long the ritual takes ((4+1d6) - modifiers, at least
+    2).
+    """
     if hours_dead < 0:
         raise CheckError(f"hours since death cannot be negative (got {hours_dead})")
     rng = make_rng(seed, "philsys-revive")

@@ -60,7 +60,9 @@ Advancement = Annotated[AwardExperience | SpendCP | AcquireNegative | Deteriorat
 
 
 def experience_award(a: AwardExperience) -> int:
-    """3 CP always, +1 per very challenging experience, +1-3 for good roleplaying, +1 for something learned (Experience)."""
+    """3 CP always, +1 per very challenging experience, +1-3 for good roleplaying, +1 for something learned
+    (Experience).
+    """
     return 3 + a.challenges + a.roleplaying + (1 if a.learned else 0)
 
 

@@ -185,7 +185,7 @@ def cp_breakdown(c: Character, hr: BlyssHouseRules | None = None) -> dict[str, i
     """CP spent on each part of the sheet."""
     hr = hr or BlyssHouseRules()
     out: dict[str, int] = {}
-    for book, field in ATTRIBUTES.items():
+    for book in ATTRIBUTES:
         out[book] = cumulative_cost("attribute", c.attributes.of(book)) + c.attribute_progress.get(book, 0)
     for t in c.traits:
         out[f"{t.kind.title()}: {t.name}"] = trait_cp(t, hr)
@@ -293,7 +293,8 @@ def statistic_rank(c: Character, name: str) -> tuple[int, bool]:
     bonus = 0
     if spec:
         wanted = [s.strip().lower() for s in spec.split(";") if s.strip()]
-        for have, want in zip((s.lower() for s in t.specialisations), wanted):
+        # a prefix match: the bonus counts the wanted specialisations in order, stopping where either list ends
+        for have, want in zip((s.lower() for s in t.specialisations), wanted, strict=False):
             if have != want:
                 break
             bonus += 1

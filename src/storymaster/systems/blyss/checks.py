@@ -235,7 +235,7 @@ def explain_pool(rp: RolledPool | None, *, die_modifier: int = 0, golden: bool =
     if rp is None:
         return f"{prefix}no dice to roll (d0): the Test fails."
     faces = rp.record.faces
-    shown = ", ".join(f"d{s}={f}" for s, f in zip(rp.dice, faces))
+    shown = ", ".join(f"d{s}={f}" for s, f in zip(rp.dice, faces, strict=True))
     mod = f" ({die_modifier:+d} to each die)" if die_modifier else ""
     c, j = rp.counts, rp.judgement
     parts = [f"{prefix}rolled {shown}{mod} against TD {rp.td}."]
@@ -243,7 +243,8 @@ def explain_pool(rp: RolledPool | None, *, die_modifier: int = 0, golden: bool =
     parts.append(f"{met} {'die meets' if met == 1 else 'dice meet'} the TD; {c.ones} rolled a 1.")
     if golden and (c.gold_hit or c.gold_miss):
         parts.append(
-            f"Golden Rolls: {c.gold_hit + c.gold_miss} (of which {c.gold_miss} below the TD count as automatic successes)."
+            f"Golden Rolls: {c.gold_hit + c.gold_miss} (of which {c.gold_miss} below the TD count as automatic "
+            "successes)."
         )
     if j.kind == "critical screw-up":
         parts.append("Every die shows 1: a critical Screw-Up, with no chance of recovery.")
@@ -371,7 +372,9 @@ test_odds.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
 
 # ---------------------------------------------------------------- Contests
 def contest_tds(check: BlyssContest, hr: BlyssHouseRules) -> tuple[int, int]:
-    """Each side's TD: the opposing side's rank (Character Contests). Ruling: the total (or highest) rank of its pool."""
+    """Each side's TD: the opposing side's rank (Character Contests). Ruling: the total (or highest) rank of its
+    pool.
+    """
 
     def rank(p: Pool) -> int:
         eff = list(p.effective_ranks(hr)) + [pool_rank((d,)) for d in p.dice]
@@ -415,7 +418,7 @@ def resolve_contest(check: BlyssContest, rng: DiceRng, hr: BlyssHouseRules | Non
             SYSTEM_NAME,
             check.describe(),
             f"{who} wins",
-            True if free == 0 else False,
+            free == 0,
             f"{who} outranks the other by {hr.no_contest_rank_gap} or more: no real contest (house rule).",
             details={"winner": who, "rolled": False},
         )
@@ -424,7 +427,7 @@ def resolve_contest(check: BlyssContest, rng: DiceRng, hr: BlyssHouseRules | Non
     da, db = pool_dice(check.a, hr), pool_dice(check.b, hr)
     records: list[RollRecord] = []
     lines: list[str] = []
-    for attempt in range(1, 101):
+    for attempt in range(1, 101):  # noqa: B007 - read after the loop (the re-roll count)
         ra = roll_against(da, td_a, rng, hr, die_modifier=check.a.die_modifier, golden=golden, label=f"{na} (contest)")
         rb = roll_against(db, td_b, rng, hr, die_modifier=check.b.die_modifier, golden=golden, label=f"{nb} (contest)")
         records += [r.record for r in (ra, rb) if r]
@@ -445,7 +448,7 @@ def resolve_contest(check: BlyssContest, rng: DiceRng, hr: BlyssHouseRules | Non
         check.describe(),
         result,
         None if w is None else w == 0,
-        " ".join(lines + [text]),
+        " ".join([*lines, text]),
         rolls=tuple(records),
         margin=(ja.successes - jb.successes),
         details={"winner": None if w is None else (na, nb)[w], "td_a": td_a, "td_b": td_b, "rerolls": attempt - 1},
@@ -677,7 +680,7 @@ def resolve_combined_contest(check: CombinedContest, rng: DiceRng, hr: BlyssHous
         check.describe(),
         result,
         None if w is None else w == 0,
-        " ".join(lines + [result + "."]),
+        " ".join([*lines, result + "."]),
         rolls=tuple(recs),
         margin=ja.successes - jb.successes,
         details={"winner": None if w is None else (na, nb)[w]},

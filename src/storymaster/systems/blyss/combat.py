@@ -129,7 +129,7 @@ def _penalties(f: Fighter, hr: BlyssHouseRules) -> tuple[int, int]:
 def _armour_penalty(f: Fighter) -> int:
     """Armour's Action Modifier on physical actions, doubled without skill (Armour: Action Modifier)."""
     total = 0
-    for a, lives in zip(f.character.armour, f.armour_lives):
+    for a, lives in zip(f.character.armour, f.armour_lives, strict=True):
         if lives <= 0:
             continue
         unskilled = a.skill is not None and f.character.trait(a.skill) is None
@@ -445,7 +445,6 @@ def _declare(st: FightState, f: Fighter) -> Action:
 def _act(st: FightState, f: Fighter, rng: DiceRng, rnd: int) -> tuple[FightState, list[Event]]:
     act = f.declared
     assert act is not None
-    hr = st.house_rules
     if act.kind in ("defend", "evade", "none"):
         return st, []  # defences wait for the attack; 'none' does nothing
     f = f.model_copy(update={"acted": True})
@@ -455,7 +454,9 @@ def _act(st: FightState, f: Fighter, rng: DiceRng, rnd: int) -> tuple[FightState
         return st, [
             Event(
                 "recover",
-                f"{f.id} recovers their {f.character.weapons[f.weapon].name if f.weapon is not None else 'weapon'} (Equipment Use: a round to ready it).",
+                f"{f.id} recovers their "
+                f"{f.character.weapons[f.weapon].name if f.weapon is not None else 'weapon'} (Equipment Use: a "
+                "round to ready it).",
                 rnd,
                 f.id,
             )
@@ -596,7 +597,10 @@ def _attack(
             line += f" {tgt.id} {label} ({dj.key} vs TD {d_td}) but is bested ({aj.successes} to {dj.successes})."
         else:
             hit = False
-            line += f" {tgt.id} {label} successfully ({dj.key} vs TD {d_td} against {aj.successes} attack success(es) vs TD {a_td})."
+            line += (
+                f" {tgt.id} {label} successfully ({dj.key} vs TD {d_td} against {aj.successes} attack "
+                f"success(es) vs TD {a_td})."
+            )
             if kind == "defend" and dj.succeeded:
                 defended_ok = True
         if kind in ("defend", "evade"):
@@ -644,7 +648,11 @@ def _land_blow(
     text = f"{w.name} deals {dmg_rec.total}" + (f" {bonus:+d} Strength" if bonus else "") + f" = {damage} damage"
     loc = _LOCATION[location]
     piece = next(
-        (i for i, (a, lives) in enumerate(zip(tgt.character.armour, tgt.armour_lives)) if lives > 0 and loc in a.cover),
+        (
+            i
+            for i, (a, lives) in enumerate(zip(tgt.character.armour, tgt.armour_lives, strict=True))
+            if lives > 0 and loc in a.cover
+        ),
         None,
     )
     to_body = True

@@ -571,7 +571,7 @@ class _Sim:
         disarm: np.ndarray,
         gen: np.random.Generator,
     ) -> None:
-        R, hr = self.R, self.R.hr
+        R = self.R
         m = len(r)
         levels = self._levels(S)
         keys = np.stack(
@@ -1043,7 +1043,7 @@ class _Chain:
                     add(p * (1 - ko_p), after)
                 else:
                     add(p, after)
-        result = list((p, x) for x, p in out.items())
+        result = [(p, x) for x, p in out.items()]
         self._attacks[key] = result
         return result
 

@@ -109,7 +109,8 @@ class BlyssHouseRules(HouseRules):
     damage_spills_over: bool = Field(
         True,
         description="One blow's damage runs on from Dodges to Flesh Wounds to Health (Derived Attributes: "
-        "damage is dealt to Dodges first, then Flesh Wounds, then Health). Off: a blow stops at the track it started in.",
+        "damage is dealt to Dodges first, then Flesh Wounds, then Health). Off: a blow stops at the track it "
+        "started in.",
     )
     minimum_damage: int = Field(
         1,
@@ -150,7 +151,8 @@ class BlyssHouseRules(HouseRules):
     stay_awake_td: int = Field(
         6,
         ge=0,
-        description="TD of the Mental Fortitude check to stay awake past the Threshold (Fatigue: no TD given; Average).",
+        description="TD of the Mental Fortitude check to stay awake past the Threshold "
+        "(Fatigue: no TD given; Average).",
     )
     max_rounds: int = Field(
         100, ge=1, le=10_000, description="A fight with no winner after this many rounds is a stand-off."

@@ -45,7 +45,7 @@ def _details(f: Fighter) -> dict[str, str | int]:
         "health": f"{v.health}/{v.max_health}",
         "weapon": f.wielded().name + (" (dropped)" if f.weapon_dropped else ""),
     }
-    for a, lives in zip(f.character.armour, f.armour_lives):
+    for a, lives in zip(f.character.armour, f.armour_lives, strict=True):
         out[f"armour: {a.name}"] = f"{lives}/3 lives"
     if f.aim_bonus:
         out["aim"] = f.aim_bonus

@@ -100,7 +100,8 @@ class WeaponEntry(Model):
         None,
         ge=0,
         le=10_000,
-        description="arrows or bolts carried, weapons to throw, or loaded guns (pistols: one shot each); none = no count",
+        description="arrows or bolts carried, weapons to throw, or loaded guns (pistols: one shot each); none = "
+        "no count",
     )
 
 

@@ -265,14 +265,17 @@ def odds_recheck(check: RecheckCheck) -> OutcomeOdds:
 def odds_opposed(check: OpposedCheck, hr: BumHouseRules | None = None) -> OutcomeOdds:
     hr = hr or BumHouseRules()
     tie_to = tie_goes_to(hr, check.role, check.is_player, check.opponent_is_player)
-    w, t, l = p_opposed_first(check.bonus, check.vs)
+    win, tie, lose = p_opposed_first(check.bonus, check.vs)
     p = p_opposed_final(check.bonus, check.vs, tie_to)
-    extra = {"p_win_first_roll": w, "p_tie_each_roll": t, "p_lose_first_roll": l}
+    extra = {"p_win_first_roll": win, "p_tie_each_roll": tie, "p_lose_first_roll": lose}
     if tie_to is None:
-        mean = 1 / (1 - t)
+        mean = 1 / (1 - tie)
         note = f"ties are rolled again; the chances include the re-rolls (on average {mean} = {float(mean):.3g} rolls)"
     else:
-        note = f"ties go to the {'roller' if tie_to == 'actor' else 'opponent'} (house rule opposed_ties={hr.opposed_ties})"
+        note = (
+            f"ties go to the {'roller' if tie_to == 'actor' else 'opponent'} (house rule "
+            f"opposed_ties={hr.opposed_ties})"
+        )
     return OutcomeOdds("bum", check.describe(), {"win": p, "lose": 1 - p}, frozenset({"win"}), extra=extra, note=note)
 
 
@@ -388,7 +391,8 @@ def resolve_opposed(check: OpposedCheck, rng: DiceRng, hr: BumHouseRules | None 
     for i, (ta, tb) in enumerate(totals):
         da, db = records[2 * i].total, records[2 * i + 1].total
         lines.append(
-            f"you rolled {da} ({_parts_text(check.parts, check.bonus)}) = {ta} against {db} ({_parts_text(check.vs_parts, check.vs)}) = {tb}",
+            f"you rolled {da} ({_parts_text(check.parts, check.bonus)}) = {ta} against {db} "
+            f"({_parts_text(check.vs_parts, check.vs)}) = {tb}",
         )
     text = "; ".join(lines)
     last_a, last_b = totals[-1]

@@ -205,7 +205,9 @@ def reload_actions(kind: str | None, hr: BumHouseRules) -> int:
 
 
 def after_setting_down(f: Fighter) -> Readiness:
-    """Appendix A, Partially Loaded Weapons: a bow cannot be put down nocked; a crossbow keeps only its cocked string."""
+    """Appendix A, Partially Loaded Weapons: a bow cannot be put down nocked; a crossbow keeps only its cocked
+    string.
+    """
     kind = (missile_of(f) or UNARMED).reload
     if f.readiness == "ready" and kind == "bow":
         return "unready"

@@ -312,7 +312,7 @@ def _rolled_orders(stats: tuple[int, ...]) -> dict[tuple[int, ...], float]:
     all_tied = 0
     each = 1.0 / 6**k
     for faces in product(range(1, 7), repeat=k):
-        scores = [f + s for f, s in zip(faces, stats)]
+        scores = [f + s for f, s in zip(faces, stats, strict=True)]
         levels = sorted(set(scores), reverse=True)
         if len(levels) == 1:
             all_tied += 1  # everyone tied: the same roll again
@@ -378,28 +378,38 @@ def _branches(
                     "this fight has too many ways for a round to go to forecast exactly",
                     hint="simulate it (--method simulate)",
                 )
-        prefix = stack.pop()
-        taken: list[bool] = []
-        prob = 1.0
-
-        def coin(p: float) -> bool:
-            nonlocal prob
-            if p <= 0.0:
-                return False
-            if p >= 1.0:
-                return True
-            k = len(taken)
-            if k < len(prefix):
-                v = prefix[k]
-            else:
-                v = True
-                stack.append((*taken, False))
-            taken.append(v)
-            prob *= p if v else 1.0 - p
-            return v
-
-        out[kernel(s, coin)] += prob
+        path = _CoinPath(stack.pop(), stack)
+        out[kernel(s, path.coin)] += path.prob
     return [(p, t) for t, p in out.items()]
+
+
+class _CoinPath:
+    """One replay of a round: the coin flips follow ``prefix``, then come up True, leaving the False branch on
+    ``stack``.
+    """
+
+    __slots__ = ("prefix", "prob", "stack", "taken")
+
+    def __init__(self, prefix: tuple[bool, ...], stack: list[tuple[bool, ...]]) -> None:
+        self.prefix = prefix
+        self.stack = stack
+        self.taken: list[bool] = []
+        self.prob = 1.0
+
+    def coin(self, p: float) -> bool:
+        if p <= 0.0:
+            return False
+        if p >= 1.0:
+            return True
+        k = len(self.taken)
+        if k < len(self.prefix):
+            v = self.prefix[k]
+        else:
+            v = True
+            self.stack.append((*self.taken, False))
+        self.taken.append(v)
+        self.prob *= p if v else 1.0 - p
+        return v
 
 
 class _Chain:
@@ -455,7 +465,7 @@ class _Chain:
         hp = x[2]
         over = self._over.get(hp)
         if over is None:
-            over = self._over[hp] = len({f.side for f, h in zip(self.st, hp) if h > 0}) < 2
+            over = self._over[hp] = len({f.side for f, h in zip(self.st, hp, strict=True) if h > 0}) < 2
         return over or (self.track and x[0] >= self.cap)
 
     def transitions(self, x: tuple[Any, ...]) -> list[tuple[float, Hashable]]:
@@ -528,7 +538,7 @@ class _Chain:
         return (nr, order, tuple(hp), tuple(w.wield), tuple(w.stun), kit)
 
     def _sides_left(self, hp: Sequence[int]) -> int:
-        return len({f.side for f, h in zip(self.st, hp) if h > 0})
+        return len({f.side for f, h in zip(self.st, hp, strict=True) if h > 0})
 
     def _fate(self, who: int, hp: list[int]) -> None:
         hp[who] = max(0, hp[who] - 1) if self.hr.loser_fate == "wound" else 0
@@ -793,7 +803,7 @@ def _exact(state: FightState, *, closed_form: bool = True) -> Forecast:
     p_draw = 0.0
     by_hp: list[dict[int, float]] = [defaultdict(float) for _ in st]
     for (_, _, hp, *_), p in result.terminal.items():
-        left = {s for s, h in zip(sides, hp) if h}
+        left = {s for s, h in zip(sides, hp, strict=True) if h}
         if len(left) == 1:
             p_win[left.pop()] += p
         else:
@@ -801,7 +811,7 @@ def _exact(state: FightState, *, closed_form: bool = True) -> Forecast:
         for k, h in enumerate(hp):
             by_hp[k][h] += p
     ends: list[dict[str, float]] = []
-    for f, dist in zip(st, by_hp):
+    for f, dist in zip(st, by_hp, strict=True):
         e: dict[str, float] = defaultdict(float)
         for h, p in dist.items():
             e[end_label(h, f.max_hp)] += p
@@ -813,7 +823,7 @@ def _exact(state: FightState, *, closed_form: bool = True) -> Forecast:
         p_win=tuple(p_win),
         p_draw=p_draw,
         rounds=dict(sorted(result.rounds.items())),
-        combatants=tuple(CombatantForecast(f.name, f.side, dict(e)) for f, e in zip(st, ends)),
+        combatants=tuple(CombatantForecast(f.name, f.side, dict(e)) for f, e in zip(st, ends, strict=True)),
         error=result.unresolved,
         tactics=_tactics(state),
         draw_meaning=DRAW_MEANING,
@@ -835,7 +845,8 @@ def _finished(state: FightState) -> Forecast:
         p_draw=0.0 if w is not None else 1.0,
         rounds={0: 1.0},
         combatants=tuple(
-            CombatantForecast(f.name, f.side, {end_label(x.hp, f.max_hp): 1.0}) for f, x in zip(st, state.fighters)
+            CombatantForecast(f.name, f.side, {end_label(x.hp, f.max_hp): 1.0})
+            for f, x in zip(st, state.fighters, strict=True)
         ),
         error=0.0,
         tactics=_tactics(state),
@@ -954,7 +965,6 @@ class _Sim:
     def _initiative(self, n: int, live: np.ndarray) -> None:
         """Part Five, Turn Sequence: d6 + DEX (or INT), ties re-rolled among the tied; the GM's order otherwise."""
         s = self.s
-        names = self.names
         if s.initiative == "gm":
             self.order[:] = _gm_order(s, self.st)
             return

@@ -70,7 +70,8 @@ class BumHouseRules(HouseRules):
         2,
         ge=1,
         le=10,
-        description="Rifles take range penalties at 1/N the rate (Part Five, Ranged attacking: 'at least half the rate').",
+        description="Rifles take range penalties at 1/N the rate (Part Five, Ranged attacking: 'at least half "
+        "the rate').",
     )
     thrown_max_turns: int = Field(
         2,

@@ -279,8 +279,7 @@ def _take_turn(r: _Round, name: str) -> None:
     )
     if use_missile and missile is not None and f.tactic == "auto" and f.readiness != "ready":
         # Appendix A: a muzzle-loader 'generally cannot be reloaded in combat'; on 'auto' he fights on instead
-        if reload_actions(missile.reload, r.hr) > reload_actions("crossbow", r.hr):
-            use_missile = False
+        use_missile = reload_actions(missile.reload, r.hr) <= reload_actions("crossbow", r.hr)
     if use_missile and missile is not None:
         pen = range_penalty(r.distance, rifle=missile.rifle, thrown=missile.reload == "thrown", hr=r.hr)
         if pen is None:

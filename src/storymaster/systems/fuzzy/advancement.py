@@ -234,7 +234,7 @@ def advance(
                         f"{a.name} is a big magic power: each new die buys one big thing",
                         hint="name the new power (--power)",
                     )
-                powers = powers + (request.power,)
+                powers = (*powers, request.power)
             new = _pay(c, cost, f"raising {a.name} to {a.rating + 1}")
             abilities = list(c.abilities)
             abilities[idx] = a.model_copy(update={"rating": a.rating + 1, "powers": powers})
@@ -263,7 +263,7 @@ def advance(
             big_magic=request.big_magic,
             powers=request.powers,
         )
-        new = new.model_copy(update={"abilities": c.abilities + (ability,)})
+        new = new.model_copy(update={"abilities": (*c.abilities, ability)})
         return _with_karma_change(c, new, house), [
             Event(
                 "new-ability",
@@ -304,7 +304,7 @@ def advance(
             description=request.description,
             from_misfortune=not request.voluntary,
         )
-        new = c.model_copy(update={"disabilities": c.disabilities + (d,)})
+        new = c.model_copy(update={"disabilities": (*c.disabilities, d)})
         new = _gain(new, gain) if gain else new
         why = "voluntary" if request.voluntary else "from the misfortunes of play, so no points"
         return _with_karma_change(c, new, house), [

@@ -265,7 +265,9 @@ def dice_for(
     hindered: bool = False,
     house: FuzzyHouseRules | None = None,
 ) -> tuple[int, int]:
-    """(dice, penalty dice) for rolling an Ability; ``hindered``: the task is one its hindering Disabilities count against.
+    """(dice, penalty dice) for rolling an Ability.
+
+    ``hindered``: the task is one its hindering Disabilities count against.
 
     "Fixing Required Abilities": subtract your Clumsy dice from your Body dice
     before rolling, to a minimum of 1 (the minimum is applied by the roll).
@@ -345,7 +347,7 @@ def validate(character: FuzzyCharacter, house: FuzzyHouseRules | None = None) ->
             problems.append(
                 Problem(f"{where}.powers", f"{a.name} lists powers but is not marked big_magic", "Some Spot Rules")
             )
-    ability_names = {n for n in REQUIRED} | {_norm(a.name) for a in character.abilities}
+    ability_names = set(REQUIRED) | {_norm(a.name) for a in character.abilities}
     for i, d in enumerate(character.disabilities):
         where = f"disabilities[{i}]"
         key = _norm(d.name)
@@ -404,7 +406,8 @@ def advice(character: FuzzyCharacter, house: FuzzyHouseRules | None = None) -> l
     n = len(character.abilities)
     if n < house.minimum_special_abilities:
         notes.append(
-            f"only {n} special Abilities; the book suggests picking two or three ('Abilities Special to Your Character')"
+            f"only {n} special Abilities; the book suggests picking two or three ('Abilities Special to Your "
+            "Character')"
         )
     elif n > 3:
         notes.append(f"{n} special Abilities; more than three may make the character lose focus")

@@ -209,7 +209,8 @@ def resolve_ability(check: AbilityCheck, rng: DiceRng, house: FuzzyHouseRules) -
     result = ability_outcome(r.critical, ok)
     rolls = list(r.records)
     parts = [
-        f"{check.ability + ': ' if check.ability else ''}rolled {_dice_phrase(check.dice, check.penalty_dice, dice)}: {r.describe()}."
+        f"{check.ability + ': ' if check.ability else ''}rolled "
+        f"{_dice_phrase(check.dice, check.penalty_dice, dice)}: {r.describe()}."
     ]
     mod = f" {check.roll_modifier:+d} = {score}" if check.roll_modifier else ""
     parts.append(
@@ -218,7 +219,8 @@ def resolve_ability(check: AbilityCheck, rng: DiceRng, house: FuzzyHouseRules) -
     )
     if check.disability:
         parts.append(
-            f"This is a Disability: {'success means its bad effects are felt' if ok else 'failure means it does not bite this time'}."
+            "This is a Disability: "
+            f"{'success means its bad effects are felt' if ok else 'failure means it does not bite this time'}."
         )
     details: dict[str, object] = {
         "dice": dice,
@@ -312,7 +314,8 @@ def resolve_contest(check: ContestCheck, rng: DiceRng, house: FuzzyHouseRules) -
             scores.append(score)
             mod = f" {side.modifier:+d} = {score}" if side.modifier else ""
             lines.append(
-                f"{side.name} rolled {_dice_phrase(side.dice, side.penalty_dice, dice)}: {r.describe()}; score {r.total}{mod}."
+                f"{side.name} rolled {_dice_phrase(side.dice, side.penalty_dice, dice)}: {r.describe()}; score "
+                f"{r.total}{mod}."
             )
         win = contest_winner(scores[0], scores[1], house)
         if win is None and house.contest_ties == "reroll":
@@ -400,7 +403,10 @@ def contest_odds(check: ContestCheck, house: FuzzyHouseRules) -> OutcomeOdds:
 def resolve_karma(check: KarmaRoll, rng: DiceRng, house: FuzzyHouseRules) -> Outcome:
     r: AbilityRoll = roll_ability(check.dice, rng, house, label=check.kind.capitalize())
     what = "good" if check.kind == "luck" else "bad"
-    text = f"{check.kind.capitalize()} roll of {check.dice} {'die' if check.dice == 1 else 'dice'}: {r.describe()}; total {r.total}."
+    text = (
+        f"{check.kind.capitalize()} roll of {check.dice} {'die' if check.dice == 1 else 'dice'}: "
+        f"{r.describe()}; total {r.total}."
+    )
     if check.target is None:
         text += f" The higher the total, the {'better' if what == 'good' else 'worse'} it is."
         return Outcome(
@@ -467,9 +473,7 @@ def resolve_lottery(check: Lottery, rng: DiceRng, house: FuzzyHouseRules) -> Out
     else:  # pragma: no cover - needs 1000 ties in a row
         raise CheckError("the lottery tied 1000 times running")
     event = "the good thing" if check.kind == "luck" else "the bad thing"
-    lines.append(
-        f"{' and '.join(winners)} rolled highest: {event} happens to {'them' if len(winners) > 1 else 'them'}."
-    )
+    lines.append(f"{' and '.join(winners)} rolled highest: {event} happens to them.")
     return Outcome(
         SYSTEM_NAME,
         check.describe(),

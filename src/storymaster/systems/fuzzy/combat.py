@@ -149,7 +149,9 @@ def wound_penalty(wounds: Sequence[Wound]) -> int:
 
 
 def harm_level(points: int, defence: int) -> str:
-    """What spending ``points`` against a Defence Total does: superficial, moderate (1x), serious (2x), mortal (3x), killed (4x)."""
+    """What spending ``points`` against a Defence Total does: superficial, moderate (1x), serious (2x), mortal (3x),
+    killed (4x).
+    """
     if defence < 1:
         raise CombatError("a Defence Total is at least 1")
     level = "superficial"
@@ -497,7 +499,7 @@ class FuzzyCombat:
                 continue
             pools[(win, lose)] = points - man.cost
             upd: dict[str, Any] = {
-                "bought": attacker.bought + (man.name,),
+                "bought": (*attacker.bought, man.name),
                 "roll_bonus": attacker.roll_bonus + man.roll_bonus,
             }
             text = f"{win} spends {man.cost} Advantage Points on a manoeuvre: {man.name}"
@@ -599,7 +601,7 @@ class FuzzyCombat:
                     )
                 )
             return events
-        wounds = defender.wounds + (Wound(level=level, by=win, round=rnd, lethal=lethal),)  # type: ignore[arg-type]
+        wounds = (*defender.wounds, Wound(level=level, by=win, round=rnd, lethal=lethal))  # type: ignore[arg-type]
         pen = wound_penalty(wounds)
         kind = "" if lethal else " (non-lethal: stunned or bruised, recovers in hours)"
         events.append(

@@ -145,7 +145,9 @@ def _tactics_by_side(state: FightState) -> dict[str, str]:
     for s, label in ((0, "A"), (1, "B")):
         team = [f for f in state.fighters if f.side == s]
         texts = [describe_tactics(f.tactics) for f in team]
-        out[label] = texts[0] if len(set(texts)) == 1 else "; ".join(f"{f.key}: {t}" for f, t in zip(team, texts))
+        out[label] = (
+            texts[0] if len(set(texts)) == 1 else "; ".join(f"{f.key}: {t}" for f, t in zip(team, texts, strict=True))
+        )
     return out
 
 
@@ -366,7 +368,9 @@ def exact_forecast(state: FightState, *, tolerance: float = 1e-12) -> Forecast:
     margin_cache: dict[tuple[int, int, int, int], list[tuple[int, float]]] = {}
 
     def margins(wa: int, wb: int, ra: int, rb: int) -> list[tuple[int, float]]:
-        """a's score minus b's in one exchange, with these worst wounds and roll bonuses (see :func:`margin_distribution`)."""
+        """a's score minus b's in one exchange, with these worst wounds and roll bonuses (see
+        :func:`margin_distribution`).
+        """
         key = (wa, wb, ra, rb)
         if key not in margin_cache:
             margin_cache[key] = margin_distribution(state, fake(fa, wa, ra), fake(fb, wb, rb))

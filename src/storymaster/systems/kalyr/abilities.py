@@ -80,7 +80,8 @@ def wound_modifier(
     own = tr.penalty
     if own is None:
         raise CheckError(
-            f"{character.name} is {severity_name(tr.status)} on the {track} track and cannot use {track} abilities at all",
+            f"{character.name} is {severity_name(tr.status)} on the {track} track and cannot use {track} "
+            "abilities at all",
             hint="heal the damage first (storymaster kalyr heal)",
         )
     others = [t for t in TRACKS if t != track and character.damage.track(t).status >= DEFEATED]

@@ -164,11 +164,14 @@ def _buy(character: Character, req: Buy, hr: KalyrHouseRules) -> tuple[Character
             raised.append(tag)
             levels += 1
         if p.target == "ability":
-            if before is None and p.kind == "psionic":
-                if p.power is None or p.power.lower() not in {x.lower() for x in character.powers}:
-                    raise AdvancementError(
-                        f"a new psionic ability needs its power, which {character.name} does not have: {p.power!r}"
-                    )
+            if (
+                before is None
+                and p.kind == "psionic"
+                and (p.power is None or p.power.lower() not in {x.lower() for x in character.powers})
+            ):
+                raise AdvancementError(
+                    f"a new psionic ability needs its power, which {character.name} does not have: {p.power!r}"
+                )
             have = find_ability(current, p.name)
             if have is None:
                 abilities.append(
@@ -302,7 +305,10 @@ def advance(
             ]
         if isinstance(request, Heal):
             new, levels, time, unit = heal(character, request.track, request.result, method=request.method)
-            text = f"a {level_name(request.result)} {request.method} healing heals {who}'s {request.track} wounds {levels} level(s)"
+            text = (
+                f"a {level_name(request.result)} {request.method} healing heals {who}'s {request.track} "
+                f"wounds {levels} level(s)"
+            )
             text += f", taking effect after {time} {unit if time != 1 else unit[:-1]}" if levels and time else ""
             return new, [Event("heal", text, actor=who, data={"levels": levels, "time": time, "unit": unit})]
         if isinstance(request, Rest):

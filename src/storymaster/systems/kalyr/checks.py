@@ -360,7 +360,7 @@ def group_sides(check: GroupCheck, hr: KalyrHouseRules) -> tuple[list[AbilityRol
         return side, opp
     small, big = (side, opp) if len(side) < len(opp) else (opp, side)
     pens = outnumbering_penalties([r.effective for r in small], len(big), hr.outnumbering_max_penalty)
-    small = [r.model_copy(update={"modifier": r.modifier + p}) if p else r for r, p in zip(small, pens)]
+    small = [r.model_copy(update={"modifier": r.modifier + p}) if p else r for r, p in zip(small, pens, strict=True)]
     return (small, big) if len(side) < len(opp) else (big, small)
 
 
@@ -460,7 +460,8 @@ def _outcome(
             lines.append(f"{name} meets or beats the difficulty {level_name(check.difficulty)}: success.")
         elif details["grade"] == "partial success":
             lines.append(
-                f"{name} falls short of {level_name(check.difficulty)} but reaches {level_name(check.partial)}: partial success."
+                f"{name} falls short of {level_name(check.difficulty)} but reaches {level_name(check.partial)}: "
+                "partial success."
             )
         else:
             lines.append(f"{name} is below the difficulty {level_name(check.difficulty)}: failure.")
@@ -473,7 +474,8 @@ def _outcome(
             )
         else:
             lines.append(
-                f"The {'first' if name == 'win' else 'second'} side has the better result and wins by {abs(margin or 0)}."
+                f"The {'first' if name == 'win' else 'second'} side has the better result and wins by "
+                f"{abs(margin or 0)}."
             )
             if hr.winner_narrates:
                 lines.append("The winner narrates the outcome (the GM always narrates information-gathering).")
@@ -504,9 +506,10 @@ def retro_shift(
     for s in shifts:
         if abs(s) > hr.max_retro_shifts_per_roll:
             raise CheckError(
-                f"a Fudge point shifts a roll by +1 or -1; {s:+d} needs more than the {hr.max_retro_shifts_per_roll} allowed per roll",
+                f"a Fudge point shifts a roll by +1 or -1; {s:+d} needs more than the "
+                f"{hr.max_retro_shifts_per_roll} allowed per roll",
             )
-    new = [r + s for r, s in zip(results, shifts)]
+    new = [r + s for r, s in zip(results, shifts, strict=True)]
     lines = [outcome.explanation, "Fudge points shift the results by " + ", ".join(f"{s:+d}" for s in shifts) + "."]
     out = _outcome(check, new, list(outcome.rolls), lines, hr)
     return out

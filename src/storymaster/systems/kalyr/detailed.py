@@ -140,9 +140,9 @@ def _does_it_hit(
     """Whether the round's winner lands a blow: reach, minimum to hit (Scale, aimed blows) and
     all-out defence (harms only on a critical). Returns (event kind, sentence)."""
     hr = state.house_rules
-    w, l = fs[winner], fs[1 - winner]
+    w, lo = fs[winner], fs[1 - winner]
     margin = results[winner] - results[1 - winner]
-    need = minimum_to_hit(w.character.scale, l.character.scale) if hr.detailed_minimum_to_hit else None
+    need = minimum_to_hit(w.character.scale, lo.character.scale) if hr.detailed_minimum_to_hit else None
     aiming = hr.detailed_aimed_blows and w.tactics.aim != "none"
     aimed_part = False
     if aiming:
@@ -155,12 +155,13 @@ def _does_it_hit(
     if need is not None and results[winner] < need:
         return (
             "standoff",
-            f"{w.name} wins but a {level_name(results[winner])} is below the {level_name(need)} needed to hit: stand-off.",
+            f"{w.name} wins but a {level_name(results[winner])} is below the {level_name(need)} needed to hit: "
+            "stand-off.",
         )
     if hr.detailed_all_out and w.tactics.stance == "all_out_defence" and not is_critical(hr, dice[winner], margin):
         return "defended", f"{w.name} fends off the attack from an all-out defence but cannot harm without a critical."
     where = " in the part aimed at" if aimed_part else " (not where aimed)" if aiming else ""
-    return "hit", f"{w.name} wins by {margin} and hits {l.name}{where}."
+    return "hit", f"{w.name} wins by {margin} and hits {lo.name}{where}."
 
 
 def _scope_out(
@@ -255,14 +256,14 @@ def detailed_round(state: FightState, rng: DiceRng) -> tuple[FightState, list[Ev
     new_fs = list(fs)
     if hit and winner is not None and loser is not None:
         app = fs[0].tactics.approach + fs[1].tactics.approach
-        w, l = fs[winner], fs[loser]
-        pts = _detailed_points(results[winner] - results[loser], w, l, app + bonus[winner], state)
+        w, lo = fs[winner], fs[loser]
+        pts = _detailed_points(results[winner] - results[loser], w, lo, app + bonus[winner], state)
         new_fs[loser], ev = wound_fighter(
-            l, halve_for_detailed(pts), state, rnd, f"damage to {l.name} ({pts} halved, rounding up)"
+            lo, halve_for_detailed(pts), state, rnd, f"damage to {lo.name} ({pts} halved, rounding up)"
         )
         events += ev
         if hr.detailed_winner_takes_damage:
-            pts_w = _detailed_points(results[loser] - results[winner], l, w, app + bonus[loser], state)
+            pts_w = _detailed_points(results[loser] - results[winner], lo, w, app + bonus[loser], state)
             new_fs[winner], ev = wound_fighter(
                 w, halve_for_detailed(pts_w), state, rnd, f"damage to {w.name} ({pts_w} halved)"
             )
@@ -301,9 +302,9 @@ def detailed_round(state: FightState, rng: DiceRng) -> tuple[FightState, list[Ev
     return new, events
 
 
-def _detailed_points(margin: int, w: Fighter, l: Fighter, extra: int, state: FightState) -> int:
+def _detailed_points(margin: int, w: Fighter, lo: Fighter, extra: int, state: FightState) -> int:
     """Damage as in simple contests: margin, weapon, gifts, armour and approaches (Damage)."""
-    pts = margin + damage_bonus(w.character) - damage_reduction(l.character) + extra
+    pts = margin + damage_bonus(w.character) - damage_reduction(lo.character) + extra
     if state.track == "physical":
-        pts += weapon_damage(w.character) - armour_value(l.character)
+        pts += weapon_damage(w.character) - armour_value(lo.character)
     return pts

@@ -82,8 +82,10 @@ FIRST, REACH, INSIDE, SC0, SC1, OVER, WIN, RND = range(8)
 NONE = -1
 
 #: the end states a combatant is reported in: the box reached on the contest's track, or a withdrawal
-END_STATES: tuple[str, ...] = ("unhurt", *(severity_name(b) for b in range(1, DESTROYED + 1))) + tuple(
-    f"withdrew at {severity_name(b)}" for b in range(1, DESTROYED + 1)
+END_STATES: tuple[str, ...] = (
+    "unhurt",
+    *(severity_name(b) for b in range(1, DESTROYED + 1)),
+    *(f"withdrew at {severity_name(b)}" for b in range(1, DESTROYED + 1)),
 )
 
 
@@ -339,18 +341,18 @@ def _detailed_step(X: np.ndarray, dice: np.ndarray, sb: np.ndarray, su: _Setup, 
     loser = np.where(winner >= 0, 1 - winner, NONE)
     Y = X.copy()
     for w in (0, 1):
-        l = 1 - w
+        lo = 1 - w
         hit = (winner == w) & can[w]
         need = su.need[w]
         if need is not None:
             hit &= res[w] >= need
         if su.aod[w]:
-            hit &= (dice[:, w] == 4) if hr.critical_rule == "dice_plus_4" else (res[w] - res[l] >= 3)
+            hit &= (dice[:, w] == 4) if hr.critical_rule == "dice_plus_4" else (res[w] - res[lo] >= 3)
         app = su.approach[0] + su.approach[1]
-        pts = res[w] - res[l] + su.dconst[w, l] + app + bonus[w]
-        _wound(Y, l, _severity(_halve(pts)), hit, su)
+        pts = res[w] - res[lo] + su.dconst[w, lo] + app + bonus[w]
+        _wound(Y, lo, _severity(_halve(pts)), hit, su)
         if hr.detailed_winner_takes_damage:
-            pts_w = res[l] - res[w] + su.dconst[l, w] + app + bonus[l]
+            pts_w = res[lo] - res[w] + su.dconst[lo, w] + app + bonus[lo]
             _wound(Y, w, _severity(_halve(pts_w)), hit, su)
     new_inside, new_reach = inside.copy(), ret_reach.copy()
     rest = np.ones(N, dtype=bool)
@@ -511,7 +513,7 @@ def _scope_buckets(su: _Setup, j: int) -> tuple[np.ndarray, np.ndarray]:
     for v, p in pmf.items():
         k = sum(1 for c in cuts if v >= c)
         probs[k] += p
-    keep = [(r, p) for r, p in zip(reps, probs) if p > 0]
+    keep = [(r, p) for r, p in zip(reps, probs, strict=True) if p > 0]
     return np.array([r for r, _ in keep]), np.array([p for _, p in keep])
 
 
@@ -595,7 +597,7 @@ def _transitions(su: _Setup, states: list[tuple[int, ...]], budget: list[int]) -
                 rows = np.concatenate([src[:, None], Y], axis=1)
                 _, first, inv = np.unique(rows, axis=0, return_index=True, return_inverse=True)
             probs = np.bincount(inv.ravel(), weights=np.tile(w, M), minlength=len(first))
-            for i, row, p in zip(src[first].tolist(), Y[first].tolist(), probs.tolist()):
+            for i, row, p in zip(src[first].tolist(), Y[first].tolist(), probs.tolist(), strict=True):
                 out.setdefault(states[part[i]], []).append((p, tuple(row)))
     return out
 
@@ -846,7 +848,7 @@ def _tactics(su: _Setup) -> dict[str, str]:
         if len(texts) == 1:
             out[side_label(s)] = texts[0]
         else:
-            out[side_label(s)] = "; ".join(f"{su.names[j]}: {t}" for j, t in zip(su.members[s], texts))
+            out[side_label(s)] = "; ".join(f"{su.names[j]}: {t}" for j, t in zip(su.members[s], texts, strict=True))
     return out
 
 

@@ -14,7 +14,8 @@ FudgeUse = Literal["retro", "automatic", "reduce_wound", "story"]
 
 #: the four uses, in the book's words (shortened)
 USES: dict[str, str] = {
-    "retro": "after a roll affecting you, move its result +1 or -1 (yours, or the GM's for an NPC; not another player's)",
+    "retro": "after a roll affecting you, move its result +1 or -1 (yours, or the GM's for an NPC; not another "
+    "player's)",
     "automatic": "declared before rolling: an automatic +2 instead of the dice",
     "reduce_wound": "reduce a wound one level, Destroyed to Defeated included",
     "story": "a small, plausible change to the scene (the GM may veto it)",

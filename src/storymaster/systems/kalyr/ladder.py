@@ -95,7 +95,8 @@ Level = Annotated[
     WithJsonSchema(
         {
             "anyOf": [{"type": "string"}, {"type": "integer"}],
-            "description": "a Trait Ladder level: Terrible, Poor, Mediocre, Fair, Good, Great, Superb (or steps from Fair)",
+            "description": "a Trait Ladder level: Terrible, Poor, Mediocre, Fair, Good, Great, Superb (or steps "
+            "from Fair)",
         }
     ),
 ]

@@ -48,7 +48,7 @@ def simple_round(state: FightState, rng: DiceRng) -> tuple[FightState, list[Even
     if not one_on_one and len(active[0]) != len(active[1]):
         small = 0 if len(active[0]) < len(active[1]) else 1
         pens = outnumbering_penalties(
-            [f.level + m for f, m in zip(active[small], mods[small])],
+            [f.level + m for f, m in zip(active[small], mods[small], strict=True)],
             len(active[1 - small]),
             hr.outnumbering_max_penalty,
         )
@@ -60,7 +60,7 @@ def simple_round(state: FightState, rng: DiceRng) -> tuple[FightState, list[Even
     rolls: list[RollRecord] = []
     lines: list[str] = []
     for s in (0, 1):
-        for f, m in zip(active[s], mods[s]):
+        for f, m in zip(active[s], mods[s], strict=True):
             res, recs, text = roll_fighter(f, m, rng, f.name)
             results[s].append(res)
             rolls += recs
@@ -103,7 +103,7 @@ def simple_round(state: FightState, rng: DiceRng) -> tuple[FightState, list[Even
                 events += ev
     # write back
     for s in (0, 1):
-        by_name = {id(a): b for a, b in zip(active[s], new_active[s])}
+        by_name = {id(a): b for a, b in zip(active[s], new_active[s], strict=True)}
         sides[s] = [by_name.get(id(f), f) for f in sides[s]]
     over, winner = False, None
     if outcome is not None:

@@ -88,12 +88,12 @@ def roll_initiative(
     names = list(names or [f"#{i}" for i in range(len(bonuses))])
     rolls: list[RollRecord] = []
     totals = []
-    for n, b in zip(names, bonuses):
+    for n, b in zip(names, bonuses, strict=True):
         r = roll("2d6", rng, label=f"initiative {n}")
         rolls.append(r)
         totals.append(r.total + b)
     use_mod = hr.initiative_ties == "modifier_then_reroll"
-    keys: list[list[int]] = [[t, b if use_mod else 0] for t, b in zip(totals, bonuses)]
+    keys: list[list[int]] = [[t, b if use_mod else 0] for t, b in zip(totals, bonuses, strict=True)]
     # re-roll among fighters whose keys tie, until every key is distinct
     for _ in range(50):
         groups: dict[tuple[int, ...], list[int]] = {}

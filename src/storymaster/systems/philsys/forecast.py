@@ -35,6 +35,7 @@ still to be fought from the given state.
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -288,7 +289,7 @@ def _taken_pmf(expression: str, red: int, p_hit: float, p_crit: float) -> dict[i
     values, probs = _pmf(expression)
     raw = np.maximum(values, 0)
     out: dict[int, float] = defaultdict(float)
-    for r, q in zip(raw.tolist(), probs.tolist()):
+    for r, q in zip(raw.tolist(), probs.tolist(), strict=True):
         if p_hit:
             out[max(0, r - red)] += p_hit * q
         if p_crit:
@@ -366,7 +367,7 @@ def _ability_taken(a: _Ability, p_hit: float, p_half: float, armor: Any) -> dict
     values, probs = _pmf(a.expr)
     red = armor.ac // 3 if armor is not None and (not a.magical or armor.reduces_magic) else 0
     out: dict[int, float] = defaultdict(float)
-    for v, q in zip(np.maximum(values, 0).tolist(), probs.tolist()):
+    for v, q in zip(np.maximum(values, 0).tolist(), probs.tolist(), strict=True):
         if p_hit:
             out[max(0, v - red)] += p_hit * q
         if p_half:
@@ -388,7 +389,7 @@ class _Duel:
         self.hr = plan.hr
         self.f = plan.state.fighters
         self.s = plan.specs
-        self.size = [max(s.top, f.hp) + 1 for s, f in zip(self.s, self.f)]
+        self.size = [max(s.top, f.hp) + 1 for s, f in zip(self.s, self.f, strict=True)]
         self.states = [self._states(k) for k in (0, 1)]
         self.index = [{x: i for i, x in enumerate(xs)} for xs in self.states]
         # fallen[a][winner's HP, loser's HP + offset[a]]: the mass a has just put down
@@ -441,7 +442,7 @@ class _Duel:
             cuts.add(self.s[k].top // 4 + 1)
             cuts.update(a.hp + 1 for a in self.s[k].heals + self.s[k].spells)
         edges = sorted(c for c in cuts if 1 <= c <= self.size[k])
-        return [(lo, hi) for lo, hi in zip(edges, edges[1:]) if lo < hi]
+        return [(lo, hi) for lo, hi in itertools.pairwise(edges) if lo < hi]
 
     def at_pa(self, k: int, broken: bool) -> tuple[int, int]:
         s = self.s[k]
@@ -532,7 +533,7 @@ class _Duel:
                     if kind == "heal":
                         ra2 = self.index[a][(xa[0] - what.mp, xa[1] - what.tp, xa[2], xa[3])]
                         values, probs = _pmf(what.expr)
-                        for x, q in zip(np.maximum(values, 0).tolist(), probs.tolist()):
+                        for x, q in zip(np.maximum(values, 0).tolist(), probs.tolist(), strict=True):
                             # new HP = min(max HP, HP - cost + x)
                             shift = x - what.hp
                             cut = max(alo, min(ahi, top_a - shift + 1))  # rows from here on end at max HP
@@ -585,7 +586,7 @@ class _Duel:
                     outcomes = [(p_miss, 0, 0, rb), (p_cf, lose_to, 0, rb)]
                     merged: dict[tuple[int, int], float] = defaultdict(float)
                     values, probs = _pmf(expression)
-                    for v, q in zip(np.maximum(values, 0).tolist(), probs.tolist()):
+                    for v, q in zip(np.maximum(values, 0).tolist(), probs.tolist(), strict=True):
                         for p, raw in ((p_hit, v), (p_crit, 2 * v)):
                             if p:
                                 d = max(0, raw - red)
@@ -767,7 +768,7 @@ class _Sim:
         self.DEAD = col([f.dead for f in fs], bool)
         self.WAKE = col([-1 if f.wake_in is None else f.wake_in for f in fs], np.int64)
         self.HEAVY = col([f.heavy_wound for f in fs], bool)
-        self.SB = col([f.shield_broken and s.shield_ac is not None for f, s in zip(fs, self.specs)], bool)
+        self.SB = col([f.shield_broken and s.shield_ac is not None for f, s in zip(fs, self.specs, strict=True)], bool)
         self.PARRIED = np.zeros((n, self.N), dtype=bool)
         self.side = np.asarray([s.side for s in self.specs])
         self.top = np.asarray([s.top for s in self.specs])

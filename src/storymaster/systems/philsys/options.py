@@ -22,7 +22,8 @@ class PhilsysHouseRules(HouseRules):
     initiative_formula: Literal["agi_cou_half", "agi_int_half", "agi_cou"] = Field(
         "agi_cou_half",
         description=(
-            "Initiative bonus. 'agi_cou_half' = AGI + COU/2 (Derived Substats: 'Initiative -- Agility + (Courage / 2)', "
+            "Initiative bonus. 'agi_cou_half' = AGI + COU/2 (Derived Substats: 'Initiative -- Agility + (Courage "
+            "/ 2)', "
             "the formula written on the sheet); 'agi_int_half' = AGI + INT/2 (Turn Sequence); 'agi_cou' = AGI + COU "
             "(combat walkthrough 'AGI+COU+2d6' and its examples). Halves round down."
         ),
@@ -72,7 +73,8 @@ class PhilsysHouseRules(HouseRules):
     critical_health_threshold: int = Field(
         15,
         ge=0,
-        description="'Critical health status' starts at this many HP or less (Taking Damage: 'roughly 10-15 HP or less').",
+        description="'Critical health status' starts at this many HP or less (Taking Damage: 'roughly 10-15 HP "
+        "or less').",
     )
     critical_health_penalty: int = Field(
         3,
@@ -117,7 +119,8 @@ class PhilsysHouseRules(HouseRules):
     )
     xp_surplus_carries: bool = Field(
         True,
-        description="XP left over after paying for a level is kept (Character Advancement: 'The XP count resets'); False sets it to 0.",
+        description="XP left over after paying for a level is kept (Character Advancement: 'The XP count "
+        "resets'); False sets it to 0.",
     )
     missile_defence: Literal["agi_cou", "missile_evasion"] = Field(
         "agi_cou",

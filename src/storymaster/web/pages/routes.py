@@ -582,7 +582,7 @@ def _forecast(store: Any, sid: int, system: Any, fight: dict[str, Any]) -> dict[
     try:
         from ...play.combat import _models, _rules
 
-        with store.reading_scene(sid) as (c, s):
+        with store.reading_scene(sid) as (c, _s):
             sides = fight["sides"]
             fresh = system.combat.start(
                 _models(c, system, sides), house_rules=_rules(c, system), options=dict(fight.get("options") or {})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 from datetime import timedelta
 from typing import Any
@@ -45,10 +46,8 @@ def login(body: LoginIn, response: Response, store: StoreDep, settings: Settings
     row = store.user_by_name(body.name)
     if row is None:
         dummy = _DUMMY.setdefault(id(settings), ph.hash("not a password"))
-        try:
+        with contextlib.suppress(VerificationError):
             ph.verify(dummy, body.password)
-        except VerificationError:
-            pass
         raise Unauthorized("wrong name or password")
     try:
         ph.verify(row.password_hash, body.password)

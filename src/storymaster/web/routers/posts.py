@@ -70,7 +70,7 @@ def create_post(sid: Id, body: PostIn, store: StoreDep, caller: CallerDep, now: 
 
 @router.post("/preview", summary="The exact odds of a roll or check and a chart, without rolling")
 def preview_roll(sid: Id, body: PreviewIn, store: StoreDep, caller: CallerDep) -> dict[str, Any]:
-    with store.reading_scene(sid) as (c, s):
+    with store.reading_scene(sid) as (c, _s):
         member(c, caller)
         house_rules = dict(c.house_rules)
         system = system_of(c)
