@@ -13,7 +13,6 @@ from storymaster.rules import load_model
 from storymaster.systems.fuzzy import SYSTEM
 from storymaster.systems.fuzzy.character import FuzzyCharacter, karma
 from storymaster.systems.fuzzy.options import FuzzyHouseRules
-from storymaster.systems.fuzzy.options import FuzzyHouseRules
 
 RNG = DiceRng("adv")
 

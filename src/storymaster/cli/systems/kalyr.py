@@ -40,6 +40,7 @@ from ...systems.kalyr.checks import AbilityRoll, GroupCheck, OpenCheck, OpposedC
 from ...systems.kalyr.damage import simple_contest_damage
 from ...systems.kalyr.data_files import table
 from ...systems.kalyr.ladder import LADDER, level_name, parse_level, parse_levels
+from ...systems.kalyr.options import KalyrHouseRules
 from ...systems.kalyr.wounds import BOXES, TRACKS, severity_for_damage, severity_name
 from ..common import (
     HouseRulesOpt,
@@ -155,7 +156,8 @@ def _track_row(c: Character, name: str) -> str:
     return " ".join(cells)
 
 
-def _sheet_json(c: Character, problems, hr) -> dict[str, Any]:
+def _sheet_json(c: Character, problems, hr=None) -> dict[str, Any]:
+    hr = hr if isinstance(hr, KalyrHouseRules) else KalyrHouseRules()
     out: dict[str, Any] = {"character": c.model_dump(mode="json")}
     derived: dict[str, Any] = {
         "weapon_damage": weapon_damage(c),
