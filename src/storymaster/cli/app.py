@@ -19,6 +19,7 @@ from ..rules import all_systems, get_system, load_failures
 from .common import JsonOpt, SeedOpt, show_house_rules, write_plot
 from .errors import StorymasterGroup
 from .output import bar_rows, console, print_json
+from .vocab import suggest, tidy
 
 __all__ = ["CLI_GROUP", "app", "main"]
 
@@ -172,21 +173,46 @@ class _SystemCommands(StorymasterGroup):
     """
 
     def list_commands(self, ctx: Any) -> list[str]:
-        return sorted(set(super().list_commands(ctx)) | set(_system_entry_points()))
+        return sorted(set(super().list_commands(ctx)) | set(_system_entry_points()) | set(_rule_system_names()))
 
     def get_command(self, ctx: Any, name: str) -> Any:
         command = super().get_command(ctx, name)
         if command is not None:
-            return command
+            return tidy(command)
         ep = _system_entry_points().get(name)
-        if ep is None:
-            return None
-        return _load_system_command(ep)
+        if ep is not None:
+            return tidy(_load_system_command(ep))
+        if name in _rule_system_names():  # a system with no CLI module: the shared commands, generated
+            return tidy(_generic_command(name))
+        return None
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        name = args[0] if args else ""
+        if args and not name.startswith("-") and self.get_command(ctx, name) is None:
+            ctx.fail(f"No such command {name!r}.{suggest(name, self.list_commands(ctx))}")
+        return super().resolve_command(ctx, args)
 
 
 @cache
 def _system_entry_points() -> dict[str, Any]:
     return {ep.name: ep for ep in entry_points(group=CLI_GROUP)}
+
+
+@cache
+def _rule_system_names() -> frozenset[str]:
+    """Systems registered under ``storymaster.systems`` (their names only: nothing is imported)."""
+    from ..rules.registry import SYSTEMS_GROUP
+
+    return frozenset(ep.name for ep in entry_points(group=SYSTEMS_GROUP))
+
+
+@cache
+def _generic_command(name: str) -> Any:
+    from .shared import generic_app
+
+    command = typer.main.get_command(generic_app(get_system(name)))
+    command.name = name
+    return command
 
 
 @cache

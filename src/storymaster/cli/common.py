@@ -6,11 +6,12 @@ from these and registers it under the ``storymaster.cli`` entry-point group.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
+from html import escape
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Any, TypeVar
 
-import typer
 from pydantic import BaseModel
 from rich.panel import Panel
 from rich.table import Table
@@ -21,6 +22,7 @@ from ..errors import InputFileError
 from ..odds.chart import svg_bar_chart
 from ..rules import Event, HouseRules, Outcome, OutcomeOdds, describe_house_rules, load_model
 from .output import bar_rows, console, print_json
+from .vocab import HouseRulesOpt, JsonOpt, SeedOpt
 
 __all__ = [
     "HouseRulesOpt",
@@ -33,17 +35,11 @@ __all__ = [
     "load_house_rules",
     "make_rng",
     "show_house_rules",
+    "write_chart",
     "write_plot",
 ]
 
 M = TypeVar("M", bound=BaseModel)
-
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")]
-SeedOpt = Annotated[str | None, typer.Option("--seed", help="Seed for the dice (the same seed gives the same rolls).")]
-HouseRulesOpt = Annotated[
-    Path | None,
-    typer.Option("--house-rules", help="A YAML/JSON file of house-rule options (see the 'house-rules' command)."),
-]
 
 
 def make_rng(seed: str | None, stream: str = "") -> DiceRng:
@@ -85,6 +81,8 @@ def emit_outcome(outcome: Outcome, as_json: bool) -> None:
     for r in outcome.rolls:
         body.append(f"\n  {r.label + ': ' if r.label else ''}{r.detail}")
     body.append("\n" + outcome.explanation)
+    if outcome.rolls:
+        body.append(f"\nseed {outcome.rolls[0].seed}", style="dim")
     # Text, not markup: explanations and dice may contain brackets; the panel wraps long lines
     console.print(Panel(body, title=Text(outcome.check), expand=False))
 
@@ -119,14 +117,56 @@ def emit_events(events: Iterable[Event], as_json: bool, summary: dict[str, Any] 
         console.print(Text(str(summary["result"]), style="bold"))
 
 
+ChartPanel = tuple[str, Sequence[tuple[str, float]], set[str] | None]
+
+
 def write_plot(path: Path, bars: Sequence[tuple[str, float]], title: str, highlight: set[str] | None = None) -> None:
     """Save a bar chart as SVG (always available) or PNG (needs the 'plot' extra: matplotlib)."""
+    write_chart(path, [(title, bars, highlight)])
+
+
+def write_chart(path: Path, panels: Sequence[ChartPanel], title: str = "") -> None:
+    """Save one or more bar charts, stacked, as SVG or PNG: the same panels, titles, bars and labels in both."""
     suffix = path.suffix.lower()
-    if suffix == ".svg":
-        path.write_text(svg_bar_chart(bars, title=title, highlight=highlight), encoding="utf-8")
-        return
-    if suffix != ".png":
+    if suffix not in (".svg", ".png"):
         raise InputFileError(f"{path}: a plot is written as .svg or .png", hint="name the file chart.svg or chart.png")
+    text_or_bytes: str | bytes = _svg_panels(panels, title) if suffix == ".svg" else _png_panels(panels, title)
+    try:
+        if isinstance(text_or_bytes, str):
+            path.write_text(text_or_bytes, encoding="utf-8")
+        else:
+            path.write_bytes(text_or_bytes)
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot be written ({exc.strerror or exc})") from None
+
+
+PANEL_W, PANEL_H, HEAD = 640, 320, 30
+
+
+def _svg_panels(panels: Sequence[ChartPanel], title: str) -> str:
+    if len(panels) == 1 and not title:
+        name, bars, highlight = panels[0]
+        return svg_bar_chart(bars, title=name, highlight=highlight)
+    head = HEAD if title else 0
+    height = head + PANEL_H * len(panels)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {PANEL_W} {height}" width="{PANEL_W}" '
+        f'height="{height}" font-family="sans-serif">',
+        f"<title>{escape(title or 'charts')}</title>",
+        '<rect width="100%" height="100%" fill="#fff"/>',
+    ]
+    if title:
+        parts.append(f'<text x="{PANEL_W / 2}" y="20" text-anchor="middle" font-size="15">{escape(title)}</text>')
+    for k, (name, bars, highlight) in enumerate(panels):
+        inner = svg_bar_chart(bars, title=name, highlight=highlight, width=PANEL_W, height=PANEL_H)
+        inner = re.sub(r"\b(chart-title|chart-desc|hatch)\b", rf"\1-{k}", inner)  # ids stay unique in one document
+        inner = inner.replace("<svg ", f'<svg x="0" y="{head + k * PANEL_H}" ', 1)
+        parts.append(inner)
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def _png_panels(panels: Sequence[ChartPanel], title: str) -> bytes:
     try:
         import matplotlib
 
@@ -136,16 +176,32 @@ def write_plot(path: Path, bars: Sequence[tuple[str, float]], title: str, highli
         raise InputFileError(
             "writing PNG needs matplotlib", hint="pip install 'storymaster[plot]', or write an .svg instead"
         ) from None
-    fig, ax = plt.subplots(figsize=(8, 4))
-    labels = [b[0] for b in bars]
-    ax.bar(
-        range(len(bars)),
-        [b[1] for b in bars],
-        color=["#b3541e" if highlight and label in highlight else "#2f5d8a" for label in labels],
+    import io
+
+    head = HEAD if title else 0
+    fig, axes = plt.subplots(
+        len(panels), 1, figsize=(PANEL_W / 100, (head + PANEL_H * len(panels)) / 100), squeeze=False
     )
-    ax.set_xticks(range(len(bars)), labels, rotation=90 if len(bars) > 20 else 0, fontsize=7 if len(bars) > 20 else 9)
-    ax.set_ylabel("probability")
-    ax.set_title(title)
+    for ax, (name, bars, highlight) in zip(axes[:, 0], panels, strict=True):
+        labels = [b[0] for b in bars]
+        ax.bar(
+            range(len(bars)),
+            [b[1] for b in bars],
+            color=["#b3541e" if highlight and lab in highlight else "#2f5d8a" for lab in labels],
+        )
+        every = max(1, round(len(bars) / 24))
+        ax.set_xticks(
+            [i for i in range(len(bars)) if i % every == 0],
+            [lab for i, lab in enumerate(labels) if i % every == 0],
+            fontsize=8 if len(bars) <= 12 else 7,
+            rotation=0 if len(bars) <= 12 else 45,
+        )
+        ax.yaxis.set_major_formatter(matplotlib.ticker.PercentFormatter(1.0, decimals=1))
+        ax.set_title(name, fontsize=11)
+    if title:
+        fig.suptitle(title, fontsize=13)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=100, format="png")
     plt.close(fig)
+    return buffer.getvalue()

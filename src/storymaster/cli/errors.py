@@ -8,9 +8,10 @@ import sys
 from typing import Any
 
 import typer
+from pydantic import ValidationError
 from typer.core import TyperGroup
 
-from ..errors import StorymasterError
+from ..errors import InputFileError, StorymasterError
 
 __all__ = ["EXIT_ERROR", "EXIT_INTERNAL", "StorymasterGroup", "format_error"]
 
@@ -27,12 +28,16 @@ def format_error(exc: BaseException, as_json: bool = False) -> str:
         msg = f"{where}{exc.strerror or exc}"
         return json.dumps({"error": "os-error", "message": msg}) if as_json else f"error: {msg}"
     msg = (
-        f"internal error ({type(exc).__name__}: {exc}). This is a bug in Storymaster; please report it with "
-        "the command you ran."
+        f"internal error ({type(exc).__name__}: {exc}). "
+        "This is a bug in Storymaster; please report it with the command you ran."
     )
     if as_json:
         return json.dumps({"error": "internal", "message": msg})
     return f"error: {msg}\nTip: set STORYMASTER_DEBUG=1 to see the traceback"
+
+
+def _json(ctx: Any) -> bool:
+    return bool(ctx.meta.get("storymaster.json", False))
 
 
 def _is_framework(exc: BaseException) -> bool:
@@ -51,6 +56,20 @@ class StorymasterGroup(TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
+        except typer.TyperException as exc:  # Click's usage errors (Typer carries its own Click)
+            if not ctx.meta.get("storymaster.json", False):
+                raise
+            # with --json, a usage error is JSON too (on stderr, like every error)
+            failed_in = getattr(exc, "ctx", None)
+            where = failed_in.command_path if failed_in is not None else ctx.command_path
+            sys.stderr.write(json.dumps({"error": "usage", "message": exc.format_message(), "command": where}) + "\n")
+            sys.stderr.flush()
+            raise typer.Exit(getattr(exc, "exit_code", EXIT_ERROR)) from None
+        except ValidationError as exc:  # a value from the command line that a model refused: the user's input
+            what = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']}" for e in exc.errors())
+            sys.stderr.write(format_error(InputFileError(f"bad value: {what}"), _json(ctx)) + "\n")
+            sys.stderr.flush()
+            raise typer.Exit(EXIT_ERROR) from None
         except Exception as exc:
             if _is_framework(exc):
                 raise

@@ -15,8 +15,9 @@ from rich.text import Text
 
 from ..errors import InputFileError
 from ..forecast import Forecast, side_label
-from .common import write_plot
+from .common import write_chart
 from .output import bar_rows, console, err_console, print_json
+from .vocab import PlotOpt
 
 __all__ = [
     "MethodOpt",
@@ -44,7 +45,6 @@ SamplesOpt = Annotated[
 MethodOpt = Annotated[
     str, typer.Option("--method", help="auto (exact where the state space allows), exact, or simulate.")
 ]
-PlotOpt = Annotated[Path | None, typer.Option("--plot", help="Save a chart of the forecast: FILE.svg or FILE.png.")]
 
 
 def split_sides(files: Sequence[Path], vs: Sequence[Path] | None) -> list[list[Path]]:
@@ -99,12 +99,36 @@ def forecast_progress(label: str = "simulating", *, after: float = 0.3) -> Itera
             progress.stop()
 
 
+def forecast_panels(forecast: Forecast) -> list[tuple[str, list[tuple[str, float]], set[str] | None]]:
+    """The two charts of a forecast: who wins (each side by its fighters' names, and the draw) and how long."""
+    wins = [(_side_name(forecast, i), p) for i, p in enumerate(forecast.p_win)]
+    wins.append(("draw" if forecast.draw_meaning.startswith("draw") else "no winner", forecast.p_draw))
+    return [
+        ("who wins", wins, None),
+        (f"how long: rounds (mean {forecast.mean_rounds:.1f})", _round_bars(forecast), None),
+    ]
+
+
+def _side_name(forecast: Forecast, i: int) -> str:
+    names = forecast.sides[i]
+    shown = ", ".join(names) if len(names) <= 2 else f"{names[0]} +{len(names) - 1}"
+    return f"{shown} ({side_label(i)})"
+
+
+def _round_bars(forecast: Forecast) -> list[tuple[str, float]]:
+    rounds = sorted(forecast.rounds.items())
+    if not rounds:
+        return []
+    head, tail = _head_and_tail(rounds)
+    shown = [(str(r), p) for r, p in head] if len(head) <= 20 else _bucket(head)
+    if tail:
+        shown.append((f">{head[-1][0]}", tail))
+    return shown
+
+
 def emit_forecast(forecast: Forecast, as_json: bool, plot: Path | None = None) -> None:
     if plot is not None:
-        bars = [(f"{side_label(i)} wins", p) for i, p in enumerate(forecast.p_win)]
-        bars.append((forecast.draw_meaning, forecast.p_draw))
-        bars += [(f"r{r}", p) for r, p in sorted(forecast.rounds.items())]
-        write_plot(plot, bars, f"{forecast.system} forecast ({forecast.method})")
+        write_chart(plot, forecast_panels(forecast), f"{forecast.system} forecast ({forecast.method})")
     if as_json:
         print_json(forecast.to_json())
         return
@@ -112,45 +136,50 @@ def emit_forecast(forecast: Forecast, as_json: bool, plot: Path | None = None) -
         how = f"exact (Markov chain; unresolved probability at most {forecast.error:.1e})"
     elif forecast.method == "simulated":
         how = (
-            f"simulated: {forecast.samples or 0:,} fights, seed {forecast.seed}, 95% intervals (widest "
-            f"+/-{forecast.error:.4f})"
+            f"simulated: {forecast.samples or 0:,} fights, seed {forecast.seed}, "
+            f"95% intervals (widest +/-{forecast.error:.4f})"
         )
     else:
         how = f"the combat engine, fight by fight: {forecast.samples or 0:,} fights"
-    table = Table(title=f"{forecast.system} forecast: {how}", show_edge=False)
+    console.print(Text(f"{forecast.system} forecast: {how}", style="bold"))
+    table = Table(show_edge=False, title="who wins")
     table.add_column("side")
-    table.add_column("who")
-    table.add_column("tactics")
-    table.add_column("wins", justify="right")
+    table.add_column("who", overflow="fold")
+    table.add_column("tactics", overflow="fold")
+    table.add_column("wins", justify="right", no_wrap=True)
     if forecast.intervals:
-        table.add_column("95% interval", justify="right")
+        table.add_column("95% interval", justify="right", no_wrap=True)
     for i, (names, p) in enumerate(zip(forecast.sides, forecast.p_win, strict=True)):
         label = side_label(i)
         row = [label, ", ".join(names), forecast.tactics.get(label, ""), f"{p:.2%}"]
         if forecast.intervals:
             lo, hi = forecast.intervals[i]
-            row.append(f"{lo:.2%} .. {hi:.2%}")
+            row.append(f"{lo:.2%}..{hi:.2%}")
         table.add_row(*(Text(c) for c in row))
     console.print(table)
     console.print(Text(f"{forecast.draw_meaning}: {forecast.p_draw:.2%}"))
-    rounds = sorted(forecast.rounds.items())
-    if rounds:
-        head, tail = _head_and_tail(rounds)
-        shown = [(str(r), p) for r, p in head] if len(head) <= 20 else _bucket(head)
-        if tail:
-            shown.append((f">{head[-1][0]}", tail))
-        console.print(bar_rows(shown, title=f"rounds (mean {forecast.mean_rounds:.2f})"))
+    shown = _round_bars(forecast)
+    if shown:
+        console.print(bar_rows(shown, title=f"how long: rounds (mean {forecast.mean_rounds:.2f})", width=30))
     if forecast.combatants:
-        states = sorted({k for c in forecast.combatants for k in c.end_states})
-        ends = Table(title="how each combatant ends", show_edge=False)
-        ends.add_column("combatant")
-        for s in states:
-            ends.add_column(s, justify="right")
-        for c in forecast.combatants:
-            ends.add_row(Text(f"{c.name} ({side_label(c.side)})"), *(f"{c.end_states.get(s, 0.0):.2%}" for s in states))
-        console.print(ends)
+        _end_states_table(forecast)
     for note in forecast.notes:
         console.print(Text(note))
+
+
+def _end_states_table(forecast: Forecast, per_table: int = 5) -> None:
+    """How each combatant ends: end states as rows (mildest first), combatants as columns, 80 columns wide."""
+    states = forecast.ordered_end_states()
+    people = list(forecast.combatants)
+    for start in range(0, len(people), per_table):  # more combatants than fit: several tables, same rows
+        chunk = people[start : start + per_table]
+        ends = Table(title="how each combatant ends", show_edge=False)
+        ends.add_column("end state", overflow="fold", min_width=10, max_width=22)
+        for c in chunk:
+            ends.add_column(Text(f"{c.name} ({side_label(c.side)})"), justify="right", overflow="fold", min_width=7)
+        for state in states:
+            ends.add_row(Text(state), *(f"{c.end_states.get(state, 0.0):.2%}" for c in chunk))
+        console.print(ends)
 
 
 def _head_and_tail(rounds: list[tuple[int, float]], share: float = 0.999) -> tuple[list[tuple[int, float]], float]:

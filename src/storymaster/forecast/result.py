@@ -76,6 +76,8 @@ class Forecast:
     seed: int | None = None
     draw_meaning: str = "draw"
     notes: tuple[str, ...] = ()
+    #: the system's end states from the mildest to the most severe (front ends list them in this order)
+    end_state_order: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rounds", _frozen(self.rounds))
@@ -87,6 +89,14 @@ class Forecast:
     def mean_rounds(self) -> float:
         total = sum(self.rounds.values())
         return sum(r * p for r, p in self.rounds.items()) / total if total else 0.0
+
+    def ordered_end_states(self) -> tuple[str, ...]:
+        """Every end state any combatant reached, mildest first (the system's order; others after, as met)."""
+        seen: list[str] = []
+        for c in self.combatants:
+            seen += [k for k in c.end_states if k not in seen]
+        rank = {name: i for i, name in enumerate(self.end_state_order)}
+        return tuple(sorted(seen, key=lambda k: (rank.get(k, len(rank)), seen.index(k))))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -101,6 +111,7 @@ class Forecast:
             "combatants": [c.to_json() for c in self.combatants],
             "error": self.error,
             "tactics": dict(self.tactics),
+            "end_state_order": list(self.ordered_end_states()),
         }
         if self.intervals:
             out["intervals"] = {side_label(i): list(ci) for i, ci in enumerate(self.intervals)}

@@ -141,7 +141,7 @@ def test_new_interactive_with_running_total(cli, tmp_path) -> None:
     )
     r = run(cli, f"blyss new --out {out}", input=answers)
     assert r.exit_code == 0, r.output
-    assert "CP left" in r.stdout
+    assert "CP left" in r.stderr  # the questions and running totals are on stderr
     data = yaml.safe_load(out.read_text())
     assert data["attributes"]["agility"] == 5 and data["extra_dodges"] == 2
     sheet = json.loads(run(cli, f"blyss sheet {out} --json").stdout)
@@ -187,14 +187,14 @@ def test_damage_and_deprivation_commands(cli) -> None:
 def test_advancement_commands(cli, tmp_path) -> None:
     f = tmp_path / "rogue.yaml"
     shutil.copy(EX / "rogue.yaml", f)
-    r = run(cli, f"blyss award {f} --challenges 1 --roleplaying 2 --learned --json")
+    r = run(cli, f"blyss award {f} --challenges 1 --roleplaying 2 --learned --in-place --json")
     assert r.exit_code == 0 and json.loads(r.stdout)["cp_left"] == 15 + 7
-    r = run(cli, f"blyss spend {f} Sneak 20 --json")
+    r = run(cli, f"blyss spend {f} Sneak 20 --in-place --json")
     assert r.exit_code == 0, r.output
     assert yaml.safe_load(f.read_text())["traits"][5]["rank"] == 5  # Sneak 3 -> 5 for 8 + 12 CP
-    r = run(cli, f"blyss deteriorate {f} Forgery --json")
+    r = run(cli, f"blyss deteriorate {f} Forgery --in-place --json")
     assert r.exit_code == 0
-    r = run(cli, f"blyss flaw {f} Greedy --rank 2 --json")
+    r = run(cli, f"blyss flaw {f} Greedy --rank 2 --in-place --json")
     assert r.exit_code == 0
     r = run(cli, f"blyss spend {f} Sneak 500")
     assert r.exit_code == 2 and "CP to spend" in r.stderr

@@ -55,7 +55,9 @@ def test_odds_plot(cli, tmp_path):
         (["--dice", "3", "--target", "-2"], "1 or more"),
         (["--dice", "0", "--target", "7"], "dice"),
         (["--dice", "3", "--target", "tricky"], "unknown target"),
-        (["--dice", "3"], "either --target or --against"),
+        (["--dice", "3"], "either --difficulty or --against"),
+        (["--dice", "3", "--target", "7", "--against-modifier", "1"], "goes with --against"),
+        (["--dice", "3", "--against", "2", "--fit", "barely"], "a contest (--against) has none"),
         (["--dice", "3", "--target", "7", "--penalty", "-1"], "0 or more"),
         (["--dice", "3", "--target", "7", "--fit", "perfectly"], "unknown --fit"),
     ],
@@ -149,17 +151,20 @@ def test_new_builds_a_character_interactively(cli, tmp_path):
     )
     r = cli("fuzzy", "new", "--output", str(out), input=answers)
     assert r.exit_code == 0, r.output
-    assert "[karma 19 of baseline 22: Luck 5, Unluck 1]" in r.stdout
-    assert "[karma 11 of baseline 22: Luck 5, Unluck 1]" in r.stdout  # after Cleverness 3
+    assert "[karma 19 of baseline 22: Luck 5, Unluck 1]" in r.stderr  # the running totals, with the questions
+    assert "[karma 11 of baseline 22: Luck 5, Unluck 1]" in r.stderr  # after Cleverness 3
     c = load_model(out, FuzzyCharacter)
     assert c.abilities[0].powers == ("Headology", "Broomstick", "Curse")
     assert karma(c).luck == 5
 
 
-def test_new_reports_problems(cli):
-    answers = "\n".join(["Dud", "", "0"]) + "\n"
-    r = cli("fuzzy", "new", input=answers)
-    assert r.exit_code == 2 and "rated 1 or more" in r.stderr
+def test_new_asks_again_for_a_rating_below_1(cli):
+    # a bad rating no longer ends the session: it is asked again
+    answers = "\n".join(["Dud", "", "0", "2", "2", "2", "2", "2", "", "", "body"]) + "\n"
+    r = cli("fuzzy", "new", "--json", input=answers)
+    assert r.exit_code == 0, r.output
+    assert "0 is out of range: from 1 to 100 (try again)" in r.stderr
+    assert json.loads(r.stdout[r.stdout.index("{") :])["character"]["required"]["cleverness"] == 2
 
 
 def test_roll_explains(cli):
@@ -290,7 +295,10 @@ def test_xp_refusals(cli):
     assert r.exit_code == 2
 
 
-def test_new_refuses_a_negative_rating_cleanly(cli):
-    answers = "\n".join(["Neg", "", "2", "2", "2", "2", "2", "Sword", "-3"]) + "\n"
-    r = cli("fuzzy", "new", input=answers)
-    assert r.exit_code == 2 and "Sword" in r.stderr and "Traceback" not in r.output
+def test_new_asks_again_for_a_negative_rating(cli):
+    answers = "\n".join(["Neg", "", "2", "2", "2", "2", "2", "Sword", "-3", "3", "n", "", "", "Sword"]) + "\n"
+    r = cli("fuzzy", "new", "--json", input=answers)
+    assert r.exit_code == 0, r.output
+    assert "-3 is out of range" in r.stderr and "Traceback" not in r.output
+    data = json.loads(r.stdout[r.stdout.index("{") :])
+    assert data["character"]["abilities"][0]["rating"] == 3 and data["character"]["combat"]["ability"] == "Sword"

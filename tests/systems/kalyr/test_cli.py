@@ -70,7 +70,12 @@ def test_odds_from_a_character(cli, examples_dir):
         (["--difficulty", "Fair"], "--ability"),
         (["--ability", "Good", "--combine", "middle"], "best or worst"),
         (["--ability", "Good", "--difficulty", "Fair", "--partial", "Good"], "below"),
-        (["--ability", "Good", "--situation", "3", "--character", "nope.yaml", "--use", "x"], "no such file"),
+        (["--situation", "3", "--character", "nope.yaml", "--use", "x"], "no such file"),
+        (["--ability", "Good", "--character", "nope.yaml", "--use", "x"], "not both"),
+        (["--ability", "Good", "--use", "Stealth"], "give -c/--character"),
+        (["--ability", "Good", "--situation", "3"], "between -2 and +2"),  # applied to a bare level, so checked
+        (["--ability", "Good", "--equipment", "shiny"], "fine, normal or poor"),
+        (["--ability", "Good", "--vs-modifier", "1"], "give --vs LEVEL"),
     ],
 )
 def test_odds_errors_are_clear(cli, args, needle):
@@ -194,7 +199,7 @@ def test_new_builds_a_character_interactively(cli, tmp_path):
     )
     r = cli("kalyr", "new", "--out", str(out), input=answers)
     assert r.exit_code == 0, r.output
-    assert "2 abilities, +0 ladder steps" in r.stdout
+    assert "2 abilities, +0 ladder steps" in r.stderr  # the running totals go with the questions, on stderr
     c = Character.model_validate(yaml.safe_load(out.read_text()))
     assert c.name == "Narluis" and c.powers == ("Telepathy",) and c.shield == "small"
     assert c.abilities[1].power == "Telepathy" and c.incompetences == ("Swimming",)
@@ -227,7 +232,9 @@ def test_new_reprompts_a_bad_level(cli):
     )
     r = cli("kalyr", "new", "--json", input=answers)
     assert r.exit_code == 0, r.output
-    assert "not on the Trait Ladder" in r.stdout
+    assert "not on the Trait Ladder" in r.stderr  # asked again, on stderr: stdout holds only the JSON
+    data = json.loads(r.stdout[r.stdout.index("{") :])  # (the test runner echoes the typed answers)
+    assert data["character"]["abilities"][0]["level"] == "Good"
 
 
 def test_damage_calc_kylar_against_the_bandit(cli, examples_dir):

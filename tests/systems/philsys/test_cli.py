@@ -194,18 +194,19 @@ def test_new_builds_a_character_interactively(cli, tmp_path):
     answers = "\n".join(["Mira", "a hedge witch", *stats, *skills, *gear]) + "\n"
     r = cli("philsys", "new", "--out", str(out), input=answers)
     assert r.exit_code == 0, r.output
-    assert "points left" in r.stdout and "points spent" in r.stdout
-    assert "21 points left" in r.stdout and "19 points left" in r.stdout  # running totals
+    assert "points left" in r.stderr and "points spent" in r.stderr  # questions and totals: stderr
+    assert "21 points left" in r.stderr and "19 points left" in r.stderr  # running totals
     data = yaml.safe_load(out.read_text())
     assert data["name"] == "Mira" and data["stats"]["MAG"] == 5
     assert [s["name"] for s in data["skills"]] == ["Fire Magic", "Geology", "Lockpicking"]
     assert data["equipment"]["weapon"]["damage"] == [8, 6, 9] and data["equipment"]["armor"]["ac"] == 6
-    assert "three whole numbers" in r.stdout
+    assert "three whole numbers" in r.stderr
     r = cli("philsys", "sheet", str(out))
     assert r.exit_code == 0
 
 
-def test_new_reports_an_illegal_build(cli):
+def test_new_asks_again_instead_of_building_past_the_first_level_cap(cli):
+    # a rank past the first-level cap (4) is asked again, no longer reported at the end
     answers = (
         "\n".join(
             [
@@ -225,6 +226,7 @@ def test_new_reports_an_illegal_build(cli):
                 "other",
                 "DEX/DEX/INT",
                 "9",
+                "2",
                 "",
                 "",
                 "",
@@ -232,8 +234,11 @@ def test_new_reports_an_illegal_build(cli):
         )
         + "\n"
     )
-    r = cli("philsys", "new", input=answers)
-    assert r.exit_code == 2 and "first-level cap" in r.stderr
+    r = cli("philsys", "new", "--json", input=answers)
+    assert r.exit_code == 0, r.output
+    assert "9 is out of range: from 0 to 4 (try again)" in r.stderr
+    data = json.loads(r.stdout[r.stdout.index("{") :])
+    assert data["character"]["skills"][0]["rank"] == 2 and data["problems"] == []
 
 
 def test_house_rules_file_changes_the_result(cli, tmp_path):

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
 import typer
-import yaml
 from pydantic import ValidationError
 from rich.table import Table
 
@@ -48,16 +48,15 @@ from ...systems.blyss.living import (
 )
 from ...systems.blyss.options import BlyssHouseRules
 from ...systems.blyss.scale import ability_name, pool_for_rank, pool_text, rank_for_pool
+from ..characters import load_character, write_character
 from ..common import (
     HouseRulesOpt,
     JsonOpt,
     SeedOpt,
     emit_events,
     emit_odds,
-    load_file,
     load_house_rules,
     make_rng,
-    show_house_rules,
 )
 from ..forecast import (
     MethodOpt,
@@ -71,23 +70,21 @@ from ..forecast import (
     split_sides,
 )
 from ..output import console, print_json
+from ..prompts import ask, ask_choice, ask_int, ask_yes, say
+from ..shared import system_app
+from ..vocab import AllowIllegalOpt, CharacterOpt, InPlaceOpt, OutOpt, TeamVsOpt
 
-app = typer.Typer(
-    name="blyss",
-    help="BLYSS 3.5 Basic Rules: characters, die-pool Tests with exact odds, fights, experience.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
+app = system_app(SYSTEM, help="BLYSS 3.5 Basic Rules: characters, die-pool Tests with exact odds, fights, experience.")
 
 PoolOpt = Annotated[str | None, typer.Option("--pool", help="Die pool: statistics separated by ',' e.g. 'd12+d4,d10'.")]
 RanksOpt = Annotated[str | None, typer.Option("--ranks", help="Ranks of the statistics combined, e.g. '6,4'.")]
-CharOpt = Annotated[Path | None, typer.Option("--character", "-c", help="A character file; use with --stat.")]
+CharOpt = CharacterOpt
 StatOpt = Annotated[
     list[str] | None, typer.Option("--stat", "-s", help="A statistic of the character (repeat to combine).")
 ]
-TdOpt = Annotated[int, typer.Option("--td", help="Test Difficulty (Table 2-02: 0, 2, 4 ... 20).")]
+TdOpt = Annotated[
+    int | None, typer.Option("--difficulty", "--td", help="The Test Difficulty, TD (Table 2-02: 0, 2, 4 ... 20).")
+]
 GoldenOpt = Annotated[
     bool, typer.Option("--golden", help="Golden Rolls: a die's highest face is an automatic success.")
 ]
@@ -100,9 +97,6 @@ DieModOpt = Annotated[
     int, typer.Option("--die-mod", help="Added to each die's value against the TD (Flesh Wounds: -1).")
 ]
 SmOpt = Annotated[bool, typer.Option("--sm-allows", help="The SM allows the Test below the Minimum Die Pool.")]
-OutOpt = Annotated[
-    Path | None, typer.Option("--out", "-o", help="Write the new character to this file (default: overwrite).")
-]
 
 
 def _hr(path: Path | None) -> BlyssHouseRules:
@@ -111,8 +105,9 @@ def _hr(path: Path | None) -> BlyssHouseRules:
     return hr
 
 
-def _load_char(path: Path) -> Character:
-    c = load_file(path, Character)
+def _load_char(path: Path, hr: BlyssHouseRules | None = None, allow_illegal: bool = False) -> Character:
+    """A character file, refused like 'sheet' refuses it unless --allow-illegal."""
+    c = load_character(SYSTEM, path, hr, allow_illegal=allow_illegal)
     assert isinstance(c, Character)
     return c
 
@@ -133,6 +128,8 @@ def pool_from_options(
     bonus: int = 0,
     die_mod: int = 0,
     name: str = "",
+    house_rules: BlyssHouseRules | None = None,
+    allow_illegal: bool = False,
 ) -> Pool:
     """Build a Pool from the command line: --pool dice, --ranks, or --character with --stat."""
     for n, v in (("--penalty", penalty), ("--negative", negative), ("--bonus", bonus)):
@@ -142,12 +139,14 @@ def pool_from_options(
     given = sum(x is not None for x in (pool, ranks, character))
     if given != 1:
         raise CheckError("give exactly one of --pool, --ranks or --character", hint="e.g. --pool 'd12+d4,d10' --td 8")
+    if character is None and stats:
+        raise CheckError("--stat names a statistic of a --character; with --pool or --ranks leave it out")
     if character is not None:
         if not stats:
             raise CheckError(
                 "name the statistics to roll with --stat", hint="e.g. --stat Dexterity --stat 'Lock Picking'"
             )
-        c = _load_char(character)
+        c = _load_char(character, house_rules, allow_illegal)
         return character_pool(c, stats, penalty_ranks=penalty, die_modifier=die_mod, bonus_ranks=bonus).model_copy(
             update={"negative_ranks": character_pool(c, stats).negative_ranks + negative}
         )
@@ -188,12 +187,16 @@ def emit_outcome(outcome, as_json: bool) -> None:
         print_json(outcome.to_json())
         return
     console.print(f"[bold]{outcome.check}: {outcome.result}[/bold]")
-    for r in outcome.rolls:
-        console.print(f"  {r.label + ': ' if r.label else ''}{r.detail}", markup=False)
+    for r in outcome.rolls:  # BLYSS reads each die against the TD: the faces, never their sum
+        faces = ", ".join(f"d{d.sides}={d.face}" for d in r.dice)
+        console.print(f"  {r.label + ': ' if r.label else ''}{faces}", markup=False)
     console.print(outcome.explanation, markup=False, soft_wrap=False)
+    if outcome.rolls:
+        console.print(f"seed {outcome.rolls[0].seed}", style="dim", markup=False)
 
 
-def _test(pool: Pool, td: int, golden: bool, sm_allows: bool) -> BlyssTest:
+def _test(pool: Pool, td: int | None, golden: bool, sm_allows: bool) -> BlyssTest:
+    td = 8 if td is None else td
     if td < 0:
         raise CheckError(f"a TD is 0 or more, not {td}", hint="Table 2-02 runs 0, 2, 4 ... 20")
     return BlyssTest(**pool.model_dump(), td=td, golden=True if golden else None, sm_allows=sm_allows)
@@ -212,15 +215,26 @@ def odds_cmd(
     bonus: BonusOpt = 0,
     die_mod: DieModOpt = 0,
     sm_allows: SmOpt = False,
-    plot: Annotated[Path | None, typer.Option("--plot", help="Save a chart (.svg/.png).")] = None,
+    plot: PlotOpt = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Exact odds of a Test before rolling: every number of successes, Screw-Ups and criticals."""
+    hr = _hr(house_rules)
     p = pool_from_options(
-        pool, ranks, character, stat, penalty=penalty, negative=negative, bonus=bonus, die_mod=die_mod
+        pool,
+        ranks,
+        character,
+        stat,
+        penalty=penalty,
+        negative=negative,
+        bonus=bonus,
+        die_mod=die_mod,
+        house_rules=hr,
+        allow_illegal=allow_illegal,
     )
-    emit_odds(SYSTEM.odds(_test(p, td, golden, sm_allows), _hr(house_rules)), as_json, plot)
+    emit_odds(SYSTEM.odds(_test(p, td, golden, sm_allows), hr), as_json, plot)
 
 
 @app.command("test")
@@ -238,13 +252,28 @@ def test_cmd(
     sm_allows: SmOpt = False,
     seed: SeedOpt = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Roll a Test and explain how the dice made the result."""
+    hr = _hr(house_rules)
     p = pool_from_options(
-        pool, ranks, character, stat, penalty=penalty, negative=negative, bonus=bonus, die_mod=die_mod
+        pool,
+        ranks,
+        character,
+        stat,
+        penalty=penalty,
+        negative=negative,
+        bonus=bonus,
+        die_mod=die_mod,
+        house_rules=hr,
+        allow_illegal=allow_illegal,
     )
-    emit_outcome(SYSTEM.resolve(_test(p, td, golden, sm_allows), make_rng(seed), _hr(house_rules)), as_json)
+    emit_outcome(SYSTEM.resolve(_test(p, td, golden, sm_allows), make_rng(seed), hr), as_json)
+
+
+# the shared name of the concept (docs/cli.md); `test` is the book's own verb
+app.command("check", help="Roll a check: the book's 'test', with the same options.")(test_cmd)
 
 
 @app.command("contest")
@@ -287,6 +316,7 @@ def combined_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """A Combined Test: helpers' successes become ranks for the assisted character; Screw-Ups carry over."""
+    td = 8 if td is None else td
     if td < 0:
         raise CheckError(f"a TD is 0 or more, not {td}")
     check = CombinedTest(
@@ -431,7 +461,7 @@ def sheet_cmd(
 ) -> None:
     """Validate a character and print the sheet: derived values, CP, die pools. Exit 2 if illegal."""
     hr = _hr(house_rules)
-    c = _load_char(file)
+    c = _load_char(file, hr, allow_illegal=True)  # the sheet shows the problems itself
     data = sheet_data(c, hr)
     if as_json:
         print_json(data)
@@ -439,12 +469,6 @@ def sheet_cmd(
         print_sheet(data)
     if not data["legal"]:
         raise CharacterError(SYSTEM.validate_character(c, hr), name=c.name)
-
-
-@app.command("schema")
-def schema_cmd(as_json: JsonOpt = False) -> None:
-    """The JSON Schema of a BLYSS character file."""
-    print_json(Character.model_json_schema())
 
 
 @app.command("templates")
@@ -489,17 +513,19 @@ def character_document(c: Character) -> dict:
     return {k: data[k] for k in type(c).model_fields if k in data}
 
 
-def _dump(c: Character) -> str:
-    return yaml.safe_dump(character_document(c), sort_keys=False, allow_unicode=True)
+def _with_field(base: Character, field: str, value: int) -> Character:
+    return base.model_copy(update={field: value})
 
 
-def _write(c: Character, out: Path | None, src: Path | None) -> Path | None:
-    path = out or src
-    if path is None:
-        return None
-    text = json.dumps(character_document(c), indent=2) if path.suffix.lower() == ".json" else _dump(c)
-    path.write_text(text, encoding="utf-8")
-    return path
+def _cp_after(change: Callable[[int], Character], hr: BlyssHouseRules, value: int) -> str | None:
+    """Why ``value`` cannot stand: the character it makes would overspend (None when it fits)."""
+    return _cp_check(change(value), hr)
+
+
+def _cp_check(c: Character, hr: BlyssHouseRules) -> str | None:
+    """Why an answer cannot stand: it would spend more CP than the budget (None when it fits)."""
+    left = cp_left(c, hr)
+    return None if left >= 0 else f"that would overspend by {-left} CP"
 
 
 @app.command("new")
@@ -509,66 +535,83 @@ def new_cmd(
     house_rules: HouseRulesOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Build a character interactively, with a running CP total."""
+    """Build a character interactively: a wrong answer is asked again; CP left is shown at every step."""
     hr = _hr(house_rules)
-    name = typer.prompt("Name")
-    concept = typer.prompt("Concept (a sentence)", default="")
+    if template is not None and template != "none" and template not in templates():
+        raise CheckError(f"no template {template!r}", hint=f"one of: {', '.join(templates())}")
+    name = ask("Name", check=lambda v: None if v else "a character needs a name")
+    concept = ask("Concept (a sentence)", default="")
     if template is None:
-        template = typer.prompt(f"Template ({', '.join(templates())}, or none)", default="none")
+        template = ask_choice(f"Template ({', '.join(templates())}, or none)", [*templates(), "none"], default="none")
     c = template_character(template, name) if template and template != "none" else Character(name=name)
     c = c.model_copy(update={"concept": concept or c.concept})
-    console.print(
-        f"400 CP to spend; Attributes cost {', '.join(str(cumulative_cost('attribute', r)) for r in range(1, 7))} "
-        f"CP for ranks 1-6. Running total: {cp_spent(c, hr)} spent, {cp_left(c, hr)} left."
+    say(
+        f"{c.cp_budget} CP to spend; Attributes cost "
+        f"{', '.join(str(cumulative_cost('attribute', r)) for r in range(1, 7))} CP for ranks 1-6. "
+        f"Running total: {cp_spent(c, hr)} spent, {cp_left(c, hr)} left."
     )
-    attrs = {}
     for book, field in ATTRIBUTES.items():
-        r = typer.prompt(f"{book} rank [{cp_left(c, hr)} CP left]", default=c.attributes.of(book), type=int)
-        if r < 0:
-            raise CheckError(f"{book}: a rank is 0 or more")
-        attrs[field] = r
-        c = c.model_copy(update={"attributes": Attributes(**{**c.attributes.model_dump(), **attrs})})
-    console.print(f"Attributes: {cp_spent(c, hr)} CP spent, {cp_left(c, hr)} left.")
+
+        def with_rank(r: int, field: str = field, base: Character = c) -> Character:
+            return base.model_copy(update={"attributes": Attributes(**{**base.attributes.model_dump(), field: r})})
+
+        r = ask_int(
+            f"{book} rank [{cp_left(c, hr)} CP left]",
+            default=c.attributes.of(book),
+            lo=0,
+            hi=10,
+            check=partial(_cp_after, with_rank, hr),
+        )
+        c = with_rank(r)
+    say(f"Attributes: {cp_spent(c, hr)} CP spent, {cp_left(c, hr)} left.")
     traits = list(c.traits)
     if traits:
-        console.print("Template Traits: " + ", ".join(f"{t.name} {t.rank}" for t in traits))
+        say("Template Traits: " + ", ".join(f"{t.name} {t.rank}" for t in traits))
     while True:
-        tname = typer.prompt(
-            f"Add a Trait (blank to finish) [{cp_left(c, hr)} CP left]", default="", show_default=False
-        )
-        if not tname.strip():
+        tname = ask(f"Add a Trait (blank to finish) [{cp_left(c, hr)} CP left]", default="", show_default=False)
+        if not tname:
             break
-        kind = typer.prompt("  kind (skill/talent/natural)", default="skill")
-        if kind not in ("skill", "talent", "natural"):
-            raise CheckError(f"a Trait is a skill, talent or natural, not {kind!r}")
-        rank = typer.prompt("  rank", default=3, type=int)
-        neg = typer.confirm("  negative?", default=False)
-        traits = [t for t in traits if t.name.lower() != tname.strip().lower()]
-        traits.append(Trait(name=tname.strip(), kind=kind, rank=rank, negative=neg))
-        c = c.model_copy(update={"traits": tuple(traits)})
-        console.print(f"  {cp_spent(c, hr)} CP spent, {cp_left(c, hr)} left.")
-    tongue = typer.prompt("Native tongue (free Skill at rank 3; blank for none)", default="", show_default=False)
-    if tongue.strip():
-        c = c.model_copy(update={"traits": (*c.traits, Trait(name=tongue.strip(), kind="skill", rank=3, free=True))})
+        kind = ask_choice("  kind (skill/talent/natural)", ["skill", "talent", "natural"], default="skill")
+        rank = ask_int("  rank", default=3, lo=1, hi=10)
+        neg = ask_yes("  negative?", default=False)
+        trial = c.model_copy(
+            update={
+                "traits": (
+                    *(t for t in traits if t.name.lower() != tname.lower()),
+                    Trait(name=tname, kind=kind, rank=rank, negative=neg),  # type: ignore[arg-type]
+                )
+            }
+        )
+        why = _cp_check(trial, hr)
+        if why:
+            say(f"  {why}: {tname} is not added (try again)")
+            continue
+        c = trial
+        traits = list(c.traits)
+        say(f"  {cp_spent(c, hr)} CP spent, {cp_left(c, hr)} left.")
+    tongue = ask("Native tongue (free Skill at rank 3; blank for none)", default="", show_default=False)
+    if tongue:
+        c = c.model_copy(update={"traits": (*c.traits, Trait(name=tongue, kind="skill", rank=3, free=True))})
     for label, field, mx in (
         ("Dodges", "extra_dodges", 5),
         ("Flesh Wounds", "extra_flesh_wounds", 10),
         ("Health", "extra_health", 20),
     ):
-        n = typer.prompt(f"Extra {label} (max {mx}) [{cp_left(c, hr)} CP left]", default=0, type=int)
-        if n < 0:
-            raise CheckError(f"extra {label} are 0 or more")
+        n = ask_int(
+            f"Extra {label} (max {mx}) [{cp_left(c, hr)} CP left]",
+            default=0,
+            lo=0,
+            hi=mx,
+            check=partial(_cp_after, partial(_with_field, c, field), hr),
+        )
         c = c.model_copy(update={field: n})
     data = sheet_data(c, hr)
-    path = _write(c, out, None)
     if as_json:
-        print_json({"character": character_document(c), "sheet": data, "written": str(path) if path else None})
+        done = write_character(c, source=None, out=out, in_place=False, document=character_document(c), as_json=True)
+        print_json({"character": character_document(c), "sheet": data, **done})
     else:
         print_sheet(data)
-        if path:
-            console.print(f"written to {path}")
-        else:
-            console.print(_dump(c))
+        write_character(c, source=None, out=out, in_place=False, document=character_document(c))
     if not data["legal"]:
         raise CharacterError(
             SYSTEM.validate_character(c, hr),
@@ -583,11 +626,12 @@ def damage_cmd(
     file: Annotated[Path, typer.Argument(help="A character file.")],
     amount: Annotated[list[int], typer.Argument(help="Damage of each blow, in order.")],
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Deal blows to a fresh character: Dodges, then Flesh Wounds, then Health; the Wound Level after each."""
     hr = _hr(house_rules)
-    c = _load_char(file)
+    c = _load_char(file, hr, allow_illegal)
     v = Vitals.fresh(max_dodges(c), max_flesh_wounds(c), max_health(c))
     rows = []
     for n in amount:
@@ -681,12 +725,17 @@ def _check_tactics(*tactics: str | None) -> None:
 
 
 def _start_fight(
-    sides: list[list[Path]], tactic_a: str | None, tactic_b: str | None, distance: int, hr: BlyssHouseRules
+    sides: list[list[Path]],
+    tactic_a: str | None,
+    tactic_b: str | None,
+    distance: int,
+    hr: BlyssHouseRules,
+    allow_illegal: bool = False,
 ) -> FightState:
     _check_tactics(tactic_a, tactic_b)
     if distance < 0:
         raise CheckError("--distance is 0 feet or more")
-    chars = [[_load_char(p) for p in side] for side in sides]
+    chars = [[_load_char(p, hr, allow_illegal) for p in side] for side in sides]
     state = SYSTEM.combat.start(
         chars, house_rules=hr, options={"tactic": [tactic_a or "attack", tactic_b or "attack"], "distance": distance}
     )
@@ -721,37 +770,58 @@ def _retactic(state: FightState, tactic_a: str | None, tactic_b: str | None) -> 
 
 @app.command("fight")
 def fight_cmd(
-    a: Annotated[Path, typer.Argument(help="First character file.")],
-    b: Annotated[Path, typer.Argument(help="Second character file.")],
+    files: Annotated[
+        list[Path] | None, typer.Argument(help="Side A's file and side B's file (or side A's files, then --vs).")
+    ] = None,
+    vs: TeamVsOpt = None,
+    state_file: Annotated[
+        Path | None, typer.Option("--state", help="Go on with a fight saved by 'fight --save-state FILE'.")
+    ] = None,
     seed: SeedOpt = None,
     tactic_a: TacticAOpt = None,
     tactic_b: TacticBOpt = None,
     distance: DistanceOpt = 0,
     rounds: Annotated[
         int | None,
-        typer.Option("--rounds", min=1, help="Stop after this many rounds (then --save-state to forecast the rest)."),
+        typer.Option("--rounds", min=1, help="Stop after this many rounds (then --save-state to go on or forecast)."),
     ] = None,
     save_state: Annotated[
         Path | None, typer.Option("--save-state", help="Write the fight's state (JSON) here when it stops.")
     ] = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Fight two characters round by round with automatic choices; a readable log."""
-    hr = _hr(house_rules)
-    state = _start_fight([[a], [b]], tactic_a, tactic_b, distance, hr)
-    names = (state.fighters[0].id, state.fighters[1].id)
+    """Fight round by round with automatic choices; a readable log. 'A B', or a team: 'A B C --vs X --vs Y'."""
+    if state_file is not None:
+        if files or vs:
+            raise InputFileError("give either --state or the character files, not both")
+        if house_rules is not None or distance:
+            raise InputFileError(
+                "a saved fight keeps its own house rules and distance",
+                hint="drop --house-rules / --distance when going on with --state",
+            )
+        state = _retactic(_load_state(state_file), tactic_a, tactic_b)
+    else:
+        state = _start_fight(
+            split_sides(files or [], vs), tactic_a, tactic_b, distance, _hr(house_rules), allow_illegal
+        )
     eng = SYSTEM.combat
     rng = make_rng(seed, "fight")
+    if state_file is not None:  # a continued fight draws on from where the saved one stopped
+        rng = make_rng(seed, f"fight-from-round-{state.round}")
     events = []
-    while not eng.is_over(state) and (rounds is None or state.round < rounds):
+    stop = None if rounds is None else state.round + rounds
+    while not eng.is_over(state) and (stop is None or state.round < stop):
         state, ev = eng.step(state, rng)
         events.extend(ev)
     w = eng.winner(state)
     if not eng.is_over(state):
         result = f"still fighting after {state.round} round(s)"
+    elif w is None:
+        result = "no winner"
     else:
-        result = f"{names[w]} wins" if w is not None else "no winner"
+        result = f"side {'AB'[w] if w < 2 else w + 1} wins ({', '.join(f.id for f in state.fighters if f.side == w)})"
     if save_state is not None:
         try:
             save_state.write_text(state.model_dump_json(indent=1), encoding="utf-8")
@@ -761,7 +831,7 @@ def fight_cmd(
         events,
         as_json,
         {
-            "result": result,
+            "result": f"{result} (seed {rng.seed})",
             "winner": w,
             "rounds": state.round,
             "seed": rng.seed,
@@ -788,6 +858,7 @@ def forecast_cmd(
     ] = 0,
     plot: PlotOpt = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """The odds of a whole fight: each side's chance to win, the draw, the rounds, how each fighter ends.
@@ -806,7 +877,9 @@ def forecast_cmd(
             )
         fight = _retactic(_load_state(state), tactic_a, tactic_b)
     else:
-        fight = _start_fight(split_sides(files or [], vs), tactic_a, tactic_b, distance, _hr(house_rules))
+        fight = _start_fight(
+            split_sides(files or [], vs), tactic_a, tactic_b, distance, _hr(house_rules), allow_illegal
+        )
     with forecast_progress() as progress:
         result = SYSTEM.forecast(fight, method=method, samples=samples, seed=seed, progress=progress)
     emit_forecast(result, as_json, plot)
@@ -815,12 +888,14 @@ def forecast_cmd(
 # ------------------------------------------------------------------ advancement
 @app.command("award")
 def award_cmd(
-    file: Annotated[Path, typer.Argument(help="A character file (rewritten unless --out).")],
+    file: Annotated[Path, typer.Argument(help="A character file (printed changed; -o FILE or --in-place saves it).")],
     challenges: Annotated[int, typer.Option("--challenges", help="Very challenging experiences (+1 each).")] = 0,
     roleplaying: Annotated[int, typer.Option("--roleplaying", help="Good roleplaying: 0-3 CP.")] = 0,
     learned: Annotated[bool, typer.Option("--learned", help="Explained something learned (+1).")] = False,
     out: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Award Experience CP at the end of a Chapter or session (3 + extras)."""
@@ -831,8 +906,10 @@ def award_cmd(
         file,
         AwardExperience(challenges=challenges, roleplaying=roleplaying, learned=learned),
         out,
+        in_place,
         house_rules,
         as_json,
+        allow_illegal,
     )
 
 
@@ -845,7 +922,9 @@ def spend_cmd(
         str | None, typer.Option("--new", help="Buy a new Trait of this kind: skill, talent or natural.")
     ] = None,
     out: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Spend earned CP after creation (no creation guidelines)."""
@@ -853,7 +932,7 @@ def spend_cmd(
         raise CheckError("spend at least 1 CP")
     if new is not None and new not in ("skill", "talent", "natural"):
         raise CheckError("--new takes skill, talent or natural")
-    _advance(file, SpendCP(target=target, cp=cp, new_trait=new), out, house_rules, as_json)  # type: ignore[arg-type]
+    _advance(file, SpendCP(target=target, cp=cp, new_trait=new), out, in_place, house_rules, as_json, allow_illegal)  # type: ignore[arg-type]
 
 
 @app.command("flaw")
@@ -863,13 +942,16 @@ def flaw_cmd(
     rank: Annotated[int, typer.Option("--rank")] = 1,
     kind: Annotated[str, typer.Option("--kind", help="skill, talent or natural")] = "skill",
     out: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """A negative Trait acquired after creation (grants no CP)."""
     if kind not in ("skill", "talent", "natural") or not 1 <= rank <= 10:
         raise CheckError("--kind is skill, talent or natural; --rank 1 to 10")
-    _advance(file, AcquireNegative(name=name, rank=rank, trait_kind=kind), out, house_rules, as_json)  # type: ignore[arg-type]
+    request = AcquireNegative(name=name, rank=rank, trait_kind=kind)  # type: ignore[arg-type]
+    _advance(file, request, out, in_place, house_rules, as_json, allow_illegal)
 
 
 @app.command("deteriorate")
@@ -878,24 +960,33 @@ def deteriorate_cmd(
     trait: Annotated[str, typer.Argument(help="The unused Trait.")],
     increments: Annotated[int, typer.Option("--increments", help="Increments of time unused (2 CP each).")] = 1,
     out: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Deterioration: an unused Trait loses 2 CP per increment of time."""
     if increments < 1:
         raise CheckError("--increments is 1 or more")
-    _advance(file, Deteriorate(target=trait, increments=increments), out, house_rules, as_json)
+    _advance(file, Deteriorate(target=trait, increments=increments), out, in_place, house_rules, as_json, allow_illegal)
 
 
-def _advance(file: Path, req: object, out: Path | None, house_rules: Path | None, as_json: bool) -> None:
+def _advance(
+    file: Path,
+    req: object,
+    out: Path | None,
+    in_place: bool,
+    house_rules: Path | None,
+    as_json: bool,
+    allow_illegal: bool = False,
+) -> None:
     hr = _hr(house_rules)
-    c = _load_char(file)
+    c = _load_char(file, hr, allow_illegal)
     new, events = advance(c, req, hr)
-    path = _write(new, out, file)
-    emit_events(events, as_json, {"written": str(path), "cp_left": cp_left(new, hr)})
-
-
-@app.command("house-rules")
-def house_rules_cmd(as_json: JsonOpt = False) -> None:
-    """BLYSS's optional rules and rulings, each with the book's default."""
-    show_house_rules(BlyssHouseRules, as_json)
+    doc = character_document(new)
+    if as_json:
+        done = write_character(new, source=file, out=out, in_place=in_place, document=doc, as_json=True)
+        emit_events(events, True, {"cp_left": cp_left(new, hr), "character": doc, **done})
+    else:
+        emit_events(events, False, {"result": f"{cp_left(new, hr)} CP left to spend"})
+        write_character(new, source=file, out=out, in_place=in_place, document=doc)

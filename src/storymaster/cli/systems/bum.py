@@ -6,13 +6,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-import yaml
 from pydantic import BaseModel, ValidationError
 from rich.table import Table
 
 from ...errors import AdvancementError, CheckError, CombatError, InputFileError
 from ...forecast import side_label
-from ...rules import load_model
 from ...systems.bum import SYSTEM, BumCharacter, BumHouseRules
 from ...systems.bum import hazards as hz
 from ...systems.bum.advancement import AwardPoints, BuySkill, BuyStat
@@ -33,6 +31,7 @@ from ...systems.bum.equipment import all_gear, find_gear
 from ...systems.bum.fighters import FightState
 from ...systems.bum.levels import skill_label, stat_label
 from ...systems.bum.wounds import heal, take_wounds
+from ..characters import load_character, write_character
 from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, load_house_rules, make_rng
 from ..forecast import (
     MethodOpt,
@@ -44,25 +43,21 @@ from ..forecast import (
     forecast_progress,
     split_sides,
 )
-from ..forecast import (
-    VsOpt as SidesVsOpt,
-)
 from ..output import console, print_json
+from ..prompts import ask, ask_int, say
+from ..shared import system_app
+from ..vocab import AllowIllegalOpt, InPlaceOpt, TeamVsOpt
+from ..vocab import OutOpt as OutOpt
 
-app = typer.Typer(
-    name="bum",
+app = system_app(
+    SYSTEM,
     help="B.U.M. (Basic - Universal - Modular): d6 + stat + skill + items against a difficulty or another roll.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
 )
 hazard_app = typer.Typer(
     help="Damage from sources other than weapons (Part Seven).", no_args_is_help=True, rich_markup_mode=None
 )
 app.add_typer(hazard_app, name="hazard")
 
-OutOpt = Annotated[
-    Path | None, typer.Option("--out", help="Write the updated character here (YAML); otherwise print it.")
-]
 FileArg = Annotated[Path, typer.Argument(help="A character file (YAML or JSON).")]
 
 
@@ -81,34 +76,28 @@ def _hr(path: Path | None) -> BumHouseRules:
     return hr
 
 
-def _load(path: Path) -> BumCharacter:
-    return load_model(path, BumCharacter)
+def _load(path: Path, hr: BumHouseRules | None = None, allow_illegal: bool = False) -> BumCharacter:
+    """A character file, refused like 'sheet' refuses it unless --allow-illegal."""
+    return load_character(SYSTEM, path, hr, allow_illegal=allow_illegal)
 
 
-def _dump(c: BumCharacter) -> str:
+def _document(c: BumCharacter) -> dict[str, Any]:
     data = c.model_dump(mode="json", exclude_defaults=True)
     data.pop("system", None)
-    return yaml.safe_dump({"system": "bum", **data}, sort_keys=False, allow_unicode=True)
+    return {"system": "bum", **data}
 
 
-def _save(c: BumCharacter, out: Path | None, as_json: bool, events: list[Any]) -> None:
-    if out is not None:
-        out.write_text(_dump(c), encoding="utf-8")
+def _save(
+    c: BumCharacter, file: Path | None, out: Path | None, in_place: bool, as_json: bool, events: list[Any]
+) -> None:
+    """The events, then the changed character printed, or written with -o / --in-place."""
     if as_json:
-        print_json(
-            {
-                "character": c.model_dump(mode="json"),
-                "events": [e.to_json() for e in events],
-                "written": str(out) if out else None,
-            },
-        )
+        done = write_character(c, source=file, out=out, in_place=in_place, document=_document(c), as_json=True)
+        print_json({"character": c.model_dump(mode="json"), "events": [e.to_json() for e in events], **done})
         return
     for e in events:
-        console.print(e.text)
-    if out is None:
-        console.print(_dump(c), markup=False)
-    else:
-        console.print(f"written to {out}")
+        console.print(e.text, markup=False)
+    write_character(c, source=file, out=out, in_place=in_place, document=_document(c))
 
 
 # --------------------------------------------------------------------------- sheet / schema / new
@@ -176,7 +165,7 @@ def sheet_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Validate a character and print its card with attack and defence totals (exit 2 if illegal)."""
-    c = _load(file)
+    c = _load(file, allow_illegal=True)  # validated just below, with the house rules
     hr = _hr(house_rules)
     problems = validate(c, hr)
     if problems:
@@ -197,12 +186,6 @@ def sheet_cmd(
     for p in (html, png):
         if p is not None:
             console.print(f"card written to {p}")
-
-
-@app.command("schema")
-def schema_cmd(as_json: JsonOpt = True) -> None:
-    """Print the JSON Schema of a B.U.M. character file (always JSON)."""
-    print_json(BumCharacter.model_json_schema())
 
 
 @app.command("gear")
@@ -237,25 +220,17 @@ def gear_cmd(as_json: JsonOpt = False) -> None:
     console.print(t)
 
 
-def _prompt_int(text: str, lo: int, hi: int, default: int | None = None) -> int:
-    while True:
-        value = typer.prompt(text, default=default, type=int)
-        if lo <= value <= hi:
-            return value
-        console.print(f"  give a number from {lo} to {hi}")
-
-
 @app.command("new")
 def new_cmd(
-    out: Annotated[Path | None, typer.Option("--out", help="Write the character here (YAML).")] = None,
+    out: OutOpt = None,
     house_rules: HouseRulesOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Build a character step by step (Part Eight checklist), with running totals."""
+    """Build a character step by step (Part Eight checklist): running totals; a wrong answer is asked again."""
     hr = _hr(house_rules)
-    name = typer.prompt("Name")
-    player = typer.prompt("Player", default="")
-    campaign = typer.prompt("Campaign", default="")
+    name = ask("Name", check=lambda v: None if v else "a character needs a name")
+    player = ask("Player", default="")
+    campaign = ask("Campaign", default="")
     stats: dict[str, int] = {}
     left = hr.stat_points
     for i, stat in enumerate(STATS):
@@ -266,48 +241,44 @@ def new_cmd(
             raise InputFileError("the stat points cannot be shared out under these house rules")
         if others == 0:
             stats[stat] = left
-            console.print(f"{stat} takes the last {left} point(s).")
+            say(f"{stat} takes the last {left} point(s).")
         else:
-            stats[stat] = _prompt_int(f"{stat} ({left} stat points left, {lo}-{hi})", lo, hi)
-        console.print(f"  {stat} {stats[stat]}: {stat_label(stat, stats[stat])}")
+            stats[stat] = ask_int(f"{stat} ({left} stat points left, {lo}-{hi})", lo=lo, hi=hi)
+        say(f"  {stat} {stats[stat]}: {stat_label(stat, stats[stat])}")
         left -= stats[stat]
-    console.print(f"Stats: {stats}; hit points (STR) = {stats['STR']}")
+    say(f"Stats: {stats}; hit points (STR) = {stats['STR']}")
     skills: list[dict[str, Any]] = []
     sp = hr.skill_points
     while sp > 0:
-        sname = typer.prompt(
-            f"Skill name ({sp} skill points left; blank to finish)", default="", show_default=False
-        ).strip()
+        sname = ask(f"Skill name ({sp} skill points left; blank to finish)", default="", show_default=False).strip()
         if not sname:
             break
         if any(s["name"].casefold() == sname.casefold() for s in skills):
-            console.print("  that skill is already on the card")
+            say("  that skill is already on the card")
             continue
-        stat = typer.prompt("  governing stat (STR, DEX, INT, SOC)").strip().upper()
+        stat = ask("  governing stat (STR, DEX, INT, SOC)").strip().upper()
         if stat not in STATS:
-            console.print("  the stats are STR, DEX, INT and SOC")
+            say("  the stats are STR, DEX, INT and SOC")
             continue
         cap = min(sp, stats[stat]) if hr.skill_cap_at_stat else sp
-        skills.append({"name": sname, "stat": stat, "points": _prompt_int(f"  points in {sname} (1-{cap})", 1, cap)})
+        skills.append({"name": sname, "stat": stat, "points": ask_int(f"  points in {sname} (1-{cap})", lo=1, hi=cap)})
         sp -= skills[-1]["points"]
-        console.print(
-            f"  {sname} {skills[-1]['points']}: {skill_label(skills[-1]['points'])}; {sp} skill point(s) left"
-        )
+        say(f"  {sname} {skills[-1]['points']}: {skill_label(skills[-1]['points'])}; {sp} skill point(s) left")
     weapons: dict[str, Any] = {}
     for slot, cats in (("primary", ("hand",)), ("ranged", ("ranged",)), ("backup", ("hand", "ranged"))):
         while True:
-            wname = typer.prompt(f"{slot.capitalize()} weapon (blank for none)", default="", show_default=False).strip()
+            wname = ask(f"{slot.capitalize()} weapon (blank for none)", default="", show_default=False).strip()
             if not wname:
                 break
             g = find_gear(wname, cats)  # type: ignore[arg-type]
             if g is None:
-                console.print(f"  not in Appendix A as a {'/'.join(cats)} weapon (see 'storymaster bum gear')")
+                say(f"  not in Appendix A as a {'/'.join(cats)} weapon (see 'storymaster bum gear')")
                 continue
             entry: dict[str, Any] = {"name": wname}
-            wskill = typer.prompt("  skill used with it (blank for none)", default="", show_default=False).strip()
+            wskill = ask("  skill used with it (blank for none)", default="", show_default=False).strip()
             if wskill:
                 if not any(s["name"].casefold() == wskill.casefold() for s in skills):
-                    console.print("  (no such skill on the card: left out)")
+                    say("  (no such skill on the card: left out)")
                 else:
                     entry["skill"] = wskill
             weapons[slot] = entry
@@ -315,7 +286,7 @@ def new_cmd(
             skill_pts = next(
                 (s["points"] for s in skills if s["name"].casefold() == entry.get("skill", "").casefold()), 0
             )
-            console.print(
+            say(
                 f"  {slot} attack total: {stat_used} {stats[stat_used]} + skill {skill_pts} + weapon {g.attack:+d}"
                 f" = {stats[stat_used] + skill_pts + g.attack}"
             )
@@ -323,11 +294,11 @@ def new_cmd(
     gear: dict[str, Any] = {}
     for field, cat in (("armour", "armour"), ("shield", "shield")):
         while True:
-            gname = typer.prompt(f"{field.capitalize()} (blank for none)", default="", show_default=False).strip()
+            gname = ask(f"{field.capitalize()} (blank for none)", default="", show_default=False).strip()
             if not gname:
                 break
             if find_gear(gname, cat) is None:  # type: ignore[arg-type]
-                console.print(f"  not Appendix A {cat} (see 'storymaster bum gear')")
+                say(f"  not Appendix A {cat} (see 'storymaster bum gear')")
                 continue
             gear[field] = {"name": gname}
             break
@@ -346,13 +317,12 @@ def new_cmd(
 
     c = validate_data(data, BumCharacter, source="new character")
     require_valid(c, hr)
-    if out is not None:
-        out.write_text(_dump(c), encoding="utf-8")
     if as_json:
-        print_json({"character": c.model_dump(mode="json"), "card": card(c), "written": str(out) if out else None})
+        done = write_character(c, source=None, out=out, in_place=False, document=_document(c), as_json=True)
+        print_json({"character": c.model_dump(mode="json"), "card": card(c), **done})
         return
     _print_card(c)
-    console.print(f"written to {out}" if out else _dump(c), markup=False)
+    write_character(c, source=None, out=out, in_place=False, document=_document(c))
 
 
 # --------------------------------------------------------------------------- odds and rolls
@@ -365,6 +335,8 @@ def _show_outcome(outcome: Any) -> None:
     for r in outcome.rolls:
         console.print(f"  {r.label + ': ' if r.label else ''}{r.detail}", markup=False)
     console.print(outcome.explanation, soft_wrap=False, markup=False)
+    if outcome.rolls:
+        console.print(f"seed {outcome.rolls[0].seed}", style="dim", markup=False)
 
 
 def _check_from_options(
@@ -379,16 +351,22 @@ def _check_from_options(
     role: str,
     label: str,
     recheck_dc: int | None = None,
+    hr: BumHouseRules | None = None,
+    allow_illegal: bool = False,
 ) -> FixedCheck | OpposedCheck | RecheckCheck:
     if (dc is None) == (vs is None):
         raise CheckError(
             "give either --dc N (a fixed difficulty) or --vs N (an opposed roll)", hint="e.g. --bonus 5 --dc 8"
         )
+    if role != "attacker" and vs is None:
+        raise CheckError("--role decides ties in an opposed roll; it goes with --vs")
+    if char is None and (stat or skill or item):
+        raise CheckError("--stat, --skill and --item read a character: give -c/--character FILE")
     parts: list[tuple[str, int]] = []
     if char is not None:
-        c = _load(char)
+        c = _load(char, hr, allow_illegal)
         if stat is None:
-            raise CheckError("with --char, say which stat the roll uses (--stat STR|DEX|INT|SOC)")
+            raise CheckError("with --character, say which stat the roll uses (--stat STR|DEX|INT|SOC)")
         st = stat.upper()
         if st not in STATS:
             raise CheckError(f"{stat!r} is not a stat", hint="STR, DEX, INT or SOC")
@@ -407,7 +385,7 @@ def _check_from_options(
         if bonus is not None:
             parts.append(("bonus", bonus))
     elif bonus is None:
-        raise CheckError("give --bonus N, or --char FILE --stat S [--skill NAME]")
+        raise CheckError("give --bonus N, or --character FILE --stat S [--skill NAME]")
     else:
         parts.append(("bonus", bonus))
     if mod:
@@ -429,15 +407,16 @@ def _check_from_options(
 
 BonusOpt = Annotated[int | None, typer.Option("--bonus", help="Everything added to the d6 (stat + skill + items).")]
 DcOpt = Annotated[
-    int | None, typer.Option("--dc", help="Fixed difficulty: the total must meet or beat it (standard 6).")
+    int | None,
+    typer.Option("--difficulty", "--dc", help="Fixed difficulty (DC): the total must meet or beat it (standard 6)."),
 ]
 VsOpt = Annotated[int | None, typer.Option("--vs", help="Opposed roll: the opponent's bonus (higher total wins).")]
-CharOpt = Annotated[Path | None, typer.Option("--char", help="Take the bonus from this character file.")]
-StatOpt = Annotated[str | None, typer.Option("--stat", help="With --char: the stat rolled (STR, DEX, INT, SOC).")]
-SkillOpt = Annotated[str | None, typer.Option("--skill", help="With --char: the skill that applies.")]
-ItemOpt = Annotated[
-    list[str] | None, typer.Option("--item", help="With --char: an item whose bonus applies (repeatable).")
+CharOpt = Annotated[
+    Path | None, typer.Option("--character", "-c", "--char", help="Take the bonus from this character file.")
 ]
+StatOpt = Annotated[str | None, typer.Option("--stat", help="With -c: the stat rolled (STR, DEX, INT, SOC).")]
+SkillOpt = Annotated[str | None, typer.Option("--skill", help="With -c: the skill that applies.")]
+ItemOpt = Annotated[list[str] | None, typer.Option("--item", help="With -c: an item whose bonus applies (repeatable).")]
 ModOpt = Annotated[int, typer.Option("--mod", help="A further modifier the GM applies.")]
 RoleOpt = Annotated[str, typer.Option("--role", help="For the tie rule: attacker or defender.")]
 RecheckOpt = Annotated[
@@ -458,15 +437,17 @@ def odds_cmd(
     mod: ModOpt = 0,
     role: RoleOpt = "attacker",
     recheck_dc: RecheckOpt = None,
-    plot: Annotated[Path | None, typer.Option("--plot", help="Also save a chart: FILE.svg or FILE.png.")] = None,
+    plot: PlotOpt = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Exact chance of success before the roll (Golden Rule). Ties re-rolled are already counted."""
     if role not in ("attacker", "defender"):
         raise CheckError(f"--role {role!r}: give attacker or defender")
-    check = _check_from_options(bonus, dc, vs, char, stat, skill, item, mod, role, "", recheck_dc)
-    emit_odds(SYSTEM.odds(check, _hr(house_rules)), as_json, plot)
+    hr = _hr(house_rules)
+    check = _check_from_options(bonus, dc, vs, char, stat, skill, item, mod, role, "", recheck_dc, hr, allow_illegal)
+    emit_odds(SYSTEM.odds(check, hr), as_json, plot)
 
 
 @app.command("roll")
@@ -483,13 +464,14 @@ def roll_cmd(
     recheck_dc: RecheckOpt = None,
     seed: SeedOpt = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Roll a check (fixed difficulty or opposed) and explain the result; the odds are shown first."""
     if role not in ("attacker", "defender"):
         raise CheckError(f"--role {role!r}: give attacker or defender")
     hr = _hr(house_rules)
-    check = _check_from_options(bonus, dc, vs, char, stat, skill, item, mod, role, "", recheck_dc)
+    check = _check_from_options(bonus, dc, vs, char, stat, skill, item, mod, role, "", recheck_dc, hr, allow_illegal)
     odds = SYSTEM.odds(check, hr)
     outcome = SYSTEM.resolve(check, make_rng(seed, "bum-roll"), hr)
     if as_json:
@@ -497,6 +479,10 @@ def roll_cmd(
         return
     console.print(f"chance of success: {float(odds.p_success):.2%} (exactly {odds.p_success})")
     _show_outcome(outcome)
+
+
+# the shared name of the concept (docs/cli.md); `roll` is the book's own verb
+app.command("check", help="Roll a check: the book's 'roll', with the same options.")(roll_cmd)
 
 
 @app.command("sneak")
@@ -545,13 +531,14 @@ def attack_cmd(
     range_turns: Annotated[int, typer.Option("--range", help="Turns of distance for a ranged attack.")] = 1,
     seed: SeedOpt = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """One level-4 attack: attack total against the defender's melee or ranged defence, odds first."""
     if weapon not in ("primary", "ranged", "backup"):
         raise CheckError(f"--weapon {weapon!r}: give primary, ranged or backup")
     hr = _hr(house_rules)
-    a, d = _load(attacker), _load(defender)
+    a, d = _load(attacker, hr, allow_illegal), _load(defender, hr, allow_illegal)
     parts = attack_parts(a, weapon)  # type: ignore[arg-type]
     from ...systems.bum.character import profile
 
@@ -618,7 +605,7 @@ InitiativeOpt = Annotated[
     str, typer.Option("--initiative", help="gm (initiator first, longer reach first), dex or int.")
 ]
 DelayOpt = Annotated[list[str] | None, typer.Option("--delay", help="NAME=OTHER: NAME acts after OTHER (repeatable).")]
-FightDcOpt = Annotated[int, typer.Option("--dc", help="Level 1: the difficulty to win the fight.")]
+FightDcOpt = Annotated[int, typer.Option("--difficulty", "--dc", help="Level 1: the difficulty to win the fight.")]
 MaxRoundsOpt = Annotated[int, typer.Option("--max-rounds", min=1, help="Stop as a stand-off after this many rounds.")]
 SurprisedOpt = Annotated[
     list[str] | None, typer.Option("--surprised", help="A fighter caught unaware in round 1 (repeatable).")
@@ -629,20 +616,85 @@ HeadshotOpt = Annotated[
 ]
 
 
+def _fight_options(
+    sides: list[list[BumCharacter]],
+    *,
+    level: int,
+    switch: list[str] | None,
+    distance: int,
+    initiative: str,
+    tactic: list[str] | None,
+    delay: list[str] | None,
+    dc: int,
+    max_rounds: int,
+    surprised: list[str] | None,
+    sneak_dc: int,
+    headshot: bool,
+) -> dict[str, Any]:
+    """The options of a fight, from 'fight' and 'forecast' alike; what cannot apply is refused, not ignored."""
+    sw: dict[int, int] = {}
+    for x in switch or []:
+        try:
+            rnd, _, lvl = x.partition(":")
+            sw[int(rnd)] = int(lvl)
+        except ValueError:
+            raise CombatError(f"--switch {x!r}: write ROUND:LEVEL, e.g. 3:4") from None
+    if distance and level != 4 and 4 not in sw.values():
+        raise CombatError(
+            f"--distance counts turns of distance, which only level 4 plays out; this fight stays at level {level}",
+            hint="leave out --distance, or use --level 4 (or --switch ROUND:4)",
+        )
+    names = {c.name for side in sides for c in side}
+    tactics = _side_keys(_pairs(tactic, "--tactic"), len(sides))
+    delays = _pairs(delay, "--delay")
+    for option, given in (("--tactic", list(tactics)), ("--delay", [*delays, *delays.values()])):
+        for who in given:
+            if who not in names and not who.isdigit():
+                raise CombatError(
+                    f"{option}: nobody called {who!r} is in this fight",
+                    hint="names in the fight: " + ", ".join(sorted(names)) + "; or a side: A, B ...",
+                )
+    for who in surprised or []:
+        if who not in names:
+            raise CombatError(f"--surprised: nobody called {who!r} is in this fight")
+    return {
+        "level": level,
+        "distance": distance,
+        "initiative": initiative,
+        "switch": sw,
+        "tactics": tactics,
+        "delay": delays,
+        "dc": dc,
+        "max_rounds": max_rounds,
+        "surprised": surprised or [],
+        "sneak_dc": sneak_dc,
+        "sneak_headshot": headshot,
+    }
+
+
+TacticOpt = Annotated[
+    list[str] | None,
+    typer.Option("--tactic", help="NAME=T or SIDE=T (A, B ...), T one of auto|melee|ranged|hold (repeatable)."),
+]
+
+
 @app.command("fight")
 def fight_cmd(
-    a: Annotated[Path, typer.Argument(help="Side 1's character file.")],
-    b: Annotated[Path, typer.Argument(help="Side 2's character file.")],
-    ally: Annotated[list[Path] | None, typer.Option("--ally", help="Another fighter on side 1 (repeatable).")] = None,
-    foe: Annotated[list[Path] | None, typer.Option("--foe", help="Another fighter on side 2 (repeatable).")] = None,
+    files: Annotated[
+        list[Path] | None,
+        typer.Argument(help="A.yaml B.yaml (one a side), or side A's files followed by --vs X.yaml ..."),
+    ] = None,
+    vs: TeamVsOpt = None,
+    ally: Annotated[list[Path] | None, typer.Option("--ally", help="Another fighter on side A (old spelling).")] = None,
+    foe: Annotated[list[Path] | None, typer.Option("--foe", help="Another fighter on side B (old spelling).")] = None,
+    state_file: Annotated[
+        Path | None, typer.Option("--state", help="Go on with a fight saved by 'fight --save-state FILE'.")
+    ] = None,
     level: LevelOpt = 4,
     switch: SwitchOpt = None,
     distance: DistanceOpt = 0,
     initiative: InitiativeOpt = "gm",
-    tactic: Annotated[
-        list[str] | None,
-        typer.Option("--tactic", help="NAME=T or SIDE=T (A, B), T one of auto|melee|ranged|hold (repeatable)."),
-    ] = None,
+    tactic: TacticOpt = None,
     delay: DelayOpt = None,
     dc: FightDcOpt = 6,
     max_rounds: MaxRoundsOpt = 100,
@@ -655,43 +707,49 @@ def fight_cmd(
     ] = None,
     save_state: Annotated[
         Path | None,
-        typer.Option(
-            "--save-state", help="Write the fight state (JSON) here when it stops; 'forecast --state' reads it."
-        ),
+        typer.Option("--save-state", help="Write the fight state (JSON) here when it stops; --state reads it."),
     ] = None,
     seed: SeedOpt = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Run a fight round by round with a readable log."""
-    hr = _hr(house_rules)
-    side_a = [_load(a), *(_load(p) for p in ally or [])]
-    side_b = [_load(b), *(_load(p) for p in foe or [])]
-    for c in side_a + side_b:
-        require_valid(c, hr)
-    sw: dict[int, int] = {}
-    for s in switch or []:
-        try:
-            rnd, _, lvl = s.partition(":")
-            sw[int(rnd)] = int(lvl)
-        except ValueError:
-            raise CombatError(f"--switch {s!r}: write ROUND:LEVEL, e.g. 3:4") from None
-    options = {
-        "level": level,
-        "distance": distance,
-        "initiative": initiative,
-        "switch": sw,
-        "tactics": _side_keys(_pairs(tactic, "--tactic"), 2),
-        "delay": _pairs(delay, "--delay"),
-        "dc": dc,
-        "max_rounds": max_rounds,
-        "surprised": surprised or [],
-        "sneak_dc": sneak_dc,
-        "sneak_headshot": headshot,
-    }
+    """Run a fight round by round with a readable log; a team: A B --vs X --vs Y."""
     engine = SYSTEM.combat
-    state = engine.start([side_a, side_b], house_rules=hr, options=options)
-    rng = make_rng(seed, "bum-fight")
+    if state_file is not None:
+        if files or vs or ally or foe:
+            raise InputFileError("give either character files or --state FILE, not both")
+        if house_rules is not None:
+            raise InputFileError("a saved fight keeps its own house rules; leave out --house-rules with --state")
+        state = _retactic(_load_state(state_file), _pairs(tactic, "--tactic"))
+        rng = make_rng(seed, f"bum-fight-from-round-{state.round}")
+    else:
+        hr = _hr(house_rules)
+        if ally or foe:  # the old spelling: A B --ally C --foe D
+            if vs:
+                raise InputFileError("give the teams with --vs only (--ally/--foe are its old spelling)")
+            if len(files or []) != 2:
+                raise InputFileError("with --ally/--foe give exactly two files, A and B")
+            paths = [[files[0], *(ally or [])], [files[1], *(foe or [])]]  # type: ignore[index]
+        else:
+            paths = split_sides(files or [], vs)
+        sides = [[_load(p, hr, allow_illegal) for p in side] for side in paths]
+        options = _fight_options(
+            sides,
+            level=level,
+            switch=switch,
+            distance=distance,
+            initiative=initiative,
+            tactic=tactic,
+            delay=delay,
+            dc=dc,
+            max_rounds=max_rounds,
+            surprised=surprised,
+            sneak_dc=sneak_dc,
+            headshot=headshot,
+        )
+        state = engine.start(sides, house_rules=hr, options=options)
+        rng = make_rng(seed, "bum-fight")
     if rounds is None:
         state, events = engine.run(state, rng)
     else:
@@ -702,9 +760,13 @@ def fight_cmd(
             state, evs = engine.step(state, rng)
             events += evs
     if save_state is not None:
-        save_state.write_text(state.model_dump_json(indent=1), encoding="utf-8")
+        try:
+            save_state.write_text(state.model_dump_json(indent=1), encoding="utf-8")
+        except OSError as exc:
+            raise InputFileError(f"{save_state}: cannot write the fight state ({exc.strerror or exc})") from None
     w = engine.winner(state)
-    names = [[f.name for f in state.fighters if f.side == i] for i in (0, 1)]
+    n_sides = max(f.side for f in state.fighters) + 1
+    names = [[f.name for f in state.fighters if f.side == i] for i in range(n_sides)]
     if not engine.is_over(state):
         result = f"stopped after {state.round} round(s), the fight still going"
     else:
@@ -729,6 +791,27 @@ def fight_cmd(
     if save_state is not None:
         console.print(f"fight state written to {save_state}")
     console.print(f"seed {rng.seed}", style="dim")
+
+
+def _retactic(state: FightState, tactics: dict[str, str]) -> FightState:
+    """A saved fight with some fighters' tactics changed (NAME=T or SIDE=T)."""
+    if not tactics:
+        return state
+    n_sides = max(f.side for f in state.fighters) + 1
+    keyed = _side_keys(tactics, n_sides)
+    known = (
+        {f.name for f in state.fighters} | {f.character.name for f in state.fighters} | {str(i) for i in range(n_sides)}
+    )
+    for who in keyed:
+        if who not in known:
+            raise CombatError(f"--tactic: nobody called {who!r} is in this fight")
+    fighters = []
+    for f in state.fighters:
+        t = next((keyed[k] for k in (f.name, f.character.name, str(f.side)) if k in keyed), f.tactic)
+        if t not in ("auto", "melee", "ranged", "hold"):
+            raise CombatError(f"{f.name}: tactic {t!r} is not auto, melee, ranged or hold")
+        fighters.append(f.model_copy(update={"tactic": t}))
+    return state.model_copy(update={"fighters": tuple(fighters)})
 
 
 def _load_state(path: Path) -> FightState:
@@ -768,16 +851,13 @@ def forecast_cmd(
         list[Path] | None,
         typer.Argument(help="A.yaml B.yaml (one a side), or side A's files followed by --vs X.yaml ..."),
     ] = None,
-    vs: SidesVsOpt = None,
+    vs: TeamVsOpt = None,
     state_file: StateOpt = None,
     level: LevelOpt = 4,
     switch: SwitchOpt = None,
     distance: DistanceOpt = 0,
     initiative: InitiativeOpt = "gm",
-    tactic: Annotated[
-        list[str] | None,
-        typer.Option("--tactic", help="NAME=T or SIDE=T (A, B ...), T one of auto|melee|ranged|hold (repeatable)."),
-    ] = None,
+    tactic: TacticOpt = None,
     delay: DelayOpt = None,
     dc: FightDcOpt = 6,
     max_rounds: MaxRoundsOpt = 100,
@@ -789,6 +869,7 @@ def forecast_cmd(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the simulation (the same seed, the same forecast).")] = 0,
     plot: PlotOpt = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """The odds of a whole fight: each side's chance to win, the stand-off, the rounds, how each fighter ends.
@@ -798,50 +879,30 @@ def forecast_cmd(
     (the files, with the same options as 'fight') or from a saved state (--state FILE from 'fight --save-state').
     """
     check_method(method)
-    tactics = _pairs(tactic, "--tactic")
     if state_file is not None:
         if files or vs:
             raise InputFileError("give either character files or --state FILE, not both")
         state = _load_state(state_file)
         if house_rules is not None:
             state = state.model_copy(update={"house_rules": _hr(house_rules)})
-        if tactics:
-            n_sides = max(f.side for f in state.fighters) + 1
-            keyed = _side_keys(tactics, n_sides)
-            fighters = []
-            for f in state.fighters:
-                t = next((keyed[k] for k in (f.name, f.character.name, str(f.side)) if k in keyed), f.tactic)
-                if t not in ("auto", "melee", "ranged", "hold"):
-                    raise CombatError(f"{f.name}: tactic {t!r} is not auto, melee, ranged or hold")
-                fighters.append(f.model_copy(update={"tactic": t}))
-            state = state.model_copy(update={"fighters": tuple(fighters)})
+        state = _retactic(state, _pairs(tactic, "--tactic"))
     else:
-        paths = split_sides(files or [], vs)
         hr = _hr(house_rules)
-        sides = [[_load(p) for p in side] for side in paths]
-        for side in sides:
-            for c in side:
-                require_valid(c, hr)
-        sw: dict[int, int] = {}
-        for x in switch or []:
-            try:
-                rnd, _, lvl = x.partition(":")
-                sw[int(rnd)] = int(lvl)
-            except ValueError:
-                raise CombatError(f"--switch {x!r}: write ROUND:LEVEL, e.g. 3:4") from None
-        options = {
-            "level": level,
-            "distance": distance,
-            "initiative": initiative,
-            "switch": sw,
-            "tactics": _side_keys(tactics, len(sides)),
-            "delay": _pairs(delay, "--delay"),
-            "dc": dc,
-            "max_rounds": max_rounds,
-            "surprised": surprised or [],
-            "sneak_dc": sneak_dc,
-            "sneak_headshot": headshot,
-        }
+        sides = [[_load(p, hr, allow_illegal) for p in side] for side in split_sides(files or [], vs)]
+        options = _fight_options(
+            sides,
+            level=level,
+            switch=switch,
+            distance=distance,
+            initiative=initiative,
+            tactic=tactic,
+            delay=delay,
+            dc=dc,
+            max_rounds=max_rounds,
+            surprised=surprised,
+            sneak_dc=sneak_dc,
+            headshot=headshot,
+        )
         state = SYSTEM.combat.start(sides, house_rules=hr, options=options)
     with forecast_progress() as progress:
         result = SYSTEM.forecast(state, method=method, samples=samples, seed=seed, progress=progress)
@@ -860,17 +921,20 @@ def wound_cmd(
         int | None, typer.Option("--heal-days", min=0, help="Days until healed (the GM's call).")
     ] = None,
     out: OutOpt = None,
+    in_place: InPlaceOpt = False,
+    house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Mark wounds on a card (Part Five, Wounds/Injury)."""
     from ...rules import Event
 
-    c = take_wounds(_load(file), n, cause, heal_days)
+    c = take_wounds(_load(file, _hr(house_rules), allow_illegal), n, cause, heal_days)
     hp = current_hp(c)
     text = f"{c.name} takes {n} wound(s): {hp} of {hit_points(c)} HP left." + (
         " At 0 HP he is out of the fight, but alive." if hp == 0 else ""
     )
-    _save(c, out, as_json, [Event("wound", text, data={"hp": hp})])
+    _save(c, file, out, in_place, as_json, [Event("wound", text, data={"hp": hp})])
 
 
 @app.command("heal")
@@ -878,16 +942,21 @@ def heal_cmd(
     file: FileArg,
     days: Annotated[int, typer.Option("--days", min=0, help="Days of rest.")],
     out: OutOpt = None,
+    in_place: InPlaceOpt = False,
+    house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Let wounds heal: each heals on its own, least severe first."""
     from ...rules import Event
 
-    before = _load(file)
+    before = _load(file, _hr(house_rules), allow_illegal)
     c = heal(before, days)
     _save(
         c,
+        file,
         out,
+        in_place,
         as_json,
         [
             Event(
@@ -907,13 +976,15 @@ def award_cmd(
         list[str] | None, typer.Option("--used", help="A skill used this session (repeatable; 'A is for Axe').")
     ] = None,
     out: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """End of session: award skill points (saved until spent)."""
     req = _build(AwardPoints, AdvancementError, points=points, used_skills=tuple(used or ()))
-    c, events = SYSTEM.advance(_load(file), req, make_rng(None), _hr(house_rules))
-    _save(c, out, as_json, list(events))  # type: ignore[arg-type]
+    c, events = SYSTEM.advance(_load(file, _hr(house_rules), allow_illegal), req, make_rng(None), _hr(house_rules))
+    _save(c, file, out, in_place, as_json, list(events))  # type: ignore[arg-type]
 
 
 @app.command("buy-skill")
@@ -924,7 +995,9 @@ def buy_skill_cmd(
     stat: Annotated[str | None, typer.Option("--stat", help="Governing stat of a new skill.")] = None,
     teacher: Annotated[bool, typer.Option("--teacher", help="A teacher helps ('A is for Axe').")] = False,
     out: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Spend saved skill points on a skill."""
@@ -932,8 +1005,8 @@ def buy_skill_cmd(
     if st is not None and st not in STATS:
         raise CheckError(f"{stat!r} is not a stat", hint="STR, DEX, INT or SOC")
     req = _build(BuySkill, AdvancementError, skill=skill, points=points, stat=st, teacher=teacher)
-    c, events = SYSTEM.advance(_load(file), req, make_rng(None), _hr(house_rules))
-    _save(c, out, as_json, list(events))  # type: ignore[arg-type]
+    c, events = SYSTEM.advance(_load(file, _hr(house_rules), allow_illegal), req, make_rng(None), _hr(house_rules))
+    _save(c, file, out, in_place, as_json, list(events))  # type: ignore[arg-type]
 
 
 @app.command("buy-stat")
@@ -941,15 +1014,19 @@ def buy_stat_cmd(
     file: FileArg,
     stat: Annotated[str, typer.Argument(help="STR, DEX, INT or SOC.")],
     out: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Raise a stat by 1 for 4 saved skill points (once per stat per game)."""
     st = stat.upper()
     if st not in STATS:
         raise CheckError(f"{stat!r} is not a stat", hint="STR, DEX, INT or SOC")
-    c, events = SYSTEM.advance(_load(file), BuyStat(stat=st), make_rng(None), _hr(house_rules))  # type: ignore[arg-type]
-    _save(c, out, as_json, list(events))  # type: ignore[arg-type]
+    c, events = SYSTEM.advance(
+        _load(file, _hr(house_rules), allow_illegal), BuyStat(stat=st), make_rng(None), _hr(house_rules)
+    )  # type: ignore[arg-type]
+    _save(c, file, out, in_place, as_json, list(events))  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------- hazards
@@ -975,8 +1052,10 @@ def fall_cmd(
 
 @hazard_app.command("explosion")
 def explosion_cmd(
-    power: Annotated[int, typer.Option("--power", help="The explosion's power.")],
-    spaces: Annotated[int, typer.Option("--spaces", help="Spaces from the centre (0 = the centre).")] = 0,
+    power: Annotated[int, typer.Option("--power", min=0, max=1000, help="The explosion's power.")],
+    spaces: Annotated[
+        int, typer.Option("--spaces", min=0, max=1000, help="Spaces from the centre (0 = the centre).")
+    ] = 0,
     as_json: JsonOpt = False,
 ) -> None:
     """Explosions: power at the centre, one less per space out."""
@@ -1041,5 +1120,10 @@ def fire_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Fire: a large flame wounds and sets alight; stop, drop and roll (DEX vs DC 6) each turn."""
-    wounds, events = hz.burn(dex, make_rng(seed, "bum-fire"), large_flame=not small, hr=_hr(house_rules))
-    emit_events(events, as_json, {"result": f"{wounds} wound(s) from the fire", "wounds": wounds})
+    rng = make_rng(seed, "bum-fire")
+    wounds, events = hz.burn(dex, rng, large_flame=not small, hr=_hr(house_rules))
+    emit_events(
+        events,
+        as_json,
+        {"result": f"{wounds} wound(s) from the fire (seed {rng.seed})", "wounds": wounds, "seed": rng.seed},
+    )

@@ -46,16 +46,15 @@ from ...systems.fuzzy.checks import AbilityCheck, ContestCheck, KarmaRoll, Lotte
 from ...systems.fuzzy.combat import CombatTactics, FightState, Manoeuvre, defence_total, harm_level, with_tactics
 from ...systems.fuzzy.options import FuzzyHouseRules
 from ...systems.fuzzy.tables import difficulties, discworld_body, fit_modifiers
+from ..characters import load_character, write_character
 from ..common import (
     HouseRulesOpt,
     JsonOpt,
     SeedOpt,
     emit_events,
     emit_odds,
-    load_file,
     load_house_rules,
     make_rng,
-    show_house_rules,
     write_plot,
 )
 from ..forecast import (
@@ -63,25 +62,25 @@ from ..forecast import (
     PlotOpt,
     SamplesOpt,
     StateOpt,
-    VsOpt,
     check_method,
     emit_forecast,
     forecast_progress,
     split_sides,
 )
 from ..output import console, print_json
+from ..prompts import ask, ask_int, ask_yes, say
+from ..shared import system_app
+from ..vocab import AllowIllegalOpt, InPlaceOpt, TeamVsOpt
 
 __all__ = ["app"]
 
-app = typer.Typer(
-    name="fuzzy",
+app = system_app(
+    SYSTEM,
     help="A Loose and Fuzzy Game System: Nd6 abilities, criticals, Luck and Unluck, experience, "
     "Advantage Point combat.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
 )
 xp_app = typer.Typer(
-    help="Experience: awards and what they buy (each writes the changed character).",
+    help="Experience: awards and what they buy (the changed character is printed; -o or --in-place saves it).",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -89,8 +88,10 @@ app.add_typer(xp_app, name="xp")
 
 CharFile = Annotated[Path, typer.Argument(help="A character file (YAML or JSON).")]
 OutOpt = Annotated[
-    Path | None, typer.Option("--output", "-o", help="Write the changed character here (default: print it).")
+    Path | None,
+    typer.Option("--out", "-o", "--output", help="Write the changed character to this file (default: print it)."),
 ]
+TargetHelp = "The difficulty: a target number or easy/average/hard/'really hard'/nigh-impossible."
 ApprovedOpt = Annotated[bool | None, typer.Option("--gm-approved/--gm-veto", help="The GM's approval, or veto.")]
 FitOpt = Annotated[
     str, typer.Option("--fit", help="How well the Ability fits the task: fits, 'not quite' (+1), barely (+2).")
@@ -101,8 +102,9 @@ def _house(path: Path | None) -> FuzzyHouseRules:
     return load_house_rules(path, FuzzyHouseRules)  # type: ignore[return-value]
 
 
-def _character(path: Path) -> FuzzyCharacter:
-    return load_file(path, FuzzyCharacter)
+def _character(path: Path, house: FuzzyHouseRules | None = None, allow_illegal: bool = False) -> FuzzyCharacter:
+    """A character file, refused like 'sheet' refuses it unless --allow-illegal."""
+    return load_character(SYSTEM, path, house, allow_illegal=allow_illegal)  # type: ignore[no-any-return]
 
 
 def _fit(value: str) -> str:
@@ -156,6 +158,8 @@ def emit_outcome(outcome: Outcome, as_json: bool) -> None:
     for r in outcome.rolls:
         console.print(f"  {r.label + ': ' if r.label else ''}{r.detail}", markup=False)
     console.print(outcome.explanation, markup=False, soft_wrap=False)
+    if outcome.rolls:
+        console.print(f"seed {outcome.rolls[0].seed}", style="dim", markup=False)
 
 
 # -- sheet, schema, new -----------------------------------------------------------------------------
@@ -214,7 +218,7 @@ def _print_sheet(c: FuzzyCharacter, house: FuzzyHouseRules) -> dict[str, Any]:
 def sheet_cmd(file: CharFile, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
     """Validate a character and print the sheet with Luck and Unluck worked out (exit 2 if illegal)."""
     house = _house(house_rules)
-    c = _character(file)
+    c = _character(file, house, allow_illegal=True)  # the sheet shows the problems itself
     problems = validate(c, house)
     if as_json:
         print_json(sheet(c, house))
@@ -224,21 +228,13 @@ def sheet_cmd(file: CharFile, house_rules: HouseRulesOpt = None, as_json: JsonOp
         raise CharacterError(problems, name=c.name, hint="fix the character file; see 'storymaster fuzzy schema'")
 
 
-@app.command("schema")
-def schema_cmd(as_json: JsonOpt = False) -> None:
-    """The JSON Schema of a character file."""
-    print_json(FuzzyCharacter.model_json_schema())
-
-
-@app.command("house-rules")
-def house_rules_cmd(as_json: JsonOpt = False) -> None:
-    """Every optional rule with the book's default."""
-    show_house_rules(FuzzyHouseRules, as_json)
-
-
 def _running(c: FuzzyCharacter, house: FuzzyHouseRules) -> str:
     k = karma(c, house)
     return f"[karma {k.total} of baseline {k.baseline}: Luck {k.luck}, Unluck {k.unluck}]"
+
+
+def _rating(name: str, *, default: int) -> int:
+    return ask_int(f"{name} rating (1-5; more costs karma)", default=default, lo=1, hi=100)
 
 
 @app.command("new")
@@ -247,79 +243,74 @@ def new_cmd(
     house_rules: HouseRulesOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Build a character step by step, with the karma running total (Luck and Unluck) shown as you go."""
+    """Build a character step by step: the karma running total (Luck and Unluck) is shown as you go, and a
+    wrong answer is asked again."""
     house = _house(house_rules)
-    name = typer.prompt("Name")
-    concept = typer.prompt("Concept (a phrase)", default="", show_default=False)
+    name = ask("Name", check=lambda v: None if v else "a character needs a name")
+    concept = ask("Concept (a phrase)", default="", show_default=False)
     c = _entry(FuzzyCharacter, name=name, concept=concept)
-    console.print(
-        f"Baseline {house.baseline}: two dice in each required Ability plus {house.baseline - 10} more to play with."
-    )
+    say(f"Baseline {house.baseline}: two dice in each required Ability plus {house.baseline - 10} more to play with.")
     values: dict[str, int] = {}
     for n in REQUIRED:
-        values[n] = typer.prompt(f"{n.capitalize()} (1-5)", default=2, type=int)
-        if not 1 <= values[n] <= 100:
-            raise CharacterError(
-                [Problem(f"required.{n}", "rated 1 or more (at most 100)", "Abilities Everybody Has")], name=name
-            )
+        values[n] = ask_int(f"{n.capitalize()} (1-5)", default=2, lo=1, hi=100)
         c = c.model_copy(update={"required": RequiredAbilities(**{**c.required.model_dump(), **values})})
-        console.print(_running(c, house), markup=False)
-    console.print("Special Abilities: pick two or three (an empty name ends the list).")
+        say(_running(c, house))
+    say("Special Abilities: pick two or three (an empty name ends the list).")
     while True:
-        an = typer.prompt("Ability name", default="", show_default=False).strip()
+        an = ask("Ability name", default="", show_default=False)
         if not an:
             break
-        rating = typer.prompt(f"{an} rating (1-5)", default=2, type=int)
-        _rating_ok(an, rating)
-        big = typer.confirm(f"Is {an} a huge magic power (one big thing per die)?", default=False)
+        rating = _rating(an, default=2)
+        big = ask_yes(f"Is {an} a huge magic power (one big thing per die)?", default=False)
         powers: list[str] = []
         if big:
             for i in range(rating + house.big_magic_extra_powers):
-                p = typer.prompt(f"  power {i + 1}", default="", show_default=False).strip()
+                p = ask(f"  power {i + 1}", default="", show_default=False)
                 if not p:
                     break
                 powers.append(p)
-        ability = _entry(Ability, name=an, rating=rating, big_magic=big, powers=tuple(powers))
+        try:
+            ability = _entry(Ability, name=an, rating=rating, big_magic=big, powers=tuple(powers))
+        except CharacterError as exc:
+            say(f"  {exc} (try again)")
+            continue
         c = c.model_copy(update={"abilities": (*c.abilities, ability)})
-        console.print(_running(c, house), markup=False)
-    console.print("Disabilities (an empty name ends the list).")
+        say(_running(c, house))
+    say("Disabilities (an empty name ends the list).")
     while True:
-        dn = typer.prompt("Disability name", default="", show_default=False).strip()
+        dn = ask("Disability name", default="", show_default=False)
         if not dn:
             break
-        rating = typer.prompt(f"{dn} rating", default=1, type=int)
-        _rating_ok(dn, rating)
+        rating = _rating(dn, default=1)
         hinders = (
-            typer.prompt(
+            ask(
                 f"Does {dn} count against an Ability (like Clumsy against Body)? Name it or leave empty",
                 default="",
                 show_default=False,
-            ).strip()
+            )
             or None
         )
-        disability = _entry(Disability, name=dn, rating=rating, hinders=hinders)
+        try:
+            disability = _entry(Disability, name=dn, rating=rating, hinders=hinders)
+        except CharacterError as exc:
+            say(f"  {exc} (try again)")
+            continue
         c = c.model_copy(update={"disabilities": (*c.disabilities, disability)})
-        console.print(_running(c, house), markup=False)
-    fight = typer.prompt("Ability used in fights", default="body").strip()
+        say(_running(c, house))
+    known = [*REQUIRED, *(a.name for a in c.abilities)]
+    fight = ask(
+        "Ability used in fights",
+        default="body",
+        check=lambda v: None if v.lower() in [k.lower() for k in known] else "one of: " + ", ".join(known),
+    )
     c = c.model_copy(update={"combat": c.combat.model_copy(update={"ability": fight})})
     problems = validate(c, house)
-    text = _dump(c)
-    if output is not None:
-        output.write_text(text, encoding="utf-8")
     if as_json:
-        print_json(
-            {
-                "character": c.model_dump(mode="json"),
-                "sheet": sheet(c, house),
-                "written": str(output) if output else None,
-            }
-        )
+        done = write_character(c, source=None, out=output, in_place=False, document=_document(c), as_json=True)
+        print_json({"character": c.model_dump(mode="json"), "sheet": sheet(c, house), **done})
     else:
         _print_sheet(c, house)
-        if output is not None:
-            console.print(f"written to {output}")
-        else:
-            console.print(text, markup=False, highlight=False)
+        write_character(c, source=None, out=output, in_place=False, document=_document(c))
     if problems:
         raise CharacterError(problems, name=c.name, hint="edit the file to fix these")
 
@@ -349,10 +340,15 @@ def _entry(model: Any, **kwargs: Any) -> Any:
 
 @app.command("odds")
 def odds_cmd(
-    dice: Annotated[int, typer.Option("--dice", "-d", help="Dice rolled (the Ability's rating).")],
-    target: Annotated[
-        str | None, typer.Option("--target", "-t", help="A number or easy/average/hard/'really hard'/nigh-impossible.")
+    dice: Annotated[int | None, typer.Option("--dice", "-d", help="Dice rolled (the Ability's rating).")] = None,
+    character: Annotated[
+        Path | None, typer.Option("--character", "-c", help="The odds of one of this character's Abilities.")
     ] = None,
+    ability: Annotated[str | None, typer.Option("--ability", "-a", help="Which Ability (with --character).")] = None,
+    hindered: Annotated[
+        bool, typer.Option("--hindered", help="The task is one a Disability counts against (Clumsy and Body).")
+    ] = False,
+    target: Annotated[str | None, typer.Option("--difficulty", "-t", "--target", help=TargetHelp)] = None,
     against: Annotated[
         int | None, typer.Option("--against", help="Instead of a target: the opposing Ability's dice (a contest).")
     ] = None,
@@ -362,30 +358,41 @@ def odds_cmd(
     penalty: Annotated[
         int, typer.Option("--penalty", help="Dice lost to wounds, Clumsy, several opponents (never below 1).")
     ] = 0,
-    plot: Annotated[Path | None, typer.Option("--plot", help="Also save a bar chart: FILE.svg or FILE.png.")] = None,
+    plot: PlotOpt = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Exact odds before rolling: success, criticals (both coloured dice), and the bonus die's capped tail."""
     house = _house(house_rules)
+    dice, pen, name, unluck, disability = _roll_check(house, dice, character, ability, hindered, allow_illegal)
     if (target is None) == (against is None):
-        raise CheckError("give either --target or --against", hint="--target 11 for a task, --against 3 for a contest")
+        raise CheckError(
+            "give either --difficulty or --against", hint="--difficulty 11 for a task, --against 3 for a contest"
+        )
+    if against is None and against_modifier:
+        raise CheckError("--against-modifier is the opposing roll's: it goes with --against")
+    if against is not None and fit != "fits":
+        raise CheckError("--fit adjusts a task's difficulty; a contest (--against) has none")
     if penalty < 0:
         raise CheckError(f"--penalty is a number of dice lost, 0 or more (not {penalty})")
     if against is not None:
         check = _check(
             ContestCheck,
-            first=_check(Side, name="roller", dice=dice, modifier=modifier, penalty_dice=penalty),
+            first=_check(Side, name=name or "roller", dice=dice, modifier=modifier, penalty_dice=pen + penalty),
             second=_check(Side, name="opponent", dice=against, modifier=against_modifier),
         )
     else:
         check = _check(
             AbilityCheck,
+            ability=name,
             dice=dice,
             target=_target(target or ""),
             fit=_fit(fit),
             roll_modifier=modifier,
-            penalty_dice=penalty,
+            penalty_dice=pen + penalty,
+            unluck_dice=unluck,
+            disability=disability,
         )
     odds = SYSTEM.odds(check, house)
     if as_json:
@@ -410,9 +417,14 @@ def _roll_check(
     character: Path | None,
     ability: str | None,
     hindered: bool,
+    allow_illegal: bool = False,
 ) -> tuple[int, int, str, int | None, bool]:
+    if character is None and hindered:
+        raise CheckError("--hindered reads the character's Disabilities: give -c/--character FILE")
     if character is not None:
-        c = _character(character)
+        if dice is not None:
+            raise CheckError("give either --dice N or -c/--character FILE --ability NAME, not both")
+        c = _character(character, house, allow_illegal)
         if not ability:
             raise CheckError("--ability is needed with --character", hint="e.g. --ability Swordsman")
         n, pen = dice_for(c, ability, hindered=hindered, house=house)
@@ -425,9 +437,7 @@ def _roll_check(
 
 @app.command("roll")
 def roll_cmd(
-    target: Annotated[
-        str, typer.Option("--target", "-t", help="A number or easy/average/hard/'really hard'/nigh-impossible.")
-    ],
+    target: Annotated[str, typer.Option("--difficulty", "-t", "--target", help=TargetHelp)],
     dice: Annotated[int | None, typer.Option("--dice", "-d", help="Dice to roll.")] = None,
     character: Annotated[
         Path | None, typer.Option("--character", "-c", help="Roll one of this character's Abilities.")
@@ -444,13 +454,14 @@ def roll_cmd(
     ] = 0,
     seed: SeedOpt = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Roll an Ability against a target and explain how the dice made the result."""
+    """Roll an Ability against a difficulty and explain how the dice made the result."""
     house = _house(house_rules)
     if penalty < 0 or narrower < 0:
         raise CheckError("--penalty and --narrower are 0 or more")
-    n, pen, name, unluck, disability = _roll_check(house, dice, character, ability, hindered)
+    n, pen, name, unluck, disability = _roll_check(house, dice, character, ability, hindered, allow_illegal)
     check = _check(
         AbilityCheck,
         ability=name,
@@ -464,6 +475,10 @@ def roll_cmd(
         disability=disability,
     )
     emit_outcome(SYSTEM.resolve(check, make_rng(seed, "fuzzy-roll"), house), as_json)
+
+
+# the shared name of the concept (docs/cli.md); `roll` is the book's own verb
+app.command("check", help="Roll a check: the book's 'roll', with the same options.")(roll_cmd)
 
 
 @app.command("contest")
@@ -508,11 +523,12 @@ def luck_cmd(
     ] = None,
     seed: SeedOpt = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Roll a character's Luck (or Unluck): against a target, or open to see how good (or bad)."""
     house = _house(house_rules)
-    c = _character(character)
+    c = _character(character, house, allow_illegal)
     k = karma(c, house)
     dice = k.unluck if unluck else k.luck
     if dice < 1:
@@ -530,13 +546,14 @@ def lottery_cmd(
     odds: Annotated[bool, typer.Option("--odds", help="Show each one's exact chance instead of rolling.")] = False,
     seed: SeedOpt = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """The lottery: everybody rolls Luck (or Unluck); it happens to whoever rolls highest."""
     house = _house(house_rules)
     entrants: dict[str, int] = {}
     for p in characters:
-        c = _character(p)
+        c = _character(p, house, allow_illegal)
         k = karma(c, house)
         n = k.unluck if unluck else k.luck
         if c.name in entrants:
@@ -622,10 +639,15 @@ def _tactics(stance: str, harm_at: str, intent: str, appropriate: int, manoeuvre
 
 @app.command("fight")
 def fight_cmd(
-    a: Annotated[Path, typer.Argument(help="First fighter's character file.")],
-    b: Annotated[Path, typer.Argument(help="Second fighter's character file.")],
-    with_a: Annotated[list[Path] | None, typer.Option("--with-a", help="More fighters on the first side.")] = None,
-    with_b: Annotated[list[Path] | None, typer.Option("--with-b", help="More fighters on the second side.")] = None,
+    files: Annotated[
+        list[Path] | None, typer.Argument(help="Two character files (one a side), or side A's files with --vs.")
+    ] = None,
+    vs: TeamVsOpt = None,
+    state_file: Annotated[
+        Path | None, typer.Option("--state", help="Go on with a fight saved by 'fight --save-state FILE'.")
+    ] = None,
+    with_a: Annotated[list[Path] | None, typer.Option("--with-a", help="More on side A (old spelling).")] = None,
+    with_b: Annotated[list[Path] | None, typer.Option("--with-b", help="More on side B (old spelling).")] = None,
     stance_a: Annotated[
         str, typer.Option(help="normal, offensive, defensive, 'all-out attack', 'all-out defence'.")
     ] = "normal",
@@ -648,31 +670,45 @@ def fight_cmd(
     ] = None,
     seed: SeedOpt = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Run a fight round by round: contested rolls, Advantage Points, wounds and Tenacity tests."""
-    house = _house(house_rules)
-    side_a = [_character(a)] + [_character(p) for p in (with_a or [])]
-    side_b = [_character(b)] + [_character(p) for p in (with_b or [])]
-    for c in side_a + side_b:
-        problems = validate(c, house)
-        if problems:
-            raise CharacterError(problems, name=c.name)
     tactics = [
         _tactics(stance_a, harm_a, intent_a, appropriate_a, manoeuvre_a or []),
         _tactics(stance_b, harm_b, intent_b, appropriate_b, manoeuvre_b or []),
     ]
-    rng = make_rng(seed, "fuzzy-fight")
-    state = SYSTEM.combat.start([side_a, side_b], house_rules=house, options={"tactics": tactics})
+    if state_file is not None:
+        if files or vs or with_a or with_b:
+            raise InputFileError("give either --state or character files, not both")
+        if house_rules is not None:
+            raise InputFileError("a saved fight keeps its own house rules", hint="leave out --house-rules with --state")
+        state = _load_state(state_file)
+        rng = make_rng(seed, f"fuzzy-fight-from-round-{state.round}")
+    else:
+        house = _house(house_rules)
+        if with_a or with_b:  # the old spelling: A B --with-a C --with-b D
+            if vs or len(files or []) != 2:
+                raise InputFileError("with --with-a/--with-b give exactly two files and no --vs (use --vs instead)")
+            paths = [[files[0], *(with_a or [])], [files[1], *(with_b or [])]]  # type: ignore[index]
+        else:
+            paths = split_sides(files or [], vs)
+        sides = [[_character(p, house, allow_illegal) for p in side] for side in paths]
+        rng = make_rng(seed, "fuzzy-fight")
+        state = SYSTEM.combat.start(sides, house_rules=house, options={"tactics": tactics})
     if rounds is None:
         state, events = SYSTEM.combat.run(state, rng)
     else:
         events = []
-        while not state.over and state.round < rounds:
+        stop = state.round + rounds
+        while not state.over and state.round < stop:
             state, ev = SYSTEM.combat.step(state, rng)
             events += ev
     if save_state is not None:
-        save_state.write_text(state.model_dump_json(indent=1), encoding="utf-8")
+        try:
+            save_state.write_text(state.model_dump_json(indent=1), encoding="utf-8")
+        except OSError as exc:
+            raise InputFileError(f"{save_state}: cannot write the fight state ({exc.strerror or exc})") from None
     result = state.reason if state.over else f"stopped after round {state.round}; the fight goes on"
     summary = {
         "result": f"after {state.round} rounds: {result}",
@@ -719,7 +755,7 @@ def forecast_cmd(
     files: Annotated[
         list[Path] | None, typer.Argument(help="Two character files (one a side), or side A's files with --vs.")
     ] = None,
-    vs: VsOpt = None,
+    vs: TeamVsOpt = None,
     state_file: StateOpt = None,
     stance_a: Annotated[
         str | None,
@@ -747,6 +783,7 @@ def forecast_cmd(
     ] = 0,
     plot: PlotOpt = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """The odds of a whole fight: each side's chance to win, a draw, the rounds, how each fighter ends.
@@ -771,11 +808,7 @@ def forecast_cmd(
                 state = with_tactics(state, f.key, f.tactics.model_copy(update=chosen[f.side]))
     else:
         house = _house(house_rules)
-        sides = [[_character(p) for p in side] for side in split_sides(files or [], vs)]
-        for c in sides[0] + sides[1]:
-            problems = validate(c, house)
-            if problems:
-                raise CharacterError(problems, name=c.name)
+        sides = [[_character(p, house, allow_illegal) for p in side] for side in split_sides(files or [], vs)]
         tactics = [CombatTactics.model_validate(chosen[0]), CombatTactics.model_validate(chosen[1])]
         state = SYSTEM.combat.start(sides, house_rules=house, options={"tactics": tactics})
     with forecast_progress() as progress:
@@ -790,12 +823,13 @@ def defence_cmd(
     stance: Annotated[str, typer.Option(help="The defender's stance this round.")] = "normal",
     intent: Annotated[str, typer.Option(help="The attacker's intent: lethal or non-lethal.")] = "lethal",
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """A Defence Total with every modifier listed (never below 1)."""
     house = _house(house_rules)
     st = SYSTEM.combat.start(
-        [[_character(defender)], [_character(attacker)]],
+        [[_character(defender, house, allow_illegal)], [_character(attacker, house, allow_illegal)]],
         house_rules=house,
         options={
             "tactics": [_tactics(stance, "moderate", "lethal", 0, []), _tactics("normal", "moderate", intent, 0, [])]
@@ -820,28 +854,32 @@ def defence_cmd(
 # -- experience ------------------------------------------------------------------------------------------
 
 
-def _advance(file: Path, request: Any, output: Path | None, house_rules: Path | None, as_json: bool) -> None:
+def _document(c: FuzzyCharacter) -> dict[str, Any]:
+    return {"system": "fuzzy", **c.model_dump(mode="json", exclude_defaults=True)}
+
+
+def _advance(
+    file: Path,
+    request: Any,
+    output: Path | None,
+    house_rules: Path | None,
+    as_json: bool,
+    in_place: bool = False,
+    allow_illegal: bool = False,
+) -> None:
     house = _house(house_rules)
-    c = _character(file)
+    c = _character(file, house, allow_illegal)
     new, events = SYSTEM.advance(c, request, make_rng(None), house)
-    text = _dump(new)  # type: ignore[arg-type]
-    if output is not None:
-        output.write_text(text, encoding="utf-8")
+    doc = _document(new)  # type: ignore[arg-type]
     if as_json:
-        print_json(
-            {
-                "events": [e.to_json() for e in events],
-                "character": new.model_dump(mode="json"),
-                "written": str(output) if output else None,
-            }
-        )
+        done = write_character(new, source=file, out=output, in_place=in_place, document=doc, as_json=True)
+        print_json({"events": [e.to_json() for e in events], "character": new.model_dump(mode="json"), **done})
         return
     for e in events:
-        console.print(e.text)
+        console.print(e.text, markup=False)
     k = karma(new, house)  # type: ignore[arg-type]
     console.print(f"{new.experience.unspent} experience points left; Luck {k.luck}, Unluck {k.unluck}.")  # type: ignore[attr-defined]
-    if output is None:
-        console.print(text, markup=False, highlight=False)
+    write_character(new, source=file, out=output, in_place=in_place, document=doc)
 
 
 @xp_app.command("award")
@@ -850,13 +888,15 @@ def xp_award(
     points: Annotated[int, typer.Argument(help="Experience points (an experience point or three).")],
     reason: Annotated[str, typer.Option(help="What for.")] = "",
     output: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Award experience points."""
     if points < 0:
         raise CheckError("an award is 0 or more points")
-    _advance(file, Award(points=points, reason=reason), output, house_rules, as_json)
+    _advance(file, Award(points=points, reason=reason), output, house_rules, as_json, in_place, allow_illegal)
 
 
 @xp_app.command("raise")
@@ -866,11 +906,21 @@ def xp_raise(
     power: Annotated[str | None, typer.Option(help="For a big magic power: the new big thing.")] = None,
     gm: ApprovedOpt = None,
     output: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Raise a good Ability by one: 3 x its new level."""
-    _advance(file, RaiseAbility(ability=ability, power=power, gm_approved=gm), output, house_rules, as_json)
+    _advance(
+        file,
+        RaiseAbility(ability=ability, power=power, gm_approved=gm),
+        output,
+        house_rules,
+        as_json,
+        in_place,
+        allow_illegal,
+    )
 
 
 @xp_app.command("new-ability")
@@ -880,11 +930,21 @@ def xp_new_ability(
     rating: Annotated[int, typer.Option(min=1, help="Level to buy it at.")] = 1,
     gm: ApprovedOpt = None,
     output: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Buy a new Ability (3 x each level on the way up: 3, 9, 18, ...)."""
-    _advance(file, NewAbility(name=name, rating=rating, gm_approved=gm), output, house_rules, as_json)
+    _advance(
+        file,
+        NewAbility(name=name, rating=rating, gm_approved=gm),
+        output,
+        house_rules,
+        as_json,
+        in_place,
+        allow_illegal,
+    )
 
 
 @xp_app.command("lower-disability")
@@ -893,11 +953,21 @@ def xp_lower(
     disability: Annotated[str, typer.Argument()],
     gm: ApprovedOpt = None,
     output: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Lower a Disability by one: 3 x its old level."""
-    _advance(file, LowerDisability(disability=disability, gm_approved=gm), output, house_rules, as_json)
+    _advance(
+        file,
+        LowerDisability(disability=disability, gm_approved=gm),
+        output,
+        house_rules,
+        as_json,
+        in_place,
+        allow_illegal,
+    )
 
 
 @xp_app.command("new-disability")
@@ -909,7 +979,9 @@ def xp_new_disability(
     hinders: Annotated[str | None, typer.Option(help="The Ability it counts against.")] = None,
     gm: ApprovedOpt = None,
     output: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Take a new Disability: voluntary ones give what buying a good Ability to that level costs."""
@@ -919,6 +991,8 @@ def xp_new_disability(
         output,
         house_rules,
         as_json,
+        in_place,
+        allow_illegal,
     )
 
 
@@ -929,7 +1003,9 @@ def xp_raise_disability(
     misfortune: Annotated[bool, typer.Option("--misfortune", help="Worsened in play: no points.")] = False,
     gm: ApprovedOpt = None,
     output: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Worsen a Disability by one: voluntary, it gives 3 x its new level."""
@@ -939,6 +1015,8 @@ def xp_raise_disability(
         output,
         house_rules,
         as_json,
+        in_place,
+        allow_illegal,
     )
 
 
@@ -948,14 +1026,16 @@ def xp_luck(
     change: Annotated[str, typer.Argument(help="buy or reduce")],
     gm: ApprovedOpt = None,
     output: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Buy Luck (3 x the new level) or reduce it (gaining 3 x the old level); Luck stays 1 to 5."""
     reqs = {"buy": BuyLuck, "reduce": ReduceLuck}
     if change not in reqs:
         raise CheckError(f"luck: {change!r} is not buy or reduce")
-    _advance(file, reqs[change](gm_approved=gm), output, house_rules, as_json)
+    _advance(file, reqs[change](gm_approved=gm), output, house_rules, as_json, in_place, allow_illegal)
 
 
 @xp_app.command("unluck")
@@ -964,14 +1044,16 @@ def xp_unluck(
     change: Annotated[str, typer.Argument(help="raise or buy-off")],
     gm: ApprovedOpt = None,
     output: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Take on Unluck (gaining 3 x the new level) or buy it off (3 x the old level), down to 1."""
     reqs = {"raise": RaiseUnluck, "buy-off": BuyOffUnluck}
     if change not in reqs:
         raise CheckError(f"unluck: {change!r} is not raise or buy-off")
-    _advance(file, reqs[change](gm_approved=gm), output, house_rules, as_json)
+    _advance(file, reqs[change](gm_approved=gm), output, house_rules, as_json, in_place, allow_illegal)
 
 
 @xp_app.command("costs")

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import typer
-import yaml
 from rich.table import Table
 
 from ...errors import CharacterError, CheckError, InputFileError
@@ -42,6 +40,7 @@ from ...systems.kalyr.data_files import table
 from ...systems.kalyr.ladder import LADDER, level_name, parse_level, parse_levels
 from ...systems.kalyr.options import KalyrHouseRules
 from ...systems.kalyr.wounds import BOXES, TRACKS, severity_for_damage, severity_name
+from ..characters import load_character, write_character
 from ..common import (
     HouseRulesOpt,
     JsonOpt,
@@ -63,28 +62,25 @@ from ..forecast import (
     forecast_progress,
     split_sides,
 )
-from ..forecast import VsOpt as SidesVsOpt
 from ..output import console, print_json
+from ..prompts import ask, ask_choice, ask_int, say
+from ..shared import system_app
+from ..vocab import AllowIllegalOpt, InPlaceOpt, OutOpt, TeamVsOpt
 
-app = typer.Typer(
-    name="kalyr",
-    help="The Kalyr RPG (ch. 3, Playing the Game): 4dF Trait Ladder, contests, damage tracks, Fudge points.",
-    no_args_is_help=True,
-    rich_markup_mode=None,
+app = system_app(
+    SYSTEM, help="The Kalyr RPG (ch. 3, Playing the Game): 4dF Trait Ladder, contests, damage tracks, Fudge points."
 )
 
 Track = Literal["physical", "mental", "social"]
-OutOpt = Annotated[
-    Path | None, typer.Option("--out", help="Write the changed character here (default: print it as YAML).")
-]
 
 
 def _hr(path: Path | None):
     return load_house_rules(path, SYSTEM.house_rules_model)
 
 
-def _load(path: Path) -> Character:
-    return load_file(path, Character)  # type: ignore[return-value]
+def _load(path: Path, hr: Any = None, allow_illegal: bool = False) -> Character:
+    """A character file, refused like 'sheet' refuses it unless --allow-illegal."""
+    return load_character(SYSTEM, path, hr, allow_illegal=allow_illegal)  # type: ignore[no-any-return]
 
 
 def _level(text: str | None, what: str) -> int | None:
@@ -92,12 +88,6 @@ def _level(text: str | None, what: str) -> int | None:
 
 
 # ---- reference ---------------------------------------------------------------------------------
-
-
-@app.command("schema")
-def schema_cmd(as_json: JsonOpt = False) -> None:
-    """The JSON Schema of a Kalyr character file (always JSON; --json accepted for uniformity)."""
-    print_json(Character.model_json_schema())
 
 
 @app.command("ladder")
@@ -194,9 +184,9 @@ def sheet_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Validate a character and print the sheet with derived values (exit 2 if illegal)."""
-    c = _load(file)
     hr = _hr(house_rules)
-    problems = SYSTEM.validate_character(c)
+    c = _load(file, hr, allow_illegal=True)  # the sheet shows the problems itself
+    problems = SYSTEM.validate_character(c, hr)
     if as_json:
         print_json(_sheet_json(c, problems, hr))
     else:
@@ -251,48 +241,51 @@ def sheet_cmd(
 
 
 def _ask_level(prompt: str, default: str) -> int:
-    while True:
-        text = typer.prompt(prompt, default=default)
-        try:
-            return parse_level(text, what=prompt)
-        except CheckError as exc:
-            typer.echo(f"  {exc.message}")
+    return ask(prompt, lambda text: parse_level(text, what=prompt.strip()), default=default)
 
 
 @app.command("new")
-def new_cmd(out: OutOpt = None, as_json: JsonOpt = False) -> None:
-    """Build a character step by step (abilities, connections, keys, gifts, lifepaths, gear)."""
+def new_cmd(out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+    """Build a character step by step (abilities, connections, keys, gifts, lifepaths, gear); a wrong answer is
+    asked again and the running totals are shown."""
+    from ...rules import validate_data
+
+    hr = _hr(house_rules)
     data: dict[str, Any] = {}
-    data["name"] = typer.prompt("Name")
-    data["race"] = typer.prompt("Race", default="human")
-    data["scale"] = typer.prompt("Scale (0 = human-sized)", default=0, type=int)
-    abilities = []
-    typer.echo("Abilities (blank name to finish).")
+    data["name"] = ask("Name", check=lambda v: None if v else "a character needs a name")
+    data["race"] = ask("Race", default="human")
+    data["scale"] = ask_int("Scale (0 = human-sized)", default=0, lo=-10, hi=10)
+    abilities: list[dict[str, Any]] = []
+    say("Abilities (blank name to finish).")
     while True:
-        name = typer.prompt("  ability", default="", show_default=False)
+        name = ask("  ability", default="", show_default=False)
         if not name:
             break
         level = _ask_level("  level", "Fair")
-        kind = typer.prompt("  kind (mundane/psionic)", default="mundane")
-        track = typer.prompt("  track (physical/mental/social)", default="mental" if kind == "psionic" else "physical")
+        kind = ask_choice("  kind (mundane/psionic)", ["mundane", "psionic"], default="mundane")
+        track = ask_choice(
+            "  track (physical/mental/social)",
+            ["physical", "mental", "social"],
+            default="mental" if kind == "psionic" else "physical",
+        )
         entry: dict[str, Any] = {"name": name, "level": level_name(level), "kind": kind, "track": track}
         if kind == "psionic":
-            entry["power"] = typer.prompt("  power")
+            entry["power"] = ask("  power", check=lambda v: None if v else "a psionic ability names its power")
         abilities.append(entry)
         steps = sum(parse_level(a["level"]) for a in abilities)
-        typer.echo(f"  -> {len(abilities)} abilities, {steps:+d} ladder steps from Fair in total")
+        say(f"  -> {len(abilities)} abilities, {steps:+d} ladder steps from Fair in total")
     data["abilities"] = abilities
     powers = sorted({a["power"] for a in abilities if a.get("power")})
     if powers:
         data["powers"] = powers
     connections = []
-    typer.echo("Connections (blank organisation to finish).")
+    say("Connections (blank organisation to finish).")
     while True:
-        org = typer.prompt("  organisation", default="", show_default=False)
+        org = ask("  organisation", default="", show_default=False)
         if not org:
             break
         connections.append({"organisation": org, "level": level_name(_ask_level("  level", "Mediocre"))})
-        typer.echo(f"  -> {len(connections)} connections")
+        say(f"  -> {len(connections)} connections")
     data["connections"] = connections
     for field, label in (
         ("keys", "Key"),
@@ -302,23 +295,27 @@ def new_cmd(out: OutOpt = None, as_json: JsonOpt = False) -> None:
     ):
         items: list[Any] = []
         while True:
-            v = typer.prompt(f"{label} (blank to finish)", default="", show_default=False)
+            v = ask(f"{label} (blank to finish)", default="", show_default=False)
             if not v:
                 break
             items.append(v if field == "incompetences" else {"name": v})
-            typer.echo(f"  -> {len(items)} {field}")
+            say(f"  -> {len(items)} {field}")
         data[field] = items
-    data["weapon"] = {"name": typer.prompt("Weapon", default="unarmed")}
+    data["weapon"] = {"name": ask("Weapon", default="unarmed")}
     if data["weapon"]["name"].lower() not in table("equipment")["weapons"]:
-        data["weapon"]["damage"] = typer.prompt("  its damage bonus", type=int, default=0)
-        data["weapon"]["reach"] = typer.prompt("  its reach (close/medium/long)", default="medium")
-    data["armour"] = {"name": typer.prompt("Armour", default="none")}
+        data["weapon"]["damage"] = ask_int("  its damage bonus", default=0, lo=0, hi=10)
+        data["weapon"]["reach"] = ask_choice(
+            "  its reach (close/medium/long)", ["close", "medium", "long"], default="medium"
+        )
+    data["armour"] = {"name": ask("Armour", default="none")}
     if data["armour"]["name"].lower() not in table("equipment")["armour"]:
-        data["armour"]["armour"] = typer.prompt("  its armour bonus", type=int, default=0)
-    data["shield"] = typer.prompt("Shield (none/small/medium/large)", default="none")
+        data["armour"]["armour"] = ask_int("  its armour bonus", default=0, lo=0, hi=10)
+    data["shield"] = ask_choice(
+        "Shield (none/small/medium/large)", ["none", "small", "medium", "large"], default="none"
+    )
 
     c = validate_data(data, Character, source="new character")
-    problems = SYSTEM.validate_character(c)
+    problems = SYSTEM.validate_character(c, hr)
     _write(c, out, as_json, [])
     if problems:
         raise CharacterError(problems, name=c.name)
@@ -344,8 +341,19 @@ def _roller(
     rank_gap: int = 0,
     persuade: Path | None = None,
     organisation: str | None = None,
+    hr: Any = None,
+    allow_illegal: bool = False,
 ) -> tuple[AbilityRoll, list[str]]:
+    if character is None:
+        unused = [flag for flag, given in (("--use", use),) if given]
+        if unused:
+            raise CheckError(
+                f"{', '.join(unused)} names a character's ability: give -c/--character FILE",
+                hint="with --ability LEVEL, --equipment, --situation, --similar-penalty, --race, --rank-gap apply",
+            )
     if character is not None:
+        if ability is not None:
+            raise CheckError("give either --ability LEVEL or -c/--character FILE --use ABILITY, not both")
         if not use:
             raise CheckError("with --character, say which ability with --use", hint="e.g. --use Stealth")
         if race != "same" or rank_gap:
@@ -355,7 +363,7 @@ def _roller(
             )
         if similar is None and similar_penalty:
             raise CheckError("--similar-penalty needs --similar ABILITY (the one used instead of --use)")
-        c = _load(character)
+        c = _load(character, hr, allow_illegal)
         r, notes = build_roll(
             c,
             use,
@@ -365,7 +373,7 @@ def _roller(
             combine=combine,  # type: ignore[arg-type]
             equipment=equipment,  # type: ignore[arg-type]
             situation=situation,
-            persuade=_load(persuade) if persuade is not None else None,
+            persuade=_load(persuade, hr, allow_illegal) if persuade is not None else None,
             organisation=organisation,
             extra=modifier,
             automatic=automatic,
@@ -415,6 +423,8 @@ def _check(
     rank_gap=0,
     persuade=None,
     organisation=None,
+    hr=None,
+    allow_illegal=False,
 ):
     actor, notes = _roller(
         ability,
@@ -426,13 +436,22 @@ def _check(
         use,
         equipment,
         situation,
+        "",
         similar=similar,
         similar_penalty=similar_penalty,
         race=race,
         rank_gap=rank_gap,
         persuade=persuade,
         organisation=organisation,
+        hr=hr,
+        allow_illegal=allow_illegal,
     )
+    if vs is None and (vs_modifier or vs_second is not None or vs_combine != "best"):
+        raise CheckError("--vs-modifier, --vs-second and --vs-combine describe the opponent: give --vs LEVEL")
+    if partial is not None and difficulty is None:
+        raise CheckError("--partial is a lower mark under --difficulty: give --difficulty too")
+    if second is None and combine != "best":
+        raise CheckError("--combine says how two abilities combine: give --second too")
     if vs is not None and difficulty is not None:
         raise CheckError("give either --difficulty (unopposed) or --vs (opposed), not both")
     if vs is not None:
@@ -460,7 +479,7 @@ CombineOpt = Annotated[
 ]
 AutoOpt = Annotated[bool, typer.Option("--fudge-auto", help="Spend a Fudge point before rolling: automatic +2.")]
 CharOpt = Annotated[
-    Path | None, typer.Option("--character", help="Build the roll from this character (wounds included).")
+    Path | None, typer.Option("--character", "-c", help="Build the roll from this character (wounds included).")
 ]
 UseOpt = Annotated[str | None, typer.Option("--use", help="With --character: the ability to use.")]
 EquipOpt = Annotated[str, typer.Option("--equipment", help="fine (+1), normal or poor (-1).")]
@@ -521,11 +540,13 @@ def odds_cmd(
     vs_modifier: VsModOpt = 0,
     vs_second: VsSecondOpt = None,
     vs_combine: VsCombineOpt = "best",
-    plot: Annotated[Path | None, typer.Option("--plot", help="Also save a bar chart (.svg or .png).")] = None,
+    plot: PlotOpt = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Exact odds before rolling: against a difficulty, against an opponent (--vs), or open-ended."""
+    hr = _hr(house_rules)
     check, notes = _check(
         ability,
         modifier,
@@ -548,8 +569,10 @@ def odds_cmd(
         rank_gap,
         persuade,
         organisation,
+        hr,
+        allow_illegal,
     )
-    emit_odds(SYSTEM.odds(check, _hr(house_rules)), as_json, plot)
+    emit_odds(SYSTEM.odds(check, hr), as_json, plot)
     if notes and not as_json:
         console.print("; ".join(notes))
 
@@ -583,9 +606,11 @@ def check_cmd(
     ] = 0,
     seed: SeedOpt = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Roll an ability check (4dF) and explain the result; --retro spends a Fudge point on it afterwards."""
+    hr = _hr(house_rules)
     check, notes = _check(
         ability,
         modifier,
@@ -608,8 +633,9 @@ def check_cmd(
         rank_gap,
         persuade,
         organisation,
+        hr,
+        allow_illegal,
     )
-    hr = _hr(house_rules)
     outcome = SYSTEM.resolve(check, make_rng(seed, "kalyr-check"), hr)
     if retro or vs_retro:
         if vs_retro and vs is None:
@@ -667,10 +693,12 @@ def damage_calc_cmd(
         typer.Option("--detailed", help="A detailed-contest round: only the loser is hurt, halved (rounding up)."),
     ] = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Damage from a simple contest's results: margin, weapons, armour, gifts and approaches."""
-    ca, cb = _load(a), _load(b)
+    hr = _hr(house_rules)
+    ca, cb = _load(a, hr, allow_illegal), _load(b, hr, allow_illegal)
     ra, rb = parse_level(a_result, what="--a-result"), parse_level(b_result, what="--b-result")
     if detailed:
         from ...systems.kalyr.damage import detailed_contest_damage
@@ -705,13 +733,17 @@ SAVE_STATE_HELP = "Write the fight's state as JSON at the end (mid-fight with --
 
 @app.command("fight")
 def fight_cmd(
-    a: Annotated[Path, typer.Argument(help="Side A's character.")],
-    b: Annotated[Path, typer.Argument(help="Side B's character.")],
-    detailed: Annotated[bool, typer.Option("--detailed", help="Play a detailed contest round by round.")] = False,
-    ally_a: Annotated[
-        list[Path] | None, typer.Option("--ally-a", help="More characters on side A (simple group contest).")
+    files: Annotated[
+        list[Path] | None,
+        typer.Argument(help="A.yaml B.yaml (one a side), or side A's characters followed by --vs for side B's."),
     ] = None,
-    ally_b: Annotated[list[Path] | None, typer.Option("--ally-b", help="More characters on side B.")] = None,
+    vs: TeamVsOpt = None,
+    state_file: Annotated[
+        Path | None, typer.Option("--state", help="Go on with a fight saved by 'fight --save-state FILE'.")
+    ] = None,
+    detailed: Annotated[bool, typer.Option("--detailed", help="Play a detailed contest round by round.")] = False,
+    ally_a: Annotated[list[Path] | None, typer.Option("--ally-a", help="More on side A (old spelling).")] = None,
+    ally_b: Annotated[list[Path] | None, typer.Option("--ally-b", help="More on side B (old spelling).")] = None,
     track: Annotated[str, typer.Option("--track", help="physical, mental or social.")] = "physical",
     ability_a: Annotated[
         str | None,
@@ -747,26 +779,45 @@ def fight_cmd(
     ] = None,
     seed: SeedOpt = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Fight a contest out: a simple contest (one roll), or --detailed round by round."""
-    side_a = [_load(a)] + [_load(p) for p in (ally_a or [])]
-    side_b = [_load(b)] + [_load(p) for p in (ally_b or [])]
-    state = _start_fight(
-        [side_a, side_b],
-        detailed=detailed,
-        track=track,
-        abilities=(ability_a, ability_b),
-        approaches=(approach_a, approach_b),
-        stances=(stance_a, stance_b),
-        withdraws=(withdraw_a, withdraw_b),
-        stakes=stakes,
-        on_tie=on_tie,
-        ranged=ranged,
-        house_rules=house_rules,
-    )
+    """Fight a contest out: a simple contest (one roll), or --detailed round by round; teams with --vs."""
+    from ...systems.kalyr.combat import FightState
+
     engine = SYSTEM.combat
-    rng = make_rng(seed, "kalyr-fight")
+    if state_file is not None:
+        if files or vs or ally_a or ally_b:
+            raise InputFileError("give either character files or --state, not both")
+        if house_rules is not None:
+            raise InputFileError("a saved fight keeps its own house rules; leave out --house-rules with --state")
+        state = load_file(state_file, FightState)
+        rng = make_rng(seed, f"kalyr-fight-from-round-{state.round}")
+        start_round = state.round
+    else:
+        hr = _hr(house_rules)
+        if ally_a or ally_b:  # the old spelling: A B --ally-a C --ally-b D
+            if vs or len(files or []) != 2:
+                raise InputFileError("with --ally-a/--ally-b give exactly two files and no --vs (use --vs instead)")
+            paths = [[files[0], *(ally_a or [])], [files[1], *(ally_b or [])]]  # type: ignore[index]
+        else:
+            paths = split_sides(files or [], vs)
+        sides = [[_load(p, hr, allow_illegal) for p in side] for side in paths]
+        state = _start_fight(
+            sides,
+            detailed=detailed,
+            track=track,
+            abilities=(ability_a, ability_b),
+            approaches=(approach_a, approach_b),
+            stances=(stance_a, stance_b),
+            withdraws=(withdraw_a, withdraw_b),
+            stakes=stakes,
+            on_tie=on_tie,
+            ranged=ranged,
+            house_rules=house_rules,
+        )
+        rng = make_rng(seed, "kalyr-fight")
+        start_round = 0
     events: list[Event] = []
     played = 0
     while not engine.is_over(state) and (rounds is None or played < rounds):
@@ -774,7 +825,11 @@ def fight_cmd(
         events += evs
         played += 1
     if save_state is not None:
-        save_state.write_text(state.model_dump_json(indent=2), encoding="utf-8")
+        try:
+            save_state.write_text(state.model_dump_json(indent=2), encoding="utf-8")
+        except OSError as exc:
+            raise InputFileError(f"{save_state}: cannot write the fight state ({exc.strerror or exc})") from None
+    del start_round
     w = engine.winner(state)
     names = [] if w is None else [f.name for f in state.sides[w]]  # type: ignore[attr-defined]
     if not engine.is_over(state):
@@ -856,7 +911,7 @@ def forecast_cmd(
         list[Path] | None,
         typer.Argument(help="Two characters (A against B), or side A's characters followed by --vs for side B's."),
     ] = None,
-    vs: SidesVsOpt = None,
+    vs: TeamVsOpt = None,
     state_file: StateOpt = None,
     detailed: Annotated[bool, typer.Option("--detailed", help="A detailed contest, round by round (1 on 1).")] = False,
     track: Annotated[str, typer.Option("--track", help="physical, mental or social.")] = "physical",
@@ -891,6 +946,7 @@ def forecast_cmd(
     ] = 0,
     plot: PlotOpt = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """The odds of a whole contest: each side's chance to win, the draw, the rounds, how each fighter ends.
@@ -909,7 +965,8 @@ def forecast_cmd(
         if house_rules is not None:
             state = state.model_copy(update={"house_rules": _hr(house_rules)})
     else:
-        sides = [[_load(p) for p in side] for side in split_sides(files or [], vs)]
+        hr = _hr(house_rules)
+        sides = [[_load(p, hr, allow_illegal) for p in side] for side in split_sides(files or [], vs)]
         state = _start_fight(
             sides,
             detailed=detailed,
@@ -936,30 +993,38 @@ def _status_text(c: Character, track: str) -> str:
 # ---- changing a character --------------------------------------------------------------------
 
 
-def _write(c: Character, out: Path | None, as_json: bool, events: list[Event]) -> None:
+def _write(
+    c: Character,
+    out: Path | None,
+    as_json: bool,
+    events: list[Event],
+    file: Path | None = None,
+    in_place: bool = False,
+) -> None:
+    """The events, then the changed character printed, or written with -o / --in-place."""
     data = c.model_dump(mode="json", exclude_defaults=False)
-    if out is not None:
-        text = (
-            json.dumps(data, indent=2)
-            if out.suffix.lower() == ".json"
-            else yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
-        )
-        out.write_text(text, encoding="utf-8")
     if as_json:
-        print_json({"events": [e.to_json() for e in events], "character": data})
+        done = write_character(c, source=file, out=out, in_place=in_place, document=data, as_json=True)
+        print_json({"events": [e.to_json() for e in events], "character": data, **done})
         return
     for e in events:
-        console.print(e.text)
-    if out is None:
-        console.print(yaml.safe_dump(data, sort_keys=False, allow_unicode=True), markup=False)
-    else:
-        console.print(f"written to {out}")
+        console.print(e.text, markup=False)
+    write_character(c, source=file, out=out, in_place=in_place, document=data)
 
 
-def _apply(file: Path, request, out: Path | None, as_json: bool, house_rules: Path | None) -> None:
-    c = _load(file)
-    new, events = SYSTEM.advance(c, request, make_rng(None), _hr(house_rules))
-    _write(new, out, as_json, list(events))  # type: ignore[arg-type]
+def _apply(
+    file: Path,
+    request,
+    out: Path | None,
+    as_json: bool,
+    house_rules: Path | None,
+    in_place: bool = False,
+    allow_illegal: bool = False,
+) -> None:
+    hr = _hr(house_rules)
+    c = _load(file, hr, allow_illegal)
+    new, events = SYSTEM.advance(c, request, make_rng(None), hr)
+    _write(new, out, as_json, list(events), file, in_place)  # type: ignore[arg-type]
 
 
 FileArg = Annotated[Path, typer.Argument(help="A Kalyr character file.")]
@@ -980,7 +1045,9 @@ def wound_cmd(
         int, typer.Option("--fudge", min=0, help="Fudge points spent to reduce the wound, one level each.")
     ] = 0,
     out: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Mark a wound on a damage track (overflowing to the next open box)."""
@@ -988,11 +1055,11 @@ def wound_cmd(
         raise CheckError("give --severity or --points (one of them)")
     sev: Any = severity if severity is not None else severity_for_damage(points or 0)
     if sev == 0:
-        c = _load(file)
-        _write(c, out, as_json, [Event("wound", f"{points} point(s): {c.name} gets through unscathed")])
+        c = _load(file, _hr(house_rules), allow_illegal)
+        _write(c, out, as_json, [Event("wound", f"{points} point(s): {c.name} gets through unscathed")], file, in_place)
         return
     req = validate_data({"track": track, "severity": sev, "fudge_reduce": fudge}, TakeWound, source="kalyr wound")
-    _apply(file, req, out, as_json, house_rules)
+    _apply(file, req, out, as_json, house_rules, in_place, allow_illegal)
 
 
 @app.command("heal")
@@ -1004,7 +1071,9 @@ def heal_cmd(
     track: TrackOpt = "physical",
     method: Annotated[str, typer.Option("--method", help="medical (days) or psionic (hours).")] = "medical",
     out: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Heal with a medical or psionic healing result."""
@@ -1018,7 +1087,9 @@ def heal_cmd(
         out,
         as_json,
         house_rules,
-    )  # type: ignore[arg-type]
+        in_place,
+        allow_illegal,
+    )
 
 
 @app.command("rest")
@@ -1026,19 +1097,26 @@ def rest_cmd(
     file: FileArg,
     weeks: Annotated[int, typer.Option("--weeks", min=0, help="Weeks of rest: one level each.")] = 1,
     out: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Natural healing: one wound level per week of rest."""
-    _apply(file, Rest(weeks=weeks), out, as_json, house_rules)
+    _apply(file, Rest(weeks=weeks), out, as_json, house_rules, in_place, allow_illegal)
 
 
 @app.command("end-scene")
 def end_scene_cmd(
-    file: FileArg, out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False
+    file: FileArg,
+    out: OutOpt = None,
+    in_place: InPlaceOpt = False,
+    house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """End of a scene: Scratches clear, and abilities may be raised again."""
-    _apply(file, EndScene(), out, as_json, house_rules)
+    _apply(file, EndScene(), out, as_json, house_rules, in_place, allow_illegal)
 
 
 @app.command("end-session")
@@ -1048,11 +1126,13 @@ def end_session_cmd(
         int, typer.Option("--convert", min=0, help="Unspent Fudge points to spend for XP; the rest carry over.")
     ] = 0,
     out: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """End of a session: carry Fudge points over, or spend them for experience."""
-    _apply(file, EndSession(convert=convert), out, as_json, house_rules)
+    _apply(file, EndSession(convert=convert), out, as_json, house_rules, in_place, allow_illegal)
 
 
 @app.command("fudge")
@@ -1065,7 +1145,9 @@ def fudge_cmd(
         bool, typer.Option("--vetoed", help="spend --use story: the GM vetoed it (no point spent).")
     ] = False,
     out: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Spend a Fudge point (earning an XP) or gain one when a Key comes into play."""
@@ -1077,7 +1159,7 @@ def fudge_cmd(
         req = validate_data({"key": key}, GainFudge, source="kalyr fudge gain")
     else:
         raise CheckError(f"fudge spend or fudge gain, not {action!r}")
-    _apply(file, req, out, as_json, house_rules)
+    _apply(file, req, out, as_json, house_rules, in_place, allow_illegal)
 
 
 @app.command("advance")
@@ -1092,7 +1174,9 @@ def advance_cmd(
         str, typer.Option("--lifepath", help="Name for a Lifepath earned by these levels.")
     ] = "Experience",
     out: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Spend experience at the end of a scene (costs: 'storymaster kalyr costs')."""
@@ -1114,7 +1198,7 @@ def advance_cmd(
             purchases.append(Purchase(target="key", name=name))
         else:
             raise CheckError(f"--buy {item!r}: unknown kind {kind!r}", hint="ability, psionic, connection or key")
-    c = _load(file)
+    c = _load(file, _hr(house_rules), allow_illegal)
     if not as_json:
         for p in purchases:
             try:
@@ -1122,7 +1206,15 @@ def advance_cmd(
                 console.print(f"{p.target} {p.name}: {cost} XP")
             except Exception:  # the advance call below reports it properly
                 pass
-    _apply(file, Buy(purchases=tuple(purchases), lifepath_name=lifepath), out, as_json, house_rules)
+    _apply(
+        file,
+        Buy(purchases=tuple(purchases), lifepath_name=lifepath),
+        out,
+        as_json,
+        house_rules,
+        in_place,
+        allow_illegal,
+    )
 
 
 @app.command("add-key")
@@ -1133,10 +1225,12 @@ def add_key_cmd(
     ],
     kind: Annotated[str, typer.Option("--kind", help="e.g. Fear, Goal, Physical Disability.")] = "",
     out: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Take the new Key owed for being Destroyed."""
     from ...systems.kalyr.character import Key
 
-    _apply(file, AddKey(key=Key(name=name, kind=kind)), out, as_json, house_rules)
+    _apply(file, AddKey(key=Key(name=name, kind=kind)), out, as_json, house_rules, in_place, allow_illegal)

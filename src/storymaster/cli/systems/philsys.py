@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
 import typer
-import yaml
 from pydantic import ValidationError
 from rich.table import Table
 
@@ -28,6 +28,7 @@ from ...systems.philsys.checks import (
 from ...systems.philsys.combat import FightOptions, FightState
 from ...systems.philsys.options import PhilsysHouseRules
 from ...systems.philsys.tables import STAT_NAMES, tables
+from ..characters import load_character, write_character
 from ..common import (
     HouseRulesOpt,
     JsonOpt,
@@ -51,10 +52,11 @@ from ..forecast import (
 )
 from ..forecast import VsOpt as SidesVsOpt
 from ..output import console, print_json
+from ..prompts import ask, ask_choice, ask_int, say
+from ..shared import system_app
+from ..vocab import AllowIllegalOpt, InPlaceOpt, OutOpt, TeamVsOpt
 
-app = typer.Typer(
-    name="philsys", help="Philsys: d20 checks, AT/PA melee, missiles, magic and levels.", no_args_is_help=True
-)
+app = system_app(SYSTEM, help="Philsys: d20 checks, AT/PA melee, missiles, magic and levels.")
 
 
 def _hr(path: Path | None) -> PhilsysHouseRules:
@@ -63,18 +65,9 @@ def _hr(path: Path | None) -> PhilsysHouseRules:
     return hr
 
 
-def _load(path: Path) -> Character:
-    return load_file(path, Character)
-
-
-def _dump(c: Character) -> str:
-    return yaml.safe_dump(c.model_dump(mode="json", exclude_defaults=True), sort_keys=False, allow_unicode=True)
-
-
-@app.command("schema")
-def schema_cmd(as_json: JsonOpt = True) -> None:
-    """Print the JSON Schema of a Philsys character file (always JSON)."""
-    print_json(Character.model_json_schema())
+def _load(path: Path, hr: PhilsysHouseRules | None = None, allow_illegal: bool = False) -> Character:
+    """A character file, refused like 'sheet' refuses it unless --allow-illegal."""
+    return load_character(SYSTEM, path, hr, allow_illegal=allow_illegal)
 
 
 @app.command("sheet")
@@ -85,7 +78,7 @@ def sheet_cmd(
 ) -> None:
     """Validate a character and print the sheet with derived values (exit 2 if illegal)."""
     hr = _hr(house_rules)
-    c = _load(file)
+    c = _load(file, hr, allow_illegal=True)  # the sheet shows the problems itself
     problems = SYSTEM.validate_character(c, hr)
     values = sheet(c, hr)
     if as_json:
@@ -186,6 +179,12 @@ def _build_check(
             raise CheckError(f"a skill has exactly three bases (got {len(b)})", hint="--bases 3,2,1")
     if rank < 0:
         raise CheckError(f"a skill rank cannot be negative (got {rank})")
+    if rank and bases is None:
+        raise CheckError("--rank is a skill's rank: it goes with --bases (or --character with --skill)")
+    if kind != "check" and (stat is not None or bases is not None or td is not None):
+        raise CheckError(f"a {kind} roll takes --modifier and --vs; --stat, --bases and --td do not apply")
+    if no_parry and vs is None:
+        raise CheckError("--no-parry is for an opposed roll (--vs) or an attack")
     mod = modifier or 0
     if kind != "check":
         if modifier is None or vs is None:
@@ -217,7 +216,9 @@ ModOpt = Annotated[
 StatOpt = Annotated[int | None, typer.Option("--stat", help="A stat check: Stat*3 + d20.")]
 BasesOpt = Annotated[str | None, typer.Option("--bases", help="A skill check: three base stats, e.g. 3,3,5.")]
 RankOpt = Annotated[int, typer.Option("--rank", help="Skill rank (with --bases).")]
-TdOpt = Annotated[int | None, typer.Option("--td", help="Target difficulty.")]
+TdOpt = Annotated[
+    int | None, typer.Option("--difficulty", "--td", help="The target difficulty, TD (see 'philsys tds').")
+]
 VsOpt = Annotated[int | None, typer.Option("--vs", help="Opposed: the defender's modifier (defender wins ties).")]
 NoParryOpt = Annotated[bool, typer.Option("--no-parry", help="The defender has no roll (parry already used).")]
 CharOpt = Annotated[
@@ -238,15 +239,17 @@ def _from_sheet(
     stat: int | None,
     bases: str | None,
     rank: int,
+    hr: PhilsysHouseRules | None = None,
+    allow_illegal: bool = False,
 ) -> tuple[int | None, str | None, int]:
     """Turn --character/--skill/--stat-of into --stat or --bases/--rank."""
     if character is None:
         if skill or stat_of:
             raise CheckError("--skill and --stat-of need --character FILE")
         return stat, bases, rank
-    if stat is not None or bases is not None:
-        raise CheckError("give either --character or --stat/--bases, not both")
-    c = _load(character)
+    if stat is not None or bases is not None or rank:
+        raise CheckError("give either --character or --stat/--bases/--rank, not both")
+    c = _load(character, hr, allow_illegal)
     if skill:
         sk = c.skill(skill)
         if sk is None:
@@ -278,13 +281,15 @@ def odds_cmd(
     character: CharOpt = None,
     skill: SkillOpt = None,
     stat_of: StatOfOpt = None,
-    plot: Annotated[Path | None, typer.Option("--plot", help="Also save a bar chart (.svg or .png).")] = None,
+    plot: PlotOpt = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Exact odds of a check before rolling: d20+modifier vs TD, or opposed (--vs)."""
-    stat, bases, rank = _from_sheet(character, skill, stat_of, modifier, stat, bases, rank)
-    emit_odds(SYSTEM.odds(_check(kind, modifier, stat, bases, rank, td, vs, no_parry), _hr(house_rules)), as_json, plot)
+    hr = _hr(house_rules)
+    stat, bases, rank = _from_sheet(character, skill, stat_of, modifier, stat, bases, rank, hr, allow_illegal)
+    emit_odds(SYSTEM.odds(_check(kind, modifier, stat, bases, rank, td, vs, no_parry), hr), as_json, plot)
 
 
 @app.command("check")
@@ -302,12 +307,14 @@ def check_cmd(
     skill: SkillOpt = None,
     stat_of: StatOfOpt = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Roll a check and explain how the dice made the result."""
-    stat, bases, rank = _from_sheet(character, skill, stat_of, modifier, stat, bases, rank)
+    hr = _hr(house_rules)
+    stat, bases, rank = _from_sheet(character, skill, stat_of, modifier, stat, bases, rank, hr, allow_illegal)
     chk = _check(kind, modifier, stat, bases, rank, td, vs, no_parry)
-    outcome = SYSTEM.resolve(chk, make_rng(seed, "philsys-check"), _hr(house_rules))
+    outcome = SYSTEM.resolve(chk, make_rng(seed, "philsys-check"), hr)
     if as_json:
         emit_outcome(outcome, True)
         return
@@ -433,21 +440,31 @@ def _fight_options(tactics: list[str], attack: list[str], aim: list[str], distan
     )
 
 
-def _start_fight(sides_files: list[list[Path]], hr: PhilsysHouseRules, opts: FightOptions) -> FightState:
-    sides = [[_load(p) for p in side] for side in sides_files]
-    for side in sides:
-        for c in side:
-            problems = SYSTEM.validate_character(c, hr)
-            if problems:
-                raise CharacterError(problems, name=c.name)
+def _start_fight(
+    sides_files: list[list[Path]], hr: PhilsysHouseRules, opts: FightOptions, allow_illegal: bool = False
+) -> FightState:
+    sides = [[_load(p, hr, allow_illegal) for p in side] for side in sides_files]
+    names = {c.name for side in sides for c in side}
+    for option, given in (("--tactics", opts.tactics), ("--attack", opts.attack), ("--aim", opts.aim)):
+        for who in given:
+            if who not in names and who not in ("side0", "side1"):
+                raise CheckError(
+                    f"{option} {who}=...: nobody called {who!r} is in this fight",
+                    hint="names in the fight: " + ", ".join(sorted(names)) + " (or side0 / side1)",
+                )
     return SYSTEM.combat.start(sides, house_rules=hr, options=opts)
 
 
 @app.command("fight")
 def fight_cmd(
-    a: Annotated[
-        list[Path], typer.Argument(help="Character files: side A, then 'vs', then side B (or just two files).")
-    ],
+    files: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Side A's file and side B's (or side A's files, then --vs; 'A vs B' also works)."),
+    ] = None,
+    vs: TeamVsOpt = None,
+    state_file: Annotated[
+        Path | None, typer.Option("--state", help="Go on with a fight saved by 'fight --save-state FILE'.")
+    ] = None,
     seed: SeedOpt = None,
     tactics: TacticsOpt = [],  # noqa: B006
     attack: AttackOpt = [],  # noqa: B006
@@ -458,30 +475,39 @@ def fight_cmd(
     ] = None,
     save_state: Annotated[
         Path | None,
-        typer.Option("--save-state", help="Write the fight state (JSON) at the end, for 'forecast --state'."),
+        typer.Option(
+            "--save-state", help="Write the fight state (JSON) at the end, for --state or 'forecast --state'."
+        ),
     ] = None,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Run a fight (to the end, or --rounds N) with a round-by-round log: storymaster philsys fight A.yaml B.yaml
-    --seed 7.
-    """
-    names = [str(p) for p in a]
-    if "vs" in names:
-        k = names.index("vs")
-        left, right = a[:k], a[k + 1 :]
-    elif len(a) == 2:
-        left, right = a[:1], a[1:]
+    """Run a fight (to the end, or --rounds N) with a round-by-round log; teams: A B --vs X --vs Y."""
+    if state_file is not None:
+        if files or vs:
+            raise InputFileError("give either character files or --state, not both")
+        if house_rules is not None:
+            raise InputFileError("a saved fight keeps its own house rules; leave out --house-rules with --state")
+        state = load_file(state_file, FightState)
+        if tactics or attack or aim or distance != "medium":
+            state = state.model_copy(update={"options": _fight_options(tactics, attack, aim, distance)})
+        rng = make_rng(seed, f"philsys-fight-from-round-{state.round}")
     else:
-        raise InputFileError("give two files, or side A files, 'vs', side B files")
-    if not left or not right:
-        raise InputFileError("each side needs at least one character file")
-    hr = _hr(house_rules)
-    opts = _fight_options(tactics, attack, aim, distance)
-    rng = make_rng(seed, "philsys-fight")
-    state = _start_fight([left, right], hr, opts)
+        names = [str(p) for p in files or []]
+        if "vs" in names and not vs:  # the old spelling: A B vs X Y
+            k = names.index("vs")
+            sides = [list(files or [])[:k], list(files or [])[k + 1 :]]
+            if not sides[0] or not sides[1]:
+                raise InputFileError("each side needs at least one character file")
+        else:
+            sides = split_sides(files or [], vs)
+        opts = _fight_options(tactics, attack, aim, distance)
+        rng = make_rng(seed, "philsys-fight")
+        state = _start_fight(sides, _hr(house_rules), opts, allow_illegal)
+    stop = None if rounds is None else state.round + rounds
     events = []
-    while not SYSTEM.combat.is_over(state) and (rounds is None or state.round < rounds):
+    while not SYSTEM.combat.is_over(state) and (stop is None or state.round < stop):
         state, evs = SYSTEM.combat.step(state, rng)
         events += evs
     if save_state is not None:
@@ -535,6 +561,7 @@ def forecast_cmd(
     distance: RangeOpt = "medium",
     house_rules: HouseRulesOpt = None,
     plot: PlotOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """The odds of a whole fight: each side's chance to win, the draw, the rounds, how each fighter ends.
@@ -554,7 +581,7 @@ def forecast_cmd(
             state = state.model_copy(update={"options": _fight_options(tactics, attack, aim, distance)})
     else:
         sides = split_sides(files or [], vs)
-        state = _start_fight(sides, _hr(house_rules), _fight_options(tactics, attack, aim, distance))
+        state = _start_fight(sides, _hr(house_rules), _fight_options(tactics, attack, aim, distance), allow_illegal)
     with forecast_progress() as progress:
         result = SYSTEM.forecast(state, method=method, samples=samples, seed=seed, progress=progress)
     emit_forecast(result, as_json, plot)
@@ -564,16 +591,35 @@ def forecast_cmd(
 def xp_cmd(
     file: Annotated[Path, typer.Argument(help="Character file.")],
     amount: Annotated[int, typer.Argument(help="XP awarded.")],
-    out: Annotated[Path | None, typer.Option("--out", help="Write the updated character here.")] = None,
+    out: OutOpt = None,
+    in_place: InPlaceOpt = False,
+    house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Award XP and say how far the next level is."""
+    """Award XP and say how far the next level is (the changed character is printed; -o or --in-place saves it)."""
     if amount < 0:
         raise CheckError(f"an XP award cannot be negative (got {amount})")
-    c, events = award_xp(_load(file), amount)
-    if out:
-        out.write_text(_dump(c), encoding="utf-8")
-    emit_events(events, as_json, {"xp": c.xp, "level": c.level})
+    c, events = award_xp(_load(file, _hr(house_rules), allow_illegal), amount)
+    _emit_change(c, events, file, out, in_place, as_json, {"xp": c.xp, "level": c.level})
+
+
+def _emit_change(
+    c: Character,
+    events: list,
+    file: Path,
+    out: Path | None,
+    in_place: bool,
+    as_json: bool,
+    summary: dict,
+) -> None:
+    """The log of a change, then the changed character printed or written (one JSON object with --json)."""
+    if as_json:
+        done = write_character(c, source=file, out=out, in_place=in_place, as_json=True)
+        emit_events(events, True, {**summary, "character": c.model_dump(mode="json", exclude_defaults=True), **done})
+        return
+    emit_events(events, False, summary)
+    write_character(c, source=file, out=out, in_place=in_place)
 
 
 def _parse_new_skill(text: str) -> Skill:
@@ -611,12 +657,14 @@ def levelup_cmd(
     ] = [],  # noqa: B006
     ignore_xp: Annotated[bool, typer.Option("--ignore-xp", help="The GM grants the level without XP.")] = False,
     seed: SeedOpt = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Write the levelled character here.")] = None,
+    out: OutOpt = None,
+    in_place: InPlaceOpt = False,
     house_rules: HouseRulesOpt = None,
+    allow_illegal: AllowIllegalOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Level up with every roll shown; the same --seed gives the same level-up."""
-    c = _load(file)
+    """Level up with every roll shown; the same --seed gives the same level-up (-o or --in-place saves it)."""
+    c = _load(file, _hr(house_rules), allow_illegal)
     new_skills = [_parse_new_skill(t) for t in learn]
     attempts = list(skill) + [s.name for s in new_skills if s.name.lower() not in [x.lower() for x in skill]]
     req = _validated(
@@ -632,16 +680,14 @@ def levelup_cmd(
     )
     rng = make_rng(seed, "philsys-levelup")
     new, events = level_up(c, req, rng, _hr(house_rules))
-    if out:
-        out.write_text(_dump(new), encoding="utf-8")
-    emit_events(
-        events,
+    _emit_change(
+        new,
+        list(events),
+        file,
+        out,
+        in_place,
         as_json,
-        {
-            "result": f"{new.name} is now level {new.level} (seed {rng.seed})",
-            "seed": rng.seed,
-            "character": new.model_dump(mode="json"),
-        },
+        {"result": f"{new.name} is now level {new.level} (seed {rng.seed})", "seed": rng.seed},
     )
 
 
@@ -654,9 +700,7 @@ def revive_cmd(
     seed: SeedOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """A resurrection: is it still possible (48 hours), and how long the ritual takes ((4+1d6) - modifiers, at least
-    2).
-    """
+    """A resurrection: still possible (48 hours)? The ritual takes (4+1d6) - modifiers hours, at least 2."""
     if hours_dead < 0:
         raise CheckError(f"hours since death cannot be negative (got {hours_dead})")
     rng = make_rng(seed, "philsys-revive")
@@ -665,8 +709,11 @@ def revive_cmd(
     finished = hours_dead + hours
     in_time = possible and dmg.revival_possible(finished)
     if as_json:
-        print_json({"possible": possible, "ritual_hours": hours, "in_time": in_time, "roll": rec.to_json()})
+        print_json(
+            {"possible": possible, "ritual_hours": hours, "in_time": in_time, "roll": rec.to_json(), "seed": rng.seed}
+        )
         return
+    console.print(f"seed {rng.seed}", style="dim", markup=False)
     if not possible:
         console.print("More than 48 hours have passed: memories and skills are lost (a zombie is still possible).")
         return
@@ -699,92 +746,114 @@ def xp_table_cmd(as_json: JsonOpt = False) -> None:
         console.print(f"level {lvl:>2}: {xp:>6} XP")
 
 
+def _within(left: int, value: int) -> str | None:
+    return None if value <= left else f"only {left} stat points are left"
+
+
+def _three_numbers(raw: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in raw.split("/"))
+    except ValueError:
+        raise ValueError(f"{raw!r}: three whole numbers separated by /") from None
+
+
 @app.command("new")
 def new_cmd(
-    out: Annotated[Path | None, typer.Option("--out", help="Write the character here (YAML).")] = None,
+    out: OutOpt = None,
+    house_rules: HouseRulesOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Build a character step by step, with running totals of stat and skill points."""
-    name = typer.prompt("Name")
-    concept = typer.prompt("Concept", default="")
+    """Build a character step by step: a wrong answer is asked again; stat and skill points are totalled as you go."""
+    hr = _hr(house_rules)
+    name = ask("Name", check=lambda v: None if v else "a character needs a name")
+    concept = ask("Concept", default="")
     t = tables()["stats"]
+    budget_stats = tables()["stat_points"]
     stats: dict[str, int] = {}
     for s in STAT_NAMES:
-        left = tables()["stat_points"] - sum(stats.values())
-        while True:
-            v = typer.prompt(
-                f"{t[s]['name']} ({s}, {t[s]['min']:+d}..{t[s]['max']:+d}; {left} points left)", default=0, type=int
-            )
-            if t[s]["min"] <= v <= t[s]["max"] and v <= left + (0 if v >= 0 else 99):
-                break
-            console.print(f"  {s} must be {t[s]['min']:+d}..{t[s]['max']:+d} and within the points left")
+        left = budget_stats - sum(stats.values())
+        v = ask_int(
+            f"{t[s]['name']} ({s}, {t[s]['min']:+d}..{t[s]['max']:+d}; {left} points left)",
+            default=0,
+            lo=t[s]["min"],
+            hi=t[s]["max"],
+            check=partial(_within, left),
+        )
         stats[s] = v
-    console.print(f"stats spend {sum(stats.values())} of 21 points")
+    say(f"stats spend {sum(stats.values())} of {budget_stats} points")
     c = Character(name=name, concept=concept, stats=Stats(**stats))
     skills: list[Skill] = []
     while True:
         spent = skill_points_spent(c.model_copy(update={"skills": skills}))
         budget = skill_points(c)
-        sname = typer.prompt(
+        sname = ask(
             f"Skill name ({float(spent):g}/{budget} points spent; empty to finish)", default="", show_default=False
         )
         if not sname:
             break
-        kind = typer.prompt("  kind (normal, knowledge, support)", default="normal")
-        category = typer.prompt("  category (melee, missile, unarmed, magic, other)", default="other")
+        kind = ask_choice("  kind (normal, knowledge, support)", ["normal", "knowledge", "support"], default="normal")
+        category = ask_choice(
+            "  category (melee, missile, unarmed, magic, other)",
+            ["melee", "missile", "unarmed", "magic", "other"],
+            default="other",
+        )
         bases = None
         if kind != "knowledge" and category not in ("melee", "unarmed", "magic"):
-            bases = typer.prompt("  three bases, e.g. DEX/DEX/INT").upper().split("/")
-        rank = typer.prompt("  rank (1..4 at first level)", default=1, type=int)
+            bases = ask(
+                "  three bases, e.g. DEX/DEX/INT",
+                lambda raw: [x.strip().upper() for x in raw.split("/")],
+                check=lambda b: (
+                    None
+                    if len(b) == 3 and all(x in STAT_NAMES for x in b)
+                    else "three of " + ", ".join(STAT_NAMES) + " separated by /"
+                ),
+            )
+        rank = ask_int("  rank (1..4 at first level)", default=1, lo=0, hi=4)
         try:
             sk = Skill.model_validate({"name": sname, "kind": kind, "category": category, "bases": bases, "rank": rank})
-        except Exception as exc:
-            console.print(f"  not a skill: {exc}")
+        except ValidationError as exc:
+            say(f"  not a skill: {_explain(exc, 'skill')} (try again)")
             continue
-        skills.append(sk)
+        trial = [*skills, sk]
+        now = skill_points_spent(c.model_copy(update={"skills": trial}))
+        if now > budget:
+            say(f"  {sname} would spend {float(now):g} of {budget} skill points (try again)")
+            continue
+        skills = trial
     c = c.model_copy(update={"skills": skills})
     equipment: dict[str, object] = {}
-    wname = typer.prompt("Melee weapon (empty for none)", default="", show_default=False)
+    wname = ask("Melee weapon (empty for none)", default="", show_default=False)
     if wname:
-        while True:
-            tsc = typer.prompt("  damage as Thrust/Slash/Chop, e.g. 10/14/17")
-            try:
-                dmg_t = tuple(int(x) for x in tsc.split("/"))
-                if len(dmg_t) == 3:
-                    break
-            except ValueError:
-                pass
-            console.print("  three whole numbers separated by /")
-        wskill = typer.prompt("  weapon skill", default=next((x.name for x in skills if x.category == "melee"), ""))
+        dmg_t = ask(
+            "  damage as Thrust/Slash/Chop, e.g. 10/14/17",
+            _three_numbers,
+            check=lambda d: None if len(d) == 3 and min(d) >= 0 else "three whole numbers separated by /",
+        )
+        wskill = ask("  weapon skill", default=next((x.name for x in skills if x.category == "melee"), ""))
         equipment["weapon"] = {"name": wname, "damage": dmg_t, "skill": wskill}
-    aname = typer.prompt("Armour (empty for none)", default="", show_default=False)
+    aname = ask("Armour (empty for none)", default="", show_default=False)
     if aname:
-        equipment["armor"] = {"name": aname, "ac": typer.prompt("  AC", type=int, default=0)}
+        equipment["armor"] = {"name": aname, "ac": ask_int("  AC", default=0, lo=0, hi=20)}
     if equipment:
         c = Character.model_validate({**c.model_dump(), "equipment": equipment})
-    problems = SYSTEM.validate_character(c)
-    if out:
-        out.write_text(_dump(c), encoding="utf-8")
+    problems = SYSTEM.validate_character(c, hr)
     if as_json:
+        done = write_character(c, source=None, out=out, in_place=False, as_json=True)
         print_json(
-            {"character": c.model_dump(mode="json"), "derived": sheet(c), "problems": [str(p) for p in problems]}
+            {
+                "character": c.model_dump(mode="json", exclude_defaults=True),
+                "derived": sheet(c, hr),
+                "problems": [str(p) for p in problems],
+                **done,
+            }
         )
     else:
-        _print_sheet(c, sheet(c))
+        _print_sheet(c, sheet(c, hr))
         for p in problems:
             console.print(f"[red]problem[/red]: {p}")
-        if out:
-            console.print(f"written to {out}")
+        write_character(c, source=None, out=out, in_place=False)
     if problems:
         raise CharacterError(problems, name=c.name)
-
-
-@app.command("house-rules")
-def house_rules_cmd(as_json: JsonOpt = False) -> None:
-    """Philsys's optional rules and rulings, each with its default."""
-    from ..common import show_house_rules
-
-    show_house_rules(PhilsysHouseRules, as_json)
 
 
 def _explain(exc: ValidationError, what: str) -> str:

@@ -111,9 +111,12 @@ class BlyssSystem:
     ) -> Forecast:
         """The odds of a whole fight from any engine state (see :mod:`.forecast`): exact for a duel in which
         both fighters attack every round, simulated (numpy, many fights at once) otherwise."""
-        from .forecast import blyss_forecast
+        from dataclasses import replace
 
-        return blyss_forecast(state, method=method, samples=samples, seed=seed, progress=progress)
+        from .forecast import END_STATES, blyss_forecast
+
+        result = blyss_forecast(state, method=method, samples=samples, seed=seed, progress=progress)
+        return replace(result, end_state_order=END_STATES)
 
 
 SYSTEM = BlyssSystem()

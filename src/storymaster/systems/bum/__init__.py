@@ -121,9 +121,12 @@ class BumSystem:
         self, state: BaseModel, *, method: str = "auto", samples: int = 100_000, seed: int = 0, progress: Any = None
     ) -> Forecast:
         """The odds of the whole fight from ``state``: exact where the chain applies, else simulated (see .forecast)."""
-        from .forecast import forecast
+        from dataclasses import replace
 
-        return forecast(state, method=method, samples=samples, seed=seed, progress=progress)  # type: ignore[arg-type]
+        from .forecast import end_state_order, forecast
+
+        result = forecast(state, method=method, samples=samples, seed=seed, progress=progress)  # type: ignore[arg-type]
+        return replace(result, end_state_order=end_state_order(result))
 
 
 SYSTEM = BumSystem()

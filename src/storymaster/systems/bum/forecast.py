@@ -36,6 +36,7 @@ same house rules. :func:`win_probability` keeps the older exact-rational
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
@@ -87,6 +88,20 @@ _WIELD = {None: 0, "primary": 1, "ranged": 2, "backup": 3}
 _SLOT_OF = {1: "primary", 2: "ranged", 3: "backup"}
 # readiness of the missile weapon
 _READY = {"ready": 0, "cocked": 1, "unready": 2, "empty": 3}
+
+
+def end_state_order(result: Forecast) -> tuple[str, ...]:
+    """The end states a forecast met, mildest first: unhurt, then fewer and fewer HP left, then down."""
+
+    def hp_left(label: str) -> float:
+        if label == UNHURT:
+            return math.inf
+        if label == DOWN:
+            return -math.inf
+        return float(label.split()[0]) if label.split()[0].isdigit() else 0.0
+
+    labels = {k for c in result.combatants for k in c.end_states}
+    return tuple(sorted(labels, key=lambda k: -hp_left(k)))
 
 
 def end_label(hp: int, max_hp: int) -> str:

@@ -71,9 +71,12 @@ class FuzzySystem:
 
         See :mod:`storymaster.systems.fuzzy.forecast` for what is exact and what a draw means.
         """
-        from .forecast import forecast
+        from dataclasses import replace
 
-        return forecast(state, method=method, samples=samples, seed=seed, progress=progress)  # type: ignore[arg-type]
+        from .forecast import STATE_NAMES, forecast
+
+        result = forecast(state, method=method, samples=samples, seed=seed, progress=progress)  # type: ignore[arg-type]
+        return replace(result, end_state_order=STATE_NAMES)
 
     def advance(
         self, character: BaseModel, request: BaseModel, rng: DiceRng, house_rules: HouseRules | None = None

@@ -65,9 +65,12 @@ class KalyrSystem:
         self, state: BaseModel, *, method: str = "auto", samples: int = 100_000, seed: int = 0, progress: Any = None
     ) -> Forecast:
         """The odds of a whole contest from any fight state: exact (Markov chain) or simulated (see .forecast)."""
-        from .forecast import forecast
+        from dataclasses import replace
 
-        return forecast(state, method=method, samples=samples, seed=seed, progress=progress)  # type: ignore[arg-type]
+        from .forecast import END_STATES, forecast
+
+        result = forecast(state, method=method, samples=samples, seed=seed, progress=progress)  # type: ignore[arg-type]
+        return replace(result, end_state_order=END_STATES)
 
 
 SYSTEM = KalyrSystem()

@@ -76,9 +76,12 @@ class PhilsysSystem:
         self, state: BaseModel, *, method: str = "auto", samples: int = 100_000, seed: int = 0, progress: Any = None
     ) -> Forecast:
         """The odds of the whole fight from an engine state (start or mid-fight): exact for a duel, else simulated."""
-        from .forecast import forecast
+        from dataclasses import replace
 
-        return forecast(state, method=method, samples=samples, seed=seed, progress=progress)  # type: ignore[arg-type]
+        from .forecast import END_STATES, forecast
+
+        result = forecast(state, method=method, samples=samples, seed=seed, progress=progress)  # type: ignore[arg-type]
+        return replace(result, end_state_order=END_STATES)
 
 
 SYSTEM = PhilsysSystem()

@@ -1,0 +1,307 @@
+"""The commands every system shares, generated from one definition.
+
+:func:`system_app` makes a system's sub-app with the shared commands that need nothing but the
+protocol (``schema``, ``house-rules``); a system's module then adds its own versions of the rest
+and the verbs of its book. :func:`generic_app` makes *all* the shared commands from the
+``RuleSystem`` protocol alone, for a system that brings no CLI module: a sixth system registered
+through the ``storymaster.systems`` entry point gets ``sheet``, ``new``, ``schema``,
+``house-rules``, ``check``, ``odds``, ``fight`` and ``forecast`` without any CLI code of its own.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from ..errors import CharacterError, CheckError, InputFileError
+from ..rules import load_model
+from ..rules.files import validation_message
+from .characters import load_character, write_character
+from .common import emit_events, emit_odds, emit_outcome, load_house_rules, make_rng, show_house_rules
+from .output import console, print_json
+from .prompts import ask, say
+from .vocab import (
+    AllowIllegalOpt,
+    CharacterOpt,
+    HouseRulesOpt,
+    JsonOpt,
+    OutOpt,
+    PlotOpt,
+    SeedOpt,
+    TeamVsOpt,
+)
+
+__all__ = ["DIFFICULTY_FIELDS", "SHARED_COMMANDS", "generic_app", "system_app"]
+
+#: The commands every system has, each with the same flags everywhere (docs/cli.md's table).
+SHARED_COMMANDS = ("sheet", "new", "schema", "house-rules", "check", "odds", "fight", "forecast")
+
+#: the field of a check model that --difficulty sets, by the words systems use for it
+DIFFICULTY_FIELDS = ("difficulty", "td", "dc", "target")
+
+
+def _app(system: Any, help: str | None) -> typer.Typer:
+    return typer.Typer(
+        name=system.name,
+        help=help or f"{system.title}: rules, checks with exact odds, fights.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+    )
+
+
+def system_app(system: Any, *, help: str | None = None) -> typer.Typer:
+    """A system's sub-app, holding the generated shared commands (``schema``, ``house-rules``)."""
+    app = _app(system, help)
+
+    @app.command("schema")
+    def schema_cmd(as_json: JsonOpt = True) -> None:
+        """The JSON Schema of a character file (always JSON; --json is accepted for uniformity)."""
+        print_json(system.character_model.model_json_schema())
+
+    @app.command("house-rules")
+    def house_rules_cmd(as_json: JsonOpt = False) -> None:
+        """The optional rules and rulings, each with the book's default."""
+        show_house_rules(system.house_rules_model, as_json)
+
+    return app
+
+
+# ------------------------------------------------------------------ the rest, from the protocol alone
+
+SetOpt = Annotated[
+    list[str] | None,
+    typer.Option("--set", "-p", help="A parameter of the check, NAME=VALUE (VALUE as JSON or text; repeatable)."),
+]
+KindArg = Annotated[str, typer.Argument(help="The kind of check (see the system's check types).")]
+
+
+def _params(values: list[str] | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in values or []:
+        name, sep, raw = item.partition("=")
+        if not sep or not name.strip():
+            raise CheckError(f"--set {item!r}: write NAME=VALUE")
+        try:
+            out[name.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[name.strip()] = raw
+    return out
+
+
+def _make_check(system: Any, kind: str, params: list[str] | None, difficulty: int | None) -> Any:
+    from .vocab import suggest
+
+    model = system.check_types.get(kind)
+    if model is None:
+        kinds = list(system.check_types)
+        raise CheckError(
+            f"{system.name} has no check {kind!r}.{suggest(kind, kinds)}", hint="one of: " + ", ".join(kinds)
+        )
+    values = _params(params)
+    if difficulty is not None:
+        field = next((f for f in DIFFICULTY_FIELDS if f in model.model_fields), None)
+        if field is None:
+            raise CheckError(f"a {kind} check has no difficulty: leave out --difficulty")
+        values[field] = difficulty
+    unknown = sorted(set(values) - set(model.model_fields))
+    if unknown:
+        raise CheckError(
+            f"a {kind} check has no {', '.join(unknown)}", hint="its fields: " + ", ".join(model.model_fields)
+        )
+    try:
+        return model.model_validate(values)
+    except ValidationError as exc:
+        raise CheckError(validation_message(exc, f"{kind} check")) from None
+
+
+def _no_character(character: Path | None, allow_illegal: bool) -> None:
+    if character is not None or allow_illegal:
+        raise CheckError(
+            "this system has no command-line module to build a check from a character",
+            hint="give the check's parameters with --set NAME=VALUE",
+        )
+
+
+def _ask_field(name: str, info: Any) -> Any:
+    """One field of a character, asked until its value is valid (JSON for anything but plain text)."""
+    adapter = TypeAdapter(info.annotation)
+    default = None if info.is_required() else info.get_default(call_default_factory=True)
+    shown = json.dumps(default.model_dump(mode="json") if isinstance(default, BaseModel) else default, default=str)
+
+    def convert(raw: str) -> Any:
+        try:
+            return adapter.validate_python(json.loads(raw))
+        except (json.JSONDecodeError, ValidationError):
+            return adapter.validate_python(raw)
+
+    described = f" ({info.description})" if info.description else ""
+    return ask(f"{name}{described}", convert, default=None if info.is_required() else shown)
+
+
+def generic_app(system: Any) -> typer.Typer:
+    """Every shared command, made from the ``RuleSystem`` protocol alone (no system-specific code)."""
+    app = system_app(system)
+
+    def hr_of(path: Path | None) -> Any:
+        return load_house_rules(path, system.house_rules_model)
+
+    @app.command("sheet")
+    def sheet_cmd(
+        file: Annotated[Path, typer.Argument(help="A character file (YAML or JSON).")],
+        house_rules: HouseRulesOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Check a character against the creation rules and print it (exit 2, with the reasons, if illegal)."""
+        hr = hr_of(house_rules)
+        c = load_model(file, system.character_model)
+        problems = system.validate_character(c, hr)
+        data = c.model_dump(mode="json")
+        if as_json:
+            print_json({"character": data, "legal": not problems, "problems": [p.__dict__ for p in problems]})
+        else:
+            for key, value in data.items():
+                console.print(f"{key}: {value}", markup=False)
+            console.print("legal character" if not problems else f"{len(problems)} problem(s)", markup=False)
+        if problems:
+            raise CharacterError(problems, name=str(data.get("name", file)))
+
+    @app.command("new")
+    def new_cmd(out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
+        """Build a character field by field; a wrong answer is asked again."""
+        hr = hr_of(house_rules)
+        say(f"A {system.title} character: {len(system.character_model.model_fields)} fields.")
+        while True:
+            data = {name: _ask_field(name, info) for name, info in system.character_model.model_fields.items()}
+            try:
+                c = system.character_model.model_validate(data)
+            except ValidationError as exc:
+                say(validation_message(exc, "character") + "\n  (try again)")
+                continue
+            problems = system.validate_character(c, hr)
+            if not problems:
+                break
+            say("\n".join(f"  - {p}" for p in problems) + "\n  (try again)")
+        done = write_character(c, source=None, out=out, in_place=False, as_json=as_json)
+        if as_json:
+            print_json({"character": c.model_dump(mode="json"), **done})
+
+    @app.command("check")
+    def check_cmd(
+        kind: KindArg,
+        params: SetOpt = None,
+        difficulty: Annotated[int | None, typer.Option("--difficulty", help="The check's difficulty.")] = None,
+        character: CharacterOpt = None,
+        seed: SeedOpt = None,
+        house_rules: HouseRulesOpt = None,
+        allow_illegal: AllowIllegalOpt = False,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Roll a check and explain the result."""
+        _no_character(character, allow_illegal)
+        check = _make_check(system, kind, params, difficulty)
+        emit_outcome(system.resolve(check, make_rng(seed, f"{system.name}-check"), hr_of(house_rules)), as_json)
+
+    @app.command("odds")
+    def odds_cmd(
+        kind: KindArg,
+        params: SetOpt = None,
+        difficulty: Annotated[int | None, typer.Option("--difficulty", help="The check's difficulty.")] = None,
+        character: CharacterOpt = None,
+        plot: PlotOpt = None,
+        house_rules: HouseRulesOpt = None,
+        allow_illegal: AllowIllegalOpt = False,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """The exact odds of a check before rolling."""
+        _no_character(character, allow_illegal)
+        check = _make_check(system, kind, params, difficulty)
+        emit_odds(system.odds(check, hr_of(house_rules)), as_json, plot)
+
+    def start(files: list[Path] | None, vs: list[Path] | None, hr: Any, allow_illegal: bool) -> Any:
+        from .forecast import split_sides
+
+        sides = [
+            [load_character(system, p, hr, allow_illegal=allow_illegal) for p in side]
+            for side in split_sides(files or [], vs)
+        ]
+        return system.combat.start(sides, house_rules=hr)
+
+    @app.command("fight")
+    def fight_cmd(
+        files: Annotated[list[Path] | None, typer.Argument(help="A.yaml B.yaml, or side A's files then --vs.")] = None,
+        vs: TeamVsOpt = None,
+        state_file: Annotated[
+            Path | None, typer.Option("--state", help="Go on with a fight saved by --save-state.")
+        ] = None,
+        rounds: Annotated[int | None, typer.Option("--rounds", min=1, help="Stop after this many rounds.")] = None,
+        save_state: Annotated[
+            Path | None, typer.Option("--save-state", help="Write the fight state (JSON) here.")
+        ] = None,
+        seed: SeedOpt = None,
+        house_rules: HouseRulesOpt = None,
+        allow_illegal: AllowIllegalOpt = False,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Fight round by round with the engine's automatic choices; a readable log."""
+        engine = system.combat
+        if state_file is not None:
+            if files or vs or house_rules is not None:
+                raise InputFileError("--state goes on with a saved fight: give no files or --house-rules with it")
+            raise InputFileError(
+                f"{system.name} has no command-line module to read a saved fight",
+                hint="its fights can be saved with --save-state and read by its own tools",
+            )
+        state = start(files, vs, hr_of(house_rules), allow_illegal)
+        rng = make_rng(seed, f"{system.name}-fight")
+        events: list[Any] = []
+        stop = rounds
+        while not engine.is_over(state) and (stop is None or stop > 0):
+            state, evs = engine.step(state, rng)
+            events += list(evs)
+            stop = None if stop is None else stop - 1
+        if save_state is not None:
+            save_state.write_text(state.model_dump_json(indent=1), encoding="utf-8")
+        w = engine.winner(state)
+        over = engine.is_over(state)
+        result = ("no winner" if w is None else f"side {w + 1} wins") if over else "still going"
+        emit_events(
+            events, as_json, {"result": f"{result} (seed {rng.seed})", "winner": w, "over": over, "seed": rng.seed}
+        )
+
+    @app.command("forecast")
+    def forecast_cmd(
+        files: Annotated[list[Path] | None, typer.Argument(help="A.yaml B.yaml, or side A's files then --vs.")] = None,
+        vs: TeamVsOpt = None,
+        state_file: Annotated[
+            Path | None, typer.Option("--state", help="A fight saved by 'fight --save-state'.")
+        ] = None,
+        method: Annotated[str, typer.Option("--method", help="auto, exact or simulate.")] = "auto",
+        samples: Annotated[
+            int, typer.Option("--samples", min=100, max=10_000_000, help="Fights to simulate.")
+        ] = 100_000,
+        seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the simulation.")] = 0,
+        plot: PlotOpt = None,
+        house_rules: HouseRulesOpt = None,
+        allow_illegal: AllowIllegalOpt = False,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """The odds of a whole fight: who wins, how long, how each fighter ends."""
+        from .forecast import check_method, emit_forecast, forecast_progress
+
+        check_method(method)
+        if not hasattr(system, "forecast"):
+            raise InputFileError(f"{system.name} does not forecast fights", hint="play them with 'fight'")
+        if state_file is not None:
+            raise InputFileError(f"{system.name} has no command-line module to read a saved fight")
+        state = start(files, vs, hr_of(house_rules), allow_illegal)
+        with forecast_progress() as progress:
+            result = system.forecast(state, method=method, samples=samples, seed=seed, progress=progress)
+        emit_forecast(result, as_json, plot)
+
+    return app
