@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint mypy-baseline constraints bench clean postgres load screenshots chromium
+.PHONY: run test lint docs mypy-baseline constraints bench clean postgres load screenshots chromium
 
 # The table's tests run against a real PostgreSQL too: start the local cluster when it is down.
 postgres:
@@ -18,7 +18,7 @@ chromium:
 	  echo "installing Debian's chromium for the browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-EXTRAS := test,plot,bench,server,lint
+EXTRAS := test,plot,bench,server,lint,docs
 LINT_PATHS := src tests bench examples tools
 
 # The venv gets the versions the suite was last run with: constraints.txt pins every package
@@ -47,6 +47,10 @@ lint: $(STAMP)
 	$(BIN)/python tools/mypy_gate.py
 	$(BIN)/lint-imports
 
+# The documentation site (mkdocs.yml) into site/; --strict: a broken link or a missing page is an error.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict  # not --quiet: it hides the warnings --strict counts
+
 # Record fewer mypy errors in mypy-baseline.json (it never raises a count).
 mypy-baseline: $(STAMP)
 	$(BIN)/python tools/mypy_gate.py --update
@@ -56,6 +60,7 @@ run: $(STAMP)
 
 test: $(STAMP) postgres chromium
 	$(MAKE) lint
+	$(MAKE) docs
 	$(BIN)/python -m pytest -n 2 -q
 
 bench: $(STAMP)
