@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from .. import safe_yaml
 from ..errors import InputFileError
 
 __all__ = ["load_document", "load_model", "validation_message"]
@@ -43,7 +44,7 @@ def parse_document(text: str, *, source: str = "<input>", json_only: bool = Fals
         except json.JSONDecodeError as exc:
             raise InputFileError(f"{source}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
     try:
-        return yaml.safe_load(text)
+        return safe_yaml.load(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""

@@ -6,28 +6,30 @@ same membership checks and visibility rules apply; forms carry the session's CSR
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
 from typing import Any
 
 import yaml
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import ValidationError
+from starlette.concurrency import run_in_threadpool
 
+from ... import safe_yaml
 from ...errors import StorymasterError
-from ...play import campaign as cmd
 from ...play.errors import Forbidden, Invalid, NotFound
-from ...play.verify import verify_export
+from ...play.verify import verify_text
 from ...rules import all_systems, get_system
+from ...store.repo import invite_open
+from ..accounts import TooManyTries
 from ..deps import CSRF_COOKIE, SESSION_COOKIE, Id, now_text, sha256
-from ..routers import auth, campaigns, characters, posts, scenes
+from ..routers import auth, campaigns, characters, invites, posts, scenes
 from ..schemas import (
     CampaignIn,
     CharacterIn,
     CombatIn,
     HouseRulesIn,
+    InviteIn,
+    JoinIn,
     LoginIn,
     MemberIn,
     NoteIn,
@@ -85,6 +87,10 @@ def _settings(request: Request):
     return request.app.state.settings
 
 
+def _throttle(request: Request):
+    return request.app.state.throttle
+
+
 def _safe_next(url: str | None) -> str:
     ok = url and url.startswith("/") and not url.startswith(("//", "/\\")) and "\n" not in url and "\r" not in url
     return url if ok else "/campaigns"
@@ -106,7 +112,7 @@ def _parse_doc(text: str, what: str) -> Any:
     if not text.strip():
         return {}
     try:
-        return yaml.safe_load(text)
+        return safe_yaml.load(text)
     except (yaml.YAMLError, RecursionError) as exc:
         raise PageError(
             422, f"the {what} is not valid YAML or JSON", (str(exc).splitlines() or ["too deeply nested"])[0]
@@ -121,12 +127,6 @@ async def _run(request: Request, fn):
         return to_sign_in(request)
     except (PageError, ValidationError, StorymasterError) as exc:
         return error_page(request, exc)
-
-
-def invite_token(store: Any, cid: int) -> str:
-    """A join link's secret: derived from the campaign log's first hash, which only members can read."""
-    first = store.campaign_log(cid)[0].hash
-    return hashlib.sha256(f"storymaster-invite:{cid}:{first}".encode()).hexdigest()[:32]
 
 
 # ---------------------------------------------------------------- accounts
@@ -153,10 +153,15 @@ async def login_submit(request: Request) -> Response:
     nxt = _safe_next(str(form.get("next") or ""))
     name, password = str(form.get("name") or ""), str(form.get("password") or "")
     try:
+        auth.check_origin(request)
         body = LoginIn(name=name, password=password)
         resp = see_other(nxt)
-        auth.login(body, resp, _store(request), _settings(request), _now(request))
+        auth.sign_in(
+            body, resp, _store(request), _settings(request), _now(request), auth.client_of(request), _throttle(request)
+        )
         return resp
+    except TooManyTries as exc:
+        return render(request, "login.html", status=429, next=nxt, error=exc.message, name=name)
     except (ValidationError, StorymasterError):
         return render(request, "login.html", status=401, next=nxt, error="Wrong name or password.", name=name)
 
@@ -179,11 +184,20 @@ async def signup_submit(request: Request) -> Response:
         str(form.get("email") or "") or None,
     )
     try:
-        auth.register(
+        auth.check_origin(request)
+        auth.create_account(
             RegisterIn(name=name, password=password, email=email), _store(request), _settings(request), _now(request)
         )
         resp = see_other(nxt)
-        auth.login(LoginIn(name=name, password=password), resp, _store(request), _settings(request), _now(request))
+        auth.sign_in(
+            LoginIn(name=name, password=password),
+            resp,
+            _store(request),
+            _settings(request),
+            _now(request),
+            auth.client_of(request),
+            _throttle(request),
+        )
         return resp
     except (ValidationError, StorymasterError) as exc:
         _, message, _ = error_message(exc)
@@ -248,7 +262,7 @@ def _campaign_ctx(request: Request, v: Visitor, cid: int) -> dict[str, Any]:
     }
     if view["your_role"] == "gm":
         ctx["notes"] = campaigns.notes(cid, store, v.caller)
-        ctx["invite"] = f"/join/{cid}/{invite_token(store, cid)}"
+        ctx["invites"] = invites.list_invites(cid, store, v.caller, _now(request))
         ctx["house_rules_yaml"] = yaml.safe_dump(view["house_rules"], sort_keys=True) if view["house_rules"] else ""
     return ctx
 
@@ -305,18 +319,54 @@ async def campaign_note(request: Request, cid: Id) -> Response:
     return await _run(request, go)
 
 
+@router.post("/campaigns/{cid}/invites", response_class=HTMLResponse)
+async def campaign_invite(request: Request, cid: Id) -> Response:
+    async def go():
+        v = require(request)
+        form = await form_of(request, v)
+        body = InviteIn(
+            role=str(form.get("role") or "player"),
+            expires_in_hours=_int(form.get("expires_in_hours"), "expires after"),
+            max_uses=_int(form.get("max_uses"), "uses"),
+        )
+        made = invites.create_invite(cid, body, _store(request), v.caller, _now(request))
+        ctx = _campaign_ctx(request, v, cid)
+        return render(request, "campaign.html", v=v, new_invite=made, **ctx)
+
+    return await _run(request, go)
+
+
+@router.post("/campaigns/{cid}/invites/{iid}/revoke")
+async def campaign_revoke_invite(request: Request, cid: Id, iid: Id) -> Response:
+    async def go():
+        v = require(request)
+        await form_of(request, v)
+        invites.revoke_invite(cid, iid, _store(request), v.caller, _now(request))
+        return see_other(f"/campaigns/{cid}#members")
+
+    return await _run(request, go)
+
+
+def _open_invite(request: Request, cid: int, token: str) -> Any:
+    row = _store(request).invite(cid, sha256(token)) if len(token) <= 200 else None
+    if row is None or not invite_open(row._mapping, now_text(_now(request))):
+        raise PageError(
+            404, "this invitation link is not valid (unknown, revoked, expired or used up)", "ask the GM for a new link"
+        )
+    return row
+
+
 @router.get("/join/{cid}/{token}", response_class=HTMLResponse)
 async def join_page(request: Request, cid: Id, token: str) -> Response:
     async def go():
         v = require(request)
         store = _store(request)
+        invite = _open_invite(request, cid, token)
         with store.reading_campaign(cid) as c:
-            if not hmac.compare_digest(token, invite_token(store, cid)):
-                raise PageError(404, "this invitation link is not valid", "ask the GM for a new link")
             name, role = c.name, c.role_of(v.caller.id)
         if role is not None:
             return see_other(f"/campaigns/{cid}")
-        return render(request, "join.html", v=v, cid=cid, token=token, name=name)
+        return render(request, "join.html", v=v, cid=cid, token=token, name=name, role=invite.role)
 
     return await _run(request, go)
 
@@ -326,17 +376,9 @@ async def join_submit(request: Request, cid: Id, token: str) -> Response:
     async def go():
         v = require(request)
         await form_of(request, v)
-        store = _store(request)
-
-        def decide(c):
-            if not hmac.compare_digest(token, invite_token(store, cid)):
-                raise NotFound("this invitation link is not valid")
-            if c.role_of(v.caller.id) is not None:
-                return []
-            # the GM issued the link: joining through it is the GM adding you as a player
-            return cmd.add_member(c, c.gms()[0], user=v.caller.id, name=v.caller.name, role="player")
-
-        store.campaign_append(cid, decide, now_text(_now(request)))
+        if len(token) > 200:
+            raise PageError(404, "this invitation link is not valid")
+        invites.join(cid, JoinIn(token=token), _store(request), v.caller, _now(request))
         return see_other(f"/campaigns/{cid}")
 
     return await _run(request, go)
@@ -361,7 +403,7 @@ async def character_new(request: Request, cid: Id) -> Response:
         system = ctx["system"]
         if ctx["c"]["your_role"] not in ("gm", "player"):
             raise Forbidden("observers do not make characters")
-        start = yaml.safe_load(starter_sheet(system)) or {}
+        start = safe_yaml.load(starter_sheet(system)) or {}
         values, text = split_sheet(system, start)
         report = check_sheet(system, start, ctx["c"]["house_rules"])
         return render(
@@ -525,7 +567,7 @@ async def scene_open(request: Request, cid: Id) -> Response:
             mode=mode,
             cast=[c for c in cast if c],
             turn_seconds=turn_seconds,
-            on_deadline=str(form.get("on_deadline") or "skip"),
+            on_deadline=str(form.get("on_deadline") or "") or None,
         )
         view = scenes.open_scene(cid, body, _store(request), v.caller, _now(request))
         return see_other(f"/scenes/{view['id']}")
@@ -794,7 +836,7 @@ async def scene_fight(request: Request, sid: Id) -> Response:
 
 @router.get("/verify", response_class=HTMLResponse)
 async def verify_page(request: Request) -> Response:
-    return render(request, "verify.html", result=None, error="", text="")
+    return render(request, "verify.html", result=None, error="", text="", key_id=request.app.state.signer.key_id)
 
 
 @router.post("/verify", response_class=HTMLResponse)
@@ -812,13 +854,7 @@ async def verify_submit(request: Request) -> Response:
                 request, "verify.html", status=422, result=None, error="Paste an export or choose its file.", text=""
             )
         try:
-            doc = json.loads(text)
-        except ValueError as exc:
-            return render(
-                request, "verify.html", status=422, result=None, error=f"That is not JSON: {exc}", text=text[:200_000]
-            )
-        try:
-            result = verify_export(doc)
+            result = await run_in_threadpool(verify_text, text, key=request.app.state.signer.public)
         except StorymasterError as exc:
             return render(
                 request,
@@ -828,7 +864,8 @@ async def verify_submit(request: Request) -> Response:
                 error=exc.message,
                 hint=exc.hint or "",
                 text=text[:200_000],
+                key_id=request.app.state.signer.key_id,
             )
-        return render(request, "verify.html", result=result, error="", text="")
+        return render(request, "verify.html", result=result, error="", text="", key_id=request.app.state.signer.key_id)
 
     return await _run(request, go)

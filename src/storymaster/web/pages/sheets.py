@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from ... import safe_yaml
 from .common import TEMPLATES
 
 
@@ -78,7 +79,7 @@ def check_sheet(system: Any, text: str | dict[str, Any], house_rules: dict[str, 
     problems: list[dict[str, str]] = []
     totals: list[tuple[str, str]] = []
     try:
-        data = dict(text) if isinstance(text, dict) else yaml.safe_load(text) if text.strip() else {}
+        data = dict(text) if isinstance(text, dict) else safe_yaml.load(text) if text.strip() else {}
     except (yaml.YAMLError, RecursionError) as exc:
         return {
             "ok": False,
@@ -140,7 +141,7 @@ def _cli_derived(system: Any, model: BaseModel, hr: Any) -> dict[str, Any]:
     if name == "kalyr":
         from ...cli.systems.kalyr import _sheet_json
 
-        return dict(_sheet_json(model, []).get("derived") or {})  # type: ignore[arg-type]
+        return dict(_sheet_json(model, [], hr).get("derived") or {})  # type: ignore[arg-type]
     if name == "fuzzy":
         from ...systems.fuzzy.character import sheet as fuzzy_sheet
 
@@ -309,7 +310,7 @@ def merge_form(system: Any, form: Any) -> tuple[dict[str, Any], dict[str, Any], 
     text = str(form.get("sheet") or "")
     problem = ""
     try:
-        rest = yaml.safe_load(text) if text.strip() else {}
+        rest = safe_yaml.load(text) if text.strip() else {}
     except (yaml.YAMLError, RecursionError) as exc:
         rest, problem = (
             {},
