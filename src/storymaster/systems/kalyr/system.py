@@ -38,6 +38,9 @@ class KalyrSystem:
     house_rules_model: type[HouseRules] = KalyrHouseRules
     check_types: Mapping[str, type[Check]] = CHECK_TYPES
     combat = KalyrCombat()
+    #: ch. 3, Posts and Threads: after a deadline "the GM will assume actions for the PC who's player
+    #: hasn't responded": the table's turn-based scenes default to the GM acting (play.scene.deadline_default)
+    on_deadline_default = "gm_acts"
 
     def validate_character(self, character: BaseModel, house_rules: HouseRules | None = None) -> list[Problem]:
         if not isinstance(character, Character):

@@ -141,7 +141,7 @@ def _cli_derived(system: Any, model: BaseModel, hr: Any) -> dict[str, Any]:
     if name == "kalyr":
         from ...cli.systems.kalyr import _sheet_json
 
-        return dict(_sheet_json(model, []).get("derived") or {})  # type: ignore[arg-type]
+        return dict(_sheet_json(model, [], hr).get("derived") or {})  # type: ignore[arg-type]
     if name == "fuzzy":
         from ...systems.fuzzy.character import sheet as fuzzy_sheet
 
