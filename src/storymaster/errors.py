@@ -104,7 +104,32 @@ class DiceSyntaxError(DiceError):
 
 
 class DiceLimitError(DiceError):
+    """An expression beyond a safety limit; with the expression and position when the parser knows them."""
+
     code = "dice-limit"
+
+    def __init__(
+        self, message: str, *, hint: str | None = None, expression: str | None = None, position: int | None = None
+    ) -> None:
+        self.expression = expression
+        self.position = position
+        super().__init__(message, hint=hint)
+
+    def __str__(self) -> str:
+        if self.expression is None or self.position is None:
+            return super().__str__()
+        shown = self.expression.replace("\n", " ").replace("\t", " ")
+        text = f"{self.message}\n  {shown}\n  {' ' * self.position}^"
+        if self.hint:
+            text += f"\nTip: {self.hint}"
+        return text
+
+    def to_json(self) -> dict[str, object]:
+        out = super().to_json()
+        if self.expression is not None and self.position is not None:
+            out["expression"] = self.expression
+            out["position"] = self.position
+        return out
 
 
 class OddsError(StorymasterError):

@@ -146,7 +146,7 @@ class SceneIn(In):
     mode: Literal["free", "turn"] = "free"
     cast: list[int] = Field(default_factory=list, max_length=100)
     turn_seconds: int | None = None
-    on_deadline: Literal["skip", "gm_acts"] = "skip"
+    on_deadline: Literal["skip", "gm_acts"] | None = None  # None: the rule system's default (Kalyr: gm_acts)
 
 
 class ScenePatch(In):

@@ -1,4 +1,4 @@
-"""Kalyr on the shared protocol: what the house rules change about a legal character (ruling K35)."""
+"""Kalyr on the shared protocol: what the house rules change about a legal character (ruling K37)."""
 
 from __future__ import annotations
 

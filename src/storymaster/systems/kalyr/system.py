@@ -33,6 +33,9 @@ class KalyrSystem(RuleSystemBase):
     house_rules_model = KalyrHouseRules
     check_kinds = CHECK_KINDS
     combat = KalyrCombat()
+    #: ch. 3, Posts and Threads: after a deadline "the GM will assume actions for the PC who's player
+    #: hasn't responded": the table's turn-based scenes default to the GM acting (play.scene.deadline_default)
+    on_deadline_default = "gm_acts"
 
     def character_problems(self, character: Character, house_rules: KalyrHouseRules) -> list[Problem]:
         return character_problems(character, house_rules)

@@ -575,7 +575,7 @@ async def scene_open(request: Request, cid: Id) -> Response:
             mode=mode,
             cast=[c for c in cast if c],
             turn_seconds=turn_seconds,
-            on_deadline=str(form.get("on_deadline") or "skip"),
+            on_deadline=str(form.get("on_deadline") or "") or None,
         )
         view = scenes.open_scene(cid, body, _store(request), v.caller, _now(request))
         return see_other(f"/scenes/{view['id']}")
