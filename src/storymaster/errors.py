@@ -9,7 +9,11 @@ them into problem-details 4xx responses.
     │   ├── DiceSyntaxError      a dice expression that does not parse (position, caret)
     │   └── DiceLimitError       an expression over a safety limit (dice, sides, depth, length)
     ├── OddsError                a question too large to answer exactly
-    ├── InputFileError           a character or fight file that is missing or malformed
+    ├── RulesInputError          wrong input to a rule system: a check, character or house rules (``where``)
+    │   ├── InputFileError       a character, fight or house-rules file that is missing or malformed
+    │   ├── HouseRulesError      house rules that are not the system's options (unknown option, bad value)
+    │   ├── CharacterError *     (also a RulesError)
+    │   └── CheckError *         (also a RulesError)
     ├── RulesError               something the rules do not allow
     │   ├── CharacterError       a character that breaks the creation rules (all problems listed)
     │   ├── CheckError           a check that cannot be made as asked
@@ -32,11 +36,13 @@ __all__ = [
     "DiceError",
     "DiceLimitError",
     "DiceSyntaxError",
+    "HouseRulesError",
     "InputFileError",
     "OddsError",
     "PluginError",
     "Problem",
     "RulesError",
+    "RulesInputError",
     "StorymasterError",
     "VerificationError",
 ]
@@ -98,15 +104,36 @@ class DiceSyntaxError(DiceError):
 
 
 class DiceLimitError(DiceError):
+    """An expression beyond a safety limit; with the expression and position when the parser knows them."""
+
     code = "dice-limit"
+
+    def __init__(
+        self, message: str, *, hint: str | None = None, expression: str | None = None, position: int | None = None
+    ) -> None:
+        self.expression = expression
+        self.position = position
+        super().__init__(message, hint=hint)
+
+    def __str__(self) -> str:
+        if self.expression is None or self.position is None:
+            return super().__str__()
+        shown = self.expression.replace("\n", " ").replace("\t", " ")
+        text = f"{self.message}\n  {shown}\n  {' ' * self.position}^"
+        if self.hint:
+            text += f"\nTip: {self.hint}"
+        return text
+
+    def to_json(self) -> dict[str, object]:
+        out = super().to_json()
+        if self.expression is not None and self.position is not None:
+            out["expression"] = self.expression
+            out["position"] = self.position
+        return out
 
 
 class OddsError(StorymasterError):
     code = "odds-error"
-
-
-class InputFileError(StorymasterError):
-    code = "input-file"
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,11 +149,45 @@ class Problem:
         return f"{text} ({self.rule})" if self.rule else text
 
 
+class RulesInputError(StorymasterError):
+    """Wrong input to a rule system: a check, a character or house rules it cannot take.
+
+    The one type front ends catch around a system's methods. ``where`` names the field
+    (``td``, ``house_rules.golden_dice``, ``attributes.strength``) or the file; ``problems``
+    lists every fault found, not just the first.
+    """
+
+    code = "rules-input"
+
+    def __init__(
+        self, message: str, *, where: str = "", hint: str | None = None, problems: Sequence[Problem] = ()
+    ) -> None:
+        super().__init__(message, hint=hint)
+        self.problems = tuple(problems)
+        self.where = where or (self.problems[0].where if self.problems else "")
+
+    def to_json(self) -> dict[str, object]:
+        out = super().to_json()
+        if self.where:
+            out["where"] = self.where
+        if self.problems:
+            out["problems"] = [{"where": p.where, "message": p.message, "rule": p.rule} for p in self.problems]
+        return out
+
+
+class InputFileError(RulesInputError):
+    code = "input-file"
+
+
+class HouseRulesError(RulesInputError):
+    code = "house-rules-invalid"
+
+
 class RulesError(StorymasterError):
     code = "rules-error"
 
 
-class CharacterError(RulesError):
+class CharacterError(RulesError, RulesInputError):
     """A character that breaks the rules; carries every problem found, not just the first."""
 
     code = "character-invalid"
@@ -136,15 +197,10 @@ class CharacterError(RulesError):
         who = f"{name!r} " if name else ""
         lines = [f"character {who}breaks {len(self.problems)} rule(s):"]
         lines += [f"  - {p}" for p in self.problems]
-        super().__init__("\n".join(lines), hint=hint)
-
-    def to_json(self) -> dict[str, object]:
-        out = super().to_json()
-        out["problems"] = [{"where": p.where, "message": p.message, "rule": p.rule} for p in self.problems]
-        return out
+        super().__init__("\n".join(lines), hint=hint, problems=problems)
 
 
-class CheckError(RulesError):
+class CheckError(RulesError, RulesInputError):
     code = "check-invalid"
 
 

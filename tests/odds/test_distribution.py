@@ -170,12 +170,24 @@ def test_plain_sum_fast_path_agrees_with_icepool(text: str) -> None:
     assert ours.pmf() == theirs.pmf()
 
 
-@pytest.mark.parametrize("expr", ["4d6kh3", "8d6kh3+2", "3d20kl1-d4", "4dFkh2", "60d12kh6"])
-def test_keep_pools_agree_with_icepool_on_both_paths(expr: str) -> None:
-    """Small pools take the keep/drop programme, large ones icepool; either way the same numbers."""
-    from storymaster.odds.distribution import MAX_KEPT_WORK, Distribution, _kept_work, to_icepool
+@pytest.mark.parametrize("expr", ["4d6kh3", "8d6kh3+2", "3d20kl1-d4", "4dFkh2", "60d12kh6", "100d20kh1", "10d10kh5"])
+def test_keep_pools_agree_with_icepool(expr: str) -> None:
+    """The keep/drop programme against icepool's own pool algorithm."""
+    from storymaster.odds.distribution import Distribution, to_icepool
 
     node = parse(expr)
     assert distribution(expr).pmf() == Distribution.from_icepool(to_icepool(node), expr).pmf()
-    big = parse("60d12kh6")
-    assert _kept_work(big) > MAX_KEPT_WORK >= _kept_work(parse("8d6kh3"))
+
+
+def test_keep_work_grows_with_the_dice_and_the_kept() -> None:
+    """The work bound is monotone where the programme's work is (issue 17: 1000d6kh1 was underestimated)."""
+    from storymaster.odds.engine import cost
+
+    def work(text: str) -> int:
+        return cost(parse(text))[1]
+
+    assert work("10d6kh1") < work("100d6kh1") < work("1000d6kh1")
+    assert work("10d20kh1") < work("10d20kh3") < work("10d20kh5")
+    assert work("8d6kh3") < work("8d20kh3") < work("8d100kh3")
+    assert work("4d6kh3") < work("4d6!kh3")
+    assert work("10d6") < work("100d6") < work("1000d6")

@@ -88,7 +88,7 @@ def build_table(app, system: str = "fuzzy") -> Table:
     r = gm.post("/campaigns", {"name": "The Long Road", "system": system})
     assert r.status_code == 303, r.text
     cid = int(r.headers["location"].rsplit("/", 1)[1])
-    page = gm.get(f"/campaigns/{cid}").text
+    page = gm.post(f"/campaigns/{cid}/invites", {"role": "player"}).text
     invite = re.search(r'id="invite" readonly value="http://testserver(/join/[^"]+)"', page).group(1)
     for p in (alice, bob):
         assert p.post(invite).status_code == 303

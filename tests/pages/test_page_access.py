@@ -54,7 +54,7 @@ def test_player_has_no_gm_tools(table):
     scene = alice.get(pages(table)["scene"])
     assert scene.status_code == 200 and 'id="compose"' in scene.text and 'id="gm"' not in scene.text
     campaign = alice.get(pages(table)["campaign"]).text
-    assert "GM notes" not in campaign and 'id="invite"' not in campaign
+    assert "GM notes" not in campaign and 'id="invites"' not in campaign and "Make an invitation link" not in campaign
     assert alice.get(f"/campaigns/{table.cid}/characters/{table.chars['Bobo']}/edit").status_code == 403
     assert alice.get(pages(table)["edit"]).status_code == 200
     for url, data in [
@@ -63,6 +63,8 @@ def test_player_has_no_gm_tools(table):
         (f"/campaigns/{table.cid}/house-rules", {"house_rules": ""}),
         (f"/campaigns/{table.cid}/members", {"user": "oscar", "role": "player"}),
         (f"/campaigns/{table.cid}/notes", {"text": "mine"}),
+        (f"/campaigns/{table.cid}/invites", {"role": "player"}),
+        (f"/campaigns/{table.cid}/invites/1/revoke", {}),
     ]:
         r = alice.post(url, data)
         assert r.status_code == 403, url
@@ -74,7 +76,9 @@ def test_gm_sees_everything_and_the_invite(table):
         assert gm.get(url).status_code == 200, name
     scene = gm.get(pages(table)["scene"]).text
     assert 'id="gm"' in scene and "Close the scene" in scene
-    assert 'id="invite"' in gm.get(pages(table)["campaign"]).text
+    campaign = gm.get(pages(table)["campaign"]).text
+    assert 'id="invites"' in campaign and "Make an invitation link" in campaign
+    assert 'id="invite"' not in campaign  # a link is shown once, when it is made (only its hash is kept)
 
 
 def test_private_posts_and_blind_rolls_stay_hidden(table):

@@ -7,13 +7,22 @@ a name, a skill of 0-3 and hit points; fights trade d6 blows in initiative order
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import ClassVar
 
 from pydantic import Field
 
 from storymaster.dice import roll
 from storymaster.errors import Problem
-from storymaster.rules import Check, CombatantStatus, Event, HouseRules, Model, Outcome, OutcomeOdds
+from storymaster.rules import (
+    Check,
+    CheckKind,
+    CombatantStatus,
+    Event,
+    HouseRules,
+    Model,
+    Outcome,
+    OutcomeOdds,
+    RuleSystemBase,
+)
 
 
 class SkillCheck(Check):
@@ -108,45 +117,50 @@ class TrackedTallyCombat(TallyCombat):
         ]
 
 
-class TallySystem:
+def resolve_skill(check, rng, house_rules):
+    if isinstance(check, BuggyCheck):
+        raise ZeroDivisionError("division by zero")
+    bonus = house_rules.bonus if house_rules else 0
+    r = roll("d6", rng, label="skill")
+    total = r.total + check.skill + bonus
+    ok = total >= check.target
+    return Outcome(
+        "tally",
+        check.describe(),
+        "success" if ok else "failure",
+        ok,
+        f"{r.total}+{check.skill + bonus}={total}",
+        (r,),
+        margin=total - check.target,
+    )
+
+
+def skill_odds(check, house_rules):
+    if isinstance(check, BuggyCheck):
+        raise KeyError("missing table")
+    bonus = house_rules.bonus if house_rules else 0
+    wins = sum(1 for face in range(1, 7) if face + check.skill + bonus >= check.target)
+    probs = {"success": Fraction(wins, 6), "failure": Fraction(6 - wins, 6)}
+    probs = {k: v for k, v in probs.items() if v}
+    return OutcomeOdds("tally", check.describe(), probs, frozenset({"success"} & probs.keys()))
+
+
+class TallySystem(RuleSystemBase):
     name = "tally"
     title = "Tally: A Test System"
     version = "1"
     character_model = Sheet
     house_rules_model = TallyRules
-    check_types: ClassVar[dict[str, type]] = {"skill": SkillCheck, "buggy": BuggyCheck}
+    check_kinds = (
+        CheckKind("skill", SkillCheck, resolve_skill, skill_odds, difficulty="target", example={"target": 4}),
+        CheckKind("buggy", BuggyCheck, resolve_skill, skill_odds),
+    )
     combat = TallyCombat()
 
-    def validate_character(self, character, house_rules=None):
+    def character_problems(self, character, house_rules):
         if character.skill > 3:
             return [Problem("skill", "a skill is at most 3", "Tally Book, p. 1")]
         return []
-
-    def resolve(self, check, rng, house_rules=None):
-        if isinstance(check, BuggyCheck):
-            raise ZeroDivisionError("division by zero")
-        bonus = house_rules.bonus if house_rules else 0
-        r = roll("d6", rng, label="skill")
-        total = r.total + check.skill + bonus
-        ok = total >= check.target
-        return Outcome(
-            "tally",
-            check.describe(),
-            "success" if ok else "failure",
-            ok,
-            f"{r.total}+{check.skill + bonus}={total}",
-            (r,),
-            margin=total - check.target,
-        )
-
-    def odds(self, check, house_rules=None):
-        if isinstance(check, BuggyCheck):
-            raise KeyError("missing table")
-        bonus = house_rules.bonus if house_rules else 0
-        wins = sum(1 for face in range(1, 7) if face + check.skill + bonus >= check.target)
-        probs = {"success": Fraction(wins, 6), "failure": Fraction(6 - wins, 6)}
-        probs = {k: v for k, v in probs.items() if v}
-        return OutcomeOdds("tally", check.describe(), probs, frozenset({"success"} & probs.keys()))
 
     def advance(self, character, request, rng, house_rules=None):
         return character, []

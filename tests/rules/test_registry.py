@@ -11,7 +11,18 @@ from pydantic import Field
 
 from storymaster.dice import DiceRng, roll
 from storymaster.errors import PluginError, Problem
-from storymaster.rules import Check, HouseRules, Model, Outcome, OutcomeOdds, RuleSystem, describe_house_rules, registry
+from storymaster.rules import (
+    Check,
+    CheckKind,
+    HouseRules,
+    Model,
+    Outcome,
+    OutcomeOdds,
+    RuleSystem,
+    RuleSystemBase,
+    describe_house_rules,
+    registry,
+)
 
 
 class CoinCheck(Check):
@@ -43,33 +54,51 @@ class CoinEngine:
         return None
 
 
-class CoinSystem:
+def flip(check, rng, house_rules):
+    r = roll("d2", rng, label="coin")
+    ok = r.total == 2
+    return Outcome("coin", check.describe(), "heads" if ok else "tails", ok, "the coin fell", (r,))
+
+
+def flip_odds(check, house_rules):
+    return OutcomeOdds(
+        "coin", check.describe(), {"heads": Fraction(1, 2), "tails": Fraction(1, 2)}, frozenset({"heads"})
+    )
+
+
+class CoinSystem(RuleSystemBase):
     name = "coin"
     title = "Coin Flipping"
     version = "1"
     character_model = Sheet
     house_rules_model = CoinRules
-    check_types: ClassVar[dict[str, type]] = {"coin": CoinCheck}
+    check_kinds = (CheckKind("coin", CoinCheck, flip, flip_odds),)
     combat = CoinEngine()
 
-    def validate_character(self, character, house_rules=None):
+    def character_problems(self, character, house_rules):
         return [] if character.name else [Problem("name", "a character needs a name")]
-
-    def resolve(self, check, rng, house_rules=None):
-        r = roll("d2", rng, label="coin")
-        ok = r.total == 2
-        return Outcome("coin", check.describe(), "heads" if ok else "tails", ok, "the coin fell", (r,))
-
-    def odds(self, check, house_rules=None):
-        return OutcomeOdds(
-            "coin", check.describe(), {"heads": Fraction(1, 2), "tails": Fraction(1, 2)}, frozenset({"heads"})
-        )
 
     def advance(self, character, request, rng, house_rules=None):
         return character, []
 
 
+class ThinSystem:
+    """A system written for the old, thin protocol: refused with what it lacks."""
+
+    name = "thin"
+    title = "Thin"
+    version = "1"
+    character_model = Sheet
+    house_rules_model = CoinRules
+    check_types: ClassVar[dict] = {"coin": CoinCheck}
+    combat = CoinEngine()
+
+    def validate_character(self, character, house_rules=None):
+        return []
+
+
 SYSTEM = CoinSystem()
+THIN = ThinSystem()
 NOT_A_SYSTEM = object()
 
 
@@ -101,11 +130,14 @@ def test_broken_plugins_are_reported_not_fatal(fake_entry_points) -> None:
         ep("coin", f"{__name__}:SYSTEM"),
         ep("gone", "no_such_module_anywhere:SYSTEM"),
         ep("odd", f"{__name__}:NOT_A_SYSTEM"),
+        ep("thin", f"{__name__}:THIN"),
     )
     assert list(registry.all_systems()) == ["coin"]
     failed = registry.load_failures()
     assert "ModuleNotFoundError" in failed["gone"]
     assert "does not satisfy the RuleSystem protocol" in failed["odd"]
+    assert "missing: check_kinds, coerce_house_rules, coerce_character, sheet" in failed["thin"]
+    assert "RuleSystemBase" in failed["thin"]
     with pytest.raises(PluginError, match="failed to load"):
         registry.get_system("gone")
     with pytest.raises(PluginError, match="installed systems: coin"):

@@ -8,15 +8,13 @@ the first standing foe for one point of Might; a fighter at 0 is down. It implem
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from fractions import Fraction
-from types import MappingProxyType
 
 from pydantic import Field
 
 from storymaster.dice import roll
 from storymaster.errors import Problem
-from storymaster.rules import Check, Event, HouseRules, Outcome, OutcomeOdds
+from storymaster.rules import Check, CheckKind, Event, HouseRules, Outcome, OutcomeOdds, RuleSystemBase
 from storymaster.rules.models import Model
 
 
@@ -79,30 +77,35 @@ class ToyCombat:
         return next(iter(standing)) if len(standing) == 1 else None
 
 
-class ToySystem:
+def resolve_roll(check, rng, house_rules):
+    record = roll(f"{check.dice}d6", rng)
+    ok = any(face >= check.target for face in record.faces)
+    result = "success" if ok else "failure"
+    return Outcome("toy", check.describe(), result, ok, f"a die of {check.target} or more: {result}", (record,))
+
+
+def roll_odds(check, house_rules):
+    miss = Fraction(check.target - 1, 6) ** check.dice
+    return OutcomeOdds("toy", check.describe(), {"success": 1 - miss, "failure": miss}, frozenset({"success"}))
+
+
+class ToySystem(RuleSystemBase):
+    """Built on the shared base: it supplies its parts, the base gives the rest of the protocol."""
+
     name = "toy"
     title = "Toy RPG"
     version = "1"
     character_model = ToyCharacter
     house_rules_model = ToyHouseRules
-    check_types: Mapping[str, type[Check]] = MappingProxyType({"roll": ToyRoll})
+    check_kinds = (CheckKind("roll", ToyRoll, resolve_roll, roll_odds, difficulty="target", example={"target": 4}),)
     combat = ToyCombat()
 
-    def validate_character(self, character, house_rules=None):
-        hr = house_rules or ToyHouseRules()
-        if character.might > hr.max_might:
-            return [Problem("might", f"Might {character.might} is over the limit of {hr.max_might}", "Toy rules")]
+    def character_problems(self, character, house_rules):
+        if character.might > house_rules.max_might:
+            return [
+                Problem("might", f"Might {character.might} is over the limit of {house_rules.max_might}", "Toy rules")
+            ]
         return []
-
-    def resolve(self, check, rng, house_rules=None):
-        record = roll(f"{check.dice}d6", rng)
-        ok = any(face >= check.target for face in record.faces)
-        result = "success" if ok else "failure"
-        return Outcome("toy", check.describe(), result, ok, f"a die of {check.target} or more: {result}", (record,))
-
-    def odds(self, check, house_rules=None):
-        miss = Fraction(check.target - 1, 6) ** check.dice
-        return OutcomeOdds("toy", check.describe(), {"success": 1 - miss, "failure": miss}, frozenset({"success"}))
 
     def advance(self, character, request, rng, house_rules=None):
         return character, []

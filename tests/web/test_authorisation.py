@@ -32,6 +32,11 @@ def fresh_post(t: Table, **kw: Any) -> int:
     return t.post(t.p1, **body)["id"]
 
 
+def fresh_invite(t: Table) -> int:
+    r = t.client.post(f"/api/campaigns/{t.campaign}/invites", json={"role": "player"}, headers=t.gm.h)
+    return r.json()["id"]
+
+
 def fresh_member(t: Table) -> int:
     u = make_user(t.client, unique("m"))
     r = t.client.post(f"/api/campaigns/{t.campaign}/members", json={"user": u.name, "role": "observer"}, headers=t.gm.h)
@@ -168,6 +173,21 @@ CASES: list[Case] = [
         lambda t: None,
         (401, 403, 403, 204, 403, 204),
     ),
+    ("GET", "invitations", lambda t: f"{C}/{t.campaign}/invites", lambda t: None, GM_ONLY),
+    (
+        "POST",
+        "make invitation",
+        lambda t: f"{C}/{t.campaign}/invites",
+        lambda t: {"role": "observer"},
+        (401, 403, 403, 403, 403, 201),
+    ),
+    (
+        "DELETE",
+        "revoke invitation",
+        lambda t: f"{C}/{t.campaign}/invites/{fresh_invite(t)}",
+        lambda t: None,
+        (401, 403, 403, 403, 403, 204),
+    ),
     ("GET", "scene export json", lambda t: f"{S}/{t.scene}/export.json", lambda t: None, MEMBERS),
     ("GET", "scene export md", lambda t: f"{S}/{t.scene}/export.md", lambda t: None, MEMBERS),
     ("GET", "campaign export html", lambda t: f"{C}/{t.campaign}/export.html", lambda t: None, MEMBERS),
@@ -187,7 +207,15 @@ CASES: list[Case] = [
 
 def test_every_route_is_in_the_matrix(app) -> None:
     documented = {(m.upper(), p) for p, ops in app.openapi()["paths"].items() for m in ops}
-    exercised = {"/api/systems/{name}", "/api/users", "/api/session"}  # public or account routes, tested elsewhere
+    exercised = {  # public or account routes, tested elsewhere
+        "/api/systems/{name}",
+        "/api/users",
+        "/api/session",
+        "/.well-known/storymaster-key",
+        "/api/campaigns/{cid}/join",  # joining by a link: tests/web/test_trust.py
+        "/api/me/password",  # the account's own: tests/web/test_trust_accounts.py
+        "/api/me/sessions",
+    }
     templates = {
         "/api/me",
         "/api/me/turns",
@@ -201,6 +229,8 @@ def test_every_route_is_in_the_matrix(app) -> None:
         "/api/campaigns/{cid}/members",
         "/api/campaigns/{cid}/members/{uid}",
         "/api/campaigns/{cid}/notes",
+        "/api/campaigns/{cid}/invites",
+        "/api/campaigns/{cid}/invites/{iid}",
         "/api/campaigns/{cid}/characters",
         "/api/campaigns/{cid}/characters/{char_id}",
         "/api/campaigns/{cid}/scenes",

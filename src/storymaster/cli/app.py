@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 import typer.main
+from rich.markup import escape
 from rich.table import Table
 
 from .. import __version__
@@ -64,7 +65,7 @@ def roll_cmd(
     if as_json:
         print_json(record.to_json())
         return
-    console.print(f"[bold]{record.total}[/bold]   {record.detail}")
+    console.print(f"[bold]{record.total}[/bold]   {escape(record.detail)}")
     console.print(f"seed {record.seed}  stream {record.stream!r}  counter {record.counter}+{record.draws}", style="dim")
 
 
@@ -87,7 +88,7 @@ def odds_cmd(
     console.print(
         bar_rows(
             [(str(o), p) for o, p in rows],
-            title=f"{dist.expression}",
+            title=escape(dist.expression),
             extra=extra,
             extra_headers=("at least", "at most"),
         )
@@ -95,8 +96,8 @@ def odds_cmd(
     console.print(f"mean {float(dist.mean):.4g}  sd {dist.sd:.4g}  range {dist.min}..{dist.max}")
     if dist.truncated:
         console.print(
-            f"explosions capped at their depth: {float(dist.truncated):.3g} of the probability is folded into "
-            "the capped totals"
+            f"explosions or rerolls capped at their depth: {float(dist.truncated):.3g} "
+            "of the probability is folded into the capped totals"
         )
 
 
@@ -115,7 +116,7 @@ def replay_cmd(
     if as_json:
         print_json({"verified": True, "record": again.to_json()})
     else:
-        console.print(f"verified: {again.detail}")
+        console.print(f"verified: {escape(again.detail)}")
 
 
 @app.command("systems")

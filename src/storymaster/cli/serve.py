@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Annotated
@@ -29,8 +28,23 @@ def serve_cmd(
     digest_every: Annotated[
         int, typer.Option(min=0, help="Send e-mail digests every N seconds (0: only on request).")
     ] = 0,
+    public_url: Annotated[
+        str | None,
+        typer.Option(help="The address players use (e.g. https://table.example); env STORYMASTER_PUBLIC_URL."),
+    ] = None,
+    secure_cookies: Annotated[
+        bool | None,
+        typer.Option(
+            "--secure-cookies/--no-secure-cookies",
+            help="Mark cookies Secure (HTTPS only). Default: on when the public URL is https; "
+            "env STORYMASTER_SECURE_COOKIES.",
+        ),
+    ] = None,
+    api_docs: Annotated[
+        bool, typer.Option("--api-docs", help="Serve the interactive API docs at /docs (loads a script from a CDN).")
+    ] = False,
 ) -> None:
-    """Run the play-by-post table server (JSON API; OpenAPI docs at /docs)."""
+    """Run the play-by-post table server (JSON API; OpenAPI document at /openapi.json)."""
     try:
         import uvicorn
 
@@ -55,6 +69,9 @@ def serve_cmd(
         else:
             done = ", ".join(seeded) if seeded else "already there"
             console.print(f"demo campaigns: {done}; log in as " + ", ".join(f"{n} / {p}" for n, p in DEMO_USERS))
+    from ..web.signing import load_signer
+
+    key = load_signer(Store(engine)).published()
     engine.dispose()
     smtp_host, _, smtp_port = (smtp or "").partition(":")
     env = {
@@ -64,11 +81,19 @@ def serve_cmd(
         "STORYMASTER_DIGEST_EVERY": str(digest_every),
         "STORYMASTER_BASE_URL": f"http://{host}:{port}",
         "STORYMASTER_MIGRATE": "0",
+        "STORYMASTER_API_DOCS": "1" if api_docs else "",
     }
+    if public_url:
+        env["STORYMASTER_PUBLIC_URL"] = public_url
+    if secure_cookies is not None:
+        env["STORYMASTER_SECURE_COOKIES"] = "1" if secure_cookies else "0"
     os.environ.update(env)
     shown = url if url.startswith("sqlite") else url.split("@")[-1]
+    docs = "/docs" if api_docs else "/openapi.json"
+    console.print(f"Storymaster table on http://{host}:{port}/  (API: {docs}; database: {shown})")
     console.print(
-        f"Storymaster table on http://{host}:{port}/  (API docs: http://{host}:{port}/docs; database: {shown})"
+        f"Signing key {key['id']} (Ed25519, base64 {key['public']}); "
+        "published at /.well-known/storymaster-key: exports and log heads are signed with it"
     )
     uvicorn.run(
         "storymaster.web.factory:from_env", factory=True, host=host, port=port, workers=workers, log_level="warning"
@@ -77,20 +102,24 @@ def serve_cmd(
 
 def verify_cmd(
     export: Annotated[Path, typer.Argument(help="A table export (JSON) downloaded from /api/scenes/{id}/export.json.")],
+    key: Annotated[
+        str | None,
+        typer.Option(
+            help="The table's public key (from /.well-known/storymaster-key): the export must be signed by it."
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Check an exported log offline: hash chain, seed commitment, every roll replayed. Names the first bad entry."""
-    from ..play.verify import verify_export
+    """Check an exported log offline: chain, signatures, commitments, every roll replayed, the story against the log."""
+    from ..play.verify import verify_text
 
     try:
-        doc = json.loads(export.read_text(encoding="utf-8"))
+        text = export.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputFileError(f"{export}: no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputFileError(f"{export}: cannot be read ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise InputFileError(f"{export}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
-    report = verify_export(doc)
+    report = verify_text(text, key=key, source=str(export))
     if as_json:
         print_json(report)
         return
@@ -109,4 +138,9 @@ def verify_cmd(
             f"{log['log']}: {log['entries']} entries, chain intact; {seed}; {log['rolls_replayed']} rolls "
             f"replayed{extra}"
         )
+    if report.get("warning"):
+        console.print(f"warning: {report['warning']}")
+    if report["signed"]:
+        how = "the key you gave" if key else "compare it with the table's /.well-known/storymaster-key"
+        console.print(f"signed by key {report['key']} ({how}); the story matches the log")
     console.print("verified")

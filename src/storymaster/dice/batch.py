@@ -3,16 +3,19 @@
 ``roll_batch("3d6", 1_000_000, seed=1)`` returns a numpy array of totals. The
 same seed gives the same array with the same numpy version; unlike
 :func:`~storymaster.dice.roll`, batch results are not replayable across numpy
-versions and carry no records. Semantics match the single roller: an
+versions and carry no records. Semantics match the single roller (every
+construct of the language, tested against it and against the exact odds): an
 exploding chain counts as one die for keep/drop.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..errors import DiceLimitError
-from .ast import Const, Dice, Expr, Neg
+from .ast import BinOp, Compare, Const, Dice, Expr, Func, Group, Label, Neg, walk
 from .limits import DEFAULT_LIMITS, Limits
 from .parser import parse
 from .roller import worst_case_dice
@@ -55,19 +58,166 @@ def _dice(node: Dice, n: int, gen: np.random.Generator) -> np.ndarray:
     return totals
 
 
-def _eval(node: Expr, n: int, gen: np.random.Generator) -> np.ndarray | int:
+def _score(node: Any, values: Any) -> Any:
+    out = node.success.test(values).astype(np.int64)
+    if node.failure is not None:
+        out -= node.failure.test(values)
+    return out
+
+
+def _modified(node: Dice, n: int, gen: np.random.Generator) -> Any:
+    """Any dice term, vectorised: the twin of the audited roller's ``_compile_modified``."""
+    if node.count == 0:
+        return np.zeros(n, dtype=np.int64)
+    lo, hi = (-1, 2) if node.fudge else (1, node.faces + 1)
+    reroll, depth = node.reroll, node.reroll_depth
+    lo_clamp, hi_clamp = node.min_face, node.max_face
+
+    def throw(size: Any) -> Any:
+        faces = gen.integers(lo, hi, size=size, dtype=np.int64)
+        if reroll is not None:
+            for _ in range(depth):
+                again = reroll.test(faces)
+                m = int(again.sum())
+                if not m:
+                    break
+                faces[again] = gen.integers(lo, hi, size=m, dtype=np.int64)
+        if lo_clamp is not None or hi_clamp is not None:
+            np.clip(faces, lo_clamp, hi_clamp, out=faces)
+        return faces
+
+    top = hi - 1
+    explode_on = node.explode_on
+
+    def explodes(x: Any) -> Any:
+        return x == top if explode_on is None else explode_on.test(x)
+
+    faces = throw((n, node.count))
+    values = faces.copy()
+    counting = node.success is not None
+    per_throw = counting and node.explode and node.explode_kind in ("!", "!p")
+    hits: Any = _score(node, faces) if per_throw else None
+    if node.explode:
+        pen = 1 if node.explode_kind == "!p" else 0
+        live = explodes(faces)
+        for _ in range(node.explode):
+            m = int(live.sum())
+            if not m:
+                break
+            extra = throw(m)
+            values[live] += extra - pen
+            if per_throw:
+                hits[live] += _score(node, extra - pen)
+            still = np.zeros_like(live)
+            still[live] = explodes(extra)
+            live = still
+    if node.keep is not None:
+        mode, k = node.keep
+        if k == 0:
+            return np.zeros(n, dtype=np.int64)
+        if k < node.count:
+            values.sort(axis=1)
+            values = values[:, -k:] if mode == "h" else values[:, :k]
+        return _score(node, values).sum(axis=1) if counting else values.sum(axis=1)
+    if node.keep_if is not None:
+        want = node.keep_if[0] == "k"
+        mask = node.keep_if[1].test(values) == want
+        return ((_score(node, values) if counting else values) * mask).sum(axis=1)
+    if per_throw:
+        return hits.sum(axis=1)
+    if counting:
+        return _score(node, values).sum(axis=1)
+    return values.sum(axis=1)
+
+
+def _group(node: Group, n: int, gen: np.random.Generator) -> Any:
+    cols = [np.broadcast_to(np.asarray(_eval(i, n, gen), dtype=np.int64), (n,)) for i in node.items]
+    values = np.stack(cols, axis=1)
+    counting = node.success is not None
+    if node.keep is not None:
+        mode, k = node.keep
+        if k == 0:
+            return np.zeros(n, dtype=np.int64)
+        values = np.sort(values, axis=1)
+        values = values[:, -k:] if mode == "h" else values[:, :k]
+    elif node.keep_if is not None:
+        want = node.keep_if[0] == "k"
+        mask = node.keep_if[1].test(values) == want
+        return ((_score(node, values) if counting else values) * mask).sum(axis=1)
+    return _score(node, values).sum(axis=1) if counting else values.sum(axis=1)
+
+
+_TESTS = {
+    "=": np.equal,
+    ">=": np.greater_equal,
+    "<=": np.less_equal,
+    ">": np.greater,
+    "<": np.less,
+}
+
+
+def _exact(node: Expr, n: int, gen: np.random.Generator) -> tuple[Any, Any]:
+    """A value as an exact fraction (numerator, positive denominator): '/' inside floor/ceil/round."""
+    if isinstance(node, BinOp):
+        (a, b), (c, d) = _exact(node.left, n, gen), _exact(node.right, n, gen)
+        if node.op == "+":
+            return a * d + c * b, b * d
+        if node.op == "-":
+            return a * d - c * b, b * d
+        if node.op == "*":
+            return a * c, b * d
+        num, den = a * d, b * c
+        sign = np.where(np.asarray(den) < 0, -1, 1)
+        return num * sign, den * sign
+    if isinstance(node, Neg):
+        a, b = _exact(node.operand, n, gen)
+        return -a, b
+    if isinstance(node, Label):
+        return _exact(node.operand, n, gen)
+    if isinstance(node, Compare):
+        (a, b), (c, d) = _exact(node.left, n, gen), _exact(node.right, n, gen)
+        return _TESTS[node.op](a * d, c * b).astype(np.int64), 1
+    return _eval(node, n, gen), 1
+
+
+def _eval(node: Expr, n: int, gen: np.random.Generator) -> Any:
     if isinstance(node, Const):
         return node.value
     if isinstance(node, Dice):
-        return _dice(node, n, gen)
+        return _dice(node, n, gen) if node.per_die_only else _modified(node, n, gen)
     if isinstance(node, Neg):
         return -_eval(node.operand, n, gen)
+    if isinstance(node, Label):
+        return _eval(node.operand, n, gen)
+    if isinstance(node, Group):
+        return _group(node, n, gen)
+    if isinstance(node, Func):
+        num, den = _exact(node.arg, n, gen)
+        num = np.asarray(num, dtype=np.int64)
+        if node.name == "floor":
+            return num // den
+        if node.name == "ceil":
+            return -((-num) // den)
+        return (2 * num + den) // (2 * np.asarray(den))
     a, b = _eval(node.left, n, gen), _eval(node.right, n, gen)
+    if isinstance(node, Compare):
+        return (
+            _TESTS[node.op](a, b).astype(np.int64)
+            if isinstance(a, np.ndarray) or isinstance(b, np.ndarray)
+            else int(_TESTS[node.op](a, b))
+        )
     if node.op == "+":
         return a + b
     if node.op == "-":
         return a - b
+    if node.op == "/":
+        return a // b
     return a * b
+
+
+def _cells(node: Expr) -> int:
+    """Die cells one row needs at once (the first throws of every term)."""
+    return sum(n.count for n in walk(node) if isinstance(n, Dice))
 
 
 def roll_batch(
@@ -85,7 +235,7 @@ def roll_batch(
     if worst > limits.max_rolled:
         raise DiceLimitError(f"'{node}' could throw up to {worst} dice; the limit is {limits.max_rolled}")
     gen = np.random.default_rng(seed)
-    per = max(1, node.count if isinstance(node, Dice) else worst)
+    per = max(1, _cells(node))
     chunk = max(1, _CHUNK_CELLS // per)
     out = np.empty(n, dtype=np.int64)
     for start in range(0, n, chunk):

@@ -2,7 +2,8 @@
 
 No expression may hang the process or exhaust memory. The limits are checked
 while parsing (length, nesting, counts, sides, depth) and while rolling (the
-total number of dice actually thrown, explosions included).
+total number of dice a roll may throw, explosions and rerolls at full depth
+included).
 """
 
 from __future__ import annotations
@@ -24,7 +25,15 @@ class Limits:
     explode_depth: int = 10
     #: the largest explosion depth a caller may ask for
     max_explode_depth: int = 100
-    #: dice thrown by one roll, explosions included
+    #: how many times one throw may be rerolled by ``r``/``rr`` (``ro`` rerolls once)
+    reroll_depth: int = 10
+    #: the largest reroll depth a caller may ask for
+    max_reroll_depth: int = 100
+    #: items in one set ``{a, b, ...}``
+    max_set: int = 20
+    #: characters in one label ``[fire]``
+    max_label: int = 40
+    #: dice thrown by one roll, explosions and rerolls included
     max_rolled: int = 10_000
     #: nesting of parentheses and unary minus
     max_nesting: int = 32

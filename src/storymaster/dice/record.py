@@ -20,8 +20,12 @@ class DieRoll(NamedTuple):
     """One die thrown: its sides (``"F"`` for Fudge), the face it showed, and its fate.
 
     ``kept`` is False for a die a keep/drop dropped (a whole explosion chain is
-    kept or dropped together); ``exploded`` is True for a die an explosion added;
-    ``term`` is the index of the dice term, in the order the terms are written.
+    kept or dropped together, and so are the dice of a set's dropped item) and
+    for a throw a reroll replaced; ``exploded`` is True for a die an explosion
+    added; ``rerolled`` is True for a throw a reroll replaced (the throw after it
+    stands in its place); ``term`` is the index of the dice term, in the order
+    the terms are written. ``face`` is always what the die showed; minimums,
+    maximums and penetration are applied to it when the total is worked out.
     """
 
     sides: int | str
@@ -29,9 +33,13 @@ class DieRoll(NamedTuple):
     kept: bool = True
     exploded: bool = False
     term: int = 0
+    rerolled: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"sides": self.sides, "face": self.face, "kept": self.kept, "exploded": self.exploded, "term": self.term}
+        out = {"sides": self.sides, "face": self.face, "kept": self.kept, "exploded": self.exploded, "term": self.term}
+        if self.rerolled:  # written only when set, so records without rerolls read exactly as before
+            out["rerolled"] = True
+        return out
 
 
 class RollRecord(NamedTuple):
@@ -92,6 +100,7 @@ class RollRecord(NamedTuple):
                     bool(d.get("kept", True)),
                     bool(d.get("exploded", False)),
                     int(d.get("term", 0)),
+                    bool(d.get("rerolled", False)),
                 )
                 for d in data["dice"]
             )

@@ -2,7 +2,10 @@
 
 A stringifier kept apart from the maths: the parsed expression is compiled once
 (per canonical text) into a small function that takes the record's dice term by
-term; dropped dice are shown between tildes, explosions with ``!``.
+term. Dropped dice are shown between tildes, explosions with ``!``, a rerolled
+throw with ``r`` before the throw that replaced it (``1r 4``), a clamped throw
+as ``1→2``, a penetrating throw as ``(4-1)``, successes with ``*`` and failures
+with ``f``; a label follows its part in brackets (``3d6[4, 1, 2] [fire]``).
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-from .ast import BinOp, Const, Dice, Expr, Neg
+from .ast import _PREC, BinOp, Compare, Const, Dice, Expr, Func, Group, Label, Neg, _prec
 from .parser import parse
 from .record import DieRoll, RollRecord
 
@@ -22,6 +25,7 @@ _FUDGE_FACES = {1: "+", 0: "0", -1: "-"}
 
 
 def _dice_text(head: str, dice: Sequence[DieRoll]) -> str:
+    """The old terms (plain, exploding on the top face, keep/drop): exactly as before."""
     if not any(d.exploded or not d.kept or d.sides == "F" for d in dice):
         return f"{head}[{', '.join([str(d.face) for d in dice])}]"
     chains: list[list[DieRoll]] = []
@@ -40,6 +44,61 @@ def _dice_text(head: str, dice: Sequence[DieRoll]) -> str:
     return f"{head}[{', '.join(parts)}]"
 
 
+def _modified_text(node: Dice, head: str, dice: Sequence[DieRoll]) -> str:
+    """Any dice term: rerolls, clamps, explosions on compare points, penetration, successes."""
+    pen = 1 if node.explode_kind == "!p" else 0
+    per_throw = node.explode_kind in ("!", "!p") and node.explode
+    success, failure = node.success, node.failure
+
+    def mark(value: int) -> str:
+        if success is None:
+            return ""
+        if success.test(value):
+            return "*"
+        if failure is not None and failure.test(value):
+            return "f"
+        return ""
+
+    # group the entries into chains of throws; a throw is (rerolled faces, face, exploded)
+    chains: list[list[tuple[list[int], DieRoll]]] = []
+    pending: list[int] = []
+    for d in dice:
+        if d.rerolled:
+            if not d.exploded and not pending:
+                chains.append([])
+            pending.append(d.face)
+            continue
+        if not d.exploded and not (pending and chains and not chains[-1]):
+            chains.append([])
+        chains[-1].append((pending, d))
+        pending = []
+    parts = []
+    for chain in chains:
+        bits = []
+        total = 0
+        for j, (rerolled, d) in enumerate(chain):
+            face = _FUDGE_FACES[d.face] if d.sides == "F" else str(d.face)
+            value = node.clamp(d.face)
+            text = "".join(f"{r}r " for r in rerolled)
+            shown = face if value == d.face else f"{face}→{value}"
+            if j and pen:
+                shown = f"({shown}-{pen})"
+                value -= pen
+            total += value
+            text += shown
+            if j < len(chain) - 1:
+                text += "!"
+            if per_throw:
+                text += mark(value)
+            bits.append(text)
+        text = "+".join(bits)
+        if not per_throw:
+            text += mark(total)
+        kept = bool(chain) and chain[0][1].kept
+        parts.append(text if kept else f"~{text}~")
+    return f"{head}[{', '.join(parts)}]"
+
+
 def _compile(node: Expr, terms: list[int]) -> _Render:
     if isinstance(node, Const):
         text = str(node.value)
@@ -47,16 +106,39 @@ def _compile(node: Expr, terms: list[int]) -> _Render:
     if isinstance(node, Dice):
         index, head = len(terms), str(node)
         terms.append(index)
-        return lambda groups: _dice_text(head, groups[index] if index < len(groups) else ())
+        if node.per_die_only:
+            return lambda groups: _dice_text(head, groups[index] if index < len(groups) else ())
+        return lambda groups: _modified_text(node, head, groups[index] if index < len(groups) else ())
     if isinstance(node, Neg):
         inner = _compile(node.operand, terms)
-        if isinstance(node.operand, BinOp):
+        if isinstance(node.operand, (BinOp, Compare)):
             return lambda groups: f"-({inner(groups)})"
         return lambda groups: f"-{inner(groups)}"
+    if isinstance(node, Label):
+        inner = _compile(node.operand, terms)
+        wrap = isinstance(node.operand, (BinOp, Compare, Neg))
+        label = node.text
+        if wrap:
+            return lambda groups: f"({inner(groups)}) [{label}]"
+        return lambda groups: f"{inner(groups)} [{label}]"
+    if isinstance(node, Func):
+        inner = _compile(node.arg, terms)
+        name = node.name
+        return lambda groups: f"{name}({inner(groups)})"
+    if isinstance(node, Group):
+        items = [_compile(i, terms) for i in node.items]
+        tail = str(Group((Const(0),), node.keep, node.keep_if, node.success, node.failure))[3:]
+        return lambda groups: "{" + ", ".join(i(groups) for i in items) + "}" + tail
+    if isinstance(node, Compare):
+        left, right = _compile(node.left, terms), _compile(node.right, terms)
+        op = "==" if node.op == "=" else node.op
+        return lambda groups: f"{left(groups)} {op} {right(groups)}"
     left, right = _compile(node.left, terms), _compile(node.right, terms)
-    wrap_left = node.op == "*" and isinstance(node.left, BinOp) and node.left.op != "*"
-    wrap_right = node.op in "*-" and isinstance(node.right, BinOp) and node.right.op != "*"
-    sep = "*" if node.op == "*" else f" {node.op} "
+    tight = node.op in "*/"
+    p = _PREC[node.op]
+    wrap_left = _prec(node.left) < p
+    wrap_right = _prec(node.right) < p or (_prec(node.right) == p and isinstance(node.right, BinOp))
+    sep = node.op if tight else f" {node.op} "
 
     def binop(groups: Sequence[Sequence[DieRoll]]) -> str:
         a, b = left(groups), right(groups)

@@ -8,11 +8,14 @@ counts as one die for keep/drop (the same model the exact odds use):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from fractions import Fraction
 from functools import lru_cache
+from typing import Any
 
 from ..errors import DiceLimitError, DiceSyntaxError, VerificationError
-from .ast import BinOp, Const, Dice, Expr, Neg
+from .ast import Compare, Const, Dice, Expr, Func, Group, Label, Neg, children
 from .limits import DEFAULT_LIMITS, Limits
 from .parser import parse
 from .record import DieRoll, RollRecord
@@ -21,18 +24,14 @@ from .rng import RNG_VERSION, DiceRng
 __all__ = ["replay", "roll", "roll_pool", "verify", "worst_case_dice"]
 
 # a compiled node: (rng, dice-out-list) -> value
-_Fn = Callable[[DiceRng, list[DieRoll]], int]
+_Fn = Callable[[DiceRng, list[DieRoll]], Any]
 
 
 def worst_case_dice(node: Expr) -> int:
-    """The most dice an expression can throw, explosions at full depth included."""
+    """The most dice an expression can throw, explosions and rerolls at full depth included."""
     if isinstance(node, Dice):
-        return node.count * (1 + node.explode)
-    if isinstance(node, BinOp):
-        return worst_case_dice(node.left) + worst_case_dice(node.right)
-    if isinstance(node, Neg):
-        return worst_case_dice(node.operand)
-    return 0
+        return node.count * (1 + node.explode) * (1 + node.reroll_depth)
+    return sum(worst_case_dice(c) for c in children(node))
 
 
 def _compile_dice(node: Dice, term: int) -> _Fn:
@@ -41,7 +40,7 @@ def _compile_dice(node: Dice, term: int) -> _Fn:
     shown: int | str = "F" if fudge else sides
     make = DieRoll
 
-    if fudge and keep is None:
+    if fudge and node.plain:
 
         def run_fudge(rng: DiceRng, out: list[DieRoll]) -> int:
             total = 0
@@ -53,7 +52,7 @@ def _compile_dice(node: Dice, term: int) -> _Fn:
 
         return run_fudge
 
-    if not explode and keep is None:
+    if node.plain:
 
         def run_plain(rng: DiceRng, out: list[DieRoll]) -> int:
             total = 0
@@ -66,54 +65,147 @@ def _compile_dice(node: Dice, term: int) -> _Fn:
 
         return run_plain
 
-    def run(rng: DiceRng, out: list[DieRoll]) -> int:
-        chains: list[list[int]] = []
-        for _ in range(count):
-            face = rng.die(sides)
-            chain = [face - 2 if fudge else face]
-            depth = 0
-            while explode and face == sides and depth < explode:
+    if node.per_die_only:  # the old modifiers: explode on the top face, keep highest/lowest
+
+        def run(rng: DiceRng, out: list[DieRoll]) -> int:
+            chains: list[list[int]] = []
+            for _ in range(count):
                 face = rng.die(sides)
-                chain.append(face)
-                depth += 1
+                chain = [face - 2 if fudge else face]
+                depth = 0
+                while explode and face == sides and depth < explode:
+                    face = rng.die(sides)
+                    chain.append(face)
+                    depth += 1
+                chains.append(chain)
+            values = [sum(c) for c in chains]
+            kept = [True] * count
+            if keep is not None:
+                mode, n = keep
+                order = sorted(range(count), key=values.__getitem__, reverse=(mode == "h"))
+                keep_set = set(order[:n])
+                kept = [i in keep_set for i in range(count)]
+            total = 0
+            for chain, value, k in zip(chains, values, kept, strict=False):
+                for j, face in enumerate(chain):
+                    out.append(make(shown, face, k, j > 0, term))
+                if k:
+                    total += value
+            return total
+
+        return run
+
+    return _compile_modified(node, term)
+
+
+def _compile_modified(node: Dice, term: int) -> _Fn:
+    """Any dice term: rerolls, minimum/maximum, explosions on a compare point, keep/drop, success counting."""
+    count, explode, keep, keep_if = node.count, node.explode, node.keep, node.keep_if
+    fudge, sides = node.fudge, node.faces
+    shown: int | str = "F" if fudge else sides
+    offset = -2 if fudge else 0
+    reroll, reroll_depth = node.reroll, node.reroll_depth
+    clamp, explodes_on = node.clamp, node.explodes_on
+    pen = 1 if node.explode_kind == "!p" else 0
+    per_throw = node.explode_kind in ("!", "!p")
+    success, failure = node.success, node.failure
+    make = DieRoll
+
+    def score(v: int) -> int:
+        s = 1 if success.test(v) else 0  # type: ignore[union-attr]
+        if failure is not None and failure.test(v):
+            s -= 1
+        return s
+
+    def run(rng: DiceRng, out: list[DieRoll]) -> int:
+        die = rng.die
+        chains: list[list[tuple[int, int]]] = []  # per chain: (face shown, rerolled?) ... faces as thrown
+        values: list[int] = []
+        counts: list[int] = []
+        for _ in range(count):
+            chain: list[tuple[int, int]] = []
+            value = 0
+            hits = 0
+            j = 0
+            while True:
+                face = die(sides) + offset
+                r = 0
+                while reroll is not None and r < reroll_depth and reroll.test(face):
+                    chain.append((face, 1 if j == 0 else 3))  # 1: rerolled; 3: rerolled and exploded
+                    face = die(sides) + offset
+                    r += 1
+                chain.append((face, 0 if j == 0 else 2))  # 2: exploded
+                v = clamp(face)
+                shown_value = v - pen if j else v
+                value += shown_value
+                if success is not None and per_throw:
+                    hits += score(shown_value)
+                if j < explode and explodes_on(v):
+                    j += 1
+                    continue
+                break
             chains.append(chain)
-        values = [sum(c) for c in chains]
-        kept = [True] * count
+            values.append(value)
+            if success is not None:
+                counts.append(hits if per_throw and explode else score(value))
         if keep is not None:
             mode, n = keep
             order = sorted(range(count), key=values.__getitem__, reverse=(mode == "h"))
             keep_set = set(order[:n])
             kept = [i in keep_set for i in range(count)]
+        elif keep_if is not None:
+            want = keep_if[0] == "k"
+            cmp = keep_if[1]
+            kept = [cmp.test(v) == want for v in values]
+        else:
+            kept = [True] * count
         total = 0
-        for chain, value, k in zip(chains, values, kept, strict=True):
-            for j, face in enumerate(chain):
-                out.append(make(shown, face, k, j > 0, term))
+        for i, chain in enumerate(chains):
+            k = kept[i]
+            for face, flag in chain:
+                if flag & 1:
+                    out.append(make(shown, face, False, flag == 3, term, True))
+                else:
+                    out.append(make(shown, face, k, flag == 2, term))
             if k:
-                total += value
+                total += counts[i] if success is not None else values[i]
         return total
 
     return run
 
 
-def _compile(node: Expr, counter: list[int]) -> _Fn:
+def _round(name: str, value: Fraction | int) -> int:
+    if name == "floor":
+        return math.floor(value)
+    if name == "ceil":
+        return math.ceil(value)
+    return math.floor(value + Fraction(1, 2))
+
+
+def _compile(node: Expr, counter: list[int], exact: bool = False) -> _Fn:
     if isinstance(node, Const):
         value = node.value
         return lambda rng, out: value
     if isinstance(node, Dice):
-        if node.fudge and node.explode:
-            raise DiceSyntaxError(
-                "Fudge dice cannot explode",
-                expression=str(node),
-                position=len(str(node)) - 1,
-                hint="drop the '!': a Fudge die's faces are -1, 0 and +1",
-            )
         term = counter[0]
         counter[0] += 1
         return _compile_dice(node, term)
     if isinstance(node, Neg):
-        inner = _compile(node.operand, counter)
+        inner = _compile(node.operand, counter, exact)
         return lambda rng, out: -inner(rng, out)
-    left, right = _compile(node.left, counter), _compile(node.right, counter)
+    if isinstance(node, Label):
+        return _compile(node.operand, counter, exact)
+    if isinstance(node, Func):
+        arg = _compile(node.arg, counter, True)
+        name = node.name
+        return lambda rng, out: _round(name, arg(rng, out))
+    if isinstance(node, Compare):
+        a, b = _compile(node.left, counter, exact), _compile(node.right, counter, exact)
+        test = _COMPARE[node.op]
+        return lambda rng, out: 1 if test(a(rng, out), b(rng, out)) else 0
+    if isinstance(node, Group):
+        return _compile_group(node, counter)
+    left, right = _compile(node.left, counter, exact), _compile(node.right, counter, exact)
     if isinstance(node.right, Const):  # the common "dice + modifier" shape
         c = node.right.value
         if node.op == "+":
@@ -124,7 +216,58 @@ def _compile(node: Expr, counter: list[int]) -> _Fn:
         return lambda rng, out: left(rng, out) + right(rng, out)
     if node.op == "-":
         return lambda rng, out: left(rng, out) - right(rng, out)
+    if node.op == "/":
+        if exact:
+            return lambda rng, out: Fraction(left(rng, out)) / right(rng, out)
+        return lambda rng, out: left(rng, out) // right(rng, out)
     return lambda rng, out: left(rng, out) * right(rng, out)
+
+
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "=": lambda a, b: a == b,
+    ">=": lambda a, b: a >= b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    "<": lambda a, b: a < b,
+}
+
+
+def _compile_group(node: Group, counter: list[int]) -> _Fn:
+    items = [_compile(i, counter) for i in node.items]  # a set's items are whole totals
+    keep, keep_if, success, failure = node.keep, node.keep_if, node.success, node.failure
+
+    def run(rng: DiceRng, out: list[DieRoll]) -> int:
+        values = []
+        spans = []
+        for item in items:
+            start = len(out)
+            values.append(item(rng, out))
+            spans.append((start, len(out)))
+        n = len(values)
+        if keep is not None:
+            mode, k = keep
+            order = sorted(range(n), key=values.__getitem__, reverse=(mode == "h"))
+            keep_set = set(order[:k])
+            kept = [i in keep_set for i in range(n)]
+        elif keep_if is not None:
+            want = keep_if[0] == "k"
+            kept = [keep_if[1].test(v) == want for v in values]
+        else:
+            kept = [True] * n
+        total = 0
+        for i, v in enumerate(values):
+            if not kept[i]:
+                a, b = spans[i]
+                for j in range(a, b):
+                    out[j] = out[j]._replace(kept=False)
+                continue
+            if success is not None:
+                total += (1 if success.test(v) else 0) - (1 if failure is not None and failure.test(v) else 0)
+            else:
+                total += v
+        return total
+
+    return run
 
 
 @lru_cache(maxsize=4096)
@@ -133,7 +276,9 @@ def _plan_for_node(node: Expr, limits: Limits) -> tuple[_Fn, str]:
     if worst > limits.max_rolled:
         raise DiceLimitError(
             f"'{node}' could throw up to {worst} dice; the limit is {limits.max_rolled}",
-            hint="roll fewer dice, or cap explosions with a depth such as d6!(3)",
+            hint="roll fewer dice, or cap explosions and rerolls with a depth such as d6!(3) or d6r(3)1",
+            expression=str(node),
+            position=0,
         )
     return _compile(node, [0]), str(node)
 
@@ -203,7 +348,7 @@ def verify(record: RollRecord) -> None:
     again = replay(record)
     if again.dice != record.dice or again.total != record.total or again.draws != record.draws:
         raise VerificationError(
-            f"the roll {record.expression!r} does not replay: recorded total {record.total}, the dice give "
-            f"{again.total}",
+            f"the roll {record.expression!r} does not replay: "
+            f"recorded total {record.total}, the dice give {again.total}",
             hint="the record was changed after it was rolled, or comes from another seed",
         )

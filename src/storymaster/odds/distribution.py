@@ -1,30 +1,33 @@
-"""Exact distributions of dice expressions, computed by icepool and cached.
+"""Exact distributions of dice expressions, cached by their canonical form.
 
-icepool (pinned to the 2.1 line, which supports Python 3.11) does the
-arithmetic; this module maps our syntax tree onto it, bounds the work, reports
-the probability mass that an explosion's depth cap cut off, and caches every
-answer by the expression's canonical form.
+The arithmetic is exact integers in :mod:`storymaster.odds.engine` (every construct of
+the language; its cost model is the work bound), with icepool (pinned to the 2.1 line)
+for the one shape the engine leaves to it, and as an independent construction the
+tests compare against (:func:`to_icepool`). This module bounds the work, reports the
+probability mass that explosion and reroll depth caps cut off, and caches every answer.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property, lru_cache
 from typing import Any
 
-import icepool
-
-from ..dice import DEFAULT_LIMITS, BinOp, Const, Dice, Expr, Limits, Neg, parse
+from ..dice import DEFAULT_LIMITS, Const, Dice, Expr, Limits, Neg, parse
+from ..dice.ast import Compare, Func, Group, Label, walk
 from ..errors import OddsError
+from . import engine
 
 __all__ = ["Distribution", "distribution", "to_icepool", "truncated_mass"]
 
 #: the most outcomes an exact distribution may have (support size)
 MAX_SUPPORT = 100_000
-#: the most pairwise steps (a rough count of icepool's work, about a second) an exact answer may take
-MAX_WORK = 5_000_000
+#: the most steps (see :func:`storymaster.odds.engine.cost`; about a tenth of a microsecond each)
+#: an exact answer may take: about a second
+MAX_WORK = 10_000_000
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,7 @@ class Distribution:
     truncated: Fraction = Fraction(0)
 
     @classmethod
-    def from_icepool(cls, die: icepool.Die, expression: str, truncated: Fraction = Fraction(0)) -> Distribution:
+    def from_icepool(cls, die: Any, expression: str, truncated: Fraction = Fraction(0)) -> Distribution:
         items = sorted(die.items())
         outcomes = tuple(int(o) for o, _ in items)
         quantities = tuple(int(q) for _, q in items)
@@ -60,17 +63,20 @@ class Distribution:
 
     def pmf(self) -> dict[int, Fraction]:
         d = self.denominator
-        return {o: Fraction(q, d) for o, q in zip(self.outcomes, self.quantities, strict=True)}
+        return {o: Fraction(q, d) for o, q in zip(self.outcomes, self.quantities, strict=False)}
 
     @cached_property
     def mean(self) -> Fraction:
-        return Fraction(sum(o * q for o, q in zip(self.outcomes, self.quantities, strict=True)), self.denominator)
+        return Fraction(sum(o * q for o, q in zip(self.outcomes, self.quantities, strict=False)), self.denominator)
 
     @cached_property
     def variance(self) -> Fraction:
         m = self.mean
         return sum(
-            (Fraction(q, self.denominator) * (o - m) ** 2 for o, q in zip(self.outcomes, self.quantities, strict=True)),
+            (
+                Fraction(q, self.denominator) * (o - m) ** 2
+                for o, q in zip(self.outcomes, self.quantities, strict=False)
+            ),
             Fraction(0),
         )
 
@@ -88,12 +94,12 @@ class Distribution:
 
     def at_least(self, value: int) -> Fraction:
         return Fraction(
-            sum(q for o, q in zip(self.outcomes, self.quantities, strict=True) if o >= value), self.denominator
+            sum(q for o, q in zip(self.outcomes, self.quantities, strict=False) if o >= value), self.denominator
         )
 
     def at_most(self, value: int) -> Fraction:
         return Fraction(
-            sum(q for o, q in zip(self.outcomes, self.quantities, strict=True) if o <= value), self.denominator
+            sum(q for o, q in zip(self.outcomes, self.quantities, strict=False) if o <= value), self.denominator
         )
 
     @cached_property
@@ -114,11 +120,11 @@ class Distribution:
 
     def at_least_table(self) -> dict[int, Fraction]:
         ge, _ = self._tails
-        return {o: Fraction(g, self.denominator) for o, g in zip(self.outcomes, ge, strict=True)}
+        return {o: Fraction(g, self.denominator) for o, g in zip(self.outcomes, ge, strict=False)}
 
     def at_most_table(self) -> dict[int, Fraction]:
         _, le = self._tails
-        return {o: Fraction(v, self.denominator) for o, v in zip(self.outcomes, le, strict=True)}
+        return {o: Fraction(v, self.denominator) for o, v in zip(self.outcomes, le, strict=False)}
 
     def to_json(self) -> dict[str, Any]:
         d = self.denominator
@@ -130,10 +136,10 @@ class Distribution:
             "min": self.min,
             "max": self.max,
             "denominator": d,
-            "distribution": {str(o): q / d for o, q in zip(self.outcomes, self.quantities, strict=True)},
-            "quantities": {str(o): q for o, q in zip(self.outcomes, self.quantities, strict=True)},
-            "at_least": {str(o): g / d for o, g in zip(self.outcomes, ge, strict=True)},
-            "at_most": {str(o): v / d for o, v in zip(self.outcomes, le, strict=True)},
+            "distribution": {str(o): q / d for o, q in zip(self.outcomes, self.quantities, strict=False)},
+            "quantities": {str(o): q for o, q in zip(self.outcomes, self.quantities, strict=False)},
+            "at_least": {str(o): g / d for o, g in zip(self.outcomes, ge, strict=False)},
+            "at_most": {str(o): v / d for o, v in zip(self.outcomes, le, strict=False)},
             "exact_mean": f"{self.mean.numerator}/{self.mean.denominator}",
         }
         if self.truncated:
@@ -141,71 +147,178 @@ class Distribution:
         return out
 
 
-def _cost(node: Expr) -> tuple[int, int]:
-    """``(support, work)``: a bound on the distinct totals, and on the pairwise steps icepool will take."""
-    if isinstance(node, Const):
-        return 1, 0
-    if isinstance(node, Dice):
-        per_die = node.faces * (1 + node.explode)
-        if node.keep is not None:
-            n = node.keep[1]
-            return n * (per_die - 1) + 1, node.count * per_die * max(n, 1) * 10
-        support = node.count * (per_die - 1) + 1
-        return support, support * support // 2
-    if isinstance(node, Neg):
-        return _cost(node.operand)
-    (a, wa), (b, wb) = _cost(node.left), _cost(node.right)
-    support = a * b if node.op == "*" else a + b - 1
-    return support, wa + wb + a * b
-
-
 def _check_work(node: Expr) -> None:
-    support, work = _cost(node)
+    support, work = engine.cost(node)
     if support > MAX_SUPPORT or work > MAX_WORK:
         raise OddsError(
-            f"the exact odds of {node} would take too long to compute",
+            f"the exact odds of {node} would take too long to compute "
+            f"(about {work:,} steps; the limit is {MAX_WORK:,})",
             hint="ask about fewer or smaller dice, or simulate with the batch roller (storymaster.dice.batch)",
         )
 
 
-_FUDGE = icepool.Die([-1, 0, 1])
 _DIRECT_SUM = 256
 
 
-def to_icepool(node: Expr) -> icepool.Die:
-    """The icepool die for a syntax tree (an exploding chain is one die, as when rolling)."""
+def _icepool() -> Any:
+    import icepool  # imported on first use: plain sums never need it, and `storymaster roll` stays light
+
+    return icepool
+
+
+def _throw(node: Dice) -> Any:
+    """One throw of the die: rerolled, then clamped."""
+    icepool = _icepool()
+    faces = list(node.face_values)
+    die = icepool.Die(faces)
+    if node.reroll is not None:
+        matching = [f for f in faces if node.reroll.test(f)]
+        if matching:
+            die = die.reroll(matching, depth=node.reroll_depth)
+    if node.min_face is not None or node.max_face is not None:
+        die = die.map(node.clamp)
+    return die
+
+
+def _chain(node: Dice, throw: Any, score: Any = None) -> Any:
+    """One die's chain: its value (or, with ``score``, the sum of the score of each throw)."""
+    pen = 1 if node.explode_kind == "!p" else 0
+    value = score if score is not None else (lambda v: v)
+    if not node.explode:
+        return throw.map(value)
+    matches = node.explodes_on
+
+    def step(first: bool, after: Any) -> Any:
+        off = 0 if first else pen
+        if after is None:
+            return lambda x: value(x - off)
+        return lambda x: value(x - off) + after if matches(x) else value(x - off)
+
+    # the chain after a throw that exploded, with k explosions left: penalised throws
+    tail = throw.map(step(False, None))
+    for _ in range(node.explode - 1):
+        tail = throw.map(step(False, tail))
+    return throw.map(step(True, tail))
+
+
+def _score(success: Any, failure: Any) -> Any:
+    def score(v: Any) -> int:
+        s = 1 if success.test(v) else 0
+        if failure is not None and failure.test(v):
+            s -= 1
+        return s
+
+    return score
+
+
+def _dice_to_icepool(node: Dice) -> Any:
+    icepool = _icepool()
+    if node.count == 0:
+        return icepool.Die([0])
+    throw = _throw(node)
+    chain = _chain(node, throw)
+    n = node.count
+    if node.success is not None:
+        score = _score(node.success, node.failure)
+        if node.keep is not None:
+            mode, k = node.keep
+            if k == 0:
+                return icepool.Die([0])
+            pool = chain.pool(n)
+            return (pool.highest(k) if mode == "h" else pool.lowest(k)).sum(map=score)
+        if node.keep_if is not None:
+            want, cmp = node.keep_if[0] == "k", node.keep_if[1]
+            one = chain.map(lambda v: score(v) if cmp.test(v) == want else 0)
+        elif node.explode and node.explode_kind in ("!", "!p"):
+            one = _chain(node, throw, score)  # each throw of the chain counts on its own
+        else:
+            one = chain.map(score)
+        return _sum_of(one, n)
+    if node.keep is not None:
+        mode, k = node.keep
+        if k == 0:
+            return icepool.Die([0])
+        pool = chain.pool(n)
+        return (pool.highest(k) if mode == "h" else pool.lowest(k)).sum()
+    if node.keep_if is not None:
+        want, cmp = node.keep_if[0] == "k", node.keep_if[1]
+        return _sum_of(chain.map(lambda v: v if cmp.test(v) == want else 0), n)
+    return _sum_of(chain, n)
+
+
+_ROUND = {
+    "floor": math.floor,
+    "ceil": math.ceil,
+    "round": lambda x: math.floor(x + Fraction(1, 2)),
+}
+_TESTS: dict[str, Callable[[Any, Any], bool]] = {
+    "=": lambda a, b: a == b,
+    ">=": lambda a, b: a >= b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    "<": lambda a, b: a < b,
+}
+
+
+def to_icepool(node: Expr, exact: bool = False) -> Any:
+    """The icepool die for a syntax tree (an exploding chain is one die for keep/drop, as when rolling)."""
+    icepool = _icepool()
     if isinstance(node, Const):
         return icepool.Die([node.value])
     if isinstance(node, Dice):
-        if node.count == 0:
-            return icepool.Die([0])
-        base = _FUDGE if node.fudge else icepool.d(node.faces)
-        if node.explode:
-            base = base.explode(depth=node.explode)
-        if node.keep is not None:
-            mode, n = node.keep
-            if n == 0:
-                return icepool.Die([0])
-            pool = base.pool(node.count)
-            return (pool.highest(n) if mode == "h" else pool.lowest(n)).sum()
-        return _sum_of(base, node.count)
+        return _dice_to_icepool(node)
     if isinstance(node, Neg):
-        return -to_icepool(node.operand)
-    left, right = to_icepool(node.left), to_icepool(node.right)
+        return -to_icepool(node.operand, exact)
+    if isinstance(node, Label):
+        return to_icepool(node.operand, exact)
+    if isinstance(node, Func):
+        return to_icepool(node.arg, True).map(_ROUND[node.name])
+    if isinstance(node, Compare):
+        test = _TESTS[node.op]
+        return icepool.map(
+            lambda a, b: 1 if test(a, b) else 0, to_icepool(node.left, exact), to_icepool(node.right, exact)
+        )
+    if isinstance(node, Group):
+        items = [to_icepool(i) for i in node.items]  # a set's items are whole totals
+        score = _score(node.success, node.failure) if node.success is not None else None
+        if node.keep is not None:
+            mode, k = node.keep
+            if k == 0:
+                return icepool.Die([0])
+            pool = icepool.Pool(items)
+            kept = pool.highest(k) if mode == "h" else pool.lowest(k)
+            return kept.sum(map=score) if score is not None else kept.sum()
+        if node.keep_if is not None:
+            want, cmp = node.keep_if[0] == "k", node.keep_if[1]
+            if score is not None:
+                items = [d.map(lambda v: score(v) if cmp.test(v) == want else 0) for d in items]
+            else:
+                items = [d.map(lambda v: v if cmp.test(v) == want else 0) for d in items]
+        elif score is not None:
+            items = [d.map(score) for d in items]
+        total = items[0]
+        for d in items[1:]:
+            total = total + d
+        return total
+    left, right = to_icepool(node.left, exact), to_icepool(node.right, exact)
     if node.op == "+":
         return left + right
     if node.op == "-":
         return left - right
+    if node.op == "/":
+        if exact:
+            return icepool.map(lambda a, b: Fraction(a) / b, left, right)
+        return icepool.map(lambda a, b: a // b, left, right)
     return left * right
 
 
-def _sum_of(die: icepool.Die, n: int) -> icepool.Die:
+def _sum_of(die: Any, n: int) -> Any:
     """n independent copies of ``die`` summed: icepool's own ``@`` (fast, cached) up to
     :data:`_DIRECT_SUM` copies; beyond that by repeated doubling, because ``@`` recurses
     once per copy and hits Python's recursion limit near a thousand."""
     if n <= _DIRECT_SUM:
         return n @ die
-    result: icepool.Die | None = None
+    result = None
     while n:
         if n & 1:
             result = die if result is None else result + die
@@ -216,136 +329,61 @@ def _sum_of(die: icepool.Die, n: int) -> icepool.Die:
     return result
 
 
+def _no_truncation(node: Dice) -> Fraction:
+    """The chance one die of the term reaches no depth cap (reroll or explosion) still matching."""
+    faces = list(node.face_values)
+    s = len(faces)
+    if node.reroll is not None:
+        pr = Fraction(sum(1 for f in faces if node.reroll.test(f)), s)
+        spread = sum((pr**j for j in range(node.reroll_depth + 1)), Fraction(0))
+    else:
+        pr, spread = Fraction(0), Fraction(1)
+    u = w = Fraction(0)  # a throw that explodes / stops, reaching no reroll cap
+    for f in faces:
+        if node.reroll is not None and node.reroll.test(f):
+            continue
+        p = spread / s
+        if node.explodes_on(node.clamp(f)):
+            u += p
+        else:
+            w += p
+    if not node.explode:
+        return w + u  # u is 0 here
+    return w * sum((u**k for k in range(node.explode + 1)), Fraction(0))
+
+
 def truncated_mass(node: Expr) -> Fraction:
-    """Probability that at least one exploding die hit its depth cap still on its highest face."""
+    """Probability that some die hit a depth cap (explosion or reroll) while its rule still matched."""
     keep = Fraction(1)
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, Dice) and n.explode:
-            p = Fraction(1, n.faces) ** (n.explode + 1)
-            keep *= (1 - p) ** n.count
-        elif isinstance(n, Neg):
-            stack.append(n.operand)
-        elif isinstance(n, BinOp):
-            stack += [n.left, n.right]
+    for n in walk(node):
+        if isinstance(n, Dice) and (n.explode or n.reroll is not None) and n.count:
+            keep *= _no_truncation(n) ** n.count
     return 1 - keep
-
-
-def _linear_terms(node: Expr, sign: int, terms: list[tuple[int, Dice | int]]) -> bool:
-    """Collect ``node`` as signed plain dice and constants; False if it is anything else."""
-    if isinstance(node, Const):
-        terms.append((sign, node.value))
-        return True
-    if isinstance(node, Dice):
-        if node.explode or (node.keep is not None and _kept_work(node) > MAX_KEPT_WORK):
-            return False
-        terms.append((sign, node))
-        return True
-    if isinstance(node, Neg):
-        return _linear_terms(node.operand, -sign, terms)
-    if node.op == "*":
-        return False
-    return _linear_terms(node.left, sign, terms) and _linear_terms(node.right, sign if node.op == "+" else -sign, terms)
-
-
-def _convolve(a: tuple[int, list[int]], b: tuple[int, list[int]]) -> tuple[int, list[int]]:
-    """Two distributions as (lowest outcome, quantities from there up), summed."""
-    (lo_a, qa), (lo_b, qb) = a, b
-    out = [0] * (len(qa) + len(qb) - 1)
-    for i, x in enumerate(qa):
-        if x:
-            for j, y in enumerate(qb):
-                out[i + j] += x * y
-    return lo_a + lo_b, out
-
-
-#: above this estimate the keep/drop dynamic programme is slower than icepool's pool algorithm
-MAX_KEPT_WORK = 100_000
-
-
-def _kept_work(node: Dice) -> int:
-    """A bound on the keep/drop programme's work: faces x dice x kept x kept-sum range."""
-    assert node.keep is not None
-    k = node.keep[1]
-    return node.faces * (node.count + 1) * (k + 1) * (k * (node.faces - 1) + 1)
-
-
-def _kept(node: Dice) -> tuple[int, list[int]]:
-    """Exact quantities of the kept dice's sum (keep highest/lowest n of identical dice).
-
-    A dynamic programme over the face values, best first: how many of the remaining dice
-    show this face (weighted by the binomial count of ways to pick them), how many of
-    those are kept, and the running kept sum. Counting ways this way gives each
-    multiset of faces its multinomial weight, so the totals are exact.
-    """
-    assert node.keep is not None
-    mode, k = node.keep
-    faces = list(range(-1, 2) if node.fudge else range(1, node.faces + 1))
-    if mode == "h":
-        faces.reverse()
-    # state: (dice left to place, dice kept so far, kept sum) -> ways
-    states: dict[tuple[int, int, int], int] = {(node.count, 0, 0): 1}
-    for i, face in enumerate(faces):
-        last = i == len(faces) - 1
-        nxt: dict[tuple[int, int, int], int] = {}
-        for (left, kept, total), ways in states.items():
-            for c in [left] if last else range(left + 1):
-                add = min(c, k - kept)
-                key = (left - c, kept + add, total + add * face)
-                nxt[key] = nxt.get(key, 0) + ways * math.comb(left, c)
-        states = nxt
-    sums: dict[int, int] = {}
-    for (_, _, total), ways in states.items():
-        sums[total] = sums.get(total, 0) + ways
-    lo, hi = min(sums), max(sums)
-    return lo, [sums.get(v, 0) for v in range(lo, hi + 1)]
-
-
-def _plain_sum(terms: list[tuple[int, Dice | int]]) -> tuple[int, list[int]]:
-    """Exact quantities of a sum of dice terms and constants, by integer convolution."""
-    total: tuple[int, list[int]] = (0, [1])
-    for sign, term in terms:
-        if isinstance(term, int):
-            total = (total[0] + sign * term, total[1])
-            continue
-        if term.keep is not None:
-            if term.keep[1] == 0 or term.count == 0:
-                continue
-            lo, q = _kept(term)
-            part = (lo, q) if sign > 0 else (-(lo + len(q) - 1), q[::-1])
-            total = _convolve(total, part)
-            continue
-        lo = -1 if term.fudge else 1
-        one = (lo, [1] * term.faces)
-        if sign < 0:
-            one = (-(lo + term.faces - 1), [1] * term.faces)
-        n, power, acc = term.count, one, (0, [1])
-        while n:  # repeated doubling
-            if n & 1:
-                acc = _convolve(acc, power)
-            n >>= 1
-            if n:
-                power = _convolve(power, power)
-        total = _convolve(total, acc)
-    return total
 
 
 @lru_cache(maxsize=2048)
 def _distribution(node: Expr) -> Distribution:
     _check_work(node)
-    terms: list[tuple[int, Dice | int]] = []
-    if _linear_terms(node, 1, terms):
-        # plain sums (the usual question) by exact integer convolution; icepool for the rest
-        lo, quantities = _plain_sum(terms)
-        pairs = [(lo + i, q) for i, q in enumerate(quantities) if q]
-        return Distribution(str(node), tuple(o for o, _ in pairs), tuple(q for _, q in pairs), sum(quantities))
-    return Distribution.from_icepool(to_icepool(node), str(node), truncated_mass(node))
+    try:
+        d = engine.evaluate(node)
+    except engine.NeedsIcepool:  # keeping several of a set's different items: icepool's pool algorithm
+        return Distribution.from_icepool(to_icepool(node), str(node), truncated_mass(node))
+    pairs = engine.items(d)
+    pairs.sort()
+    g = math.gcd(*(w for _, w in pairs))
+    return Distribution(
+        str(node),
+        tuple(int(v) for v, _ in pairs),
+        tuple(w // g for _, w in pairs),
+        sum(w for _, w in pairs) // g,
+        truncated_mass(node),
+    )
 
 
 def distribution(expression: str | Expr, /, limits: Limits = DEFAULT_LIMITS) -> Distribution:
     """The exact distribution of a dice expression (cached by its canonical form)."""
     node = parse(expression, limits) if isinstance(expression, str) else expression
-    if isinstance(node, Dice) and node.fudge and node.explode:
-        raise OddsError("Fudge dice cannot explode")
+    for n in walk(node):
+        if isinstance(n, Dice) and n.fudge and n.explode:
+            raise OddsError("Fudge dice cannot explode")
     return _distribution(node)

@@ -28,6 +28,7 @@ __all__ = [
     "create_campaign",
     "create_character",
     "fold_campaign",
+    "join_by_invite",
     "parse_house_rules",
     "remove_member",
     "update_character",
@@ -68,6 +69,8 @@ class CampaignState:
     characters: dict[int, Character] = field(default_factory=dict)
     scenes: dict[int, dict[str, Any]] = field(default_factory=dict)
     notes: list[Entry] = field(default_factory=list)
+    #: the role each former member held when they left or were removed
+    former: dict[int, str] = field(default_factory=dict)
     head_seq: int = 0
     head_hash: str | None = None
 
@@ -98,7 +101,9 @@ def apply_campaign(state: CampaignState, e: Entry) -> None:
     elif k == "member.added":
         state.members[b["user"]] = Member(b["user"], b["name"], b["role"])
     elif k == "member.removed":
-        state.members.pop(b["user"], None)
+        gone = state.members.pop(b["user"], None)
+        if gone is not None:
+            state.former[b["user"]] = gone.role
     elif k == "character.created":
         state.characters[e.seq] = Character(e.seq, b["owner"], b["name"], b["sheet"])
     elif k == "character.updated":
@@ -173,6 +178,26 @@ def add_member(state: CampaignState, actor: int, *, user: int, name: str, role: 
     if current and current.role == GM and role != GM and len(state.gms()) == 1:
         raise Conflict("a campaign needs at least one GM", hint="make someone else GM first")
     return [Draft("member.added", actor, {"user": user, "name": name, "role": role})]
+
+
+#: roles an invitation can give, lowest first
+INVITE_ROLES = (OBSERVER, PLAYER)
+
+
+def join_by_invite(state: CampaignState, user: int, *, name: str, role: str) -> list[Draft]:
+    """Someone follows an invitation for ``role``: they join, recorded as their own act.
+
+    A member stays as they are (a link never changes a role). A former member comes back
+    with at most the role they had when they left, so leaving and rejoining never raises one.
+    """
+    if role not in INVITE_ROLES:
+        raise Invalid(f"an invitation is for a player or an observer, not {role!r}")
+    if state.role_of(user) is not None:
+        return []
+    before = state.former.get(user)
+    if before in INVITE_ROLES and INVITE_ROLES.index(before) < INVITE_ROLES.index(role):
+        role = before
+    return [Draft("member.added", user, {"user": user, "name": name, "role": role, "via": "invitation"})]
 
 
 def remove_member(state: CampaignState, actor: int, *, user: int) -> list[Draft]:

@@ -7,7 +7,7 @@ what a post says now, whose turn it is) is a fold over sealed entries.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +45,12 @@ class Entry:
     rolls: tuple[Mapping[str, Any], ...]
     prev: str
     hash: str
+    #: the body's salt (commitment version 2); empty on entries written before salting
+    salt: str = ""
+
+    @property
+    def commit(self) -> int:
+        return 2 if self.salt else 1
 
     def core(self) -> dict[str, Any]:
         return core(
@@ -55,10 +61,11 @@ class Entry:
             audience=self.audience,
             body=self.body,
             rolls=self.rolls,
+            salt=self.salt,
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "seq": self.seq,
             "kind": self.kind,
             "at": self.at,
@@ -69,6 +76,9 @@ class Entry:
             "prev": self.prev,
             "hash": self.hash,
         }
+        if self.salt:
+            out["salt"], out["commit"] = self.salt, self.commit
+        return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Entry:
@@ -82,19 +92,36 @@ class Entry:
             rolls=tuple(dict(r) for r in data.get("rolls") or ()),
             prev=str(data["prev"]),
             hash=str(data["hash"]),
+            salt=str(data.get("salt") or ""),
         )
 
 
-def seal(drafts: Sequence[Draft], *, head_seq: int, head_hash: str | None, at: str) -> list[Entry]:
-    """Give drafts their place after the head (``head_seq`` 0 and ``head_hash`` None for an empty log)."""
+def seal(
+    drafts: Sequence[Draft],
+    *,
+    head_seq: int,
+    head_hash: str | None,
+    at: str,
+    salt: Callable[[], str] | None = None,
+) -> list[Entry]:
+    """Give drafts their place after the head (``head_seq`` 0 and ``head_hash`` None for an empty log).
+
+    ``salt`` makes a fresh random salt (the store passes ``secrets.token_hex(16)``): each
+    entry's body and each roll get their own, so their commitments cannot be brute-forced
+    (commitment version 2). Without it entries are written unsalted (version 1).
+    """
     prev = head_hash or GENESIS
     out = []
     seq = head_seq
     for d in drafts:
         seq += 1
         audience = sorted(d.audience) if isinstance(d.audience, (list, tuple, set, frozenset)) else d.audience
-        c = core(seq=seq, kind=d.kind, at=at, actor=d.actor, audience=audience, body=d.body, rolls=d.rolls)
+        entry_salt = salt() if salt else ""
+        rolls = tuple({**r, "salt": r.get("salt") or salt()} if salt else dict(r) for r in d.rolls)
+        c = core(
+            seq=seq, kind=d.kind, at=at, actor=d.actor, audience=audience, body=d.body, rolls=rolls, salt=entry_salt
+        )
         h = entry_hash(prev, c)
-        out.append(Entry(seq, d.kind, at, d.actor, audience, dict(d.body), tuple(dict(r) for r in d.rolls), prev, h))
+        out.append(Entry(seq, d.kind, at, d.actor, audience, dict(d.body), rolls, prev, h, entry_salt))
         prev = h
     return out

@@ -218,6 +218,21 @@ def _check_settings(c: CampaignState, mode: Any, cast: Any, turn_seconds: Any, o
         )
 
 
+def deadline_default(system: RuleSystem | str | None) -> str:
+    """What happens when a round's deadline passes, unless the GM says otherwise: the rule system's
+    ``on_deadline_default`` if it has one (Kalyr, ch. 3 Posts and Threads: "the GM will assume
+    actions for the PC" -> ``gm_acts``), else ``skip``."""
+    if isinstance(system, str):
+        from ..rules import registry
+
+        try:
+            system = registry.get_system(system) if system else None
+        except Exception:  # an unknown or unloadable system: the table's own default
+            system = None
+    value = getattr(system, "on_deadline_default", "skip")
+    return value if value in ON_DEADLINE else "skip"
+
+
 def open_scene(
     c: CampaignState,
     actor: int,
@@ -228,10 +243,14 @@ def open_scene(
     mode: str = FREE,
     cast: Sequence[int] = (),
     turn_seconds: int | None = None,
-    on_deadline: str = "skip",
+    on_deadline: str | None = None,
 ) -> tuple[list[Draft], list[Draft]]:
-    """Drafts for the scene's own log and for the campaign's index. The seed's hash is the commitment."""
+    """Drafts for the scene's own log and for the campaign's index. The seed's hash is the commitment.
+
+    ``on_deadline`` None: the campaign's rule system decides (:func:`deadline_default`)."""
     _require_gm(c, actor)
+    if on_deadline is None:
+        on_deadline = deadline_default(c.system)
     _check_settings(c, mode, list(cast), turn_seconds, on_deadline)
     body = {
         "campaign": c.id,

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .campaign import GM, CampaignState
-from .chain import canonical_json, roll_digest, sha256_hex
+from .chain import body_digest, roll_digest
 from .log import ALL, Entry
 from .log import GM as GM_ONLY
 from .rolling import shown_record
@@ -156,7 +156,8 @@ def entry_view(
     post = e.seq if e.kind == "post.created" else e.body.get("post") if e.kind == "post.edited" else None
     if post is not None and post in hidden_posts:
         del out["body"]
-        out["body_sha256"] = sha256_hex(canonical_json(e.body))
+        out.pop("salt", None)  # the salt is published only with the body it hides
+        out["body_sha256"] = body_digest(e.body, e.salt)
     out["rolls"] = [
         r if roll_result_visible(r, reader, seed is not None) else roll_view(r, reader, None) for r in e.rolls
     ]

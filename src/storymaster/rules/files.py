@@ -9,9 +9,10 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from ..errors import InputFileError
+from .. import safe_yaml
+from ..errors import InputFileError, Problem
 
-__all__ = ["load_document", "load_model", "validation_message"]
+__all__ = ["load_document", "load_model", "validation_message", "validation_problems"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -43,7 +44,7 @@ def parse_document(text: str, *, source: str = "<input>", json_only: bool = Fals
         except json.JSONDecodeError as exc:
             raise InputFileError(f"{source}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
     try:
-        return yaml.safe_load(text)
+        return safe_yaml.load(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f":{mark.line + 1}:{mark.column + 1}" if mark is not None else ""
@@ -62,6 +63,16 @@ def validation_message(exc: ValidationError, source: str = "") -> str:
     return f"{head}{len(lines)} problem(s) in the file:\n" + "\n".join(lines)
 
 
+def validation_problems(exc: ValidationError, *, prefix: str = "") -> list[Problem]:
+    """Pydantic's errors as :class:`Problem` s, ``where`` the dotted field path (under ``prefix``)."""
+    out = []
+    for err in exc.errors():
+        loc = ".".join(str(part) for part in err["loc"])
+        where = ".".join(x for x in (prefix, loc) if x)
+        out.append(Problem(where, str(err["msg"])))
+    return out
+
+
 def load_model(path: str | Path, model: type[M]) -> M:
     """Load a file into ``model``; shape errors become one :class:`InputFileError` listing each field."""
     data = load_document(path)
@@ -76,5 +87,7 @@ def validate_data(data: Any, model: type[M], *, source: str = "<input>") -> M:
         return model.model_validate(data, context={"document": source})
     except ValidationError as exc:
         raise InputFileError(
-            validation_message(exc, source), hint="see the JSON Schema: storymaster <system> schema"
+            validation_message(exc, source),
+            hint="see the JSON Schema: storymaster <system> schema",
+            problems=validation_problems(exc),
         ) from None

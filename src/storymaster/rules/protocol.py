@@ -28,8 +28,10 @@ from pydantic import BaseModel
 
 from ..dice import DiceRng, RollRecord
 from ..errors import Problem
+from .catalogue import CheckEntry, CheckKind
 from .models import Check, HouseRules
 from .outcome import Outcome, OutcomeOdds
+from .sheet import Sheet
 
 __all__ = ["CombatEngine", "CombatantStatus", "Event", "FightTracker", "RuleSystem"]
 
@@ -153,7 +155,12 @@ def place_in(order: Sequence[str], name: str) -> int | None:
 
 @runtime_checkable
 class RuleSystem(Protocol):
-    """What every rule system provides."""
+    """What every rule system provides (build one on :class:`storymaster.rules.RuleSystemBase`).
+
+    Every method that takes input a user wrote (a character, a check, house rules) raises
+    :class:`~storymaster.errors.RulesInputError` (or a subclass) when it is wrong.
+    ``house_rules`` everywhere may be None (the book), the system's model, a mapping or a file path.
+    """
 
     #: short id used on the command line and in files ("blyss")
     name: str
@@ -165,20 +172,46 @@ class RuleSystem(Protocol):
     character_model: type[BaseModel]
     #: the pydantic model of the system's optional rules, every field defaulting to the book
     house_rules_model: type[HouseRules]
-    #: the kinds of check, by name
+    #: the check catalogue: every kind of check, with its typed parameters and functions
+    check_kinds: Sequence[CheckKind]
+    #: the kinds of check by name (the catalogue's models)
     check_types: Mapping[str, type[Check]]
     #: the fight engine
     combat: CombatEngine
 
-    def validate_character(self, character: BaseModel, house_rules: HouseRules | None = None) -> list[Problem]:
-        """Every way the character breaks the creation rules (empty when legal)."""
+    def coerce_house_rules(self, house_rules: Any = None, *, source: str = "house rules") -> HouseRules:
+        """The system's house rules from None, the model, a mapping or a file path (HouseRulesError if wrong)."""
         ...
 
-    def resolve(self, check: Check, rng: DiceRng, house_rules: HouseRules | None = None) -> Outcome:
+    def coerce_character(self, character: Any, *, source: str = "character") -> BaseModel:
+        """The system's character model from the model, a mapping or a file path (RulesInputError if wrong)."""
+        ...
+
+    def validate_character(self, character: BaseModel, house_rules: Any = None) -> list[Problem]:
+        """Every way the character breaks the creation rules under the house rules (empty when legal)."""
+        ...
+
+    def sheet(self, character: Any, house_rules: Any = None) -> Sheet:
+        """The structured sheet: sections of values, derived values, resources and condition."""
+        ...
+
+    def check_kind(self, name: str) -> CheckKind:
+        """The catalogue's kind called ``name`` (CheckError naming the choices if none)."""
+        ...
+
+    def checks_for(self, character: Any, house_rules: Any = None) -> list[CheckEntry]:
+        """Every check the character can make, with what the character fills in."""
+        ...
+
+    def make_check(self, what: str | CheckKind | CheckEntry, params: Mapping[str, Any] | None = None) -> Check:
+        """A check from a kind or a character's entry plus parameters (CheckError naming the field if wrong)."""
+        ...
+
+    def resolve(self, check: Check, rng: DiceRng, house_rules: Any = None) -> Outcome:
         """Roll the check and explain the result."""
         ...
 
-    def odds(self, check: Check, house_rules: HouseRules | None = None) -> OutcomeOdds:
+    def odds(self, check: Check, house_rules: Any = None) -> OutcomeOdds:
         """The exact probability of every outcome of the check."""
         ...
 

@@ -17,6 +17,34 @@ __all__ = ["SYSTEMS_GROUP", "all_systems", "get_system", "load_failures"]
 SYSTEMS_GROUP = "storymaster.systems"
 
 
+#: what a system must have: the protocol's attributes and methods
+PROTOCOL_MEMBERS: tuple[str, ...] = (
+    "name",
+    "title",
+    "version",
+    "character_model",
+    "house_rules_model",
+    "check_kinds",
+    "check_types",
+    "combat",
+    "coerce_house_rules",
+    "coerce_character",
+    "validate_character",
+    "sheet",
+    "check_kind",
+    "checks_for",
+    "make_check",
+    "resolve",
+    "odds",
+    "advance",
+)
+
+
+def missing_members(system: object) -> list[str]:
+    """The protocol members ``system`` lacks (empty when it has them all)."""
+    return [m for m in PROTOCOL_MEMBERS if not hasattr(system, m)]
+
+
 @cache
 def _load() -> tuple[dict[str, RuleSystem], dict[str, str]]:
     found: dict[str, RuleSystem] = {}
@@ -28,7 +56,11 @@ def _load() -> tuple[dict[str, RuleSystem], dict[str, str]]:
             failed[ep.name] = f"{type(exc).__name__}: {exc}"
             continue
         if not isinstance(system, RuleSystem):
-            failed[ep.name] = f"{ep.value} does not satisfy the RuleSystem protocol"
+            missing = ", ".join(missing_members(system))
+            failed[ep.name] = (
+                f"{ep.value} does not satisfy the RuleSystem protocol (missing: {missing});"
+                " build it on storymaster.rules.RuleSystemBase"
+            )
             continue
         found[ep.name] = system
     return found, failed

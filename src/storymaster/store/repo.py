@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import secrets
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -43,6 +44,8 @@ class Appended:
     campaign_entries: tuple[Entry, ...] = ()
     #: what ``then`` made of the new state (a view for the response), if it was given
     view: Any = None
+    #: the entry an earlier request with the same idempotency key wrote (nothing new was appended)
+    replayed: int | None = None
 
 
 def _row(e: Entry, stream: str, campaign: int, scene: int | None) -> dict[str, Any]:
@@ -59,6 +62,7 @@ def _row(e: Entry, stream: str, campaign: int, scene: int | None) -> dict[str, A
         "rolls": canonical_json(list(e.rolls)),
         "prev": e.prev,
         "hash": e.hash,
+        "salt": e.salt or None,
     }
 
 
@@ -73,7 +77,28 @@ def _entry(r: Any) -> Entry:
         tuple(json.loads(r.rolls)),
         r.prev,
         r.hash,
+        r.salt or "",
     )
+
+
+def _now_text() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def invite_open(row: Any, at: str) -> bool:
+    """An invitation still works at ``at``: not revoked, not expired, not used up."""
+    if row["revoked_at"] is not None:
+        return False
+    if row["expires_at"] is not None and at >= row["expires_at"]:
+        return False
+    return row["max_uses"] is None or row["uses"] < row["max_uses"]
+
+
+def new_salt() -> str:
+    """A fresh salt for a commitment: 128 random bits from the operating system, as hex."""
+    return secrets.token_hex(16)
 
 
 class _Cache:
@@ -105,6 +130,8 @@ class Store:
         self._cache = _Cache()
         self._scene_campaigns: dict[int, int] = {}  # a scene never moves to another campaign
         self.listeners: list[Callable[[Appended], None]] = []
+        #: what signs log heads and exports (the web app sets its :class:`~storymaster.web.signing.Signer`)
+        self.signer: Any = None
 
     # --- logs ---------------------------------------------------------------------------------
 
@@ -155,7 +182,7 @@ class Store:
     ) -> list[Entry]:
         if not drafts:
             return []
-        sealed = seal(drafts, head_seq=state.head_seq, head_hash=state.head_hash, at=at)
+        sealed = seal(drafts, head_seq=state.head_seq, head_hash=state.head_hash, at=at, salt=new_salt)
         conn.execute(insert(t.entries), [_row(e, stream, cid, sid) for e in sealed])
         table = t.scenes if sid is not None else t.campaigns
         key = sid if sid is not None else cid
@@ -172,6 +199,14 @@ class Store:
 
     def _project_members(self, conn: Connection, cid: int, sealed: Sequence[Entry]) -> None:
         for e in sealed:
+            if e.kind == "member.removed" and e.actor != e.body["user"]:
+                # a removed member may hold a link: every open invitation dies with their membership
+                i = t.invites
+                conn.execute(
+                    update(i)
+                    .where(i.c.campaign_id == cid, i.c.revoked_at.is_(None))
+                    .values(revoked_at=e.at, revoked_why=f"a member was removed (entry {e.seq})")
+                )
             if e.kind in ("member.added", "member.removed"):
                 m = t.memberships
                 conn.execute(delete(m).where(m.c.campaign_id == cid, m.c.user_id == e.body["user"]))
@@ -252,6 +287,82 @@ class Store:
             self._cache.drop(stream)
             raise
 
+    # --- invitations --------------------------------------------------------------------------
+
+    def create_invite(
+        self,
+        *,
+        cid: int,
+        token_sha256: str,
+        role: str,
+        by: int,
+        at: str,
+        expires_at: str | None,
+        max_uses: int | None,
+    ) -> int:
+        with write_tx(self.engine) as conn:
+            return conn.execute(
+                insert(t.invites)
+                .values(
+                    campaign_id=cid,
+                    token_sha256=token_sha256,
+                    role=role,
+                    created_by=by,
+                    created_at=at,
+                    expires_at=expires_at,
+                    max_uses=max_uses,
+                    uses=0,
+                )
+                .returning(t.invites.c.id)
+            ).scalar_one()
+
+    def invites(self, cid: int) -> list[dict[str, Any]]:
+        cols = [c for c in t.invites.c if c.name != "token_sha256"]
+        with read_tx(self.engine) as conn:
+            q = select(*cols).where(t.invites.c.campaign_id == cid).order_by(t.invites.c.id)
+            return [dict(r._mapping) for r in conn.execute(q)]
+
+    def revoke_invite(self, cid: int, iid: int, at: str, why: str) -> bool:
+        i = t.invites
+        with write_tx(self.engine) as conn:
+            done = conn.execute(
+                update(i)
+                .where(i.c.campaign_id == cid, i.c.id == iid, i.c.revoked_at.is_(None))
+                .values(revoked_at=at, revoked_why=why)
+            )
+            return done.rowcount == 1
+
+    def invite(self, cid: int, token_sha256: str) -> Any:
+        with read_tx(self.engine) as conn:
+            q = select(t.invites).where(t.invites.c.campaign_id == cid, t.invites.c.token_sha256 == token_sha256)
+            return conn.execute(q).first()
+
+    def join_by_invite(
+        self, cid: int, token_sha256: str, decide: Callable[[CampaignState, Any], Sequence[Draft]], at: str
+    ) -> Appended:
+        """Check the invitation and append ``decide(state, invite)`` in one transaction; a use is counted."""
+        i = t.invites
+        with self._locked(f"c:{cid}"):
+            with write_tx(self.engine) as conn:
+                state = self._campaign(conn, cid, lock=True)
+                q = select(i).where(i.c.campaign_id == cid, i.c.token_sha256 == token_sha256)
+                if self.is_postgres:
+                    q = q.with_for_update()
+                row = conn.execute(q).first()
+                if row is None or not invite_open(row._mapping, at):
+                    raise NotFound(
+                        "this invitation link is not valid (unknown, revoked, expired or used up)",
+                        hint="ask the GM for a new link",
+                    )
+                drafts = decide(state, row)
+                sealed = self._append(conn, f"c:{cid}", cid, None, state, drafts, at)
+                if sealed:
+                    conn.execute(update(i).where(i.c.id == row.id).values(uses=i.c.uses + 1))
+                appended = Appended(cid, None, (), tuple(sealed))
+                self._notify(conn, appended)
+            self._fold_committed(f"c:{cid}", state, sealed, apply_campaign)
+        return self._after(appended)
+
     def campaigns_of(self, user: int) -> list[dict[str, Any]]:
         with read_tx(self.engine) as conn:
             q = (
@@ -316,20 +427,38 @@ class Store:
         *,
         touches_campaign: bool = False,
         then: Callable[..., Any] | None = None,
+        idempotency: tuple[int, str, str] | None = None,
     ) -> Appended:
         """Append to a scene's log; with ``touches_campaign`` ``decide`` returns (scene drafts, campaign drafts).
 
         ``then(campaign, scene, appended)`` runs on the state just after the commit, still under the lock.
+        ``idempotency`` is (user, key, fingerprint of the request): when that user already sent that key,
+        nothing is appended and ``appended.replayed`` names the entry the first request wrote; the same
+        key with a different request is a conflict.
         """
         cid = self.scene_campaign(sid)
         with self._locked(f"c:{cid}", f"s:{sid}"):
             with write_tx(self.engine) as conn:
                 c = self._campaign(conn, cid, lock=touches_campaign)
                 s, _, seed = self._scene(conn, sid, lock=True)
+                if idempotency is not None:
+                    earlier = self._idempotent(conn, sid, idempotency)
+                    if earlier is not None:
+                        appended = Appended(cid, sid, (), (), replayed=earlier)
+                        if then is not None:
+                            appended = replace(appended, view=then(c, s, appended))
+                        return appended
                 decided = decide(c, s, seed)
                 scene_drafts, campaign_drafts = decided if touches_campaign else (decided, ())
                 sealed = self._append(conn, f"s:{sid}", cid, sid, s, scene_drafts, at)
                 csealed = self._append(conn, f"c:{cid}", cid, None, c, campaign_drafts, at)
+                if idempotency is not None and sealed:
+                    user, key, fingerprint = idempotency
+                    conn.execute(
+                        insert(t.idempotency).values(
+                            user_id=user, key=key, scene_id=sid, seq=sealed[-1].seq, fingerprint=fingerprint, at=at
+                        )
+                    )
                 appended = Appended(cid, sid, tuple(sealed), tuple(csealed))
                 self._notify(conn, appended)
             self._fold_committed(f"s:{sid}", s, sealed, apply_scene)
@@ -337,6 +466,19 @@ class Store:
             if then is not None:
                 appended = replace(appended, view=then(c, s, appended))
         return self._after(appended)
+
+    def _idempotent(self, conn: Connection, sid: int, idempotency: tuple[int, str, str]) -> int | None:
+        user, key, fingerprint = idempotency
+        i = t.idempotency
+        row = conn.execute(select(i).where(i.c.user_id == user, i.c.key == key)).first()
+        if row is None:
+            return None
+        if row.scene_id != sid or row.fingerprint != fingerprint:
+            raise Conflict(
+                "this Idempotency-Key was already used for a different request",
+                hint="send a fresh key with every new post, and the same key only to retry the same post",
+            )
+        return row.seq
 
     def scene_log(self, sid: int, after: int = 0) -> list[Entry]:
         """The scene's entries after ``after``, oldest first."""
@@ -372,20 +514,28 @@ class Store:
 
     # --- users, sessions, tokens --------------------------------------------------------------
 
-    def create_user(self, *, name: str, email: str | None, password_hash: str, at: str) -> int:
+    def create_user(self, *, name: str, email: str | None, password_hash: str, at: str, name_key: str = "") -> int:
         try:
             with write_tx(self.engine) as conn:
                 return conn.execute(
                     insert(t.users)
-                    .values(name=name, email=email, password_hash=password_hash, created_at=at)
+                    .values(
+                        name=name,
+                        name_key=name_key or name.strip().casefold(),
+                        email=email,
+                        password_hash=password_hash,
+                        created_at=at,
+                    )
                     .returning(t.users.c.id)
                 ).scalar_one()
         except IntegrityError:
             raise Conflict(f"the name {name!r} is taken", hint="choose another user name") from None
 
-    def user_by_name(self, name: str) -> Any:
+    def user_by_name(self, name: str, name_key: str | None = None) -> Any:
+        """The user whose name compares equal (by ``name_key``: NFKC, trimmed, case-folded)."""
+        key = name_key if name_key is not None else name.strip().casefold()
         with read_tx(self.engine) as conn:
-            return conn.execute(select(t.users).where(t.users.c.name == name)).first()
+            return conn.execute(select(t.users).where(t.users.c.name_key == key)).first()
 
     def user(self, uid: int) -> Any:
         with read_tx(self.engine) as conn:
@@ -415,18 +565,32 @@ class Store:
         with write_tx(self.engine) as conn:
             conn.execute(delete(t.sessions).where(t.sessions.c.token_sha256 == token_sha256))
 
-    def create_token(self, *, user: int, name: str, token_sha256: str, at: str) -> int:
+    def delete_sessions(self, user: int, *, keep: str | None = None) -> int:
+        """Sign a user out everywhere (but the session ``keep``, if given); returns how many ended."""
+        with write_tx(self.engine) as conn:
+            q = delete(t.sessions).where(t.sessions.c.user_id == user)
+            if keep is not None:
+                q = q.where(t.sessions.c.token_sha256 != keep)
+            return conn.execute(q).rowcount
+
+    def delete_expired_sessions(self, now: str) -> int:
+        with write_tx(self.engine) as conn:
+            return conn.execute(delete(t.sessions).where(t.sessions.c.expires_at <= now)).rowcount
+
+    def create_token(self, *, user: int, name: str, token_sha256: str, at: str, scope: str = "all") -> int:
         with write_tx(self.engine) as conn:
             return conn.execute(
                 insert(t.api_tokens)
-                .values(user_id=user, name=name, token_sha256=token_sha256, created_at=at)
+                .values(user_id=user, name=name, token_sha256=token_sha256, created_at=at, scope=scope)
                 .returning(t.api_tokens.c.id)
             ).scalar_one()
 
     def token_caller(self, token_sha256: str) -> Any:
         """The user behind an API token (id, name), in one query."""
         with read_tx(self.engine) as conn:
-            q = select(t.users.c.id, t.users.c.name).join(t.api_tokens, t.api_tokens.c.user_id == t.users.c.id)
+            q = select(t.users.c.id, t.users.c.name, t.api_tokens.c.scope).join(
+                t.api_tokens, t.api_tokens.c.user_id == t.users.c.id
+            )
             return conn.execute(q.where(t.api_tokens.c.token_sha256 == token_sha256)).first()
 
     def session_caller(self, token_sha256: str) -> Any:
@@ -443,7 +607,7 @@ class Store:
 
     def tokens(self, user: int) -> list[dict[str, Any]]:
         with read_tx(self.engine) as conn:
-            q = select(t.api_tokens.c.id, t.api_tokens.c.name, t.api_tokens.c.created_at).where(
+            q = select(t.api_tokens.c.id, t.api_tokens.c.name, t.api_tokens.c.scope, t.api_tokens.c.created_at).where(
                 t.api_tokens.c.user_id == user
             )
             return [dict(r._mapping) for r in conn.execute(q.order_by(t.api_tokens.c.id))]
@@ -454,6 +618,22 @@ class Store:
                 delete(t.api_tokens).where(t.api_tokens.c.id == token_id, t.api_tokens.c.user_id == user)
             )
             return done.rowcount == 1
+
+    def server_key(self, make: Callable[[], bytes]) -> bytes:
+        """The table's signing key (raw Ed25519 private bytes), made with ``make`` on first use."""
+        with read_tx(self.engine) as conn:
+            found = conn.execute(select(t.server_keys.c.private_hex).where(t.server_keys.c.id == 1)).scalar()
+        if found:
+            return bytes.fromhex(found)
+        try:
+            with write_tx(self.engine) as conn:
+                conn.execute(insert(t.server_keys).values(id=1, private_hex=make().hex(), created_at=_now_text()))
+        except IntegrityError:  # another worker made it first
+            pass
+        with read_tx(self.engine) as conn:
+            return bytes.fromhex(
+                str(conn.execute(select(t.server_keys.c.private_hex).where(t.server_keys.c.id == 1)).scalar())
+            )
 
     def digest_cursor(self, user: int) -> str | None:
         with read_tx(self.engine) as conn:

@@ -10,7 +10,20 @@ from __future__ import annotations
 
 from sqlalchemy import Column, ForeignKey, Index, Integer, MetaData, String, Table, Text, UniqueConstraint
 
-__all__ = ["api_tokens", "campaigns", "digests", "entries", "memberships", "metadata", "scenes", "sessions", "users"]
+__all__ = [
+    "api_tokens",
+    "campaigns",
+    "digests",
+    "entries",
+    "idempotency",
+    "invites",
+    "memberships",
+    "metadata",
+    "scenes",
+    "server_keys",
+    "sessions",
+    "users",
+]
 
 metadata = MetaData(
     naming_convention={
@@ -26,6 +39,8 @@ users = Table(
     metadata,
     Column("id", Integer, primary_key=True),
     Column("name", String(64), nullable=False, unique=True),
+    #: the name as names are compared: NFKC, trimmed, case-folded
+    Column("name_key", String(64), nullable=False, unique=True),
     Column("email", String(254), nullable=True),
     Column("password_hash", String(255), nullable=False),
     Column("created_at", String(40), nullable=False),
@@ -49,6 +64,8 @@ api_tokens = Table(
     Column("name", String(100), nullable=False),
     Column("token_sha256", String(64), nullable=False, unique=True),
     Column("created_at", String(40), nullable=False),
+    #: "all" (everything its user may do) or "read" (GET only: feeds and bots that watch)
+    Column("scope", String(16), nullable=False, server_default="all"),
 )
 
 campaigns = Table(
@@ -97,6 +114,8 @@ entries = Table(
     Column("rolls", Text, nullable=False),
     Column("prev", String(64), nullable=False),
     Column("hash", String(64), nullable=False),
+    #: the body's commitment salt (version 2); NULL on entries written before salting
+    Column("salt", String(64), nullable=True),
     UniqueConstraint("stream", "seq", name="uq_entries_stream_seq"),
     Index("ix_entries_campaign_at", "campaign_id", "at"),
 )
@@ -106,4 +125,42 @@ digests = Table(
     metadata,
     Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
     Column("last_sent_at", String(40), nullable=False),
+)
+
+#: the table's Ed25519 signing key (one row), shared by every worker
+server_keys = Table(
+    "server_keys",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("private_hex", String(64), nullable=False),
+    Column("created_at", String(40), nullable=False),
+)
+
+#: invitation links: random tokens, stored hashed, per role, with optional expiry and use count
+invites = Table(
+    "invites",
+    metadata,
+    Column("id", Integer, primary_key=True),
+    Column("campaign_id", Integer, ForeignKey("campaigns.id"), nullable=False, index=True),
+    Column("token_sha256", String(64), nullable=False, unique=True),
+    Column("role", String(16), nullable=False),
+    Column("created_by", Integer, nullable=False),
+    Column("created_at", String(40), nullable=False),
+    Column("expires_at", String(40), nullable=True),
+    Column("max_uses", Integer, nullable=True),
+    Column("uses", Integer, nullable=False, default=0),
+    Column("revoked_at", String(40), nullable=True),
+    Column("revoked_why", String(200), nullable=True),
+)
+
+#: posts by idempotency key: a retried request finds the post its first try wrote
+idempotency = Table(
+    "idempotency",
+    metadata,
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column("key", String(100), primary_key=True),
+    Column("scene_id", Integer, ForeignKey("scenes.id"), nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("fingerprint", String(64), nullable=False),
+    Column("at", String(40), nullable=False),
 )

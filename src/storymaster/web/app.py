@@ -8,6 +8,7 @@ are refused with 413 before they are read.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -18,9 +19,11 @@ from fastapi import FastAPI
 from .. import __version__
 from ..store import Store, make_engine, migrate
 from . import problems
+from .accounts import Throttle
+from .headers import SecurityHeaders
 from .limits import BodyLimit
 from .live import Broker, PgListener
-from .routers import auth, campaigns, characters, exports, live, posts, scenes, systems
+from .routers import auth, campaigns, characters, exports, invites, live, posts, scenes, systems
 from .settings import Settings
 
 __all__ = ["create_app"]
@@ -37,6 +40,9 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -
     if settings.migrate:
         migrate(engine)
     store = Store(engine)
+    from .signing import load_signer
+
+    signer = store.signer = load_signer(store)
     broker = Broker()
     store.listeners.append(broker.publish)
 
@@ -62,6 +68,8 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -
             engine.dispose()
 
     app = FastAPI(
+        docs_url="/docs" if settings.api_docs else None,
+        redoc_url="/redoc" if settings.api_docs else None,
         title="Storymaster table",
         version=__version__,
         summary="Play-by-post tables for every Storymaster rule system: scenes, posts, verifiable rolls, turns.",
@@ -69,16 +77,20 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -
     )
     app.state.settings = settings
     app.state.store = store
+    app.state.signer = signer
+    app.state.throttle = Throttle()  # failed sign-ins, per process
+    app.state.streams = collections.Counter()  # live streams open per user, in this process
     app.state.broker = broker
     app.state.clock = clock
     problems.install(app)
     from .pages import install as install_pages
 
     install_pages(app)  # the HTML pages (first: their "/" is the table's front page)
-    for module in (systems, auth, campaigns, characters, scenes, posts, exports, live):
+    for module in (systems, auth, campaigns, invites, characters, scenes, posts, exports, live):
         app.include_router(module.router)
     from .routers import notifications
 
     app.include_router(notifications.router)
     app.add_middleware(BodyLimit, max_body=settings.max_body)
+    app.add_middleware(SecurityHeaders)
     return app

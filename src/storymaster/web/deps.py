@@ -90,6 +90,8 @@ def _caller(request: Request) -> Caller | None:
         row = store.token_caller(sha256(token.strip()))
         if row is None:
             raise Unauthorized("that API token is not valid", hint="create one with POST /api/tokens")
+        if row.scope == "read" and request.method not in SAFE_METHODS:
+            raise Forbidden("this API token only reads", hint="make a token with scope 'all' to post or change things")
         return Caller(row.id, row.name, "token")
     cookie = request.cookies.get(SESSION_COOKIE)
     if not cookie:

@@ -6,6 +6,7 @@ JSON carries the hash-chained log as the reader may see it, so
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -14,11 +15,13 @@ from jinja2 import Environment, select_autoescape
 
 from ..play.campaign import CampaignState
 from ..play.log import Entry
+from ..play.rebuild import narrative, scene_from_log
 from ..play.scene import IC, SceneState
-from ..play.verify import EXPORT_FORMAT
-from ..play.views import Reader, entry_view, post_view
+from ..play.verify import EXPORT_FORMAT, EXPORT_VERSION
+from ..play.views import Reader, entry_view
+from .signing import Signer
 
-__all__ = ["export_html", "export_json", "export_markdown", "hidden_posts"]
+__all__ = ["export_html", "export_json", "export_markdown", "hidden_posts", "narrative", "scene_doc"]
 
 
 def hidden_posts(s: SceneState, reader: Reader) -> frozenset[int]:
@@ -28,33 +31,18 @@ def hidden_posts(s: SceneState, reader: Reader) -> frozenset[int]:
     return frozenset(seq for seq, p in s.posts.items() if p.deleted_at is not None)
 
 
-def _posts(s: SceneState, reader: Reader) -> list[dict[str, Any]]:
-    return [v for seq in sorted(s.posts) if (v := post_view(s.posts[seq], reader, s)) is not None]
+def _signed(view: dict[str, Any], signer: Signer, log: str) -> dict[str, Any]:
+    view["sig"] = signer.sign_place(log, view["seq"], view["hash"])
+    return view
 
 
-def narrative(posts: Sequence[dict[str, Any]]) -> list[str]:
-    """The in-character posts, in order: the thread read as one flowing story."""
-    return [p["text"] for p in posts if p["kind"] == IC and not p["deleted"] and p.get("text", "").strip()]
-
-
-def scene_doc(s: SceneState, c: CampaignState, reader: Reader, log: Sequence[Entry]) -> dict[str, Any]:
-    posts = _posts(s, reader)
+def scene_doc(s: SceneState, c: CampaignState, reader: Reader, log: Sequence[Entry], signer: Signer) -> dict[str, Any]:
+    """A scene as the reader may see it: its log (each entry signed), and the story rebuilt from that log."""
     hidden = hidden_posts(s, reader)
-    return {
-        "id": s.id,
-        "title": s.title,
-        "mode": s.mode,
-        "stream": s.stream,
-        "seed_sha256": s.seed_sha256,
-        "seed": s.seed,
-        "opened_at": s.opened_at,
-        "closed_at": s.closed_at,
-        "narrative": narrative(posts),
-        "posts": posts,
-        "log": [
-            entry_view(e, reader, s.seed, hidden) for e in log if e.seq <= s.head_seq
-        ],  # the log as the state saw it
-    }
+    views = [
+        _signed(entry_view(e, reader, s.seed, hidden), signer, f"s:{s.id}") for e in log if e.seq <= s.head_seq
+    ]  # the log as the state saw it
+    return {"id": s.id, **scene_from_log(views), "log": views}
 
 
 def export_json(
@@ -62,11 +50,12 @@ def export_json(
     reader: Reader,
     now: datetime,
     scenes: Sequence[dict[str, Any]],
+    signer: Signer,
     campaign_log: Sequence[Entry] | None = None,
 ) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "format": EXPORT_FORMAT,
-        "version": 1,
+        "version": EXPORT_VERSION,
         "exported_at": now.isoformat(),
         "reader": {"user": reader.user, "role": reader.role},
         "system": c.system,
@@ -79,9 +68,9 @@ def export_json(
             "name": c.name,
             "system": c.system,
             "house_rules": c.house_rules,
-            "log": [entry_view(e, reader, None) for e in campaign_log],
+            "log": [_signed(entry_view(e, reader, None), signer, f"c:{c.id}") for e in campaign_log],
         }
-    return doc
+    return signer.sign_export(doc)
 
 
 def _roll_line(r: dict[str, Any]) -> str:
@@ -98,28 +87,44 @@ def _roll_line(r: dict[str, Any]) -> str:
 
 def _who(p: dict[str, Any], names: dict[int, str]) -> str:
     author = names.get(p["author"], f"user {p['author']}")
-    if p["kind"] == IC and p.get("character_name"):
+    if p.get("kind") == IC and p.get("character_name"):
         return f"{p['character_name']} ({author})"
     return author
 
 
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+\-.!|~&])")
+
+
+def md_inline(text: Any) -> str:
+    """Text for one line of Markdown: line breaks flattened, every character Markdown or HTML reads escaped."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def md_fenced(text: str) -> list[str]:
+    """A block of players' text as a fenced block: a fence longer than any run of backticks inside it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence + "text", text.rstrip("\n"), fence]
+
+
 def export_markdown(title: str, scenes: Sequence[dict[str, Any]], c: CampaignState) -> str:
     names = {m.user: m.name for m in c.members.values()}
-    lines = [f"# {title}", "", f"*{c.name}*, played with {c.system}.", ""]
+    lines = [f"# {md_inline(title)}", "", f"*{md_inline(c.name)}*, played with {c.system}.", ""]
     for s in scenes:
-        lines += [f"## {s['title']}", "", "### The story", ""]
+        lines += [f"## {md_inline(s['title'])}", "", "### The story", ""]
         for para in s["narrative"]:
-            lines += [para.strip(), ""]
+            lines += [*md_fenced(para), ""]
         lines += ["### The full log", ""]
         for p in s["posts"]:
             extra = " (deleted)" if p["deleted"] else ""
             to = f" to {', '.join(names.get(u, str(u)) for u in p.get('to', []))}" if p.get("to") else ""
-            lines.append(f"**#{p['id']} {p['kind'].upper()}{to}, {_who(p, names)}, {p['at']}{extra}**")
+            kind = str(p.get("kind") or "post").upper()
+            lines.append(f"**#{p['id']} {kind}{md_inline(to)}, {md_inline(_who(p, names))}, {p['at']}{extra}**")
             lines.append("")
             if "text" in p:
-                lines += [p["text"].strip(), ""]
+                lines += [*md_fenced(p["text"]), ""]
             for r in p["rolls"]:
-                lines.append(f"- roll: {_roll_line(r)}")
+                lines.append(f"- roll: {md_inline(_roll_line(r))}")
             if p["rolls"]:
                 lines.append("")
         commit = f"seed SHA-256 `{s['seed_sha256']}`" + (
@@ -142,7 +147,7 @@ _PAGE = _ENV.from_string(
 <h3>The full log</h3>
 {% for p in s.posts %}<div class="post" id="post-{{ s.id }}-{{ p.id }}">
 {#- -#}
-<div class="meta">#{{ p.id }} {{ p.kind|upper }} · {{ who(p) }} · <time>{{ p.at }}</time>
+<div class="meta">#{{ p.id }} {{ (p.kind or 'post')|upper }} · {{ who(p) }} · <time>{{ p.at }}</time>
 {%- if p.deleted %} · deleted{% endif %}</div>
 {% if p.text is defined %}<p>{{ p.text }}</p>{% endif %}
 {% for r in p.rolls %}<div class="roll">{{ roll_line(r) }}</div>{% endfor %}</div>{% endfor %}

@@ -19,12 +19,21 @@ def settings_from_env() -> Settings:
         smtp_host=env.get("STORYMASTER_SMTP_HOST") or None,
         smtp_port=int(env.get("STORYMASTER_SMTP_PORT") or 25),
         digest_every=int(env.get("STORYMASTER_DIGEST_EVERY") or 0),
-        base_url=env.get("STORYMASTER_BASE_URL", "http://127.0.0.1:8000"),
+        base_url=env.get("STORYMASTER_PUBLIC_URL") or env.get("STORYMASTER_BASE_URL", "http://127.0.0.1:8000"),
         argon2_time_cost=int(env.get("STORYMASTER_ARGON2_TIME_COST", "3")),
         argon2_memory_cost=int(env.get("STORYMASTER_ARGON2_MEMORY_COST", "65536")),
         sse_poll_seconds=float(env.get("STORYMASTER_SSE_POLL", "5")),
         migrate=env.get("STORYMASTER_MIGRATE", "1") == "1",
+        secure_cookies=_flag(env.get("STORYMASTER_SECURE_COOKIES")),
+        api_docs=_flag(env.get("STORYMASTER_API_DOCS")) or False,
     )
+
+
+def _flag(text: str | None) -> bool | None:
+    """``1``/``true``/``yes`` or ``0``/``false``/``no``; unset or empty: None (the default applies)."""
+    if not text:
+        return None
+    return text.strip().lower() in ("1", "true", "yes", "on")
 
 
 def from_env() -> FastAPI:

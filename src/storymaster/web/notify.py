@@ -25,8 +25,16 @@ __all__ = ["compose_digest", "digest_loop", "send_digest", "send_digests"]
 log = logging.getLogger("storymaster.web.notify")
 
 
-def compose_digest(store: Store, user: Any, now: datetime) -> str | None:
-    """The digest's text for ``user`` (None when there is nothing new)."""
+def anchor_line(signer: Any, sid: int, seq: int, head: str | None) -> str:
+    """A scene's log head as signed by the server, for mails and feeds (compare it with your export)."""
+    a = signer.anchor(f"s:{sid}", seq, head) if signer is not None else None
+    if a is None:
+        return ""
+    return f"log head: entry {a['seq']}, SHA-256 {a['hash']}, signed by key {a['key']}: {a['signature']}"
+
+
+def compose_digest(store: Store, user: Any, now: datetime, signer: Any = None) -> str | None:
+    """The digest's text for ``user`` (None when there is nothing new); each scene with its signed log head."""
     since = store.digest_cursor(user.id) or user.created_at
     campaigns = store.campaigns_of(user.id)
     lines: list[str] = []
@@ -49,6 +57,8 @@ def compose_digest(store: Store, user: Any, now: datetime) -> str | None:
                         who = view.get("character_name") or names.get(p.author, "?")
                         text = (view.get("text") or "(deleted)").strip().replace("\n", " ")
                         lines.append(f"  #{p.seq} {who}: {text[:200]}")
+                    if signer is not None:
+                        lines.append("  " + anchor_line(signer, sid, s.head_seq, s.head_hash))
                 mine = [c.characters[ch].name for ch in s.owed() if c.characters[ch].owner == user.id]
                 if mine and (s.round_started or "") > since:  # once per round
                     deadline = s.deadline()
@@ -62,8 +72,8 @@ def compose_digest(store: Store, user: Any, now: datetime) -> str | None:
     return "\n".join([*head, "What happened since your last digest:" if lines else "", *lines, ""])
 
 
-def send_digest(store: Store, settings: Settings, user: Any, now: datetime) -> bool:
-    text = compose_digest(store, user, now)
+def send_digest(store: Store, settings: Settings, user: Any, now: datetime, signer: Any = None) -> bool:
+    text = compose_digest(store, user, now, signer)
     if text is None or not user.email:
         return False
     msg = EmailMessage()
@@ -77,11 +87,11 @@ def send_digest(store: Store, settings: Settings, user: Any, now: datetime) -> b
     return True
 
 
-def send_digests(store: Store, settings: Settings, now: datetime) -> int:
+def send_digests(store: Store, settings: Settings, now: datetime, signer: Any = None) -> int:
     sent = 0
     for user in store.users_with_email():
         try:
-            sent += send_digest(store, settings, user, now)
+            sent += send_digest(store, settings, user, now, signer)
         except (OSError, smtplib.SMTPException) as exc:
             log.warning("digest for %s not sent: %s", user.name, exc)
     return sent
@@ -91,4 +101,4 @@ async def digest_loop(app: Any) -> None:  # pragma: no cover - timing loop aroun
     settings: Settings = app.state.settings
     while True:
         await asyncio.sleep(settings.digest_every)
-        await run_in_threadpool(send_digests, app.state.store, settings, app.state.clock())
+        await run_in_threadpool(send_digests, app.state.store, settings, app.state.clock(), app.state.signer)

@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DataError, OperationalError
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -53,6 +53,9 @@ def install(app: FastAPI) -> None:
         if isinstance(exc, CharacterError):
             extra["problems"] = data["problems"]
         headers = {"WWW-Authenticate": "Bearer"} if _status_of(exc) == 401 else None
+        retry_after = getattr(exc, "retry_after", None)
+        if retry_after:
+            headers = {"Retry-After": str(retry_after)}
         return problem(_status_of(exc), exc.message, code=exc.code, headers=headers, **extra)
 
     @app.exception_handler(RequestValidationError)
@@ -68,6 +71,21 @@ def install(app: FastAPI) -> None:
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         detail = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
         return problem(exc.status_code, detail, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(DataError)
+    async def _data(request: Request, exc: DataError) -> JSONResponse:
+        # a value the database cannot hold (a number out of range, a text it cannot store)
+        log.info("database refused a value on %s %s: %s", request.method, request.url.path, exc.orig)
+        return problem(
+            422,
+            "a value in the request cannot be stored (out of range or not storable text)",
+            code="invalid-request",
+            hint="check numbers are in range and text has no control characters",
+        )
+
+    @app.exception_handler(RecursionError)
+    async def _deep(request: Request, exc: RecursionError) -> JSONResponse:
+        return problem(422, "the request is nested too deeply", code="invalid-request")
 
     @app.exception_handler(SQLAlchemyTimeout)
     @app.exception_handler(OperationalError)

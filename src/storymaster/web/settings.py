@@ -13,8 +13,8 @@ class Settings:
     #: largest request body accepted, in bytes
     max_body: int = 256 * 1024
     session_days: int = 30
-    #: mark cookies Secure (set behind HTTPS)
-    secure_cookies: bool = False
+    #: mark cookies Secure; None: on exactly when ``base_url`` is https (--secure-cookies, STORYMASTER_SECURE_COOKIES)
+    secure_cookies: bool | None = None
     #: argon2 costs; the defaults are argon2-cffi's (RFC 9106 low-memory profile)
     argon2_time_cost: int = 3
     argon2_memory_cost: int = 65536
@@ -26,5 +26,16 @@ class Settings:
     base_url: str = "http://127.0.0.1:8000"
     #: SSE streams re-check their scene this often even without a notice (seconds)
     sse_poll_seconds: float = 5.0
+    #: live (SSE) streams one user may hold open on one worker process
+    max_streams_per_user: int = 8
     #: run migrations on start
     migrate: bool = True
+    #: serve the interactive API docs at /docs (they load their script from a CDN, so off by default;
+    #: the OpenAPI document at /openapi.json is always served)
+    api_docs: bool = False
+
+    @property
+    def cookies_secure(self) -> bool:
+        if self.secure_cookies is not None:
+            return self.secure_cookies
+        return self.base_url.lower().startswith("https://")

@@ -58,7 +58,7 @@ def test_test_from_a_character(cli) -> None:
         ("blyss odds --pool d8 --td -2", "TD is 0 or more"),
         ("blyss odds --pool d4 --td 12", "Minimum Die Pool"),
         ("blyss odds --pool d8 --penalty -1 --td 4", "0 or more"),
-        ("blyss odds --pool d8x --td 4", "unexpected 'x'"),
+        ("blyss odds --pool d8x --td 4", "plain dice joined by"),  # d8x is an exploding d8 now: not a pool
         ("blyss odds --td 4", "exactly one of"),
         ("blyss odds --ranks 50,50 --bonus 200 --td 4", "limit of 40"),
         ("blyss odds --ranks 500 --td 4", "0 to 50"),

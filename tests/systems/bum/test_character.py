@@ -49,7 +49,8 @@ def test_victor_mordox_attack_parts(card):
     v = card("victor-mordox")
     assert attack_parts(v, "primary") == [("STR", 3), ("Axe/Mace", 2), ("Battle Axe", 2)]
     assert attack_parts(v, "ranged") == [("DEX", 3), ("Crossbow", 2), ("Heavy Crossbow", 2)]
-    assert attack_parts(v, "backup") == [("STR", 3), ("Dagger", 1), ("Dagger", 1)]
+    # the card's Dagger skill is governed by DEX, so the dagger attacks with DEX (Part Three)
+    assert attack_parts(v, "backup") == [("DEX", 3), ("Dagger", 1), ("Dagger", 1)]
 
 
 def test_example_of_play_cards(card):
@@ -304,3 +305,92 @@ def test_card_view_has_labels(card):
     view = card_view(card("victor-mordox"))
     assert view["stats"][0] == {"stat": "STR", "value": 3, "label": "Works out/big"}
     assert view["skills"][0]["level"] == "Proficient/well trained"
+
+
+# -- issue 14: the book read again ---------------------------------------------------------
+
+
+def test_stats_only_character_is_the_most_basic_form():
+    """Part Three: "with your stats chosen you can play the game in the most basic form"; Part Eight step 4."""
+    assert validate(make()) == []
+    # once the skills step is begun, the budget holds again, and the message says how to save the rest
+    under = validate(make(skills=TEN[:1]))
+    assert [p.where for p in under] == ["skills"]
+    assert "8 skill point(s) are not assigned" in under[0].message and "banked_skill_points: 8" in under[0].message
+    # the stats are still held to the ten points
+    assert any("exactly 10" in p.message for p in validate(make((3, 3, 3, 3))))
+
+
+def test_weapon_attacks_with_its_skills_governing_stat(card):
+    """Part Three: "The governing stat is the one that adds to the total roll for a given skill attempt".
+
+    The Example of Play's Player 2 stabs with his dagger: "He adds his DEX of 3, skill of 2, and weapon
+    bonus of 1" (rolled 4, total 10). His Dagger skill is a DEX skill; without the card's `stat: DEX`
+    the attack still adds DEX 3 (STR 2 would make it 9).
+    """
+    p2 = card("player2")
+    plain = p2.model_copy(
+        update={"weapons": p2.weapons.model_copy(update={"backup": WeaponEntry(name="Dagger", skill="Dagger")})}
+    )
+    assert 4 + attack_total(plain, "backup") == 10
+    assert attack_parts(plain, "backup")[0] == ("DEX", 3)
+    # no skill on the card: STR for melee (Part Three, STR), DEX for missiles
+    bare = make((3, 1, 3, 3), weapons={"primary": {"name": "Dagger"}, "ranged": {"name": "Shortbow"}})
+    assert attack_parts(bare, "primary")[0] == ("STR", 3) and attack_parts(bare, "ranged")[0] == ("DEX", 1)
+    # a skill the card does not have gives no stat either (and is a problem)
+    ghost = make((3, 1, 3, 3), weapons={"primary": {"name": "Dagger", "skill": "Knives"}})
+    assert attack_parts(ghost, "primary")[0] == ("STR", 3)
+
+
+def test_card_warns_when_weapon_stat_and_skill_stat_differ():
+    from storymaster.systems.bum.card import card as card_view
+    from storymaster.systems.bum.character import stat_conflicts
+
+    c = make(
+        (3, 1, 3, 3),
+        (("Sword", "STR", 3), *TEN[2:4], ("G", "SOC", 3)),
+        weapons={"primary": {"name": "Sword", "skill": "Sword", "stat": "DEX"}},
+    )
+    [w] = stat_conflicts(c)
+    assert w.where == "weapons.primary Sword" and "DEX" in w.message and "STR" in w.message
+    assert attack_parts(c, "primary")[0] == ("DEX", 1)  # the card's choice is what is rolled
+    assert validate(c) == []  # a warning, not a problem: the GM may allow it
+    assert card_view(c)["warnings"] == [str(w)]
+    same = make((3, 1, 3, 3), weapons={"primary": {"name": "Sword", "skill": "Sword", "stat": "STR"}})
+    assert stat_conflicts(same) == []
+
+
+def test_png_card_shows_every_item_and_its_bonus(card):
+    """Appendix B: "list other relevant items and their bonuses"; the HTML and the PNG show the same."""
+    from storymaster.systems.bum.card import card as card_view
+    from storymaster.systems.bum.card import card_html, card_png, png_rows
+
+    p1 = card("player1")
+    many = p1.model_copy(
+        update={
+            "items": (
+                *p1.items,
+                *(
+                    type(p1.items[0])(name=f"Item {k} with a long name", bonus=k - 2, applies_to="Tracking", quantity=k)
+                    for k in range(1, 5)
+                ),
+            )
+        }
+    )
+    d = card_view(many)
+    _, bottom, first = png_rows(d)
+    shown = [row[1] for row in bottom[first:]]
+    assert shown[0] == "Suture kit (+1 Medicine)"  # Part Eight: "item bonus of 1 from the suture kit"
+    assert shown[1:] == [
+        "Item 1 with a long name (-1 Tracking)",
+        "Item 2 with a long name x 2",
+        "Item 3 with a long name x 3 (+1 Tracking)",
+        "Item 4 with a long name x 4 (+2 Tracking)",
+    ]
+    html = card_html(many)
+    assert all(text in html for text in shown)
+    # the image grows with the rows, so the last item is inside it (PNG height: bytes 20-24 of the header)
+    tall, short = card_png(many), card_png(p1)
+    assert int.from_bytes(tall[20:24], "big") - int.from_bytes(short[20:24], "big") == pytest.approx(
+        4 * 0.2 * 120, abs=2
+    )

@@ -301,7 +301,8 @@ def test_wound_and_heal(cli, tmp_path):
 
 
 def test_hazards(cli):
-    assert js(cli("bum", "hazard", "fall", "--feet", "20", "--json"))["wounds"] == 2
+    assert js(cli("bum", "hazard", "fall", "--feet", "20", "--json"))["wounds"] == 1  # "between 10 and 20 feet"
+    assert js(cli("bum", "hazard", "fall", "--feet", "21", "--json"))["wounds"] == 2  # "over 20 feet, 2"
     assert js(cli("bum", "hazard", "explosion", "--power", "4", "--spaces", "1", "--json"))["by_distance"] == [
         4,
         3,
@@ -316,6 +317,9 @@ def test_hazards(cli):
     assert out["wounds"] >= 1
     r = cli("bum", "hazard", "fall", "--feet", "-5")
     assert r.exit_code == 2 and "negative" in r.stderr
+    for bad in ("nan", "inf"):
+        r = cli("bum", "hazard", "fall", "--feet", bad)
+        assert r.exit_code == 2 and "finite" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_house_rules_listed(cli):
@@ -344,7 +348,7 @@ def test_out_of_range_values_are_clear_errors(cli):
 
 def test_forecast_cli(cli):
     """The whole-fight forecast (more in test_forecast_cli.py): exact for a duel in reach, else simulated."""
-    out = js(cli("bum", "forecast", f"{EX}/player1.yaml", f"{EX}/thief.yaml", "--level", "3", "--json"))
+    out = js(cli("bum", "forecast", f"{EX}/player2.yaml", f"{EX}/thief.yaml", "--level", "3", "--json"))
     assert out["method"] == "exact" and 0.5 < out["p_win"]["A"] < 1
     r = ok(cli("bum", "forecast", f"{EX}/victor-mordox.yaml", f"{EX}/player1.yaml", "--tactic", "Victor Mordox=melee"))
     assert "Victor Mordox" in r.stdout and "exact" in r.stdout

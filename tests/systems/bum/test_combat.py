@@ -65,38 +65,49 @@ def test_state_is_json_and_replays(card):
 
 
 def test_level1_roll_against_dc(card, scripted):
+    """Part Four: at the simple levels every bonus is added: Player 1's sword 7 (STR 3, Sword 2, +2),
+    maille +2 and small shield +2 make d6+11; DC 14 needs a 3 (the attack total alone would need a 7)."""
     p1, thief = card("player1"), card("thief")
-    s = engine.start([[p1], [thief]], options={"level": 1, "dc": 10})
-    s2, _ev = engine.step(s, scripted([3]))  # 3 + 7 = 10: wins
+    s = engine.start([[p1], [thief]], options={"level": 1, "dc": 14})
+    s2, ev = engine.step(s, scripted([3]))  # 3 + 11 = 14: wins
     assert s2.fighter("Thief").hp == 0 and engine.winner(s2) == 0
-    s3, _ = engine.step(s, scripted([2]))  # 9: loses
+    assert [e.data["bonus"] for e in ev if e.kind == "fight-roll"] == [11]
+    s3, _ = engine.step(s, scripted([2]))  # 13: loses
     assert s3.fighter("Player 1").hp == 0 and engine.winner(s3) == 1
+    # by house rule only the attack total counts (the advanced rules' split): 3 + 7 = 10 loses at DC 14
+    hr = BumHouseRules(simple_combat_bonuses="attack")
+    s4, _ = engine.step(engine.start([[p1], [thief]], house_rules=hr, options={"level": 1, "dc": 14}), scripted([3]))
+    assert s4.fighter("Player 1").hp == 0
 
 
 def test_level1_loss_as_a_wound_by_house_rule(card, scripted):
     s = engine.start(
         [[card("player1")], [card("thief")]],
         house_rules=BumHouseRules(loser_fate="wound"),
-        options={"level": 1, "dc": 10},
+        options={"level": 1, "dc": 14},
     )
     s2, _ = engine.step(s, scripted([2]))
     assert s2.fighter("Player 1").hp == 2 and not engine.is_over(s2)
 
 
+# Part Four, every bonus added at levels 2-3: Player 2 d6+8 (DEX 3, Crossbow 2, heavy crossbow +2, leather +1),
+# the thief d6+5 (DEX 2, Knife fighting 1, dagger +1, leather +1).
+
+
 def test_level2_one_opposed_roll_decides(card, scripted):
-    s = engine.start([[card("player1")], [card("thief")]], options={"level": 2})
-    s2, ev = engine.step(s, scripted([1, 6]))  # 1+7=8 vs 6+4=10
-    assert engine.winner(s2) == 1 and s2.fighter("Player 1").hp == 0
+    s = engine.start([[card("player2")], [card("thief")]], options={"level": 2})
+    s2, ev = engine.step(s, scripted([1, 6]))  # 1+8=9 vs 6+5=11
+    assert engine.winner(s2) == 1 and s2.fighter("Player 2").hp == 0
     assert ev[-1].kind == "end"
 
 
 def test_level3_loser_loses_a_hit_point(card, scripted):
-    s = engine.start([[card("player1")], [card("thief")]], options={"level": 3})
+    s = engine.start([[card("player2")], [card("thief")]], options={"level": 3})
     s, _ = engine.step(s, scripted([1, 6]))
-    assert (s.fighter("Player 1").hp, s.fighter("Thief").hp) == (2, 2)
-    s, ev = engine.step(s, scripted([3, 6, 4, 4]))  # 10 vs 10: a tie, rolled again: 11 vs 8
-    assert (s.fighter("Player 1").hp, s.fighter("Thief").hp) == (2, 1)
-    assert ev[0].data["totals"] == [(10, 10), (11, 8)]
+    assert (s.fighter("Player 2").hp, s.fighter("Thief").hp) == (1, 2)
+    s, ev = engine.step(s, scripted([3, 6, 4, 4]))  # 11 vs 11: a tie, rolled again: 12 vs 9
+    assert (s.fighter("Player 2").hp, s.fighter("Thief").hp) == (1, 1)
+    assert ev[0].data["totals"] == [(11, 11), (12, 9)]
 
 
 def test_switch_levels_mid_fight(card):
@@ -122,15 +133,15 @@ def _level3_forecast(p: Fraction, a: int, b: int) -> Fraction:
 
 
 def test_level3_engine_agrees_with_markov_forecast(card):
-    p1, thief = card("player1"), card("thief")
-    p = exchange_odds(p1, thief)
-    assert p == Fraction(sum(1 for x in range(1, 7) for y in range(1, 7) if x + 7 > y + 4), 36) / (
-        1 - Fraction(sum(1 for x in range(1, 7) for y in range(1, 7) if x + 7 == y + 4), 36)
+    p2, thief = card("player2"), card("thief")
+    p = exchange_odds(p2, thief)
+    assert p == Fraction(sum(1 for x in range(1, 7) for y in range(1, 7) if x + 8 > y + 5), 36) / (
+        1 - Fraction(sum(1 for x in range(1, 7) for y in range(1, 7) if x + 8 == y + 5), 36)
     )
-    exact = float(_level3_forecast(p, 3, 2))
+    exact = float(_level3_forecast(p, 2, 2))
     n, wins = 600, 0
     rng = DiceRng("markov")
-    start = engine.start([[p1], [thief]], options={"level": 3})
+    start = engine.start([[p2], [thief]], options={"level": 3})
     for _ in range(n):
         end, _ = engine.run(start, rng)
         wins += engine.winner(end) == 0
@@ -145,9 +156,23 @@ def test_attack_odds_exact():
     assert attack_odds(3, 3, BumHouseRules(opposed_ties="defender")) == Fraction(15, 36)
 
 
-def test_simple_bonus_is_best_attack_total(card):
-    assert simple_bonus(card("victor-mordox")) == 7
-    assert simple_bonus(fighter()) == 2  # bare STR
+def test_simple_bonus_adds_every_bonus_at_the_simple_levels(card):
+    """Part Four: "In the simple combat rules, just add all these bonuses to the stat and skill".
+
+    Appendix B's Victor Mordox: best attack total 7 plus (melee defence total 6 - DEX 3) = 10.
+    """
+    v = card("victor-mordox")
+    assert simple_bonus(v) == 7 + (6 - 3) == 10
+    assert simple_bonus(v, BumHouseRules(simple_combat_bonuses="attack")) == 7
+    assert simple_bonus(fighter()) == 2  # bare STR, nothing worn
+    # a weapon's own defence bonus counts too: a quarterstaff (+1/+2) with STR 2 and no skill: 2 + 1 + 2
+    staff = fighter(weapons={"primary": {"name": "Quarterstaff"}})
+    assert simple_bonus(staff) == 5 and simple_bonus(staff, BumHouseRules(simple_combat_bonuses="attack")) == 3
+    # the best weapon is chosen by the whole sum: a sword (+2/0) against a quarterstaff (+1/+2)
+    both = fighter(weapons={"primary": {"name": "Sword"}, "backup": {"name": "Quarterstaff"}})
+    assert simple_bonus(both) == 5 and simple_bonus(both, BumHouseRules(simple_combat_bonuses="attack")) == 4
+    # unarmed in armour: STR 2 + leather +1
+    assert simple_bonus(fighter(armour={"name": "Leather armor"})) == 3
 
 
 # -- turn order ---------------------------------------------------------------------------------

@@ -28,10 +28,11 @@ def test_system_is_a_forecaster():
 
 
 def test_level3_one_hp_each_is_one_exchange(card):
-    s = hp(engine.start([[card("player1")], [card("thief")]], options={"level": 3}), 1, 1)
-    # Player 1 rolls d6+7 (STR 3, Sword 2, sword +2), the thief d6+4 (DEX 2, knife 1, dagger +1): ties re-rolled
-    w = sum(1 for x in range(1, 7) for y in range(1, 7) if x + 7 > y + 4)
-    t = sum(1 for x in range(1, 7) for y in range(1, 7) if x + 7 == y + 4)
+    s = hp(engine.start([[card("player2")], [card("thief")]], options={"level": 3}), 1, 1)
+    # Part Four: at levels 1-3 every bonus is added. Player 2 rolls d6+8 (DEX 3, Crossbow 2, heavy crossbow +2,
+    # leather +1), the thief d6+5 (DEX 2, knife 1, dagger +1, leather +1): ties re-rolled
+    w = sum(1 for x in range(1, 7) for y in range(1, 7) if x + 8 > y + 5)
+    t = sum(1 for x in range(1, 7) for y in range(1, 7) if x + 8 == y + 5)
     f = SYSTEM.forecast(s, method="exact")
     assert f.p_win[0] == pytest.approx(w / (36 - t), abs=1e-12) and f.rounds == {1: pytest.approx(1.0)}
     p = w / (36 - t)
@@ -110,8 +111,9 @@ def test_stand_off_at_the_round_cap_by_hand(card):
 
 def test_levels_1_and_2_by_hand(card):
     p1, thief = card("player1"), card("thief")
-    f1 = SYSTEM.forecast(engine.start([[p1], [thief]], options={"level": 1, "dc": 10}), method="exact")
-    assert f1.p_win[0] == pytest.approx(float(p_fixed(7, 10)), abs=1e-12) and f1.rounds == {1: pytest.approx(1.0)}
+    f1 = SYSTEM.forecast(engine.start([[p1], [thief]], options={"level": 1, "dc": 14}), method="exact")
+    # Player 1's one roll adds sword 7 (STR 3, Sword 2, +2), maille +2 and small shield +2 (Part Four): d6 >= 3
+    assert f1.p_win[0] == pytest.approx(4 / 6, abs=1e-12) and f1.rounds == {1: pytest.approx(1.0)}
     f2 = SYSTEM.forecast(engine.start([[p1], [thief]], options={"level": 2}), method="exact")
     assert f2.p_win[0] == pytest.approx(float(exchange_odds(p1, thief)), abs=1e-12)
     # by house rule the loser of a level-2 roll only takes a wound: a level-3 fight
@@ -208,9 +210,10 @@ def test_simulation_is_reproducible_and_reports_progress(card):
 def test_brute_force_level1_team(card):
     """Level 1, two players against one thief, DC 11: every path of the fight's rolls enumerated by hand."""
     p1, p2, thief = card("player1"), card("player2"), card("thief")
-    s = engine.start([[p1, p2], [thief]], options={"level": 1, "dc": 11})
-    a, b = float(p_fixed(7, 11)), float(p_fixed(7, 11))  # Player 1: sword 7; Player 2: crossbow 3+2+2 = 7
-    assert a == b == 0.5
+    s = engine.start([[p1, p2], [thief]], options={"level": 1, "dc": 14})
+    # Part Four, every bonus added: Player 1 sword 7 + maille 2 + shield 2 = 11; Player 2 crossbow 3+2+2 + leather 1 = 8
+    a, b = float(p_fixed(11, 14)), float(p_fixed(8, 14))
+    assert (a, b) == (4 / 6, 1 / 6)
     # round 1: P1 rolls (a win ends it); if he loses he is out and P2 rolls; if P2 loses too, the thief wins
     p_a = a + (1 - a) * b
     f = SYSTEM.forecast(s, method="exact")
@@ -223,11 +226,12 @@ def test_brute_force_level1_team(card):
     [(3, "defeated", "reroll"), (3, "defeated", "defender"), (2, "defeated", "players"), (2, "wound", "attacker")],
 )
 @pytest.mark.parametrize("hps", [(1, 1), (3, 2), (2, 4), (4, 4)])
-def test_duel_closed_form_is_the_chain(card, level, fate, ties, hps):
+@pytest.mark.parametrize("bonuses", ["all", "attack"])  # 'all': Player 1 (11) always beats the thief (5)
+def test_duel_closed_form_is_the_chain(card, level, fate, ties, hps, bonuses):
     """Level 2-3 duels are answered in closed form; the Markov chain gives the same numbers."""
     from storymaster.systems.bum.forecast import _exact
 
-    hr = BumHouseRules(loser_fate=fate, opposed_ties=ties)
+    hr = BumHouseRules(loser_fate=fate, opposed_ties=ties, simple_combat_bonuses=bonuses)
     s = hp(
         engine.start([[card("thief")], [card("player1")]], house_rules=hr, options={"level": level, "initiator": 1}),
         *hps,

@@ -20,21 +20,25 @@ from storymaster.systems.bum.hazards import (
 
 
 @pytest.mark.parametrize(
-    "feet,wounds", [(0, 0), (9.9, 0), (10, 1), (15, 1), (19, 1), (20, 2), (25, 2), (30, 3), (31, 3)]
+    "feet,wounds",
+    [(0, 0), (9.9, 0), (10, 1), (15, 1), (19, 1), (20, 1), (20.5, 2), (21, 2), (30, 2), (31, 3), (40, 3), (41, 4)],
 )
-def test_falling_every_full_ten_feet(feet, wounds):
-    """'less than 10 feet ... no damage'; 'between 10 and 20 feet, one point'; one wound 'for every 10 feet'."""
+def test_falling_by_the_books_thresholds(feet, wounds):
+    """Part Seven, Falling: "less than 10 feet ... no damage"; "between 10 and 20 feet, one point of damage,
+    over 20 feet, 2 damage, over 30, 3 and so on". 20 ft and 30 ft tell this default from every_full_ten."""
     assert falling_wounds(feet) == wounds
 
 
-@pytest.mark.parametrize("feet,wounds", [(9, 0), (10, 1), (20, 1), (21, 2), (30, 2), (31, 3)])
-def test_falling_literal_over_reading(feet, wounds):
-    assert falling_wounds(feet, BumHouseRules(falling_boundary="over")) == wounds
+@pytest.mark.parametrize("feet,wounds", [(9, 0), (10, 1), (19, 1), (20, 2), (25, 2), (29, 2), (30, 3), (31, 3)])
+def test_falling_every_full_ten_feet_option(feet, wounds):
+    """House rule every_full_ten: "one wound for every 10 feet he falls" counted per full 10 feet."""
+    assert falling_wounds(feet, BumHouseRules(falling_boundary="every_full_ten")) == wounds
 
 
-def test_falling_errors():
-    with pytest.raises(CheckError):
-        falling_wounds(-1)
+@pytest.mark.parametrize("feet", [-1, float("nan"), float("inf"), float("-inf")])
+def test_falling_errors(feet):
+    with pytest.raises(CheckError, match="a fall"):
+        falling_wounds(feet)
 
 
 def test_explosion_power_four():
@@ -80,4 +84,6 @@ def test_small_flame_needs_no_roll(scripted):
 def test_falling_is_monotone(a, b):
     lo, hi = sorted((a, b))
     assert falling_wounds(lo) <= falling_wounds(hi)
-    assert falling_wounds(hi, BumHouseRules(falling_boundary="over")) <= falling_wounds(hi)
+    full_ten = BumHouseRules(falling_boundary="every_full_ten")
+    assert falling_wounds(lo, full_ten) <= falling_wounds(hi, full_ten)
+    assert falling_wounds(hi) <= falling_wounds(hi, full_ten) <= falling_wounds(hi) + 1

@@ -133,13 +133,20 @@ def test_luck_moves_like_a_good_ability_between_one_and_five():
     assert karma(c).luck == 5 and c.experience.unspent == 31 - 12 - 15
     with pytest.raises(AdvancementError, match="the most allowed"):
         adv(c, action="buy-luck")
+    at_five = c
     for _ in range(4):
         c, _ = adv(c, action="reduce-luck")
     assert karma(c).luck == 1
-    assert c.experience.unspent == 4 + 15 + 12 + 9 + 6  # reducing gives 3 x the old level
+    assert c.experience.unspent == 4  # by the book, reducing Luck earns nothing (ruling 12)
     with pytest.raises(AdvancementError, match="below 1"):
         adv(c, action="reduce-luck")
     assert SYSTEM.validate_character(c) == []
+    # the house rule luck_reduction_refund gives 3 x the old level back: 15 + 12 + 9 + 6
+    refund = FuzzyHouseRules(luck_reduction_refund=True)
+    c = at_five
+    for _ in range(4):
+        c, _ = SYSTEM.advance(c, {"action": "reduce-luck"}, RNG, refund)
+    assert karma(c, refund).luck == 1 and c.experience.unspent == 4 + 15 + 12 + 9 + 6
 
 
 def test_gm_veto():

@@ -6,6 +6,7 @@ import json
 
 import pytest
 from fuzzy_helpers import EXAMPLES, ROOT
+from pydantic import ValidationError
 
 from storymaster.errors import InputFileError
 from storymaster.rules import load_model
@@ -147,7 +148,7 @@ def test_unknown_fields_are_refused_with_the_field_named(tmp_path):
 
 def test_characters_are_frozen():
     c = load("sven")
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError, match="frozen"):
         c.name = "Other"  # type: ignore[misc]
 
 

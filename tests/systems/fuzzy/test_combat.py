@@ -6,6 +6,7 @@ import pytest
 from fuzzy_helpers import EXAMPLES, ScriptedRng
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from storymaster.dice import DiceRng, verify
 from storymaster.errors import CombatError
@@ -297,7 +298,7 @@ def test_state_is_json_round_trippable_and_frozen():
     st0 = ENGINE.start([[a], [b]], options={"tactics": [{"appropriateness": 2}, {}]})
     s, _ = ENGINE.step(st0, DiceRng(9))
     assert FightState.model_validate_json(s.model_dump_json()) == s
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError, match="frozen"):
         s.round = 5  # type: ignore[misc]
 
 

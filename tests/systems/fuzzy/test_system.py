@@ -49,9 +49,9 @@ def test_wrong_house_rules_type_is_refused():
     class Other(FuzzyHouseRules.__base__):  # a different system's house rules
         pass
 
-    from storymaster.errors import CharacterError
+    from storymaster.errors import HouseRulesError
 
-    with pytest.raises(CharacterError):
+    with pytest.raises(HouseRulesError):  # the one error for house rules a system cannot take (issue 13)
         SYSTEM.odds(AbilityCheck(dice=2, target=7), Other())
 
 

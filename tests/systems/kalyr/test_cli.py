@@ -72,8 +72,9 @@ def test_odds_from_a_character(cli, examples_dir):
         (["--ability", "Good", "--difficulty", "Fair", "--partial", "Good"], "below"),
         (["--situation", "3", "--character", "nope.yaml", "--use", "x"], "no such file"),
         (["--ability", "Good", "--character", "nope.yaml", "--use", "x"], "not both"),
-        (["--ability", "Good", "--situation", "1"], "give -c/--character"),
-        (["--ability", "Good", "--equipment", "fine"], "give -c/--character"),
+        (["--ability", "Good", "--use", "Stealth"], "give -c/--character"),
+        (["--ability", "Good", "--situation", "3"], "between -2 and +2"),  # applied to a bare level, so checked
+        (["--ability", "Good", "--equipment", "shiny"], "fine, normal or poor"),
         (["--ability", "Good", "--vs-modifier", "1"], "give --vs LEVEL"),
     ],
 )

@@ -181,3 +181,15 @@ def test_overflow_into_destroyed_also_owes_a_key():
     for s in (HURT, VERY_HURT, DEFEATED, DEFEATED):
         c, rep = take_wound(c, "physical", s)
     assert rep.box == DESTROYED and c.keys_due == 1
+
+
+def test_group_margins_round_down_not_to_nearest_nor_toward_zero():
+    """Damage: "comparing the character's roll with the average roll of the other side, rounding down" (K25).
+
+    An average of 1.5 against 0 is a margin of 1 (to the nearest would give 2); against 2 it is -0.5,
+    rounded down to -1 (towards zero would give 0)."""
+    from storymaster.systems.kalyr.checks import group_margins
+
+    assert group_margins([0, 2], [1, 2]) == [1, -1]
+    assert group_margins([0], [0, 0, 1]) == [0]  # 1/3 rounds down to 0
+    assert group_margins([1], [0, 0, 1]) == [-1]  # -2/3 rounds down to -1

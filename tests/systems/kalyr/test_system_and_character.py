@@ -8,6 +8,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
+from pydantic import ValidationError
 
 from storymaster.dice import DiceRng
 from storymaster.errors import CheckError
@@ -37,9 +38,9 @@ def test_system_satisfies_the_protocol_and_is_registered():
 
 def test_house_rules_are_frozen_forbid_extras_and_cite_passages():
     hr = KalyrHouseRules()
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError, match="frozen"):
         hr.winner_narrates = False  # type: ignore[misc]
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError, match="Extra inputs are not permitted"):
         KalyrHouseRules(made_up=True)
     rows = describe_house_rules(KalyrHouseRules)
     assert len(rows) >= 15
@@ -47,9 +48,10 @@ def test_house_rules_are_frozen_forbid_extras_and_cite_passages():
 
 
 def test_other_house_rules_are_refused():
+    from storymaster.errors import HouseRulesError
     from storymaster.rules import HouseRules
 
-    with pytest.raises(CheckError):
+    with pytest.raises(HouseRulesError):  # the one error for house rules a system cannot take (issue 13)
         SYSTEM.odds(SYSTEM.check_types["open"](actor={"ability": "Fair"}), HouseRules())
 
 
@@ -57,7 +59,10 @@ def test_ladder_names_and_parsing():
     assert list(LADDER) == ["Terrible", "Poor", "Mediocre", "Fair", "Good", "Great", "Superb"]
     assert [LADDER[n] for n in LADDER] == list(range(-3, 4))
     assert parse_level("good") == 1 and parse_level("Superb+2") == 5 and parse_level("terrible-1") == -4
-    assert parse_level(" 2 ") == 2 and parse_level(-1) == -1
+    assert parse_level(" +2 ") == 2 and parse_level("-1") == -1 and parse_level("0") == 0 and parse_level(-1) == -1
+    # an unsigned number is refused: "3" could mean the third rung (Mediocre) or 3 steps from Fair (Superb)
+    with pytest.raises(CheckError, match="ambiguous"):
+        parse_level("3")
     assert level_name(parse_level("Superb+1")) == "Superb+1"
     with pytest.raises(CheckError):
         parse_level("Awesome")

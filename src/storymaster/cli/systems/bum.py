@@ -147,17 +147,11 @@ def _print_card(c: BumCharacter) -> None:
     )
     console.print(tot)
     if d["items"]:
-        console.print(
-            "ITEMS: "
-            + "; ".join(
-                i["name"]
-                + (f" x {i['quantity']}" if i["quantity"] != 1 else "")
-                + (f" ({i['bonus']} {i['applies_to']})".rstrip() if i["bonus"] else "")
-                for i in d["items"]
-            )
-        )
+        console.print("ITEMS: " + "; ".join(i["text"] for i in d["items"]))
     if c.banked_skill_points:
         console.print(f"Skill points saved: {c.banked_skill_points}")
+    for warning in d["warnings"]:
+        console.print(f"[yellow]warning:[/yellow] {warning}")
 
 
 @app.command("sheet")

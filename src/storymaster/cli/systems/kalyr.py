@@ -9,9 +9,9 @@ import typer
 from rich.table import Table
 
 from ...errors import CharacterError, CheckError, InputFileError
-from ...rules import Event
+from ...rules import Event, validate_data
 from ...systems.kalyr import SYSTEM
-from ...systems.kalyr.abilities import build_roll
+from ...systems.kalyr.abilities import build_roll, level_roll, usable_level, wound_modifier
 from ...systems.kalyr.advancement import (
     AddKey,
     Buy,
@@ -37,7 +37,8 @@ from ...systems.kalyr.character import (
 from ...systems.kalyr.checks import AbilityRoll, GroupCheck, OpenCheck, OpposedCheck, UnopposedCheck
 from ...systems.kalyr.damage import simple_contest_damage
 from ...systems.kalyr.data_files import table
-from ...systems.kalyr.ladder import LADDER, level_name, parse_level
+from ...systems.kalyr.ladder import LADDER, level_name, parse_level, parse_levels
+from ...systems.kalyr.options import KalyrHouseRules
 from ...systems.kalyr.wounds import BOXES, TRACKS, severity_for_damage, severity_name
 from ..characters import load_character, write_character
 from ..common import (
@@ -145,7 +146,8 @@ def _track_row(c: Character, name: str) -> str:
     return " ".join(cells)
 
 
-def _sheet_json(c: Character, problems) -> dict[str, Any]:
+def _sheet_json(c: Character, problems, hr=None) -> dict[str, Any]:
+    hr = hr if isinstance(hr, KalyrHouseRules) else KalyrHouseRules()
     out: dict[str, Any] = {"character": c.model_dump(mode="json")}
     derived: dict[str, Any] = {
         "weapon_damage": weapon_damage(c),
@@ -159,11 +161,17 @@ def _sheet_json(c: Character, problems) -> dict[str, Any]:
     }
     for t in TRACKS:
         tr = c.damage.track(t)
+        try:
+            penalty: int | None = wound_modifier(c, t, hr)[0]
+        except CheckError:
+            penalty = None
         derived["tracks"][t] = {
             "status": severity_name(tr.status) if tr.status else "unhurt",
-            "penalty": tr.penalty,
+            "penalty": penalty,  # every track counted (ruling K5): what a check on this track rolls with
+            "own_track_penalty": tr.penalty,
             "can_act": tr.penalty is not None,
         }
+    derived["abilities_now"] = {a.name: usable_level(c, a.name, hr)[0] for a in c.abilities}
     out["derived"] = derived
     out["problems"] = [{"where": p.where, "message": p.message, "rule": p.rule} for p in problems]
     return out
@@ -180,15 +188,15 @@ def sheet_cmd(
     c = _load(file, hr, allow_illegal=True)  # the sheet shows the problems itself
     problems = SYSTEM.validate_character(c, hr)
     if as_json:
-        print_json(_sheet_json(c, problems))
+        print_json(_sheet_json(c, problems, hr))
     else:
         console.print(f"[bold]{c.name}[/bold]  ({c.race}, scale {c.scale}, {c.role.replace('_', ' ')})")
         t = Table(show_edge=False)
         for h in ("ability", "level", "kind", "track", "now"):
             t.add_column(h)
         for a in c.abilities:
-            pen = c.damage.track(a.track).penalty
-            now = "cannot use (Defeated)" if pen is None else level_name(a.level + pen)
+            level_now, _ = usable_level(c, a.name, hr)
+            now = "cannot use (Defeated)" if level_now is None else level_name(level_now)
             kind = a.kind + (f" ({a.power})" if a.power else "")
             t.add_row(a.name, level_name(a.level), kind, a.track, now)
         console.print(t)
@@ -216,7 +224,10 @@ def sheet_cmd(
         for tname in TRACKS:
             tr = c.damage.track(tname)
             state = "unhurt" if not tr.status else severity_name(tr.status)
-            pen = tr.penalty
+            try:
+                pen: int | None = wound_modifier(c, tname, hr)[0]
+            except CheckError:
+                pen = None
             console.print(
                 f"{tname:>8}: {_track_row(c, tname)}  -> {state}"
                 + ("" if pen is None else f" ({pen:+d})" if pen else "")
@@ -302,6 +313,7 @@ def new_cmd(out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: Json
     data["shield"] = ask_choice(
         "Shield (none/small/medium/large)", ["none", "small", "medium", "large"], default="none"
     )
+
     c = validate_data(data, Character, source="new character")
     problems = SYSTEM.validate_character(c, hr)
     _write(c, out, as_json, [])
@@ -323,47 +335,70 @@ def _roller(
     equipment: str = "normal",
     situation: int = 0,
     name: str = "",
+    similar: str | None = None,
+    similar_penalty: int = 0,
+    race: str = "same",
+    rank_gap: int = 0,
+    persuade: Path | None = None,
+    organisation: str | None = None,
     hr: Any = None,
     allow_illegal: bool = False,
 ) -> tuple[AbilityRoll, list[str]]:
     if character is None:
-        unused = [
-            flag
-            for flag, given in (("--use", use), ("--equipment", equipment != "normal"), ("--situation", situation))
-            if given
-        ]
+        unused = [flag for flag, given in (("--use", use),) if given]
         if unused:
             raise CheckError(
-                f"{', '.join(unused)} build a roll from a character: give -c/--character FILE",
-                hint="with --ability LEVEL, put every modifier in --modifier",
+                f"{', '.join(unused)} names a character's ability: give -c/--character FILE",
+                hint="with --ability LEVEL, --equipment, --situation, --similar-penalty, --race, --rank-gap apply",
             )
     if character is not None:
         if ability is not None:
             raise CheckError("give either --ability LEVEL or -c/--character FILE --use ABILITY, not both")
         if not use:
             raise CheckError("with --character, say which ability with --use", hint="e.g. --use Stealth")
+        if race != "same" or rank_gap:
+            raise CheckError(
+                "with --character, race and rank come from the target: give --persuade TARGET_FILE",
+                hint="--race and --rank-gap are for a bare --ability",
+            )
+        if similar is None and similar_penalty:
+            raise CheckError("--similar-penalty needs --similar ABILITY (the one used instead of --use)")
         c = _load(character, hr, allow_illegal)
         r, notes = build_roll(
             c,
             use,
+            similar=similar,
+            similar_penalty=similar_penalty or -1,
             second=second,
-            combine=combine,
-            equipment=equipment,
+            combine=combine,  # type: ignore[arg-type]
+            equipment=equipment,  # type: ignore[arg-type]
             situation=situation,
+            persuade=_load(persuade, hr, allow_illegal) if persuade is not None else None,
+            organisation=organisation,
             extra=modifier,
-            automatic=automatic,  # type: ignore[arg-type]
+            automatic=automatic,
         )
         return r, notes
     if ability is None:
         raise CheckError("give --ability LEVEL (or --character FILE --use ABILITY)", hint="e.g. --ability Good")
-    return AbilityRoll(
-        ability=parse_level(ability, what="--ability"),
+    if similar is not None or persuade is not None or organisation is not None:
+        raise CheckError(
+            "--similar, --persuade and --organisation need --character",
+            hint="with a bare --ability use --similar-penalty, --race and --rank-gap",
+        )
+    return level_roll(
+        parse_level(ability, what="--ability"),
         modifier=modifier,
         second=_level(second, "--second"),
-        combine=combine,
+        combine=combine,  # type: ignore[arg-type]
         automatic=automatic,
-        name=name,  # type: ignore[arg-type]
-    ), []
+        equipment=equipment,
+        situation=situation,
+        similar=similar_penalty,
+        race=race.replace("-", "_"),
+        rank_gap=rank_gap,
+        name=name,
+    )
 
 
 def _check(
@@ -382,11 +417,34 @@ def _check(
     vs_modifier,
     vs_second,
     vs_combine,
+    similar=None,
+    similar_penalty=0,
+    race="same",
+    rank_gap=0,
+    persuade=None,
+    organisation=None,
     hr=None,
     allow_illegal=False,
 ):
     actor, notes = _roller(
-        ability, modifier, second, combine, automatic, character, use, equipment, situation, "", hr, allow_illegal
+        ability,
+        modifier,
+        second,
+        combine,
+        automatic,
+        character,
+        use,
+        equipment,
+        situation,
+        "",
+        similar=similar,
+        similar_penalty=similar_penalty,
+        race=race,
+        rank_gap=rank_gap,
+        persuade=persuade,
+        organisation=organisation,
+        hr=hr,
+        allow_illegal=allow_illegal,
     )
     if vs is None and (vs_modifier or vs_second is not None or vs_combine != "best"):
         raise CheckError("--vs-modifier, --vs-second and --vs-combine describe the opponent: give --vs LEVEL")
@@ -426,6 +484,23 @@ CharOpt = Annotated[
 UseOpt = Annotated[str | None, typer.Option("--use", help="With --character: the ability to use.")]
 EquipOpt = Annotated[str, typer.Option("--equipment", help="fine (+1), normal or poor (-1).")]
 SitOpt = Annotated[int, typer.Option("--situation", help="Situational modifier, -2..+2.")]
+SimilarOpt = Annotated[
+    str | None,
+    typer.Option("--similar", help="With --character: a similar ability used in place of --use (at a penalty)."),
+]
+SimilarPenaltyOpt = Annotated[
+    int, typer.Option("--similar-penalty", help="A similar ability in place of the one needed: -1 or -2 (GM's call).")
+]
+RaceOpt = Annotated[
+    str, typer.Option("--race", help="Persuading: the target is of the same race, other (-1) or very-intolerant (-2).")
+]
+RankOpt = Annotated[
+    int, typer.Option("--rank-gap", help="Persuading: levels the target's rank is above yours (-1 each; below: +1).")
+]
+PersuadeOpt = Annotated[
+    Path | None, typer.Option("--persuade", help="With --character: the character persuaded (race and rank).")
+]
+OrgOpt = Annotated[str | None, typer.Option("--organisation", help="With --persuade: rank in this organisation only.")]
 DiffOpt = Annotated[
     str | None, typer.Option("--difficulty", help="Unopposed: the difficulty (omit with --vs for open-ended).")
 ]
@@ -453,6 +528,12 @@ def odds_cmd(
     use: UseOpt = None,
     equipment: EquipOpt = "normal",
     situation: SitOpt = 0,
+    similar: SimilarOpt = None,
+    similar_penalty: SimilarPenaltyOpt = 0,
+    race: RaceOpt = "same",
+    rank_gap: RankOpt = 0,
+    persuade: PersuadeOpt = None,
+    organisation: OrgOpt = None,
     difficulty: DiffOpt = None,
     partial: PartialOpt = None,
     vs: VsOpt = None,
@@ -482,6 +563,12 @@ def odds_cmd(
         vs_modifier,
         vs_second,
         _combine(vs_combine),
+        similar,
+        similar_penalty,
+        race,
+        rank_gap,
+        persuade,
+        organisation,
         hr,
         allow_illegal,
     )
@@ -501,6 +588,12 @@ def check_cmd(
     use: UseOpt = None,
     equipment: EquipOpt = "normal",
     situation: SitOpt = 0,
+    similar: SimilarOpt = None,
+    similar_penalty: SimilarPenaltyOpt = 0,
+    race: RaceOpt = "same",
+    rank_gap: RankOpt = 0,
+    persuade: PersuadeOpt = None,
+    organisation: OrgOpt = None,
     difficulty: DiffOpt = None,
     partial: PartialOpt = None,
     vs: VsOpt = None,
@@ -534,6 +627,12 @@ def check_cmd(
         vs_modifier,
         vs_second,
         _combine(vs_combine),
+        similar,
+        similar_penalty,
+        race,
+        rank_gap,
+        persuade,
+        organisation,
         hr,
         allow_illegal,
     )
@@ -553,10 +652,7 @@ def check_cmd(
 
 
 def _levels(text: str, what: str) -> list[AbilityRoll]:
-    items = [t.strip() for t in text.split(",") if t.strip()]
-    if not items:
-        raise CheckError(f"{what}: list at least one level, e.g. Good,Fair")
-    return [AbilityRoll(ability=parse_level(t, what=what)) for t in items]
+    return [AbilityRoll(ability=v) for v in parse_levels(text, what=what)]
 
 
 @app.command("group")
@@ -593,7 +689,8 @@ def damage_calc_cmd(
     ] = 0,
     b_approach: Annotated[int, typer.Option("--b-approach", min=-2, max=2)] = 0,
     detailed: Annotated[
-        bool, typer.Option("--detailed", help="Halve (rounding up), as in a detailed-contest round.")
+        bool,
+        typer.Option("--detailed", help="A detailed-contest round: only the loser is hurt, halved (rounding up)."),
     ] = False,
     house_rules: HouseRulesOpt = None,
     allow_illegal: AllowIllegalOpt = False,
@@ -603,11 +700,20 @@ def damage_calc_cmd(
     hr = _hr(house_rules)
     ca, cb = _load(a, hr, allow_illegal), _load(b, hr, allow_illegal)
     ra, rb = parse_level(a_result, what="--a-result"), parse_level(b_result, what="--b-result")
-    to_a, to_b = simple_contest_damage(ca, ra, cb, rb, a_approach=a_approach, b_approach=b_approach)
     if detailed:
-        from ...systems.kalyr.damage import halve_for_detailed
+        from ...systems.kalyr.damage import detailed_contest_damage
 
-        to_a, to_b = halve_for_detailed(to_a), halve_for_detailed(to_b)
+        to_a, to_b = detailed_contest_damage(
+            ca,
+            ra,
+            cb,
+            rb,
+            a_approach=a_approach,
+            b_approach=b_approach,
+            winner_takes_damage=_hr(house_rules).detailed_winner_takes_damage,
+        )
+    else:
+        to_a, to_b = simple_contest_damage(ca, ra, cb, rb, a_approach=a_approach, b_approach=b_approach)
     res = {
         ca.name: {"points": to_a, "wound": severity_name(severity_for_damage(to_a)) if to_a > 0 else "none"},
         cb.name: {"points": to_b, "wound": severity_name(severity_for_damage(to_b)) if to_b > 0 else "none"},
@@ -640,7 +746,12 @@ def fight_cmd(
     ally_b: Annotated[list[Path] | None, typer.Option("--ally-b", help="More on side B (old spelling).")] = None,
     track: Annotated[str, typer.Option("--track", help="physical, mental or social.")] = "physical",
     ability_a: Annotated[
-        str | None, typer.Option("--ability-a", help="A's ability (default: best on the track).")
+        str | None,
+        typer.Option(
+            "--ability-a",
+            help="Side A's ability, or NAME=ABILITY,... one per ally (default: Brawling or Melee Weapons in a "
+            "physical fight, by the text).",
+        ),
     ] = None,
     ability_b: Annotated[str | None, typer.Option("--ability-b")] = None,
     approach_a: Annotated[
@@ -759,9 +870,26 @@ def _start_fight(
     ranged: bool,
     house_rules: Path | None,
 ):
-    """A fresh fight with one tactics mapping per side, as 'fight' and 'forecast' both build it."""
+    """A fresh fight with one tactics mapping per side, as 'fight' and 'forecast' both build it.
+
+    ``--ability-a`` is one ability for the whole side, or NAME=ABILITY entries (comma-separated)
+    so that every ally chooses their own."""
+    side_ability: list[str | None] = [None, None]
+    per_fighter: dict[str, str] = {}
+    for i, text in enumerate(abilities):
+        if text is None or "=" not in text:
+            side_ability[i] = text
+            continue
+        for entry in text.split(","):
+            who, _, what = entry.partition("=")
+            if not who.strip() or not what.strip():
+                raise CheckError(
+                    f"--ability-{'ab'[i]}: {entry!r} is not NAME=ABILITY",
+                    hint="e.g. 'Kylar=Melee Combat,Luanu=Brawling'",
+                )
+            per_fighter[who.strip()] = what.strip()
     tactics = [
-        {"ability": abilities[i], "approach": approaches[i], "stance": stances[i], "withdraw_at": withdraws[i]}
+        {"ability": side_ability[i], "approach": approaches[i], "stance": stances[i], "withdraw_at": withdraws[i]}
         for i in (0, 1)
     ]
     options: dict[str, Any] = {
@@ -770,6 +898,7 @@ def _start_fight(
         "tactics": tactics,
         "on_tie": on_tie,
         "ranged": ranged,
+        "abilities": per_fighter,
     }
     if stakes is not None:
         options["stakes"] = stakes
@@ -787,7 +916,12 @@ def forecast_cmd(
     detailed: Annotated[bool, typer.Option("--detailed", help="A detailed contest, round by round (1 on 1).")] = False,
     track: Annotated[str, typer.Option("--track", help="physical, mental or social.")] = "physical",
     ability_a: Annotated[
-        str | None, typer.Option("--ability-a", help="Side A's ability (default: each fighter's best on the track).")
+        str | None,
+        typer.Option(
+            "--ability-a",
+            help="Side A's ability, or NAME=ABILITY,... one per ally (default: Brawling or Melee Weapons in a "
+            "physical fight, by the text).",
+        ),
     ] = None,
     ability_b: Annotated[str | None, typer.Option("--ability-b")] = None,
     approach_a: Annotated[
@@ -924,15 +1058,8 @@ def wound_cmd(
         c = _load(file, _hr(house_rules), allow_illegal)
         _write(c, out, as_json, [Event("wound", f"{points} point(s): {c.name} gets through unscathed")], file, in_place)
         return
-    _apply(
-        file,
-        TakeWound(track=track, severity=sev, fudge_reduce=fudge),
-        out,
-        as_json,
-        house_rules,
-        in_place,
-        allow_illegal,
-    )  # type: ignore[arg-type]
+    req = validate_data({"track": track, "severity": sev, "fudge_reduce": fudge}, TakeWound, source="kalyr wound")
+    _apply(file, req, out, as_json, house_rules, in_place, allow_illegal)
 
 
 @app.command("heal")
@@ -952,7 +1079,11 @@ def heal_cmd(
     """Heal with a medical or psionic healing result."""
     _apply(
         file,
-        Heal(track=track, result=parse_level(result, what="--result"), method=method),  # type: ignore[arg-type]
+        validate_data(
+            {"track": track, "result": parse_level(result, what="--result"), "method": method},
+            Heal,
+            source="kalyr heal",
+        ),
         out,
         as_json,
         house_rules,
@@ -1021,11 +1152,11 @@ def fudge_cmd(
 ) -> None:
     """Spend a Fudge point (earning an XP) or gain one when a Key comes into play."""
     if action == "spend":
-        req: Any = SpendFudge(use=use, vetoed=vetoed)  # type: ignore[arg-type]
+        req: Any = validate_data({"use": use, "vetoed": vetoed}, SpendFudge, source="kalyr fudge spend")
     elif action == "gain":
         if not key:
             raise CheckError("gain needs --key: the Key that came into play")
-        req = GainFudge(key=key)
+        req = validate_data({"key": key}, GainFudge, source="kalyr fudge gain")
     else:
         raise CheckError(f"fudge spend or fudge gain, not {action!r}")
     _apply(file, req, out, as_json, house_rules, in_place, allow_illegal)

@@ -345,7 +345,7 @@ def resolve_test(check: BlyssTest, rng: DiceRng, hr: BlyssHouseRules | None = No
     return Outcome(
         SYSTEM_NAME,
         check.describe(),
-        j.kind,
+        j.key,  # the odds' own name for it ("success x2"), so every result is one the odds list
         j.succeeded,
         text,
         rolls=(rp.record,) if rp else (),

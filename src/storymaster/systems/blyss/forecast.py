@@ -38,7 +38,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from ...dice import parse
-from ...dice.ast import BinOp, Const, Dice, Expr, Neg
+from ...dice.ast import BinOp, Const, Dice, Expr, Neg, is_plain_arithmetic
 from ...dice.batch import _eval as _eval_batch
 from ...errors import OddsError
 from ...forecast import Batch, CombatantForecast, Forecast, absorb, run_simulation
@@ -305,7 +305,7 @@ class _DamageRoller:
         if isinstance(node, Const):
             return node.value
         if isinstance(node, Dice):
-            if node.explode or node.keep is not None or node.fudge:
+            if not node.plain or node.fudge:
                 raise OddsError(
                     f"damage '{node}' with the armour contest against the damage roll is not simulated",
                     hint="use plain dice for the weapon's damage, or the default armour contest",
@@ -317,7 +317,11 @@ class _DamageRoller:
             return faces.sum(axis=1)
         if isinstance(node, Neg):
             return -self._eval(node.operand, n, gen, best)
-        assert isinstance(node, BinOp)
+        if not isinstance(node, BinOp) or node.op == "/":
+            raise OddsError(
+                f"damage '{self.node}' with the armour contest against the damage roll is not simulated",
+                hint="use plain dice for the weapon's damage, or the default armour contest",
+            )
         a, b = self._eval(node.left, n, gen, best), self._eval(node.right, n, gen, best)
         return a + b if node.op == "+" else a - b if node.op == "-" else a * b
 
@@ -770,7 +774,7 @@ def simulate_batch(state: FightState) -> Callable[[int, np.random.Generator], Ba
 
 
 def _check_plain(node: Expr) -> None:
-    if isinstance(node, Dice) and (node.explode or node.keep is not None or node.fudge):
+    if not is_plain_arithmetic(node) or (isinstance(node, Dice) and node.fudge):
         raise OddsError(
             f"damage '{node}' with the armour contest against the damage roll is not simulated",
             hint="use plain dice for the weapon's damage, or the default armour contest",
@@ -862,7 +866,7 @@ def _exact_damage(expr: str) -> tuple[tuple[int, int, float], ...]:
         if isinstance(node, Const):
             return {(node.value, none): 1.0}
         if isinstance(node, Dice):
-            if node.explode or node.keep is not None or node.fudge:
+            if not node.plain or node.fudge:
                 raise OddsError(
                     f"damage '{node}' (exploding, keep or Fudge dice) is not in the exact chain",
                     hint="forecast it by simulation instead (--method simulate)",
@@ -878,7 +882,11 @@ def _exact_damage(expr: str) -> tuple[tuple[int, int, float], ...]:
             return dist
         if isinstance(node, Neg):
             return {(-t, m): p for (t, m), p in ev(node.operand).items()}
-        assert isinstance(node, BinOp)
+        if not isinstance(node, BinOp) or node.op == "/":
+            raise OddsError(
+                f"damage '{expr}' is not in the exact chain (only dice, numbers, +, - and *)",
+                hint="forecast it by simulation instead (--method simulate)",
+            )
         left, right = ev(node.left), ev(node.right)
         out: dict[tuple[int, int], float] = {}
         for (t1, m1), p1 in left.items():

@@ -7,33 +7,21 @@ is frozen; a change returns a new one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
 
 from ...dice import DiceRng
-from ...errors import AdvancementError, CheckError, Problem
+from ...errors import AdvancementError, Problem
 from ...forecast import Forecast
-from ...rules import Check, Event, HouseRules, Outcome, OutcomeOdds
+from ...rules import CheckEntry, Event, HouseRules, RuleSystemBase, SheetSection
 from .advancement import AdvanceRequest, AwardPoints, BuySkill, BuyStat, advance
 from .character import BumCharacter, validate
-from .checks import (
-    FixedCheck,
-    OpposedCheck,
-    RecheckCheck,
-    SneakAttackCheck,
-    odds_fixed,
-    odds_opposed,
-    odds_recheck,
-    odds_sneak,
-    resolve_fixed,
-    resolve_opposed,
-    resolve_recheck,
-    resolve_sneak,
-)
+from .checks import FixedCheck, OpposedCheck, RecheckCheck, SneakAttackCheck
 from .combat import BumCombat, FightState
 from .options import BumHouseRules
+from .protocol import CHECK_KINDS, character_checks, sheet_sections
 
 __all__ = [
     "SYSTEM",
@@ -53,60 +41,28 @@ __all__ = [
 ]
 
 
-def _hr(house_rules: HouseRules | None) -> BumHouseRules:
-    if house_rules is None:
-        return BumHouseRules()
-    if not isinstance(house_rules, BumHouseRules):
-        raise CheckError(f"B.U.M. needs B.U.M. house rules, not {type(house_rules).__name__}")
-    return house_rules
-
-
-class BumSystem:
+class BumSystem(RuleSystemBase):
     """B.U.M. on the Storymaster protocol."""
 
     name = "bum"
     title = "B.U.M. (Basic - Universal - Modular)"
     version = "core rulebook (Severely Awesome Games)"
-    character_model: type[BaseModel] = BumCharacter
-    house_rules_model: type[HouseRules] = BumHouseRules
-    check_types: Mapping[str, type[Check]] = {
-        "fixed": FixedCheck,
-        "opposed": OpposedCheck,
-        "recheck": RecheckCheck,
-        "sneak": SneakAttackCheck,
-    }
+    display_name = "B.U.M."
+    character_model = BumCharacter
+    house_rules_model = BumHouseRules
+    check_kinds = CHECK_KINDS
 
     def __init__(self) -> None:
         self.combat = BumCombat()
 
-    def validate_character(self, character: BaseModel, house_rules: HouseRules | None = None) -> list[Problem]:
-        if not isinstance(character, BumCharacter):
-            return [Problem("", f"not a B.U.M. character ({type(character).__name__})")]
-        return validate(character, _hr(house_rules))
+    def character_problems(self, character: BumCharacter, house_rules: BumHouseRules) -> list[Problem]:
+        return validate(character, house_rules)
 
-    def resolve(self, check: Check, rng: DiceRng, house_rules: HouseRules | None = None) -> Outcome:
-        hr = _hr(house_rules)
-        if isinstance(check, FixedCheck):
-            return resolve_fixed(check, rng)
-        if isinstance(check, OpposedCheck):
-            return resolve_opposed(check, rng, hr)
-        if isinstance(check, SneakAttackCheck):
-            return resolve_sneak(check, rng, hr)
-        if isinstance(check, RecheckCheck):
-            return resolve_recheck(check, rng)
-        raise CheckError(f"B.U.M. has no check of type {type(check).__name__}", hint="fixed, opposed, recheck or sneak")
+    def character_checks(self, character: BumCharacter, house_rules: BumHouseRules) -> list[CheckEntry]:
+        return character_checks(character, house_rules)
 
-    def odds(self, check: Check, house_rules: HouseRules | None = None) -> OutcomeOdds:
-        hr = _hr(house_rules)
-        if isinstance(check, FixedCheck):
-            return odds_fixed(check)
-        if isinstance(check, OpposedCheck):
-            return odds_opposed(check, hr)
-        if isinstance(check, SneakAttackCheck):
-            return odds_sneak(check, hr)
-        if isinstance(check, RecheckCheck):
-            return odds_recheck(check)
-        raise CheckError(f"B.U.M. has no check of type {type(check).__name__}", hint="fixed, opposed, recheck or sneak")
+    def sheet_sections(self, character: BumCharacter, house_rules: BumHouseRules) -> list[SheetSection]:
+        return sheet_sections(character, house_rules)
 
     def advance(
         self, character: BaseModel, request: BaseModel, rng: DiceRng, house_rules: HouseRules | None = None
@@ -115,7 +71,7 @@ class BumSystem:
             raise AdvancementError(f"not a B.U.M. character ({type(character).__name__})")
         if not isinstance(request, (AwardPoints, BuySkill, BuyStat)):
             raise AdvancementError(f"B.U.M. advances by award, skill or stat, not {type(request).__name__}")
-        return advance(character, request, _hr(house_rules))
+        return advance(character, request, self.coerce_house_rules(house_rules))
 
     def forecast(
         self, state: BaseModel, *, method: str = "auto", samples: int = 100_000, seed: int = 0, progress: Any = None

@@ -25,14 +25,23 @@ from .character import (
     profile,
     ranged_defence,
     shield_bonus,
+    stat_conflicts,
 )
 from .levels import skill_label, stat_label
 
-__all__ = ["card", "card_html", "card_png"]
+__all__ = ["card", "card_html", "card_png", "item_text", "png_rows"]
 
 
 def _signed(v: int | None) -> str:
     return "" if v is None else f"{v:+d}"
+
+
+def item_text(item: dict[str, Any]) -> str:
+    """One item as the card writes it: 'Suture kit (+1 Medicine)', 'Crossbow bolts x 10'."""
+    text = item["name"] + (f" x {item['quantity']}" if item["quantity"] != 1 else "")
+    if item["bonus"]:
+        text += f" ({item['bonus']}" + (f" {item['applies_to']}" if item["applies_to"] else "") + ")"
+    return text
 
 
 def card(c: BumCharacter) -> dict[str, Any]:
@@ -76,14 +85,18 @@ def card(c: BumCharacter) -> dict[str, Any]:
         "defence_totals": {"melee": melee_defence(c), "ranged": ranged_defence(c)},
         "wounds": {"max": hit_points(c), "taken": len(c.wounds), "left": current_hp(c)},
         "items": [
-            {
-                "name": i.name,
-                "bonus": _signed(i.bonus) if i.bonus else "",
-                "applies_to": i.applies_to,
-                "quantity": i.quantity,
-            }
-            for i in c.items
+            {**row, "text": item_text(row)}
+            for row in (
+                {
+                    "name": i.name,
+                    "bonus": _signed(i.bonus) if i.bonus else "",
+                    "applies_to": i.applies_to,
+                    "quantity": i.quantity,
+                }
+                for i in c.items
+            )
         ],
+        "warnings": [str(p) for p in stat_conflicts(c)],
         "banked_skill_points": c.banked_skill_points,
     }
 
@@ -107,16 +120,8 @@ def card_html(c: BumCharacter) -> str:
     return _template().render(card=data, skill_rows=pairs, stat_rows=data["stats"])
 
 
-def card_png(c: BumCharacter) -> bytes:
-    """The card as a PNG image laid out like Appendix B (needs matplotlib; raises ImportError without it)."""
-    import io
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    d = card(c)
+def png_rows(d: dict[str, Any]) -> tuple[list[list[str]], list[list[str]], int]:
+    """The PNG card's two tables as rows of cell text, and the index of the first ITEMS row."""
     skills = d["skills"]
     n = max(4, (len(skills) + 1) // 2)
     top = [["STATS", "", "SKILLS/SPELLS", "BONUS", "SKILLS/SPELLS", "BONUS"]]
@@ -168,31 +173,49 @@ def card_png(c: BumCharacter) -> bytes:
             str(dt["ranged"]),
             f"of {d['wounds']['max']}",
         ],
-        [
-            "ITEMS",
-            "; ".join(i["name"] + (f" x {i['quantity']}" if i["quantity"] != 1 else "") for i in d["items"]),
-            "",
-            "",
-            "",
-            "",
-            "",
-        ],
     ]
-    fig = plt.figure(figsize=(6.5, 3.6 + 0.2 * n))
-    fig.text(0.05, 0.95, f"NAME: {d['name']}", fontsize=10, style="italic")
-    fig.text(0.05, 0.91, f"PLAYER: {d['player']}", fontsize=10, style="italic")
-    fig.text(0.05, 0.87, f"CAMPAIGN: {d['campaign']}", fontsize=10, style="italic")
-    ax1 = fig.add_axes((0.03, 0.52, 0.94, 0.32))
-    ax2 = fig.add_axes((0.03, 0.02, 0.94, 0.48))
+    # one row per item, its whole entry (quantity, bonus, what it helps) written across the row
+    first_item = len(bottom)
+    for k, i in enumerate(d["items"] or [None]):
+        bottom.append(["ITEMS" if k == 0 else "", item_text(i) if i else "", "", "", "", "", ""])
+    return top, bottom, first_item
+
+
+def card_png(c: BumCharacter) -> bytes:
+    """The card as a PNG image laid out like Appendix B (needs matplotlib; raises ImportError without it)."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    d = card(c)
+    top, bottom, first_item = png_rows(d)
+    row_in = 0.2  # inches per table row at this font size
+    height = 0.85 + row_in * (len(top) + len(bottom)) + 0.35
+    fig = plt.figure(figsize=(6.5, height))
+    for k, label in enumerate(("NAME", "PLAYER", "CAMPAIGN")):
+        fig.text(0.05, 1 - (0.22 + 0.2 * k) / height, f"{label}: {d[label.lower()]}", fontsize=10, style="italic")
+    top_h, bottom_h = row_in * len(top) / height, row_in * len(bottom) / height
+    ax1 = fig.add_axes((0.03, 1 - 0.85 / height - top_h, 0.94, top_h))
+    ax2 = fig.add_axes((0.03, 1 - 0.85 / height - top_h - 0.2 / height - bottom_h, 0.94, bottom_h))
     widths = {id(top): [0.12, 0.06, 0.3, 0.1, 0.3, 0.1], id(bottom): [0.1, 0.28, 0.1, 0.1, 0.16, 0.13, 0.13]}
     for ax, rows in ((ax1, top), (ax2, bottom)):
         ax.axis("off")
         table = ax.table(cellText=rows, loc="upper center", cellLoc="center", colWidths=widths[id(rows)])
         table.auto_set_font_size(False)
         table.set_fontsize(7)
-        for (r, _), cell in table.get_celld().items():
+        for (r, col), cell in table.get_celld().items():
             if r == 0:
                 cell.set_facecolor("#eeeeee")
+            if rows is bottom and r >= first_item and col >= 1:
+                # the item's text runs across the row: one open cell, left-aligned
+                cell.set_facecolor("none")
+                cell.visible_edges = "TB" + ("L" if col == 1 else "") + ("R" if col == 6 else "")
+                if col == 1:
+                    cell.get_text().set_horizontalalignment("left")
+                    cell.PAD = 0.02
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=120)
     plt.close(fig)

@@ -30,9 +30,11 @@ __all__ = [
     "attack_total",
     "current_hp",
     "hit_points",
+    "is_stats_only",
     "melee_defence",
     "ranged_defence",
     "skill_bonus",
+    "stat_conflicts",
     "validate",
     "weapon_profile",
 ]
@@ -287,9 +289,42 @@ def profile(c: BumCharacter, slot: Slot) -> WeaponProfile | None:
     return weapon_profile(entry, with_shield=c.shield is not None)
 
 
-def attack_stat(entry: WeaponEntry, prof: WeaponProfile) -> Stat:
-    """Part Three: STR for melee, DEX for ranged weapons, unless the card says the GM allows another."""
-    return entry.stat or ("DEX" if prof.ranged else "STR")
+def attack_stat(entry: WeaponEntry, prof: WeaponProfile, c: BumCharacter | None = None) -> Stat:
+    """The stat an attack with this weapon adds.
+
+    The card's own ``stat`` first (the GM allowing another, e.g. DEX for knives); else the
+    governing stat of the weapon's skill, when the card has that skill (Part Three: "The
+    governing stat is the one that adds to the total roll for a given skill attempt");
+    else STR for melee and DEX for missiles (Part Three, STR and DEX).
+    """
+    if entry.stat:
+        return entry.stat
+    skill = find_skill(c, entry.skill) if c is not None and entry.skill else None
+    if skill is not None:
+        return skill.stat
+    return "DEX" if prof.ranged else "STR"
+
+
+def stat_conflicts(c: BumCharacter) -> list[Problem]:
+    """Warnings: a weapon whose card ``stat`` differs from the governing stat of its skill.
+
+    Not an error (the GM may allow it, Part Three), but the card says two things: the
+    attack uses the weapon's ``stat``, while the skill's points were bought for another.
+    """
+    out = []
+    for slot in SLOTS:
+        entry = c.weapons.get(slot)
+        skill = find_skill(c, entry.skill) if entry is not None and entry.skill else None
+        if entry is not None and entry.stat and skill is not None and skill.stat != entry.stat:
+            out.append(
+                Problem(
+                    f"weapons.{slot} {entry.name}",
+                    f"attacks with {entry.stat}, but its skill {skill.name!r} is governed by {skill.stat}; "
+                    f"the attack adds {entry.stat} (the card's choice)",
+                    "Part Three: 'The governing stat is the one that adds to the total roll'",
+                )
+            )
+    return out
 
 
 def attack_parts(c: BumCharacter, slot: Slot) -> list[tuple[str, int]]:
@@ -298,7 +333,7 @@ def attack_parts(c: BumCharacter, slot: Slot) -> list[tuple[str, int]]:
     prof = profile(c, slot)
     if entry is None or prof is None:
         raise CharacterError([Problem(f"weapons.{slot}", "no weapon in this slot", "Appendix B")])
-    stat = attack_stat(entry, prof)
+    stat = attack_stat(entry, prof, c)
     parts = [(stat, c.stats.get(stat))]
     if entry.skill:
         parts.append((entry.skill, skill_bonus(c, entry.skill)))
@@ -365,6 +400,17 @@ def skill_point_budget(c: BumCharacter, hr: BumHouseRules) -> int:
     return hr.skill_points + c.skill_points_earned
 
 
+def is_stats_only(c: BumCharacter) -> bool:
+    """A character of "the most basic form": stats and nothing bought with skill points.
+
+    Part Three, Basic Character Creation: "with your stats chosen you can play the game in
+    the most basic form"; Part Eight step 4: "This is the most basic necessity. You can begin
+    playing now ... or you can choose to include skills and/or equipment later." Such a card
+    is not held to spend its skill points (it has not taken the skills step yet).
+    """
+    return not c.skills and not c.raised_stats and not c.banked_skill_points
+
+
 def validate(c: BumCharacter, hr: BumHouseRules | None = None) -> list[Problem]:
     """Every way the card breaks the creation rules (Part Three; Part Eight steps 4-7; Appendix A)."""
     hr = hr or BumHouseRules()
@@ -413,11 +459,12 @@ def validate(c: BumCharacter, hr: BumHouseRules | None = None) -> list[Problem]:
                     "Part Three: 'starts with 10 skill points'",
                 )
             )
-        elif spent < budget:
+        elif spent < budget and not is_stats_only(c):
             problems.append(
                 Problem(
                     "skills",
-                    f"{budget - spent} skill point(s) are not assigned",
+                    f"{budget - spent} skill point(s) are not assigned; assign them to skills, or save them "
+                    f"as banked_skill_points: {budget - spent}",
                     "Part Eight step 5",
                 )
             )

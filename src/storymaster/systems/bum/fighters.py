@@ -14,7 +14,17 @@ from pydantic import Field
 
 from ...errors import CombatError
 from ...rules import Model
-from .character import SLOTS, BumCharacter, Readiness, Slot, WeaponProfile, attack_parts, profile
+from .character import (
+    SLOTS,
+    BumCharacter,
+    Readiness,
+    Slot,
+    WeaponProfile,
+    armour_bonus,
+    attack_parts,
+    profile,
+    shield_bonus,
+)
 from .checks import p_opposed_final, tie_goes_to
 from .options import BumHouseRules
 
@@ -35,6 +45,7 @@ __all__ = [
     "reach_rank",
     "reload_actions",
     "simple_bonus",
+    "simple_parts",
 ]
 
 Level = Literal[1, 2, 3, 4]
@@ -93,10 +104,50 @@ class FightState(Model):
 # --------------------------------------------------------------------------- exact per-exchange odds
 
 
-def simple_bonus(c: BumCharacter) -> int:
-    """Levels 1-3: stat + skill + item bonus of the best weapon on the card (bare STR without one)."""
-    totals = [sum(v for _, v in attack_parts(c, s)) for s in SLOTS if c.weapons.get(s) is not None]
-    return max(totals, default=c.stats.STR)
+def simple_parts(c: BumCharacter, hr: BumHouseRules | None = None) -> list[tuple[str, int]]:
+    """What the one roll of combat levels 1-3 adds, piece by piece.
+
+    Part Four, Weapons and Armor: "In the simple combat rules, just add all these bonuses to
+    the stat and skill and roll against the difficulty to win. In the more advanced rules,
+    attack and defense bonuses will be applied separately." So by default: the best weapon's
+    attack parts (stat, skill, weapon, armour and shield attack modifiers) plus that weapon's
+    defence bonus, the armour's and the shield's defence bonuses (bare STR without a weapon).
+    House rule ``simple_combat_bonuses='attack'``: the best attack total alone.
+    """
+    hr = hr or BumHouseRules()
+    with_defence = hr.simple_combat_bonuses == "all"
+    best: list[tuple[str, int]] | None = None
+    for slot in SLOTS:
+        if c.weapons.get(slot) is None:
+            continue
+        parts = attack_parts(c, slot)
+        if with_defence:
+            p = profile(c, slot)
+            if p is not None and p.parry:
+                parts.append((f"{p.name} defence", p.parry))
+        if best is None or sum(v for _, v in parts) > sum(v for _, v in best):
+            best = parts
+    if best is None:
+        best = [("STR", c.stats.STR)]
+        a_att, _ = armour_bonus(c)
+        s_att, _ = shield_bonus(c)
+        if a_att and c.armour is not None:
+            best.append((c.armour.name, a_att))
+        if s_att and c.shield is not None:
+            best.append((c.shield.name, s_att))
+    if with_defence:
+        _, a_def = armour_bonus(c)
+        _, s_def = shield_bonus(c)
+        if c.armour is not None and a_def:
+            best.append((f"{c.armour.name} defence", a_def))
+        if c.shield is not None and s_def:
+            best.append((f"{c.shield.name} defence", s_def))
+    return best
+
+
+def simple_bonus(c: BumCharacter, hr: BumHouseRules | None = None) -> int:
+    """Levels 1-3: the sum of :func:`simple_parts`."""
+    return sum(v for _, v in simple_parts(c, hr))
 
 
 def exchange_odds(
@@ -105,7 +156,7 @@ def exchange_odds(
     """Level 2/3: chance that ``a`` wins one opposed exchange (ties settled by the house rule)."""
     hr = hr or BumHouseRules()
     tie_to = tie_goes_to(hr, "attacker" if a_initiates else "defender", not a.npc, not b.npc)
-    return p_opposed_final(simple_bonus(a), simple_bonus(b), tie_to)
+    return p_opposed_final(simple_bonus(a, hr), simple_bonus(b, hr), tie_to)
 
 
 def attack_odds(

@@ -166,11 +166,12 @@ class _Static(_Card):
 
 
 #: cards already read, by identity (cards are frozen, so a card read once stays right)
-_CARDS: dict[int, tuple[BumCharacter, _Card]] = {}
+_CARDS: dict[tuple[int, str], tuple[BumCharacter, _Card]] = {}
 
 
-def _card(c: BumCharacter) -> _Card:
-    hit = _CARDS.get(id(c))
+def _card(c: BumCharacter, hr: BumHouseRules) -> _Card:
+    key = (id(c), hr.simple_combat_bonuses)
+    hit = _CARDS.get(key)
     if hit is not None and hit[0] is c:
         return hit[1]
     probe = Fighter(name=c.name, side=0, character=c, hp=0)
@@ -187,7 +188,7 @@ def _card(c: BumCharacter) -> _Card:
     card = _Card(
         player=not c.npc,
         max_hp=hit_points(c),
-        bonus=simple_bonus(c),
+        bonus=simple_bonus(c, hr),
         melee_code=_WIELD[slot],
         melee_attack=attack_total(c, slot) if slot else c.stats.STR,
         melee_wounds=mp.wounds if mp else 1,
@@ -209,7 +210,7 @@ def _card(c: BumCharacter) -> _Card:
     )
     if len(_CARDS) > 4096:
         _CARDS.clear()
-    _CARDS[id(c)] = (c, card)
+    _CARDS[key] = (c, card)
     return card
 
 
@@ -217,7 +218,7 @@ def _statics(state: FightState) -> list[_Static]:
     names = [f.name for f in state.fighters]
     return [
         _Static(
-            **_card(f.character).__dict__,
+            **_card(f.character, state.house_rules).__dict__,
             name=f.name,
             side=f.side,
             tactic=f.tactic,
@@ -743,7 +744,7 @@ def _duel_closed_form(state: FightState) -> Forecast | None:
         return None
     if fa.side == 1:
         fa, fb = fb, fa
-    ca, cb = _card(fa.character), _card(fb.character)
+    ca, cb = _card(fa.character, state.house_rules), _card(fb.character, state.house_rules)
     hr = state.house_rules
     role = "attacker" if fa.side == state.initiator else "defender"
     p = _p_opp(ca.bonus - cb.bonus, tie_goes_to(hr, role, ca.player, cb.player))  # type: ignore[arg-type]
@@ -776,6 +777,10 @@ def _duel_closed_form(state: FightState) -> Forecast | None:
             rounds[ha + j] += w
             end_b[end_label(hb - j, cb.max_hp)] += w
             end_a[DOWN] += w
+    # a certain exchange (p 0 or 1) leaves impossible ends at 0: the chain never lists them
+    end_a = {k: v for k, v in end_a.items() if v > 0}
+    end_b = {k: v for k, v in end_b.items() if v > 0}
+    rounds = {k: v for k, v in rounds.items() if v > 0}
     ends = {fa.name: (fa.side, end_a), fb.name: (fb.side, end_b)}
     return Forecast(
         system=SYSTEM,

@@ -22,16 +22,20 @@ __all__ = [
 
 
 def _non_negative(value: float, what: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise CheckError(f"{what} must be a finite number (got {value!r})", hint=f"give {what} as 0 or more")
     if value < 0:
         raise CheckError(f"{what} cannot be negative (got {value})", hint=f"give {what} as 0 or more")
 
 
 def falling_wounds(feet: float, hr: BumHouseRules | None = None) -> int:
-    """Part Seven, Falling: one wound per 10 feet; under 10 feet none.
+    """Part Seven, Falling: under 10 feet none; "between 10 and 20 feet, one point ...
+    over 20 feet, 2 damage, over 30, 3 and so on".
 
-    Ruling (rules question 4): exactly 10 ft is 1 wound, and by default every full
-    10 feet counts (20 ft = 2). ``falling_boundary='over'`` reads 'between 10 and
-    20 feet, one point; over 20 feet, 2' literally, so 20 ft = 1 and 21 ft = 2.
+    Ruling 4: the three thresholds agree with each other, so they are the default
+    (``falling_boundary='over'``): 10-20 ft = 1, 21-30 ft = 2, 31-40 ft = 3.
+    ``'every_full_ten'`` reads the opening "one wound for every 10 feet" as each full
+    10 feet (20 ft = 2, 30 ft = 3). Exactly 10 ft is 1 wound either way.
     """
     hr = hr or BumHouseRules()
     _non_negative(feet, "a fall")

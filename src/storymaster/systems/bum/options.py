@@ -99,6 +99,12 @@ class BumHouseRules(HouseRules):
         True,
         description="A melee sneak attack needs no roll and incapacitates at once (Part Five, Sneak Attacks).",
     )
+    simple_combat_bonuses: Literal["all", "attack"] = Field(
+        "all",
+        description="What the one roll of combat levels 1-3 adds (Part Four, Weapons and Armor: 'In the simple "
+        "combat rules, just add all these bonuses to the stat and skill'): 'all' adds the weapon's attack and "
+        "defence bonuses and the armour's and shield's (the book); 'attack' adds only the best attack total.",
+    )
     loser_fate: Literal["defeated", "wound"] = Field(
         "defeated",
         description="What losing a level 1 or 2 combat roll costs (Part Five, Level 1: 'he loses, suffers a wound, "
@@ -106,9 +112,10 @@ class BumHouseRules(HouseRules):
     )
     # -- damage from other sources ---------------------------------------------
     falling_boundary: Literal["every_full_ten", "over"] = Field(
-        "every_full_ten",
-        description="Falling (Part Seven): one wound per full 10 feet (10 ft = 1, 20 ft = 2), or 'over' reading "
-        "'between 10 and 20 feet, one point' literally (20 ft = 1, over 20 = 2).",
+        "over",
+        description="Falling (Part Seven): 'over' follows the book's thresholds ('less than 10 feet' none, "
+        "'between 10 and 20 feet, one point, over 20 feet, 2 damage, over 30, 3'): 10-20 ft = 1, 21-30 ft = 2; "
+        "'every_full_ten' counts each full 10 feet ('one wound for every 10 feet': 20 ft = 2).",
     )
     falling_feet_per_wound: int = Field(
         10, ge=1, le=1000, description="Feet of fall per wound (Part Seven, Falling: 10)."

@@ -407,7 +407,7 @@ def _round_level1(r: _Round) -> None:
         tgt = r.pick_target(f)
         if tgt is None:
             break
-        bonus = simple_bonus(f.character)
+        bonus = simple_bonus(f.character, r.hr)
         rec = d6(r.rng, f"{name} fight roll")
         ok = rec.total + bonus >= r.s.dc
         r.emit(
@@ -435,7 +435,7 @@ def _round_opposed(r: _Round) -> None:
         tgt = r.pick_target(f, prefer={n for n in r.f if n not in rolled})
         if tgt is None:
             break
-        a, b = simple_bonus(f.character), simple_bonus(tgt.character)
+        a, b = simple_bonus(f.character, r.hr), simple_bonus(tgt.character, r.hr)
         role = "attacker" if f.side == r.s.initiator else "defender"
         tie_to = tie_goes_to(r.hr, role, is_player(f), is_player(tgt))
         won, recs, totals = roll_opposed(a, b, r.rng, tie_to, (f"{name} fight roll", f"{tgt.name} fight roll"))

@@ -158,6 +158,12 @@ def _pay(c: FuzzyCharacter, cost: int, what: str) -> FuzzyCharacter:
     return c.model_copy(update={"experience": c.experience.model_copy(update={"unspent": have - cost})})
 
 
+def luck_reduction_gain(old_luck: int, house: FuzzyHouseRules) -> int:
+    """Points for giving up a Luck die: none by the book (Experience lists no refund for lowering a
+    good Ability); 3 x the old level with the house rule ``luck_reduction_refund`` (ruling 12)."""
+    return raise_cost(old_luck) if house.luck_reduction_refund else 0
+
+
 def _gain(c: FuzzyCharacter, points: int) -> FuzzyCharacter:
     e = c.experience
     return c.model_copy(
@@ -339,7 +345,7 @@ def advance(
     if isinstance(request, ReduceLuck):
         if k.luck <= 1:
             raise AdvancementError(f"{c.name} has {k.luck} Luck; it cannot be reduced below 1")
-        gain = raise_cost(k.luck)
+        gain = luck_reduction_gain(k.luck, house)
         new = _gain(c, gain)
         new = new.model_copy(
             update={"experience": new.experience.model_copy(update={"luck_bought": e.luck_bought - 1})}
@@ -347,7 +353,8 @@ def advance(
         return new, [
             Event(
                 "reduce-luck",
-                f"{c.name} gives up a Luck die ({k.luck} -> {k.luck - 1}): +{gain} points.",
+                f"{c.name} gives up a Luck die ({k.luck} -> {k.luck - 1}): +{gain} points"
+                + ("." if house.luck_reduction_refund else " (no refund: house rule luck_reduction_refund is off)."),
                 data={"points": gain},
             )
         ]

@@ -43,6 +43,12 @@ class FuzzyHouseRules(HouseRules):
         description="Ruling (karma): the book doubles dice above 5 only for 'good' Abilities; a Disability "
         "subtracts its plain rating. Switch on to subtract a Disability of 7 as 9 too.",
     )
+    luck_reduction_refund: bool = Field(
+        False,
+        description="An addition, off by default: giving up a Luck die through Experience refunds 3 x its old "
+        "level. The book says only that Luck 'may be purchased or reduced as though it were a good Ability', "
+        "and lowering a good Ability earns nothing in its list; by default reducing Luck earns no points.",
+    )
     recompute_karma_after_experience: bool = Field(
         False,
         description="Ruling (karma): Luck and Unluck come from comparing the dice a character was built "

@@ -2,61 +2,47 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, TypeAdapter
 
 from ...dice import DiceRng
-from ...errors import AdvancementError, CharacterError, Problem
+from ...errors import AdvancementError, Problem
 from ...forecast import Forecast
-from ...rules import Check, Event, HouseRules, Outcome, OutcomeOdds
+from ...rules import CheckEntry, Event, HouseRules, RuleSystemBase, SheetSection
 from .advancement import AdvanceRequest, advance
 from .character import FuzzyCharacter, validate
-from .checks import AbilityCheck, ContestCheck, KarmaRoll, Lottery, check_odds, resolve_check
 from .combat import FuzzyCombat
 from .options import FuzzyHouseRules
+from .protocol import CHECK_KINDS, character_checks, sheet_sections
 
 __all__ = ["SYSTEM", "FuzzySystem"]
 
 _REQUEST = TypeAdapter(AdvanceRequest)
 
 
-def _house(house_rules: HouseRules | None) -> FuzzyHouseRules:
-    if house_rules is None:
-        return FuzzyHouseRules()
-    if not isinstance(house_rules, FuzzyHouseRules):
-        raise CharacterError([Problem("house_rules", f"expected fuzzy house rules, not {type(house_rules).__name__}")])
-    return house_rules
-
-
-class FuzzySystem:
+class FuzzySystem(RuleSystemBase):
     """A Loose and Fuzzy Game System."""
 
     name = "fuzzy"
     title = "A Loose and Fuzzy Game System"
     version = "2003 (Tom deMayo, flark.org Soul Engine pages)"
+    display_name = "fuzzy"
     character_model = FuzzyCharacter
     house_rules_model = FuzzyHouseRules
-    check_types: Mapping[str, type[Check]] = {
-        "ability": AbilityCheck,
-        "contest": ContestCheck,
-        "karma": KarmaRoll,
-        "lottery": Lottery,
-    }
+    check_kinds = CHECK_KINDS
 
     def __init__(self) -> None:
         self.combat = FuzzyCombat()
 
-    def validate_character(self, character: BaseModel, house_rules: HouseRules | None = None) -> list[Problem]:
-        if not isinstance(character, FuzzyCharacter):
-            return [Problem("", f"not a fuzzy character ({type(character).__name__})")]
-        return validate(character, _house(house_rules))
+    def character_problems(self, character: FuzzyCharacter, house_rules: FuzzyHouseRules) -> list[Problem]:
+        return validate(character, house_rules)
 
-    def resolve(self, check: Check, rng: DiceRng, house_rules: HouseRules | None = None) -> Outcome:
-        return resolve_check(check, rng, _house(house_rules))
+    def character_checks(self, character: FuzzyCharacter, house_rules: FuzzyHouseRules) -> list[CheckEntry]:
+        return character_checks(character, house_rules)
 
-    def odds(self, check: Check, house_rules: HouseRules | None = None) -> OutcomeOdds:
-        return check_odds(check, _house(house_rules))
+    def sheet_sections(self, character: FuzzyCharacter, house_rules: FuzzyHouseRules) -> list[SheetSection]:
+        return sheet_sections(character, house_rules)
 
     def forecast(
         self,
@@ -85,7 +71,7 @@ class FuzzySystem:
             raise AdvancementError(f"not a fuzzy character ({type(character).__name__})")
         if isinstance(request, dict):
             request = _REQUEST.validate_python(request)
-        return advance(character, request, rng, _house(house_rules))  # type: ignore[arg-type]
+        return advance(character, request, rng, self.coerce_house_rules(house_rules))  # type: ignore[arg-type]
 
 
 SYSTEM = FuzzySystem()

@@ -8,6 +8,14 @@ from ...errors import CheckError
 from .character import Character, find_ability, highest_connection
 from .checks import AbilityRoll
 from .ladder import POOR, TERRIBLE, level_name
+from .modifiers import (
+    Quality,
+    equipment_modifier,
+    race_penalty,
+    rank_modifier_for_gap,
+    similar_ability_modifier,
+    situation_modifier,
+)
 from .options import KalyrHouseRules
 from .wounds import DEFEATED, TRACKS, TrackName, severity_name
 
@@ -15,13 +23,15 @@ __all__ = [
     "ability_level",
     "build_roll",
     "equipment_modifier",
+    "level_roll",
     "race_modifier",
+    "race_standing",
+    "rank_gap",
     "rank_modifier",
     "situation_modifier",
+    "usable_level",
     "wound_modifier",
 ]
-
-Quality = Literal["fine", "normal", "poor"]
 
 
 def ability_level(
@@ -85,35 +95,44 @@ def wound_modifier(
     return total, ", ".join(why)
 
 
-def equipment_modifier(quality: Quality) -> int:
-    """+1 for very good equipment or circumstances, -1 for very poor or improvised (Modifiers)."""
-    return {"fine": 1, "normal": 0, "poor": -1}[quality]
+def usable_level(
+    character: Character, ability: str, house_rules: KalyrHouseRules | None = None
+) -> tuple[int | None, str]:
+    """The level an ability is rolled at now, wounds on every track counted (ruling K5), or None when
+    the wounds on its own track forbid it; and why. What the sheet shows is what a check rolls."""
+    own = find_ability(character, ability)
+    level, _ = ability_level(character, ability)
+    track: TrackName = own.track if own else "physical"
+    try:
+        wound, why = wound_modifier(character, track, house_rules)
+    except CheckError as exc:
+        return None, exc.message
+    return level + wound, why
 
 
-def situation_modifier(value: int) -> int:
-    """A situational advantage of +1 or even +2 (Modifiers)."""
-    if not -2 <= value <= 2:
-        raise CheckError(f"a situational modifier is between -2 and +2, not {value:+d}")
-    return value
+def race_standing(actor: Character, target: Character) -> str:
+    """How the target stands to the actor's race: same, other, or other and Very Intolerant."""
+    if actor.race.strip().lower() == target.race.strip().lower():
+        return "same"
+    return "very_intolerant" if target.intolerance == "very_intolerant" else "other"
 
 
 def race_modifier(actor: Character, target: Character) -> int:
     """Persuading someone of another race: -1, or -2 if they are Very Intolerant (Modifiers)."""
-    if actor.race.strip().lower() == target.race.strip().lower():
-        return 0
-    return -2 if target.intolerance == "very_intolerant" else -1
+    return race_penalty(race_standing(actor, target))
+
+
+def rank_gap(actor: Character, target: Character, organisation: str | None = None) -> int:
+    """Levels the target's highest connection is above the actor's (no connection counts as Poor, ruling K8)."""
+    mine = highest_connection(actor, organisation)
+    theirs = highest_connection(target, organisation)
+    return (POOR if theirs is None else theirs) - (POOR if mine is None else mine)
 
 
 def rank_modifier(actor: Character, target: Character, organisation: str | None = None) -> int:
     """Persuading a social superior: -1 per level the target's highest connection is above yours;
     +1 if you outrank them (Modifiers). No connection at all counts as Poor (ruling K8)."""
-    mine = highest_connection(actor, organisation)
-    theirs = highest_connection(target, organisation)
-    mine = POOR if mine is None else mine
-    theirs = POOR if theirs is None else theirs
-    if theirs > mine:
-        return mine - theirs
-    return 1 if mine > theirs else 0
+    return rank_modifier_for_gap(rank_gap(actor, target, organisation))
 
 
 def build_roll(
@@ -146,19 +165,16 @@ def build_roll(
     eq = equipment_modifier(equipment)
     if eq:
         notes.append(f"equipment {eq:+d}")
-        total += eq
     sit = situation_modifier(situation)
     if sit:
         notes.append(f"situation {sit:+d}")
-        total += sit
+    race, gap = "same", 0
     if persuade is not None:
-        race = race_modifier(character, persuade)
-        rank = rank_modifier(character, persuade, organisation)
-        if race:
-            notes.append(f"different race {race:+d}")
-        if rank:
-            notes.append(f"social rank {rank:+d}")
-        total += race + rank
+        race, gap = race_standing(character, persuade), rank_gap(character, persuade, organisation)
+        if race_penalty(race):
+            notes.append(f"different race {race_penalty(race):+d}")
+        if rank_modifier_for_gap(gap):
+            notes.append(f"social rank {rank_modifier_for_gap(gap):+d}")
     if extra:
         notes.append(f"other {extra:+d}")
         total += extra
@@ -167,5 +183,55 @@ def build_roll(
         second_level, how2 = ability_level(character, second)
         notes.append(f"second ability: {how2}")
     return AbilityRoll(
-        ability=level, modifier=total, second=second_level, combine=combine, automatic=automatic, name=character.name
+        ability=level,
+        modifier=total,
+        second=second_level,
+        combine=combine,
+        automatic=automatic,
+        name=character.name,
+        equipment=equipment,
+        situation=sit,
+        race=race,  # type: ignore[arg-type]
+        rank_gap=gap,
+    ), notes
+
+
+def level_roll(
+    level: int,
+    *,
+    modifier: int = 0,
+    second: int | None = None,
+    combine: Literal["best", "worst"] = "best",
+    automatic: bool = False,
+    equipment: str = "normal",
+    situation: int = 0,
+    similar: int = 0,
+    race: str = "same",
+    rank_gap: int = 0,
+    name: str = "",
+) -> tuple[AbilityRoll, list[str]]:
+    """One side of a check from a bare ladder level with the Modifiers section's named modifiers,
+    each checked by its rule (a bad value is a :class:`CheckError`), and the reasons, one per line."""
+    named = [
+        ("equipment", equipment_modifier(equipment)),
+        ("situation", situation_modifier(situation)),
+        ("similar ability", similar_ability_modifier(similar)),
+        ("different race", race_penalty(race)),
+        ("social rank", rank_modifier_for_gap(rank_gap)),
+    ]
+    notes = [f"{what} {v:+d}" for what, v in named if v]
+    if modifier:
+        notes.append(f"other {modifier:+d}")
+    return AbilityRoll(
+        ability=level,
+        modifier=modifier,
+        second=second,
+        combine=combine,
+        automatic=automatic,
+        name=name,
+        equipment=equipment,  # type: ignore[arg-type]
+        situation=situation,
+        similar=similar,
+        race=race,  # type: ignore[arg-type]
+        rank_gap=rank_gap,
     ), notes

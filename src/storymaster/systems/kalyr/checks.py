@@ -20,6 +20,15 @@ from ...odds import distribution
 from ...rules.models import Check, Model
 from ...rules.outcome import Outcome, OutcomeOdds
 from .ladder import FAIR, Level, level_name
+from .modifiers import (
+    Quality,
+    RaceStanding,
+    equipment_modifier,
+    race_penalty,
+    rank_modifier_for_gap,
+    similar_ability_modifier,
+    situation_modifier,
+)
 from .options import KalyrHouseRules
 
 __all__ = [
@@ -57,10 +66,42 @@ class AbilityRoll(Model):
     combine: Literal["best", "worst"] = "best"
     automatic: bool = False
     name: str = ""
+    equipment: Quality = Field("normal", description="very good equipment +1, very poor or improvised -1 (Modifiers)")
+    situation: int = Field(0, ge=-2, le=2, description="a situational advantage of +1 or even +2 (Modifiers)")
+    similar: int = Field(
+        0, ge=-3, le=0, description="a similar ability used instead, at -1 or -2 (Deciding What Ability to Use)"
+    )
+    race: RaceStanding = Field(
+        "same", description="persuading someone of another race -1, a Very Intolerant one -2 (Modifiers)"
+    )
+    rank_gap: int = Field(
+        0,
+        ge=-6,
+        le=6,
+        description="persuading: levels the target's highest connection is above yours (-1 each); "
+        "below yours: +1 (Modifiers)",
+    )
+
+    @property
+    def named_modifiers(self) -> list[tuple[str, int]]:
+        """The Modifiers section's named modifiers on this roll, each from its rule function."""
+        parts = [
+            ("equipment", equipment_modifier(self.equipment)),
+            ("situation", situation_modifier(self.situation)),
+            ("similar ability", similar_ability_modifier(self.similar)),
+            ("other race", race_penalty(self.race)),
+            ("social rank", rank_modifier_for_gap(self.rank_gap)),
+        ]
+        return [(what, v) for what, v in parts if v]
+
+    @property
+    def total_modifier(self) -> int:
+        """The free ``modifier`` plus every named modifier."""
+        return self.modifier + sum(v for _, v in self.named_modifiers)
 
     @property
     def effective(self) -> int:
-        return self.ability + self.modifier
+        return self.ability + self.total_modifier
 
     def rolls_two(self) -> bool:
         """Whether two dice rolls are made (Deciding What Ability to Use)."""
@@ -75,8 +116,8 @@ class AbilityRoll(Model):
         if self.second is None:
             return (self.effective,)
         if self.rolls_two():
-            return (self.effective, self.second + self.modifier)
-        return (max(self.ability, self.second) + self.modifier,)
+            return (self.effective, self.second + self.total_modifier)
+        return (max(self.ability, self.second) + self.total_modifier,)
 
     def who(self, default: str) -> str:
         return self.name or default
@@ -153,6 +194,8 @@ def _describe_roll(r: AbilityRoll) -> str:
         text += f" {'or' if r.combine == 'best' else 'and'} {level_name(r.second)}"
     if r.modifier:
         text += f" {r.modifier:+d}"
+    for what, v in r.named_modifiers:
+        text += f" {v:+d} ({what})"
     return (r.name + " " if r.name else "") + text
 
 

@@ -39,7 +39,8 @@ class KalyrCombat:
         options: Mapping[str, Any] | None = None,
     ) -> FightState:
         """A fresh fight. ``options``: mode (simple/detailed), track, ranged, on_tie (reroll/draw),
-        stakes (a wound level), tactics (one mapping per side), max_rounds."""
+        stakes (a wound level), tactics (one mapping per side), abilities (fighter name -> the
+        ability that fighter uses, over the side's tactics), max_rounds."""
         opts = dict(options or {})
         hr = house_rules if isinstance(house_rules, KalyrHouseRules) else KalyrHouseRules()
         if house_rules is not None and not isinstance(house_rules, KalyrHouseRules):
@@ -60,13 +61,24 @@ class KalyrCombat:
                 "a detailed contest is fought one-on-one",
                 hint="use a simple group contest (mode 'simple') for several on a side",
             )
+        chosen = opts.get("abilities") or {}
+        if not isinstance(chosen, Mapping) or not all(isinstance(v, str) and v for v in chosen.values()):
+            raise CombatError("option 'abilities' maps a fighter's name to the ability they fight with")
+        names = {c.name for side in sides for c in side if isinstance(c, Character)}
+        unknown = sorted(set(chosen) - names)
+        if unknown:
+            raise CombatError(
+                f"abilities chosen for {', '.join(map(repr, unknown))}, who is not in the fight",
+                hint=f"fighters: {', '.join(sorted(names))}",
+            )
         built = []
         for i, side in enumerate(sides):
             members = []
             for c in side:
                 if not isinstance(c, Character):
                     raise CombatError(f"side {i + 1}: {type(c).__name__} is not a Kalyr character")
-                members.append(make_fighter(c, tactics[i], track))
+                own = tactics[i].model_copy(update={"ability": chosen[c.name]}) if c.name in chosen else tactics[i]
+                members.append(make_fighter(c, own, track, ranged=bool(opts.get("ranged", False))))
             built.append(tuple(members))
         try:
             state = FightState(

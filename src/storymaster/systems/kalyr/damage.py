@@ -25,6 +25,7 @@ __all__ = [
     "approach_total",
     "armament_bonus",
     "contest_damage",
+    "detailed_contest_damage",
     "end_scene",
     "halve_for_detailed",
     "heal",
@@ -90,6 +91,33 @@ def simple_contest_damage(
 def halve_for_detailed(points: int) -> int:
     """Detailed Contests: the total damage is halved, rounding up, before reading the track."""
     return math.ceil(points / 2) if points > 0 else points
+
+
+def detailed_contest_damage(
+    a: Character,
+    a_result: int,
+    b: Character,
+    b_result: int,
+    *,
+    a_approach: int = 0,
+    b_approach: int = 0,
+    winner_takes_damage: bool = False,
+) -> tuple[int, int]:
+    """Damage points (to A, to B) from one round of a detailed contest, halved (rounding up).
+
+    Detailed Contests: "If the result is a tie, the round results is a stand-off ... nobody is
+    hurt"; otherwise the winner scores the hit: only the loser takes damage (ruling K11; house
+    rule ``detailed_winner_takes_damage`` checks the winner's too). The minimum result to hit
+    and the other detailed-combat modifiers act on the results before this.
+    """
+    if a_result == b_result:
+        approach_total(a_approach, b_approach)  # bad approaches are still refused
+        return 0, 0
+    to_a, to_b = simple_contest_damage(a, a_result, b, b_result, a_approach=a_approach, b_approach=b_approach)
+    to_a, to_b = halve_for_detailed(to_a), halve_for_detailed(to_b)
+    if winner_takes_damage:
+        return to_a, to_b
+    return (0, to_b) if a_result > b_result else (to_a, 0)
 
 
 def armament_bonus(a: Character, b: Character) -> tuple[int, int]:

@@ -27,6 +27,7 @@ __all__ = [
     "Fighter",
     "Tactics",
     "best_ability",
+    "fighting_ability",
     "is_critical",
     "is_out",
     "make_fighter",
@@ -47,7 +48,9 @@ class Tactics(Model):
     """How a fighter fights; every automatic choice comes from here."""
 
     ability: str | None = Field(
-        None, description="the ability to fight with (default: the best on the contest's track)"
+        None,
+        description="the ability to fight with (default: chosen by the text: Brawling or Melee Weapons in a "
+        "physical fight, a psionic power in a mental one, the best social ability in a social one)",
     )
     approach: int = Field(0, ge=-2, le=2, description="aggressive +1/+2, cautious -1/-2 (Damage)")
     stance: Literal["normal", "all_out_offence", "all_out_defence"] = "normal"
@@ -97,16 +100,44 @@ class FightState(Model):
 
 
 def best_ability(character: Character, track: TrackName) -> str:
-    """The default fighting ability: the character's best on the contest's track (ruling K29)."""
+    """The character's best ability on a track ("(none)" without one)."""
     on_track = [a for a in character.abilities if a.track == track]
     if not on_track:
         return "(none)"
     return max(on_track, key=lambda a: a.level).name
 
 
-def make_fighter(character: Character, tactics: Tactics, track: TrackName) -> Fighter:
+def _named_like(name: str, words: Sequence[str]) -> bool:
+    n = name.strip().casefold()
+    return any(n == w.casefold() or n.startswith(w.casefold() + " ") for w in words)
+
+
+def fighting_ability(character: Character, track: TrackName, *, ranged: bool = False) -> str:
+    """The ability a fighter uses when none is named, chosen by the text (ruling K29).
+
+    Deciding What Ability to Use: "A fight might need Brawling or Melee Weapons (Nirvork) ... and
+    psionic battles will require psionic powers". A physical contest uses the best of the
+    character's Brawling / Melee Weapons / Melee Combat (a missile contest: the best missile-weapon
+    skill); without one, Brawling, rolled at Poor (Terrible under an incompetence). A mental
+    contest uses the best psionic ability, else the best mental one; a social contest the best
+    social ability.
+    """
+    if track == "physical":
+        words = COMBAT["fighting_abilities"]["ranged" if ranged else "melee"]
+        fit = [a for a in character.abilities if a.track == "physical" and _named_like(a.name, words)]
+        if fit:
+            return max(fit, key=lambda a: a.level).name
+        return str(words[0] if ranged else "Brawling")
+    if track == "mental":
+        psionic = [a for a in character.abilities if a.track == "mental" and a.kind == "psionic"]
+        if psionic:
+            return max(psionic, key=lambda a: a.level).name
+    return best_ability(character, track)
+
+
+def make_fighter(character: Character, tactics: Tactics, track: TrackName, *, ranged: bool = False) -> Fighter:
     """A fighter with the ability it will roll (Deciding What Ability to Use: none listed is Poor)."""
-    name = tactics.ability or best_ability(character, track)
+    name = tactics.ability or fighting_ability(character, track, ranged=ranged)
     level, _ = ability_level(character, name)
     return Fighter(character=character, tactics=tactics, ability=name, level=level)
 

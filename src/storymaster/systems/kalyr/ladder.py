@@ -15,7 +15,7 @@ from pydantic import BeforeValidator, PlainSerializer, WithJsonSchema
 from ...errors import CheckError
 from .data_files import table
 
-__all__ = ["FAIR", "LADDER", "SUPERB", "TERRIBLE", "Level", "LevelName", "level_name", "parse_level"]
+__all__ = ["FAIR", "LADDER", "SUPERB", "TERRIBLE", "Level", "LevelName", "level_name", "parse_level", "parse_levels"]
 
 LADDER: dict[str, int] = {row["name"]: row["value"] for row in table("ladder")["ladder"]}
 _BY_VALUE = {v: k for k, v in LADDER.items()}
@@ -54,14 +54,30 @@ def parse_level(text: Any, /, *, what: str = "level") -> int:
         base = SUPERB if m.group(1).lower() == "superb" else TERRIBLE
         n = int(m.group(3))
         return base + n if m.group(2) == "+" else base - n
-    try:
+    if re.fullmatch(r"[+-]\d+|0", s):
         return int(s)
-    except ValueError:
-        pass
+    if re.fullmatch(r"\d+", s):
+        raise CheckError(
+            f"{what}: {s!r} is ambiguous: a level is a ladder word, or a signed number of steps from Fair",
+            hint=f"write e.g. Good, or +{s} for {level_name(int(s))} ({s} steps above Fair)",
+        )
     raise CheckError(
         f"{what}: {s!r} is not on the Trait Ladder",
         hint="use Terrible, Poor, Mediocre, Fair, Good, Great or Superb (or e.g. Superb+1)",
     )
+
+
+def parse_levels(text: str, /, *, what: str = "levels") -> list[int]:
+    """A comma-separated list of levels ("Good,Fair,Fair"); an empty entry is an error, not skipped."""
+    items = [t.strip() for t in str(text).split(",")]
+    if not any(items):
+        raise CheckError(f"{what}: list at least one level", hint="e.g. Good,Fair")
+    for k, t in enumerate(items, 1):
+        if not t:
+            raise CheckError(
+                f"{what}: entry {k} of {text!r} is empty", hint="one ladder level per character, e.g. Good,Fair,Fair"
+            )
+    return [parse_level(t, what=f"{what} entry {k}") for k, t in enumerate(items, 1)]
 
 
 def _validate(value: Any) -> int:

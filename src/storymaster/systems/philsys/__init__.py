@@ -15,49 +15,42 @@ from pydantic import BaseModel
 from ...dice import DiceRng
 from ...errors import AdvancementError, Problem
 from ...forecast import Forecast
-from ...rules.models import Check, HouseRules
-from ...rules.outcome import Outcome, OutcomeOdds
+from ...rules.base import RuleSystemBase
+from ...rules.catalogue import CheckEntry
+from ...rules.models import HouseRules
 from ...rules.protocol import Event
+from ...rules.sheet import SheetSection
 from .advancement import LevelUp, XpAward, award_xp, level_up
 from .character import Character, validate
-from .checks import CHECK_TYPES, check_odds, resolve_check
 from .combat import PhilsysCombat
 from .options import PhilsysHouseRules
+from .protocol import CHECK_KINDS, character_checks, sheet_sections
 
 __all__ = ["SYSTEM", "PhilsysSystem"]
 
 
-def _hr(house_rules: HouseRules | None) -> PhilsysHouseRules:
-    if house_rules is None:
-        return PhilsysHouseRules()
-    if isinstance(house_rules, PhilsysHouseRules):
-        return house_rules
-    return PhilsysHouseRules.model_validate(house_rules.model_dump())
-
-
-class PhilsysSystem:
+class PhilsysSystem(RuleSystemBase):
     """The Philsys rule system."""
 
     name = "philsys"
     title = "Philsys (RPGWW wiki)"
     version = "2006-03-21"
+    display_name = "philsys"
     character_model = Character
     house_rules_model = PhilsysHouseRules
-    check_types = CHECK_TYPES
+    check_kinds = CHECK_KINDS
 
     def __init__(self) -> None:
         self.combat = PhilsysCombat()
 
-    def validate_character(self, character: BaseModel, house_rules: HouseRules | None = None) -> list[Problem]:
-        if not isinstance(character, Character):
-            return [Problem("", f"not a philsys character: {type(character).__name__}")]
-        return validate(character, _hr(house_rules))
+    def character_problems(self, character: Character, house_rules: PhilsysHouseRules) -> list[Problem]:
+        return validate(character, house_rules)
 
-    def resolve(self, check: Check, rng: DiceRng, house_rules: HouseRules | None = None) -> Outcome:
-        return resolve_check(check, rng, _hr(house_rules))
+    def character_checks(self, character: Character, house_rules: PhilsysHouseRules) -> list[CheckEntry]:
+        return character_checks(character, house_rules)
 
-    def odds(self, check: Check, house_rules: HouseRules | None = None) -> OutcomeOdds:
-        return check_odds(check, _hr(house_rules))
+    def sheet_sections(self, character: Character, house_rules: PhilsysHouseRules) -> list[SheetSection]:
+        return sheet_sections(character, house_rules)
 
     def advance(
         self, character: BaseModel, request: BaseModel, rng: DiceRng, house_rules: HouseRules | None = None
@@ -67,7 +60,7 @@ class PhilsysSystem:
         if isinstance(request, XpAward):
             return award_xp(character, request.amount)
         if isinstance(request, LevelUp):
-            return level_up(character, request, rng, _hr(house_rules))
+            return level_up(character, request, rng, self.coerce_house_rules(house_rules))
         raise AdvancementError(
             f"philsys does not know the advancement {type(request).__name__}", hint="use XpAward or LevelUp"
         )

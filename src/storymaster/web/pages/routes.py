@@ -6,28 +6,31 @@ same membership checks and visibility rules apply; forms carry the session's CSR
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import json
 from typing import Any
 
 import yaml
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import ValidationError
+from starlette.concurrency import run_in_threadpool
 
+from ... import safe_yaml
 from ...errors import StorymasterError
-from ...play import campaign as cmd
-from ...play.errors import Forbidden, Invalid, NotFound
-from ...play.verify import verify_export
-from ...rules import all_systems, get_system
+from ...play.errors import Forbidden, Invalid
+from ...play.verify import verify_text
+from ...present import card_html
+from ...rules import CheckEntry, all_systems, get_system
+from ...store.repo import invite_open
+from ..accounts import TooManyTries
 from ..deps import CSRF_COOKIE, SESSION_COOKIE, Id, now_text, sha256
-from ..routers import auth, campaigns, characters, posts, scenes
+from ..routers import auth, campaigns, characters, invites, posts, scenes
 from ..schemas import (
     CampaignIn,
     CharacterIn,
     CombatIn,
     HouseRulesIn,
+    InviteIn,
+    JoinIn,
     LoginIn,
     MemberIn,
     NoteIn,
@@ -59,6 +62,7 @@ from .sheets import (
     merge_form,
     read_check_controls,
     sheet_rows,
+    sheet_view,
     split_sheet,
     starter_sheet,
 )
@@ -85,6 +89,10 @@ def _settings(request: Request):
     return request.app.state.settings
 
 
+def _throttle(request: Request):
+    return request.app.state.throttle
+
+
 def _safe_next(url: str | None) -> str:
     ok = url and url.startswith("/") and not url.startswith(("//", "/\\")) and "\n" not in url and "\r" not in url
     return url if ok else "/campaigns"
@@ -106,7 +114,7 @@ def _parse_doc(text: str, what: str) -> Any:
     if not text.strip():
         return {}
     try:
-        return yaml.safe_load(text)
+        return safe_yaml.load(text)
     except (yaml.YAMLError, RecursionError) as exc:
         raise PageError(
             422, f"the {what} is not valid YAML or JSON", (str(exc).splitlines() or ["too deeply nested"])[0]
@@ -121,12 +129,6 @@ async def _run(request: Request, fn):
         return to_sign_in(request)
     except (PageError, ValidationError, StorymasterError) as exc:
         return error_page(request, exc)
-
-
-def invite_token(store: Any, cid: int) -> str:
-    """A join link's secret: derived from the campaign log's first hash, which only members can read."""
-    first = store.campaign_log(cid)[0].hash
-    return hashlib.sha256(f"storymaster-invite:{cid}:{first}".encode()).hexdigest()[:32]
 
 
 # ---------------------------------------------------------------- accounts
@@ -153,10 +155,15 @@ async def login_submit(request: Request) -> Response:
     nxt = _safe_next(str(form.get("next") or ""))
     name, password = str(form.get("name") or ""), str(form.get("password") or "")
     try:
+        auth.check_origin(request)
         body = LoginIn(name=name, password=password)
         resp = see_other(nxt)
-        auth.login(body, resp, _store(request), _settings(request), _now(request))
+        auth.sign_in(
+            body, resp, _store(request), _settings(request), _now(request), auth.client_of(request), _throttle(request)
+        )
         return resp
+    except TooManyTries as exc:
+        return render(request, "login.html", status=429, next=nxt, error=exc.message, name=name)
     except (ValidationError, StorymasterError):
         return render(request, "login.html", status=401, next=nxt, error="Wrong name or password.", name=name)
 
@@ -179,11 +186,20 @@ async def signup_submit(request: Request) -> Response:
         str(form.get("email") or "") or None,
     )
     try:
-        auth.register(
+        auth.check_origin(request)
+        auth.create_account(
             RegisterIn(name=name, password=password, email=email), _store(request), _settings(request), _now(request)
         )
         resp = see_other(nxt)
-        auth.login(LoginIn(name=name, password=password), resp, _store(request), _settings(request), _now(request))
+        auth.sign_in(
+            LoginIn(name=name, password=password),
+            resp,
+            _store(request),
+            _settings(request),
+            _now(request),
+            auth.client_of(request),
+            _throttle(request),
+        )
         return resp
     except (ValidationError, StorymasterError) as exc:
         _, message, _ = error_message(exc)
@@ -248,7 +264,7 @@ def _campaign_ctx(request: Request, v: Visitor, cid: int) -> dict[str, Any]:
     }
     if view["your_role"] == "gm":
         ctx["notes"] = campaigns.notes(cid, store, v.caller)
-        ctx["invite"] = f"/join/{cid}/{invite_token(store, cid)}"
+        ctx["invites"] = invites.list_invites(cid, store, v.caller, _now(request))
         ctx["house_rules_yaml"] = yaml.safe_dump(view["house_rules"], sort_keys=True) if view["house_rules"] else ""
     return ctx
 
@@ -305,18 +321,54 @@ async def campaign_note(request: Request, cid: Id) -> Response:
     return await _run(request, go)
 
 
+@router.post("/campaigns/{cid}/invites", response_class=HTMLResponse)
+async def campaign_invite(request: Request, cid: Id) -> Response:
+    async def go():
+        v = require(request)
+        form = await form_of(request, v)
+        body = InviteIn(
+            role=str(form.get("role") or "player"),
+            expires_in_hours=_int(form.get("expires_in_hours"), "expires after"),
+            max_uses=_int(form.get("max_uses"), "uses"),
+        )
+        made = invites.create_invite(cid, body, _store(request), v.caller, _now(request))
+        ctx = _campaign_ctx(request, v, cid)
+        return render(request, "campaign.html", v=v, new_invite=made, **ctx)
+
+    return await _run(request, go)
+
+
+@router.post("/campaigns/{cid}/invites/{iid}/revoke")
+async def campaign_revoke_invite(request: Request, cid: Id, iid: Id) -> Response:
+    async def go():
+        v = require(request)
+        await form_of(request, v)
+        invites.revoke_invite(cid, iid, _store(request), v.caller, _now(request))
+        return see_other(f"/campaigns/{cid}#members")
+
+    return await _run(request, go)
+
+
+def _open_invite(request: Request, cid: int, token: str) -> Any:
+    row = _store(request).invite(cid, sha256(token)) if len(token) <= 200 else None
+    if row is None or not invite_open(row._mapping, now_text(_now(request))):
+        raise PageError(
+            404, "this invitation link is not valid (unknown, revoked, expired or used up)", "ask the GM for a new link"
+        )
+    return row
+
+
 @router.get("/join/{cid}/{token}", response_class=HTMLResponse)
 async def join_page(request: Request, cid: Id, token: str) -> Response:
     async def go():
         v = require(request)
         store = _store(request)
+        invite = _open_invite(request, cid, token)
         with store.reading_campaign(cid) as c:
-            if not hmac.compare_digest(token, invite_token(store, cid)):
-                raise PageError(404, "this invitation link is not valid", "ask the GM for a new link")
             name, role = c.name, c.role_of(v.caller.id)
         if role is not None:
             return see_other(f"/campaigns/{cid}")
-        return render(request, "join.html", v=v, cid=cid, token=token, name=name)
+        return render(request, "join.html", v=v, cid=cid, token=token, name=name, role=invite.role)
 
     return await _run(request, go)
 
@@ -326,17 +378,9 @@ async def join_submit(request: Request, cid: Id, token: str) -> Response:
     async def go():
         v = require(request)
         await form_of(request, v)
-        store = _store(request)
-
-        def decide(c):
-            if not hmac.compare_digest(token, invite_token(store, cid)):
-                raise NotFound("this invitation link is not valid")
-            if c.role_of(v.caller.id) is not None:
-                return []
-            # the GM issued the link: joining through it is the GM adding you as a player
-            return cmd.add_member(c, c.gms()[0], user=v.caller.id, name=v.caller.name, role="player")
-
-        store.campaign_append(cid, decide, now_text(_now(request)))
+        if len(token) > 200:
+            raise PageError(404, "this invitation link is not valid")
+        invites.join(cid, JoinIn(token=token), _store(request), v.caller, _now(request))
         return see_other(f"/campaigns/{cid}")
 
     return await _run(request, go)
@@ -361,7 +405,7 @@ async def character_new(request: Request, cid: Id) -> Response:
         system = ctx["system"]
         if ctx["c"]["your_role"] not in ("gm", "player"):
             raise Forbidden("observers do not make characters")
-        start = yaml.safe_load(starter_sheet(system)) or {}
+        start = safe_yaml.load(starter_sheet(system)) or {}
         values, text = split_sheet(system, start)
         report = check_sheet(system, start, ctx["c"]["house_rules"])
         return render(
@@ -454,9 +498,17 @@ async def character_page(request: Request, cid: Id, char: Id) -> Response:
         ctx = _campaign_ctx(request, v, cid)
         view = characters.read_character(cid, char, _store(request), v.caller)
         can_edit = ctx["c"]["your_role"] == "gm" or view["owner"] == v.caller.id
-        rows, totals, derived = sheet_rows(ctx["system"], view["sheet"], ctx["c"]["house_rules"])
+        sheet, why = sheet_view(ctx["system"], view["sheet"], ctx["c"]["house_rules"])
         return render(
-            request, "sheet.html", v=v, ch=view, rows=rows, totals=totals, derived=derived, can_edit=can_edit, **ctx
+            request,
+            "sheet.html",
+            v=v,
+            ch=view,
+            rows=sheet_rows(view["sheet"]),
+            sheet=sheet,
+            sheet_problem=why,
+            can_edit=can_edit,
+            **ctx,
         )
 
     return await _run(request, go)
@@ -489,18 +541,16 @@ async def character_edit(request: Request, cid: Id, char: Id) -> Response:
 
 @router.get("/campaigns/{cid}/characters/{char}/card", response_class=HTMLResponse)
 async def character_card(request: Request, cid: Id, char: Id) -> Response:
-    """B.U.M.'s printable card (the bum system's own renderer)."""
+    """A printable card of the character's structured sheet (B.U.M.'s Appendix B card, and every other system's)."""
 
     async def go():
         v = require(request)
         ctx = _campaign_ctx(request, v, cid)
         view = characters.read_character(cid, char, _store(request), v.caller)
-        if ctx["system"].name != "bum":
-            raise NotFound("only B.U.M. characters have a card; print the sheet page instead")
-        from ...systems.bum.card import card_html
-
-        model = ctx["system"].character_model.model_validate(view["sheet"])
-        return HTMLResponse(card_html(model))
+        sheet, why = sheet_view(ctx["system"], view["sheet"], ctx["c"]["house_rules"])
+        if sheet is None:
+            raise PageError(422, f"this sheet cannot be made into a card: {why}")
+        return HTMLResponse(card_html(sheet, title=ctx["system"].display_name or ctx["system"].title))
 
     return await _run(request, go)
 
@@ -525,7 +575,7 @@ async def scene_open(request: Request, cid: Id) -> Response:
             mode=mode,
             cast=[c for c in cast if c],
             turn_seconds=turn_seconds,
-            on_deadline=str(form.get("on_deadline") or "skip"),
+            on_deadline=str(form.get("on_deadline") or "") or None,
         )
         view = scenes.open_scene(cid, body, _store(request), v.caller, _now(request))
         return see_other(f"/scenes/{view['id']}")
@@ -550,10 +600,11 @@ def _scene_ctx(request: Request, v: Visitor, sid: int, *, forecast: bool = True)
         my_chars=mine,
         owed=owed,
         is_gm=is_gm,
-        check_types=sorted(ctx["system"].check_types),
+        check_kinds=list(ctx["system"].check_kinds),
+        check_entries=_check_entries(ctx["system"], _with_sheets(store, v, c["id"], mine), c["house_rules"]),
         visibility_text=VISIBILITY_TEXT,
         check_help=_check_help(ctx["system"]),
-        check_controls={t: check_controls(m) for t, m in sorted(ctx["system"].check_types.items())},
+        check_controls={k.name: check_controls(k.model) for k in ctx["system"].check_kinds},
         last_post=max((p["id"] for p in post_list), default=0),
     )
     if forecast and is_gm and scene.get("combat"):
@@ -561,17 +612,58 @@ def _scene_ctx(request: Request, v: Visitor, sid: int, *, forecast: bool = True)
     return ctx
 
 
-def _check_help(system: Any) -> dict[str, list[dict[str, Any]]]:
-    """Each check type's fields (from its pydantic model), for the composer's help."""
-    out = {}
-    for name, model in sorted(system.check_types.items()):
-        fields = []
-        for fname, f in model.model_fields.items():
-            if fname == "type":
-                continue
-            fields.append({"name": fname, "required": f.is_required(), "help": f.description or ""})
-        out[name] = fields
+def _check_help(system: Any) -> dict[str, dict[str, Any]]:
+    """Each check kind's title, summary and fields (from the catalogue), for the composer's help."""
+    return {
+        k.name: {
+            "title": k.title,
+            "summary": k.summary,
+            "fields": [
+                {"name": p["name"], "required": p["required"], "help": p["description"]}
+                for p in k.parameters()
+                if p["name"] != "type"
+            ],
+        }
+        for k in system.check_kinds
+    }
+
+
+def _with_sheets(store: Any, v: Visitor, cid: int, chars: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The characters with their sheets (the campaign view lists them without)."""
+    if not chars:
+        return []
+    sheets = {ch["id"]: ch["sheet"] for ch in characters.list_characters(cid, store, v.caller)}
+    return [{**ch, "sheet": sheets.get(ch["id"], {})} for ch in chars]
+
+
+def _check_entries(
+    system: Any, chars: list[dict[str, Any]], house_rules: Any
+) -> list[tuple[dict[str, Any], list[CheckEntry]]]:
+    """What each of the writer's characters can roll (the system's catalogue of checks for the sheet)."""
+    out = []
+    for ch in chars:
+        try:
+            entries = system.checks_for(ch.get("sheet") or {}, house_rules or None)
+        except StorymasterError:
+            continue  # a sheet the rules cannot read offers no checks; its page says why
+        if entries:
+            out.append((ch, entries))
     return out
+
+
+def _entry_of(request: Request, v: Visitor, sid: int, system: Any, value: str) -> CheckEntry:
+    """The catalogue entry ``character-id|key`` the composer names, for a character the writer may see."""
+    char_text, _, key = value.partition("|")
+    char = _int(char_text, "character")
+    store = _store(request)
+    scene = scenes.read_scene(sid, store, v.caller)
+    camp = campaigns.read(scene["campaign"], store, v.caller)
+    view = characters.read_character(scene["campaign"], char or 0, store, v.caller)
+    entries = system.checks_for(view["sheet"], camp["house_rules"] or None)
+    for e in entries:
+        if e.key == key:
+            return e
+    raise PageError(422, f"{view['name']} has no check {key!r}", "choose one from the list")
 
 
 def _forecast(store: Any, sid: int, system: Any, fight: dict[str, Any]) -> dict[str, Any] | None:
@@ -616,7 +708,7 @@ async def scene_story(request: Request, sid: Id) -> Response:
     return await _run(request, go)
 
 
-def _roll_from_form(form: Any, system: Any = None) -> dict[str, Any] | None:
+def _roll_from_form(form: Any, system: Any = None, entry: CheckEntry | None = None) -> dict[str, Any] | None:
     kind = str(form.get("roll_kind") or "none")
     label = str(form.get("roll_label") or "")[:200]
     if kind == "dice":
@@ -630,12 +722,23 @@ def _roll_from_form(form: Any, system: Any = None) -> dict[str, Any] | None:
             fields = {}
         if not isinstance(fields, dict):
             raise PageError(422, "the check's fields are a mapping of field: value")
-        ctype = str(form.get("check_type") or "")
+        ctype = entry.check if entry is not None else str(form.get("check_type") or "")
         model = system.check_types.get(ctype) if system is not None else None
         if model is not None:
             fields = {**fields, **read_check_controls(model, form, f"chk.{ctype}.")}
+        if entry is not None:  # the character's entry fills in what the form leaves out
+            check = system.make_check(entry, fields)
+            fields = check.model_dump(mode="json")
+            label = label or entry.label
         return {"check": {"type": ctype, **fields}, "label": label}
     return None
+
+
+def _chosen_entry(request: Request, v: Visitor, sid: int, system: Any, form: Any) -> CheckEntry | None:
+    value = str(form.get("check_entry") or "")
+    if system is None or not value or str(form.get("roll_kind") or "") != "check":
+        return None
+    return _entry_of(request, v, sid, system, value)
 
 
 def _system_of_scene(request: Request, sid: int) -> Any:
@@ -652,7 +755,8 @@ async def scene_preview(request: Request, sid: Id) -> Response:
     async def go():
         v = require(request)
         form = await form_of(request, v)
-        roll = _roll_from_form(form, _system_of_scene(request, sid))
+        system = _system_of_scene(request, sid)
+        roll = _roll_from_form(form, system, _chosen_entry(request, v, sid, system, form))
         if roll is None:
             raise PageError(422, "choose dice or a check to see its odds")
         result = posts.preview_roll(sid, PreviewIn(**roll), _store(request), v.caller)
@@ -679,7 +783,8 @@ async def scene_post(request: Request, sid: Id) -> Response:
         v = require(request)
         form = await form_of(request, v)
         kind = str(form.get("kind") or "ic")
-        roll = _roll_from_form(form, _system_of_scene(request, sid))
+        system = _system_of_scene(request, sid)
+        roll = _roll_from_form(form, system, _chosen_entry(request, v, sid, system, form))
         if roll is not None:
             roll["visibility"] = str(form.get("visibility") or "public")
         to = [x for x in (_int(t, "reader") for t in form.getlist("to")) if x]
@@ -794,7 +899,7 @@ async def scene_fight(request: Request, sid: Id) -> Response:
 
 @router.get("/verify", response_class=HTMLResponse)
 async def verify_page(request: Request) -> Response:
-    return render(request, "verify.html", result=None, error="", text="")
+    return render(request, "verify.html", result=None, error="", text="", key_id=request.app.state.signer.key_id)
 
 
 @router.post("/verify", response_class=HTMLResponse)
@@ -812,13 +917,7 @@ async def verify_submit(request: Request) -> Response:
                 request, "verify.html", status=422, result=None, error="Paste an export or choose its file.", text=""
             )
         try:
-            doc = json.loads(text)
-        except ValueError as exc:
-            return render(
-                request, "verify.html", status=422, result=None, error=f"That is not JSON: {exc}", text=text[:200_000]
-            )
-        try:
-            result = verify_export(doc)
+            result = await run_in_threadpool(verify_text, text, key=request.app.state.signer.public)
         except StorymasterError as exc:
             return render(
                 request,
@@ -828,7 +927,8 @@ async def verify_submit(request: Request) -> Response:
                 error=exc.message,
                 hint=exc.hint or "",
                 text=text[:200_000],
+                key_id=request.app.state.signer.key_id,
             )
-        return render(request, "verify.html", result=result, error="", text="")
+        return render(request, "verify.html", result=result, error="", text="", key_id=request.app.state.signer.key_id)
 
     return await _run(request, go)

@@ -1,18 +1,20 @@
 """The character builder's checks and the sheet's rows: generic over a system's pydantic model.
 
-``check_sheet`` parses the sheet, validates it against ``system.character_model`` and then
-``system.validate_character`` (the same creation rules the API applies), and adds a few
-running totals where a system has them (per-system touches in ``TOTALS``).
+``check_sheet`` parses the sheet and reads it through the rule-system protocol only
+(``coerce_character``, then ``sheet``: the same creation rules the API applies), with the
+sheet's resources and derived values as running totals. No system is named here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
+from ... import safe_yaml
+from ...errors import RulesInputError, StorymasterError
+from ...rules import Sheet
 from .common import TEMPLATES
 
 
@@ -42,140 +44,81 @@ def field_help(system: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _bum_totals(model: BaseModel, hr: Any) -> list[tuple[str, str]]:
-    from ...systems.bum.character import hit_points, skill_point_budget, skill_points_spent
-
-    return [
-        ("Skill points", f"{skill_points_spent(model)} spent of {skill_point_budget(model, hr)}"),  # type: ignore[arg-type]
-        ("Hit points", str(hit_points(model))),  # type: ignore[arg-type]
-    ]
-
-
-def _fuzzy_totals(model: BaseModel, hr: Any) -> list[tuple[str, str]]:
-    from ...systems.fuzzy.character import ability_karma_cost, disability_karma_cost
-
-    spent = sum(ability_karma_cost(a.rating) for a in getattr(model, "abilities", []))
-    back = sum(disability_karma_cost(d.rating, hr) for d in getattr(model, "disabilities", []))
-    return [("Karma for abilities", str(spent)), ("Karma back from disabilities", str(back))]
+def _house_rules(system: Any, house_rules: Any) -> Any:
+    """The campaign's house rules as the system's model (the book's, if they no longer validate)."""
+    try:
+        return system.coerce_house_rules(house_rules or {})
+    except StorymasterError:
+        return system.coerce_house_rules(None)
 
 
-TOTALS: dict[str, Callable[[BaseModel, Any], list[tuple[str, str]]]] = {"bum": _bum_totals, "fuzzy": _fuzzy_totals}
-
-
-def _derived(model: BaseModel) -> list[tuple[str, str]]:
-    """Computed fields and simple properties of the model (derived values), where it has them."""
-    out: list[tuple[str, str]] = []
-    for name in getattr(type(model), "model_computed_fields", {}) or {}:
-        try:
-            out.append((name.replace("_", " ").capitalize(), str(getattr(model, name))))
-        except Exception:
+def running_totals(sheet: Sheet) -> list[tuple[str, str]]:
+    """What the builder shows as it goes: the sheet's resources, condition and derived values, as text."""
+    out = []
+    for sec in sheet.sections:
+        if sec.kind not in ("resources", "condition", "derived") or sec.is_table:
             continue
+        for v in sec.values:
+            out.append((v.label, v.text + (f" ({v.note})" if v.note else "")))
     return out
+
+
+def _bad(where: str, message: str) -> dict[str, Any]:
+    return {"ok": False, "problems": [{"where": where, "message": message}], "totals": [], "name": ""}
 
 
 def check_sheet(system: Any, text: str | dict[str, Any], house_rules: dict[str, Any]) -> dict[str, Any]:
     """Parse and check a sheet: ``{ok, problems: [{where, message}], totals: [[label, value]], name}``."""
-    problems: list[dict[str, str]] = []
-    totals: list[tuple[str, str]] = []
     try:
-        data = dict(text) if isinstance(text, dict) else yaml.safe_load(text) if text.strip() else {}
+        data = dict(text) if isinstance(text, dict) else safe_yaml.load(text) if text.strip() else {}
     except (yaml.YAMLError, RecursionError) as exc:
-        return {
-            "ok": False,
-            "problems": [
-                {"where": "sheet", "message": "not valid YAML: " + (str(exc).splitlines() or ["too deeply nested"])[0]}
-            ],
-            "totals": [],
-            "name": "",
-        }
+        return _bad("sheet", "not valid YAML: " + (str(exc).splitlines() or ["too deeply nested"])[0])
     if not isinstance(data, dict):
+        return _bad("sheet", "a sheet is a mapping of field: value")
+    data.pop("system", None)
+    hr = _house_rules(system, house_rules)
+    try:
+        model = system.coerce_character(data, source="sheet")
+    except RulesInputError as exc:
+        found = [{"where": p.where, "message": p.message} for p in exc.problems[:20]]
+        out = _bad(exc.where, exc.message)
+        out["problems"] = found or out["problems"]
+        out["name"] = str(data.get("name") or "")
+        return out
+    try:
+        sheet = system.sheet(model, hr)
+    except Exception as exc:  # a system's bug must not take the builder down
         return {
             "ok": False,
-            "problems": [{"where": "sheet", "message": "a sheet is a mapping of field: value"}],
+            "problems": [{"where": "", "message": f"the {system.title} rules could not check this sheet: {exc}"}],
             "totals": [],
-            "name": "",
+            "name": str(getattr(model, "name", "") or ""),
         }
-    data.pop("system", None)
-    try:
-        hr = system.house_rules_model.model_validate(house_rules or {})
-    except ValidationError:
-        hr = system.house_rules_model()
-    try:
-        model = system.character_model.model_validate(data)
-    except ValidationError as exc:
-        for e in exc.errors()[:20]:
-            problems.append({"where": ".".join(str(x) for x in e.get("loc", ())), "message": str(e.get("msg"))})
-        return {"ok": False, "problems": problems, "totals": [], "name": str(data.get("name") or "")}
-    try:
-        for p in system.validate_character(model, hr):
-            problems.append({"where": p.where, "message": p.message + (f" ({p.rule})" if p.rule else "")})
-    except Exception as exc:
-        problems.append({"where": "", "message": f"the {system.name} rules could not check this sheet: {exc}"})
-    hook = TOTALS.get(system.name)
-    if hook:
-        try:
-            totals = hook(model, hr)
-        except Exception:
-            totals = []
-    totals += _derived(model)
+    problems = [{"where": p.where, "message": p.message + (f" ({p.rule})" if p.rule else "")} for p in sheet.problems]
     return {
         "ok": not problems,
         "problems": problems,
-        "totals": [list(t) for t in totals],
-        "name": str(getattr(model, "name", "") or ""),
+        "totals": [list(t) for t in running_totals(sheet)],
+        "name": sheet.name,
     }
 
 
-def _cli_derived(system: Any, model: BaseModel, hr: Any) -> dict[str, Any]:
-    """The derived values each system's CLI ``sheet --json`` prints (reusing its functions)."""
-    name = system.name
-    if name == "blyss":
-        from ...cli.systems.blyss import sheet_data
-
-        return dict(sheet_data(model, hr).get("derived") or {})  # type: ignore[arg-type]
-    if name == "philsys":
-        from ...systems.philsys.character import sheet
-
-        return dict(sheet(model, hr))  # type: ignore[arg-type]
-    if name == "kalyr":
-        from ...cli.systems.kalyr import _sheet_json
-
-        return dict(_sheet_json(model, []).get("derived") or {})  # type: ignore[arg-type]
-    if name == "fuzzy":
-        from ...systems.fuzzy.character import sheet as fuzzy_sheet
-
-        data = fuzzy_sheet(model, hr)  # type: ignore[arg-type]
-        own = set(type(model).model_fields)
-        return {k: v for k, v in dict(data).items() if k not in own}
-    if name == "bum":
-        from ...systems.bum.card import card
-
-        data = card(model)  # type: ignore[arg-type]
-        return {k: v for k, v in data.items() if k not in ("name", "skills", "stats")}
-    return {}
-
-
-def sheet_rows(
-    system: Any, sheet: dict[str, Any], house_rules: dict[str, Any]
-) -> tuple[list[tuple[str, Any]], list[list[str]], list[tuple[str, Any]]]:
-    """The sheet's fields as (label, value) rows, its running totals, and its derived values."""
-    rows = [(k.replace("_", " ").capitalize(), v) for k, v in sheet.items() if k != "name"]
-    report = check_sheet(system, yaml.safe_dump(sheet), house_rules)
-    derived: list[tuple[str, Any]] = []
+def sheet_view(system: Any, sheet: dict[str, Any], house_rules: dict[str, Any]) -> tuple[Sheet | None, str]:
+    """The character's structured sheet (or None) and, when there is none, why."""
     try:
-        hr = system.house_rules_model.model_validate(house_rules or {})
-        model = system.character_model.model_validate(sheet)
-        derived = [
-            (str(k).replace("_", " ").capitalize(), v)
-            for k, v in _cli_derived(system, model, hr).items()
-            if v not in (None, [], (), {}, "")
-        ]
-    except Exception:
-        derived = []
-    return rows, report["totals"], derived
+        return system.sheet({k: v for k, v in sheet.items() if k != "system"}, _house_rules(system, house_rules)), ""
+    except StorymasterError as exc:
+        return None, exc.message
+    except Exception as exc:  # a system's bug: the page still shows the sheet as written
+        return None, f"the {system.title} rules could not read this sheet ({type(exc).__name__})"
 
 
-__all__ = ["check_sheet", "field_help", "sheet_rows", "starter_sheet"]
+def sheet_rows(sheet: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The sheet as written: its fields as (label, value) rows."""
+    return [(k.replace("_", " ").capitalize(), v) for k, v in sheet.items() if k not in ("name", "system")]
+
+
+__all__ = ["check_sheet", "field_help", "running_totals", "sheet_rows", "sheet_view", "starter_sheet"]
 
 
 # ---------------------------------------------------------------- the builder's form, generic over the model
@@ -309,7 +252,7 @@ def merge_form(system: Any, form: Any) -> tuple[dict[str, Any], dict[str, Any], 
     text = str(form.get("sheet") or "")
     problem = ""
     try:
-        rest = yaml.safe_load(text) if text.strip() else {}
+        rest = safe_yaml.load(text) if text.strip() else {}
     except (yaml.YAMLError, RecursionError) as exc:
         rest, problem = (
             {},

@@ -92,7 +92,7 @@ def members(cid: Id, store: StoreDep, caller: CallerDep) -> list[dict[str, Any]]
 def add_member(cid: Id, body: MemberIn, store: StoreDep, caller: CallerDep, now: NowDep) -> dict[str, Any]:
     def decide(c: CampaignState):
         member(c, caller)
-        row = store.user_by_name(body.user)
+        row = store.user_by_name(body.user.strip())
         if row is None:
             raise Invalid(f"no user called {body.user!r}")
         return cmd.add_member(c, caller.id, user=row.id, name=row.name, role=body.role)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse
 
 from ...play.errors import NotFound
@@ -28,17 +28,18 @@ def _respond(fmt: str, doc: dict[str, Any], title: str, c: Any, filename: str) -
 
 
 @router.get("/api/scenes/{sid}/export.{fmt}", summary="Export a scene: json (verifiable log), md or html")
-def export_scene(sid: Id, fmt: str, store: StoreDep, caller: CallerDep, now: NowDep) -> Response:
+def export_scene(request: Request, sid: Id, fmt: str, store: StoreDep, caller: CallerDep, now: NowDep) -> Response:
     if fmt not in FORMATS:
         raise NotFound(f"no export format {fmt!r}", hint="json, md or html")
     with store.reading_scene(sid) as (c, s):
         reader = member(c, caller)
-        doc = export_json(c, reader, now, [scene_doc(s, c, reader, store.scene_log(sid))])
+        signer = request.app.state.signer
+        doc = export_json(c, reader, now, [scene_doc(s, c, reader, store.scene_log(sid), signer)], signer)
         return _respond(fmt, doc, s.title, c, f"scene-{sid}")
 
 
 @router.get("/api/campaigns/{cid}/export.{fmt}", summary="Export a campaign: every scene, and the campaign's own log")
-def export_campaign(cid: Id, fmt: str, store: StoreDep, caller: CallerDep, now: NowDep) -> Response:
+def export_campaign(request: Request, cid: Id, fmt: str, store: StoreDep, caller: CallerDep, now: NowDep) -> Response:
     if fmt not in FORMATS:
         raise NotFound(f"no export format {fmt!r}", hint="json, md or html")
     with store.reading_campaign(cid) as c:
@@ -48,8 +49,8 @@ def export_campaign(cid: Id, fmt: str, store: StoreDep, caller: CallerDep, now: 
     for sid in store.scene_ids(cid):
         with store.reading_scene(sid) as (c, s):
             reader = member(c, caller)
-            scenes.append(scene_doc(s, c, reader, store.scene_log(sid)))
+            scenes.append(scene_doc(s, c, reader, store.scene_log(sid), request.app.state.signer))
     with store.reading_campaign(cid) as c:
         reader = member(c, caller)
-        doc = export_json(c, reader, now, scenes, store.campaign_log(cid))
+        doc = export_json(c, reader, now, scenes, request.app.state.signer, store.campaign_log(cid))
         return _respond(fmt, doc, title, c, f"campaign-{cid}")

@@ -4,19 +4,36 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from datetime import datetime
 from typing import Any
-from xml.sax.saxutils import escape
+from xml.sax.saxutils import escape as _escape
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from ...play.errors import TableError
 from ...play.views import post_view, scene_view
 from ..access import member
 from ..deps import CallerDep, Id, StoreDep
+from ..notify import anchor_line
+
+#: characters XML 1.0 cannot carry (new text refuses them; a log written before may hold some)
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def escape(text: str) -> str:
+    """Text for the feed: XML-escaped, characters XML cannot hold replaced by U+FFFD."""
+    return _escape(_NOT_XML.sub("\ufffd", str(text)))
+
 
 router = APIRouter(tags=["live"])
+
+
+class TooManyStreams(TableError):
+    code = "too-many-streams"
+    status = 429
 
 
 def _changes(store: Any, sid: int, caller: Any, after: int) -> tuple[int, list[tuple[int, str, dict[str, Any]]]]:
@@ -55,6 +72,13 @@ async def scene_events(
         3600, gt=0, le=86400, description="close the stream after this long (clients reconnect)"
     ),
 ) -> StreamingResponse:
+    streams = request.app.state.streams
+    cap = request.app.state.settings.max_streams_per_user
+    if streams[caller.id] >= cap:
+        raise TooManyStreams(
+            f"you already have {cap} live streams open on this server",
+            hint="close a tab, or poll GET /api/scenes/{id}/posts?after=N instead",
+        )
     last_id = request.headers.get("last-event-id")
     start = after if after is not None else int(last_id) if last_id and last_id.isdigit() else None
     head, _ = await run_in_threadpool(_changes, store, sid, caller, 2**31)  # checks membership now, not mid-stream
@@ -65,6 +89,7 @@ async def scene_events(
 
     async def stream():
         nonlocal cursor
+        streams[caller.id] += 1
         token = broker.subscribe(key)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + max_seconds
@@ -85,6 +110,9 @@ async def scene_events(
                     break
         finally:
             broker.unsubscribe(key, token)
+            streams[caller.id] -= 1
+            if streams[caller.id] <= 0:
+                del streams[caller.id]
 
     return StreamingResponse(
         stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
@@ -109,6 +137,9 @@ def scene_feed(sid: Id, request: Request, store: StoreDep, caller: CallerDep) ->
             f'<link rel="self" href="{escape(base)}/api/scenes/{sid}/feed.atom"/>',
             f"<updated>{escape(updated)}</updated>",
         ]
+        anchor = anchor_line(request.app.state.signer, sid, s.head_seq, s.head_hash)
+        if anchor:
+            parts.append(f"<subtitle>{escape(anchor)}</subtitle>")
         for p in reversed(posts[-100:]):
             who = p.get("character_name") or names.get(p["author"], "")
             text = p.get("text", "(deleted)")

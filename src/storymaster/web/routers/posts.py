@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Header, Query, Response
 
 from ...play import scene as cmd
 from ...play.campaign import CampaignState
+from ...play.chain import canonical_json
 from ...play.errors import NotFound
 from ...play.rolling import preview
 from ...play.scene import SceneState
 from ...play.views import Reader, post_view
 from ..access import member, system_of
-from ..deps import CallerDep, Id, NowDep, StoreDep, now_text
+from ..deps import CallerDep, Id, NowDep, StoreDep, now_text, sha256
 from ..schemas import PostEditIn, PostIn, PreviewIn
 
 router = APIRouter(prefix="/api/scenes/{sid}", tags=["posts"])
@@ -42,7 +43,22 @@ def list_posts(
 
 
 @router.post("/posts", status_code=201, summary="Post; any rolls are rolled now on the scene's committed stream")
-def create_post(sid: Id, body: PostIn, store: StoreDep, caller: CallerDep, now: NowDep) -> dict[str, Any]:
+def create_post(
+    sid: Id,
+    body: PostIn,
+    store: StoreDep,
+    caller: CallerDep,
+    now: NowDep,
+    idempotency_key: Annotated[
+        str | None,
+        Header(
+            min_length=1,
+            max_length=100,
+            pattern=r"^[\x21-\x7e]+$",
+            description="any unique text (a UUID): a retry with the same key returns the post the first try wrote",
+        ),
+    ] = None,
+) -> dict[str, Any]:
     rolls = [r.model_dump(exclude_none=True) for r in body.rolls]
 
     def decide(c: CampaignState, s: SceneState, seed: str):
@@ -63,9 +79,14 @@ def create_post(sid: Id, body: PostIn, store: StoreDep, caller: CallerDep, now: 
         )
 
     def view(c: CampaignState, s: SceneState, appended):
-        return post_view(s.posts[appended.entries[-1].seq], Reader.of(c, caller.id), s)
+        member(c, caller)
+        seq = appended.replayed if appended.replayed is not None else appended.entries[-1].seq
+        return post_view(s.posts[seq], Reader.of(c, caller.id), s)
 
-    return store.scene_append(sid, decide, now_text(now), then=view).view
+    once = None
+    if idempotency_key is not None:
+        once = (caller.id, idempotency_key, sha256(canonical_json(body.model_dump(mode="json"))))
+    return store.scene_append(sid, decide, now_text(now), then=view, idempotency=once).view
 
 
 @router.post("/preview", summary="The exact odds of a roll or check and a chart, without rolling")

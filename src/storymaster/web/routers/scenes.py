@@ -54,7 +54,9 @@ def list_scenes(cid: Id, store: StoreDep, caller: CallerDep) -> list[dict[str, A
 @router.get("/api/scenes/{sid}", summary="A scene: mode, cast, turn state, seed commitment (seed once closed)")
 def read_scene(sid: Id, store: StoreDep, caller: CallerDep) -> dict[str, Any]:
     with store.reading_scene(sid) as (c, s):
-        return scene_view(s, c, member(c, caller))
+        view = scene_view(s, c, member(c, caller))
+        view["anchor"] = store.signer.anchor(f"s:{sid}", s.head_seq, s.head_hash) if store.signer else None
+        return view
 
 
 @router.patch("/api/scenes/{sid}", summary="Change title, mode, cast or deadline rules (GM)")

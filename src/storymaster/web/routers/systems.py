@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from ...rules import all_systems, describe_house_rules, get_system, load_failures
@@ -20,6 +20,14 @@ def landing() -> HTMLResponse:
         '<a href="/docs">API documentation</a> · <a href="/openapi.json">OpenAPI document</a> · '
         '<a href="/api/systems">installed rule systems</a></p></body></html>'
     )
+
+
+@router.get(
+    "/.well-known/storymaster-key",
+    summary="The table's Ed25519 public key: it signs every log entry's place and every export",
+)
+async def signing_key(request: Request) -> dict[str, str]:
+    return request.app.state.signer.published()
 
 
 @router.get("/api/health", summary="Liveness")

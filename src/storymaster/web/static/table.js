@@ -45,6 +45,24 @@
       });
     }
     if (typeSel) { typeSel.addEventListener("change", showFields); showFields(); }
+    var entrySel = form.querySelector("[name=check_entry]");
+    function useEntry() {  // a character's check decides the kind; its values show as the fields' placeholders
+      if (!entrySel || !typeSel) return;
+      var opt = entrySel.options[entrySel.selectedIndex];
+      var kind = opt && opt.dataset.check;
+      typeSel.disabled = !!kind;
+      if (kind) { typeSel.value = kind; }
+      var defaults = {};
+      try { defaults = kind ? JSON.parse(opt.dataset.defaults || "{}") : {}; } catch (e) { defaults = {}; }
+      form.querySelectorAll(".check-fields input[name^='chk.']").forEach(function (el) {
+        if (el.dataset.placeholder === undefined) el.dataset.placeholder = el.placeholder;
+        var name = el.name.split(".").slice(2).join(".");
+        var v = defaults[name];
+        el.placeholder = (v === undefined || v === null || typeof v === "object") ? el.dataset.placeholder : String(v);
+      });
+      showFields();
+    }
+    if (entrySel) { entrySel.addEventListener("change", useEntry); useEntry(); }
     function showKind() {  // only the dice box or the check's fields, as chosen
       var kind = form.querySelector("input[name=roll_kind]:checked");
       var k = kind ? kind.value : "none";

@@ -1,0 +1,114 @@
+"""An export's story, rebuilt from its log: what the exporter writes and what ``verify`` demands.
+
+The exporter writes a scene's title, dice commitment, posts and narrative with
+these functions from the log entries it exports (as the reader sees them), and
+the verifier calls them again on the log it was handed and refuses any
+difference: nothing in an export stands outside the log. A post whose body the
+reader may not read (a deleted post, for everyone but the GM) shows only what
+its entry's header proves: when, by whom, its rolls, and that it was deleted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .errors import Invalid
+from .rolling import shown_record
+
+__all__ = ["campaign_from_log", "narrative", "posts_from_log", "scene_from_log"]
+
+IC = "ic"
+
+
+def narrative(posts: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The in-character posts, in order: the thread read as one flowing story."""
+    return [p["text"] for p in posts if p.get("kind") == IC and not p["deleted"] and str(p.get("text", "")).strip()]
+
+
+def _roll(r: Mapping[str, Any], seed: str | None) -> dict[str, Any]:
+    if r.get("hidden"):
+        return dict(r)
+    out = {k: v for k, v in r.items() if k != "records"}
+    out["records"] = [shown_record(rec, seed) for rec in r["records"]]
+    return out
+
+
+def posts_from_log(log: Sequence[Mapping[str, Any]], seed: str | None) -> list[dict[str, Any]]:
+    """Every post the log shows, oldest first, with its edits, deletion and rolls."""
+    posts: dict[int, dict[str, Any]] = {}
+    for e in log:
+        if e.get("redacted"):
+            continue
+        kind, body = e["kind"], e.get("body")
+        if kind == "post.created":
+            p: dict[str, Any] = {"id": e["seq"], "at": e["at"], "author": e["actor"], "deleted": False}
+            if body is not None:
+                p.update(
+                    kind=body["kind"],
+                    character=body.get("character"),
+                    character_name=body.get("character_name", ""),
+                    text=body["text"],
+                    edited=False,
+                    history=[],
+                )
+                if body.get("to"):
+                    p["to"] = list(body["to"])
+            p["rolls"] = [_roll(r, seed) for r in e.get("rolls") or ()]
+            posts[e["seq"]] = p
+        elif kind in ("post.edited", "post.deleted") and body is not None:
+            target = posts.get(body["post"])
+            if target is None:
+                raise Invalid(f"entry {e['seq']} changes post {body['post']}, which the log does not show")
+            if kind == "post.deleted":
+                target.update(deleted=True, deleted_at=e["at"], deleted_by=e["actor"])
+            elif "text" in target:
+                last = target["history"][-1]["edited_at"] if target["history"] else target["at"]
+                target["history"].append({"at": last, "text": target["text"], "edited_at": e["at"]})
+                target["text"], target["edited"] = body["text"], True
+    return [posts[k] for k in sorted(posts)]
+
+
+def scene_from_log(log: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A scene's title, mode, dice commitment, times, posts and narrative, from its log alone."""
+    out: dict[str, Any] = {
+        "title": "",
+        "mode": "free",
+        "stream": "",
+        "seed_sha256": "",
+        "seed": None,
+        "opened_at": "",
+        "closed_at": None,
+    }
+    for e in log:
+        if e.get("redacted"):
+            continue
+        kind, body = e["kind"], e.get("body") or {}
+        if kind == "scene.opened":
+            out.update(
+                title=body["title"],
+                mode=body["mode"],
+                stream=body["stream"],
+                seed_sha256=body["seed_sha256"],
+                opened_at=e["at"],
+            )
+        elif kind == "scene.updated":
+            out.update({k: body[k] for k in ("title", "mode") if k in body})
+        elif kind == "scene.closed":
+            out.update(seed=body["seed"], closed_at=e["at"])
+    posts = posts_from_log(log, out["seed"])
+    return {**out, "narrative": narrative(posts), "posts": posts}
+
+
+def campaign_from_log(log: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """A campaign's name, system and house rules, from its log alone."""
+    out: dict[str, Any] = {"name": "", "system": "", "house_rules": {}}
+    for e in log:
+        if e.get("redacted"):
+            continue
+        body = e.get("body") or {}
+        if e["kind"] == "campaign.created":
+            out.update(name=body["name"], system=body["system"], house_rules=dict(body.get("house_rules") or {}))
+        elif e["kind"] == "campaign.house_rules":
+            out["house_rules"] = dict(body["house_rules"])
+    return out
