@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...rules.catalogue import CheckEntry, CheckKind, entry_key
 from ...rules.sheet import SheetSection, section, value
-from .character import ATTRIBUTES, Character, cp_breakdown, cp_left, cp_spent, derived_values
+from .character import ATTRIBUTES, Character, cp_breakdown, cp_budget, cp_left, cp_spent, derived_values
 from .checks import (
     BlyssContest,
     BlyssTest,
@@ -151,7 +151,7 @@ def sheet_sections(c: Character, hr: BlyssHouseRules) -> list[SheetSection]:
             if name not in ("Dodges", "Flesh Wounds", "Health")
         ],
     )
-    budget = c.cp_budget + c.cp_earned
+    budget = cp_budget(c, hr)
     resources = section(
         "resources",
         "Resources",
