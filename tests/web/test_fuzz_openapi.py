@@ -44,7 +44,10 @@ def test_no_operation_answers_5xx(app, table: Table) -> None:
                         case.path_parameters[name] = real[name]
             response = case.call(headers=table.gm.h)
             sent.append(response.status_code)
-            if response.status_code >= 500:
+            # the one deliberate 5xx: a mail digest asked of a table started without --smtp is
+            # 503 mail-unavailable (the service is missing, not the request wrong or the server broken)
+            no_mail = response.status_code == 503 and "mail-unavailable" in response.text
+            if response.status_code >= 500 and not no_mail:
                 failures.append(f"{case.method} {case.formatted_path}: {response.status_code} {response.text[:200]}")
 
         run()

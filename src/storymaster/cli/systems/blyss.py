@@ -730,7 +730,14 @@ def _start_fight(
         raise CheckError("--distance is 0 feet or more")
     chars = [[_load_char(p, hr, allow_illegal) for p in side] for side in sides]
     state = SYSTEM.combat.start(
-        chars, house_rules=hr, options={"tactic": [tactic_a or "attack", tactic_b or "attack"], "distance": distance}
+        chars,
+        house_rules=hr,
+        options={
+            "tactic": [tactic_a or "attack", tactic_b or "attack"],
+            "distance": distance,
+            # the engine refuses illegal characters too: the GM's --allow-illegal reaches it
+            "allow_illegal": allow_illegal,
+        },
     )
     assert isinstance(state, FightState)
     return state
