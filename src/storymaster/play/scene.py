@@ -41,6 +41,9 @@ FREE, TURN = "free", "turn"
 MODES = (FREE, TURN)
 IC, OOC, PRIVATE, NOTE = "ic", "ooc", "private", "note"
 POST_KINDS = (IC, OOC, PRIVATE, NOTE)
+#: entries the table writes into the story itself: a fight's round, a character's rest or healing
+FIGHT, TABLE = "fight", "table"
+TABLE_KINDS = (FIGHT, TABLE)
 ON_DEADLINE = ("skip", "gm_acts")
 MAX_TEXT = 20_000
 
@@ -175,6 +178,23 @@ def apply_scene(s: SceneState, e: Entry) -> None:
         s.skipped.append({"round": s.round, "characters": list(b["characters"]), "reason": b.get("reason", "")})
     elif k == "combat.started" or k == "combat.stepped":
         s.combat = {**b, "round": b.get("round", 0)}
+        if k == "combat.stepped" and b.get("story") and e.actor is not None:
+            s.posts[e.seq] = Post(
+                e.seq, e.at, e.actor, FIGHT, e.audience, b["story"], rolls=list(e.rolls), round=s.round
+            )
+    elif k == "character.acted" and e.actor is not None:
+        s.posts[e.seq] = Post(
+            e.seq,
+            e.at,
+            e.actor,
+            TABLE,
+            e.audience,
+            b.get("text", ""),
+            b.get("character"),
+            b.get("character_name", ""),
+            rolls=list(e.rolls),
+            round=s.round,
+        )
     elif k == "combat.ended":
         s.combat = None
     elif k == "scene.closed":
@@ -347,8 +367,17 @@ def write_post(
         if role != GM:
             raise Forbidden("notes are the GM's")
         audience = GM_ONLY
+    from .living import penaliser
+
     items, _ = roll_requests(
-        rolls, by=actor, seed=seed, scene_id=s.id, counter=s.next_counter, system=system, house_rules=c.house_rules
+        rolls,
+        by=actor,
+        seed=seed,
+        scene_id=s.id,
+        counter=s.next_counter,
+        system=system,
+        house_rules=c.house_rules,
+        penalise=penaliser(c, system, actor),
     )
     return [*drafts, Draft("post.created", actor, body, audience, tuple(items))]
 
@@ -392,6 +421,8 @@ def _turn_rules(
 def edit_post(c: CampaignState, s: SceneState, actor: int, seq: int, *, text: str) -> list[Draft]:
     _open(s)
     p = s.post(seq)
+    if p.kind in TABLE_KINDS:
+        raise Conflict("the table wrote this entry from the rules: it is not edited")
     if p.author != actor:
         raise Forbidden("only the author edits a post")
     if p.deleted_at:
@@ -406,6 +437,8 @@ def edit_post(c: CampaignState, s: SceneState, actor: int, seq: int, *, text: st
 def delete_post(c: CampaignState, s: SceneState, actor: int, seq: int) -> list[Draft]:
     _open(s)
     p = s.post(seq)
+    if p.kind in TABLE_KINDS:
+        raise Conflict("the table wrote this entry from the rules: it is not deleted")
     if p.author != actor and c.role_of(actor) != GM:
         raise Forbidden("only the author or the GM deletes a post")
     if p.deleted_at:

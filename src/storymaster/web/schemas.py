@@ -162,6 +162,7 @@ class RollIn(In):
     check: dict[str, Any] | None = None
     label: str = Field("", max_length=200)
     visibility: Literal["public", "gm", "blind", "self"] = "public"
+    character: int | None = Field(None, description="who rolls the check: their condition's penalties apply")
 
 
 class PostIn(In):
@@ -177,6 +178,7 @@ class PreviewIn(In):
     dice: str | None = Field(None, max_length=200)
     check: dict[str, Any] | None = None
     label: str = Field("", max_length=200)
+    character: int | None = Field(None, description="the character who would roll: their condition's penalties apply")
 
 
 class PostEditIn(In):
