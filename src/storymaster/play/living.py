@@ -169,14 +169,35 @@ def character_act(
     if name in getattr(rules, "reason_required", ()) and not (reason or "").strip():
         raise Invalid(f"the book leaves {name!r} to the GM: say why ('reason': text), it goes on the log")
     start = rng.counter if rng is not None else 0
-    new, events = call_system(system, f"apply {name}", rules.act, model, cond, req, rng, hr)
+    act_full = getattr(rules, "act_full", None)
+    if act_full is not None:
+        new_model, new, events = call_system(system, f"apply {name}", act_full, model, cond, req, rng, hr)
+    else:
+        new_model = model
+        new, events = call_system(system, f"apply {name}", rules.act, model, cond, req, rng, hr)
     text = " ".join(e.text for e in events) or name
     why: dict[str, Any] = {"kind": name}
     if reason:
         why["reason"] = _reason(reason)
     if scene is not None:
         why["scene"] = scene
-    campaign = condition_drafts(c, system, char_id, actor, cond, new, why, text=f"{ch.name}: {text}")
+    campaign: list[Draft] = []
+    sheet = new_model.model_dump(mode="json")
+    if sheet != dict(ch.sheet):
+        campaign.append(
+            Draft(
+                "character.updated",
+                actor,
+                {
+                    "character": char_id,
+                    "name": character_name(new_model, ch.name),
+                    "sheet": sheet,
+                    "why": why,
+                    "events": [e.text for e in events],
+                },
+            )
+        )
+    campaign += condition_drafts(c, system, char_id, actor, cond, new, why, text=f"{ch.name}: {text}")
     scene_drafts: list[Draft] = []
     records = [stored_record(r) for e in events for r in e.rolls]
     if scene is not None and rng is not None:
@@ -312,7 +333,7 @@ def advance_character(
         raise Invalid(f"the {system.name} rules could not advance the character ({type(exc).__name__}: {exc})") from exc
     if rng.counter > start and scene is None:
         raise Invalid("this advancement rolls dice: make it in a scene (POST /api/scenes/{id}/characters/{ch}/advance)")
-    sheet_model, new_cond = rules.split(new_model, cond, hr)
+    sheet_model, new_cond = rules.split(model, new_model, cond, hr)
     sheet = sheet_model.model_dump(mode="json")
     texts = [e.text for e in events]
     campaign: list[Draft] = []

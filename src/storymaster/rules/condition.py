@@ -142,9 +142,10 @@ class ConditionBase:
         """The character with its condition written in, for rules that work on the sheet (default: as is)."""
         return character
 
-    def split(self, character: Any, condition: BaseModel, hr: Any) -> tuple[Any, BaseModel]:
-        """The reverse of :meth:`merge` after such a rule ran: (the sheet, the condition)."""
-        return character, condition
+    def split(self, sheet: Any, merged: Any, condition: BaseModel, hr: Any) -> tuple[Any, BaseModel]:
+        """The reverse of :meth:`merge` after a rule ran on ``merged``: (the new sheet, keeping ``sheet``'s own
+        condition fields, and the new condition). By default the sheet is ``merged`` and the condition as it was."""
+        return merged, condition
 
     def initial(self, character: Any, hr: Any) -> BaseModel:
         return self.model()
@@ -226,6 +227,14 @@ class ConditionBase:
         self, character: Any, condition: BaseModel, request: BaseModel, rng: DiceRng | None, hr: Any
     ) -> tuple[BaseModel, list[Event]]:
         raise RulesInputError(f"no between-scenes rule for {type(request).__name__}")
+
+    def act_full(
+        self, character: Any, condition: BaseModel, request: BaseModel, rng: DiceRng | None, hr: Any
+    ) -> tuple[Any, BaseModel, list[Event]]:
+        """:meth:`act` for rules that also change the sheet (a spent Fudge point earns experience):
+        (the character, the condition, the events). By default the sheet stays as it is."""
+        new, events = self.act(character, condition, request, rng, hr)
+        return character, new, events
 
 
 def condition_of(system: Any) -> ConditionRules | None:
