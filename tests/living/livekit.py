@@ -40,7 +40,12 @@ class Live:
 
     def adjust(self, ch: int, values: dict[str, Any], reason: str = "the GM says so", **kw: Any) -> Any:
         return self.call(
-            "POST", f"/api/campaigns/{self.campaign}/characters/{ch}/condition", self.gm, values=values, reason=reason, **kw
+            "POST",
+            f"/api/campaigns/{self.campaign}/characters/{ch}/condition",
+            self.gm,
+            values=values,
+            reason=reason,
+            **kw,
         )
 
     def act(self, ch: int, request: dict[str, Any], who: User | None = None, expect: int = 200, **kw: Any) -> Any:
@@ -53,7 +58,9 @@ class Live:
             **kw,
         )
 
-    def act_in_scene(self, ch: int, request: dict[str, Any], who: User | None = None, expect: int = 200, **kw: Any) -> Any:
+    def act_in_scene(
+        self, ch: int, request: dict[str, Any], who: User | None = None, expect: int = 200, **kw: Any
+    ) -> Any:
         return self.call(
             "POST", f"/api/scenes/{self.scene}/characters/{ch}/actions", who or self.gm, expect, request=request, **kw
         )
@@ -67,9 +74,9 @@ class Live:
         return self.call("GET", f"/api/campaigns/{self.campaign}/characters/{ch}", self.gm)["sheet"]
 
     def fight(self, sides: list[list[int]], options: dict[str, Any] | None = None) -> dict[str, Any]:
-        return self.call(
-            "POST", f"/api/scenes/{self.scene}/combat", self.gm, 201, sides=sides, options=options or {}
-        )["combat"]
+        return self.call("POST", f"/api/scenes/{self.scene}/combat", self.gm, 201, sides=sides, options=options or {})[
+            "combat"
+        ]
 
     def step(self) -> dict[str, Any]:
         return self.call("POST", f"/api/scenes/{self.scene}/combat/step", self.gm)["combat"]

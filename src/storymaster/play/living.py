@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from ..dice import DiceRng
 from ..errors import InputFileError, StorymasterError
 from ..rules import RuleSystem, validate_data
-from ..rules.condition import ConditionRules, Penalty, changes, condition_of
+from ..rules.condition import Penalty, changes, condition_of
 from .campaign import GM, PLAYER, CampaignState, Character, character_name
 from .errors import Conflict, Forbidden, Invalid
 from .log import Draft
@@ -38,7 +38,7 @@ __all__ = [
 MAX_REASON = 500
 
 
-def rules_of(system: RuleSystem) -> ConditionRules:
+def rules_of(system: RuleSystem) -> Any:
     rules = condition_of(system)
     if rules is None:
         raise Invalid(f"{system.name} keeps no condition at the table")
@@ -56,7 +56,7 @@ def _model(system: RuleSystem, ch: Character) -> BaseModel:
         raise Invalid(exc.message) from None
 
 
-def current(c: CampaignState, system: RuleSystem, char_id: int) -> tuple[ConditionRules, BaseModel, Any, BaseModel]:
+def current(c: CampaignState, system: RuleSystem, char_id: int) -> tuple[Any, BaseModel, Any, BaseModel]:
     """(the rules, the character model, the house rules, its condition now) for a campaign's character.
 
     A character with no condition entry yet is as the builder made it (``initial``); a stored one

@@ -131,7 +131,8 @@ class ConditionBase:
         if self.advancement is None:
             raise RulesInputError("this system has no advancement requests here")
         try:
-            return TypeAdapter(self.advancement).validate_python(data)
+            request: BaseModel = TypeAdapter(self.advancement).validate_python(data)
+            return request
         except ValidationError as exc:
             problems = validation_problems(exc, prefix="request")
             raise RulesInputError(

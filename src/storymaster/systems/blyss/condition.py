@@ -15,7 +15,7 @@ left can be repaired), ``dying_check`` (a turn of dying: the Stamina check).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
@@ -123,7 +123,7 @@ def _pools(check: Check) -> list[tuple[str, Pool]]:
 
 class BlyssConditionRules(ConditionBase):
     model = BlyssCondition
-    actions: Mapping[str, type[BaseModel]] = {
+    actions: ClassVar[Mapping[str, type[BaseModel]]] = {
         "time": Time,
         "damage": Damage,
         "heal": Heal,

@@ -14,7 +14,7 @@ severe first), ``reload`` (the missile weapon made ready, ammunition restocked).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
@@ -79,7 +79,7 @@ def hp_left(c: BumCharacter, cond: BumCondition) -> int:
 
 class BumConditionRules(ConditionBase):
     model = BumCondition
-    actions: Mapping[str, type[BaseModel]] = {
+    actions: ClassVar[Mapping[str, type[BaseModel]]] = {
         "wound": TakeWound,
         "fall": Fall,
         "tend": Tend,

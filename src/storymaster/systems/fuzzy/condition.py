@@ -15,7 +15,7 @@ reason).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
@@ -79,7 +79,12 @@ def _word(c: FuzzyCondition) -> str:
 
 class FuzzyConditionRules(ConditionBase):
     model = FuzzyCondition
-    actions: Mapping[str, type[BaseModel]] = {"wound": TakeWound, "tend": Tend, "recover": Recover, "heal": Heal}
+    actions: ClassVar[Mapping[str, type[BaseModel]]] = {
+        "wound": TakeWound,
+        "tend": Tend,
+        "recover": Recover,
+        "heal": Heal,
+    }
     reason_required = frozenset({"heal"})
     advancement = AdvanceRequest
     gm_advancement = (Award,)
@@ -153,8 +158,14 @@ class FuzzyConditionRules(ConditionBase):
         f = next((f for f in state.fighters if f.key == fighter), None)  # type: ignore[attr-defined]
         if f is None:
             return condition
-        status = "fighting" if f.status == "escaped" else f.status
-        return FuzzyCondition(wounds=f.wounds, status=status, dying=f.dying, knocked_out=f.knocked_out)
+        return FuzzyCondition.model_validate(
+            {
+                "wounds": f.wounds,
+                "status": "fighting" if f.status == "escaped" else f.status,
+                "dying": f.dying,
+                "knocked_out": f.knocked_out,
+            }
+        )
 
     def act(
         self,

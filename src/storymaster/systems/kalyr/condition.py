@@ -13,7 +13,7 @@ sheet with the condition written in: ``wound``, ``heal`` (a healing skill's resu
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field
 
@@ -53,7 +53,7 @@ def _track_of(character: Character, check: Check) -> str | None:
 
 class KalyrConditionRules(ConditionBase):
     model = KalyrCondition
-    actions: Mapping[str, type[BaseModel]] = {
+    actions: ClassVar[Mapping[str, type[BaseModel]]] = {
         "wound": TakeWound,
         "heal": Heal,
         "rest": Rest,

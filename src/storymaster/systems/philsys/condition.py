@@ -15,7 +15,7 @@ the book gives amounts only through its spells, so the GM says what comes back, 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
@@ -90,7 +90,7 @@ def _states(c: PhilsysCondition, hp: int, hr: PhilsysHouseRules) -> dict[str, An
 
 class PhilsysConditionRules(ConditionBase):
     model = PhilsysCondition
-    actions: Mapping[str, type[BaseModel]] = {"damage": Damage, "spend": Spend, "heal": Heal, "wake": Wake}
+    actions: ClassVar[Mapping[str, type[BaseModel]]] = {"damage": Damage, "spend": Spend, "heal": Heal, "wake": Wake}
     player_actions = frozenset({"spend"})
     reason_required = frozenset({"heal"})
     advancement = XpAward | LevelUp
@@ -216,15 +216,19 @@ class PhilsysConditionRules(ConditionBase):
             if c.dead:
                 raise RulesInputError(f"{who} is dead: only a revival brings them back (within 48 hours)")
             hp = min(top_hp, c.hp + request.hp)
-            upd: dict[str, Any] = {"hp": hp, "mp": min(top_mp, c.mp + request.mp), "tp": min(top_tp, c.tp + request.tp)}
+            healed: dict[str, Any] = {
+                "hp": hp,
+                "mp": min(top_mp, c.mp + request.mp),
+                "tp": min(top_tp, c.tp + request.tp),
+            }
             if c.unconscious and hp > 0:
                 if request.wakes:
-                    upd.update(unconscious=False, wake_in=None)
+                    healed.update(unconscious=False, wake_in=None)
                 else:
-                    upd["wake_in"] = dmg.wake_delay(character.stats.STA)
+                    healed["wake_in"] = dmg.wake_delay(character.stats.STA)
             if hp > hr.critical_health_threshold:
-                upd["heavy_wound"] = False
-            new = c.model_copy(update=upd)
+                healed["heavy_wound"] = False
+            new = c.model_copy(update=healed)
             return new, [Event("heal", f"{who} is healed: {self.summary(character, new, hr)}.")]
         if isinstance(request, Wake):
             if not c.unconscious or c.dead or c.hp <= 0:
