@@ -74,6 +74,13 @@ def current(c: CampaignState, system: RuleSystem, char_id: int) -> tuple[Any, Ba
     return rules, model, hr, cond
 
 
+def _only_gm_sets(rules: Any, request: Any) -> None:
+    """A player's request may not carry what only the GM says: approval, veto, a waived cost."""
+    gm_set = sorted(set(request) & set(getattr(rules, "gm_fields", ()))) if isinstance(request, Mapping) else []
+    if any(request[k] not in (None, False) for k in gm_set):
+        raise Forbidden(f"only the GM sets {', '.join(gm_set)} (the GM's approval, veto or waiver)")
+
+
 def _reason(reason: Any) -> str:
     if not isinstance(reason, str) or not reason.strip():
         raise Invalid("a change by hand gives its reason ('reason': text)")
@@ -164,6 +171,8 @@ def character_act(
             f"only the GM asks for {name!r}"
             + (" (a player may: " + ", ".join(sorted(rules.player_actions)) + ")" if rules.player_actions else "")
         )
+    if role != GM:
+        _only_gm_sets(rules, request)
     if ch.retired:
         raise Conflict(f"{ch.name} is retired")
     if name in getattr(rules, "reason_required", ()) and not (reason or "").strip():
@@ -320,6 +329,7 @@ def advance_character(
     if role != GM:
         if gm_only:
             raise Forbidden("only the GM awards experience")
+        _only_gm_sets(rules, request)
         if not (role == PLAYER and ch.owner == actor):
             raise Forbidden("only the character's owner or the GM spends its experience")
     rng = DiceRng(seed, scene_stream(scene), counter) if seed is not None and scene is not None else DiceRng(0)

@@ -123,6 +123,8 @@ class ConditionBase:
     advancement: ClassVar[Any] = None
     #: the advancement requests only the GM makes (experience awards)
     gm_advancement: ClassVar[tuple[type, ...]] = ()
+    #: request fields only the GM may set: the GM's approval or veto, waiving the experience needed
+    gm_fields: ClassVar[frozenset[str]] = frozenset({"gm_approved", "vetoed", "ignore_xp"})
 
     def advance_request(self, data: Any) -> BaseModel:
         """An advancement request from JSON, as the system's own model (RulesInputError naming the field)."""

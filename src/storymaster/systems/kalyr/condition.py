@@ -13,7 +13,7 @@ sheet with the condition written in: ``wound``, ``heal`` (a healing skill's resu
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
 
@@ -26,12 +26,28 @@ from ...rules.sheet import SheetSection, section, value
 from .abilities import wound_modifier
 from .advancement import AddKey, Buy, EndScene, EndSession, GainFudge, Heal, Rest, SpendFudge, TakeWound, advance
 from .character import Character, DamageTracks, find_ability
+from .damage import contest_damage, take_damage
 from .options import KalyrHouseRules
-from .wounds import TRACKS, severity_name
+from .wounds import TRACKS, TrackName, severity_name
 
 __all__ = ["CONDITION", "KalyrCondition", "KalyrConditionRules"]
 
 _FIELDS = ("damage", "fudge_points", "keys_due")
+
+
+class ContestDamage(BaseModel):
+    """Damage from a contest's figures (Damage): the margin against the character, the opponent's weapon and
+    gifts, less the character's own armour and gifts, plus both approaches; 1 is a Scratch, 2 Hurt ..."""
+
+    action: Literal["damage"] = "damage"
+    track: TrackName = "physical"
+    margin: int = Field(0, ge=-20, le=20, description="the margin of success against the character")
+    weapon: int = Field(0, ge=0, le=20, description="the opponent's weapon damage bonus")
+    gift: int = Field(0, ge=0, le=20, description="the opponent's damage gifts")
+    armour: int = Field(0, ge=0, le=20, description="the character's armour bonus")
+    reduction: int = Field(0, ge=0, le=20, description="the character's gifts that subtract damage")
+    approach: int = Field(0, ge=-4, le=4, description="both parties' approaches added (aggressive +, cautious -)")
+    fudge_reduce: int = Field(0, ge=0, le=5, description="Fudge points spent to reduce the wound, a level each")
 
 
 class KalyrCondition(Model):
@@ -54,6 +70,7 @@ def _track_of(character: Character, check: Check) -> str | None:
 class KalyrConditionRules(ConditionBase):
     model = KalyrCondition
     actions: ClassVar[Mapping[str, type[BaseModel]]] = {
+        "damage": ContestDamage,
         "wound": TakeWound,
         "heal": Heal,
         "rest": Rest,
@@ -169,10 +186,24 @@ class KalyrConditionRules(ConditionBase):
         self, character: Character, condition: BaseModel, request: BaseModel, rng: DiceRng | None, hr: KalyrHouseRules
     ) -> tuple[Character, BaseModel, list[Event]]:
         merged = self.merge(character, condition)
-        try:
-            new, events = advance(merged, request, hr)  # type: ignore[arg-type]
-        except AdvancementError:
-            raise
+        if isinstance(request, ContestDamage):
+            points = contest_damage(
+                request.margin,
+                weapon=request.weapon,
+                gift=request.gift,
+                armour=request.armour,
+                reduction=request.reduction,
+                approach=request.approach,
+            )
+            try:
+                new, rep = take_damage(
+                    merged, request.track, points, fudge_reduce=request.fudge_reduce, advancement=hr.advancement
+                )
+            except CheckError as exc:
+                raise AdvancementError(exc.message, hint=exc.hint) from None
+            sheet, cond = self.split(character, new, condition, hr)
+            return sheet, cond, [Event("wound", f"{points} point(s) of damage: " + rep.text(character.name))]
+        new, events = advance(merged, request, hr)  # type: ignore[arg-type]
         sheet, cond = self.split(character, new, condition, hr)
         return sheet, cond, list(events)
 
