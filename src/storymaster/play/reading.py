@@ -136,6 +136,7 @@ def changed_posts(s: SceneState, entries: Iterable[Entry]) -> list[int]:
     for e in entries:
         if e.seq > s.head_seq:
             break
+        ref: Any
         if e.kind == "post.created" or e.kind == "turn.skipped":
             ref = e.seq
         elif e.kind.startswith("post."):

@@ -700,11 +700,10 @@ class Store:
 
     def mark_read(self, uid: int, sid: int, seq: int) -> None:
         """Move the reader's mark on to ``seq`` (never back)."""
+        from sqlalchemy.dialects import postgresql, sqlite
+
         r = t.scene_reads
-        if self.is_postgres:
-            from sqlalchemy.dialects.postgresql import insert as upsert
-        else:
-            from sqlalchemy.dialects.sqlite import insert as upsert
+        upsert: Any = postgresql.insert if self.is_postgres else sqlite.insert
         q = upsert(r).values(user_id=uid, scene_id=sid, seq=seq)
         q = q.on_conflict_do_update(
             index_elements=[r.c.user_id, r.c.scene_id], set_={"seq": q.excluded.seq}, where=r.c.seq < q.excluded.seq
