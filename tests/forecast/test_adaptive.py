@@ -108,7 +108,7 @@ def test_without_a_target_it_runs_exactly_the_samples_asked() -> None:
 
 def test_a_target_outside_zero_to_a_half_is_refused() -> None:
     simulate, _ = _recording(0.5, 0.0)
-    with pytest.raises(OddsError, match="between 0 and 0.5"):
+    with pytest.raises(OddsError, match=r"between 0 and 0\.5"):
         run_simulation("toy", simulate, sides=[["A"], ["B"]], combatant_sides={}, samples=10, target_error=0.0)
 
 

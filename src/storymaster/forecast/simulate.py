@@ -118,7 +118,6 @@ def run_simulation(
         ]
     samples = done
     intervals = tuple(wilson_interval(int(k), samples) for k in wins)
-    draw_ci = wilson_interval(draws, samples)
     error = _half_width(wins, draws, samples)
     combatants = tuple(
         CombatantForecast(
