@@ -69,9 +69,10 @@ def run_simulation(
     notes: Sequence[str] = (),
     target_error: float | None = None,
 ) -> Forecast:
-    """Simulate ``samples`` fights; with ``target_error``, stop early once the intervals are that tight.
+    """Play ``samples`` fights with the batch simulator ``simulate``, in chunks, from ``seed``.
 
-    Adaptive (``target_error`` given): the intervals are looked at after the fights of
+    The forecast carries 95% Wilson intervals for each side and the draw. With ``target_error``,
+    the run stops early once the intervals are that tight: they are looked at after the fights of
     :func:`adaptive_checkpoints` (``samples`` is then the most), and the run stops at the first
     look where the widest 95% Wilson interval of each side's win and of the draw has a half-width
     of at most ``target_error``. The looks are at fixed counts and the generator is seeded, so the
