@@ -52,6 +52,10 @@ def run_simulation(
     progress: Callable[[int, int], None] | None = None,
     notes: Sequence[str] = (),
 ) -> Forecast:
+    """Play ``samples`` fights with the batch simulator ``simulate``, in chunks, from ``seed``.
+
+    The forecast carries 95% Wilson intervals for each side and the draw.
+    """
     if not 1 <= samples <= MAX_SAMPLES:
         raise OddsError(f"the number of simulated fights must be 1 to {MAX_SAMPLES}, not {samples}")
     gen = np.random.default_rng(seed)
