@@ -63,7 +63,6 @@ from ..common import (
 from ..forecast import (
     MethodOpt,
     PlotOpt,
-    SamplesOpt,
     StateOpt,
     VsOpt,
     check_method,
@@ -854,7 +853,16 @@ def forecast_cmd(
     tactic_b: TacticBOpt = None,
     distance: DistanceOpt = 0,
     method: MethodOpt = "auto",
-    samples: SamplesOpt = 100_000,
+    samples: Annotated[
+        int | None,
+        typer.Option(
+            "--samples",
+            min=100,
+            max=10_000_000,
+            help="Fights to simulate when not exact (default: until every 95% interval is within ±1%, "
+            "at most 100,000).",
+        ),
+    ] = None,
     seed: Annotated[
         int, typer.Option("--seed", help="Seed of the simulation (the same seed gives the same forecast).")
     ] = 0,
