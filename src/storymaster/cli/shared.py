@@ -21,6 +21,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..errors import CharacterError, CheckError, InputFileError
+from ..rules import side_label
 from ..rules.files import validation_message
 from ..rules.sheet import Sheet
 from .characters import load_character, write_character
@@ -423,9 +424,17 @@ def generic_app(system: Any) -> typer.Typer:
             save_state.write_text(state.model_dump_json(indent=1), encoding="utf-8")
         w = engine.winner(state)
         over = engine.is_over(state)
-        result = ("no winner" if w is None else f"side {w + 1} wins") if over else "still going"
+        result = ("no winner" if w is None else f"side {side_label(w)} wins") if over else "still going"
         emit_events(
-            events, as_json, {"result": f"{result} (seed {rng.seed})", "winner": w, "over": over, "seed": rng.seed}
+            events,
+            as_json,
+            {
+                "result": f"{result} (seed {rng.seed})",
+                "winner": w,
+                "winner_side": None if w is None else side_label(w),
+                "over": over,
+                "seed": rng.seed,
+            },
         )
 
     @app.command("forecast")
