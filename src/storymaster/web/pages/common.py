@@ -19,6 +19,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from pydantic import ValidationError
 
 from ...errors import StorymasterError
+from ...present.markup import render_post, roll_anchor
 from ..deps import SESSION_COOKIE, Caller, now_text, sha256
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -30,6 +31,7 @@ env = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+env.globals.update(render_post=render_post, roll_anchor=roll_anchor)
 
 
 @dataclass(frozen=True, slots=True)

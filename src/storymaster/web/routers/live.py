@@ -15,6 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ...play.errors import TableError
 from ...play.views import post_view, scene_view
+from ...present.markup import render_post
 from ..access import member
 from ..deps import CallerDep, Id, StoreDep
 from ..notify import anchor_line
@@ -142,7 +143,12 @@ def scene_feed(sid: Id, request: Request, store: StoreDep, caller: CallerDep) ->
             parts.append(f"<subtitle>{escape(anchor)}</subtitle>")
         for p in reversed(posts[-100:]):
             who = p.get("character_name") or names.get(p["author"], "")
-            text = p.get("text", "(deleted)")
+            if "text" in p:
+                character = p.get("character") if p["kind"] == "ic" else None
+                html = str(render_post(p["text"], rolls=p["rolls"], post=p["id"], character=character))
+                html = html.replace('href="#', f'href="{base}/scenes/{sid}#')
+            else:
+                html = "<p>(deleted)</p>"
             parts += [
                 "<entry>",
                 f"<title>{escape(p['kind'].upper())} #{p['id']}: {escape(who)}</title>",
@@ -150,7 +156,8 @@ def scene_feed(sid: Id, request: Request, store: StoreDep, caller: CallerDep) ->
                 f"<updated>{escape(p['history'][-1]['edited_at'] if p.get('history') else p['at'])}</updated>",
                 f"<published>{escape(p['at'])}</published>",
                 f"<author><name>{escape(names.get(p['author'], str(p['author'])))}</name></author>",
-                f'<content type="text">{escape(text)}</content>',
+                f'<link rel="alternate" type="text/html" href="{escape(base)}/scenes/{sid}#post-{p["id"]}"/>',
+                f'<content type="html">{escape(html)}</content>',
                 "</entry>",
             ]
         parts.append("</feed>")
