@@ -42,7 +42,24 @@ _TAG = re.compile(
     r"\[(ooc|/ooc|/quote|/private)\]|\[quote(?:=([^\]\n]{1,100}))?\]|\[private=([^\]\n]{1,300})\](\[/private\])?",
     re.IGNORECASE,
 )
-_TAGS = {"p", "br", "em", "strong", "a", "code", "pre", "blockquote", "ul", "ol", "li", "hr", "del", "span", "aside"}
+_TAGS = {
+    "p",
+    "br",
+    "b",
+    "em",
+    "strong",
+    "a",
+    "code",
+    "pre",
+    "blockquote",
+    "ul",
+    "ol",
+    "li",
+    "hr",
+    "del",
+    "span",
+    "aside",
+}
 _TAGS |= {"h4", "h5", "h6"}
 _ATTRS = {
     "a": {"href", "title", "class"},
@@ -145,7 +162,7 @@ def _roll_html(n: int, rolls: Mapping[int, Mapping[str, Any]], post: int | None)
     label = f'<span class="roll-label">{escape(r["label"])}</span> ' if r.get("label") else ""
     if r.get("draft"):
         dice = escape(r["draft"])
-        return f'<span class="iroll draft" title="rolled when you post">{label}<code>{dice}</code> <strong>?</strong></span>'
+        return f'<span class="iroll draft" title="rolled when you post">{label}<code>{dice}</code> <b>?</b></span>'
     if r.get("hidden"):
         vis = escape(r["visibility"])
         return f'<span class="iroll hidden" title="a {vis} roll, hidden from you">{label}(hidden)</span>'
