@@ -34,6 +34,16 @@ env = Environment(
 env.globals.update(render_post=render_post, roll_anchor=roll_anchor)
 
 
+def _local(when: Any, zone: str | None = None) -> str:
+    """A time as the reader reads it (their zone, else UTC): the page's text without scripts."""
+    from ..notify import local_time
+
+    return local_time(when, zone) if when else ""
+
+
+env.filters["local"] = _local
+
+
 @dataclass(frozen=True, slots=True)
 class Visitor:
     caller: Caller
