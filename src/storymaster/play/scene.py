@@ -163,9 +163,9 @@ def apply_scene(s: SceneState, e: Entry) -> None:
             round=s.round,
             secrets=list(b.get("secrets", ())),
         )
-        for k in p.secrets:
-            if k in s.secrets:
-                s.secrets[k]["post"] = e.seq
+        for ref in p.secrets:
+            if ref in s.secrets:
+                s.secrets[ref]["post"] = e.seq
         s.posts[e.seq] = p
         if s.mode == TURN and p.kind == IC:
             if b.get("advance"):
@@ -179,9 +179,9 @@ def apply_scene(s: SceneState, e: Entry) -> None:
         last = p.history[-1]["edited_at"] if p.history else p.at
         p.history.append({"at": last, "text": p.text, "edited_at": e.at, "secrets": list(p.secrets)})
         p.text, p.secrets = b["text"], list(b.get("secrets", ()))
-        for k in p.secrets:
-            if k in s.secrets:
-                s.secrets[k]["post"] = p.seq
+        for ref in p.secrets:
+            if ref in s.secrets:
+                s.secrets[ref]["post"] = p.seq
     elif k == "post.secret":
         s.secrets[e.seq] = {"text": b["text"], "to": list(b["to"]), "audience": e.audience, "rolls": list(e.rolls)}
     elif k == "post.deleted":
