@@ -5,8 +5,9 @@ numbers.
 
 The dice are the scene's (its seed is secret until it closes), so a fight is tried again in a fresh scene,
 from the same starting condition, until both fighters came out of it changed and one of them feels it on
-a check (at most 150 tries; in Loose and Fuzzy only the round's winner hurts, so both hurt in two rounds is the rarest, about 1 try in 30). The penalties expected are worked out here from each book's table,
-not read from the program.
+a check: at most 150 tries. In Loose and Fuzzy only a round's winner hurts, so both hurt within two
+rounds is the rarest case (about 1 try in 30). The penalties expected are worked out here from each
+book's table, not read from the program.
 """
 
 from __future__ import annotations

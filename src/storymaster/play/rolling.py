@@ -21,6 +21,7 @@ from .errors import Invalid
 __all__ = [
     "MAX_ROLLS_PER_POST",
     "VISIBILITIES",
+    "inline_odds",
     "parse_check",
     "preview",
     "roll_requests",
@@ -139,24 +140,30 @@ def roll_requests(
         raise Invalid(f"at most {MAX_ROLLS_PER_POST} rolls in one post")
     rules = system.house_rules_model.model_validate(house_rules)
     # each request: label, visibility, and a dice expression or a (check type, check)
-    parsed: list[tuple[str, str, str | tuple[str, Check], dict[str, Any]]] = []
+    parsed: list[tuple[str, str, str | tuple[str, Check], int | None, dict[str, Any]]] = []
     for req in requests:  # check every request before rolling any
         label, visibility = _request_fields(req)
+        inline = req.get("inline")  # the n-th inline roll of the post's text (set by the table, not the API)
         if "dice" in req:
             if not isinstance(req["dice"], str):
                 raise Invalid("'dice' is a dice expression such as '2d6+3'")
-            parsed.append((label, visibility, req["dice"], {}))
+            parsed.append((label, visibility, req["dice"], inline, {}))
         else:
             name, check = parse_check(system, req["check"])
             check, extra = _penalised(req, check, penalise)
-            parsed.append((label, visibility, (name, check), extra))
+            parsed.append((label, visibility, (name, check), inline, extra))
     items = []
     rng = DiceRng(seed, scene_stream(scene_id), counter)
-    for label, visibility, what, extra in parsed:
+    for label, visibility, what, inline, extra in parsed:
         start = rng.counter
         item: dict[str, Any]
         if isinstance(what, str):
-            rec = roll(what, rng, label=label)
+            try:
+                rec = roll(what, rng, label=label)
+            except StorymasterError as exc:
+                if inline is None:
+                    raise
+                raise Invalid(f"inline roll {inline} ({what}): {exc.message}", hint=exc.hint) from None
             item = {"type": "dice", "expression": rec.expression, "total": rec.total, "records": [stored_record(rec)]}
         else:
             name, check = what
@@ -171,6 +178,8 @@ def roll_requests(
                 **extra,
             }
         item.update({"visibility": visibility, "by": by, "label": label, "counter": [start, rng.counter]})
+        if inline is not None:
+            item["inline"] = inline
         items.append(item)
     return items, rng.counter
 
@@ -211,3 +220,31 @@ def preview(
         "chart_svg": chart,
         **extra,
     }
+
+
+def inline_odds(text: str) -> list[dict[str, Any]]:
+    """The exact odds of each inline roll in a draft's text (nothing rolled); bad notation raises at its roll."""
+    from .text import find_inline_rolls, normalize
+
+    out = []
+    for r in find_inline_rolls(normalize(text)):
+        try:
+            dist = distribution(r.dice)
+        except StorymasterError as exc:
+            raise Invalid(
+                f"inline roll {r.n} ({r.source.strip()!r}, line {r.line}): {exc.message}", hint=exc.hint
+            ) from None
+        bars = [(str(o), float(p)) for o, p in dist.pmf().items()]
+        out.append(
+            {
+                "n": r.n,
+                "line": r.line,
+                "source": r.source,
+                "dice": r.dice,
+                "label": r.label,
+                "visibility": r.visibility,
+                "odds": dist.to_json(),
+                "chart_svg": svg_bar_chart(bars, title=dist.expression),
+            }
+        )
+    return out

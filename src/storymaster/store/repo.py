@@ -724,5 +724,107 @@ class Store:
             conn.execute(insert(t.digests).values(user_id=user, last_sent_at=at))
 
     def users_with_email(self) -> list[Any]:
+        """Users a digest may go to: a confirmed address, and digests not turned off."""
+        u = t.users
         with read_tx(self.engine) as conn:
-            return list(conn.execute(select(t.users).where(t.users.c.email.is_not(None)).order_by(t.users.c.id)))
+            q = select(u).where(u.c.email.is_not(None), u.c.email_confirmed_at.is_not(None), u.c.digest != "off")
+            return list(conn.execute(q.order_by(u.c.id)))
+
+    # --- e-mail confirmation, reader settings -------------------------------------------------
+
+    def set_pending_email(self, uid: int, email: str | None, token_sha256: str | None, expires: str | None) -> None:
+        """A new address (unconfirmed until its link comes back), or None to clear it."""
+        with write_tx(self.engine) as conn:
+            conn.execute(
+                update(t.users)
+                .where(t.users.c.id == uid)
+                .values(
+                    email=email, email_confirmed_at=None, email_token_sha256=token_sha256, email_token_expires=expires
+                )
+            )
+
+    def confirm_email(self, uid: int, token_sha256: str, at: str) -> bool:
+        """Confirm the pending address when the token is this user's and still fresh (used once)."""
+        u = t.users
+        with write_tx(self.engine) as conn:
+            done = conn.execute(
+                update(u)
+                .where(
+                    u.c.id == uid,
+                    u.c.email_token_sha256 == token_sha256,
+                    u.c.email_token_expires > at,
+                    u.c.email.is_not(None),
+                )
+                .values(email_confirmed_at=at, email_token_sha256=None, email_token_expires=None)
+            )
+            return done.rowcount == 1
+
+    def set_reader_settings(self, uid: int, **values: Any) -> None:
+        """``digest`` and ``time_zone`` (checked by the caller)."""
+        allowed = {k: v for k, v in values.items() if k in ("digest", "time_zone")}
+        if allowed:
+            with write_tx(self.engine) as conn:
+                conn.execute(update(t.users).where(t.users.c.id == uid).values(**allowed))
+
+    # --- where each reader stopped ------------------------------------------------------------
+
+    def read_marks(self, uid: int, sids: Sequence[int]) -> dict[int, int]:
+        """The newest log entry of each scene this reader was shown (0 when never)."""
+        if not sids:
+            return {}
+        r = t.scene_reads
+        with read_tx(self.engine) as conn:
+            q = select(r.c.scene_id, r.c.seq).where(r.c.user_id == uid, r.c.scene_id.in_(list(sids)))
+            return {row.scene_id: row.seq for row in conn.execute(q)}
+
+    def mark_read(self, uid: int, sid: int, seq: int) -> None:
+        """Move the reader's mark on to ``seq`` (never back)."""
+        from sqlalchemy.dialects import postgresql, sqlite
+
+        r = t.scene_reads
+        upsert: Any = postgresql.insert if self.is_postgres else sqlite.insert
+        q = upsert(r).values(user_id=uid, scene_id=sid, seq=seq)
+        q = q.on_conflict_do_update(
+            index_elements=[r.c.user_id, r.c.scene_id], set_={"seq": q.excluded.seq}, where=r.c.seq < q.excluded.seq
+        )
+        with write_tx(self.engine) as conn:
+            conn.execute(q)
+
+    # --- portraits ----------------------------------------------------------------------------
+
+    def set_portrait(
+        self, cid: int, char: int, *, media_type: str, data: bytes, digest: str, size: tuple[int, int], by: int, at: str
+    ) -> None:
+        p = t.portraits
+        with write_tx(self.engine) as conn:
+            conn.execute(delete(p).where(p.c.campaign_id == cid, p.c.character_id == char))
+            conn.execute(
+                insert(p).values(
+                    campaign_id=cid,
+                    character_id=char,
+                    media_type=media_type,
+                    data=data,
+                    sha256=digest,
+                    width=size[0],
+                    height=size[1],
+                    uploaded_by=by,
+                    at=at,
+                )
+            )
+
+    def delete_portrait(self, cid: int, char: int) -> bool:
+        p = t.portraits
+        with write_tx(self.engine) as conn:
+            return conn.execute(delete(p).where(p.c.campaign_id == cid, p.c.character_id == char)).rowcount == 1
+
+    def portrait(self, cid: int, char: int) -> Any:
+        p = t.portraits
+        with read_tx(self.engine) as conn:
+            return conn.execute(select(p).where(p.c.campaign_id == cid, p.c.character_id == char)).first()
+
+    def portrait_versions(self, cid: int) -> dict[int, str]:
+        """Each portrait's digest by character (pages link ``?v=<digest>`` so browsers may cache them)."""
+        p = t.portraits
+        with read_tx(self.engine) as conn:
+            q = select(p.c.character_id, p.c.sha256).where(p.c.campaign_id == cid)
+            return {row.character_id: row.sha256[:16] for row in conn.execute(q)}
