@@ -36,13 +36,13 @@ def test_the_bandit_fight_of_the_example_of_damage(client) -> None:
     assert [h["why"]["kind"] for h in k["history"]] == ["damage"]
     # a Scratch "goes away at the end of a scene"; the Very Hurt stays
     t.act(kylar, {"action": "damage", "margin": 1})
-    assert sorted(_track(t.condition(kylar))) == ['Scratch', 'Very Hurt']
+    assert sorted(_track(t.condition(kylar))) == ["Scratch", "Very Hurt"]
     t.act(kylar, {"action": "end_scene"})
-    assert _track(t.condition(kylar)) == ['Very Hurt']
+    assert _track(t.condition(kylar)) == ["Very Hurt"]
     # "A Good result on a medical ... healing skill heals all damage one level (... Very Hurt to Hurt)"
     t.act(kylar, {"action": "heal", "track": "physical", "result": "Good"})
     k = t.condition(kylar)
-    assert _track(k) == ['Hurt'] and k["summary"] == "Hurt (physical)" and k["penalties"][0]["amount"] == -1
+    assert _track(k) == ["Hurt"] and k["summary"] == "Hurt (physical)" and k["penalties"][0]["amount"] == -1
     # "all damage heals on their own at one wound level per week of rest"
     t.act(kylar, {"action": "rest", "weeks": 1})
     assert t.condition(kylar)["summary"] == "unhurt" and t.condition(kylar)["penalties"] == []
