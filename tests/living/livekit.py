@@ -24,6 +24,7 @@ def client(tmp_path):
     with TestClient(app, raise_server_exceptions=False) as c:
         yield c
 
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
