@@ -9,7 +9,7 @@ Moderate at 23 (two thirds, rounded up), Heavy below 10 Health.
 
 from __future__ import annotations
 
-from living.livekit import build_live, client, example  # noqa: F401  (client: fixture)
+from living.livekit import build_live, example
 
 STRENGTH_TEST = {"type": "test", "name": "Strength + Armed Combat", "ranks": [4, 3], "td": 6}
 
@@ -114,3 +114,16 @@ def test_experience_is_awarded_by_the_sm_and_spent_by_the_player(client) -> None
     t.advance(yama, {"kind": "spend", "target": "Agility", "cp": 1}, who=t.p2, expect=403)
     history = t.condition(yama)["history"]
     assert [h["why"]["kind"] for h in history] == ["advance"] * 4
+
+
+def test_deprivation_can_cost_the_test_once_by_house_rule(client) -> None:
+    t = build_live(
+        client,
+        "blyss",
+        example("blyss", "warrior"),
+        example("blyss", "rogue"),
+        house_rules={"deprivation_penalty": "per_test"},
+    )
+    t.act(t.a, {"action": "time", "hours": 33})  # one hour past the Threshold
+    felt = t.preview({"type": "test", "ranks": [4, 3], "td": 6}, t.a)
+    assert felt["check"]["penalty_ranks"] == 1

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from living.livekit import build_live, client, example  # noqa: F401  (client: fixture)
+from living.livekit import build_live, example
 
 
 def _hp(t, ch) -> str:

@@ -6,7 +6,7 @@ Sven (examples/fuzzy/sven.yaml): Body 4, Tenacity 3, Sailor 3, Luck 5 (the karma
 
 from __future__ import annotations
 
-from living.livekit import build_live, client, example  # noqa: F401  (client: fixture)
+from living.livekit import build_live, example
 
 BODY = {"type": "ability", "ability": "Body", "dice": 4, "target": 10}
 

@@ -5,7 +5,7 @@ Getting rid of damage, Fudge Points, Character Advancement)."""
 
 from __future__ import annotations
 
-from living.livekit import build_live, client, example  # noqa: F401  (client: fixture)
+from living.livekit import build_live, example
 
 
 def _track(cond: dict, track: str = "physical") -> list[str]:

@@ -7,7 +7,7 @@ Aya du Mythril (examples/philsys/aya.yaml): STA +1, MAG 5, INT 3, WIS 3, robes A
 
 from __future__ import annotations
 
-from living.livekit import build_live, client, example  # noqa: F401  (client: fixture)
+from living.livekit import build_live, example
 
 
 def _c(t, ch) -> dict:
@@ -72,3 +72,11 @@ def test_experience_is_the_gms_and_a_level_up_rolls_in_a_scene(client) -> None:
     told = [p for p in t.posts() if p["kind"] == "table"]
     assert told and told[0]["rolls"]  # the level's dice are in the scene, on its stream
     t.close_and_export()
+
+
+def test_critical_health_leaves_missile_attacks_alone_unless_the_house_rule_says(client) -> None:
+    for house, expected in (({}, 14), ({"critical_health_missile": True}, 11)):
+        t = build_live(client, "philsys", example("philsys", "aya"), example("philsys", "guard"), house_rules=house)
+        t.act(t.a, {"action": "damage", "amount": 50, "armour": False})  # 10 HP: critical health
+        shot = t.preview({"type": "missile", "attack": 14, "defence": 8}, t.a)
+        assert shot["check"]["attack"] == expected

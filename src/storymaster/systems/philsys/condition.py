@@ -28,7 +28,7 @@ from ...rules.sheet import SheetSection, section, value
 from . import damage as dmg
 from .advancement import LevelUp, XpAward
 from .character import Character, Cost, hp_max, mp_max, tp_max
-from .checks import MagicAttack, MeleeAttack
+from .checks import MagicAttack, MeleeAttack, MissileAttack
 from .options import PhilsysHouseRules
 
 __all__ = ["CONDITION", "PhilsysCondition", "PhilsysConditionRules"]
@@ -180,7 +180,7 @@ class PhilsysConditionRules(ConditionBase):
             return check
         if isinstance(check, MeleeAttack):
             return check.model_copy(update={"at": check.at - pen})
-        if isinstance(check, MagicAttack):
+        if isinstance(check, MagicAttack) or (isinstance(check, MissileAttack) and hr.critical_health_missile):
             return check.model_copy(update={"attack": check.attack - pen})
         return check
 
