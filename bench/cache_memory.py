@@ -20,12 +20,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from common import QUICK, header, target  # noqa: E402
+from common import QUICK, header, target
 
-from storymaster.play import campaign as cc  # noqa: E402
-from storymaster.play import scene as sc  # noqa: E402
-from storymaster.rules import get_system  # noqa: E402
-from storymaster.store import Store, make_engine, migrate  # noqa: E402
+from storymaster.play import campaign as cc
+from storymaster.play import scene as sc
+from storymaster.rules import get_system
+from storymaster.store import Store, make_engine, migrate
 
 CAMPAIGNS = 100
 POSTS = 15 if QUICK else 30

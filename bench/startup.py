@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import QUICK, fmt, header, run_fresh, spread, target  # noqa: E402
+from common import QUICK, fmt, header, run_fresh, spread, target
 
 RUNS = 7 if QUICK else 15
 BIN = Path(sys.executable).parent
