@@ -87,7 +87,7 @@ class RollRecord(NamedTuple):
             from .render import render
 
             _render = render
-        return _render(self)
+        return str(_render(self))
 
     def to_json(self) -> dict[str, Any]:
         """The record as JSON (what :meth:`from_json` reads back)."""
