@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import ValidationError
 
 from ...errors import StorymasterError
-from ...play.errors import Invalid
+from ...play.errors import Forbidden, Invalid
 from ...play.scene import StillWaiting
 from ...rules import CheckEntry, get_system
 from ..deps import Id
@@ -409,6 +409,9 @@ async def scene_close(request: Request, sid: Id) -> Response:
         v = require(request)
         form = form_of(request, v)
         if form.get("confirm") != "yes":
+            with store_of(request).reading_scene(sid) as (c, _s):
+                if c.role_of(v.caller.id) != "gm":
+                    raise Forbidden("only the campaign's GM closes a scene")
             raise PageError(
                 422,
                 "the scene was not closed: tick the box to confirm",
