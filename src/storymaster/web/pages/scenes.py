@@ -314,13 +314,15 @@ async def scene_post(request: Request, sid: Id) -> Response:
         if roll is not None:
             roll["visibility"] = str(form.get("visibility") or "public")
         to = [x for x in (whole(t, "reader") for t in form.getlist("to")) if x]
-        body = PostIn(
-            kind=kind,
-            text=str(form.get("text") or ""),
-            character=whole(form.get("character"), "character") if kind == "ic" else None,
-            to=to,  # the table refuses readers on a post that is not private, and a private post without them
-            rolls=[roll] if roll else [],
-            force=form.get("force") == "on",
+        body = PostIn.model_validate(
+            {
+                "kind": kind,
+                "text": str(form.get("text") or ""),
+                "character": whole(form.get("character"), "character") if kind == "ic" else None,
+                "to": to,  # the table refuses readers on a post that is not private, and a private post without them
+                "rolls": [roll] if roll else [],
+                "force": form.get("force") == "on",
+            }
         )
         if form.get("action") == "preview":
             ctx = _scene_ctx(request, v, sid)
