@@ -30,6 +30,7 @@ from ..play import campaign as ccmd
 from ..play import combat as fcmd
 from ..play import scene as scmd
 from ..play.campaign import CampaignState
+from ..play.log import Draft
 from ..play.scene import SceneState
 from ..rules import RuleSystem, all_systems
 from ..store import Store
@@ -125,21 +126,13 @@ def _seed_system(store: Store, system: RuleSystem, ids: Mapping[str, int], now: 
     cid = store.create_campaign(name=title, system=system.name, drafts=drafts, at=at).campaign
     for user, name in ((p1, "player"), (p2, "player2")):
         _, at = clock()
-        store.campaign_append(
-            cid, lambda c, user=user, name=name: ccmd.add_member(c, gm, user=user, name=name, role="player"), at
-        )
+        store.campaign_append(cid, _member(gm, user, name), at)
     # the characters, each checked by the system's creation rules on the way in
     chars: list[int] = []
     for spec in data.get("characters", []):
         owner = ids[spec["owner"]]
         _, at = clock()
-        store.campaign_append(
-            cid,
-            lambda c, owner=owner, sheet=spec["sheet"]: ccmd.create_character(
-                c, owner, system=system, sheet=sheet, owner=owner
-            ),
-            at,
-        )
+        store.campaign_append(cid, _character(system, owner, spec["sheet"]), at)
         with store.reading_campaign(cid) as c:
             chars.append(max(c.characters))
     with store.reading_campaign(cid) as c:
@@ -257,16 +250,26 @@ def _seed_system(store: Store, system: RuleSystem, ids: Mapping[str, int], now: 
             at,
         )
         _, at = clock()
-        store.scene_append(sid, _round_unless_it_ends(system, gm), at)
+        store.scene_append(sid, _round_unless_it_ends(system, gm), at, touches_campaign=True)
 
 
-def _round_unless_it_ends(system: RuleSystem, gm: int) -> Callable[[CampaignState, SceneState, str], list[Any]]:
+def _member(gm: int, user: int, name: str) -> Callable[[CampaignState], list[Draft]]:
+    return lambda c: ccmd.add_member(c, gm, user=user, name=name, role="player")
+
+
+def _character(system: RuleSystem, owner: int, sheet: Any) -> Callable[[CampaignState], list[Draft]]:
+    return lambda c: ccmd.create_character(c, owner, system=system, sheet=sheet, owner=owner)
+
+
+def _round_unless_it_ends(
+    system: RuleSystem, gm: int
+) -> Callable[[CampaignState, SceneState, str], tuple[list[Draft], list[Draft]]]:
     """The fight's first round, unless that round would end it (so the GM finds it still going)."""
 
-    def decide(c: CampaignState, s: SceneState, seed: str) -> list[Any]:
-        drafts = fcmd.step_combat(c, s, gm, system=system, seed=seed)
-        over = any(d.body.get("over") for d in drafts)
-        return [] if over else drafts
+    def decide(c: CampaignState, s: SceneState, seed: str) -> tuple[list[Draft], list[Draft]]:
+        scene_drafts, campaign_drafts = fcmd.step_combat(c, s, gm, system=system, seed=seed)
+        over = any(d.body.get("over") for d in scene_drafts if d.kind == "combat.stepped")
+        return ([], []) if over else (scene_drafts, campaign_drafts)
 
     return decide
 
