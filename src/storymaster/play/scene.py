@@ -509,13 +509,26 @@ def _turn_rules(
         return [Draft("turn.skipped", actor, {"characters": owed, "reason": reason})]
     names = ", ".join(c.characters[ch].name for ch in owed)
     if late:
-        raise Conflict(
+        raise StillWaiting(
             f"the deadline has passed and the GM acts for the tardy: post as {names} first",
             hint="or send force: true to skip them",
+            owed=names,
         )
-    raise Conflict(
-        f"still waiting for {names} this round", hint="wait for the deadline, or send force: true to skip them"
+    raise StillWaiting(
+        f"still waiting for {names} this round",
+        hint="wait for the deadline, or send force: true to skip them",
+        owed=names,
     )
+
+
+class StillWaiting(Conflict):
+    """The GM would open the next round while characters still owe a post (the page offers "move on now")."""
+
+    code = "still-waiting"
+
+    def __init__(self, message: str, *, hint: str, owed: str) -> None:
+        super().__init__(message, hint=hint)
+        self.owed = owed
 
 
 def edit_post(c: CampaignState, s: SceneState, actor: int, seq: int, *, text: str) -> list[Draft]:
