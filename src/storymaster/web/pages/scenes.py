@@ -220,11 +220,15 @@ def _roll_from_form(form: Any, system: Any = None, entry: CheckEntry | None = No
         model = system.check_types.get(ctype) if system is not None else None
         if model is not None:
             fields = {**fields, **read_check_controls(model, form, f"chk.{ctype}.")}
+        out: dict[str, Any] = {}
         if entry is not None:  # the character's entry fills in what the form leaves out
             check = system.make_check(entry, fields)
             fields = check.model_dump(mode="json")
             label = label or entry.label
-        return {"check": {"type": ctype, **fields}, "label": label}
+            who = str(form.get("check_entry") or "").partition("|")[0]
+            if who.isdigit():  # the character rolls it: their condition's penalties apply (issue 19)
+                out["character"] = int(who)
+        return {"check": {"type": ctype, **fields}, "label": label, **out}
     return None
 
 
