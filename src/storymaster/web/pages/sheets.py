@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import re
+
 import yaml
 from pydantic import BaseModel
 
@@ -323,3 +325,243 @@ def read_check_controls(model: type[BaseModel], form: Any, prefix: str) -> dict[
         else:
             out[c["name"]] = text
     return out
+
+
+# ---------------------------------------------------------------- the builder: rows, not YAML (forms.py)
+
+from . import forms  # noqa: E402
+
+_PLAIN = (
+    (re.compile(r"^Field required$"), "this is required"),
+    (re.compile(r"^Input should be a valid integer.*"), "write a whole number here"),
+    (re.compile(r"^Input should be a valid number.*"), "write a number here"),
+    (re.compile(r"^Input should be a valid dictionary.*"), "fill in this row"),
+    (re.compile(r"^Input should be (.*)$"), r"choose \1"),
+    (re.compile(r"^Extra inputs are not permitted$"), "this sheet has no such field"),
+    (re.compile(r"^Value error, "), ""),
+    (re.compile(r"^Input should be greater than or equal to (.*)$"), r"at least \1"),
+    (re.compile(r"^Input should be less than or equal to (.*)$"), r"at most \1"),
+)
+
+
+def plain_message(message: str) -> str:
+    """Pydantic's wording in plain words ("Field required" -> "this is required")."""
+    for pattern, words in _PLAIN:
+        if pattern.search(message):
+            return pattern.sub(words, message)
+    return message
+
+
+def kept_fields(system: Any, is_gm: bool) -> tuple[str, ...]:
+    """The sheet's fields the builder leaves to the table for this writer (all of the system's for a player)."""
+    return () if is_gm else tuple(getattr(system, "table_kept", ()) or ())
+
+
+def read_builder(
+    system: Any, form: Any, *, is_gm: bool, stored: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, str], str]:
+    """The builder's form: (the sheet to check, the sheet to show, row names as submitted, the row op or "").
+
+    A row op (``add:skills``, ``remove:skills.2``: the no-script buttons) changes the sheet shown;
+    the sheet checked is the one before an added (still empty) row. A player's form holds no field
+    the table keeps: the stored character's values stay (the model's defaults for a new one).
+    """
+    skip = kept_fields(system, is_gm)
+    data, renames = forms.read_named(system.character_model, form, prefix="f", skip=skip)
+    if stored:
+        data.update({k: stored[k] for k in skip if k in stored})
+    op = str(form.get("op") or "")
+    if not op:
+        return data, data, renames, ""
+    import copy
+
+    shown = forms.apply_op(copy.deepcopy(data), op)
+    return (data if op.startswith("add:") else shown), shown, renames, op
+
+
+def builder_view(system: Any, shown: dict[str, Any], report: dict[str, Any], *, is_gm: bool) -> dict[str, Any]:
+    """What builder.html needs: the controls, each problem at its field, the fields the table keeps."""
+    skip = kept_fields(system, is_gm)
+    nodes = forms.controls(system.character_model, shown, prefix="f", skip=skip)
+    problems = [{**p, "message": plain_message(str(p.get("message") or ""))} for p in report.get("problems", [])]
+    by_name, listed = forms.locate(problems, nodes)
+    return {
+        "nodes": nodes,
+        "field_problems": by_name,
+        "report": {**report, "problems": listed},
+        "kept": [forms.label_of(k).lower() for k in skip],
+    }
+
+
+def start_data(system: Any) -> dict[str, Any]:
+    """The builder's first sheet: the system's example character (its model's JSON), or the model's defaults."""
+    text = starter_sheet(system)
+    try:
+        data = safe_yaml.load(text) or {}
+        return dict(system.coerce_character(data).model_dump(mode="json"))
+    except (StorymasterError, yaml.YAMLError, TypeError, ValueError):
+        return dict(data) if isinstance(data, dict) else {}
+
+
+# ---------------------------------------------------------------- the composer's check: controls, not YAML
+
+
+def _model_typed(ann: Any) -> bool:
+    shape = forms._shape(ann)
+    return shape["kind"] == "group" or (shape["kind"] == "rows" and shape["item"]["kind"] == "group")
+
+
+def opponent_value(kind: Any, entry: Any) -> Any:
+    """The opposition a cast member's catalogue entry gives a kind's ``opponent`` field (their own side of the
+    same kind of check: their Pool, Side or ability roll), or None. Only for opposition that is a whole side of
+    the check (a model); a bare number (a defence value, a bonus) is typed in, since the entry's number may be
+    the wrong one (an attack value is not a parry)."""
+    if not kind.opponent or entry.check != kind.name:
+        return None
+    target = kind.model.model_fields[kind.opponent].annotation
+    if not _model_typed(target):
+        return None
+    for name, val in entry.defaults.items():
+        f = kind.model.model_fields.get(name)
+        if f is not None and name != kind.opponent and f.annotation == target:
+            return forms._plain(val)
+    return None
+
+
+def check_forms(
+    system: Any,
+    form: Any = None,
+    *,
+    opponents: list[tuple[dict[str, Any], list[Any]]] | None = None,
+    problem: dict[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """Each check kind's controls for the composer (holding what ``form`` sent), and whom it can be made against.
+
+    ``opponents`` are the scene's characters with their catalogue entries; ``problem`` a refused check's
+    ``{kind, where, message}``, shown at its field.
+    """
+    out = []
+    for k in system.check_kinds:
+        prefix = f"chk.{k.name}"
+        values = forms.read(k.model, form, prefix=prefix) if form is not None else {}
+        nodes = forms.controls(k.model, values, prefix=prefix)
+        found: dict[str, list[str]] = {}
+        if problem and problem.get("kind") == k.name:
+            found, _ = forms.locate([problem], nodes, prefix=prefix)
+        against = []
+        if k.opponent and _model_typed(k.model.model_fields[k.opponent].annotation):
+            for ch, entries in opponents or []:
+                mine = [e for e in entries if e.check == k.name and opponent_value(k, e) is not None]
+                if mine:
+                    against.append((ch, mine))
+        out.append(
+            {
+                "name": k.name,
+                "title": k.title,
+                "summary": k.summary,
+                "nodes": nodes,
+                "problems": found,
+                "opponent": k.opponent,
+                "opponent_label": forms.label_of(k.opponent or ""),
+                "opponents": against,
+            }
+        )
+    return out
+
+
+def read_check(system: Any, form: Any, entry: Any = None, opponent: Any = None) -> tuple[str, dict[str, Any]]:
+    """(kind name, parameters) from the composer: the chosen kind's controls, less what the character's entry
+    fills in from the sheet, with the opposition from a cast member's entry when one was chosen."""
+    name = entry.check if entry is not None else str(form.get("check_type") or "")
+    kind = system.check_kind(name)
+    skip = list(entry.defaults) if entry is not None else []
+    if opponent is not None and kind.opponent:
+        skip.append(kind.opponent)
+    params = forms.read(kind.model, form, prefix=f"chk.{kind.name}", skip=skip)
+    if opponent is not None and kind.opponent:
+        value = opponent_value(kind, opponent)
+        if value is not None:
+            params[kind.opponent] = value
+    return kind.name, params
+
+
+# ---------------------------------------------------------------- the sheet's history (from the campaign's log)
+
+_WHAT = {
+    "character.created": "made the character",
+    "character.updated": "changed the sheet",
+    "character.retired": "retired the character",
+}
+
+
+def _leaves(value: Any, path: str = "") -> dict[str, Any]:
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            out.update(_leaves(v, f"{path}.{k}" if path else str(k)))
+        return out
+    if isinstance(value, list):
+        if all(not isinstance(v, (dict, list)) for v in value):
+            return {path: ", ".join(str(forms_cell(v)) for v in value) or "none"}
+        out = {}
+        for i, v in enumerate(value):
+            out.update(_leaves(v, f"{path}.{i + 1}"))
+        return out
+    return {path: forms_cell(value)}
+
+
+def forms_cell(v: Any) -> str:
+    """A value as a person reads it (yes / no / — for True / False / None)."""
+    if v is None:
+        return "—"
+    if v is True:
+        return "yes"
+    if v is False:
+        return "no"
+    return str(v)
+
+
+def sheet_changes(before: dict[str, Any], after: dict[str, Any], limit: int = 6) -> list[str]:
+    """What changed between two versions of a sheet, in words ("attributes strength: 3 → 4")."""
+    a, b = _leaves(before), _leaves(after)
+    out = []
+    for key in [*a, *(k for k in b if k not in a)]:
+        if a.get(key) != b.get(key):
+            label = key.replace("_", " ").replace(".", " ")
+            out.append(f"{label}: {a.get(key, '—')} → {b.get(key, '—')}")
+    if len(out) > limit:
+        out = [*out[:limit], f"and {len(out) - limit} more"]
+    return out
+
+
+def sheet_history(entries: list[Any], char_id: int, names: dict[int, str], *, is_gm: bool) -> list[dict[str, Any]]:
+    """The character's entries in the campaign's log, newest first: when, who, what, and what changed.
+
+    Entries for the GM only (``audience`` set) are left out for everyone else; entries another
+    workstream adds about the character (``body.character``) show with their ``reason``.
+    """
+    out = []
+    sheet: dict[str, Any] = {}
+    for e in entries:
+        body = e.body if isinstance(e.body, dict) else dict(e.body or {})
+        mine = (e.kind == "character.created" and e.seq == char_id) or body.get("character") == char_id
+        if not mine:
+            continue
+        if e.audience and not is_gm:
+            continue
+        changes: list[str] = []
+        if isinstance(body.get("sheet"), dict):
+            if e.kind != "character.created":
+                changes = sheet_changes(sheet, body["sheet"])
+            sheet = body["sheet"]
+        why = str(body.get("reason") or body.get("why") or "")
+        what = _WHAT.get(e.kind) or e.kind.split(".", 1)[-1].replace("_", " ").replace(".", " ")
+        out.append(
+            {
+                "at": str(e.at),
+                "who": names.get(e.actor, "the table") if e.actor else "the table",
+                "what": what + (f" ({why})" if why else ""),
+                "changes": changes,
+            }
+        )
+    return out[::-1]
