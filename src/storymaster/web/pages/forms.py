@@ -20,6 +20,10 @@ from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
+from pydantic.functional_validators import BeforeValidator, PlainValidator, WrapValidator
+
+#: validators that let a number field take words too (Kalyr's ladder: "Fair" or 0)
+_WORD_VALIDATORS = (BeforeValidator, PlainValidator, WrapValidator)
 
 __all__ = ["ROW", "Node", "apply_op", "controls", "label_of", "locate", "read", "read_named", "submitted_names", "where_path"]
 
@@ -195,6 +199,8 @@ def _model_nodes(model: type[BaseModel], prefix: str, values: Mapping[str, Any],
         shape = _shape(f.annotation)
         if shape["kind"] == "choice" and len(shape["options"]) == 1 and not shape["optional"]:
             continue  # the model's own fixed tag ("kind: fixed")
+        if shape["kind"] == "number" and any(isinstance(m, _WORD_VALIDATORS) for m in f.metadata):
+            shape = {**shape, "kind": "numtext"}  # validators that take words too (a ladder level: "Fair")
         name = f"{prefix}.{fname}" if prefix else fname
         value = values[fname] if fname in values else _field_default(f)
         out.append(

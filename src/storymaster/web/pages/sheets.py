@@ -434,17 +434,22 @@ def check_forms(
     *,
     opponents: list[tuple[dict[str, Any], list[Any]]] | None = None,
     problem: dict[str, Any] | None = None,
+    values: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Each check kind's controls for the composer (holding what ``form`` sent), and whom it can be made against.
 
     ``opponents`` are the scene's characters with their catalogue entries; ``problem`` a refused check's
-    ``{kind, where, message}``, shown at its field.
+    ``{kind, where, message}``, shown at its field; ``values`` a kind's parameters to show instead of the form's
+    (after a row was added or removed).
     """
     out = []
     for k in system.check_kinds:
         prefix = f"chk.{k.name}"
-        values = forms.read(k.model, form, prefix=prefix) if form is not None else {}
-        nodes = forms.controls(k.model, values, prefix=prefix)
+        if values and values.get("kind") == k.name:
+            shown = values["params"]
+        else:
+            shown = forms.read(k.model, form, prefix=prefix) if form is not None else {}
+        nodes = forms.controls(k.model, shown, prefix=prefix)
         found: dict[str, list[str]] = {}
         if problem and problem.get("kind") == k.name:
             found, _ = forms.locate([problem], nodes, prefix=prefix)
@@ -565,3 +570,17 @@ def sheet_history(entries: list[Any], char_id: int, names: dict[int, str], *, is
             }
         )
     return out[::-1]
+
+
+def apply_check_op(system: Any, form: Any, op: str) -> dict[str, Any] | None:
+    """A check's row added or removed without the script (``add:<kind>.<field>``, ``remove:<kind>.<field>.<n>``):
+    ``{kind, params}`` to show, or None for an op naming no kind of the system."""
+    import copy
+
+    verb, _, path = op.partition(":")
+    name, _, rest = path.partition(".")
+    if name not in system.check_types or not rest:
+        return None
+    kind = system.check_kind(name)
+    params = forms.read(kind.model, form, prefix=f"chk.{kind.name}")
+    return {"kind": kind.name, "params": forms.apply_op(copy.deepcopy(params), f"{verb}:{rest}")}
