@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import socket
 import xml.etree.ElementTree as ET
 
@@ -94,17 +95,29 @@ def test_digest_by_email(db_url, tally, clock, smtp_server) -> None:
         sid = t.open_scene(mode="turn", cast=[t.c1, t.c2], turn_seconds=86400)
         t.post(t.gm, scene=sid, kind="ic", text="The storm breaks over the pass.")
         t.post(t.p2, kind="private", to=[t.gm.id], text="Bel hides the letter.")
-        assert client.put("/api/me/email", json={"email": "arn@example.org"}, headers=t.p1.h).status_code == 200
+        r = client.put("/api/me/email", json={"email": "Arn@Example.ORG"}, headers=t.p1.h)
+        assert r.status_code == 200 and r.json() == {"email": "Arn@example.org", "confirmed": False, "link_sent": True}
+        assert len(got) == 1 and got[0]["To"] == "Arn@example.org"  # the confirmation link, not a digest
+        assert client.post("/api/me/digest", headers=t.p1.h).status_code == 409  # not confirmed yet
+        from storymaster.web.notify import send_digests
+
+        send_digests(app.state.store, app.state.settings, clock())
+        assert len(got) == 1  # the timer sends nothing to an unconfirmed address
+        link = re.search(r"/account/email/confirm\?token=(\S+)", got[0].get_payload(decode=True).decode()).group(1)
+        assert client.post("/api/me/email/confirm", json={"token": link + "x"}, headers=t.p1.h).status_code == 404
+        assert client.post("/api/me/email/confirm", json={"token": link}, headers=t.p2.h).status_code == 404
+        r = client.post("/api/me/email/confirm", json={"token": link}, headers=t.p1.h)
+        assert r.status_code == 200 and r.json() == {"email": "Arn@example.org", "confirmed": True}
+        assert client.post("/api/me/email/confirm", json={"token": link}, headers=t.p1.h).status_code == 404  # once
+        del got[:]
         r = client.post("/api/me/digest", headers=t.p1.h)
         assert r.status_code == 200 and r.json() == {"sent": True}
-        assert len(got) == 1 and got[0]["To"] == "arn@example.org"
+        assert len(got) == 1 and got[0]["To"] == "Arn@example.org"
         body = got[0].get_payload()
         assert "The storm breaks over the pass." in body and "Your turn in The Long Road" in body and "Arn" in body
         assert "Bel hides the letter." not in body
-        from storymaster.web.notify import send_digests
-
         send_digests(app.state.store, app.state.settings, clock())  # (other tests' users share the PostgreSQL database)
-        assert [m["To"] for m in got].count("arn@example.org") == 1  # nothing new for Arn since his digest
+        assert [m["To"] for m in got].count("Arn@example.org") == 1  # nothing new for Arn since his digest
 
 
 def test_sessions_need_the_csrf_token(client) -> None:

@@ -4,27 +4,26 @@ from __future__ import annotations
 
 import textwrap
 from functools import cache
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-import typer.main
-from rich.markup import escape
-from rich.table import Table
 
 from .. import __version__
-from ..dice import DiceRng, replay, roll
-from ..odds import distribution
-from ..rules import all_systems, get_system, load_failures
-from .common import JsonOpt, SeedOpt, show_house_rules, write_plot
 from .errors import StorymasterGroup
-from .output import bar_rows, console, print_json
-from .vocab import suggest, tidy
+from .system_help import SYSTEM_HELP
+from .vocab import JsonOpt, SeedOpt, suggest, tidy
+
+# Start-up (issue 17): this module imports only Typer and the CLI's own light modules. Each command
+# imports what it uses when it runs (the dice for `roll`, the odds for `odds`, the rule systems for
+# theirs, Rich for printing), so `storymaster roll d20` loads no numpy, icepool, pydantic, YAML,
+# FastAPI or SQLAlchemy, and `--help` lists the five systems from SYSTEM_HELP without importing them
+# (tests/cli/test_startup.py checks both).
 
 __all__ = ["CLI_GROUP", "app", "main"]
 
 CLI_GROUP = "storymaster.cli"
+SYSTEMS_GROUP = "storymaster.systems"  # rules.registry's (not imported here: it loads the rules package)
 
 app = typer.Typer(
     cls=None,  # set below, once _SystemCommands is defined
@@ -39,6 +38,8 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
+        from .output import console
+
         console.print(f"storymaster {__version__}")
         raise typer.Exit()
 
@@ -61,6 +62,11 @@ def roll_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Roll dice. With --seed the roll is reproducible; the record says how to replay it."""
+    from rich.markup import escape
+
+    from ..dice import DiceRng, roll
+    from .output import console, print_json
+
     record = roll(expression, DiceRng(seed, stream, counter))
     if as_json:
         print_json(record.to_json())
@@ -76,8 +82,15 @@ def odds_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Exact odds of a dice expression: every total, mean, spread, at-least and at-most."""
+    from rich.markup import escape
+
+    from ..odds import distribution
+    from .output import bar_rows, console, print_json
+
     dist = distribution(expression)
     if plot is not None:
+        from .common import write_plot
+
         write_plot(plot, [(str(o), float(p)) for o, p in dist.pmf().items()], f"{dist.expression}")
     if as_json:
         print_json(dist.to_json())
@@ -107,8 +120,11 @@ def replay_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """Check a roll record: roll it again from its seed and compare."""
-    from ..dice import RollRecord, verify
+    from rich.markup import escape
+
+    from ..dice import RollRecord, replay, verify
     from ..rules import load_document
+    from .output import console, print_json
 
     record = RollRecord.from_json(load_document(record_file))
     verify(record)
@@ -122,6 +138,11 @@ def replay_cmd(
 @app.command("systems")
 def systems_cmd(as_json: JsonOpt = False) -> None:
     """The installed rule systems (and any that failed to load)."""
+    from rich.table import Table
+
+    from ..rules import all_systems, load_failures
+    from .output import console, print_json
+
     systems, failed = all_systems(), load_failures()
     if as_json:
         print_json(
@@ -148,6 +169,9 @@ def house_rules_cmd(
     as_json: JsonOpt = False,
 ) -> None:
     """A system's optional rules, each with the book's default."""
+    from ..rules import get_system
+    from .common import show_house_rules
+
     show_house_rules(get_system(system).house_rules_model, as_json)
 
 
@@ -173,6 +197,10 @@ class _SystemCommands(StorymasterGroup):
     a command that says why, and never breaks the others.
     """
 
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        tidy(self)  # the root's own options too (--version), and the built-in commands
+        return super().parse_args(ctx, args)
+
     def list_commands(self, ctx: Any) -> list[str]:
         return sorted(set(super().list_commands(ctx)) | set(_system_entry_points()) | set(_rule_system_names()))
 
@@ -187,6 +215,29 @@ class _SystemCommands(StorymasterGroup):
             return tidy(_generic_command(name))
         return None
 
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        """``--help``'s command list; a built-in system is listed from SYSTEM_HELP, not imported.
+
+        Click's own listing loads every command to ask for its help line: for the five systems that
+        is most of the start-up time of ``storymaster --help``.
+        """
+        rows: list[tuple[str, Any]] = []  # (name, its help line or its command)
+        for name in self.list_commands(ctx):
+            ep = _system_entry_points().get(name)
+            known = SYSTEM_HELP.get(name)
+            if ep is not None and known is not None and known[0] == ep.value:
+                rows.append((name, known[1]))
+                continue
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                rows.append((name, command))
+        if not rows:
+            return
+        limit = formatter.width - 6 - max(len(name) for name, _ in rows)
+        listed = [(name, item if isinstance(item, str) else item.get_short_help_str(limit)) for name, item in rows]
+        with formatter.section("Commands"):
+            formatter.write_dl(listed)
+
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
         name = args[0] if args else ""
         if args and not name.startswith("-") and self.get_command(ctx, name) is None:
@@ -196,19 +247,24 @@ class _SystemCommands(StorymasterGroup):
 
 @cache
 def _system_entry_points() -> dict[str, Any]:
+    from importlib.metadata import entry_points
+
     return {ep.name: ep for ep in entry_points(group=CLI_GROUP)}
 
 
 @cache
 def _rule_system_names() -> frozenset[str]:
     """Systems registered under ``storymaster.systems`` (their names only: nothing is imported)."""
-    from ..rules.registry import SYSTEMS_GROUP
+    from importlib.metadata import entry_points
 
     return frozenset(ep.name for ep in entry_points(group=SYSTEMS_GROUP))
 
 
 @cache
 def _generic_command(name: str) -> Any:
+    import typer.main
+
+    from ..rules import get_system
     from .shared import generic_app
 
     command = typer.main.get_command(generic_app(get_system(name)))
@@ -218,6 +274,8 @@ def _generic_command(name: str) -> Any:
 
 @cache
 def _load_system_command(ep: Any) -> Any:
+    import typer.main
+
     try:
         sub = ep.load()
     except Exception as exc:  # a broken plugin must not break the whole CLI

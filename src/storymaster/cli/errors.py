@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any
+from typing import Any, cast
 
 import typer
-from pydantic import ValidationError
 from typer.core import TyperGroup
 
 from ..errors import InputFileError, StorymasterError
@@ -46,6 +45,12 @@ def _is_framework(exc: BaseException) -> bool:
     return module.startswith(("typer", "click")) or isinstance(exc, (KeyboardInterrupt, EOFError))
 
 
+def _is_validation_error(exc: BaseException) -> bool:
+    """A pydantic ValidationError, without importing pydantic (a command that never loaded it raised none)."""
+    pydantic = sys.modules.get("pydantic")
+    return pydantic is not None and isinstance(exc, pydantic.ValidationError)
+
+
 class StorymasterGroup(TyperGroup):
     """The root command group: every command under it reports errors the same way."""
 
@@ -65,12 +70,13 @@ class StorymasterGroup(TyperGroup):
             sys.stderr.write(json.dumps({"error": "usage", "message": exc.format_message(), "command": where}) + "\n")
             sys.stderr.flush()
             raise typer.Exit(getattr(exc, "exit_code", EXIT_ERROR)) from None
-        except ValidationError as exc:  # a value from the command line that a model refused: the user's input
-            what = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']}" for e in exc.errors())
-            sys.stderr.write(format_error(InputFileError(f"bad value: {what}"), _json(ctx)) + "\n")
-            sys.stderr.flush()
-            raise typer.Exit(EXIT_ERROR) from None
         except Exception as exc:
+            if _is_validation_error(exc):  # a value from the command line that a model refused: the user's input
+                errors = cast(Any, exc).errors()
+                what = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']}" for e in errors)
+                sys.stderr.write(format_error(InputFileError(f"bad value: {what}"), _json(ctx)) + "\n")
+                sys.stderr.flush()
+                raise typer.Exit(EXIT_ERROR) from None
             if _is_framework(exc):
                 raise
             if not isinstance(exc, (StorymasterError, OSError)) and os.environ.get("STORYMASTER_DEBUG"):

@@ -9,8 +9,7 @@ from typing import Annotated
 import typer
 
 from ..errors import InputFileError, StorymasterError
-from .common import JsonOpt
-from .output import console, print_json
+from .vocab import JsonOpt
 
 __all__ = ["serve_cmd", "verify_cmd"]
 
@@ -45,6 +44,8 @@ def serve_cmd(
     ] = False,
 ) -> None:
     """Run the play-by-post table server (JSON API; OpenAPI document at /openapi.json)."""
+    from .output import console
+
     try:
         import uvicorn
 
@@ -112,6 +113,7 @@ def verify_cmd(
 ) -> None:
     """Check an exported log offline: chain, signatures, commitments, every roll replayed, the story against the log."""
     from ..play.verify import verify_text
+    from .output import console, print_json
 
     try:
         text = export.read_text(encoding="utf-8")

@@ -101,6 +101,69 @@ def _refusing_non_finite(cls: type) -> type:
     return type(f"Finite{cls.__name__}", (cls,), {"process_value": process_value})
 
 
+class _QuickRuntime:
+    """Typer's coercion, skipped for a value that already is what the parameter declares.
+
+    Typer builds a pydantic validator for each parameter the first time it sees a value, which
+    imports pydantic (about half the start-up time of ``storymaster roll d20``). A ``str`` parameter
+    given a ``str``, or an ``int`` given its own (range-checked) ``int`` default, comes out of that
+    validator unchanged, so it is returned as it is; anything else (``--counter 5`` as text, a path,
+    a choice, a list) goes through Typer's own coercion, with its own messages.
+    """
+
+    def __init__(self, base: Any) -> None:
+        self.base = base  # () -> Typer's RuntimeParam, built on first need
+
+    def coerce(self, value: Any, param: Any, ctx: Any) -> Any:
+        if value is None and not (param.multiple or param.nargs == -1):
+            return None
+        annotation = param.type_descriptor.annotation
+        info = param.type_descriptor.parameter_info
+        if info.parser is None and param.nargs == 1 and not param.multiple:
+            if annotation is str and type(value) is str:
+                return value
+            if (
+                annotation is int
+                and type(value) is int
+                and not info.clamp
+                and (info.min is None or value >= info.min)
+                and (info.max is None or value <= info.max)
+            ):
+                return value
+        return self.base().coerce(value, param=param, ctx=ctx)
+
+
+_DERIVED: dict[tuple[str, type], type] = {}  # each derived class made once
+
+
+def _quick_coercion(cls: type) -> type:
+    """``cls`` that skips Typer's pydantic coercion where it would change nothing (:class:`_QuickRuntime`)."""
+    if ("quick", cls) in _DERIVED:
+        return _DERIVED["quick", cls]
+    base: Any = cls
+
+    def get_runtime_param(self: Any) -> Any:
+        return _QuickRuntime(lambda: base.get_runtime_param(self))
+
+    derived = type(cls.__name__, (cls,), {"get_runtime_param": get_runtime_param, "_storymaster_quick": True})
+    return _DERIVED.setdefault(("quick", cls), derived)
+
+
+def _quick_help(cls: type) -> type:
+    """``cls`` whose ``--help`` option (made on first use) also skips Typer's coercion of its unset value."""
+    if ("help", cls) in _DERIVED:
+        return _DERIVED["help", cls]
+    base: Any = cls
+
+    def get_help_option(self: Any, ctx: Any) -> Any:
+        option = base.get_help_option(self, ctx)
+        if option is not None and hasattr(option, "get_runtime_param") and not hasattr(option, "_storymaster_quick"):
+            option.__class__ = _quick_coercion(type(option))
+        return option
+
+    return _DERIVED.setdefault(("help", cls), type(cls.__name__, (cls,), {"get_help_option": get_help_option}))
+
+
 def _hiding_aliases(cls: type, hidden: tuple[str, ...]) -> type:
     """``cls`` whose old spellings ``hidden`` stay usable but are not listed in ``--help``."""
 
@@ -127,7 +190,11 @@ def tidy(command: Any) -> Any:
     if getattr(command, "_storymaster_tidy", False):
         return command
     command._storymaster_tidy = True  # type: ignore[attr-defined]
+    if hasattr(command, "get_help_option"):
+        command.__class__ = _quick_help(type(command))
     for param in command.params:
+        if hasattr(param, "get_runtime_param") and not hasattr(param, "_storymaster_quick"):
+            param.__class__ = _quick_coercion(type(param))
         # a subclass of the parameter's own class (Python allows __class__ to change only that way)
         if _is_float(param):
             param.__class__ = _refusing_non_finite(type(param))

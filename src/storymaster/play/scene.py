@@ -88,6 +88,8 @@ class SceneState:
     posted: set[int] = field(default_factory=set)
     skipped: list[dict[str, Any]] = field(default_factory=list)
     posts: dict[int, Post] = field(default_factory=dict)
+    #: what the story shows between posts, by log entry: skipped turns (oldest first)
+    events: dict[int, dict[str, Any]] = field(default_factory=dict)
     next_counter: int = 0
     combat: dict[str, Any] | None = None
     head_seq: int = 0
@@ -173,6 +175,15 @@ def apply_scene(s: SceneState, e: Entry) -> None:
     elif k == "turn.skipped":
         s.posted.update(b["characters"])
         s.skipped.append({"round": s.round, "characters": list(b["characters"]), "reason": b.get("reason", "")})
+        s.events[e.seq] = {
+            "id": e.seq,
+            "at": e.at,
+            "kind": "turn.skipped",
+            "round": s.round,
+            "characters": list(b["characters"]),
+            "reason": b.get("reason", ""),
+            "audience": e.audience,
+        }
     elif k == "combat.started" or k == "combat.stepped":
         s.combat = {**b, "round": b.get("round", 0)}
     elif k == "combat.ended":

@@ -15,6 +15,8 @@ import contextlib
 import json
 import secrets
 import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -81,6 +83,11 @@ def _entry(r: Any) -> Entry:
     )
 
 
+def _stored_length(e: Entry) -> int:
+    """How long the entry's JSON is as the log stores it (body, audience, rolls)."""
+    return len(canonical_json(e.body)) + len(canonical_json(e.audience)) + len(canonical_json(list(e.rolls)))
+
+
 def _now_text() -> str:
     from datetime import UTC, datetime
 
@@ -101,33 +108,92 @@ def new_salt() -> str:
     return secrets.token_hex(16)
 
 
-class _Cache:
-    """Folded state per stream, each behind its own lock (readers and the refresher take it)."""
+#: the folded state of a log is estimated at this many bytes per entry, plus this many per byte of
+#: the entry's stored JSON (calibrated against tracemalloc by ``make bench``: bench/cache_memory.py)
+ENTRY_OVERHEAD = 600
+JSON_FACTOR = 6
+DEFAULT_CACHE_BYTES = 256 * 2**20
 
-    def __init__(self) -> None:
-        self._states: dict[str, Any] = {}
-        self._locks: dict[str, threading.RLock] = {}
+
+def entry_size(json_bytes: int) -> int:
+    """The estimated memory of one folded entry whose stored JSON (body, audience, rolls) is ``json_bytes`` long."""
+    return ENTRY_OVERHEAD + JSON_FACTOR * json_bytes
+
+
+class _Cache:
+    """Folded state per stream, each behind its own lock; the least recently used go past a size bound.
+
+    The size of a state is estimated from the entries folded into it (:func:`entry_size`); when the
+    total passes ``max_bytes`` the least recently used states are dropped (a later read folds them
+    again from the log). The state just used is kept even when it alone is over the bound. A
+    stream's lock lives as long as someone holds or waits for it (a weak reference), so the locks do
+    not grow with everything ever read either.
+    """
+
+    def __init__(self, max_bytes: int | None = DEFAULT_CACHE_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._states: OrderedDict[str, Any] = OrderedDict()  # least recently used first
+        self._sizes: dict[str, int] = {}
+        self.total = 0
+        self._locks: weakref.WeakValueDictionary[str, Any] = weakref.WeakValueDictionary()
         self._guard = threading.Lock()
 
-    def lock(self, stream: str) -> threading.RLock:
+    def lock(self, stream: str) -> Any:
         with self._guard:
-            return self._locks.setdefault(stream, threading.RLock())
+            lk = self._locks.get(stream)
+            if lk is None:
+                lk = self._locks[stream] = threading.RLock()
+            return lk
 
     def get(self, stream: str) -> Any:
-        return self._states.get(stream)
+        with self._guard:
+            state = self._states.get(stream)
+            if state is not None:
+                self._states.move_to_end(stream)
+            return state
 
-    def put(self, stream: str, state: Any) -> None:
-        self._states[stream] = state
+    def put(self, stream: str, state: Any, grown: int = 0) -> None:
+        """Keep ``state`` as the most recently used; ``grown``: the estimated bytes just folded into it."""
+        with self._guard:
+            if self._states.get(stream) is not state:
+                self._forget(stream)
+                self._states[stream] = state
+            self._count(stream, grown)
+
+    def grow(self, stream: str, state: Any, grown: int) -> None:
+        """Entries folded into ``state`` after a write: counted if it is still the cached one."""
+        with self._guard:
+            if self._states.get(stream) is state:
+                self._count(stream, grown)
+
+    def _count(self, stream: str, grown: int) -> None:
+        self._states.move_to_end(stream)
+        self._sizes[stream] = self._sizes.get(stream, 0) + grown
+        self.total += grown
+        if self.max_bytes is not None:
+            while self.total > self.max_bytes and len(self._states) > 1:
+                self._forget(next(iter(self._states)))
 
     def drop(self, stream: str) -> None:
+        with self._guard:
+            self._forget(stream)
+
+    def streams(self) -> list[str]:
+        """The cached streams, least recently used first."""
+        with self._guard:
+            return list(self._states)
+
+    def _forget(self, stream: str) -> None:
         self._states.pop(stream, None)
+        self.total -= self._sizes.pop(stream, 0)
 
 
 class Store:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, *, cache_bytes: int | None = DEFAULT_CACHE_BYTES) -> None:
+        """``cache_bytes``: the bound on the folded state kept in memory (estimated; None: no bound)."""
         self.engine = engine
         self.is_postgres = engine.dialect.name == "postgresql"
-        self._cache = _Cache()
+        self._cache = _Cache(cache_bytes)
         self._scene_campaigns: dict[int, int] = {}  # a scene never moves to another campaign
         self.listeners: list[Callable[[Appended], None]] = []
         #: what signs log heads and exports (the web app sets its :class:`~storymaster.web.signing.Signer`)
@@ -136,8 +202,12 @@ class Store:
     # --- logs ---------------------------------------------------------------------------------
 
     def _entries(self, conn: Connection, stream: str, after: int = 0) -> list[Entry]:
+        return [e for e, _ in self._sized_entries(conn, stream, after)]
+
+    def _sized_entries(self, conn: Connection, stream: str, after: int = 0) -> list[tuple[Entry, int]]:
+        """The entries after ``after``, each with its estimated size once folded (:func:`entry_size`)."""
         q = select(t.entries).where(t.entries.c.stream == stream, t.entries.c.seq > after).order_by(t.entries.c.seq)
-        return [_entry(r) for r in conn.execute(q)]
+        return [(_entry(r), entry_size(len(r.body) + len(r.audience) + len(r.rolls))) for r in conn.execute(q)]
 
     def _refresh(
         self, conn: Connection, stream: str, head: int, new: Callable[[], Any], apply: Callable[[Any, Entry], None]
@@ -145,14 +215,16 @@ class Store:
         state = self._cache.get(stream)
         if state is None or state.head_seq > head:
             state = new()
+        grown = 0
         if state.head_seq < head:
             try:
-                for e in self._entries(conn, stream, state.head_seq):
+                for e, size in self._sized_entries(conn, stream, state.head_seq):
                     apply(state, e)
+                    grown += size
             except Exception:
                 self._cache.drop(stream)
                 raise
-        self._cache.put(stream, state)
+        self._cache.put(stream, state, grown)
         return state
 
     def _campaign(self, conn: Connection, cid: int, *, lock: bool = False) -> CampaignState:
@@ -286,6 +358,13 @@ class Store:
         except Exception:  # pragma: no cover - the next read folds from the log instead
             self._cache.drop(stream)
             raise
+        grown = sum(
+            entry_size(
+                len(canonical_json(e.body)) + len(canonical_json(e.audience)) + len(canonical_json(list(e.rolls)))
+            )
+            for e in sealed
+        )
+        self._cache.grow(stream, state, grown)
 
     # --- invitations --------------------------------------------------------------------------
 
@@ -645,5 +724,107 @@ class Store:
             conn.execute(insert(t.digests).values(user_id=user, last_sent_at=at))
 
     def users_with_email(self) -> list[Any]:
+        """Users a digest may go to: a confirmed address, and digests not turned off."""
+        u = t.users
         with read_tx(self.engine) as conn:
-            return list(conn.execute(select(t.users).where(t.users.c.email.is_not(None)).order_by(t.users.c.id)))
+            q = select(u).where(u.c.email.is_not(None), u.c.email_confirmed_at.is_not(None), u.c.digest != "off")
+            return list(conn.execute(q.order_by(u.c.id)))
+
+    # --- e-mail confirmation, reader settings -------------------------------------------------
+
+    def set_pending_email(self, uid: int, email: str | None, token_sha256: str | None, expires: str | None) -> None:
+        """A new address (unconfirmed until its link comes back), or None to clear it."""
+        with write_tx(self.engine) as conn:
+            conn.execute(
+                update(t.users)
+                .where(t.users.c.id == uid)
+                .values(
+                    email=email, email_confirmed_at=None, email_token_sha256=token_sha256, email_token_expires=expires
+                )
+            )
+
+    def confirm_email(self, uid: int, token_sha256: str, at: str) -> bool:
+        """Confirm the pending address when the token is this user's and still fresh (used once)."""
+        u = t.users
+        with write_tx(self.engine) as conn:
+            done = conn.execute(
+                update(u)
+                .where(
+                    u.c.id == uid,
+                    u.c.email_token_sha256 == token_sha256,
+                    u.c.email_token_expires > at,
+                    u.c.email.is_not(None),
+                )
+                .values(email_confirmed_at=at, email_token_sha256=None, email_token_expires=None)
+            )
+            return done.rowcount == 1
+
+    def set_reader_settings(self, uid: int, **values: Any) -> None:
+        """``digest`` and ``time_zone`` (checked by the caller)."""
+        allowed = {k: v for k, v in values.items() if k in ("digest", "time_zone")}
+        if allowed:
+            with write_tx(self.engine) as conn:
+                conn.execute(update(t.users).where(t.users.c.id == uid).values(**allowed))
+
+    # --- where each reader stopped ------------------------------------------------------------
+
+    def read_marks(self, uid: int, sids: Sequence[int]) -> dict[int, int]:
+        """The newest log entry of each scene this reader was shown (0 when never)."""
+        if not sids:
+            return {}
+        r = t.scene_reads
+        with read_tx(self.engine) as conn:
+            q = select(r.c.scene_id, r.c.seq).where(r.c.user_id == uid, r.c.scene_id.in_(list(sids)))
+            return {row.scene_id: row.seq for row in conn.execute(q)}
+
+    def mark_read(self, uid: int, sid: int, seq: int) -> None:
+        """Move the reader's mark on to ``seq`` (never back)."""
+        from sqlalchemy.dialects import postgresql, sqlite
+
+        r = t.scene_reads
+        upsert: Any = postgresql.insert if self.is_postgres else sqlite.insert
+        q = upsert(r).values(user_id=uid, scene_id=sid, seq=seq)
+        q = q.on_conflict_do_update(
+            index_elements=[r.c.user_id, r.c.scene_id], set_={"seq": q.excluded.seq}, where=r.c.seq < q.excluded.seq
+        )
+        with write_tx(self.engine) as conn:
+            conn.execute(q)
+
+    # --- portraits ----------------------------------------------------------------------------
+
+    def set_portrait(
+        self, cid: int, char: int, *, media_type: str, data: bytes, digest: str, size: tuple[int, int], by: int, at: str
+    ) -> None:
+        p = t.portraits
+        with write_tx(self.engine) as conn:
+            conn.execute(delete(p).where(p.c.campaign_id == cid, p.c.character_id == char))
+            conn.execute(
+                insert(p).values(
+                    campaign_id=cid,
+                    character_id=char,
+                    media_type=media_type,
+                    data=data,
+                    sha256=digest,
+                    width=size[0],
+                    height=size[1],
+                    uploaded_by=by,
+                    at=at,
+                )
+            )
+
+    def delete_portrait(self, cid: int, char: int) -> bool:
+        p = t.portraits
+        with write_tx(self.engine) as conn:
+            return conn.execute(delete(p).where(p.c.campaign_id == cid, p.c.character_id == char)).rowcount == 1
+
+    def portrait(self, cid: int, char: int) -> Any:
+        p = t.portraits
+        with read_tx(self.engine) as conn:
+            return conn.execute(select(p).where(p.c.campaign_id == cid, p.c.character_id == char)).first()
+
+    def portrait_versions(self, cid: int) -> dict[int, str]:
+        """Each portrait's digest by character (pages link ``?v=<digest>`` so browsers may cache them)."""
+        p = t.portraits
+        with read_tx(self.engine) as conn:
+            q = select(p.c.character_id, p.c.sha256).where(p.c.campaign_id == cid)
+            return {row.character_id: row.sha256[:16] for row in conn.execute(q)}

@@ -8,7 +8,18 @@ same transaction, so "my campaigns" is one query.
 
 from __future__ import annotations
 
-from sqlalchemy import Column, ForeignKey, Index, Integer, MetaData, String, Table, Text, UniqueConstraint
+from sqlalchemy import (
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
 
 __all__ = [
     "api_tokens",
@@ -19,6 +30,8 @@ __all__ = [
     "invites",
     "memberships",
     "metadata",
+    "portraits",
+    "scene_reads",
     "scenes",
     "server_keys",
     "sessions",
@@ -44,6 +57,15 @@ users = Table(
     Column("email", String(254), nullable=True),
     Column("password_hash", String(255), nullable=False),
     Column("created_at", String(40), nullable=False),
+    #: when the address was confirmed by its mailed link (digests go only to confirmed addresses)
+    Column("email_confirmed_at", String(40), nullable=True),
+    #: the pending confirmation link's token (hashed) and when it stops working
+    Column("email_token_sha256", String(64), nullable=True),
+    Column("email_token_expires", String(40), nullable=True),
+    #: what the digest carries: "all" (new posts and turns), "turns" (only "your turn"), "off"
+    Column("digest", String(16), nullable=False, server_default="all"),
+    #: the reader's IANA time zone for deadlines (None: UTC, or the browser's when scripts run)
+    Column("time_zone", String(64), nullable=True),
 )
 
 sessions = Table(
@@ -162,5 +184,29 @@ idempotency = Table(
     Column("scene_id", Integer, ForeignKey("scenes.id"), nullable=False),
     Column("seq", Integer, nullable=False),
     Column("fingerprint", String(64), nullable=False),
+    Column("at", String(40), nullable=False),
+)
+
+#: how far each reader has read each scene (the newest log entry they were shown): unread counts
+scene_reads = Table(
+    "scene_reads",
+    metadata,
+    Column("user_id", Integer, ForeignKey("users.id", ondelete="CASCADE"), primary_key=True),
+    Column("scene_id", Integer, ForeignKey("scenes.id"), primary_key=True),
+    Column("seq", Integer, nullable=False),
+)
+
+#: a character's portrait: validated and resized on upload (Pillow), stored here as WebP
+portraits = Table(
+    "portraits",
+    metadata,
+    Column("campaign_id", Integer, ForeignKey("campaigns.id", ondelete="CASCADE"), primary_key=True),
+    Column("character_id", Integer, primary_key=True),
+    Column("media_type", String(32), nullable=False),
+    Column("data", LargeBinary, nullable=False),
+    Column("sha256", String(64), nullable=False),
+    Column("width", Integer, nullable=False),
+    Column("height", Integer, nullable=False),
+    Column("uploaded_by", Integer, nullable=False),
     Column("at", String(40), nullable=False),
 )

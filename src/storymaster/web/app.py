@@ -39,7 +39,7 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -
     engine = make_engine(settings.database_url)
     if settings.migrate:
         migrate(engine)
-    store = Store(engine)
+    store = Store(engine, cache_bytes=settings.cache_mb * 2**20)
     from .signing import load_signer
 
     signer = store.signer = load_signer(store)

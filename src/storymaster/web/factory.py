@@ -26,6 +26,7 @@ def settings_from_env() -> Settings:
         migrate=env.get("STORYMASTER_MIGRATE", "1") == "1",
         secure_cookies=_flag(env.get("STORYMASTER_SECURE_COOKIES")),
         api_docs=_flag(env.get("STORYMASTER_API_DOCS")) or False,
+        cache_mb=int(env.get("STORYMASTER_CACHE_MB") or 256),
     )
 
 

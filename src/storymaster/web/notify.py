@@ -20,7 +20,7 @@ from ..store import Store
 from .deps import now_text
 from .settings import Settings
 
-__all__ = ["compose_digest", "digest_loop", "send_digest", "send_digests"]
+__all__ = ["compose_digest", "digest_loop", "local_time", "send_confirmation", "send_digest", "send_digests"]
 
 log = logging.getLogger("storymaster.web.notify")
 
@@ -33,9 +33,43 @@ def anchor_line(signer: Any, sid: int, seq: int, head: str | None) -> str:
     return f"log head: entry {a['seq']}, SHA-256 {a['hash']}, signed by key {a['key']}: {a['signature']}"
 
 
+def local_time(when: datetime | str, zone: str | None) -> str:
+    """``when`` as the reader reads it: in their time zone (UTC when they chose none), with the zone named."""
+    from zoneinfo import ZoneInfo
+
+    if isinstance(when, str):
+        when = datetime.fromisoformat(when)
+    if zone:
+        try:
+            local = when.astimezone(ZoneInfo(zone))
+            return local.strftime("%Y-%m-%d %H:%M ") + (local.tzname() or zone) + f" ({zone})"
+        except (KeyError, ValueError):
+            pass
+    from datetime import UTC
+
+    return when.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def send_confirmation(settings: Settings, name: str, email: str, token: str) -> None:
+    """Mail the link that confirms ``email`` belongs to this account (digests wait for it)."""
+    link = f"{settings.base_url.rstrip('/')}/account/email/confirm?token={token}"
+    msg = EmailMessage()
+    msg["Subject"] = "Storymaster: confirm your e-mail address"
+    msg["From"] = settings.smtp_from
+    msg["To"] = email
+    msg.set_content(
+        f"Hello {name},\n\nTo receive your table's digests at this address, open this link while signed in:\n\n"
+        f"{link}\n\nIf you did not ask for this, ignore this mail: nothing is sent to this address without it.\n"
+    )
+    with smtplib.SMTP(settings.smtp_host or "localhost", settings.smtp_port, timeout=10) as smtp:
+        smtp.send_message(msg)
+
+
 def compose_digest(store: Store, user: Any, now: datetime, signer: Any = None) -> str | None:
     """The digest's text for ``user`` (None when there is nothing new); each scene with its signed log head."""
     since = store.digest_cursor(user.id) or user.created_at
+    choice = getattr(user, "digest", "all") or "all"
+    zone = getattr(user, "time_zone", None)
     campaigns = store.campaigns_of(user.id)
     lines: list[str] = []
     turns: list[str] = []
@@ -48,7 +82,7 @@ def compose_digest(store: Store, user: Any, now: datetime, signer: Any = None) -
                     continue
                 names = {m.user: m.name for m in c.members.values()}
                 new = [p for p in s.posts.values() if p.at > since and can_read(p.audience, reader)]
-                if new:
+                if new and choice == "all":
                     lines.append(f"\n{c.name} / {s.title}: {len(new)} new post(s)")
                     for p in sorted(new, key=lambda p: p.seq)[:20]:
                         view = post_view(p, reader, s)
@@ -62,7 +96,7 @@ def compose_digest(store: Store, user: Any, now: datetime, signer: Any = None) -
                 mine = [c.characters[ch].name for ch in s.owed() if c.characters[ch].owner == user.id]
                 if mine and (s.round_started or "") > since:  # once per round
                     deadline = s.deadline()
-                    when = f" (deadline {deadline.isoformat()})" if deadline else ""
+                    when = f" (deadline {local_time(deadline, zone)})" if deadline else ""
                     turns.append(f"  Your turn in {c.name} / {s.title}: {', '.join(mine)}{when}")
     if not lines and not turns:
         return None
@@ -73,8 +107,10 @@ def compose_digest(store: Store, user: Any, now: datetime, signer: Any = None) -
 
 
 def send_digest(store: Store, settings: Settings, user: Any, now: datetime, signer: Any = None) -> bool:
+    if not user.email or getattr(user, "email_confirmed_at", None) is None or getattr(user, "digest", "all") == "off":
+        return False  # an address gets mail only once its link came back
     text = compose_digest(store, user, now, signer)
-    if text is None or not user.email:
+    if text is None:
         return False
     msg = EmailMessage()
     msg["Subject"] = "Storymaster: your table digest"

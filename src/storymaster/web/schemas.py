@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from .accounts import MIN_PASSWORD, check_password, clean_name, refuse_invisible
+from .accounts import MIN_PASSWORD, check_password, clean_name, email_address, refuse_invisible
 
 __all__ = [
     "CampaignIn",
@@ -79,7 +79,12 @@ class In(BaseModel):
 class RegisterIn(In):
     name: str = Name
     password: str = Field(min_length=MIN_PASSWORD, max_length=1024)
-    email: str | None = Field(None, max_length=254, pattern=r"^[^@\s]+@[^@\s]+$")
+    email: str | None = Field(None, max_length=254)
+
+    @field_validator("email")
+    @classmethod
+    def _real_address(cls, v: str | None) -> str | None:
+        return email_address(v) if v else None
 
     @field_validator("name", mode="before")
     @classmethod

@@ -33,6 +33,9 @@ class Settings:
     #: serve the interactive API docs at /docs (they load their script from a CDN, so off by default;
     #: the OpenAPI document at /openapi.json is always served)
     api_docs: bool = False
+    #: folded log state kept in memory per server process, in MiB (least recently used evicted past it;
+    #: STORYMASTER_CACHE_MB)
+    cache_mb: int = 256
 
     @property
     def cookies_secure(self) -> bool:

@@ -14,10 +14,12 @@ from fastapi.responses import Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from ...play.errors import TableError
-from ...play.views import post_view, scene_view
+from ...play.reading import changed_posts, item_view, story_page
+from ...play.views import scene_view
 from ..access import member
 from ..deps import CallerDep, Id, StoreDep
 from ..notify import anchor_line
+from ..story import item_html, turn_html
 
 #: characters XML 1.0 cannot carry (new text refuses them; a log written before may hold some)
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -30,30 +32,41 @@ def escape(text: str) -> str:
 
 router = APIRouter(tags=["live"])
 
+#: posts in the Atom feed (the newest)
+FEED_SIZE = 100
+
 
 class TooManyStreams(TableError):
     code = "too-many-streams"
     status = 429
 
 
-def _changes(store: Any, sid: int, caller: Any, after: int) -> tuple[int, list[tuple[int, str, dict[str, Any]]]]:
-    """What changed after log entry ``after`` that this caller may see: (new head, [(id, event, data)])."""
+def _changes(
+    store: Any, sid: int, caller: Any, after: int, *, html: bool = False, zone: str | None = None
+) -> tuple[int, list[tuple[int, str, dict[str, Any]]]]:
+    """What changed after log entry ``after`` that this caller may see: (new head, [(id, event, data)]).
+
+    Only the posts (and turn events) the new entries created or changed, each as the reader may see it,
+    then the scene; with ``html`` each carries its markup (the page inserts it as it is). The cost and the
+    bytes grow with the new entries, not with the scene's length.
+    """
     with store.reading_scene(sid) as (c, s):
         reader = member(c, caller)
         if s.head_seq <= after:
             return s.head_seq, []
         out: list[tuple[int, str, dict[str, Any]]] = []
-        touched: set[int] = set()
-        for e in store.scene_log(sid, after):
-            if e.seq > s.head_seq:  # committed after the state was read: the next round shows it
-                break
-            post = e.seq if e.kind == "post.created" else e.body.get("post") if e.kind.startswith("post.") else None
-            if post is not None and post not in touched:
-                touched.add(post)
-                view = post_view(s.posts[post], reader, s)
-                if view is not None:
-                    out.append((e.seq, "post", view))
-        out.append((s.head_seq, "scene", scene_view(s, c, reader)))
+        scene = scene_view(s, c, reader)
+        portraits = store.portrait_versions(c.id) if html else {}
+        for ref in changed_posts(s, store.scene_log(sid, after)):
+            view = item_view(s, reader, ref)
+            if view is None:
+                continue
+            if html:
+                view["html"] = item_html(view, c, scene, reader, portraits, zone)
+            out.append((ref, "post" if view["type"] == "post" else "event", view))
+        if html:
+            scene = {**scene, "turn_html": turn_html(c, scene, reader, portraits, zone)}
+        out.append((s.head_seq, "scene", scene))
         return s.head_seq, out
 
 
@@ -71,6 +84,7 @@ async def scene_events(
     max_seconds: float = Query(
         3600, gt=0, le=86400, description="close the stream after this long (clients reconnect)"
     ),
+    html: bool = Query(False, description="each post, turn event and the turn box also carry their HTML"),
 ) -> StreamingResponse:
     streams = request.app.state.streams
     cap = request.app.state.settings.max_streams_per_user
@@ -82,6 +96,10 @@ async def scene_events(
     last_id = request.headers.get("last-event-id")
     start = after if after is not None else int(last_id) if last_id and last_id.isdigit() else None
     head, _ = await run_in_threadpool(_changes, store, sid, caller, 2**31)  # checks membership now, not mid-stream
+    zone = None
+    if html:
+        row = await run_in_threadpool(store.user, caller.id)
+        zone = getattr(row, "time_zone", None) if row is not None else None
     cursor = head if start is None else start
     broker = request.app.state.broker
     poll = request.app.state.settings.sse_poll_seconds
@@ -96,9 +114,13 @@ async def scene_events(
         try:
             yield f"retry: 2000\nevent: hello\ndata: {json.dumps({'scene': sid, 'head': cursor})}\n\n"
             while loop.time() < deadline:
-                new_head, events = await run_in_threadpool(_changes, store, sid, caller, cursor)
-                for seq, name, data in events:
-                    yield f"id: {seq}\nevent: {name}\ndata: {json.dumps(data)}\n\n"
+                new_head, events = await run_in_threadpool(_changes, store, sid, caller, cursor, html=html, zone=zone)
+                for _ref, name, data in events:
+                    # a resumed stream starts again at this batch (inserting a post twice replaces it)
+                    event_id = new_head if name == "scene" else cursor
+                    yield f"id: {event_id}\nevent: {name}\ndata: {json.dumps(data)}\n\n"
+                if html and new_head > cursor:  # an open page shows what the stream brought: read
+                    await run_in_threadpool(store.mark_read, caller.id, sid, new_head)
                 cursor = max(cursor, new_head)
                 _, event = token
                 event.clear()
@@ -125,7 +147,7 @@ async def scene_events(
 def scene_feed(sid: Id, request: Request, store: StoreDep, caller: CallerDep) -> Response:
     with store.reading_scene(sid) as (c, s):
         reader = member(c, caller)
-        posts = [v for seq in sorted(s.posts) if (v := post_view(s.posts[seq], reader, s)) is not None]
+        posts = story_page(s, reader, size=FEED_SIZE).posts
         names = {m.user: m.name for m in c.members.values()}
         base = str(request.base_url).rstrip("/")
         updated = posts[-1]["at"] if posts else s.opened_at
@@ -135,26 +157,52 @@ def scene_feed(sid: Id, request: Request, store: StoreDep, caller: CallerDep) ->
             f"<title>{escape(s.title)}</title>",
             f"<id>{escape(base)}/api/scenes/{sid}</id>",
             f'<link rel="self" href="{escape(base)}/api/scenes/{sid}/feed.atom"/>',
+            f'<link rel="alternate" type="text/html" href="{escape(base)}/scenes/{sid}"/>',
             f"<updated>{escape(updated)}</updated>",
         ]
         anchor = anchor_line(request.app.state.signer, sid, s.head_seq, s.head_hash)
         if anchor:
             parts.append(f"<subtitle>{escape(anchor)}</subtitle>")
-        for p in reversed(posts[-100:]):
+        for p in reversed(posts):
             who = p.get("character_name") or names.get(p["author"], "")
             text = p.get("text", "(deleted)")
+            rolls = [roll_line(r, names) for r in p["rolls"]]
+            content = "\n\n".join([text, *rolls]) if rolls else text
             parts += [
                 "<entry>",
                 f"<title>{escape(p['kind'].upper())} #{p['id']}: {escape(who)}</title>",
                 f"<id>{escape(base)}/api/scenes/{sid}/posts/{p['id']}</id>",
+                f'<link rel="alternate" type="text/html" href="{escape(post_url(base, sid, p["id"]))}"/>',
                 f"<updated>{escape(p['history'][-1]['edited_at'] if p.get('history') else p['at'])}</updated>",
                 f"<published>{escape(p['at'])}</published>",
                 f"<author><name>{escape(names.get(p['author'], str(p['author'])))}</name></author>",
-                f'<content type="text">{escape(text)}</content>',
+                f'<content type="text">{escape(content)}</content>',
                 "</entry>",
             ]
         parts.append("</feed>")
     return Response("\n".join(parts), media_type="application/atom+xml")
+
+
+def post_url(base: str, sid: int, pid: int) -> str:
+    """The scene page that shows post ``pid`` (last on its page, the posts before it above)."""
+    return f"{base}/scenes/{sid}?before={pid + 1}#post-{pid}"
+
+
+def roll_line(r: dict[str, Any], names: dict[int, str]) -> str:
+    """A roll as one line of text, as this reader may see it (a hidden roll names only its digest)."""
+    who = names.get(r.get("by", -1), "?")
+    label = r.get("label") or ""
+    if r.get("hidden"):
+        return f"[{r['visibility']} roll by {who}] {label or 'a roll'}: hidden from you (digest {r['sha256'][:16]})"
+    if r.get("type") == "check":
+        outcome = r.get("outcome") or {}
+        verdict = "success" if outcome.get("success") else "failure"
+        what = label or r["check"].get("type", "check")
+        return f"[{r['visibility']} roll by {who}] {what}: {outcome.get('result')} ({verdict})"
+    if r.get("type") == "combat":
+        return f"[{r['visibility']} roll by {who}] {label}"
+    expr = r.get("expression", "")
+    return f"[{r['visibility']} roll by {who}] {label + ' ' if label else ''}{expr}: {r.get('total')}"
 
 
 @router.get("/api/me/turns", summary="Your turn: turn-based scenes where one of your characters owes a post")
