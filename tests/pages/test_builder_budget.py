@@ -90,7 +90,9 @@ def test_a_player_keeps_the_awarded_experience_when_editing(tmp_path) -> None:
     char = int(r.headers["location"].rsplit("/", 1)[1])
     api = {"X-CSRF-Token": gm.csrf}
     sheet = gm.client.get(f"/api/campaigns/{cid}/characters/{char}", headers=api).json()["sheet"]
-    r = gm.client.put(f"/api/campaigns/{cid}/characters/{char}", json={"sheet": {**sheet, "cp_earned": 20}}, headers=api)
+    r = gm.client.put(
+        f"/api/campaigns/{cid}/characters/{char}", json={"sheet": {**sheet, "cp_earned": 20}}, headers=api
+    )
     assert r.status_code == 200, r.text  # the GM may (until the table awards it as a logged event)
     edit = form_values(pat.get(f"/campaigns/{cid}/characters/{char}/edit").text)
     assert "f.cp_earned" not in edit

@@ -59,6 +59,8 @@ def submitted(nodes: list[dict[str, Any]], form: Form | None = None) -> Form:
                 form.add(n["name"], "on")
         elif kind == "tristate":
             form.add(n["name"], {True: "yes", False: "no"}.get(n["value"], ""))
+        elif kind == "choice" and n["value"] is None and not n["optional"]:
+            form.add(n["name"], n["options"][0])  # a browser sends a select's first option
         else:
             form.add(n["name"], "" if n["value"] is None else str(n["value"]))
     return form
@@ -137,7 +139,7 @@ def test_the_opponent_from_a_cast_members_entry() -> None:
     theirs = system.find_check(other, "strength", check="contest")
     kind = system.check_kind("contest")
     assert opponent_value(kind, theirs)["ranks"] == [2]
-    name, params = read_check(system, Form(), mine, theirs)
+    _name, params = read_check(system, Form(), mine, theirs)
     check = system.make_check(mine, params)
     assert list(check.a.ranks) == [4] and list(check.b.ranks) == [2] and "Rival" in check.b.name
 
@@ -174,7 +176,9 @@ def test_empty_added_rows_are_dropped_and_gaps_are_renamed() -> None:
     data, renames = forms.read_named(system.character_model, form, skip=[])
     assert [s["name"] for s in data["skills"]] == ["Sword", "Bow"]
     assert renames == {"f.skills.1": "f.skills.5"}
-    by_name, _ = forms.locate([{"where": "skills.1.points", "message": "a number"}], forms.controls(system.character_model, data))
+    by_name, _ = forms.locate(
+        [{"where": "skills.1.points", "message": "a number"}], forms.controls(system.character_model, data)
+    )
     assert forms.submitted_names(by_name, renames) == {"f.skills.5.points": ["a number"]}
 
 

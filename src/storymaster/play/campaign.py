@@ -244,8 +244,7 @@ def _refuse_table_fields(system: RuleSystem, data: Mapping[str, Any], before: Ma
     if changed:
         raise Forbidden(
             f"{', '.join(changed)}: kept by the table (experience and advancement the GM awards, the condition "
-            "play leaves); a player's sheet cannot change "
-            + ("it" if len(changed) == 1 else "them"),
+            "play leaves); a player's sheet cannot change " + ("it" if len(changed) == 1 else "them"),
             hint="ask the GM: awards and adjustments are made at the table and logged",
         )
 

@@ -25,7 +25,18 @@ from pydantic.functional_validators import BeforeValidator, PlainValidator, Wrap
 #: validators that let a number field take words too (Kalyr's ladder: "Fair" or 0)
 _WORD_VALIDATORS = (BeforeValidator, PlainValidator, WrapValidator)
 
-__all__ = ["ROW", "Node", "apply_op", "controls", "label_of", "locate", "read", "read_named", "submitted_names", "where_path"]
+__all__ = [
+    "ROW",
+    "Node",
+    "apply_op",
+    "controls",
+    "label_of",
+    "locate",
+    "read",
+    "read_named",
+    "submitted_names",
+    "where_path",
+]
 
 #: the placeholder index of a row template (the script replaces it with a fresh number)
 ROW = "__row__"
@@ -145,7 +156,13 @@ def _node(shape: dict[str, Any], name: str, label: str, value: Any, *, required:
     elif kind == "cells":
         vals = list(value) if isinstance(value, (list, tuple)) else []
         node["children"] = [
-            _node(s, f"{name}.{i}", f"{label} {i + 1}", vals[i] if i < len(vals) else None, required=True)
+            _node(
+                {**s, "optional": s["optional"] or shape["optional"]},
+                f"{name}.{i}",
+                f"{label} {i + 1}",
+                vals[i] if i < len(vals) else None,
+                required=not shape["optional"],
+            )
             for i, s in enumerate(shape["items"])
         ]
     elif kind in ("rows", "mapping"):
@@ -191,7 +208,9 @@ def _singular(label: str) -> str:
     return label
 
 
-def _model_nodes(model: type[BaseModel], prefix: str, values: Mapping[str, Any], skip: Sequence[str] = ()) -> list[Node]:
+def _model_nodes(
+    model: type[BaseModel], prefix: str, values: Mapping[str, Any], skip: Sequence[str] = ()
+) -> list[Node]:
     out = []
     for fname, f in model.model_fields.items():
         if fname in skip:
@@ -271,9 +290,14 @@ class _Reader:
                 return False, None
             return True, sub
         if kind == "cells":
-            cells = [self.value(s, f"{name}.{i}", required=True) for i, s in enumerate(shape["items"])]
+            cells = [
+                self.value({**s, "optional": s["optional"] or shape["optional"]}, f"{name}.{i}", required=True)
+                for i, s in enumerate(shape["items"])
+            ]
             if not any(p for p, _ in cells):
                 return False, None
+            if shape["optional"] and all(v is None for _, v in cells):
+                return True, None  # none of the cells given: the optional whole is left out
             return True, [v if p else None for p, v in cells]
         if kind in ("rows", "mapping"):
             marker = _get(self.form, f"{name}.__rows")
@@ -356,7 +380,9 @@ def read_named(
     return reader.model(model, prefix, skip), reader.renames
 
 
-def submitted_names(by_name: Mapping[str, list[str]], renames: Mapping[str, str], prefix: str = "f") -> dict[str, list[str]]:
+def submitted_names(
+    by_name: Mapping[str, list[str]], renames: Mapping[str, str], prefix: str = "f"
+) -> dict[str, list[str]]:
     """Problems by control name, the names as the page submitted them (for the script to place them)."""
     out: dict[str, list[str]] = {}
     for name, messages in by_name.items():
