@@ -155,7 +155,7 @@ async def character_page(request: Request, cid: Id, char: Id) -> Response:
         view = characters.read_character(cid, char, store, v.caller)
         can_edit = _is_gm(ctx) or view["owner"] == v.caller.id
         sheet, why = sheet_view(ctx["system"], view["sheet"], ctx["c"]["house_rules"])
-        history = sheet_history(store.campaign_log(cid), char, ctx["names"], is_gm=_is_gm(ctx))
+        history = sheet_history(store.campaign_log(cid), char, ctx["names"], is_gm=_is_gm(ctx), viewer=v.caller.id)
         return render(
             request,
             "sheet.html",

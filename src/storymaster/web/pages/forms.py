@@ -178,7 +178,7 @@ def _node(shape: dict[str, Any], name: str, label: str, value: Any, *, required:
         if kind == "choice":
             node["options"] = shape["options"]
         node["value"] = value
-        node["long"] = kind == "text" and bool(_LONG.search(name))
+        node["long"] = kind == "text" and bool(_LONG.search(name)) and not re.search(r"\.\d+\.", name)
     return node
 
 

@@ -337,10 +337,18 @@ def sheet_changes(before: dict[str, Any], after: dict[str, Any], limit: int = 6)
     return out
 
 
-def sheet_history(entries: list[Any], char_id: int, names: dict[int, str], *, is_gm: bool) -> list[dict[str, Any]]:
+def _may_read(audience: Any, viewer: int, is_gm: bool) -> bool:
+    if is_gm or audience in (None, "all"):
+        return True
+    return isinstance(audience, (list, tuple)) and viewer in audience
+
+
+def sheet_history(
+    entries: list[Any], char_id: int, names: dict[int, str], *, is_gm: bool, viewer: int = 0
+) -> list[dict[str, Any]]:
     """The character's entries in the campaign's log, newest first: when, who, what, and what changed.
 
-    Entries for the GM only (``audience`` set) are left out for everyone else; entries another
+    Entries the viewer may not read (the GM's only, or for other readers) are left out; entries another
     workstream adds about the character (``body.character``) show with their ``reason``.
     """
     out = []
@@ -350,7 +358,7 @@ def sheet_history(entries: list[Any], char_id: int, names: dict[int, str], *, is
         mine = (e.kind == "character.created" and e.seq == char_id) or body.get("character") == char_id
         if not mine:
             continue
-        if e.audience and not is_gm:
+        if not _may_read(e.audience, viewer, is_gm):
             continue
         changes: list[str] = []
         if isinstance(body.get("sheet"), dict):
