@@ -262,12 +262,19 @@ def _make_check(system: Any, kind: str, params: list[str] | None, difficulty: in
         raise CheckError(validation_message(exc, f"{kind} check")) from None
 
 
-def _no_character(character: Path | None, allow_illegal: bool) -> None:
-    if character is not None or allow_illegal:
-        raise CheckError(
-            "this system has no command-line module to build a check from a character",
-            hint="give the check's parameters with --set NAME=VALUE",
-        )
+def _character_check(
+    system: Any, what: str, params: list[str] | None, difficulty: int | None, character: Path, hr: Any, allow: bool
+) -> Any:
+    """A check built from a character's entry (``-c FILE WHAT``: a key, subject or label) via the protocol."""
+    c = load_character(system, character, hr, allow_illegal=allow)
+    entry = system.find_check(c, what, house_rules=hr)
+    values = _params(params)
+    if difficulty is not None:
+        field = system.check_kind(entry.check).difficulty
+        if field is None:
+            raise CheckError(f"a {entry.check} check has no difficulty: leave out --difficulty")
+        values[field] = difficulty
+    return system.make_check(entry, values)
 
 
 def _ask_field(name: str, info: Any) -> Any:
@@ -354,10 +361,14 @@ def generic_app(system: Any) -> typer.Typer:
         allow_illegal: AllowIllegalOpt = False,
         as_json: JsonOpt = False,
     ) -> None:
-        """Roll a check and explain the result."""
-        _no_character(character, allow_illegal)
-        check = _make_check(system, kind, params, difficulty)
-        emit_outcome(system.resolve(check, make_rng(seed, f"{system.name}-check"), hr_of(house_rules)), as_json)
+        """Roll a check and explain the result (with -c FILE, KIND names one of the character's checks)."""
+        hr = hr_of(house_rules)
+        check = (
+            _character_check(system, kind, params, difficulty, character, hr, allow_illegal)
+            if character is not None
+            else _make_check(system, kind, params, difficulty)
+        )
+        emit_outcome(system.resolve(check, make_rng(seed, f"{system.name}-check"), hr), as_json)
 
     @app.command("odds")
     def odds_cmd(
@@ -370,10 +381,14 @@ def generic_app(system: Any) -> typer.Typer:
         allow_illegal: AllowIllegalOpt = False,
         as_json: JsonOpt = False,
     ) -> None:
-        """The exact odds of a check before rolling."""
-        _no_character(character, allow_illegal)
-        check = _make_check(system, kind, params, difficulty)
-        emit_odds(system.odds(check, hr_of(house_rules)), as_json, plot)
+        """The exact odds of a check before rolling (with -c FILE, KIND names one of the character's checks)."""
+        hr = hr_of(house_rules)
+        check = (
+            _character_check(system, kind, params, difficulty, character, hr, allow_illegal)
+            if character is not None
+            else _make_check(system, kind, params, difficulty)
+        )
+        emit_odds(system.odds(check, hr), as_json, plot)
 
     def start(files: list[Path] | None, vs: list[Path] | None, hr: Any, allow_illegal: bool) -> Any:
         from .forecast import split_sides
