@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import ValidationError
 
 from ...errors import StorymasterError
 from ...play.errors import Forbidden, Invalid
 from ...play.scene import StillWaiting
+from ...present.markup import quote_text
 from ...rules import CheckEntry, get_system
 from ..deps import Id
 from ..routers import campaigns, characters, posts, scenes
@@ -181,11 +182,17 @@ def _forecast(store: Any, sid: int, system: Any, fight: dict[str, Any]) -> dict[
 
 
 @router.get("/scenes/{sid}", response_class=HTMLResponse)
-async def scene_page(request: Request, sid: Id) -> Response:
+async def scene_page(
+    request: Request, sid: Id, quote: int | None = Query(None, ge=1, le=2_147_483_647, include_in_schema=False)
+) -> Response:
     def go():
         v = require(request)
         ctx = _scene_ctx(request, v, sid)
-        return render(request, "scene.html", v=v, draft={}, preview=None, **ctx)
+        draft = {}
+        if quote is not None:  # "Quote": the composer starts with the post as this reader sees it
+            post = posts.read_post(sid, quote, store_of(request), v.caller)
+            draft = {"text": quote_text(quote, post.get("text", ""))}
+        return render(request, "scene.html", v=v, draft=draft, preview=None, **ctx)
 
     return await run_page(request, go)
 
