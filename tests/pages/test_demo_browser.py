@@ -99,6 +99,8 @@ def test_the_gm_explores_the_demo(server, browser, system) -> None:
     expect(story).to_contain_text(f"{first} keeps to the wall")
     expect(story).to_contain_text("keeps the duke's letter hidden")  # the private post to the GM
     expect(story).to_contain_text("What is the smell in the tavern")  # out of character
+    expect(story.locator("strong", has_text="Round 1")).to_be_visible()  # markup
+    expect(story).to_contain_text("the duke's courier")  # the GM's own readers-only block
     expect(story).to_contain_text(re.compile(r"a hunch, for the GM's eyes 1d20: \d+"))
     expect(story).to_contain_text(re.compile(r"do the watchers by the door notice\? \(for the GM only\) 1d20: \d+"))
     fight = gm.locator("#fight")
@@ -121,6 +123,7 @@ def test_the_players_explore_the_demo(server, browser, system) -> None:
     expect(story).to_contain_text("keeps the duke's letter hidden")  # their own private post
     expect(story).to_contain_text(re.compile(r"a hunch, for the GM's eyes 1d20: \d+"))  # their own hidden roll
     expect(story).to_contain_text("hidden from you")  # the GM's
+    expect(story).to_contain_text("the duke's courier")  # the readers-only block written for this player
     expect(story).not_to_contain_text(re.compile(r"for the GM only\) 1d20: \d"))
     expect(p1.locator("#fight")).to_be_visible()
     expect(p1.locator("#fight-controls")).to_have_count(0)  # the fight is the GM's to run
@@ -130,6 +133,8 @@ def test_the_players_explore_the_demo(server, browser, system) -> None:
     open_campaign(p2, system)
     p2.get_by_role("link", name=demo_data(system)["scene"]).click()
     expect(p2.locator("#story")).not_to_contain_text("keeps the duke's letter hidden")
+    expect(p2.locator("#story")).not_to_contain_text("the duke's courier")  # not a reader of that block
+    expect(p2.locator("#story")).to_contain_text("how crowded the room is")  # the inline roll, for everyone
     form = p2.locator("form.composer")
     form.locator("input[name=kind][value=ic]").check()
     value = form.locator("#character option", has_text=second).first.get_attribute("value")
