@@ -121,7 +121,8 @@ def test_digest_by_email(db_url, tally, clock, smtp_server) -> None:
         r = client.post("/api/me/digest", headers=t.p1.h)
         assert r.status_code == 200 and r.json() == {"sent": True}
         assert len(got) == 1 and got[0]["To"] == "Arn@example.org"
-        parts = {p.get_content_type(): p.get_payload(decode=True).decode() for p in got[0].walk() if not p.is_multipart()}
+        leaves = [p for p in got[0].walk() if not p.is_multipart()]
+        parts = {p.get_content_type(): p.get_payload(decode=True).decode() for p in leaves}
         text, html = parts["text/plain"], parts["text/html"]  # the HTML part: each post through the page's renderer
         for body in (text, html):
             assert "The storm breaks over the pass." in body and "Your turn in The Long Road" in body and "Arn" in body
