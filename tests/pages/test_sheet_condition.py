@@ -34,7 +34,7 @@ def test_a_wound_on_the_sheet_page_and_in_the_checks_odds(table) -> None:
     assert r.status_code in (200, 201), r.text
 
     page = table.alice.get(f"/campaigns/{table.cid}/characters/{alis}").text
-    now = re.search(r'<section class="now".*?</section>', page, re.S).group(0)
+    now = re.search(r'<section class="sheet-section now".*?</section>', page, re.S).group(0)
     assert "serious" in now and "-2 dice" in now
     history = re.search(r'<section class="history.*?</section>', page, re.S).group(0)
     assert "the troll&#39;s club" in history or "the troll's club" in history
