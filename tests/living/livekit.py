@@ -6,11 +6,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from fastapi.testclient import TestClient
 from web.apikit import User, make_user
 
 from storymaster.play.verify import verify_export
+from storymaster.web import Settings, create_app
+
+FAST_ARGON2 = {"argon2_time_cost": 1, "argon2_memory_cost": 1024}
+
+
+@pytest.fixture
+def client(tmp_path):
+    """The table on SQLite with the real rule systems installed, through its HTTP API."""
+    app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'table.sqlite3'}", **FAST_ARGON2))
+    with TestClient(app, raise_server_exceptions=False) as c:
+        yield c
+
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -123,8 +136,8 @@ def build_live(client: TestClient, system: str, a: dict[str, Any], b: dict[str, 
         r = client.post(f"/api/campaigns/{cid}/members", json={"user": u.name, "role": "player"}, headers=gm.h)
         assert r.status_code == 201, r.text
     ids = []
-    for u, sheet in ((p1, a), (p2, b)):
-        r = client.post(f"/api/campaigns/{cid}/characters", json={"sheet": sheet}, headers=u.h)
+    for u, sheet in ((p1, a), (p2, b)):  # the GM enters them (a sheet with experience is the table's to set)
+        r = client.post(f"/api/campaigns/{cid}/characters", json={"sheet": sheet, "owner": u.id}, headers=gm.h)
         assert r.status_code == 201, r.text
         ids.append(r.json()["id"])
     r = client.post(f"/api/campaigns/{cid}/scenes", json={"title": "The road", "cast": ids}, headers=gm.h)

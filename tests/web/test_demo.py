@@ -114,6 +114,7 @@ def test_each_campaign_has_what_the_demo_promises(demo, name, tmp_path) -> None:
     rolls = [r for p in posts for r in p.get("rolls", [])]
     assert any(r.get("type") == "check" for r in rolls), rolls
     assert any(r.get("visibility") == "gm" for r in rolls)
+    assert any("inline" in r for r in rolls)  # an inline roll written in the text ([[2d6 ...]])
 
     # the GM's page shows the forecast; the GM can step the fight
     page = client.get(f"/scenes/{sid}").text
@@ -129,6 +130,7 @@ def test_each_campaign_has_what_the_demo_promises(demo, name, tmp_path) -> None:
     _login(client, "player2")
     theirs = client.get(f"/api/scenes/{sid}/posts").json()
     assert not any(p["kind"] == "private" for p in theirs)
+    assert "courier" not in json.dumps(theirs) and "courier" in json.dumps(mine)  # the readers-only block
     assert "forecast" not in client.get(f"/scenes/{sid}").text.lower()
 
 
@@ -155,6 +157,7 @@ def test_the_banner_fits_80_columns(cli, tmp_path, monkeypatch) -> None:
     assert len(address) == 1 and len(accounts) == len(DEMO_USERS)
     for line in address + accounts:
         assert len(line) <= 80, line
+    assert all(len(line) <= 80 for line in lines if not line.startswith("Database:")), lines  # (a path is a path)
     for name, password, _ in DEMO_USERS:  # name and password on one line, as typed
         assert any(re.search(rf"\b{name}\s+{password}\b", line) for line in accounts)
     json.dumps(result.stdout)
