@@ -254,14 +254,7 @@ def _chosen_opponent(
 
 def _check_roll(request: Request, v: Visitor, sid: int, system: Any, form: Any) -> dict[str, Any] | None:
     entry = _chosen_entry(request, v, sid, system, form)
-    roll = _roll_from_form(form, system, entry, _chosen_opponent(request, v, sid, system, form, entry))
-    if roll is not None and "check" in roll:
-        # who rolls it: the character whose sheet the entry came from, else the one speaking; the table applies
-        # that character's condition (wound penalties) to the check and the odds preview lists them
-        who = str(form.get("check_entry") or "").partition("|")[0] or str(form.get("character") or "")
-        if who:
-            roll["character"] = whole(who, "character")
-    return roll
+    return _roll_from_form(form, system, entry, _chosen_opponent(request, v, sid, system, form, entry))
 
 
 def _check_problem(form: Any, exc: Exception) -> dict[str, Any] | None:
