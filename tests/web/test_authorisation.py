@@ -62,6 +62,7 @@ CASES: list[Case] = [
     ("GET", "health", lambda t: "/api/health", lambda t: None, (200,) * 6),
     ("GET", "me", lambda t: "/api/me", lambda t: None, (401,) + (200,) * 5),
     ("GET", "my turns", lambda t: "/api/me/turns", lambda t: None, (401,) + (200,) * 5),
+    ("GET", "my scenes", lambda t: "/api/me/scenes", lambda t: None, (401,) + (200,) * 5),
     ("GET", "my digest", lambda t: "/api/me/digest", lambda t: None, (401,) + (200,) * 5),
     ("POST", "send my digest (no SMTP here)", lambda t: "/api/me/digest", lambda t: None, (401,) + (503,) * 5),
     ("PUT", "my e-mail", lambda t: "/api/me/email", lambda t: {"email": "a@example.org"}, (401,) + (200,) * 5),
@@ -251,6 +252,7 @@ def test_every_route_is_in_the_matrix(app) -> None:
     templates = {
         "/api/me",
         "/api/me/turns",
+        "/api/me/scenes",
         "/api/me/digest",
         "/api/me/email",
         "/api/me/email/confirm",
