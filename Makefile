@@ -65,6 +65,7 @@ test: $(STAMP) postgres chromium
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/long_scene.py
 	@for f in bench/forecast_*.py; do [ -e "$$f" ] || continue; echo; $(BIN)/python "$$f" || exit 1; done
 
 # Mutation testing (issue 14; not part of make test): each module in a private copy, its own tests, a time

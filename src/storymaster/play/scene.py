@@ -90,6 +90,8 @@ class SceneState:
     posts: dict[int, Post] = field(default_factory=dict)
     #: what the story shows between posts, by log entry: skipped turns (oldest first)
     events: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: how many posts each audience reads ("all", "gm", or a tuple of user ids): a reader's count without a walk
+    audiences: dict[Any, int] = field(default_factory=dict)
     next_counter: int = 0
     combat: dict[str, Any] | None = None
     head_seq: int = 0
@@ -158,6 +160,8 @@ def apply_scene(s: SceneState, e: Entry) -> None:
             round=s.round,
         )
         s.posts[e.seq] = p
+        key = tuple(e.audience) if isinstance(e.audience, list) else e.audience
+        s.audiences[key] = s.audiences.get(key, 0) + 1
         if s.mode == TURN and p.kind == IC:
             if b.get("advance"):
                 s.round += 1
