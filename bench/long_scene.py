@@ -121,9 +121,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
         app, client, as_, ids, scenes = _build(sizes, Path(tmp))
-        print(
-            f"long scenes: built {sum(sizes):,} posts in {time.perf_counter() - t0:.1f} s"
-        )
+        print(f"long scenes: built {sum(sizes):,} posts in {time.perf_counter() - t0:.1f} s")
         store = app.state.store
         reader = Caller(ids["ann"], "ann", "session")
         page: dict[int, list[float]] = {n: [] for n in sizes}

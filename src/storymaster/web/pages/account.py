@@ -66,7 +66,9 @@ async def account_email(request: Request) -> Response:
         text = str(form.get("email") or "").strip()
         try:
             body = notifications.EmailIn(email=text or None)
-            done = notifications.set_address(store_of(request), settings_of(request), v.caller, body.email, now_of(request))
+            done = notifications.set_address(
+                store_of(request), settings_of(request), v.caller, body.email, now_of(request)
+            )
         except (ValidationError, StorymasterError) as exc:
             return _refused(request, v, exc, email_draft=text)
         if done["email"] is None:
@@ -165,5 +167,3 @@ async def account_token_revoke(request: Request, tid: Id) -> Response:
         return see_other("/account#tokens")
 
     return await run_page(request, go)
-
-
