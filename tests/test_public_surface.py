@@ -36,6 +36,28 @@ def test_dice_surface() -> None:
         assert hasattr(storymaster.dice, name), name
 
 
+def test_top_level_surface() -> None:
+    """The front door: load_character, the values a GM meets, and the names to go further."""
+    import storymaster
+
+    assert set(storymaster.__all__) == {
+        "__version__",
+        "load_character",
+        "LoadedCharacter",
+        "get_system",
+        "all_systems",
+        "RuleSystem",
+        "DiceRng",
+        "Outcome",
+        "OutcomeOdds",
+        "Fight",
+        "Forecast",
+        "side_label",
+    }
+    for name in storymaster.__all__:
+        assert hasattr(storymaster, name), name
+
+
 def test_odds_and_rules_surface() -> None:
     assert set(storymaster.odds.__all__) == {"Distribution", "distribution", "to_icepool", "truncated_mass"}
     assert {
@@ -49,6 +71,8 @@ def test_odds_and_rules_surface() -> None:
         "Check",
         "HouseRules",
         "get_system",
+        "Fight",
+        "side_label",
     } <= set(storymaster.rules.__all__)
     for name in storymaster.rules.__all__:
         assert hasattr(storymaster.rules, name), name

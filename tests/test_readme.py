@@ -62,7 +62,8 @@ def test_console_example(cli, command: str, expected: str) -> None:
 
 
 @pytest.mark.parametrize("source", python_examples())
-def test_python_example(source: str) -> None:
+def test_python_example(source: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(README.parent)  # the examples name files from the repository's root (examples/...)
     parser = doctest.DocTestParser()
     test = parser.get_doctest(source, {}, "README", str(README), 0)
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)

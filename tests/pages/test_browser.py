@@ -195,8 +195,8 @@ def test_a_scene_from_invitation_to_verified_export(server, browser):
 
     # --- the GM's fight tracker: start a fight, play a round
     fight = gm.locator("#fight-controls")
-    fight.get_by_role("group", name="Side 1").get_by_label("Alis").check()
-    fight.get_by_role("group", name="Side 2").get_by_label("Bobo").check()
+    fight.get_by_role("group", name="Side A").get_by_label("Alis").check()
+    fight.get_by_role("group", name="Side B").get_by_label("Bobo").check()
     fight.get_by_role("button", name="Start a fight").click()
     expect(gm.locator("#fight")).to_contain_text("Combatants")
     gm.locator("#fight-controls").get_by_role("button", name="Play the next round").click()

@@ -6,7 +6,7 @@ import re
 
 from fastapi.testclient import TestClient
 
-from storymaster.web.pages.routes import router
+from storymaster.web.pages import page_routes
 
 JUNK_IDS = ["0", "-1", "abc", "99999999999", "1e3", "%00", "9999"]
 JUNK_FORMS = [
@@ -39,7 +39,7 @@ JUNK_FORMS = [
 
 def _urls(t) -> list[str]:
     urls = []
-    for route in router.routes:
+    for route in page_routes():
         path = route.path
         names = re.findall(r"{(\w+)}", path)
         real = {

@@ -54,7 +54,10 @@ def test_atom_feed(table: Table) -> None:
     feed = ET.fromstring(r.text)
     ns = {"a": "http://www.w3.org/2005/Atom"}
     assert feed.find("a:title", ns).text == "At the Inn"
-    assert feed.find("a:entry/a:content", ns).text == "Arn <b>waves</b> & smiles."
+    content = feed.find("a:entry/a:content", ns)
+    # the page's renderer: raw HTML typed in a post stays text, inside the escaped HTML content
+    assert content.get("type") == "html"
+    assert content.text.strip() == "<p>Arn &lt;b&gt;waves&lt;/b&gt; &amp; smiles.</p>"
 
 
 @pytest.fixture

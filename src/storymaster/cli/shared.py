@@ -18,7 +18,7 @@ import typer
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ..errors import CharacterError, CheckError, InputFileError
-from ..rules import load_model
+from ..rules import load_model, side_label
 from ..rules.files import validation_message
 from .characters import load_character, write_character
 from .common import emit_events, emit_odds, emit_outcome, load_house_rules, make_rng, show_house_rules
@@ -269,9 +269,17 @@ def generic_app(system: Any) -> typer.Typer:
             save_state.write_text(state.model_dump_json(indent=1), encoding="utf-8")
         w = engine.winner(state)
         over = engine.is_over(state)
-        result = ("no winner" if w is None else f"side {w + 1} wins") if over else "still going"
+        result = ("no winner" if w is None else f"side {side_label(w)} wins") if over else "still going"
         emit_events(
-            events, as_json, {"result": f"{result} (seed {rng.seed})", "winner": w, "over": over, "seed": rng.seed}
+            events,
+            as_json,
+            {
+                "result": f"{result} (seed {rng.seed})",
+                "winner": w,
+                "winner_side": None if w is None else side_label(w),
+                "over": over,
+                "seed": rng.seed,
+            },
         )
 
     @app.command("forecast")

@@ -95,6 +95,7 @@ class Dice:
 
     @property
     def fudge(self) -> bool:
+        """True for Fudge dice (``dF``)."""
         return self.sides == FUDGE
 
     @property
@@ -104,6 +105,7 @@ class Dice:
 
     @property
     def face_values(self) -> range:
+        """The faces a die can show (-1..1 for Fudge)."""
         return range(-1, 2) if self.sides == FUDGE else range(1, int(self.sides) + 1)
 
     @property
@@ -133,11 +135,13 @@ class Dice:
         )
 
     def explodes_on(self, x: int) -> bool:
+        """True when a die showing ``x`` adds another die."""
         if not self.explode:
             return False
         return x == self.faces if self.explode_on is None else self.explode_on.test(x)
 
     def clamp(self, x: int) -> int:
+        """``x`` within the term's minimum and maximum face modifiers."""
         if self.min_face is not None and x < self.min_face:
             x = self.min_face
         if self.max_face is not None and x > self.max_face:

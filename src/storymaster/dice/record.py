@@ -36,6 +36,7 @@ class DieRoll(NamedTuple):
     rerolled: bool = False
 
     def to_json(self) -> dict[str, Any]:
+        """The die as JSON."""
         out = {"sides": self.sides, "face": self.face, "kept": self.kept, "exploded": self.exploded, "term": self.term}
         if self.rerolled:  # written only when set, so records without rerolls read exactly as before
             out["rerolled"] = True
@@ -60,6 +61,17 @@ class RollRecord(NamedTuple):
     rng_version: int = 1
     label: str = ""
 
+    def __repr__(self) -> str:
+        where = (
+            f"seed={self.seed!r}" + (f", stream={self.stream!r}" if self.stream else "") + f", counter={self.counter}"
+        )
+        label = f", label={self.label!r}" if self.label else ""
+        return f"<RollRecord {self.detail}; {where}{label}>"
+
+    def __str__(self) -> str:
+        """How the total came about: ``4d6kh3[~1~, 5, 6, 6] = 17``."""
+        return self.detail
+
     @property
     def faces(self) -> tuple[int, ...]:
         """The faces of the kept dice, in order."""
@@ -73,6 +85,7 @@ class RollRecord(NamedTuple):
         return render(self)
 
     def to_json(self) -> dict[str, Any]:
+        """The record as JSON (what :meth:`from_json` reads back)."""
         return {
             "expression": self.expression,
             "total": self.total,
@@ -87,6 +100,7 @@ class RollRecord(NamedTuple):
         }
 
     def dumps(self) -> str:
+        """The record as canonical JSON text (sorted keys)."""
         return json.dumps(self.to_json(), sort_keys=True)
 
     @classmethod

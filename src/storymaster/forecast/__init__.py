@@ -27,7 +27,12 @@ class Forecaster(Protocol):
         samples: int = 100_000,
         seed: int = 0,
         progress: Any = None,
-    ) -> Forecast: ...
+    ) -> Forecast:
+        """The odds of the fight from ``state``: exact where the system can, else simulated.
+
+        A simulation plays ``samples`` fights from ``seed``; ``progress(done, total)`` is told how far it got.
+        """
+        ...
 
 
 __all__ = [

@@ -8,14 +8,11 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
+from ..rules.fight import side_label
+
 __all__ = ["CombatantForecast", "Forecast", "side_label", "wilson_interval"]
 
 Method = Literal["exact", "simulated", "engine"]
-
-
-def side_label(index: int) -> str:
-    """Sides are A, B, C ... in the order given on the command line."""
-    return chr(ord("A") + index) if index < 26 else f"S{index}"
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -46,7 +43,13 @@ class CombatantForecast:
     def __post_init__(self) -> None:
         object.__setattr__(self, "end_states", _frozen(self.end_states))
 
+    def __str__(self) -> str:
+        """``Brenna (side A): unhurt 40.0%, wounded 55.0%, dead 5.0%``."""
+        ends = ", ".join(f"{k} {p * 100:.1f}%" for k, p in self.end_states.items())
+        return f"{self.name} (side {side_label(self.side)}): {ends}"
+
     def to_json(self) -> dict[str, Any]:
+        """The combatant's forecast as JSON; the side by its letter."""
         return {"name": self.name, "side": side_label(self.side), "end_states": dict(self.end_states)}
 
 
@@ -87,6 +90,7 @@ class Forecast:
 
     @property
     def mean_rounds(self) -> float:
+        """The expected number of rounds the fight lasts (from where it stood)."""
         total = sum(self.rounds.values())
         return sum(r * p for r, p in self.rounds.items()) / total if total else 0.0
 
@@ -98,7 +102,44 @@ class Forecast:
         rank = {name: i for i, name in enumerate(self.end_state_order)}
         return tuple(sorted(seen, key=lambda k: (rank.get(k, len(rank)), seen.index(k))))
 
+    def p_win_of(self, side: int | str) -> float:
+        """Side ``side``'s chance to win, by index (0) or letter ("A")."""
+        if isinstance(side, str):
+            labels = [side_label(i) for i in range(len(self.sides))]
+            if side.upper() not in labels:
+                raise KeyError(f"no side {side!r}: the sides are {', '.join(labels)}")
+            return self.p_win[labels.index(side.upper())]
+        return self.p_win[side]
+
+    def _precision(self) -> str:
+        if self.method == "exact":
+            return f"exact, error at most {self.error:.1g}"
+        return f"{self.method}, {self.samples} fights, 95% within {self.error * 100:.1f} points"
+
+    def __repr__(self) -> str:
+        wins = ", ".join(f"{side_label(i)} {p * 100:.1f}%" for i, p in enumerate(self.p_win))
+        return (
+            f"<Forecast {self.system} {self.method}: {wins}, no winner {self.p_draw * 100:.1f}%;"
+            f" {self.mean_rounds:.1f} rounds>"
+        )
+
+    def __str__(self) -> str:
+        """Each side's chance to win (with its members), the draw, the length, each combatant's end."""
+        lines = [f"{self.system} fight forecast ({self._precision()})"]
+        for i, (names, p) in enumerate(zip(self.sides, self.p_win, strict=True)):
+            lines.append(f"  side {side_label(i)} wins {p * 100:5.1f}%  ({', '.join(names)})")
+        lines.append(
+            f"  no winner   {self.p_draw * 100:5.1f}%  ({self.draw_meaning.removeprefix('draw ').strip('()')})"
+        )
+        lines.append(f"  about {self.mean_rounds:.1f} rounds")
+        order = self.ordered_end_states()
+        for c in self.combatants:
+            ends = ", ".join(f"{k} {c.end_states[k] * 100:.1f}%" for k in order if k in c.end_states)
+            lines.append(f"  {c.name} (side {side_label(c.side)}): {ends}")
+        return "\n".join(lines)
+
     def to_json(self) -> dict[str, Any]:
+        """The forecast as JSON: sides, ``p_win`` and ``intervals`` keyed by side letter."""
         out: dict[str, Any] = {
             "system": self.system,
             "method": self.method,

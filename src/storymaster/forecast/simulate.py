@@ -18,9 +18,25 @@ import numpy as np
 from ..errors import OddsError
 from .result import CombatantForecast, Forecast, wilson_interval
 
-__all__ = ["Batch", "run_simulation"]
+__all__ = ["ADAPTIVE_ERROR", "ADAPTIVE_MAX", "Batch", "adaptive_checkpoints", "run_simulation"]
 
 MAX_SAMPLES = 10_000_000
+#: an adaptive run stops once every 95% interval (each side's win, the draw) is within this (half-width)
+ADAPTIVE_ERROR = 0.01
+#: the first look at the intervals, after this many fights; each later chunk is twice the one before
+ADAPTIVE_FIRST = 2_000
+#: and an adaptive run stops here whatever its intervals
+ADAPTIVE_MAX = 100_000
+
+
+def adaptive_checkpoints(first: int = ADAPTIVE_FIRST, most: int = ADAPTIVE_MAX) -> list[int]:
+    """Where an adaptive run looks at its intervals: 2,000, 6,000, 14,000, 30,000 ... (chunks double), then ``most``."""
+    out, chunk, done = [], first, 0
+    while done + chunk < most:
+        done += chunk
+        out.append(done)
+        chunk *= 2
+    return [*out, most]
 
 
 @dataclass(frozen=True)
@@ -51,9 +67,22 @@ def run_simulation(
     draw_meaning: str = "draw",
     progress: Callable[[int, int], None] | None = None,
     notes: Sequence[str] = (),
+    target_error: float | None = None,
 ) -> Forecast:
+    """Play ``samples`` fights with the batch simulator ``simulate``, in chunks, from ``seed``.
+
+    The forecast carries 95% Wilson intervals for each side and the draw. With ``target_error``,
+    the run stops early once the intervals are that tight: they are looked at after the fights of
+    :func:`adaptive_checkpoints` (``samples`` is then the most), and the run stops at the first
+    look where the widest 95% Wilson interval of each side's win and of the draw has a half-width
+    of at most ``target_error``. The looks are at fixed counts and the generator is seeded, so the
+    same seed stops at the same count with the same figures.
+    """
     if not 1 <= samples <= MAX_SAMPLES:
         raise OddsError(f"the number of simulated fights must be 1 to {MAX_SAMPLES}, not {samples}")
+    if target_error is not None and not 0 < target_error < 0.5:
+        raise OddsError(f"the interval to reach must be between 0 and 0.5, not {target_error}")
+    looks = adaptive_checkpoints(min(ADAPTIVE_FIRST, samples), samples) if target_error is not None else [samples]
     gen = np.random.default_rng(seed)
     n_sides = len(sides)
     wins = np.zeros(n_sides, dtype=np.int64)
@@ -63,7 +92,8 @@ def run_simulation(
     names: Sequence[str] = ()
     done = 0
     while done < samples:
-        m = min(chunk, samples - done)
+        look = next(n for n in looks if n > done)
+        m = min(chunk, look - done)
         batch = simulate(m, gen)
         names = batch.state_names
         w = np.asarray(batch.winner)
@@ -80,9 +110,16 @@ def run_simulation(
         done += m
         if progress is not None:
             progress(done, samples)
+        if target_error is not None and done == look and _half_width(wins, draws, done) <= target_error:
+            break
+    if done < samples:
+        notes = [
+            *notes,
+            f"stopped after {done:,} fights: every 95% interval within ±{target_error:.1%} (--samples N runs N)",
+        ]
+    samples = done
     intervals = tuple(wilson_interval(int(k), samples) for k in wins)
-    draw_ci = wilson_interval(draws, samples)
-    error = max([(hi - lo) / 2 for lo, hi in (*intervals, draw_ci)])
+    error = _half_width(wins, draws, samples)
     combatants = tuple(
         CombatantForecast(
             who,
@@ -107,3 +144,8 @@ def run_simulation(
         draw_meaning=draw_meaning,
         notes=tuple(notes),
     )
+
+
+def _half_width(wins: np.ndarray, draws: int, n: int) -> float:
+    """The widest half-width of the 95% Wilson intervals of each side's win and of the draw."""
+    return max((hi - lo) / 2 for lo, hi in [*(wilson_interval(int(k), n) for k in wins), wilson_interval(draws, n)])

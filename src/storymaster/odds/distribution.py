@@ -48,13 +48,34 @@ class Distribution:
 
     @classmethod
     def from_icepool(cls, die: Any, expression: str, truncated: Fraction = Fraction(0)) -> Distribution:
+        """The distribution of an icepool die (as the independent construction the tests compare against)."""
         items = sorted(die.items())
         outcomes = tuple(int(o) for o, _ in items)
         quantities = tuple(int(q) for _, q in items)
         return cls(expression, outcomes, quantities, sum(quantities), truncated)
 
+    def __repr__(self) -> str:
+        cut = f", truncated {float(self.truncated):.3g}" if self.truncated else ""
+        return (
+            f"<Distribution {self.expression}: {self.min}..{self.max}, mean {_num(self.mean)}, sd {self.sd:.3f}{cut}>"
+        )
+
+    def __str__(self) -> str:
+        """The expression, its range, mean and spread, then a row per total (chance, at least, at most)."""
+        head = f"{self.expression}: {self.min}..{self.max}, mean {_num(self.mean)}, sd {self.sd:.3f}"
+        if len(self.outcomes) > 40:
+            return head + f" ({len(self.outcomes)} totals; .pmf() has them all)"
+        ge, le = self._tails
+        d = self.denominator
+        w = max(len("total"), *(len(str(o)) for o in self.outcomes))
+        rows = [head, f"  {'total':>{w}}   chance  at least  at most"]
+        for o, q, g, v in zip(self.outcomes, self.quantities, ge, le, strict=True):
+            rows.append(f"  {o:>{w}}  {q / d * 100:6.2f}%  {g / d * 100:7.2f}%  {v / d * 100:6.2f}%")
+        return "\n".join(rows)
+
     # -- exact values ------------------------------------------------------
     def probability(self, outcome: int) -> Fraction:
+        """The exact chance of the total ``outcome`` (0 when it cannot happen)."""
         try:
             i = self.outcomes.index(outcome)
         except ValueError:
@@ -62,15 +83,18 @@ class Distribution:
         return Fraction(self.quantities[i], self.denominator)
 
     def pmf(self) -> dict[int, Fraction]:
+        """Every total and its exact chance."""
         d = self.denominator
         return {o: Fraction(q, d) for o, q in zip(self.outcomes, self.quantities, strict=False)}
 
     @cached_property
     def mean(self) -> Fraction:
+        """The exact mean."""
         return Fraction(sum(o * q for o, q in zip(self.outcomes, self.quantities, strict=False)), self.denominator)
 
     @cached_property
     def variance(self) -> Fraction:
+        """The exact variance."""
         m = self.mean
         return sum(
             (
@@ -82,22 +106,27 @@ class Distribution:
 
     @property
     def sd(self) -> float:
+        """The standard deviation."""
         return math.sqrt(self.variance)
 
     @property
     def min(self) -> int:
+        """The lowest total."""
         return self.outcomes[0]
 
     @property
     def max(self) -> int:
+        """The highest total."""
         return self.outcomes[-1]
 
     def at_least(self, value: int) -> Fraction:
+        """The exact chance of a total of ``value`` or more."""
         return Fraction(
             sum(q for o, q in zip(self.outcomes, self.quantities, strict=False) if o >= value), self.denominator
         )
 
     def at_most(self, value: int) -> Fraction:
+        """The exact chance of a total of ``value`` or less."""
         return Fraction(
             sum(q for o, q in zip(self.outcomes, self.quantities, strict=False) if o <= value), self.denominator
         )
@@ -119,14 +148,17 @@ class Distribution:
         return tuple(ge), tuple(le)
 
     def at_least_table(self) -> dict[int, Fraction]:
+        """Every total and the exact chance of it or more."""
         ge, _ = self._tails
         return {o: Fraction(g, self.denominator) for o, g in zip(self.outcomes, ge, strict=False)}
 
     def at_most_table(self) -> dict[int, Fraction]:
+        """Every total and the exact chance of it or less."""
         _, le = self._tails
         return {o: Fraction(v, self.denominator) for o, v in zip(self.outcomes, le, strict=False)}
 
     def to_json(self) -> dict[str, Any]:
+        """The distribution as JSON (floats; exact quantities and mean as text)."""
         d = self.denominator
         ge, le = self._tails
         out: dict[str, Any] = {
@@ -145,6 +177,10 @@ class Distribution:
         if self.truncated:
             out["truncated"] = float(self.truncated)
         return out
+
+
+def _num(f: Fraction) -> str:
+    return str(f.numerator) if f.denominator == 1 else f"{float(f):.4g}"
 
 
 def _check_work(node: Expr) -> None:

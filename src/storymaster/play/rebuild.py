@@ -15,6 +15,7 @@ from typing import Any
 
 from .errors import Invalid
 from .rolling import shown_record
+from .text import fill_secrets
 
 __all__ = ["campaign_from_log", "narrative", "posts_from_log", "scene_from_log"]
 
@@ -37,10 +38,21 @@ def _roll(r: Mapping[str, Any], seed: str | None) -> dict[str, Any]:
 def posts_from_log(log: Sequence[Mapping[str, Any]], seed: str | None) -> list[dict[str, Any]]:
     """Every post the log shows, oldest first, with its edits, deletion and rolls."""
     posts: dict[int, dict[str, Any]] = {}
+    secrets: dict[int, Mapping[str, Any]] = {}  # readers-only blocks this reader reads, by entry
+
+    def filled(text: str, keys: Any) -> str:
+        return fill_secrets(text, [secrets[k]["text"] if k in secrets else None for k in keys or ()])
+
+    def block_rolls(keys: Any) -> list[dict[str, Any]]:
+        return [_roll(r, seed) for k in keys or () for r in (secrets[k]["rolls"] if k in secrets else ())]
+
     for e in log:
         if e.get("redacted"):
             continue
         kind, body = e["kind"], e.get("body")
+        if kind == "post.secret":
+            secrets[e["seq"]] = {"text": body["text"] if body is not None else None, "rolls": e.get("rolls") or ()}
+            continue
         if kind == "post.created":
             p: dict[str, Any] = {"id": e["seq"], "at": e["at"], "author": e["actor"], "deleted": False}
             if body is not None:
@@ -48,13 +60,17 @@ def posts_from_log(log: Sequence[Mapping[str, Any]], seed: str | None) -> list[d
                     kind=body["kind"],
                     character=body.get("character"),
                     character_name=body.get("character_name", ""),
-                    text=body["text"],
+                    text=filled(body["text"], body.get("secrets")),
                     edited=False,
                     history=[],
                 )
                 if body.get("to"):
                     p["to"] = list(body["to"])
-            p["rolls"] = [_roll(r, seed) for r in e.get("rolls") or ()]
+            rolls = [_roll(r, seed) for r in e.get("rolls") or ()]
+            extra = block_rolls(body.get("secrets") if body is not None else ())
+            if extra:
+                rolls = sorted([*rolls, *extra], key=lambda r: r.get("counter", [0])[0])
+            p["rolls"] = rolls
             posts[e["seq"]] = p
         elif kind in ("post.edited", "post.deleted") and body is not None:
             target = posts.get(body["post"])
@@ -65,7 +81,10 @@ def posts_from_log(log: Sequence[Mapping[str, Any]], seed: str | None) -> list[d
             elif "text" in target:
                 last = target["history"][-1]["edited_at"] if target["history"] else target["at"]
                 target["history"].append({"at": last, "text": target["text"], "edited_at": e["at"]})
-                target["text"], target["edited"] = body["text"], True
+                target["text"], target["edited"] = filled(body["text"], body.get("secrets")), True
+                extra = block_rolls(body.get("secrets"))
+                if extra:
+                    target["rolls"] = sorted([*target["rolls"], *extra], key=lambda r: r.get("counter", [0])[0])
     return [posts[k] for k in sorted(posts)]
 
 

@@ -21,6 +21,7 @@ from .errors import Invalid
 __all__ = [
     "MAX_ROLLS_PER_POST",
     "VISIBILITIES",
+    "inline_odds",
     "parse_check",
     "preview",
     "roll_requests",
@@ -118,22 +119,28 @@ def roll_requests(
         raise Invalid(f"at most {MAX_ROLLS_PER_POST} rolls in one post")
     rules = system.house_rules_model.model_validate(house_rules)
     # each request: label, visibility, and a dice expression or a (check type, check)
-    parsed: list[tuple[str, str, str | tuple[str, Check]]] = []
+    parsed: list[tuple[str, str, str | tuple[str, Check], int | None]] = []
     for req in requests:  # check every request before rolling any
         label, visibility = _request_fields(req)
+        inline = req.get("inline")  # the n-th inline roll of the post's text (set by the table, not the API)
         if "dice" in req:
             if not isinstance(req["dice"], str):
                 raise Invalid("'dice' is a dice expression such as '2d6+3'")
-            parsed.append((label, visibility, req["dice"]))
+            parsed.append((label, visibility, req["dice"], inline))
         else:
-            parsed.append((label, visibility, parse_check(system, req["check"])))
+            parsed.append((label, visibility, parse_check(system, req["check"]), inline))
     items = []
     rng = DiceRng(seed, scene_stream(scene_id), counter)
-    for label, visibility, what in parsed:
+    for label, visibility, what, inline in parsed:
         start = rng.counter
         item: dict[str, Any]
         if isinstance(what, str):
-            rec = roll(what, rng, label=label)
+            try:
+                rec = roll(what, rng, label=label)
+            except StorymasterError as exc:
+                if inline is None:
+                    raise
+                raise Invalid(f"inline roll {inline} ({what}): {exc.message}", hint=exc.hint) from None
             item = {"type": "dice", "expression": rec.expression, "total": rec.total, "records": [stored_record(rec)]}
         else:
             name, check = what
@@ -147,6 +154,8 @@ def roll_requests(
                 "records": [stored_record(r) for r in outcome.rolls],
             }
         item.update({"visibility": visibility, "by": by, "label": label, "counter": [start, rng.counter]})
+        if inline is not None:
+            item["inline"] = inline
         items.append(item)
     return items, rng.counter
 
@@ -182,3 +191,31 @@ def preview(request: Any, *, system: RuleSystem, house_rules: Mapping[str, Any])
         "odds": odds.to_json(),
         "chart_svg": chart,
     }
+
+
+def inline_odds(text: str) -> list[dict[str, Any]]:
+    """The exact odds of each inline roll in a draft's text (nothing rolled); bad notation raises at its roll."""
+    from .text import find_inline_rolls, normalize
+
+    out = []
+    for r in find_inline_rolls(normalize(text)):
+        try:
+            dist = distribution(r.dice)
+        except StorymasterError as exc:
+            raise Invalid(
+                f"inline roll {r.n} ({r.source.strip()!r}, line {r.line}): {exc.message}", hint=exc.hint
+            ) from None
+        bars = [(str(o), float(p)) for o, p in dist.pmf().items()]
+        out.append(
+            {
+                "n": r.n,
+                "line": r.line,
+                "source": r.source,
+                "dice": r.dice,
+                "label": r.label,
+                "visibility": r.visibility,
+                "odds": dist.to_json(),
+                "chart_svg": svg_bar_chart(bars, title=dist.expression),
+            }
+        )
+    return out

@@ -2,6 +2,7 @@
 
 from .base import RuleSystemBase, generic_sections
 from .catalogue import CheckEntry, CheckKind, entry_key, find_entry
+from .fight import Fight, side_label
 from .files import load_document, load_model, parse_document, validate_data
 from .models import Check, HouseRules, Model, describe_house_rules
 from .outcome import Outcome, OutcomeOdds
@@ -17,6 +18,7 @@ __all__ = [
     "CombatEngine",
     "CombatantStatus",
     "Event",
+    "Fight",
     "FightTracker",
     "HouseRules",
     "Model",
@@ -38,6 +40,7 @@ __all__ = [
     "load_model",
     "parse_document",
     "section",
+    "side_label",
     "validate_data",
     "value",
 ]

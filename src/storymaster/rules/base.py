@@ -86,6 +86,7 @@ class RuleSystemBase:
     def advance(
         self, character: BaseModel, request: BaseModel, rng: DiceRng, house_rules: HouseRules | None = None
     ) -> tuple[BaseModel, Sequence[Event]]:
+        """Apply an advancement request; the base has no advancement rules and raises :class:`AdvancementError`."""
         from ..errors import AdvancementError
 
         raise AdvancementError(f"{self.title or self.name} has no advancement rules here")
@@ -170,6 +171,7 @@ class RuleSystemBase:
             ) from None
 
     def load_character(self, path: str | os.PathLike[str]) -> Any:
+        """The character in a YAML or JSON file (shape only; see :meth:`coerce_character`)."""
         return self.coerce_character(os.fspath(path))
 
     # ------------------------------------------------------------------ characters

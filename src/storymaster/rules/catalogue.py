@@ -117,6 +117,7 @@ class CheckKind:
         )
 
     def to_json(self) -> dict[str, Any]:
+        """The kind as JSON: its words, its difficulty and opponent fields, its example and JSON Schema."""
         return {
             "name": self.name,
             "title": self.title,
@@ -154,6 +155,7 @@ class CheckEntry:
         object.__setattr__(self, "needs", tuple(self.needs))
 
     def to_json(self) -> dict[str, Any]:
+        """The entry as JSON (the defaults made plain)."""
         return {
             "key": self.key,
             "check": self.check,

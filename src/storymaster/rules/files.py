@@ -38,6 +38,7 @@ def load_document(path: str | Path) -> Any:
 
 
 def parse_document(text: str, *, source: str = "<input>", json_only: bool = False) -> Any:
+    """Parse YAML (or, with ``json_only``, JSON) text; errors name ``source`` and the line."""
     if json_only:
         try:
             return json.loads(text)
@@ -80,6 +81,7 @@ def load_model(path: str | Path, model: type[M]) -> M:
 
 
 def validate_data(data: Any, model: type[M], *, source: str = "<input>") -> M:
+    """``data`` as ``model``; a wrong shape raises :class:`InputFileError` naming every field."""
     if not isinstance(data, dict):
         raise InputFileError(f"{source}: expected a mapping of fields at the top level, found {type(data).__name__}")
     try:

@@ -19,6 +19,7 @@ class Check(Model):
     """A test a system can resolve and give odds for. Systems subclass it, one class per kind."""
 
     def describe(self) -> str:  # pragma: no cover - systems override
+        """A short line naming the check (systems say more)."""
         return type(self).__name__
 
 

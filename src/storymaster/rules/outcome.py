@@ -31,16 +31,21 @@ class Outcome:
     check: str
     result: str
     success: bool | None
-    explanation: str
-    rolls: tuple[RollRecord, ...] = ()
+    explanation: str = field(repr=False)
+    rolls: tuple[RollRecord, ...] = field(default=(), repr=False)
     margin: int | None = None
-    details: Mapping[str, Any] = field(default_factory=dict)
+    details: Mapping[str, Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "details", _frozen(self.details))
         object.__setattr__(self, "rolls", tuple(self.rolls))
 
+    def __str__(self) -> str:
+        """The result, then how the dice produced it: ``success: The d20 showed 19; ...``."""
+        return f"{self.result}: {self.explanation}" if self.explanation else self.result
+
     def to_json(self) -> dict[str, Any]:
+        """The outcome as JSON (figures as numbers, every roll record included)."""
         return {
             "system": self.system,
             "check": self.check,
@@ -85,12 +90,37 @@ class OutcomeOdds:
 
     @property
     def p_success(self) -> Fraction:
+        """The exact chance of success: the sum of the ``success_outcomes``."""
         return sum((self.probabilities[k] for k in self.success_outcomes), Fraction(0))
 
     def probability(self, outcome: str) -> Fraction:
+        """The exact chance of the outcome called ``outcome`` (0 for a name that is not an outcome)."""
         return self.probabilities.get(outcome, Fraction(0))
 
+    def __repr__(self) -> str:
+        return (
+            f"OutcomeOdds(system={self.system!r}, check={self.check!r}, "
+            f"p_success={_fraction_text(self.p_success)} ({_percent(self.p_success)}), "
+            f"outcomes={list(self.probabilities)!r})"
+        )
+
+    def __str__(self) -> str:
+        """A small table: each outcome's chance (success marked ``*``), then the chance of success."""
+        width = max((len(k) for k in self.probabilities), default=0)
+        lines = [f"{self.check} ({self.system})"]
+        for k, p in self.probabilities.items():
+            mark = " *" if k in self.success_outcomes else ""
+            lines.append(f"  {k:<{width}}  {_percent(p):>7}  {_fraction_text(p)}{mark}")
+        if self.success_outcomes:
+            lines.append(f"  success (*): {_percent(self.p_success)} ({_fraction_text(self.p_success)})")
+        if self.truncated:
+            lines.append(f"  cut off by a depth cap: {float(self.truncated):.3g}")
+        if self.note:
+            lines.append(f"  {self.note}")
+        return "\n".join(lines)
+
     def to_json(self) -> dict[str, Any]:
+        """The odds as JSON: floats under ``outcomes``, exact fractions as text under ``exact``."""
         out: dict[str, Any] = {
             "system": self.system,
             "check": self.check,
@@ -111,6 +141,10 @@ class OutcomeOdds:
 
 def _fraction_text(f: Fraction) -> str:
     return f"{f.numerator}/{f.denominator}"
+
+
+def _percent(f: Fraction | float) -> str:
+    return f"{float(f) * 100:.2f}%"
 
 
 def _jsonable(value: Any) -> Any:

@@ -55,7 +55,12 @@ class Event:
         object.__setattr__(self, "data", MappingProxyType(dict(self.data)))
         object.__setattr__(self, "rolls", tuple(self.rolls))
 
+    def __str__(self) -> str:
+        """The line a person reads."""
+        return self.text
+
     def to_json(self) -> dict[str, Any]:
+        """The event as JSON (its data made plain, every roll record included)."""
         from .outcome import _jsonable
 
         return {
@@ -86,10 +91,13 @@ class CombatEngine(Protocol):
         """Play the next round (automatic choices where none are given); return the new state and its events."""
         ...
 
-    def is_over(self, state: BaseModel) -> bool: ...
+    def is_over(self, state: BaseModel) -> bool:
+        """True once the fight has ended (a side won, a draw, a stand-off or the round cap)."""
+        ...
 
     def winner(self, state: BaseModel) -> int | None:
-        """Index of the winning side, or None (draw, stand-off, or not over)."""
+        """Index of the winning side (0 is side A, see :func:`~storymaster.rules.side_label`), or None
+        (draw, stand-off, or not over)."""
         ...
 
 
@@ -116,7 +124,19 @@ class CombatantStatus:
     def __post_init__(self) -> None:
         object.__setattr__(self, "details", MappingProxyType(dict(self.details)))
 
+    def __str__(self) -> str:
+        """``Brenna (side A): Light Wounds [hp 7/12]``; ``(out)`` once down."""
+        from .fight import side_label
+
+        figures = ", ".join(f"{k} {v}" for k, v in self.details.items())
+        return (
+            f"{self.name} (side {side_label(self.side)}){': ' + self.condition if self.condition else ''}"
+            + (f" [{figures}]" if figures else "")
+            + (" (out)" if self.out else "")
+        )
+
     def to_json(self) -> dict[str, Any]:
+        """The row as JSON; ``side`` is the index (0 is side A)."""
         return {
             "name": self.name,
             "side": self.side,

@@ -77,6 +77,7 @@ def load_failures() -> dict[str, str]:
 
 
 def get_system(name: str) -> RuleSystem:
+    """The installed rule system called ``name`` (:class:`PluginError` naming the installed ones if none)."""
     systems, failed = _load()
     if name in systems:
         return systems[name]

@@ -61,6 +61,7 @@ class SheetValue:
         return f"{shown} of {_text(self.maximum)}" if self.maximum is not None else shown
 
     def to_json(self) -> dict[str, Any]:
+        """The value as JSON (with ``text``: the value as shown, "7 of 12" for a resource)."""
         out: dict[str, Any] = {"key": self.key, "label": self.label, "value": self.value}
         if self.note:
             out["note"] = self.note
@@ -97,16 +98,20 @@ class SheetSection:
 
     @property
     def is_table(self) -> bool:
+        """True when the section is a table (it has columns)."""
         return bool(self.columns)
 
     @property
     def empty(self) -> bool:
+        """True when the section has nothing to show."""
         return not self.values and not self.rows
 
     def get(self, key: str) -> SheetValue | None:
+        """The value with this key, or None."""
         return next((v for v in self.values if v.key == key), None)
 
     def to_json(self) -> dict[str, Any]:
+        """The section as JSON."""
         out: dict[str, Any] = {"key": self.key, "title": self.title, "kind": self.kind}
         if self.columns:
             out["columns"] = list(self.columns)
@@ -136,15 +141,19 @@ class Sheet:
 
     @property
     def legal(self) -> bool:
+        """True when the character breaks no creation rule."""
         return not self.problems
 
     def section(self, key: str) -> SheetSection | None:
+        """The section with this key, or None."""
         return next((s for s in self.sections if s.key == key), None)
 
     def of_kind(self, kind: str) -> list[SheetSection]:
+        """The sections of one kind ("stats", "resources" ...)."""
         return [s for s in self.sections if s.kind == kind]
 
     def to_json(self) -> dict[str, Any]:
+        """The sheet as JSON: system, name, legal, sections and problems."""
         return {
             "system": self.system,
             "name": self.name,

@@ -16,6 +16,7 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 
 from ..play.views import Reader, can_read, post_view
+from ..present.markup import plain_text
 from ..store import Store
 from .deps import now_text
 from .settings import Settings
@@ -89,7 +90,9 @@ def compose_digest(store: Store, user: Any, now: datetime, signer: Any = None) -
                         if view is None:
                             continue
                         who = view.get("character_name") or names.get(p.author, "?")
-                        text = (view.get("text") or "(deleted)").strip().replace("\n", " ")
+                        text = (
+                            plain_text(view.get("text") or "(deleted)", rolls=view["rolls"]).strip().replace("\n", " ")
+                        )
                         lines.append(f"  #{p.seq} {who}: {text[:200]}")
                     if signer is not None:
                         lines.append("  " + anchor_line(signer, sid, s.head_seq, s.head_hash))

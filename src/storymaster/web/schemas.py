@@ -15,6 +15,7 @@ __all__ = [
     "CloseIn",
     "CombatIn",
     "HouseRulesIn",
+    "InlineOddsIn",
     "InviteIn",
     "JoinIn",
     "LoginIn",
@@ -182,6 +183,10 @@ class PreviewIn(In):
     dice: str | None = Field(None, max_length=200)
     check: dict[str, Any] | None = None
     label: str = Field("", max_length=200)
+
+
+class InlineOddsIn(In):
+    text: str = Text
 
 
 class PostEditIn(In):

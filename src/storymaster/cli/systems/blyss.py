@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from rich.table import Table
 
 from ...errors import CharacterError, CheckError, InputFileError
+from ...rules import side_label
 from ...rules.files import validation_message
 from ...systems.blyss import SYSTEM
 from ...systems.blyss.advancement import AcquireNegative, AwardExperience, Deteriorate, SpendCP, advance
@@ -62,7 +63,6 @@ from ..common import (
 from ..forecast import (
     MethodOpt,
     PlotOpt,
-    SamplesOpt,
     StateOpt,
     VsOpt,
     check_method,
@@ -821,7 +821,7 @@ def fight_cmd(
     elif w is None:
         result = "no winner"
     else:
-        result = f"side {'AB'[w] if w < 2 else w + 1} wins ({', '.join(f.id for f in state.fighters if f.side == w)})"
+        result = f"side {side_label(w)} wins ({', '.join(f.id for f in state.fighters if f.side == w)})"
     if save_state is not None:
         try:
             save_state.write_text(state.model_dump_json(indent=1), encoding="utf-8")
@@ -833,6 +833,7 @@ def fight_cmd(
         {
             "result": f"{result} (seed {rng.seed})",
             "winner": w,
+            "winner_side": None if w is None else side_label(w),
             "rounds": state.round,
             "seed": rng.seed,
             "over": state.over,
@@ -852,7 +853,16 @@ def forecast_cmd(
     tactic_b: TacticBOpt = None,
     distance: DistanceOpt = 0,
     method: MethodOpt = "auto",
-    samples: SamplesOpt = 100_000,
+    samples: Annotated[
+        int | None,
+        typer.Option(
+            "--samples",
+            min=100,
+            max=10_000_000,
+            help="Fights to simulate when not exact (default: until every 95% interval is within ±1%, "
+            "at most 100,000).",
+        ),
+    ] = None,
     seed: Annotated[
         int, typer.Option("--seed", help="Seed of the simulation (the same seed gives the same forecast).")
     ] = 0,

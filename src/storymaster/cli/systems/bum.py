@@ -778,6 +778,7 @@ def fight_cmd(
     summary = {
         "result": result,
         "winner": w,
+        "winner_side": None if w is None else side_label(w),
         "rounds": state.round,
         "seed": rng.seed,
         "hp": {f.name: f.hp for f in state.fighters},

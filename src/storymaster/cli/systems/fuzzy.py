@@ -10,7 +10,7 @@ import yaml
 from rich.table import Table
 
 from ...errors import CharacterError, CheckError, InputFileError, Problem
-from ...rules import Outcome, load_document, validate_data
+from ...rules import Outcome, load_document, side_label, validate_data
 from ...systems.fuzzy import SYSTEM
 from ...systems.fuzzy.advancement import (
     Award,
@@ -713,6 +713,7 @@ def fight_cmd(
     summary = {
         "result": f"after {state.round} rounds: {result}",
         "winner": state.winner,
+        "winner_side": None if state.winner is None else side_label(state.winner),
         "rounds": state.round,
         "seed": rng.seed,
         "state": state.model_dump(mode="json"),

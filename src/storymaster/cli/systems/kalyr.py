@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from ...errors import CharacterError, CheckError, InputFileError
-from ...rules import Event, validate_data
+from ...rules import Event, side_label, validate_data
 from ...systems.kalyr import SYSTEM
 from ...systems.kalyr.abilities import build_roll, level_roll, usable_level, wound_modifier
 from ...systems.kalyr.advancement import (
@@ -840,6 +840,7 @@ def fight_cmd(
         "result": result,
         "over": engine.is_over(state),
         "winner": w,
+        "winner_side": None if w is None else side_label(w),
         "rounds": state.round,  # type: ignore[attr-defined]
         "seed": rng.seed,
         "final": [[{"name": f.name, "status": _status_text(f.character, track)} for f in s] for s in state.sides],  # type: ignore[attr-defined]

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from rich.table import Table
 
 from ...errors import CharacterError, CheckError, InputFileError
-from ...rules import Check
+from ...rules import Check, side_label
 from ...systems.philsys import SYSTEM
 from ...systems.philsys import damage as dmg
 from ...systems.philsys.advancement import LevelUp, award_xp, level_up, xp_to_next
@@ -534,11 +534,7 @@ def fight_cmd(
         result = (
             "a draw"
             if w is None
-            else "side "
-            + ("A" if w == 0 else "B")
-            + " wins ("
-            + ", ".join(f.name for f in state.fighters if f.side == w)
-            + ")"
+            else f"side {side_label(w)} wins (" + ", ".join(f.name for f in state.fighters if f.side == w) + ")"
         )
     emit_events(
         events,
@@ -546,6 +542,7 @@ def fight_cmd(
         {
             "result": f"{result} (seed {rng.seed})",
             "winner": w,
+            "winner_side": None if w is None else side_label(w),
             "seed": rng.seed,
             "rounds": state.round,
             "over": state.over,

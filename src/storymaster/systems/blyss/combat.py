@@ -24,6 +24,7 @@ from pydantic import BaseModel, Field
 
 from ...dice import DiceRng, RollRecord, roll
 from ...errors import CombatError
+from ...rules import side_label
 from ...rules.models import Model
 from ...rules.protocol import CombatantStatus, Event
 from .character import (
@@ -422,7 +423,7 @@ class BlyssCombat:
             st = st.model_copy(update={"over": True, "winner": win})
             names = [f.id for f in st.fighters if f.side == win]
             text = (
-                f"The fight is over: side {win + 1} ({', '.join(names)}) wins."
+                f"The fight is over: side {side_label(win)} ({', '.join(names)}) wins."
                 if win is not None
                 else "The fight is over: nobody is left standing."
             )

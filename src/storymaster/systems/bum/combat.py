@@ -23,7 +23,7 @@ from pydantic import BaseModel
 
 from ...dice import DiceRng
 from ...errors import CombatError
-from ...rules import CombatantStatus, Event, HouseRules
+from ...rules import CombatantStatus, Event, HouseRules, side_label
 from .character import BumCharacter, current_hp, profile
 from .fighters import (
     UNARMED,
@@ -240,7 +240,7 @@ class BumCombat:
             w = self.winner(new)
             names = " and ".join(f.name for f in new.fighters if f.side == w and f.standing)
             text = (
-                f"{names} (side {w + 1}) win{'s' if ' and ' not in names else ''} the fight."
+                f"{names} (side {side_label(w)}) win{'s' if ' and ' not in names else ''} the fight."
                 if w is not None
                 else "Nobody is left standing."
             )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from ...dice import DiceRng, RollRecord
+from ...rules import side_label
 from ...rules.protocol import Event
 from .character import armour_value, damage_bonus, damage_reduction, weapon_damage
 from .checks import group_margins, outnumbering_penalties
@@ -72,7 +73,7 @@ def simple_round(state: FightState, rng: DiceRng) -> tuple[FightState, list[Even
             "contest",
             "; ".join(notes + lines)
             + ". "
-            + ("Tie: the contest is unresolved." if outcome is None else f"Side {outcome + 1} wins."),
+            + ("Tie: the contest is unresolved." if outcome is None else f"Side {side_label(outcome)} wins."),
             rnd,
             data={
                 "results": [[level_name(x) for x in r] for r in results],

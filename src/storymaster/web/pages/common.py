@@ -8,17 +8,20 @@ the session cookie, and render what those return.
 from __future__ import annotations
 
 import hmac
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from fastapi import Request
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from pydantic import ValidationError
+from starlette.concurrency import run_in_threadpool
 
 from ...errors import StorymasterError
+from ...present.markup import render_post, roll_anchor
 from ..deps import SESSION_COOKIE, Caller, now_text, sha256
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -30,6 +33,7 @@ env = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+env.globals.update(render_post=render_post, roll_anchor=roll_anchor)
 
 
 def _local(when: Any, zone: str | None = None) -> str:
@@ -78,12 +82,25 @@ def require(request: Request) -> Visitor:
     return v
 
 
-async def form_of(request: Request, v: Visitor | None) -> Any:
-    """The posted form; 403 unless it carries the session's CSRF token (the same one the API wants as a header)."""
+async def read_form(request: Request) -> None:
+    """Read the posted form on the event loop (the body arrives there), once, for ``form_of`` in the thread pool."""
+    if request.method not in ("POST", "PUT", "PATCH"):
+        return
     try:
-        form = await request.form()
+        request.state.page_form = await request.form()
     except Exception as exc:  # malformed multipart and such
-        raise PageError(400, "the form could not be read", str(exc)) from None
+        request.state.page_form_error = PageError(400, "the form could not be read", str(exc))
+
+
+def form_of(request: Request, v: Visitor | None) -> Any:
+    """The posted form (read by ``run_page`` on the loop); 403 unless it carries the session's CSRF token
+    (the same one the API wants as a header)."""
+    problem = getattr(request.state, "page_form_error", None)
+    if problem is not None:
+        raise problem
+    form = getattr(request.state, "page_form", None)
+    if form is None:
+        raise PageError(400, "the form could not be read", "send the form as the page does")
     if v is not None:
         sent = str(form.get("csrf") or request.headers.get("X-CSRF-Token") or "")
         if not sent or not hmac.compare_digest(sent, v.csrf):
@@ -91,6 +108,23 @@ async def form_of(request: Request, v: Visitor | None) -> Any:
                 403, "this form has expired or did not come from this site", "reload the page and try again"
             )
     return form
+
+
+def _guarded(request: Request, fn: Callable[[], Response]) -> Response:
+    try:
+        return fn()
+    except SignInFirst:
+        return to_sign_in(request)
+    except (PageError, ValidationError, StorymasterError) as exc:
+        return error_page(request, exc)
+
+
+async def run_page(request: Request, fn: Callable[[], Response]) -> Response:
+    """Run a page handler's work: the form is read here, on the loop; ``fn`` (a plain ``def``) and any
+    error page run in the thread pool, so no page's database, rules or rendering work holds the event loop.
+    Sign-in redirects and errors become pages (4xx, never 500)."""
+    await read_form(request)
+    return await run_in_threadpool(_guarded, request, fn)
 
 
 def render(request: Request, template: str, status: int = 200, **ctx: Any) -> HTMLResponse:

@@ -9,13 +9,13 @@ from fastapi import APIRouter, Header, Query, Response
 from ...play import scene as cmd
 from ...play.campaign import CampaignState
 from ...play.chain import canonical_json
-from ...play.errors import NotFound
-from ...play.rolling import preview
+from ...play.errors import Invalid, NotFound
+from ...play.rolling import inline_odds, preview
 from ...play.scene import SceneState
 from ...play.views import Reader, post_view
 from ..access import member, system_of
 from ..deps import CallerDep, Id, NowDep, StoreDep, now_text, sha256
-from ..schemas import PostEditIn, PostIn, PreviewIn
+from ..schemas import InlineOddsIn, PostEditIn, PostIn, PreviewIn
 
 router = APIRouter(prefix="/api/scenes/{sid}", tags=["posts"])
 
@@ -96,6 +96,19 @@ def preview_roll(sid: Id, body: PreviewIn, store: StoreDep, caller: CallerDep) -
         house_rules = dict(c.house_rules)
         system = system_of(c)
     return preview(body.model_dump(exclude_none=True), system=system, house_rules=house_rules)
+
+
+@router.post(
+    "/inline-odds",
+    summary="The exact odds of each inline roll in a draft's text ([[2d6+3]], /r, [roll]), without rolling",
+)
+def preview_inline(sid: Id, body: InlineOddsIn, store: StoreDep, caller: CallerDep) -> dict[str, Any]:
+    with store.reading_scene(sid) as (c, _s):
+        member(c, caller)
+    try:
+        return {"rolls": inline_odds(body.text), "error": None, "hint": None}
+    except Invalid as exc:
+        return {"rolls": [], "error": exc.message, "hint": exc.hint}
 
 
 @router.get("/posts/{pid}", summary="A post, with its edit history where you may read it")

@@ -1,0 +1,90 @@
+"""Helpers shared by the page modules.
+
+The app's store, clock and settings; form values; typed YAML; a campaign's page context.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from fastapi import Request
+
+from ... import safe_yaml
+from ...rules import get_system
+from ..routers import campaigns, invites
+from .common import (
+    PageError,
+    Visitor,
+)
+from .sheets import (
+    field_help,
+)
+
+VISIBILITY_TEXT = {
+    "public": "public: everyone who reads the post",
+    "gm": "GM: the GM and you",
+    "blind": "blind: the GM only, not even you",
+    "self": "self: only you",
+}
+
+
+def now_of(request: Request):
+    return request.app.state.clock()
+
+
+def store_of(request: Request):
+    return request.app.state.store
+
+
+def settings_of(request: Request):
+    return request.app.state.settings
+
+
+def throttle_of(request: Request):
+    return request.app.state.throttle
+
+
+def safe_next(url: str | None) -> str:
+    ok = url and url.startswith("/") and not url.startswith(("//", "/\\")) and "\n" not in url and "\r" not in url
+    return url if url and ok else "/campaigns"
+
+
+def whole(value: Any, what: str) -> int | None:
+    if value in (None, ""):
+        return None
+    try:
+        n = int(str(value))
+    except ValueError:
+        raise PageError(422, f"{what} must be a whole number") from None
+    if not 1 <= n <= 2_147_483_647:
+        raise PageError(422, f"{what} is out of range")
+    return n
+
+
+def parse_doc(text: str, what: str) -> Any:
+    if not text.strip():
+        return {}
+    try:
+        return safe_yaml.load(text)
+    except (yaml.YAMLError, RecursionError) as exc:
+        raise PageError(
+            422, f"the {what} is not valid YAML or JSON", (str(exc).splitlines() or ["too deeply nested"])[0]
+        ) from None
+
+
+def campaign_ctx(request: Request, v: Visitor, cid: int) -> dict[str, Any]:
+    store = store_of(request)
+    view = campaigns.read(cid, store, v.caller)
+    system = get_system(view["system"])
+    ctx: dict[str, Any] = {
+        "c": view,
+        "system": system,
+        "names": {m["user"]: m["name"] for m in view["members"]},
+        "field_help": lambda: field_help(system),
+    }
+    if view["your_role"] == "gm":
+        ctx["notes"] = campaigns.notes(cid, store, v.caller)
+        ctx["invites"] = invites.list_invites(cid, store, v.caller, now_of(request))
+        ctx["house_rules_yaml"] = yaml.safe_dump(view["house_rules"], sort_keys=True) if view["house_rules"] else ""
+    return ctx

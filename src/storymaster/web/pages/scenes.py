@@ -1,0 +1,390 @@
+"""Scene pages: opening a scene, the scene with its composer, posts, previews, settings, the fight tracker.
+
+Every handler reads the posted form on the event loop and runs its work (``go``) in the
+thread pool (``common.run_page``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from pydantic import ValidationError
+
+from ...errors import StorymasterError
+from ...play.errors import Invalid
+from ...rules import CheckEntry, get_system
+from ..deps import Id
+from ..routers import campaigns, characters, posts, scenes
+from ..schemas import (
+    CombatIn,
+    PostEditIn,
+    PostIn,
+    PreviewIn,
+    SceneIn,
+    ScenePatch,
+)
+from .common import (
+    PageError,
+    Visitor,
+    error_message,
+    form_of,
+    render,
+    require,
+    run_page,
+    see_other,
+)
+from .helpers import (
+    VISIBILITY_TEXT,
+    campaign_ctx,
+    now_of,
+    parse_doc,
+    store_of,
+    whole,
+)
+from .sheets import (
+    check_controls,
+    read_check_controls,
+)
+
+router = APIRouter(include_in_schema=False)
+
+
+@router.post("/campaigns/{cid}/scenes")
+async def scene_open(request: Request, cid: Id) -> Response:
+    def go():
+        v = require(request)
+        form = form_of(request, v)
+        cast = [whole(x, "cast") for x in form.getlist("cast")]
+        mode = str(form.get("mode") or "free")
+        hours = str(form.get("turn_hours") or "").strip()
+        try:
+            turn_seconds = int(float(hours) * 3600) if hours else None
+        except (ValueError, OverflowError):
+            raise PageError(422, "the deadline is a number of hours") from None
+        body = SceneIn(
+            title=str(form.get("title") or ""),
+            mode=mode,
+            cast=[c for c in cast if c],
+            turn_seconds=turn_seconds,
+            on_deadline=str(form.get("on_deadline") or "") or None,
+        )
+        view = scenes.open_scene(cid, body, store_of(request), v.caller, now_of(request))
+        return see_other(f"/scenes/{view['id']}")
+
+    return await run_page(request, go)
+
+
+def _scene_ctx(request: Request, v: Visitor, sid: int, *, forecast: bool = True) -> dict[str, Any]:
+    store = store_of(request)
+    scene = scenes.read_scene(sid, store, v.caller)
+    ctx = campaign_ctx(request, v, scene["campaign"])
+    post_list = posts.list_posts(sid, store, v.caller, after=0, limit=1000)
+    c = ctx["c"]
+    chars = {ch["id"]: ch for ch in c["characters"]}
+    is_gm = c["your_role"] == "gm"
+    mine = [ch for ch in c["characters"] if not ch["retired"] and (is_gm or ch["owner"] == v.caller.id)]
+    owed = scene.get("turn", {}).get("owed", [])
+    ctx.update(
+        scene=scene,
+        posts=post_list,
+        chars=chars,
+        my_chars=mine,
+        owed=owed,
+        is_gm=is_gm,
+        check_kinds=list(ctx["system"].check_kinds),
+        check_entries=_check_entries(ctx["system"], _with_sheets(store, v, c["id"], mine), c["house_rules"]),
+        visibility_text=VISIBILITY_TEXT,
+        check_help=_check_help(ctx["system"]),
+        check_controls={k.name: check_controls(k.model) for k in ctx["system"].check_kinds},
+        last_post=max((p["id"] for p in post_list), default=0),
+    )
+    if forecast and is_gm and scene.get("combat"):
+        ctx["forecast"] = _forecast(store, sid, ctx["system"], scene["combat"])
+    return ctx
+
+
+def _check_help(system: Any) -> dict[str, dict[str, Any]]:
+    """Each check kind's title, summary and fields (from the catalogue), for the composer's help."""
+    return {
+        k.name: {
+            "title": k.title,
+            "summary": k.summary,
+            "fields": [
+                {"name": p["name"], "required": p["required"], "help": p["description"]}
+                for p in k.parameters()
+                if p["name"] != "type"
+            ],
+        }
+        for k in system.check_kinds
+    }
+
+
+def _with_sheets(store: Any, v: Visitor, cid: int, chars: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The characters with their sheets (the campaign view lists them without)."""
+    if not chars:
+        return []
+    sheets = {ch["id"]: ch["sheet"] for ch in characters.list_characters(cid, store, v.caller)}
+    return [{**ch, "sheet": sheets.get(ch["id"], {})} for ch in chars]
+
+
+def _check_entries(
+    system: Any, chars: list[dict[str, Any]], house_rules: Any
+) -> list[tuple[dict[str, Any], list[CheckEntry]]]:
+    """What each of the writer's characters can roll (the system's catalogue of checks for the sheet)."""
+    out = []
+    for ch in chars:
+        try:
+            entries = system.checks_for(ch.get("sheet") or {}, house_rules or None)
+        except StorymasterError:
+            continue  # a sheet the rules cannot read offers no checks; its page says why
+        if entries:
+            out.append((ch, entries))
+    return out
+
+
+def _entry_of(request: Request, v: Visitor, sid: int, system: Any, value: str) -> CheckEntry:
+    """The catalogue entry ``character-id|key`` the composer names, for a character the writer may see."""
+    char_text, _, key = value.partition("|")
+    char = whole(char_text, "character")
+    store = store_of(request)
+    scene = scenes.read_scene(sid, store, v.caller)
+    camp = campaigns.read(scene["campaign"], store, v.caller)
+    view = characters.read_character(scene["campaign"], char or 0, store, v.caller)
+    entries = system.checks_for(view["sheet"], camp["house_rules"] or None)
+    for e in entries:
+        if e.key == key:
+            return e
+    raise PageError(422, f"{view['name']} has no check {key!r}", "choose one from the list")
+
+
+def _forecast(store: Any, sid: int, system: Any, fight: dict[str, Any]) -> dict[str, Any] | None:
+    """The system's whole-fight forecast from the stored fight state, when the system has one."""
+    fn = getattr(system, "forecast", None)
+    if fn is None or fight.get("over"):
+        return None
+    try:
+        from ...play.combat import _models, _rules
+
+        with store.reading_scene(sid) as (c, _s):
+            sides = fight["sides"]
+            fresh = system.combat.start(
+                _models(c, system, sides), house_rules=_rules(c, system), options=dict(fight.get("options") or {})
+            )
+        state = type(fresh).model_validate(fight["state"])
+        result = fn(state, samples=300, seed=1)  # modest: the page waits for it
+        return result.to_json() if hasattr(result, "to_json") else {"problem": "the forecast gave no figures"}
+    except Exception as exc:
+        return {"problem": (str(exc).splitlines() or [type(exc).__name__])[0]}
+
+
+@router.get("/scenes/{sid}", response_class=HTMLResponse)
+async def scene_page(request: Request, sid: Id) -> Response:
+    def go():
+        v = require(request)
+        ctx = _scene_ctx(request, v, sid)
+        return render(request, "scene.html", v=v, draft={}, preview=None, **ctx)
+
+    return await run_page(request, go)
+
+
+@router.get("/scenes/{sid}/story", response_class=HTMLResponse)
+async def scene_story(request: Request, sid: Id) -> Response:
+    """The story part of the scene page alone (the live-update script swaps it in)."""
+
+    def go():
+        v = require(request)
+        ctx = _scene_ctx(request, v, sid, forecast=False)
+        return render(request, "_story.html", v=v, **ctx)
+
+    return await run_page(request, go)
+
+
+def _roll_from_form(form: Any, system: Any = None, entry: CheckEntry | None = None) -> dict[str, Any] | None:
+    kind = str(form.get("roll_kind") or "none")
+    label = str(form.get("roll_label") or "")[:200]
+    if kind == "dice":
+        dice = str(form.get("dice") or "").strip()
+        if not dice:
+            raise PageError(422, "write the dice to roll, such as 2d6+1")
+        return {"dice": dice, "label": label}
+    if kind == "check":
+        fields = parse_doc(str(form.get("check_fields") or ""), "check's fields")
+        if fields is None:
+            fields = {}
+        if not isinstance(fields, dict):
+            raise PageError(422, "the check's fields are a mapping of field: value")
+        ctype = entry.check if entry is not None else str(form.get("check_type") or "")
+        model = system.check_types.get(ctype) if system is not None else None
+        if model is not None:
+            fields = {**fields, **read_check_controls(model, form, f"chk.{ctype}.")}
+        if entry is not None:  # the character's entry fills in what the form leaves out
+            check = system.make_check(entry, fields)
+            fields = check.model_dump(mode="json")
+            label = label or entry.label
+        return {"check": {"type": ctype, **fields}, "label": label}
+    return None
+
+
+def _chosen_entry(request: Request, v: Visitor, sid: int, system: Any, form: Any) -> CheckEntry | None:
+    value = str(form.get("check_entry") or "")
+    if system is None or not value or str(form.get("roll_kind") or "") != "check":
+        return None
+    return _entry_of(request, v, sid, system, value)
+
+
+def _system_of_scene(request: Request, sid: int) -> Any:
+    """The scene's rule system, or None when the scene does not exist (the API call after says so)."""
+    try:
+        with store_of(request).reading_scene(sid) as (c, _s):
+            return get_system(c.system)
+    except StorymasterError:
+        return None
+
+
+@router.post("/scenes/{sid}/preview")
+async def scene_preview(request: Request, sid: Id) -> Response:
+    def go():
+        v = require(request)
+        form = form_of(request, v)
+        system = _system_of_scene(request, sid)
+        roll = _roll_from_form(form, system, _chosen_entry(request, v, sid, system, form))
+        if roll is None:
+            raise PageError(422, "choose dice or a check to see its odds")
+        result = posts.preview_roll(sid, PreviewIn(**roll), store_of(request), v.caller)
+        if "application/json" in request.headers.get("accept", ""):
+            return JSONResponse({"html": render(request, "_odds.html", v=v, preview=result).body.decode()})
+        ctx = _scene_ctx(request, v, sid)
+        return render(request, "scene.html", v=v, draft=dict(form), preview=result, **ctx)
+
+    def wrapped():
+        try:
+            return go()
+        except (PageError, ValidationError, StorymasterError) as exc:
+            if "application/json" in request.headers.get("accept", ""):
+                status, message, hint = error_message(exc)
+                return JSONResponse({"error": message, "hint": hint}, status_code=status)
+            raise
+
+    return await run_page(request, wrapped)
+
+
+@router.post("/scenes/{sid}/posts")
+async def scene_post(request: Request, sid: Id) -> Response:
+    def go():
+        v = require(request)
+        form = form_of(request, v)
+        kind = str(form.get("kind") or "ic")
+        system = _system_of_scene(request, sid)
+        roll = _roll_from_form(form, system, _chosen_entry(request, v, sid, system, form))
+        if roll is not None:
+            roll["visibility"] = str(form.get("visibility") or "public")
+        to = [x for x in (whole(t, "reader") for t in form.getlist("to")) if x]
+        if kind == "private" and not to:
+            raise PageError(422, "choose who reads a private post")
+        body = PostIn(
+            kind=kind,
+            text=str(form.get("text") or ""),
+            character=whole(form.get("character"), "character") if kind == "ic" else None,
+            to=to if kind == "private" else [],
+            rolls=[roll] if roll else [],
+            force=form.get("force") == "on",
+        )
+        if form.get("action") == "preview":
+            ctx = _scene_ctx(request, v, sid)
+            result = (
+                posts.preview_roll(
+                    sid,
+                    PreviewIn(**{k: v2 for k, v2 in roll.items() if k != "visibility"}),
+                    store_of(request),
+                    v.caller,
+                )
+                if roll
+                else None
+            )
+            return render(request, "scene.html", v=v, draft=dict(form), preview=result, text_preview=body.text, **ctx)
+        view = posts.create_post(sid, body, store_of(request), v.caller, now_of(request))
+        return see_other(f"/scenes/{sid}#post-{view['id']}")
+
+    return await run_page(request, go)
+
+
+@router.post("/scenes/{sid}/posts/{pid}/edit")
+async def scene_post_edit(request: Request, sid: Id, pid: Id) -> Response:
+    def go():
+        v = require(request)
+        form = form_of(request, v)
+        posts.edit_post(
+            sid, pid, PostEditIn(text=str(form.get("text") or "")), store_of(request), v.caller, now_of(request)
+        )
+        return see_other(f"/scenes/{sid}#post-{pid}")
+
+    return await run_page(request, go)
+
+
+@router.post("/scenes/{sid}/posts/{pid}/delete")
+async def scene_post_delete(request: Request, sid: Id, pid: Id) -> Response:
+    def go():
+        v = require(request)
+        form_of(request, v)
+        posts.delete_post(sid, pid, store_of(request), v.caller, now_of(request))
+        return see_other(f"/scenes/{sid}#post-{pid}")
+
+    return await run_page(request, go)
+
+
+@router.post("/scenes/{sid}/settings")
+async def scene_settings(request: Request, sid: Id) -> Response:
+    def go():
+        v = require(request)
+        form = form_of(request, v)
+        hours = str(form.get("turn_hours") or "").strip()
+        try:
+            turn_seconds = int(float(hours) * 3600) if hours else None
+        except (ValueError, OverflowError):
+            raise PageError(422, "the deadline is a number of hours") from None
+        cast = [x for x in (whole(c, "cast") for c in form.getlist("cast")) if x]
+        body = ScenePatch(
+            title=str(form.get("title") or ""),
+            mode=str(form.get("mode") or "free"),
+            cast=cast,
+            turn_seconds=turn_seconds,
+            on_deadline=str(form.get("on_deadline") or "skip"),
+        )
+        scenes.patch_scene(sid, body, store_of(request), v.caller, now_of(request))
+        return see_other(f"/scenes/{sid}#gm")
+
+    return await run_page(request, go)
+
+
+@router.post("/scenes/{sid}/close")
+async def scene_close(request: Request, sid: Id) -> Response:
+    def go():
+        v = require(request)
+        form_of(request, v)
+        scenes.close_scene(sid, store_of(request), v.caller, now_of(request))
+        return see_other(f"/scenes/{sid}")
+
+    return await run_page(request, go)
+
+
+@router.post("/scenes/{sid}/fight")
+async def scene_fight(request: Request, sid: Id) -> Response:
+    def go():
+        v = require(request)
+        form = form_of(request, v)
+        action = str(form.get("action") or "")
+        store, now = store_of(request), now_of(request)
+        if action == "start":
+            sides = [[x for x in (whole(i, "fighter") for i in form.getlist(f"side{n}")) if x] for n in (1, 2)]
+            scenes.start_combat(sid, CombatIn(sides=sides), store, v.caller, now)
+        elif action == "step":
+            scenes.step_combat(sid, store, v.caller, now)
+        elif action == "end":
+            scenes.end_combat(sid, store, v.caller, now)
+        else:
+            raise Invalid("choose start, step or end")
+        return see_other(f"/scenes/{sid}#fight")
+
+    return await run_page(request, go)
