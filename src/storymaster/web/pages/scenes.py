@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import ValidationError
 
@@ -35,6 +35,7 @@ from .common import (
     run_page,
     see_other,
 )
+from .dashboard import story_ctx
 from .helpers import (
     VISIBILITY_TEXT,
     campaign_ctx,
@@ -76,11 +77,21 @@ async def scene_open(request: Request, cid: Id) -> Response:
     return await run_page(request, go)
 
 
-def _scene_ctx(request: Request, v: Visitor, sid: int, *, forecast: bool = True) -> dict[str, Any]:
+def _scene_ctx(
+    request: Request,
+    v: Visitor,
+    sid: int,
+    *,
+    forecast: bool = True,
+    before: int | None = None,
+    after: int | None = None,
+) -> dict[str, Any]:
+    """The scene page's context: one page of the story (the newest unless ``before``/``after`` say which;
+    showing the newest marks the scene read), the turn, the composer's lists, the GM's tools."""
     store = store_of(request)
     scene = scenes.read_scene(sid, store, v.caller)
     ctx = campaign_ctx(request, v, scene["campaign"])
-    post_list = posts.list_posts(sid, store, v.caller, after=0, limit=1000)
+    ctx.update(story_ctx(store, v.caller, sid, before=before, after=after))
     c = ctx["c"]
     chars = {ch["id"]: ch for ch in c["characters"]}
     is_gm = c["your_role"] == "gm"
@@ -88,7 +99,6 @@ def _scene_ctx(request: Request, v: Visitor, sid: int, *, forecast: bool = True)
     owed = scene.get("turn", {}).get("owed", [])
     ctx.update(
         scene=scene,
-        posts=post_list,
         chars=chars,
         my_chars=mine,
         owed=owed,
@@ -98,7 +108,6 @@ def _scene_ctx(request: Request, v: Visitor, sid: int, *, forecast: bool = True)
         visibility_text=VISIBILITY_TEXT,
         check_help=_check_help(ctx["system"]),
         check_controls={k.name: check_controls(k.model) for k in ctx["system"].check_kinds},
-        last_post=max((p["id"] for p in post_list), default=0),
     )
     if forecast and is_gm and scene.get("combat"):
         ctx["forecast"] = _forecast(store, sid, ctx["system"], scene["combat"])
@@ -180,10 +189,15 @@ def _forecast(store: Any, sid: int, system: Any, fight: dict[str, Any]) -> dict[
 
 
 @router.get("/scenes/{sid}", response_class=HTMLResponse)
-async def scene_page(request: Request, sid: Id) -> Response:
+async def scene_page(
+    request: Request,
+    sid: Id,
+    before: int | None = Query(None, ge=0, le=2_147_483_647, description="the page of posts before this post id"),
+    after: int | None = Query(None, ge=0, le=2_147_483_647, description="the page of posts after this post id"),
+) -> Response:
     def go():
         v = require(request)
-        ctx = _scene_ctx(request, v, sid)
+        ctx = _scene_ctx(request, v, sid, before=before, after=after)
         return render(request, "scene.html", v=v, draft={}, preview=None, **ctx)
 
     return await run_page(request, go)
@@ -191,7 +205,7 @@ async def scene_page(request: Request, sid: Id) -> Response:
 
 @router.get("/scenes/{sid}/story", response_class=HTMLResponse)
 async def scene_story(request: Request, sid: Id) -> Response:
-    """The story part of the scene page alone (the live-update script swaps it in)."""
+    """The story part of the scene page alone (its newest page; live updates no longer fetch it: they carry deltas)."""
 
     def go():
         v = require(request)
