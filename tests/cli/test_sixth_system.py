@@ -98,6 +98,31 @@ def test_fight_with_teams_and_illegal_fighters(toy_installed, cli, tmp_path) -> 
     assert cli("toy", "fight", p["a"], p["big"], "--allow-illegal").exit_code == 0
 
 
+def test_a_saved_fight_goes_on(toy_installed, cli, tmp_path) -> None:
+    """Issue 13: `fight --state FILE` continues a fight saved with --save-state, in any system."""
+    for name, might in (("a", 3), ("b", 2)):
+        (tmp_path / f"{name}.yaml").write_text(f"name: {name.upper()}\nmight: {might}\n")
+    saved = tmp_path / "fight.json"
+    args = ("toy", "fight", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"), "--seed", "1")
+    r = cli(*args, "--rounds", "1", "--save-state", str(saved), "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["over"] is False
+    # by the toy rules: round 1 A hits B (2 -> 1), B hits A (3 -> 2)
+    assert [f["might"] for f in json.loads(saved.read_text())["fighters"]] == [2, 1]
+    r = cli("toy", "fight", "--state", str(saved), "--seed", "1", "--json")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    # round 2: A downs B (1 -> 0); the log goes on from round 2
+    assert data["winner"] == 0 and data["over"] is True and data["events"][0]["round"] == 2
+    r = cli("toy", "forecast", "--state", str(saved), "--json")
+    assert r.exit_code == 2 and "does not forecast" in r.stderr  # the toy has no forecast
+    saved.write_text('{"round": 1}')
+    r = cli("toy", "fight", "--state", str(saved))
+    assert r.exit_code == 2 and "fighters" in r.stderr and "Traceback" not in r.output
+    r = cli("toy", "fight", "--state", str(saved), str(tmp_path / "a.yaml"))
+    assert r.exit_code == 2 and "give no files" in r.stderr
+
+
 def test_new_asks_again_and_writes(toy_installed, cli, tmp_path) -> None:
     out = tmp_path / "new.yaml"
     r = cli("toy", "new", "-o", str(out), input="Bea\n7\nBea\nlots\n4\n")

@@ -210,6 +210,7 @@ def test_a_scene_from_invitation_to_verified_export(server, browser):
     expect(gm.locator("#fight-controls")).to_contain_text("Start a fight")
 
     # --- the GM closes the scene (revealing the seed) and the export verifies
+    gm.get_by_label("Yes, close it").check()
     gm.get_by_role("button", name="Close the scene and reveal its seed").click()
     expect(gm.locator("#seed")).to_be_visible()
     export = gm.request.get(base + gm.locator("#export-json").get_attribute("href"))

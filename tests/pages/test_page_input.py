@@ -106,7 +106,7 @@ def test_verify_page(table):
         ).status_code
         == 303
     )
-    assert gm.post(f"/scenes/{table.sid}/close").status_code == 303
+    assert gm.post(f"/scenes/{table.sid}/close", {"confirm": "yes"}).status_code == 303
     export = gm.client.get(f"/api/scenes/{table.sid}/export.json").text
     r = gm.post("/verify", {"export": export})
     assert r.status_code == 200 and 'id="verified"' in r.text

@@ -47,7 +47,7 @@ class ToyFight(Model):
 
 
 class ToyCombat:
-    def start(self, sides, *, house_rules=None, options=None):
+    def start(self, sides, *, house_rules=None, options=None) -> ToyFight:  # the state a saved fight is read as
         return ToyFight(
             fighters=tuple(Fighter(name=c.name, side=i, might=c.might) for i, side in enumerate(sides) for c in side)
         )

@@ -71,6 +71,10 @@ class CampaignState:
     notes: list[Entry] = field(default_factory=list)
     #: the role each former member held when they left or were removed
     former: dict[int, str] = field(default_factory=dict)
+    #: each character's condition now (JSON, the system's model), once anything changed it
+    conditions: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: each character's changes of condition and advancement, oldest first (who, when, what, why)
+    condition_history: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     head_seq: int = 0
     head_hash: str | None = None
 
@@ -109,6 +113,23 @@ def apply_campaign(state: CampaignState, e: Entry) -> None:
     elif k == "character.updated":
         c = state.characters[b["character"]]
         state.characters[c.id] = replace(c, name=b["name"], sheet=b["sheet"], version=c.version + 1)
+        if "why" in b:
+            state.condition_history.setdefault(c.id, []).append(
+                {"seq": e.seq, "at": e.at, "actor": e.actor, "why": b["why"], "text": " ".join(b.get("events") or ())}
+            )
+    elif k == "character.condition":
+        state.conditions[b["character"]] = dict(b["condition"])
+        state.condition_history.setdefault(b["character"], []).append(
+            {
+                "seq": e.seq,
+                "at": e.at,
+                "actor": e.actor,
+                "why": b.get("why", {}),
+                "text": b.get("text", ""),
+                "summary": b.get("summary", ""),
+                "changes": b.get("changes", {}),
+            }
+        )
     elif k == "character.retired":
         c = state.characters[b["character"]]
         state.characters[c.id] = replace(c, retired=True)

@@ -8,7 +8,7 @@ seed is secret until the scene closes); views add the rendered detail back.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..dice import DiceRng, RollRecord, roll
@@ -72,6 +72,23 @@ def parse_check(system: RuleSystem, data: Any) -> tuple[str, Check]:
         raise Invalid(exc.message) from None
 
 
+#: a check's character's condition applied to it: (character id, check) -> (the check, its penalties as JSON)
+Penalise = Callable[[int, Check], tuple[Check, list[dict[str, Any]]]]
+
+
+def _penalised(req: Mapping[str, Any], check: Check, penalise: Penalise | None) -> tuple[Check, dict[str, Any]]:
+    """A check made for a character (``"character": id``) with that character's condition penalties."""
+    who = req.get("character")
+    if who is None:
+        return check, {}
+    if not isinstance(who, int) or isinstance(who, bool):
+        raise Invalid("a roll's 'character' is a character id")
+    if penalise is None:
+        return check, {"character": who, "penalties": []}
+    adjusted, penalties = penalise(who, check)
+    return adjusted, {"character": who, "penalties": penalties}
+
+
 def _request_fields(req: Any) -> tuple[str, str]:
     if not isinstance(req, Mapping):
         raise Invalid("each roll is an object: {'dice': '2d6+1'} or {'check': {'type': ...}}")
@@ -111,27 +128,33 @@ def roll_requests(
     counter: int,
     system: RuleSystem,
     house_rules: Mapping[str, Any],
+    penalise: Penalise | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
-    """Roll every request in order on the scene's stream; returns the roll items and the next counter."""
+    """Roll every request in order on the scene's stream; returns the roll items and the next counter.
+
+    A check request naming a ``character`` is made with that character's condition penalties
+    (``penalise``), and its item says which penalties were applied."""
     if not isinstance(requests, Sequence) or isinstance(requests, (str, bytes)):
         raise Invalid("'rolls' is a list")
     if len(requests) > MAX_ROLLS_PER_POST:
         raise Invalid(f"at most {MAX_ROLLS_PER_POST} rolls in one post")
     rules = system.house_rules_model.model_validate(house_rules)
     # each request: label, visibility, and a dice expression or a (check type, check)
-    parsed: list[tuple[str, str, str | tuple[str, Check], int | None]] = []
+    parsed: list[tuple[str, str, str | tuple[str, Check], int | None, dict[str, Any]]] = []
     for req in requests:  # check every request before rolling any
         label, visibility = _request_fields(req)
         inline = req.get("inline")  # the n-th inline roll of the post's text (set by the table, not the API)
         if "dice" in req:
             if not isinstance(req["dice"], str):
                 raise Invalid("'dice' is a dice expression such as '2d6+3'")
-            parsed.append((label, visibility, req["dice"], inline))
+            parsed.append((label, visibility, req["dice"], inline, {}))
         else:
-            parsed.append((label, visibility, parse_check(system, req["check"]), inline))
+            name, check = parse_check(system, req["check"])
+            check, extra = _penalised(req, check, penalise)
+            parsed.append((label, visibility, (name, check), inline, extra))
     items = []
     rng = DiceRng(seed, scene_stream(scene_id), counter)
-    for label, visibility, what, inline in parsed:
+    for label, visibility, what, inline, extra in parsed:
         start = rng.counter
         item: dict[str, Any]
         if isinstance(what, str):
@@ -152,6 +175,7 @@ def roll_requests(
                 "check": {"type": name, **check.model_dump(mode="json")},
                 "outcome": out,
                 "records": [stored_record(r) for r in outcome.rolls],
+                **extra,
             }
         item.update({"visibility": visibility, "by": by, "label": label, "counter": [start, rng.counter]})
         if inline is not None:
@@ -160,8 +184,11 @@ def roll_requests(
     return items, rng.counter
 
 
-def preview(request: Any, *, system: RuleSystem, house_rules: Mapping[str, Any]) -> dict[str, Any]:
-    """The exact odds of a roll request and an SVG chart of them, without rolling."""
+def preview(
+    request: Any, *, system: RuleSystem, house_rules: Mapping[str, Any], penalise: Penalise | None = None
+) -> dict[str, Any]:
+    """The exact odds of a roll request and an SVG chart of them, without rolling (a check naming a
+    ``character`` with that character's condition penalties, listed in ``penalties``)."""
     label, _ = _request_fields(request)
     if "dice" in request:
         if not isinstance(request["dice"], str):
@@ -175,6 +202,7 @@ def preview(request: Any, *, system: RuleSystem, house_rules: Mapping[str, Any])
             "chart_svg": svg_bar_chart(bars, title=dist.expression),
         }
     name, check = parse_check(system, request["check"])
+    check, extra = _penalised(request, check, penalise)
     odds = call_system(
         system,
         f"give odds for the {name} check",
@@ -190,6 +218,7 @@ def preview(request: Any, *, system: RuleSystem, house_rules: Mapping[str, Any])
         "check": {"type": name, **check.model_dump(mode="json")},
         "odds": odds.to_json(),
         "chart_svg": chart,
+        **extra,
     }
 
 

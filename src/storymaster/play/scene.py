@@ -42,6 +42,9 @@ FREE, TURN = "free", "turn"
 MODES = (FREE, TURN)
 IC, OOC, PRIVATE, NOTE = "ic", "ooc", "private", "note"
 POST_KINDS = (IC, OOC, PRIVATE, NOTE)
+#: entries the table writes into the story itself: a fight's round, a character's rest or healing
+FIGHT, TABLE = "fight", "table"
+TABLE_KINDS = (FIGHT, TABLE)
 ON_DEADLINE = ("skip", "gm_acts")
 MAX_TEXT = 20_000
 
@@ -205,6 +208,23 @@ def apply_scene(s: SceneState, e: Entry) -> None:
         }
     elif k == "combat.started" or k == "combat.stepped":
         s.combat = {**b, "round": b.get("round", 0)}
+        if k == "combat.stepped" and b.get("story") and e.actor is not None:
+            s.posts[e.seq] = Post(
+                e.seq, e.at, e.actor, FIGHT, e.audience, b["story"], rolls=list(e.rolls), round=s.round
+            )
+    elif k == "character.acted" and e.actor is not None:
+        s.posts[e.seq] = Post(
+            e.seq,
+            e.at,
+            e.actor,
+            TABLE,
+            e.audience,
+            b.get("text", ""),
+            b.get("character"),
+            b.get("character_name", ""),
+            rolls=list(e.rolls),
+            round=s.round,
+        )
     elif k == "combat.ended":
         s.combat = None
     elif k == "scene.closed":
@@ -397,10 +417,19 @@ def write_post(
         if role != GM:
             raise Forbidden("notes are the GM's")
         audience = GM_ONLY
+    from .living import penaliser
+
     secret_readers = [_block_readers(c, actor, b, audience) for b in blocks]
     requests = [*(r.request() for r in inline), *rolls]
     items, _ = roll_requests(
-        requests, by=actor, seed=seed, scene_id=s.id, counter=s.next_counter, system=system, house_rules=c.house_rules
+        requests,
+        by=actor,
+        seed=seed,
+        scene_id=s.id,
+        counter=s.next_counter,
+        system=system,
+        house_rules=c.house_rules,
+        penalise=penaliser(c, system, actor),
     )
     in_block = _rolls_in_blocks(marked, blocks, items)
     first = s.head_seq + len(drafts) + 1
@@ -484,19 +513,34 @@ def _turn_rules(
         return [Draft("turn.skipped", actor, {"characters": owed, "reason": reason})]
     names = ", ".join(c.characters[ch].name for ch in owed)
     if late:
-        raise Conflict(
+        raise StillWaiting(
             f"the deadline has passed and the GM acts for the tardy: post as {names} first",
             hint="or send force: true to skip them",
+            owed=names,
         )
-    raise Conflict(
-        f"still waiting for {names} this round", hint="wait for the deadline, or send force: true to skip them"
+    raise StillWaiting(
+        f"still waiting for {names} this round",
+        hint="wait for the deadline, or send force: true to skip them",
+        owed=names,
     )
+
+
+class StillWaiting(Conflict):
+    """The GM would open the next round while characters still owe a post (the page offers "move on now")."""
+
+    code = "still-waiting"
+
+    def __init__(self, message: str, *, hint: str, owed: str) -> None:
+        super().__init__(message, hint=hint)
+        self.owed = owed
 
 
 def edit_post(c: CampaignState, s: SceneState, actor: int, seq: int, *, text: str) -> list[Draft]:
     """A new text for a post. Edits never roll: the rolls stay as they were; new dice notation is refused."""
     _open(s)
     p = s.post(seq)
+    if p.kind in TABLE_KINDS:
+        raise Conflict("the table wrote this entry from the rules: it is not edited")
     if p.author != actor:
         raise Forbidden("only the author edits a post")
     if p.deleted_at:
@@ -536,6 +580,8 @@ def edit_post(c: CampaignState, s: SceneState, actor: int, seq: int, *, text: st
 def delete_post(c: CampaignState, s: SceneState, actor: int, seq: int) -> list[Draft]:
     _open(s)
     p = s.post(seq)
+    if p.kind in TABLE_KINDS:
+        raise Conflict("the table wrote this entry from the rules: it is not deleted")
     if p.author != actor and c.role_of(actor) != GM:
         raise Forbidden("only the author or the GM deletes a post")
     if p.deleted_at:

@@ -15,7 +15,7 @@ from jinja2 import Environment, select_autoescape
 
 from ..play.campaign import CampaignState
 from ..play.log import Entry
-from ..play.rebuild import narrative, scene_from_log
+from ..play.rebuild import characters_from_log, narrative, scene_from_log
 from ..play.scene import IC, SceneState
 from ..play.verify import EXPORT_FORMAT, EXPORT_VERSION
 from ..play.views import Reader, entry_view
@@ -78,6 +78,7 @@ def export_json(
             "house_rules": c.house_rules,
             "log": [_signed(entry_view(e, reader, None), signer, f"c:{c.id}") for e in campaign_log],
         }
+        doc["campaign"]["characters"] = characters_from_log(doc["campaign"]["log"])
     return signer.sign_export(doc)
 
 

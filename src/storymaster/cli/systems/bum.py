@@ -14,7 +14,6 @@ from ...forecast import side_label
 from ...systems.bum import SYSTEM, BumCharacter, BumHouseRules
 from ...systems.bum import hazards as hz
 from ...systems.bum.advancement import AwardPoints, BuySkill, BuyStat
-from ...systems.bum.card import card, card_html, card_png
 from ...systems.bum.character import (
     STATS,
     attack_parts,
@@ -24,7 +23,6 @@ from ...systems.bum.character import (
     hit_points,
     require_valid,
     skill_bonus,
-    validate,
 )
 from ...systems.bum.checks import FixedCheck, OpposedCheck, RecheckCheck, SneakAttackCheck, range_penalty
 from ...systems.bum.equipment import all_gear, find_gear
@@ -45,7 +43,7 @@ from ..forecast import (
 )
 from ..output import console, print_json
 from ..prompts import ask, ask_int, say
-from ..shared import system_app
+from ..shared import finish_new, system_app
 from ..vocab import AllowIllegalOpt, InPlaceOpt, TeamVsOpt
 from ..vocab import OutOpt as OutOpt
 
@@ -101,91 +99,6 @@ def _save(
 
 
 # --------------------------------------------------------------------------- sheet / schema / new
-
-
-def _print_card(c: BumCharacter) -> None:
-    d = card(c)
-    console.print(
-        f"[bold]NAME:[/bold] {d['name']}   [bold]PLAYER:[/bold] {d['player']}   [bold]CAMPAIGN:[/bold] {d['campaign']}"
-    )
-    t = Table(show_lines=False, title=None)
-    for h in ("STATS", "", "SKILLS/SPELLS", "BONUS", "SKILLS/SPELLS", "BONUS"):
-        t.add_column(h)
-    skills = d["skills"]
-    rows = max(4, (len(skills) + 1) // 2)
-    for i in range(rows):
-        st = d["stats"][i] if i < 4 else None
-        left = skills[i] if i < len(skills) else None
-        right = skills[rows + i] if rows + i < len(skills) else None
-        t.add_row(
-            st["stat"] if st else "",
-            str(st["value"]) if st else "",
-            f"{left['name']} ({left['stat']})" if left else "",
-            str(left["bonus"]) if left else "",
-            f"{right['name']} ({right['stat']})" if right else "",
-            str(right["bonus"]) if right else "",
-        )
-    console.print(t)
-    w = Table()
-    for h in ("WEAPONS", "", "ATTACK", "DEFENSE"):
-        w.add_column(h)
-    for row in d["weapons"]:
-        w.add_row(row["slot"], row["name"], row["attack"], row["defence"])
-    w.add_row("ARMOR", d["armour"]["name"], d["armour"]["attack"], d["armour"]["defence"])
-    w.add_row("SHIELD", d["shield"]["name"], d["shield"]["attack"], d["shield"]["defence"])
-    console.print(w)
-    tot = Table(title=None)
-    for h in ("ATTACK TOTALS: PRIMARY", "RANGED", "BACKUP", "DEFENSE TOTALS: MELEE", "RANGED", "WOUNDS"):
-        tot.add_column(h, justify="center")
-    at = d["attack_totals"]
-    wd = d["wounds"]
-    tot.add_row(
-        *(str(at[s]) if at[s] is not None else "-" for s in ("primary", "ranged", "backup")),
-        str(d["defence_totals"]["melee"]),
-        str(d["defence_totals"]["ranged"]),
-        f"{'|' * wd['taken']} {wd['left']}/{wd['max']} HP",
-    )
-    console.print(tot)
-    if d["items"]:
-        console.print("ITEMS: " + "; ".join(i["text"] for i in d["items"]))
-    if c.banked_skill_points:
-        console.print(f"Skill points saved: {c.banked_skill_points}")
-    for warning in d["warnings"]:
-        console.print(f"[yellow]warning:[/yellow] {warning}")
-
-
-@app.command("sheet")
-def sheet_cmd(
-    file: FileArg,
-    html: Annotated[
-        Path | None, typer.Option("--html", help="Also write the card as an HTML page laid out like Appendix B.")
-    ] = None,
-    png: Annotated[Path | None, typer.Option("--png", help="Also write the card as a PNG image.")] = None,
-    house_rules: HouseRulesOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Validate a character and print its card with attack and defence totals (exit 2 if illegal)."""
-    c = _load(file, allow_illegal=True)  # validated just below, with the house rules
-    hr = _hr(house_rules)
-    problems = validate(c, hr)
-    if problems:
-        require_valid(c, hr)
-    if html is not None:
-        html.write_text(card_html(c), encoding="utf-8")
-    if png is not None:
-        try:
-            png.write_bytes(card_png(c))
-        except ImportError:  # pragma: no cover - matplotlib is installed with the project's extras
-            raise InputFileError(
-                "writing PNG needs matplotlib", hint="pip install 'storymaster[plot]', or use --html"
-            ) from None
-    if as_json:
-        print_json({"character": c.model_dump(mode="json"), "card": card(c), "problems": []})
-        return
-    _print_card(c)
-    for p in (html, png):
-        if p is not None:
-            console.print(f"card written to {p}")
 
 
 @app.command("gear")
@@ -317,12 +230,7 @@ def new_cmd(
 
     c = validate_data(data, BumCharacter, source="new character")
     require_valid(c, hr)
-    if as_json:
-        done = write_character(c, source=None, out=out, in_place=False, document=_document(c), as_json=True)
-        print_json({"character": c.model_dump(mode="json"), "card": card(c), **done})
-        return
-    _print_card(c)
-    write_character(c, source=None, out=out, in_place=False, document=_document(c))
+    finish_new(SYSTEM, c, hr, out, as_json, document=_document(c))
 
 
 # --------------------------------------------------------------------------- odds and rolls

@@ -39,8 +39,6 @@ from ...systems.fuzzy.character import (
     find_ability,
     is_disability,
     karma,
-    sheet,
-    validate,
 )
 from ...systems.fuzzy.checks import AbilityCheck, ContestCheck, KarmaRoll, Lottery, Side, target_number
 from ...systems.fuzzy.combat import CombatTactics, FightState, Manoeuvre, defence_total, harm_level, with_tactics
@@ -69,7 +67,7 @@ from ..forecast import (
 )
 from ..output import console, print_json
 from ..prompts import ask, ask_int, ask_yes, say
-from ..shared import system_app
+from ..shared import finish_new, system_app
 from ..vocab import AllowIllegalOpt, InPlaceOpt, TeamVsOpt
 
 __all__ = ["app"]
@@ -165,69 +163,6 @@ def emit_outcome(outcome: Outcome, as_json: bool) -> None:
 # -- sheet, schema, new -----------------------------------------------------------------------------
 
 
-def _print_sheet(c: FuzzyCharacter, house: FuzzyHouseRules) -> dict[str, Any]:
-    s = sheet(c, house)
-    k = karma(c, house)
-    console.print(
-        f"[bold]{c.name}[/bold]" + (f" - {c.concept}" if c.concept else "") + (f"  ({c.species})" if c.species else "")
-    )
-    t = Table(title="Abilities", show_edge=False)
-    t.add_column("Ability")
-    t.add_column("dice", justify="right")
-    t.add_column("karma", justify="right")
-    t.add_column("notes")
-    for n in REQUIRED:
-        r = getattr(c.required, n)
-        t.add_row(n.capitalize(), str(r), str(ability_karma_cost(r)), "required")
-    for a in c.abilities:
-        note = a.description
-        if a.powers:
-            note = "powers: " + "; ".join(f"{i + 1}) {p}" for i, p in enumerate(a.powers))
-        t.add_row(a.name, str(a.rating), str(ability_karma_cost(a.rating)), note)
-    for d in s["disabilities"]:  # type: ignore[union-attr]
-        note = "Disability" + (f"; hinders {d['hinders']}" if d["hinders"] else "")
-        t.add_row(d["name"], str(d["rating"]), str(d["karma"]), note)
-    console.print(t)
-    console.print(
-        f"Karma: {k.total} dice (compared with the baseline: {k.compared}) against baseline {k.baseline}: "
-        f"{k.below} below, {k.above} above."
-    )
-    luck_note = f" ({k.luck_discarded} discarded over the cap)" if k.luck_discarded else ""
-    console.print(
-        f"[bold]Luck {k.luck}[/bold]   [bold]Unluck {k.unluck}[/bold]   "
-        f"(from the baseline: Luck {k.luck_from_baseline}{luck_note}, Unluck {k.unluck_from_baseline}; "
-        f"GM {c.gm.luck:+d}/{c.gm.unluck:+d}; experience "
-        f"{c.experience.luck_bought:+d}/{c.experience.unluck_changed:+d})"
-    )
-    console.print(f"Experience: {c.experience.unspent} unspent of {c.experience.awarded} gained")
-    cp = c.combat
-    console.print(
-        f"Fights with {cp.ability} ({cp.weapon}, {cp.weapon_lethality}); armour {cp.armour}; encumbrance "
-        f"{cp.encumbrance}"
-    )
-    if s.get("discworld_body_guide"):
-        g = s["discworld_body_guide"]
-        kinds = ", ".join(f"{q} {k_}" for k_, q in g["kinds"])  # type: ignore[index]
-        console.print(f"Discworld Body guide for Body {c.required.body}: {kinds}")
-    for note in s["advice"]:  # type: ignore[union-attr]
-        console.print(f"[yellow]note:[/yellow] {note}")
-    return s
-
-
-@app.command("sheet")
-def sheet_cmd(file: CharFile, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
-    """Validate a character and print the sheet with Luck and Unluck worked out (exit 2 if illegal)."""
-    house = _house(house_rules)
-    c = _character(file, house, allow_illegal=True)  # the sheet shows the problems itself
-    problems = validate(c, house)
-    if as_json:
-        print_json(sheet(c, house))
-    else:
-        _print_sheet(c, house)
-    if problems:
-        raise CharacterError(problems, name=c.name, hint="fix the character file; see 'storymaster fuzzy schema'")
-
-
 def _running(c: FuzzyCharacter, house: FuzzyHouseRules) -> str:
     k = karma(c, house)
     return f"[karma {k.total} of baseline {k.baseline}: Luck {k.luck}, Unluck {k.unluck}]"
@@ -304,15 +239,7 @@ def new_cmd(
         check=lambda v: None if v.lower() in [k.lower() for k in known] else "one of: " + ", ".join(known),
     )
     c = c.model_copy(update={"combat": c.combat.model_copy(update={"ability": fight})})
-    problems = validate(c, house)
-    if as_json:
-        done = write_character(c, source=None, out=output, in_place=False, document=_document(c), as_json=True)
-        print_json({"character": c.model_dump(mode="json"), "sheet": sheet(c, house), **done})
-    else:
-        _print_sheet(c, house)
-        write_character(c, source=None, out=output, in_place=False, document=_document(c))
-    if problems:
-        raise CharacterError(problems, name=c.name, hint="edit the file to fix these")
+    finish_new(SYSTEM, c, house, output, as_json, document=_document(c))
 
 
 def _rating_ok(name: str, rating: int) -> None:

@@ -8,14 +8,13 @@ from typing import Annotated
 
 import typer
 from pydantic import ValidationError
-from rich.table import Table
 
-from ...errors import CharacterError, CheckError, InputFileError
+from ...errors import CheckError, InputFileError
 from ...rules import Check, side_label
 from ...systems.philsys import SYSTEM
 from ...systems.philsys import damage as dmg
 from ...systems.philsys.advancement import LevelUp, award_xp, level_up, xp_to_next
-from ...systems.philsys.character import Character, Skill, Stats, sheet, skill_points, skill_points_spent
+from ...systems.philsys.character import Character, Skill, Stats, skill_points, skill_points_spent
 from ...systems.philsys.checks import (
     D20Check,
     MagicAttack,
@@ -53,7 +52,7 @@ from ..forecast import (
 from ..forecast import VsOpt as SidesVsOpt
 from ..output import console, print_json
 from ..prompts import ask, ask_choice, ask_int, say
-from ..shared import system_app
+from ..shared import finish_new, system_app
 from ..vocab import AllowIllegalOpt, InPlaceOpt, OutOpt, TeamVsOpt
 
 app = system_app(SYSTEM, help="Philsys: d20 checks, AT/PA melee, missiles, magic and levels.")
@@ -68,67 +67,6 @@ def _hr(path: Path | None) -> PhilsysHouseRules:
 def _load(path: Path, hr: PhilsysHouseRules | None = None, allow_illegal: bool = False) -> Character:
     """A character file, refused like 'sheet' refuses it unless --allow-illegal."""
     return load_character(SYSTEM, path, hr, allow_illegal=allow_illegal)
-
-
-@app.command("sheet")
-def sheet_cmd(
-    file: Annotated[Path, typer.Argument(help="Character file (YAML or JSON).")],
-    house_rules: HouseRulesOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Validate a character and print the sheet with derived values (exit 2 if illegal)."""
-    hr = _hr(house_rules)
-    c = _load(file, hr, allow_illegal=True)  # the sheet shows the problems itself
-    problems = SYSTEM.validate_character(c, hr)
-    values = sheet(c, hr)
-    if as_json:
-        print_json(
-            {
-                "name": c.name,
-                "level": c.level,
-                "stats": c.stats.model_dump(),
-                "derived": values,
-                "problems": [{"where": p.where, "message": p.message, "rule": p.rule} for p in problems],
-            }
-        )
-    else:
-        _print_sheet(c, values)
-    if problems:
-        raise CharacterError(problems, name=c.name, hint="fix the sheet, or see 'storymaster philsys schema'")
-
-
-def _print_sheet(c: Character, v: dict) -> None:
-    console.print(f"[bold]{c.name}[/bold]  level {c.level}, {c.xp} XP" + (f" — {c.concept}" if c.concept else ""))
-    console.print("  ".join(f"{s} {c.stats.get(s):+d}" for s in STAT_NAMES) + f"   (points {v['stat_points']})")
-    console.print(
-        f"HP {v['HP']}  MP {v['MP']}  TP {v['TP']}  initiative {v['initiative']}"
-        f" (sheet's AGI+COU/2: {v['initiative_substats']})  move {v['move_yards']} yd"
-        f"  magic: {v['magic']}" + (f"  strength penalty -{v['strength_penalty']}" if v["strength_penalty"] else "")
-    )
-    console.print(
-        f"base AT/PA {v['base_at_pa']}  AT/PA {v['AT']}/{v['PA']}  MAttack {v['MAttack']}  "
-        f"missile evasion {v['missile_evasion']}  MBlock {v['MBlock']}  armour stops {v['armor_reduction']}"
-    )
-    t = Table(title=f"skills (points {v['skill_points']})", show_edge=False)
-    for col in ("skill", "bases", "rank", "check modifier"):
-        t.add_column(col)
-    for name, row in v["skills"].items():
-        t.add_row(name, row["bases"], str(row["rank"]), str(row["total"]))
-    console.print(t)
-    for a in c.abilities:
-        cost = ", ".join(f"{n} {k.upper()}" for k, n in a.cost.model_dump().items() if n) or "free"
-        console.print(f"{a.requirement_text}{a.name} ({cost}) - {a.description}")
-    e = c.equipment
-    if e.weapon:
-        console.print(
-            f"weapon: {e.weapon.name} {'/'.join(map(str, e.weapon.damage))} ({e.weapon.at:+d}/{e.weapon.pa:+d})"
-        )
-    if e.missile:
-        console.print(f"missile: {e.missile.name} accuracy {e.missile.accuracy}, damage {e.missile.damage}")
-    if e.armor:
-        console.print(f"armour: {e.armor.name} AC {e.armor.ac}")
-    if e.shield:
-        console.print(f"shield: {e.shield.name} AC {e.shield.ac} ({e.shield.at:+d}/{e.shield.pa:+d})")
 
 
 def _validated(model, data: dict, what: str):  # type: ignore[no-untyped-def]
@@ -845,24 +783,7 @@ def new_cmd(
         equipment["armor"] = {"name": aname, "ac": ask_int("  AC", default=0, lo=0, hi=20)}
     if equipment:
         c = Character.model_validate({**c.model_dump(), "equipment": equipment})
-    problems = SYSTEM.validate_character(c, hr)
-    if as_json:
-        done = write_character(c, source=None, out=out, in_place=False, as_json=True)
-        print_json(
-            {
-                "character": c.model_dump(mode="json", exclude_defaults=True),
-                "derived": sheet(c, hr),
-                "problems": [str(p) for p in problems],
-                **done,
-            }
-        )
-    else:
-        _print_sheet(c, sheet(c, hr))
-        for p in problems:
-            console.print(f"[red]problem[/red]: {p}")
-        write_character(c, source=None, out=out, in_place=False)
-    if problems:
-        raise CharacterError(problems, name=c.name)
+    finish_new(SYSTEM, c, hr, out, as_json)
 
 
 def _explain(exc: ValidationError, what: str) -> str:

@@ -20,6 +20,7 @@ from .advancement import AdvanceRequest, AwardPoints, BuySkill, BuyStat, advance
 from .character import BumCharacter, validate
 from .checks import FixedCheck, OpposedCheck, RecheckCheck, SneakAttackCheck
 from .combat import BumCombat, FightState
+from .condition import CONDITION
 from .options import BumHouseRules
 from .protocol import CHECK_KINDS, character_checks, sheet_sections
 
@@ -51,6 +52,8 @@ class BumSystem(RuleSystemBase):
     character_model = BumCharacter
     house_rules_model = BumHouseRules
     check_kinds = CHECK_KINDS
+
+    condition = CONDITION
 
     def __init__(self) -> None:
         self.combat = BumCombat()

@@ -13,6 +13,7 @@ from ...rules import CheckEntry, Event, HouseRules, RuleSystemBase, SheetSection
 from .advancement import AdvanceRequest, advance
 from .character import FuzzyCharacter, validate
 from .combat import FuzzyCombat
+from .condition import CONDITION
 from .options import FuzzyHouseRules
 from .protocol import CHECK_KINDS, character_checks, sheet_sections
 
@@ -34,6 +35,7 @@ class FuzzySystem(RuleSystemBase):
 
     def __init__(self) -> None:
         self.combat = FuzzyCombat()
+        self.condition = CONDITION
 
     def character_problems(self, character: FuzzyCharacter, house_rules: FuzzyHouseRules) -> list[Problem]:
         return validate(character, house_rules)

@@ -23,6 +23,7 @@ from ...rules.sheet import SheetSection
 from .advancement import LevelUp, XpAward, award_xp, level_up
 from .character import Character, validate
 from .combat import PhilsysCombat
+from .condition import CONDITION
 from .options import PhilsysHouseRules
 from .protocol import CHECK_KINDS, character_checks, sheet_sections
 
@@ -39,6 +40,8 @@ class PhilsysSystem(RuleSystemBase):
     character_model = Character
     house_rules_model = PhilsysHouseRules
     check_kinds = CHECK_KINDS
+
+    condition = CONDITION
 
     def __init__(self) -> None:
         self.combat = PhilsysCombat()

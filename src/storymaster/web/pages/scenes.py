@@ -13,7 +13,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import ValidationError
 
 from ...errors import StorymasterError
-from ...play.errors import Invalid
+from ...play.errors import Forbidden, Invalid
+from ...play.scene import StillWaiting
 from ...rules import CheckEntry, get_system
 from ..deps import Id
 from ..routers import campaigns, characters, posts, scenes
@@ -284,26 +285,58 @@ async def scene_preview(request: Request, sid: Id) -> Response:
     return await run_page(request, wrapped)
 
 
+def _refused(request: Request, v: Visitor, sid: int, form: Any, exc: BaseException, **extra: Any) -> Response:
+    """The scene page again with the writer's draft in the composer and the reason it was refused in place."""
+    status, message, hint = error_message(exc)
+    move_on = getattr(exc, "owed", None) if isinstance(exc, StillWaiting) else None
+    if move_on:
+        hint = f"or move on now: the button below opens the next round and skips {move_on}"
+    ctx = _scene_ctx(request, v, sid)
+    return render(
+        request,
+        "scene.html",
+        status=status,
+        v=v,
+        draft=dict(form),
+        draft_to=[str(x) for x in form.getlist("to")],
+        preview=None,
+        post_error={"message": message, "hint": hint, "move_on": move_on},
+        **extra,
+        **ctx,
+    )
+
+
 @router.post("/scenes/{sid}/posts")
 async def scene_post(request: Request, sid: Id) -> Response:
     def go():
         v = require(request)
         form = form_of(request, v)
+        try:
+            return write(v, form)
+        except (PageError, ValidationError, StorymasterError) as exc:
+            if isinstance(exc, PageError) and exc.status in (401, 403):
+                raise
+            try:
+                return _refused(request, v, sid, form, exc)
+            except (PageError, StorymasterError):
+                raise exc from None  # the scene itself cannot be shown: the error page says why
+
+    def write(v: Visitor, form: Any) -> Response:
         kind = str(form.get("kind") or "ic")
         system = _system_of_scene(request, sid)
         roll = _roll_from_form(form, system, _chosen_entry(request, v, sid, system, form))
         if roll is not None:
             roll["visibility"] = str(form.get("visibility") or "public")
         to = [x for x in (whole(t, "reader") for t in form.getlist("to")) if x]
-        if kind == "private" and not to:
-            raise PageError(422, "choose who reads a private post")
-        body = PostIn(
-            kind=kind,
-            text=str(form.get("text") or ""),
-            character=whole(form.get("character"), "character") if kind == "ic" else None,
-            to=to if kind == "private" else [],
-            rolls=[roll] if roll else [],
-            force=form.get("force") == "on",
+        body = PostIn.model_validate(
+            {
+                "kind": kind,
+                "text": str(form.get("text") or ""),
+                "character": whole(form.get("character"), "character") if kind == "ic" else None,
+                "to": to,  # the table refuses readers on a post that is not private, and a private post without them
+                "rolls": [roll] if roll else [],
+                "force": form.get("force") == "on",
+            }
         )
         if form.get("action") == "preview":
             ctx = _scene_ctx(request, v, sid)
@@ -317,7 +350,16 @@ async def scene_post(request: Request, sid: Id) -> Response:
                 if roll
                 else None
             )
-            return render(request, "scene.html", v=v, draft=dict(form), preview=result, text_preview=body.text, **ctx)
+            return render(
+                request,
+                "scene.html",
+                v=v,
+                draft=dict(form),
+                draft_to=[str(x) for x in to],
+                preview=result,
+                text_preview=body.text,
+                **ctx,
+            )
         view = posts.create_post(sid, body, store_of(request), v.caller, now_of(request))
         return see_other(f"/scenes/{sid}#post-{view['id']}")
 
@@ -329,9 +371,14 @@ async def scene_post_edit(request: Request, sid: Id, pid: Id) -> Response:
     def go():
         v = require(request)
         form = form_of(request, v)
-        posts.edit_post(
-            sid, pid, PostEditIn(text=str(form.get("text") or "")), store_of(request), v.caller, now_of(request)
-        )
+        text = str(form.get("text") or "")
+        try:
+            posts.edit_post(sid, pid, PostEditIn(text=text), store_of(request), v.caller, now_of(request))
+        except (ValidationError, StorymasterError) as exc:
+            status, message, hint = error_message(exc)
+            ctx = _scene_ctx(request, v, sid)  # the edit box open again, with the new text and the reason
+            edit = {"post": pid, "text": text, "message": message, "hint": hint}
+            return render(request, "scene.html", status=status, v=v, draft={}, preview=None, edit_error=edit, **ctx)
         return see_other(f"/scenes/{sid}#post-{pid}")
 
     return await run_page(request, go)
@@ -376,7 +423,16 @@ async def scene_settings(request: Request, sid: Id) -> Response:
 async def scene_close(request: Request, sid: Id) -> Response:
     def go():
         v = require(request)
-        form_of(request, v)
+        form = form_of(request, v)
+        if form.get("confirm") != "yes":
+            with store_of(request).reading_scene(sid) as (c, _s):
+                if c.role_of(v.caller.id) != "gm":
+                    raise Forbidden("only the campaign's GM closes a scene")
+            raise PageError(
+                422,
+                "the scene was not closed: tick the box to confirm",
+                "closing reveals the seed and ends the scene for good; nobody can post in it again",
+            )
         scenes.close_scene(sid, store_of(request), v.caller, now_of(request))
         return see_other(f"/scenes/{sid}")
 

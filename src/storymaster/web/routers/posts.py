@@ -91,11 +91,21 @@ def create_post(
 
 @router.post("/preview", summary="The exact odds of a roll or check and a chart, without rolling")
 def preview_roll(sid: Id, body: PreviewIn, store: StoreDep, caller: CallerDep) -> dict[str, Any]:
+    from ...play.living import penaliser
+    from ...play.rolling import parse_check
+
+    request = body.model_dump(exclude_none=True)
+    fixed: Any = None
     with store.reading_scene(sid) as (c, _s):
         member(c, caller)
         house_rules = dict(c.house_rules)
         system = system_of(c)
-    return preview(body.model_dump(exclude_none=True), system=system, house_rules=house_rules)
+        if request.get("character") is not None and request.get("check") is not None:
+            # the condition is read under the lock; the odds are worked out after it
+            fixed = penaliser(c, system)(request["character"], parse_check(system, request["check"])[1])
+    return preview(
+        request, system=system, house_rules=house_rules, penalise=(lambda _ch, _check: fixed) if fixed else None
+    )
 
 
 @router.post(
