@@ -172,8 +172,8 @@ def apply_scene(s: SceneState, e: Entry) -> None:
             if ref in s.secrets:
                 s.secrets[ref]["post"] = e.seq
         s.posts[e.seq] = p
-        key = tuple(e.audience) if isinstance(e.audience, list) else e.audience
-        s.audiences[key] = s.audiences.get(key, 0) + 1
+        aud: Any = tuple(e.audience) if isinstance(e.audience, list) else e.audience
+        s.audiences[aud] = s.audiences.get(aud, 0) + 1
         if s.mode == TURN and p.kind == IC:
             if b.get("advance"):
                 s.round += 1

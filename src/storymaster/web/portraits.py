@@ -52,12 +52,12 @@ def make_portrait(raw: bytes) -> Portrait:
         with Image.open(io.BytesIO(raw), formats=FORMATS) as img:
             img.seek(0)
             img.draft("RGB", (SIDE * 2, SIDE * 2))  # JPEG: decode at a reduced scale when it is large
-            img = ImageOps.exif_transpose(img)
-            img = img.convert("RGBA") if img.mode in ("RGBA", "LA", "P", "PA") else img.convert("RGB")
-            side = min(SIDE, img.width, img.height)
-            img = ImageOps.fit(img, (side, side), method=Image.Resampling.LANCZOS)
+            pic: Image.Image = ImageOps.exif_transpose(img)
+            pic = pic.convert("RGBA") if pic.mode in ("RGBA", "LA", "P", "PA") else pic.convert("RGB")
+            side = min(SIDE, pic.width, pic.height)
+            pic = ImageOps.fit(pic, (side, side), method=Image.Resampling.LANCZOS)
             out = io.BytesIO()
-            img.save(out, format="WEBP", quality=85, method=4)
+            pic.save(out, format="WEBP", quality=85, method=4)
     except Invalid:
         raise
     except Image.DecompressionBombError:
