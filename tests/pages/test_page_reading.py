@@ -52,7 +52,7 @@ def test_the_dashboard_for_every_role(table: Table) -> None:
     assert t.alice.get(f"/scenes/{t.sid}").status_code == 200
     assert _owed_unread(t.alice.get("/campaigns").text, t.sid) == (1, 0)
     # a closed scene is shown closed (it used to be listed as open)
-    assert t.gm.post(f"/scenes/{t.sid}/close").status_code == 303
+    assert t.gm.post(f"/scenes/{t.sid}/close", {"confirm": "yes"}).status_code == 303
     for who in (t.gm, t.alice):
         row = _row(who.get(f"/campaigns/{t.cid}").text, t.sid)
         assert ">closed<" in row and "open" not in row
