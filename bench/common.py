@@ -24,6 +24,18 @@ ROOT = Path(__file__).resolve().parents[1]
 QUICK = bool(os.environ.get("BENCH_QUICK"))
 
 
+def ensure_bytecode() -> None:
+    """Compile the project's modules, as ``pip install`` does: a fresh process then reads bytecode.
+
+    Without it (PYTHONDONTWRITEBYTECODE set, or a source checkout never imported) every fresh
+    process compiles Storymaster from source while the libraries it is compared with load their
+    installed bytecode: not like for like.
+    """
+    import compileall
+
+    compileall.compile_dir(str(ROOT / "src"), quiet=1)
+
+
 def load_average() -> str:
     try:
         one, five, fifteen = os.getloadavg()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import QUICK, fmt, header, run_fresh, spread, target
+from common import QUICK, ensure_bytecode, fmt, header, run_fresh, spread, target
 
 RUNS = 7 if QUICK else 15
 BIN = Path(sys.executable).parent
@@ -34,6 +34,7 @@ def interleaved(commands: dict[str, list[str]], runs: int) -> dict[str, tuple[li
 
 
 def main() -> None:
+    ensure_bytecode()
     header("Storymaster start-up: fresh processes, interleaved (median (min..max))")
     got = interleaved(
         {

@@ -6,11 +6,24 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from fastapi.testclient import TestClient
 from web.apikit import User, make_user
 
 from storymaster.play.verify import verify_export
+from storymaster.web import Settings, create_app
+
+FAST_ARGON2 = {"argon2_time_cost": 1, "argon2_memory_cost": 1024}
+
+
+@pytest.fixture
+def client(tmp_path):
+    """The table on SQLite with the real rule systems installed, through its HTTP API."""
+    app = create_app(Settings(database_url=f"sqlite:///{tmp_path / 'table.sqlite3'}", **FAST_ARGON2))
+    with TestClient(app, raise_server_exceptions=False) as c:
+        yield c
+
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

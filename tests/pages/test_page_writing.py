@@ -88,3 +88,20 @@ def test_unknown_urls_get_an_html_404_page(table: Table) -> None:
     assert "there is no page at /no/such/page" in r.text and "<html" in r.text
     api = table.alice.get("/api/no-such-thing")
     assert api.status_code == 404 and api.headers["content-type"].startswith("application/problem+json")
+
+
+def test_quote_a_post_into_the_composer(table: Table) -> None:
+    alice, bob = table.alice, table.bob
+    _post(table.gm, table, kind="ic", text="Round one.")
+    r = _post(alice, table, kind="ooc", text="Meet at the well [[1d6]].\n\n[private=Bobo]bring the key[/private]")
+    pid = int(r.headers["location"].rsplit("-", 1)[1])
+    page = bob.get(f"/scenes/{table.sid}").text
+    assert f'href="/scenes/{table.sid}?quote={pid}#compose"' in page
+    quoted = bob.get(f"/scenes/{table.sid}?quote={pid}").text
+    # the quote carries the words, not the rolls nor the readers-only block (not even to its reader)
+    assert f"[quote=#{pid}]\nMeet at the well .\n[/quote]\n\n</textarea>" in quoted
+    r = _post(bob, table, kind="ooc", text=f"[quote=#{pid}]\nMeet at the well.\n[/quote]\n\nOn my way.")
+    assert r.status_code == 303
+    shown = table.observer.get(f"/scenes/{table.sid}").text
+    assert f'<p class="cite">alice, <a href="#post-{pid}" rel="nofollow noopener">post #{pid}</a>:</p>' in shown
+    assert bob.get(f"/scenes/{table.sid}?quote=999999").status_code == 404

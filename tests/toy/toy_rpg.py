@@ -107,6 +107,12 @@ class ToySystem(RuleSystemBase):
             ]
         return []
 
+    def character_checks(self, character, house_rules):
+        """One check a character can make: a roll of as many dice as its Might (1 to 6)."""
+        if character.might < 1:
+            return []
+        return [self.check_kinds[0].entry("Might", "stat", {"dice": min(character.might, 6)})]
+
     def advance(self, character, request, rng, house_rules=None):
         return character, []
 

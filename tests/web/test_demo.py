@@ -114,6 +114,7 @@ def test_each_campaign_has_what_the_demo_promises(demo, name, tmp_path) -> None:
     rolls = [r for p in posts for r in p.get("rolls", [])]
     assert any(r.get("type") == "check" for r in rolls), rolls
     assert any(r.get("visibility") == "gm" for r in rolls)
+    assert any("inline" in r for r in rolls)  # an inline roll written in the text ([[2d6 ...]])
 
     # the GM's page shows the forecast; the GM can step the fight
     page = client.get(f"/scenes/{sid}").text
@@ -129,6 +130,7 @@ def test_each_campaign_has_what_the_demo_promises(demo, name, tmp_path) -> None:
     _login(client, "player2")
     theirs = client.get(f"/api/scenes/{sid}/posts").json()
     assert not any(p["kind"] == "private" for p in theirs)
+    assert "courier" not in json.dumps(theirs) and "courier" in json.dumps(mine)  # the readers-only block
     assert "forecast" not in client.get(f"/scenes/{sid}").text.lower()
 
 

@@ -20,17 +20,17 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from rich.table import Table
 from rich.text import Text
 
-from ..errors import CharacterError, CheckError, InputFileError
+from ..errors import CharacterError, InputFileError
 from ..rules import side_label
 from ..rules.files import validation_message
 from ..rules.sheet import Sheet
 from .characters import load_character, write_character
-from .common import emit_events, emit_odds, emit_outcome, load_house_rules, make_rng, show_house_rules
+from .checks import add_check_commands
+from .common import emit_events, load_house_rules, make_rng, show_house_rules
 from .output import console, print_json
 from .prompts import ask, say
 from .vocab import (
     AllowIllegalOpt,
-    CharacterOpt,
     HouseRulesOpt,
     JsonOpt,
     OutOpt,
@@ -40,7 +40,6 @@ from .vocab import (
 )
 
 __all__ = [
-    "DIFFICULTY_FIELDS",
     "SHARED_COMMANDS",
     "emit_sheet",
     "finish_new",
@@ -50,10 +49,7 @@ __all__ = [
 ]
 
 #: The commands every system has, each with the same flags everywhere (docs/cli.md's table).
-SHARED_COMMANDS = ("sheet", "new", "schema", "house-rules", "check", "odds", "fight", "forecast")
-
-#: the field of a check model that --difficulty sets, by the words systems use for it
-DIFFICULTY_FIELDS = ("difficulty", "td", "dc", "target")
+SHARED_COMMANDS = ("sheet", "new", "schema", "house-rules", "check", "checks", "odds", "fight", "forecast")
 
 
 def _app(system: Any, help: str | None) -> typer.Typer:
@@ -216,66 +212,6 @@ def _write(path: Path, data: str | bytes) -> None:
 
 # ------------------------------------------------------------------ the rest, from the protocol alone
 
-SetOpt = Annotated[
-    list[str] | None,
-    typer.Option("--set", "-p", help="A parameter of the check, NAME=VALUE (VALUE as JSON or text; repeatable)."),
-]
-KindArg = Annotated[str, typer.Argument(help="The kind of check (see the system's check types).")]
-
-
-def _params(values: list[str] | None) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in values or []:
-        name, sep, raw = item.partition("=")
-        if not sep or not name.strip():
-            raise CheckError(f"--set {item!r}: write NAME=VALUE")
-        try:
-            out[name.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            out[name.strip()] = raw
-    return out
-
-
-def _make_check(system: Any, kind: str, params: list[str] | None, difficulty: int | None) -> Any:
-    from .vocab import suggest
-
-    model = system.check_types.get(kind)
-    if model is None:
-        kinds = list(system.check_types)
-        raise CheckError(
-            f"{system.name} has no check {kind!r}.{suggest(kind, kinds)}", hint="one of: " + ", ".join(kinds)
-        )
-    values = _params(params)
-    if difficulty is not None:
-        field = next((f for f in DIFFICULTY_FIELDS if f in model.model_fields), None)
-        if field is None:
-            raise CheckError(f"a {kind} check has no difficulty: leave out --difficulty")
-        values[field] = difficulty
-    unknown = sorted(set(values) - set(model.model_fields))
-    if unknown:
-        raise CheckError(
-            f"a {kind} check has no {', '.join(unknown)}", hint="its fields: " + ", ".join(model.model_fields)
-        )
-    try:
-        return model.model_validate(values)
-    except ValidationError as exc:
-        raise CheckError(validation_message(exc, f"{kind} check")) from None
-
-
-def _character_check(
-    system: Any, what: str, params: list[str] | None, difficulty: int | None, character: Path, hr: Any, allow: bool
-) -> Any:
-    """A check built from a character's entry (``-c FILE WHAT``: a key, subject or label) via the protocol."""
-    c = load_character(system, character, hr, allow_illegal=allow)
-    entry = system.find_check(c, what, house_rules=hr)
-    values = _params(params)
-    if difficulty is not None:
-        field = system.check_kind(entry.check).difficulty
-        if field is None:
-            raise CheckError(f"a {entry.check} check has no difficulty: leave out --difficulty")
-        values[field] = difficulty
-    return system.make_check(entry, values)
-
 
 def _ask_field(name: str, info: Any) -> Any:
     """One field of a character, asked until its value is valid (JSON for anything but plain text)."""
@@ -350,45 +286,7 @@ def generic_app(system: Any) -> typer.Typer:
             say("\n".join(f"  - {p}" for p in problems) + "\n  (try again)")
         finish_new(system, c, hr, out, as_json)
 
-    @app.command("check")
-    def check_cmd(
-        kind: KindArg,
-        params: SetOpt = None,
-        difficulty: Annotated[int | None, typer.Option("--difficulty", help="The check's difficulty.")] = None,
-        character: CharacterOpt = None,
-        seed: SeedOpt = None,
-        house_rules: HouseRulesOpt = None,
-        allow_illegal: AllowIllegalOpt = False,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """Roll a check and explain the result (with -c FILE, KIND names one of the character's checks)."""
-        hr = hr_of(house_rules)
-        check = (
-            _character_check(system, kind, params, difficulty, character, hr, allow_illegal)
-            if character is not None
-            else _make_check(system, kind, params, difficulty)
-        )
-        emit_outcome(system.resolve(check, make_rng(seed, f"{system.name}-check"), hr), as_json)
-
-    @app.command("odds")
-    def odds_cmd(
-        kind: KindArg,
-        params: SetOpt = None,
-        difficulty: Annotated[int | None, typer.Option("--difficulty", help="The check's difficulty.")] = None,
-        character: CharacterOpt = None,
-        plot: PlotOpt = None,
-        house_rules: HouseRulesOpt = None,
-        allow_illegal: AllowIllegalOpt = False,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """The exact odds of a check before rolling (with -c FILE, KIND names one of the character's checks)."""
-        hr = hr_of(house_rules)
-        check = (
-            _character_check(system, kind, params, difficulty, character, hr, allow_illegal)
-            if character is not None
-            else _make_check(system, kind, params, difficulty)
-        )
-        emit_odds(system.odds(check, hr), as_json, plot)
+    add_check_commands(app, system)
 
     def start(files: list[Path] | None, vs: list[Path] | None, hr: Any, allow_illegal: bool) -> Any:
         from .forecast import split_sides

@@ -107,7 +107,7 @@ def condition_drafts(
     """The ``character.condition`` entry for a change (none when nothing changed)."""
     old, new = before.model_dump(mode="json"), after.model_dump(mode="json")
     diff = changes(old, new)
-    if not diff and c.conditions.get(char_id) is not None:
+    if not diff:
         return []
     ch = c.character(char_id)
     rules = rules_of(system)

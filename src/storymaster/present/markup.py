@@ -31,7 +31,7 @@ from markupsafe import Markup
 
 from ..play.text import ROLL_MARK, code_ranges, normalize
 
-__all__ = ["DIALOGUE_COLOURS", "plain_text", "render_post", "roll_anchor"]
+__all__ = ["DIALOGUE_COLOURS", "plain_text", "quote_text", "render_post", "roll_anchor"]
 
 #: how many dialogue colours the stylesheet has (``say-0`` ... ``say-7``)
 DIALOGUE_COLOURS = 8
@@ -324,3 +324,15 @@ def plain_text(text: str, *, rolls: Sequence[Mapping[str, Any]] = ()) -> str:
     return re.sub(
         r"\[private=([^\]\n]{1,300})\]\[/private\]", lambda m: f"[a passage for {m.group(1)} only]", out, flags=re.I
     )
+
+
+def quote_text(post: int, text: str) -> str:
+    """What "Quote" puts in the composer: the post's text (as this reader sees it) in ``[quote=#n]``.
+
+    Its roll markers are dropped (a quote does not carry another post's rolls) and its readers-only
+    blocks are left out (a quote would otherwise repeat them to the new post's readers).
+    """
+    body = ROLL_MARK.sub("", normalize(text))
+    body = re.sub(r"\[private=[^\]\n]{1,300}\].*?\[/private\]", "", body, flags=re.IGNORECASE | re.DOTALL)
+    body = re.sub(r"\n{3,}", "\n\n", body).strip()
+    return f"[quote=#{post}]\n{body}\n[/quote]\n\n"

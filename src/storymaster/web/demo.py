@@ -197,12 +197,14 @@ def _seed_system(store: Store, system: RuleSystem, ids: Mapping[str, int], now: 
         when,
         at,
         kind="ic",
-        text="Rain drums on the shutters as the strangers come in out of the dark. At the back, someone is waiting"
-        " for you. Round 1: what do you do?",
-        rolls=[
-            {"dice": "2d6", "label": "how crowded the room is"},
-            {"dice": "1d20", "label": "do the watchers by the door notice? (for the GM only)", "visibility": "gm"},
-        ],
+        text=(
+            "Rain drums on the shutters as the strangers come in out of the dark. The room is *full* tonight:"
+            " [[2d6 how crowded the room is]] tables taken.\n\n"
+            'At the back, someone is waiting for you. "You are late," she says.\n\n'
+            "[private=player]You know that voice: the duke's courier from the prologue.[/private]\n\n"
+            "**Round 1**: what do you do?"
+        ),
+        rolls=[{"dice": "1d20", "label": "do the watchers by the door notice? (for the GM only)", "visibility": "gm"}],
     )
     if pc1 is not None:
         when, at = clock()
@@ -213,7 +215,8 @@ def _seed_system(store: Store, system: RuleSystem, ids: Mapping[str, int], now: 
             at,
             kind="ic",
             character=pc1,
-            text=f"{name1} keeps to the wall and watches the one waiting at the back.",
+            text=f'{name1} keeps to the wall and watches the one waiting at the back. "Not late. Careful."\n\n'
+            "[ooc]The check below is for spotting a trap on the way in.[/ooc]",
             rolls=[
                 *([check] if check else []),
                 {"dice": "1d20", "label": "a hunch, for the GM's eyes", "visibility": "gm"},

@@ -73,7 +73,7 @@ def test_odds_from_a_character(cli, examples_dir):
         (["--ability", "Good", "--combine", "middle"], "best or worst"),
         (["--ability", "Good", "--difficulty", "Fair", "--partial", "Good"], "below"),
         (["--situation", "3", "--character", "nope.yaml", "--use", "x"], "no such file"),
-        (["--ability", "Good", "--character", "nope.yaml", "--use", "x"], "not both"),
+        (["--ability", "Good", "--character", "examples/kalyr/kylar.yaml", "--use", "x"], "not both"),
         (["--ability", "Good", "--use", "Stealth"], "give -c/--character"),
         (["--ability", "Good", "--situation", "3"], "between -2 and +2"),  # applied to a bare level, so checked
         (["--ability", "Good", "--equipment", "shiny"], "fine, normal or poor"),

@@ -48,6 +48,7 @@ from ...systems.blyss.living import (
 from ...systems.blyss.options import BlyssHouseRules
 from ...systems.blyss.scale import ability_name
 from ..characters import load_character, write_character
+from ..checks import CheckCommands, add_check_commands
 from ..common import (
     HouseRulesOpt,
     JsonOpt,
@@ -118,7 +119,7 @@ def _non_negative(name: str, value: int) -> None:
 def pool_from_options(
     pool: str | None,
     ranks: str | None,
-    character: Path | None,
+    character: Character | None,
     stats: list[str] | None,
     *,
     penalty: int = 0,
@@ -126,8 +127,6 @@ def pool_from_options(
     bonus: int = 0,
     die_mod: int = 0,
     name: str = "",
-    house_rules: BlyssHouseRules | None = None,
-    allow_illegal: bool = False,
 ) -> Pool:
     """Build a Pool from the command line: --pool dice, --ranks, or --character with --stat."""
     for n, v in (("--penalty", penalty), ("--negative", negative), ("--bonus", bonus)):
@@ -144,7 +143,7 @@ def pool_from_options(
             raise CheckError(
                 "name the statistics to roll with --stat", hint="e.g. --stat Dexterity --stat 'Lock Picking'"
             )
-        c = _load_char(character, house_rules, allow_illegal)
+        c = character
         return character_pool(c, stats, penalty_ranks=penalty, die_modifier=die_mod, bonus_ranks=bonus).model_copy(
             update={"negative_ranks": character_pool(c, stats).negative_ranks + negative}
         )
@@ -192,78 +191,39 @@ def _test(pool: Pool, td: int | None, golden: bool, sm_allows: bool) -> BlyssTes
     return BlyssTest(**pool.model_dump(), td=td, golden=True if golden else None, sm_allows=sm_allows)
 
 
-@app.command("odds")
-def odds_cmd(
+def _test_from_options(
+    character: Character | None,
     pool: PoolOpt = None,
     ranks: RanksOpt = None,
-    character: CharOpt = None,
     stat: StatOpt = None,
-    td: TdOpt = 8,
+    difficulty: TdOpt = 8,
     golden: GoldenOpt = False,
     penalty: PenaltyOpt = 0,
     negative: NegOpt = 0,
     bonus: BonusOpt = 0,
     die_mod: DieModOpt = 0,
     sm_allows: SmOpt = False,
-    plot: PlotOpt = None,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Exact odds of a Test before rolling: every number of successes, Screw-Ups and criticals."""
-    hr = _hr(house_rules)
+) -> BlyssTest:
+    """A Test from the book's options: a pool (--pool, --ranks, or -c FILE --stat NAME) against a TD."""
     p = pool_from_options(
-        pool,
-        ranks,
-        character,
-        stat,
-        penalty=penalty,
-        negative=negative,
-        bonus=bonus,
-        die_mod=die_mod,
-        house_rules=hr,
-        allow_illegal=allow_illegal,
+        pool, ranks, character, stat, penalty=penalty, negative=negative, bonus=bonus, die_mod=die_mod
     )
-    emit_odds(SYSTEM.odds(_test(p, td, golden, sm_allows), hr), as_json, plot)
+    return _test(p, difficulty, golden, sm_allows)
 
 
-@app.command("test")
-def test_cmd(
-    pool: PoolOpt = None,
-    ranks: RanksOpt = None,
-    character: CharOpt = None,
-    stat: StatOpt = None,
-    td: TdOpt = 8,
-    golden: GoldenOpt = False,
-    penalty: PenaltyOpt = 0,
-    negative: NegOpt = 0,
-    bonus: BonusOpt = 0,
-    die_mod: DieModOpt = 0,
-    sm_allows: SmOpt = False,
-    seed: SeedOpt = None,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Roll a Test and explain how the dice made the result."""
-    hr = _hr(house_rules)
-    p = pool_from_options(
-        pool,
-        ranks,
-        character,
-        stat,
-        penalty=penalty,
-        negative=negative,
-        bonus=bonus,
-        die_mod=die_mod,
-        house_rules=hr,
-        allow_illegal=allow_illegal,
-    )
-    emit_outcome(SYSTEM.resolve(_test(p, td, golden, sm_allows), make_rng(seed), hr), as_json)
-
-
-# the shared name of the concept (docs/cli.md); `test` is the book's own verb
-app.command("check", help="Roll a check: the book's 'test', with the same options.")(test_cmd)
+# `check`, the book's `test`, and `odds`: the shared commands (cli/checks.py), with the book's options
+add_check_commands(
+    app,
+    SYSTEM,
+    CheckCommands(
+        build=_test_from_options,
+        verb="test",
+        stream="",
+        show=lambda check, outcome, hr, as_json: emit_outcome(outcome, as_json),
+        check_help="Roll a Test and explain how the dice made the result.",
+        odds_help="Exact odds of a Test before rolling: every number of successes, Screw-Ups and criticals.",
+    ),
+)
 
 
 @app.command("contest")

@@ -30,7 +30,8 @@ from ...systems.bum.fighters import FightState
 from ...systems.bum.levels import skill_label, stat_label
 from ...systems.bum.wounds import heal, take_wounds
 from ..characters import load_character, write_character
-from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, load_house_rules, make_rng
+from ..checks import CheckCommands, add_check_commands
+from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, load_house_rules, make_rng
 from ..forecast import (
     MethodOpt,
     PlotOpt,
@@ -247,32 +248,50 @@ def _show_outcome(outcome: Any) -> None:
         console.print(f"seed {outcome.rolls[0].seed}", style="dim", markup=False)
 
 
+BonusOpt = Annotated[int | None, typer.Option("--bonus", help="Everything added to the d6 (stat + skill + items).")]
+DcOpt = Annotated[
+    int | None,
+    typer.Option("--difficulty", "--dc", help="Fixed difficulty (DC): the total must meet or beat it (standard 6)."),
+]
+VsOpt = Annotated[int | None, typer.Option("--vs", help="Opposed roll: the opponent's bonus (higher total wins).")]
+StatOpt = Annotated[str | None, typer.Option("--stat", help="With -c: the stat rolled (STR, DEX, INT, SOC).")]
+SkillOpt = Annotated[str | None, typer.Option("--skill", help="With -c: the skill that applies.")]
+ItemOpt = Annotated[list[str] | None, typer.Option("--item", help="With -c: an item whose bonus applies (repeatable).")]
+ModOpt = Annotated[int, typer.Option("--mod", help="A further modifier the GM applies.")]
+RoleOpt = Annotated[str, typer.Option("--role", help="For the tie rule: attacker or defender.")]
+RecheckOpt = Annotated[
+    int | None,
+    typer.Option("--recheck-dc", help="After a failure the GM allows a re-check at this difficulty (Part Two)."),
+]
+
+
 def _check_from_options(
-    bonus: int | None,
-    dc: int | None,
-    vs: int | None,
-    char: Path | None,
-    stat: str | None,
-    skill: str | None,
-    item: list[str] | None,
-    mod: int,
-    role: str,
-    label: str,
-    recheck_dc: int | None = None,
-    hr: BumHouseRules | None = None,
-    allow_illegal: bool = False,
+    character: BumCharacter | None,
+    bonus: BonusOpt = None,
+    difficulty: DcOpt = None,
+    vs: VsOpt = None,
+    stat: StatOpt = None,
+    skill: SkillOpt = None,
+    item: ItemOpt = None,
+    mod: ModOpt = 0,
+    role: RoleOpt = "attacker",
+    recheck_dc: RecheckOpt = None,
 ) -> FixedCheck | OpposedCheck | RecheckCheck:
+    """A roll from the book's options: a bonus (or -c FILE --stat S [--skill K] [--item I]) against a DC or --vs."""
+    dc, label = difficulty, ""
+    if role not in ("attacker", "defender"):
+        raise CheckError(f"--role {role!r}: give attacker or defender")
     if (dc is None) == (vs is None):
         raise CheckError(
             "give either --dc N (a fixed difficulty) or --vs N (an opposed roll)", hint="e.g. --bonus 5 --dc 8"
         )
     if role != "attacker" and vs is None:
         raise CheckError("--role decides ties in an opposed roll; it goes with --vs")
-    if char is None and (stat or skill or item):
+    if character is None and (stat or skill or item):
         raise CheckError("--stat, --skill and --item read a character: give -c/--character FILE")
     parts: list[tuple[str, int]] = []
-    if char is not None:
-        c = _load(char, hr, allow_illegal)
+    if character is not None:
+        c = character
         if stat is None:
             raise CheckError("with --character, say which stat the roll uses (--stat STR|DEX|INT|SOC)")
         st = stat.upper()
@@ -313,75 +332,9 @@ def _check_from_options(
     )
 
 
-BonusOpt = Annotated[int | None, typer.Option("--bonus", help="Everything added to the d6 (stat + skill + items).")]
-DcOpt = Annotated[
-    int | None,
-    typer.Option("--difficulty", "--dc", help="Fixed difficulty (DC): the total must meet or beat it (standard 6)."),
-]
-VsOpt = Annotated[int | None, typer.Option("--vs", help="Opposed roll: the opponent's bonus (higher total wins).")]
-CharOpt = Annotated[
-    Path | None, typer.Option("--character", "-c", "--char", help="Take the bonus from this character file.")
-]
-StatOpt = Annotated[str | None, typer.Option("--stat", help="With -c: the stat rolled (STR, DEX, INT, SOC).")]
-SkillOpt = Annotated[str | None, typer.Option("--skill", help="With -c: the skill that applies.")]
-ItemOpt = Annotated[list[str] | None, typer.Option("--item", help="With -c: an item whose bonus applies (repeatable).")]
-ModOpt = Annotated[int, typer.Option("--mod", help="A further modifier the GM applies.")]
-RoleOpt = Annotated[str, typer.Option("--role", help="For the tie rule: attacker or defender.")]
-RecheckOpt = Annotated[
-    int | None,
-    typer.Option("--recheck-dc", help="After a failure the GM allows a re-check at this difficulty (Part Two)."),
-]
-
-
-@app.command("odds")
-def odds_cmd(
-    bonus: BonusOpt = None,
-    dc: DcOpt = None,
-    vs: VsOpt = None,
-    char: CharOpt = None,
-    stat: StatOpt = None,
-    skill: SkillOpt = None,
-    item: ItemOpt = None,
-    mod: ModOpt = 0,
-    role: RoleOpt = "attacker",
-    recheck_dc: RecheckOpt = None,
-    plot: PlotOpt = None,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Exact chance of success before the roll (Golden Rule). Ties re-rolled are already counted."""
-    if role not in ("attacker", "defender"):
-        raise CheckError(f"--role {role!r}: give attacker or defender")
-    hr = _hr(house_rules)
-    check = _check_from_options(bonus, dc, vs, char, stat, skill, item, mod, role, "", recheck_dc, hr, allow_illegal)
-    emit_odds(SYSTEM.odds(check, hr), as_json, plot)
-
-
-@app.command("roll")
-def roll_cmd(
-    bonus: BonusOpt = None,
-    dc: DcOpt = None,
-    vs: VsOpt = None,
-    char: CharOpt = None,
-    stat: StatOpt = None,
-    skill: SkillOpt = None,
-    item: ItemOpt = None,
-    mod: ModOpt = 0,
-    role: RoleOpt = "attacker",
-    recheck_dc: RecheckOpt = None,
-    seed: SeedOpt = None,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Roll a check (fixed difficulty or opposed) and explain the result; the odds are shown first."""
-    if role not in ("attacker", "defender"):
-        raise CheckError(f"--role {role!r}: give attacker or defender")
-    hr = _hr(house_rules)
-    check = _check_from_options(bonus, dc, vs, char, stat, skill, item, mod, role, "", recheck_dc, hr, allow_illegal)
+def _show_roll(check: Any, outcome: Any, hr: BumHouseRules, as_json: bool) -> None:
+    """A roll with its chance of success first (the Golden Rule: know the odds)."""
     odds = SYSTEM.odds(check, hr)
-    outcome = SYSTEM.resolve(check, make_rng(seed, "bum-roll"), hr)
     if as_json:
         print_json({**outcome.to_json(), "p_success": float(odds.p_success), "p_success_exact": str(odds.p_success)})
         return
@@ -389,8 +342,19 @@ def roll_cmd(
     _show_outcome(outcome)
 
 
-# the shared name of the concept (docs/cli.md); `roll` is the book's own verb
-app.command("check", help="Roll a check: the book's 'roll', with the same options.")(roll_cmd)
+# `check`, the book's `roll`, and `odds`: the shared commands (cli/checks.py), with the book's options
+add_check_commands(
+    app,
+    SYSTEM,
+    CheckCommands(
+        build=_check_from_options,
+        verb="roll",
+        stream="bum-roll",
+        show=_show_roll,
+        check_help="Roll a check (fixed difficulty or opposed) and explain the result; the odds are shown first.",
+        odds_help="Exact chance of success before the roll (Golden Rule). Ties re-rolled are already counted.",
+    ),
+)
 
 
 @app.command("sneak")

@@ -34,6 +34,7 @@ from ...systems.kalyr.data_files import table
 from ...systems.kalyr.ladder import LADDER, level_name, parse_level, parse_levels
 from ...systems.kalyr.wounds import severity_for_damage, severity_name
 from ..characters import load_character, write_character
+from ..checks import CheckCommands, add_check_commands
 from ..common import (
     HouseRulesOpt,
     JsonOpt,
@@ -208,7 +209,7 @@ def _roller(
     second: str | None,
     combine: str,
     automatic: bool,
-    character: Path | None = None,
+    character: Character | None = None,
     use: str | None = None,
     equipment: str = "normal",
     situation: int = 0,
@@ -241,7 +242,7 @@ def _roller(
             )
         if similar is None and similar_penalty:
             raise CheckError("--similar-penalty needs --similar ABILITY (the one used instead of --use)")
-        c = _load(character, hr, allow_illegal)
+        c = character  # loaded and validated by the shared command
         r, notes = build_roll(
             c,
             use,
@@ -395,14 +396,15 @@ def _combine(v: str) -> str:
     return v
 
 
-@app.command("odds")
-def odds_cmd(
+def _check_from_options(
+    hr: Any,
+    character: Character | None,
+    allow_illegal: bool,
     ability: AbilityOpt = None,
     modifier: ModOpt = 0,
     second: SecondOpt = None,
     combine: CombineOpt = "best",
     fudge_auto: AutoOpt = False,
-    character: CharOpt = None,
     use: UseOpt = None,
     equipment: EquipOpt = "normal",
     situation: SitOpt = 0,
@@ -418,14 +420,9 @@ def odds_cmd(
     vs_modifier: VsModOpt = 0,
     vs_second: VsSecondOpt = None,
     vs_combine: VsCombineOpt = "best",
-    plot: PlotOpt = None,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Exact odds before rolling: against a difficulty, against an opponent (--vs), or open-ended."""
-    hr = _hr(house_rules)
-    check, notes = _check(
+) -> tuple[Any, list[str]]:
+    """A check from the book's options: against a difficulty, against an opponent (--vs), or open-ended."""
+    return _check(
         ability,
         modifier,
         second,
@@ -450,83 +447,43 @@ def odds_cmd(
         hr,
         allow_illegal,
     )
-    emit_odds(SYSTEM.odds(check, hr), as_json, plot)
-    if notes and not as_json:
-        console.print("; ".join(notes))
 
 
-@app.command("check")
-def check_cmd(
-    ability: AbilityOpt = None,
-    modifier: ModOpt = 0,
-    second: SecondOpt = None,
-    combine: CombineOpt = "best",
-    fudge_auto: AutoOpt = False,
-    character: CharOpt = None,
-    use: UseOpt = None,
-    equipment: EquipOpt = "normal",
-    situation: SitOpt = 0,
-    similar: SimilarOpt = None,
-    similar_penalty: SimilarPenaltyOpt = 0,
-    race: RaceOpt = "same",
-    rank_gap: RankOpt = 0,
-    persuade: PersuadeOpt = None,
-    organisation: OrgOpt = None,
-    difficulty: DiffOpt = None,
-    partial: PartialOpt = None,
-    vs: VsOpt = None,
-    vs_modifier: VsModOpt = 0,
-    vs_second: VsSecondOpt = None,
-    vs_combine: VsCombineOpt = "best",
+def _retro(
+    check: Any,
+    outcome: Any,
+    hr: Any,
     retro: Annotated[int, typer.Option("--retro", help="Fudge point after the roll: move your result +1 or -1.")] = 0,
     vs_retro: Annotated[
         int, typer.Option("--vs-retro", help="Fudge point after the roll: move the opponent's result +1 or -1.")
     ] = 0,
-    seed: SeedOpt = None,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Roll an ability check (4dF) and explain the result; --retro spends a Fudge point on it afterwards."""
-    hr = _hr(house_rules)
-    check, notes = _check(
-        ability,
-        modifier,
-        second,
-        _combine(combine),
-        fudge_auto,
-        character,
-        use,
-        equipment,
-        situation,
-        difficulty,
-        partial,
-        vs,
-        vs_modifier,
-        vs_second,
-        _combine(vs_combine),
-        similar,
-        similar_penalty,
-        race,
-        rank_gap,
-        persuade,
-        organisation,
-        hr,
-        allow_illegal,
-    )
-    outcome = SYSTEM.resolve(check, make_rng(seed, "kalyr-check"), hr)
-    if retro or vs_retro:
-        if vs_retro and vs is None:
-            raise CheckError("--vs-retro needs an opposed check (--vs)")
-        if fudge_auto and retro:
-            raise CheckError("an automatic +2 was not rolled: there is no roll to shift with --retro")
-        from ...systems.kalyr.checks import retro_shift
+) -> Any:
+    """A Fudge point spent after the roll (--retro, --vs-retro)."""
+    if not (retro or vs_retro):
+        return outcome
+    opposed = isinstance(check, OpposedCheck)
+    if vs_retro and not opposed:
+        raise CheckError("--vs-retro needs an opposed check (--vs)")
+    if retro and getattr(check.actor, "automatic", False):
+        raise CheckError("an automatic +2 was not rolled: there is no roll to shift with --retro")
+    from ...systems.kalyr.checks import retro_shift
 
-        shifts = [retro] + ([vs_retro] if vs is not None else [])
-        outcome = retro_shift(check, outcome, shifts, hr)
-    emit_outcome(outcome, as_json)
-    if notes and not as_json:
-        console.print("modifiers: " + "; ".join(notes))
+    return retro_shift(check, outcome, [retro] + ([vs_retro] if opposed else []), hr)
+
+
+# `check` and `odds`: the shared commands (cli/checks.py), with the book's options
+add_check_commands(
+    app,
+    SYSTEM,
+    CheckCommands(
+        build=_check_from_options,
+        stream="kalyr-check",
+        roll_options=_retro,
+        difficulty_of=lambda text: parse_level(text, what="--difficulty"),
+        check_help="Roll an ability check (4dF) and explain the result; --retro spends a Fudge point on it afterwards.",
+        odds_help="Exact odds before rolling: against a difficulty, against an opponent (--vs), or open-ended.",
+    ),
+)
 
 
 def _levels(text: str, what: str) -> list[AbilityRoll]:

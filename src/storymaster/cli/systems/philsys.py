@@ -10,7 +10,7 @@ import typer
 from pydantic import ValidationError
 
 from ...errors import CheckError, InputFileError
-from ...rules import Check, side_label
+from ...rules import Check, Outcome, side_label
 from ...systems.philsys import SYSTEM
 from ...systems.philsys import damage as dmg
 from ...systems.philsys.advancement import LevelUp, award_xp, level_up, xp_to_next
@@ -28,6 +28,7 @@ from ...systems.philsys.combat import FightOptions, FightState
 from ...systems.philsys.options import PhilsysHouseRules
 from ...systems.philsys.tables import STAT_NAMES, tables
 from ..characters import load_character, write_character
+from ..checks import CheckCommands, add_check_commands
 from ..common import (
     HouseRulesOpt,
     JsonOpt,
@@ -160,10 +161,6 @@ TdOpt = Annotated[
 ]
 VsOpt = Annotated[int | None, typer.Option("--vs", help="Opposed: the defender's modifier (defender wins ties).")]
 NoParryOpt = Annotated[bool, typer.Option("--no-parry", help="The defender has no roll (parry already used).")]
-CharOpt = Annotated[
-    Path | None,
-    typer.Option("--character", "-c", help="Take the modifier from this sheet (with --skill or --stat-of)."),
-]
 SkillOpt = Annotated[str | None, typer.Option("--skill", help="With --character: a skill check (bases + rank).")]
 StatOfOpt = Annotated[
     str | None, typer.Option("--stat-of", help="With --character: a stat check on this stat (e.g. STR).")
@@ -171,24 +168,21 @@ StatOfOpt = Annotated[
 
 
 def _from_sheet(
-    character: Path | None,
+    c: Character | None,
     skill: str | None,
     stat_of: str | None,
     modifier: int | None,
     stat: int | None,
     bases: str | None,
     rank: int,
-    hr: PhilsysHouseRules | None = None,
-    allow_illegal: bool = False,
 ) -> tuple[int | None, str | None, int]:
     """Turn --character/--skill/--stat-of into --stat or --bases/--rank."""
-    if character is None:
+    if c is None:
         if skill or stat_of:
             raise CheckError("--skill and --stat-of need --character FILE")
         return stat, bases, rank
     if stat is not None or bases is not None or rank:
         raise CheckError("give either --character or --stat/--bases/--rank, not both")
-    c = _load(character, hr, allow_illegal)
     if skill:
         sk = c.skill(skill)
         if sk is None:
@@ -207,53 +201,25 @@ def _from_sheet(
     raise CheckError("with --character, name a --skill or a --stat-of")
 
 
-@app.command("odds")
-def odds_cmd(
+def _check_from_options(
+    character: Character | None,
     kind: KindOpt = "check",
     modifier: ModOpt = None,
     stat: StatOpt = None,
     bases: BasesOpt = None,
     rank: RankOpt = 0,
-    td: TdOpt = None,
+    difficulty: TdOpt = None,
     vs: VsOpt = None,
     no_parry: NoParryOpt = False,
-    character: CharOpt = None,
     skill: SkillOpt = None,
     stat_of: StatOfOpt = None,
-    plot: PlotOpt = None,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Exact odds of a check before rolling: d20+modifier vs TD, or opposed (--vs)."""
-    hr = _hr(house_rules)
-    stat, bases, rank = _from_sheet(character, skill, stat_of, modifier, stat, bases, rank, hr, allow_illegal)
-    emit_odds(SYSTEM.odds(_check(kind, modifier, stat, bases, rank, td, vs, no_parry), hr), as_json, plot)
+) -> Check:
+    """A check from the book's options: d20 + modifier (or a stat, or a skill's bases) against a TD, or --vs."""
+    stat, bases, rank = _from_sheet(character, skill, stat_of, modifier, stat, bases, rank)
+    return _check(kind, modifier, stat, bases, rank, difficulty, vs, no_parry)
 
 
-@app.command("check")
-def check_cmd(
-    kind: KindOpt = "check",
-    modifier: ModOpt = None,
-    stat: StatOpt = None,
-    bases: BasesOpt = None,
-    rank: RankOpt = 0,
-    td: TdOpt = None,
-    vs: VsOpt = None,
-    no_parry: NoParryOpt = False,
-    seed: SeedOpt = None,
-    character: CharOpt = None,
-    skill: SkillOpt = None,
-    stat_of: StatOfOpt = None,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Roll a check and explain how the dice made the result."""
-    hr = _hr(house_rules)
-    stat, bases, rank = _from_sheet(character, skill, stat_of, modifier, stat, bases, rank, hr, allow_illegal)
-    chk = _check(kind, modifier, stat, bases, rank, td, vs, no_parry)
-    outcome = SYSTEM.resolve(chk, make_rng(seed, "philsys-check"), hr)
+def _show_check(check: Check, outcome: Outcome, hr: PhilsysHouseRules, as_json: bool) -> None:
     if as_json:
         emit_outcome(outcome, True)
         return
@@ -262,6 +228,20 @@ def check_cmd(
         console.print(f"  {r.label}: {r.detail}")
     console.print(outcome.explanation)
     console.print(f"seed {outcome.rolls[0].seed}", style="dim")
+
+
+# `check` and `odds`: the shared commands (cli/checks.py), with the book's options
+add_check_commands(
+    app,
+    SYSTEM,
+    CheckCommands(
+        build=_check_from_options,
+        stream="philsys-check",
+        show=_show_check,
+        check_help="Roll a check and explain how the dice made the result.",
+        odds_help="Exact odds of a check before rolling: d20+modifier vs TD, or opposed (--vs).",
+    ),
+)
 
 
 @app.command("attack-odds")

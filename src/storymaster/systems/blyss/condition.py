@@ -217,7 +217,8 @@ class BlyssConditionRules(ConditionBase):
         ranks, die = (0, 0) if level == "Incapacitated" else wound_penalty(level, hr)
         dep = deprivation_ranks(cond)
         for name, pool in _pools(check):
-            extra = ranks + dep * max(1, len(pool.ranks))
+            per = max(1, len(pool.ranks)) if hr.deprivation_penalty == "per_statistic" else 1
+            extra = ranks + dep * per
             new = pool.model_copy(
                 update={"penalty_ranks": pool.penalty_ranks + extra, "die_modifier": pool.die_modifier + die}
             )

@@ -28,7 +28,7 @@ from ...rules.sheet import SheetSection, section, value
 from . import damage as dmg
 from .advancement import LevelUp, XpAward
 from .character import Character, Cost, hp_max, mp_max, tp_max
-from .checks import MagicAttack, MeleeAttack
+from .checks import MagicAttack, MeleeAttack, MissileAttack
 from .options import PhilsysHouseRules
 
 __all__ = ["CONDITION", "PhilsysCondition", "PhilsysConditionRules"]
@@ -44,6 +44,7 @@ class PhilsysCondition(Model):
     disabled_limbs: int = Field(0, ge=0, le=4)
     shield_broken: bool = False
     wake_in: int | None = Field(None, ge=0)
+    maxima: tuple[int, int, int] | None = Field(None, description="HP/MP/TP maxima when last fitted to the sheet")
 
 
 class Damage(BaseModel):
@@ -100,8 +101,23 @@ class PhilsysConditionRules(ConditionBase):
         top_hp, top_mp, top_tp = _maxima(character)
         cur = character.current
         hp = top_hp if cur.hp is None else cur.hp
-        cond = PhilsysCondition(hp=hp, mp=top_mp if cur.mp is None else cur.mp, tp=top_tp if cur.tp is None else cur.tp)
+        cond = PhilsysCondition(
+            hp=hp,
+            mp=top_mp if cur.mp is None else cur.mp,
+            tp=top_tp if cur.tp is None else cur.tp,
+            maxima=(top_hp, top_mp, top_tp),
+        )
         return cond.model_copy(update=_states(cond, hp, hr))
+
+    def refit(self, character: Character, condition: BaseModel, hr: Any) -> PhilsysCondition:
+        """A level's new HP, MP and TP (Character Advancement) are there to use: the current values rise by
+        as much as the maxima did."""
+        c = PhilsysCondition.model_validate(condition)
+        now = _maxima(character)
+        if c.maxima is None or c.maxima == now:
+            return c if c.maxima is not None else c.model_copy(update={"maxima": now})
+        hp, mp, tp = (cur + new - old for cur, new, old in zip((c.hp, c.mp, c.tp), now, c.maxima, strict=True))
+        return c.model_copy(update={"hp": hp, "mp": max(0, mp), "tp": max(0, tp), "maxima": now})
 
     def summary(self, character: Character, condition: BaseModel, hr: PhilsysHouseRules) -> str:
         c = PhilsysCondition.model_validate(condition)
@@ -164,7 +180,7 @@ class PhilsysConditionRules(ConditionBase):
             return check
         if isinstance(check, MeleeAttack):
             return check.model_copy(update={"at": check.at - pen})
-        if isinstance(check, MagicAttack):
+        if isinstance(check, MagicAttack) or (isinstance(check, MissileAttack) and hr.critical_health_missile):
             return check.model_copy(update={"attack": check.attack - pen})
         return check
 
@@ -173,7 +189,7 @@ class PhilsysConditionRules(ConditionBase):
         fs = []
         for f in state.fighters:  # type: ignore[attr-defined]
             if f.name == fighter:
-                f = f.model_copy(update=c.model_dump())
+                f = f.model_copy(update=c.model_dump(exclude={"maxima"}))
             fs.append(f)
         return state.model_copy(update={"fighters": tuple(fs)})
 
@@ -183,7 +199,8 @@ class PhilsysConditionRules(ConditionBase):
         f = next((f for f in state.fighters if f.name == fighter), None)  # type: ignore[attr-defined]
         if f is None:
             return condition
-        return PhilsysCondition.model_validate({k: getattr(f, k) for k in PhilsysCondition.model_fields})
+        fields = {k: getattr(f, k) for k in PhilsysCondition.model_fields if k != "maxima"}
+        return PhilsysCondition.model_validate({**fields, "maxima": PhilsysCondition.model_validate(condition).maxima})
 
     def act(
         self, character: Character, condition: BaseModel, request: BaseModel, rng: DiceRng | None, hr: PhilsysHouseRules

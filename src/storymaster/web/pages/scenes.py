@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from ...errors import StorymasterError
 from ...play.errors import Forbidden, Invalid
 from ...play.scene import StillWaiting
+from ...present.markup import quote_text
 from ...rules import CheckEntry, get_system
 from ..deps import Id
 from ..routers import campaigns, characters, posts, scenes
@@ -195,11 +196,16 @@ async def scene_page(
     sid: Id,
     before: int | None = Query(None, ge=0, le=2_147_483_647, description="the page of posts before this post id"),
     after: int | None = Query(None, ge=0, le=2_147_483_647, description="the page of posts after this post id"),
+    quote: int | None = Query(None, ge=1, le=2_147_483_647, include_in_schema=False),
 ) -> Response:
     def go():
         v = require(request)
         ctx = _scene_ctx(request, v, sid, before=before, after=after)
-        return render(request, "scene.html", v=v, draft={}, preview=None, **ctx)
+        draft = {}
+        if quote is not None:  # "Quote": the composer starts with the post as this reader sees it
+            post = posts.read_post(sid, quote, store_of(request), v.caller)
+            draft = {"text": quote_text(quote, post.get("text", ""))}
+        return render(request, "scene.html", v=v, draft=draft, preview=None, **ctx)
 
     return await run_page(request, go)
 

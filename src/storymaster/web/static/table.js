@@ -153,6 +153,22 @@
       });
     }
 
+    // "Quote": without JavaScript the link opens the composer with the quote; with it, the quote is added to the draft
+    document.addEventListener("click", function (ev) {
+      var link = ev.target.closest && ev.target.closest("a.quote-link");
+      if (!link || !text) return;
+      ev.preventDefault();
+      fetch(link.href, { credentials: "same-origin" }).then(function (r) { return r.ok ? r.text() : null; }).then(function (html) {
+        if (!html) { window.location = link.href; return; }
+        var got = new DOMParser().parseFromString(html, "text/html").querySelector("form.composer textarea[name=text]");
+        if (!got) return;
+        text.value = (text.value.trim() ? text.value.replace(/\s*$/, "\n\n") : "") + got.value;
+        text.dispatchEvent(new Event("input"));
+        text.focus();
+        text.scrollIntoView({ block: "center" });
+      }).catch(function () { window.location = link.href; });
+    });
+
     var box = document.getElementById("inline-odds");
     if (text && box && form.dataset.inlineOdds) {
       var odds = debounce(function () {
