@@ -68,9 +68,9 @@ def test_the_toy_gets_a_sheet_page_a_card_and_a_check_form(toy_installed, tmp_pa
     cid = int(r.headers["location"].rsplit("/", 1)[1])
 
     builder = gm.get(f"/campaigns/{cid}/characters/new")
-    assert builder.status_code == 200 and 'name="might"' in builder.text  # the builder's form from the model
+    assert builder.status_code == 200 and 'name="f.might"' in builder.text  # the builder's form from the model
     data = form_values(builder.text)
-    data.update({"name": "Pip", "might": "4", "wits": "3"})
+    data.update({"f.name": "Pip", "f.might": "4", "f.wits": "3"})
     check = gm.post(f"/campaigns/{cid}/characters/check", data, headers={"accept": "application/json"}).json()
     assert check["ok"] and ["Toy hit points", "5 of 5"] in check["totals"]
     r = gm.post(f"/campaigns/{cid}/characters", data)

@@ -157,6 +157,7 @@ def test_the_banner_fits_80_columns(cli, tmp_path, monkeypatch) -> None:
     assert len(address) == 1 and len(accounts) == len(DEMO_USERS)
     for line in address + accounts:
         assert len(line) <= 80, line
+    assert all(len(line) <= 80 for line in lines if not line.startswith("Database:")), lines  # (a path is a path)
     for name, password, _ in DEMO_USERS:  # name and password on one line, as typed
         assert any(re.search(rf"\b{name}\s+{password}\b", line) for line in accounts)
     json.dumps(result.stdout)

@@ -27,6 +27,7 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import CheckError, RulesInputError
+from ..rules.catalogue import entry_key
 from .characters import load_character
 from .common import emit_odds, emit_outcome, load_house_rules, make_rng, write_plot
 from .output import console, print_json
@@ -92,10 +93,16 @@ def check_params(values: Sequence[str] | None) -> dict[str, Any]:
         if not sep or not name.strip():
             raise CheckError(f"--set {item!r}: write NAME=VALUE", where="--set")
         try:
-            out[name.strip()] = json.loads(raw)
+            out[name.strip()] = json.loads(raw, parse_constant=_no_constant)
         except json.JSONDecodeError:
             out[name.strip()] = raw
+        except ValueError as exc:  # NaN and infinity are JSON to Python, never a value of a check
+            raise CheckError(f"--set {item!r}: {exc}", where="--set") from None
     return out
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a finite number")
 
 
 def _parameters(func: Callable[..., Any], skip: Sequence[str] = ()) -> list[inspect.Parameter]:
@@ -158,10 +165,12 @@ def add_check_commands(app: typer.Typer, system: Any, spec: CheckCommands | None
         ]
 
     def make(kw: dict[str, Any]) -> tuple[Any, Any, list[str]]:
-        hr = load_house_rules(kw.pop("house_rules"), system.house_rules_model)
+        hr = load_house_rules(kw.pop("house_rules"), system)
         path, allow, subject = kw.pop("character"), kw.pop("allow_illegal"), kw.pop("subject")
         sets = check_params(kw.pop("params"))
         options = {k: kw.pop(k) for k in defaults}
+        if path is None and allow:
+            raise CheckError("--allow-illegal lets a character file through: it goes with -c/--character FILE")
         character = load_character(system, path, hr, allow_illegal=allow) if path is not None else None
         if subject is not None:
             return _named(subject, character, options, sets, hr), hr, []
@@ -199,17 +208,23 @@ def add_check_commands(app: typer.Typer, system: Any, spec: CheckCommands | None
         return system.make_check(base, sets)
 
     def _find(character: Any, subject: str, hr: Any) -> Any:
-        """The character's check named ``subject``; a name several kinds share means the first kind's
-        (the catalogue's main check: a Test, a roll), as 'check' is the command that rolls it."""
+        """The character's check named ``subject``. A name several kinds share (a skill's check and its
+        contest) means the first kind in the catalogue's order that rolls against a difficulty rather
+        than an opponent, as 'check' rolls it; a key (``skill:fire-magic``) is never ambiguous."""
         try:
             return system.find_check(character, subject, house_rules=hr)
         except RulesInputError:
-            if ":" in subject:
-                raise
-            try:
-                return system.find_check(character, subject, check=system.check_kinds[0].name, house_rules=hr)
-            except RulesInputError:
-                pass
+            if ":" in subject:  # a key typed with the subject's own spelling: "opposed:Fire Magic"
+                kind_name, _, rest = subject.partition(":")
+                if entry_key(kind_name.strip(), rest) == subject:
+                    raise
+                return _find(character, entry_key(kind_name.strip(), rest), hr)
+            for kind in system.check_kinds:
+                if kind.opponent is None:
+                    try:
+                        return system.find_check(character, subject, check=kind.name, house_rules=hr)
+                    except RulesInputError:
+                        continue
             raise
 
     def notes_out(notes: list[str], as_json: bool) -> None:
@@ -261,7 +276,11 @@ def add_check_commands(app: typer.Typer, system: Any, spec: CheckCommands | None
         as_json: JsonOpt = False,
     ) -> None:
         """The check kinds of the catalogue, or with -c the checks a character can make (for 'check SUBJECT')."""
-        hr = load_house_rules(house_rules, system.house_rules_model)
+        if character is None and (allow_illegal or house_rules is not None):
+            raise CheckError(
+                "--house-rules and --allow-illegal are about a character's checks: they go with -c/--character FILE"
+            )
+        hr = load_house_rules(house_rules, system)
         if character is None:
             kinds = list(system.check_kinds)
             if as_json:

@@ -103,7 +103,7 @@ def serve_cmd(
     # short lines (the address and the demo accounts never wrap at 80 columns), each printed whole
     lines = [f"Storymaster table: http://{host}:{port}/", *demo_lines, f"API: {docs}", f"Database: {shown}"]
     lines += [
-        f"Signing key {key['id']} (Ed25519), published at /.well-known/storymaster-key:",
+        f"Signing key {key['id']} (Ed25519, at /.well-known/storymaster-key):",
         f"  {key['public']}",
         "  exports and log heads are signed with it",
     ]

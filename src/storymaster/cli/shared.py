@@ -88,7 +88,7 @@ def system_app(system: Any, *, help: str | None = None) -> typer.Typer:
         as_json: JsonOpt = False,
     ) -> None:
         """Check a character against the creation rules and print its sheet (exit 2, with the reasons, if illegal)."""
-        hr = load_house_rules(house_rules, system.house_rules_model)
+        hr = load_house_rules(house_rules, system)
         c = load_character(system, file, hr, allow_illegal=True)  # the sheet shows the problems itself
         emit_sheet(system, c, hr, as_json, html=html, png=png)
 
@@ -112,7 +112,7 @@ def print_sheet(sheet: Sheet) -> None:
         if sec.is_table:
             table = Table(title=sec.title, title_justify="left", show_edge=False, pad_edge=False)
             for col in sec.columns:
-                table.add_column(col)
+                table.add_column(col, overflow="fold")  # at 80 columns a long cell wraps, never cut
             for row in sec.rows:
                 table.add_row(*(_cell(c) for c in row))
         else:
@@ -266,7 +266,7 @@ def generic_app(system: Any) -> typer.Typer:
     app = system_app(system)
 
     def hr_of(path: Path | None) -> Any:
-        return load_house_rules(path, system.house_rules_model)
+        return load_house_rules(path, system)
 
     @app.command("new")
     def new_cmd(out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:

@@ -99,7 +99,7 @@ SmOpt = Annotated[bool, typer.Option("--sm-allows", help="The SM allows the Test
 
 
 def _hr(path: Path | None) -> BlyssHouseRules:
-    hr = load_house_rules(path, BlyssHouseRules)
+    hr = load_house_rules(path, SYSTEM)
     assert isinstance(hr, BlyssHouseRules)
     return hr
 

@@ -70,7 +70,7 @@ def _build(model: type[BaseModel], error: type[Exception] = CheckError, **values
 
 
 def _hr(path: Path | None) -> BumHouseRules:
-    hr = load_house_rules(path, BumHouseRules)
+    hr = load_house_rules(path, SYSTEM)
     assert isinstance(hr, BumHouseRules)
     return hr
 

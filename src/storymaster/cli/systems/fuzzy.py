@@ -97,7 +97,7 @@ FitOpt = Annotated[
 
 
 def _house(path: Path | None) -> FuzzyHouseRules:
-    return load_house_rules(path, FuzzyHouseRules)  # type: ignore[return-value]
+    return load_house_rules(path, SYSTEM)  # type: ignore[return-value]
 
 
 def _character(path: Path, house: FuzzyHouseRules | None = None, allow_illegal: bool = False) -> FuzzyCharacter:

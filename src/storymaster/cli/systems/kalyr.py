@@ -69,7 +69,7 @@ Track = Literal["physical", "mental", "social"]
 
 
 def _hr(path: Path | None):
-    return load_house_rules(path, SYSTEM.house_rules_model)
+    return load_house_rules(path, SYSTEM)
 
 
 def _load(path: Path, hr: Any = None, allow_illegal: bool = False) -> Character:

@@ -60,7 +60,7 @@ app = system_app(SYSTEM, help="Philsys: d20 checks, AT/PA melee, missiles, magic
 
 
 def _hr(path: Path | None) -> PhilsysHouseRules:
-    hr = load_house_rules(path, PhilsysHouseRules)
+    hr = load_house_rules(path, SYSTEM)
     assert isinstance(hr, PhilsysHouseRules)
     return hr
 

@@ -37,6 +37,8 @@ class BlyssSystem(RuleSystemBase):
     title = "BLYSS 3.5 Basic Rules"
     version = "3.5"
     display_name = "BLYSS"
+    #: earned and changed in play (see RuleSystemBase.table_kept)
+    table_kept = ("cp_earned", "cp_lost")
     character_model = Character
     house_rules_model = BlyssHouseRules
     check_kinds = CHECK_KINDS

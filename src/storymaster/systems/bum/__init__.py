@@ -49,6 +49,8 @@ class BumSystem(RuleSystemBase):
     title = "B.U.M. (Basic - Universal - Modular)"
     version = "core rulebook (Severely Awesome Games)"
     display_name = "B.U.M."
+    #: earned and changed in play (see RuleSystemBase.table_kept)
+    table_kept = ("skill_points_earned", "banked_skill_points", "raised_stats", "session_skills_used", "wounds")
     character_model = BumCharacter
     house_rules_model = BumHouseRules
     check_kinds = CHECK_KINDS

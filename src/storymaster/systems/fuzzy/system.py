@@ -29,6 +29,8 @@ class FuzzySystem(RuleSystemBase):
     title = "A Loose and Fuzzy Game System"
     version = "2003 (Tom deMayo, flark.org Soul Engine pages)"
     display_name = "fuzzy"
+    #: earned and changed in play (see RuleSystemBase.table_kept)
+    table_kept = ("gm", "experience")
     character_model = FuzzyCharacter
     house_rules_model = FuzzyHouseRules
     check_kinds = CHECK_KINDS

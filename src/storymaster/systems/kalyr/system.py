@@ -30,6 +30,8 @@ class KalyrSystem(RuleSystemBase):
     title = "The Kalyr RPG, Chapter 3: Playing the Game"
     version = "ch3"
     display_name = "Kalyr"
+    #: earned and changed in play (see RuleSystemBase.table_kept)
+    table_kept = ("experience", "levels_gained", "keys_due", "raised_this_scene", "damage")
     character_model = Character
     house_rules_model = KalyrHouseRules
     check_kinds = CHECK_KINDS

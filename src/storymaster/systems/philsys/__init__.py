@@ -37,6 +37,8 @@ class PhilsysSystem(RuleSystemBase):
     title = "Philsys (RPGWW wiki)"
     version = "2006-03-21"
     display_name = "philsys"
+    #: earned and changed in play (see RuleSystemBase.table_kept)
+    table_kept = ("level", "xp", "hp_gained", "mp_gained", "tp_gained", "stat_raises", "current")
     character_model = Character
     house_rules_model = PhilsysHouseRules
     check_kinds = CHECK_KINDS

@@ -17,9 +17,6 @@ from .common import (
     PageError,
     Visitor,
 )
-from .sheets import (
-    field_help,
-)
 
 VISIBILITY_TEXT = {
     "public": "public: everyone who reads the post",
@@ -81,7 +78,6 @@ def campaign_ctx(request: Request, v: Visitor, cid: int) -> dict[str, Any]:
         "c": view,
         "system": system,
         "names": {m["user"]: m["name"] for m in view["members"]},
-        "field_help": lambda: field_help(system),
     }
     if view["your_role"] == "gm":
         ctx["notes"] = campaigns.notes(cid, store, v.caller)

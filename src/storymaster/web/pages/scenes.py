@@ -42,14 +42,10 @@ from .helpers import (
     VISIBILITY_TEXT,
     campaign_ctx,
     now_of,
-    parse_doc,
     store_of,
     whole,
 )
-from .sheets import (
-    check_controls,
-    read_check_controls,
-)
+from .sheets import apply_check_op, check_forms, read_check
 
 router = APIRouter(include_in_schema=False)
 
@@ -87,6 +83,9 @@ def _scene_ctx(
     forecast: bool = True,
     before: int | None = None,
     after: int | None = None,
+    form: Any = None,
+    check_problem: dict[str, Any] | None = None,
+    check_values: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The scene page's context: one page of the story (the newest unless ``before``/``after`` say which;
     showing the newest marks the scene read), the turn, the composer's lists, the GM's tools."""
@@ -108,28 +107,23 @@ def _scene_ctx(
         check_kinds=list(ctx["system"].check_kinds),
         check_entries=_check_entries(ctx["system"], _with_sheets(store, v, c["id"], mine), c["house_rules"]),
         visibility_text=VISIBILITY_TEXT,
-        check_help=_check_help(ctx["system"]),
-        check_controls={k.name: check_controls(k.model) for k in ctx["system"].check_kinds},
+        check_forms=check_forms(
+            ctx["system"],
+            form,
+            opponents=_check_entries(ctx["system"], _with_sheets(store, v, c["id"], _cast(scene, c)), c["house_rules"]),
+            problem=check_problem,
+            values=check_values,
+        ),
     )
     if forecast and is_gm and scene.get("combat"):
         ctx["forecast"] = _forecast(store, sid, ctx["system"], scene["combat"])
     return ctx
 
 
-def _check_help(system: Any) -> dict[str, dict[str, Any]]:
-    """Each check kind's title, summary and fields (from the catalogue), for the composer's help."""
-    return {
-        k.name: {
-            "title": k.title,
-            "summary": k.summary,
-            "fields": [
-                {"name": p["name"], "required": p["required"], "help": p["description"]}
-                for p in k.parameters()
-                if p["name"] != "type"
-            ],
-        }
-        for k in system.check_kinds
-    }
+def _cast(scene: dict[str, Any], c: dict[str, Any]) -> list[dict[str, Any]]:
+    """Whom a check can be made against: the scene's cast (every active character when it names none)."""
+    cast = {m["id"] for m in scene.get("cast") or []}
+    return [ch for ch in c["characters"] if not ch["retired"] and (not cast or ch["id"] in cast)]
 
 
 def _with_sheets(store: Any, v: Visitor, cid: int, chars: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -222,7 +216,9 @@ async def scene_story(request: Request, sid: Id) -> Response:
     return await run_page(request, go)
 
 
-def _roll_from_form(form: Any, system: Any = None, entry: CheckEntry | None = None) -> dict[str, Any] | None:
+def _roll_from_form(
+    form: Any, system: Any = None, entry: CheckEntry | None = None, opponent: CheckEntry | None = None
+) -> dict[str, Any] | None:
     kind = str(form.get("roll_kind") or "none")
     label = str(form.get("roll_label") or "")[:200]
     if kind == "dice":
@@ -231,20 +227,13 @@ def _roll_from_form(form: Any, system: Any = None, entry: CheckEntry | None = No
             raise PageError(422, "write the dice to roll, such as 2d6+1")
         return {"dice": dice, "label": label}
     if kind == "check":
-        fields = parse_doc(str(form.get("check_fields") or ""), "check's fields")
-        if fields is None:
-            fields = {}
-        if not isinstance(fields, dict):
-            raise PageError(422, "the check's fields are a mapping of field: value")
-        ctype = entry.check if entry is not None else str(form.get("check_type") or "")
-        model = system.check_types.get(ctype) if system is not None else None
-        if model is not None:
-            fields = {**fields, **read_check_controls(model, form, f"chk.{ctype}.")}
-        if entry is not None:  # the character's entry fills in what the form leaves out
-            check = system.make_check(entry, fields)
-            fields = check.model_dump(mode="json")
-            label = label or entry.label
-        return {"check": {"type": ctype, **fields}, "label": label}
+        if system is None:
+            raise PageError(404, "no such scene")
+        # the chosen kind's controls; a character's entry fills in what its current sheet holds
+        ctype, fields = read_check(system, form, entry, opponent)
+        check = system.make_check(entry if entry is not None else ctype, fields)
+        label = label or (entry.label if entry is not None else "")
+        return {"check": {"type": ctype, **check.model_dump(mode="json")}, "label": label}
     return None
 
 
@@ -253,6 +242,35 @@ def _chosen_entry(request: Request, v: Visitor, sid: int, system: Any, form: Any
     if system is None or not value or str(form.get("roll_kind") or "") != "check":
         return None
     return _entry_of(request, v, sid, system, value)
+
+
+def _chosen_opponent(
+    request: Request, v: Visitor, sid: int, system: Any, form: Any, entry: CheckEntry | None
+) -> CheckEntry | None:
+    """The cast member's entry the check is made against (``opp.<kind>`` = ``character-id|key``), if chosen."""
+    if system is None or str(form.get("roll_kind") or "") != "check":
+        return None
+    kind = entry.check if entry is not None else str(form.get("check_type") or "")
+    value = str(form.get(f"opp.{kind}") or "")
+    return _entry_of(request, v, sid, system, value) if value else None
+
+
+def _check_roll(request: Request, v: Visitor, sid: int, system: Any, form: Any) -> dict[str, Any] | None:
+    entry = _chosen_entry(request, v, sid, system, form)
+    return _roll_from_form(form, system, entry, _chosen_opponent(request, v, sid, system, form, entry))
+
+
+def _check_problem(form: Any, exc: Exception) -> dict[str, Any] | None:
+    """A refused check's problem for its field: ``{kind, where, message}`` (None for other errors)."""
+    if not isinstance(exc, StorymasterError) or str(form.get("roll_kind") or "") != "check":
+        return None
+    entry = str(form.get("check_entry") or "")
+    kind = entry.partition("|")[2].split(":", 1)[0] if entry else str(form.get("check_type") or "")
+    return {
+        "kind": kind,
+        "where": getattr(exc, "where", "") or "",
+        "message": exc.message,
+    }
 
 
 def _system_of_scene(request: Request, sid: int) -> Any:
@@ -270,13 +288,24 @@ async def scene_preview(request: Request, sid: Id) -> Response:
         v = require(request)
         form = form_of(request, v)
         system = _system_of_scene(request, sid)
-        roll = _roll_from_form(form, system, _chosen_entry(request, v, sid, system, form))
+        op = str(form.get("op") or "")
+        if op and system is not None:  # a check's row added or removed (the no-script buttons)
+            ctx = _scene_ctx(request, v, sid, form=form, check_values=apply_check_op(system, form, op))
+            return render(request, "scene.html", v=v, draft=dict(form), preview=None, **ctx)
+        try:
+            roll = _check_roll(request, v, sid, system, form)
+        except StorymasterError as exc:
+            problem = _check_problem(form, exc)
+            if problem is None or "application/json" in request.headers.get("accept", ""):
+                raise
+            ctx = _scene_ctx(request, v, sid, form=form, check_problem=problem)
+            return render(request, "scene.html", status=422, v=v, draft=dict(form), preview=None, **ctx)
         if roll is None:
             raise PageError(422, "choose dice or a check to see its odds")
         result = posts.preview_roll(sid, PreviewIn(**roll), store_of(request), v.caller)
         if "application/json" in request.headers.get("accept", ""):
             return JSONResponse({"html": render(request, "_odds.html", v=v, preview=result).body.decode()})
-        ctx = _scene_ctx(request, v, sid)
+        ctx = _scene_ctx(request, v, sid, form=form)
         return render(request, "scene.html", v=v, draft=dict(form), preview=result, **ctx)
 
     def wrapped():
@@ -330,7 +359,7 @@ async def scene_post(request: Request, sid: Id) -> Response:
     def write(v: Visitor, form: Any) -> Response:
         kind = str(form.get("kind") or "ic")
         system = _system_of_scene(request, sid)
-        roll = _roll_from_form(form, system, _chosen_entry(request, v, sid, system, form))
+        roll = _check_roll(request, v, sid, system, form)
         if roll is not None:
             roll["visibility"] = str(form.get("visibility") or "public")
         to = [x for x in (whole(t, "reader") for t in form.getlist("to")) if x]
@@ -345,7 +374,7 @@ async def scene_post(request: Request, sid: Id) -> Response:
             }
         )
         if form.get("action") == "preview":
-            ctx = _scene_ctx(request, v, sid)
+            ctx = _scene_ctx(request, v, sid, form=form)
             result = (
                 posts.preview_roll(
                     sid,
