@@ -63,3 +63,14 @@ def test_one_system_and_a_wrong_name(at_root, cli) -> None:
     assert SHOWN.findall(r.stdout) == [s.command.format(ex="examples") for s in SYSTEM_STEPS if s.system == "bum"]
     r = cli("demo", "gurps")
     assert r.exit_code == 2 and "no rule system called 'gurps'" in r.stderr and "Traceback" not in r.output
+
+
+def test_without_the_examples_the_tour_says_why(tmp_path, monkeypatch, cli) -> None:
+    import storymaster.cli.demo as demo
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(demo, "examples_dir", lambda cwd=None: None)  # an installed wheel: no examples/
+    r = cli("demo")
+    assert r.exit_code == 0
+    assert [c.split()[0] for c in SHOWN.findall(r.stdout)] == [s.command.split()[0] for s in demo.STEPS]
+    assert "need the example characters" in r.stdout

@@ -136,8 +136,8 @@ def build_live(client: TestClient, system: str, a: dict[str, Any], b: dict[str, 
         r = client.post(f"/api/campaigns/{cid}/members", json={"user": u.name, "role": "player"}, headers=gm.h)
         assert r.status_code == 201, r.text
     ids = []
-    for u, sheet in ((p1, a), (p2, b)):
-        r = client.post(f"/api/campaigns/{cid}/characters", json={"sheet": sheet}, headers=u.h)
+    for u, sheet in ((p1, a), (p2, b)):  # the GM enters them (a sheet with experience is the table's to set)
+        r = client.post(f"/api/campaigns/{cid}/characters", json={"sheet": sheet, "owner": u.id}, headers=gm.h)
         assert r.status_code == 201, r.text
         ids.append(r.json()["id"])
     r = client.post(f"/api/campaigns/{cid}/scenes", json={"title": "The road", "cast": ids}, headers=gm.h)

@@ -203,7 +203,7 @@ def run_demo(systems: list[str] | None = None) -> None:
         result = runner.invoke(app, shlex.split(cmd))
         console.print(result.output.rstrip(), markup=False, highlight=False, soft_wrap=True)
         console.print()
-    if examples_dir() is None:
+    if examples_dir() is None and not systems:
         console.print(
             "The rule systems' steps need the example characters (examples/ in the source tree), which were not"
             " found from " + os.getcwd() + "."
@@ -211,4 +211,6 @@ def run_demo(systems: list[str] | None = None) -> None:
     console.print(
         f"{len(steps)} commands in {time.monotonic() - started:.0f} s. Try 'storymaster --help', or"
         " 'storymaster <system> --help' for a system's own commands; 'storymaster demo kalyr' tours one system."
+        " The same from Python: docs/tutorial/python.md; the play-by-post table with a demo campaign per"
+        " system: 'make run' (storymaster serve --demo)."
     )

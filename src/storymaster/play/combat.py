@@ -18,7 +18,6 @@ from ..rules import FightTracker, RuleSystem, validate_data
 from .campaign import GM, CampaignState
 from .errors import Conflict, Forbidden, Invalid
 from .log import ALL, Draft
-from .log import GM as GM_ONLY
 from .rolling import call_system, scene_stream, stored_record
 from .scene import SceneState
 
@@ -149,7 +148,7 @@ def _fresh(c: CampaignState, system: RuleSystem, sides: Sequence[Sequence[int]],
         system.combat.start,
         _models(c, system, sides),
         house_rules=_rules(c, system),
-        options={k: v for k, v in options.items() if k != "secret"},
+        options=dict(options),
     )
     return into_fight(c, system, state, _fighters(system, state, sides, c))
 
@@ -244,8 +243,7 @@ def step_combat(
     }
     from .living import fight_condition_drafts
 
-    audience = GM_ONLY if s.combat.get("options", {}).get("secret") else ALL
-    scene = [Draft("combat.stepped", actor, body, audience, rolls=(roll,) if rng.counter > start or records else ())]
+    scene = [Draft("combat.stepped", actor, body, ALL, rolls=(roll,) if rng.counter > start or records else ())]
     fighters = _fighters(system, new_state, sides, c)
     campaign = fight_condition_drafts(c, system, new_state, fighters, actor, scene=s.id, round_=body["round"])
     return scene, campaign

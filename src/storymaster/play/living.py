@@ -31,6 +31,8 @@ __all__ = [
     "condition_drafts",
     "condition_view",
     "current",
+    "everyone_acts",
+    "living_sheet",
     "penalised_check",
     "penaliser",
 ]
@@ -229,6 +231,46 @@ def character_act(
     elif records:  # pragma: no cover - a rule rolled without an rng: a system bug
         raise Invalid("a rule rolled dice outside a scene")
     return scene_drafts, campaign
+
+
+def everyone_acts(
+    c: CampaignState,
+    actor: int,
+    *,
+    system: RuleSystem,
+    request: Any,
+    characters: Sequence[int] | None = None,
+    reason: str = "",
+) -> list[Draft]:
+    """The GM applies one between-scenes rule to many characters at once: time passes for the whole
+    party (BLYSS fatigue, hunger, thirst), a scene ends for its cast (Kalyr's Scratches clear).
+    ``characters`` None: every character of the campaign not retired. A character the rule leaves
+    as it was writes nothing; one it refuses (a rule that does not apply to them) refuses the lot."""
+    if c.role_of(actor) != GM:
+        raise Forbidden("only the GM applies a rule to several characters at once")
+    ids = [ch.id for ch in c.characters.values() if not ch.retired] if characters is None else list(characters)
+    if not ids:
+        raise Invalid("no characters to apply it to")
+    if len(set(ids)) != len(ids):
+        raise Invalid("a character is named twice")
+    out: list[Draft] = []
+    for ch in ids:
+        _, drafts = character_act(c, actor, ch, system=system, request=request, reason=reason)
+        out += drafts
+    return out
+
+
+def living_sheet(c: CampaignState, system: RuleSystem, char_id: int) -> Any:
+    """The character's structured sheet as the table sees it now: the sheet's own sections, with its
+    condition and resources sections replaced by the condition's (what a sheet page renders)."""
+    from dataclasses import replace as dc_replace
+
+    rules, model, hr, cond = current(c, system, char_id)
+    sheet = system.sheet(model, hr)
+    living = list(call_system(system, "lay out the condition", rules.sections, model, cond, hr))
+    mine = {s.key for s in living}
+    kept = [s for s in sheet.sections if s.kind not in ("condition", "resources") and s.key not in mine]
+    return dc_replace(sheet, sections=tuple(kept + living))
 
 
 def fight_condition_drafts(

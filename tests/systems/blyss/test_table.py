@@ -127,3 +127,19 @@ def test_deprivation_can_cost_the_test_once_by_house_rule(client) -> None:
     t.act(t.a, {"action": "time", "hours": 33})  # one hour past the Threshold
     felt = t.preview({"type": "test", "ranks": [4, 3], "td": 6}, t.a)
     assert felt["check"]["penalty_ranks"] == 1
+
+
+def test_the_sm_advances_time_for_everyone_and_the_sheet_shows_it(client) -> None:
+    t = build_live(client, "blyss", example("blyss", "warrior"), example("blyss", "rogue"))
+    changed = t.call(
+        "POST", f"/api/campaigns/{t.campaign}/actions", t.gm, request={"action": "time", "hours": 40, "eating": False}
+    )
+    assert {c["character"] for c in changed} == {t.a, t.b}
+    # Yama (Stamina 4, Threshold 32 hours): 8 hours past it awake
+    assert t.condition(t.a)["condition"]["fatigue"] == 8
+    t.call("POST", f"/api/campaigns/{t.campaign}/actions", t.p1, 403, request={"action": "time", "hours": 1})
+    t.act(t.a, {"action": "damage", "amount": 7})
+    sheet = t.call("GET", f"/api/campaigns/{t.campaign}/characters/{t.a}/sheet", t.p2)
+    res = next(s for s in sheet["sections"] if s["kind"] == "resources")
+    got = {v["key"]: (v["value"], v.get("maximum")) for v in res["values"]}
+    assert got["dodges"] == (0, 6) and got["flesh_wounds"] == (3, 4) and got["health"] == (34, 34)

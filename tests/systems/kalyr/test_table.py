@@ -71,3 +71,13 @@ def test_fudge_points_earn_experience_and_buy_by_the_cost_table(client) -> None:
     assert "XP" in r["detail"] or "experience" in r["detail"]
     # the GM's veto is the GM's: a player cannot set it
     t.act(kylar, {"action": "spend_fudge", "use": "story", "vetoed": True}, who=t.p1, expect=403)
+
+
+def test_the_end_of_a_scene_clears_the_casts_scratches(client) -> None:
+    t = build_live(client, "kalyr", example("kalyr", "kylar"), example("kalyr", "bandit"))
+    for ch in (t.a, t.b):
+        t.act(ch, {"action": "damage", "margin": 1})  # 1 point: a Scratch
+    t.act(t.a, {"action": "damage", "margin": 2})  # 2 points: Hurt
+    t.call("POST", f"/api/campaigns/{t.campaign}/actions", t.gm, request={"action": "end_scene"}, characters=[t.a, t.b])
+    # "Scratches go away at the end of a scene"
+    assert _track(t.condition(t.a)) == ["Hurt"] and _track(t.condition(t.b)) == []

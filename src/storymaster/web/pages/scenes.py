@@ -226,7 +226,11 @@ def _roll_from_form(
         ctype, fields = read_check(system, form, entry, opponent)
         check = system.make_check(entry if entry is not None else ctype, fields)
         label = label or (entry.label if entry is not None else "")
-        return {"check": {"type": ctype, **check.model_dump(mode="json")}, "label": label}
+        out: dict[str, Any] = {}
+        who = str(form.get("check_entry") or "").partition("|")[0]
+        if entry is not None and who.isdigit():  # the character rolls it: their condition's penalties apply
+            out["character"] = int(who)
+        return {"check": {"type": ctype, **check.model_dump(mode="json")}, "label": label, **out}
     return None
 
 

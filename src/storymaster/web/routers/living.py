@@ -37,6 +37,12 @@ class ActIn(In):
     reason: str = Field("", max_length=500)
 
 
+class EveryoneIn(In):
+    request: dict[str, Any] = Field(description='{"action": <one of the condition\'s actions>, ...its fields}')
+    characters: list[int] | None = Field(None, max_length=200, description="whom it applies to (default: everyone)")
+    reason: str = Field("", max_length=500)
+
+
 class AdvanceIn(In):
     request: dict[str, Any] = Field(description="the system's advancement request (award, purchase, level-up ...)")
 
@@ -100,6 +106,29 @@ def act_in_scene(sid: Id, char_id: Id, body: ActIn, store: StoreDep, caller: Cal
 
     appended = store.scene_append(sid, decide, now_text(now), touches_campaign=True)
     return _view(store, appended.campaign, char_id, caller)
+
+
+@router.post(
+    "/api/campaigns/{cid}/actions",
+    summary="A between-scenes rule for several characters at once (GM): time passes, a scene ends",
+)
+def everyone_acts(cid: Id, body: EveryoneIn, store: StoreDep, caller: CallerDep, now: NowDep) -> list[dict[str, Any]]:
+    def decide(c: CampaignState):
+        member(c, caller)
+        return living.everyone_acts(
+            c, caller.id, system=system_of(c), request=body.request, characters=body.characters, reason=body.reason
+        )
+
+    appended = store.campaign_append(cid, decide, now_text(now))
+    changed = sorted({e.body["character"] for e in appended.campaign_entries if "character" in e.body})
+    return [_view(store, cid, ch, caller) for ch in changed]
+
+
+@router.get(_CH + "/sheet", summary="The character's structured sheet with its condition and resources now")
+def living_sheet(cid: Id, char_id: Id, store: StoreDep, caller: CallerDep) -> dict[str, Any]:
+    with store.reading_campaign(cid) as c:
+        member(c, caller)
+        return living.living_sheet(c, system_of(c), char_id).to_json()
 
 
 @router.post(_CH + "/advance", summary="Award experience (GM) or spend it (owner) by the system's own rules")
