@@ -549,7 +549,7 @@ def edit_post(c: CampaignState, s: SceneState, actor: int, seq: int, *, text: st
     new_rolls = find_inline_rolls(text)
     if new_rolls:
         raise Invalid(
-            f"an edit never rolls: {new_rolls[0].source.strip()!r} (line {new_rolls[0].line}) would be a new roll",
+            f"an edit never rolls: {new_rolls[0].source.strip()[:60]!r} (line {new_rolls[0].line}) would be a new roll",
             hint="roll in a new post; [[#n]] marks where this post's roll n shows",
         )
     c_rolls = {r.get("inline") for r in p.rolls} | {
