@@ -170,6 +170,7 @@ async def character_page(request: Request, cid: Id, char: Id) -> Response:
             sheet=sheet,
             sheet_problem=why,
             can_edit=can_edit,
+            portrait_v=store_of(request).portrait_versions(cid).get(char),
             history=history,
             condition=condition,
             sections=with_condition(sheet, condition) if sheet is not None else [],
