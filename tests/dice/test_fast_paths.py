@@ -44,3 +44,18 @@ def test_a_reroll_and_a_clamp_read_as_before() -> None:
     assert "1→2" in rec.detail
     again = roll("4d6rr1", DiceRng(5, "x"))
     assert all(not d.kept for d in again.dice if d.rerolled)
+
+
+@pytest.mark.parametrize("expr", ["4d6kh3", "4d6kl1", "10d10kh5", "8d6dl2", "2d20kh1", "20d6kh0", "3d6kh3"])
+def test_keep_without_explosions_matches_the_general_path(expr: str) -> None:
+    from storymaster.dice.render import _dice_text
+    from storymaster.dice.roller import _compile_per_die
+
+    node = parse(expr)
+    general = _compile_per_die(node, 0)
+    for seed in range(300):
+        fast = roll(expr, DiceRng(seed, "keep"))
+        dice: list = []
+        total = general(DiceRng(seed, "keep"), dice)
+        assert list(fast.dice) == dice and fast.total == total, (expr, seed)
+        assert fast.detail == f"{_dice_text(str(node), dice)} = {total}", (expr, seed)

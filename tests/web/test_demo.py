@@ -91,6 +91,17 @@ def test_each_campaign_has_what_the_demo_promises(demo, name, tmp_path) -> None:
     roles = sorted(m["role"] for m in campaign["members"])
     assert roles == ["gm", "player", "player"]
     assert len(campaign["characters"]) == 3
+    # between the scenes, the table's living rules changed a condition and awarded experience
+    data = demo_data(name)
+    chars = sorted(campaign["characters"], key=lambda ch: ch["id"])
+    for item in data.get("after_prologue", []):
+        ch = chars[item["character"]]
+        if "request" in item:
+            cond = client.get(f"/api/campaigns/{cid}/characters/{ch['id']}/condition").json()
+            assert any(h["why"].get("kind") == item["request"]["action"] for h in cond["history"]), cond["history"]
+        else:
+            got = client.get(f"/api/campaigns/{cid}/characters/{ch['id']}").json()
+            assert got["version"] >= 2  # the award made a new version of the sheet
     scenes = client.get(f"/api/campaigns/{cid}/scenes").json()
     closed = [s for s in scenes if s.get("closed")]
     open_ = [s for s in scenes if not s.get("closed")]

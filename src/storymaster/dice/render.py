@@ -131,6 +131,8 @@ def _compile(node: Expr, terms: list[int]) -> _Render:
         terms.append(index)
         if node.plain and not node.fudge:  # nothing to mark: the faces as thrown
             return lambda groups: f"{head}[{', '.join([str(d[1]) for d in groups[index]])}]"
+        if node.per_die_only and not node.explode and not node.fudge:  # kept faces, dropped ones ~between~
+            return lambda groups: f"{head}[{', '.join([str(d[1]) if d[2] else f'~{d[1]}~' for d in groups[index]])}]"
         if node.per_die_only:
             return lambda groups: _dice_text(head, groups[index] if index < len(groups) else ())
         if not node.explode and node.keep is None and node.keep_if is None and node.success is None:

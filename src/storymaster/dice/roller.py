@@ -68,35 +68,10 @@ def _compile_dice(node: Dice, term: int) -> _Fn:
 
         return run_plain
 
-    if node.per_die_only:  # the old modifiers: explode on the top face, keep highest/lowest
-
-        def run(rng: DiceRng, out: list[DieRoll]) -> int:
-            chains: list[list[int]] = []
-            for _ in range(count):
-                face = rng.die(sides)
-                chain = [face - 2 if fudge else face]
-                depth = 0
-                while explode and face == sides and depth < explode:
-                    face = rng.die(sides)
-                    chain.append(face)
-                    depth += 1
-                chains.append(chain)
-            values = [sum(c) for c in chains]
-            kept = [True] * count
-            if keep is not None:
-                mode, n = keep
-                order = sorted(range(count), key=values.__getitem__, reverse=(mode == "h"))
-                keep_set = set(order[:n])
-                kept = [i in keep_set for i in range(count)]
-            total = 0
-            for chain, value, k in zip(chains, values, kept, strict=False):
-                for j, face in enumerate(chain):
-                    out.append(new(DieRoll, (shown, face, k, j > 0, term, False)))
-                if k:
-                    total += value
-            return total
-
-        return run
+    if node.per_die_only and keep is not None and not explode and not fudge:
+        return _compile_keep(node, term)
+    if node.per_die_only:
+        return _compile_per_die(node, term)
 
     if (
         not explode
@@ -107,6 +82,65 @@ def _compile_dice(node: Dice, term: int) -> _Fn:
     ):
         return _compile_reroll_clamp(node, term)
     return _compile_modified(node, term)
+
+
+def _compile_per_die(node: Dice, term: int) -> _Fn:
+    """The old modifiers: explode on the top face, keep highest/lowest (the general way)."""
+    count, explode, keep, fudge = node.count, node.explode, node.keep, node.fudge
+    sides = node.faces
+    shown: int | str = "F" if fudge else sides
+    new = _new_tuple
+
+    def run(rng: DiceRng, out: list[DieRoll]) -> int:
+        chains: list[list[int]] = []
+        for _ in range(count):
+            face = rng.die(sides)
+            chain = [face - 2 if fudge else face]
+            depth = 0
+            while explode and face == sides and depth < explode:
+                face = rng.die(sides)
+                chain.append(face)
+                depth += 1
+            chains.append(chain)
+        values = [sum(c) for c in chains]
+        kept = [True] * count
+        if keep is not None:
+            mode, n = keep
+            order = sorted(range(count), key=values.__getitem__, reverse=(mode == "h"))
+            keep_set = set(order[:n])
+            kept = [i in keep_set for i in range(count)]
+        total = 0
+        for chain, value, k in zip(chains, values, kept, strict=False):
+            for j, face in enumerate(chain):
+                out.append(new(DieRoll, (shown, face, k, j > 0, term, False)))
+            if k:
+                total += value
+        return total
+
+    return run
+
+
+def _compile_keep(node: Dice, term: int) -> _Fn:
+    """Keep highest/lowest without explosions (``4d6kh3``): :func:`_compile_per_die`'s dice, unrolled."""
+    count, sides = node.count, node.faces
+    mode, n = node.keep  # type: ignore[misc]
+    high = mode == "h"
+    new = _new_tuple
+
+    def run(rng: DiceRng, out: list[DieRoll]) -> int:
+        die = rng.die
+        faces = [die(sides) for _ in range(count)]
+        keep_set = set(sorted(range(count), key=faces.__getitem__, reverse=high)[:n])
+        total = 0
+        for i, face in enumerate(faces):
+            if i in keep_set:
+                out.append(new(DieRoll, (sides, face, True, False, term, False)))
+                total += face
+            else:
+                out.append(new(DieRoll, (sides, face, False, False, term, False)))
+        return total
+
+    return run
 
 
 def _compile_reroll_clamp(node: Dice, term: int) -> _Fn:

@@ -28,6 +28,7 @@ from .. import safe_yaml
 from ..dice import new_seed
 from ..play import campaign as ccmd
 from ..play import combat as fcmd
+from ..play import living
 from ..play import scene as scmd
 from ..play.campaign import CampaignState
 from ..play.log import Draft
@@ -186,6 +187,15 @@ def _seed_system(store: Store, system: RuleSystem, ids: Mapping[str, int], now: 
         )
     _, at = clock()
     store.scene_append(prologue, lambda c, s, seed: scmd.close_scene(c, s, gm, seed=seed), at, touches_campaign=True)
+    # between the scenes: the table's living rules change a condition and award experience
+    for item in data.get("after_prologue", []):
+        if item.get("character", -1) >= len(chars):
+            continue
+        _, at = clock()
+        try:
+            store.campaign_append(cid, _between_scenes(system, gm, chars[item["character"]], item), at)
+        except Exception as exc:  # the rest of the demo stands without it
+            log.warning("demo (%s): %s skipped: %s", system.name, item, exc)
 
     # the open scene: turn-based, in the middle of round 1, with a fight in progress
     cast = [ch for ch in (pc1, pc2) if ch is not None]
@@ -262,6 +272,25 @@ def _member(gm: int, user: int, name: str) -> Callable[[CampaignState], list[Dra
 
 def _character(system: RuleSystem, owner: int, sheet: Any) -> Callable[[CampaignState], list[Draft]]:
     return lambda c: ccmd.create_character(c, owner, system=system, sheet=sheet, owner=owner)
+
+
+def _between_scenes(system: RuleSystem, gm: int, char_id: int, item: Mapping[str, Any]) -> Callable[..., list[Draft]]:
+    """The GM applies a rule between scenes: a condition change (``request``) or experience (``advance``)."""
+
+    def decide(c: CampaignState) -> list[Draft]:
+        if "advance" in item:
+            scene_drafts, campaign_drafts = living.advance_character(
+                c, gm, char_id, system=system, request=dict(item["advance"])
+            )
+        else:
+            scene_drafts, campaign_drafts = living.character_act(
+                c, gm, char_id, system=system, request=dict(item["request"]), reason=str(item.get("reason", ""))
+            )
+        if scene_drafts:  # pragma: no cover - a rule that rolls belongs in a scene
+            raise ValueError("a rule that rolls dice is played in a scene")
+        return campaign_drafts
+
+    return decide
 
 
 def _round_unless_it_ends(
