@@ -162,7 +162,7 @@ def scene_view(s: SceneState, c: CampaignState, reader: Reader, now_deadline: bo
             if ch in c.characters
         ],
         "head": {"seq": s.head_seq, "hash": s.head_hash},
-        "posts": sum(1 for p in s.posts.values() if can_read(p.audience, reader)),
+        "posts": sum(n for audience, n in s.audiences.items() if can_read(audience, reader)),
     }
     if s.mode == "turn":
         out["turn"] = {
