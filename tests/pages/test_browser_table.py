@@ -252,5 +252,14 @@ def test_whose_turn_what_is_new_and_a_long_scene(server, browser):
     expect(page.locator(".alert")).to_contain_text("not an e-mail address")
     check(page, "account")
 
+    # --- the pages around: a page that does not exist, a scene one may not read, the builder's edit
+    for url, name in (
+        ("/no/such/page", "not-found"),
+        ("/scenes/999999", "no-scene"),
+        (f"/campaigns/{cid}/characters/{alis}/edit", "builder-edit"),
+    ):
+        page.goto(url)
+        check(page, name, screenshot=False)
+
     ctx.close()
     assert not problems, problems
