@@ -193,3 +193,18 @@ def test_the_dashboard_counts_owed_and_unread_posts_for_each_role(table: Table) 
     closed = line(t.p1)
     assert closed["closed"] and closed["posts_owed"] == 0 and closed["deadline"] is None
     assert t.client.get("/api/me/scenes", headers=t.outsider.h).json() == []
+
+
+def test_the_digest_carries_what_the_reader_chose(table: Table) -> None:
+    t = table
+    sid = t.open_scene(mode="turn", cast=[t.c1, t.c2], turn_seconds=7200)
+    t.post(t.gm, scene=sid, kind="ic", text="The ferry waits.")
+    full = t.get(t.p1, "/api/me/digest")["text"]
+    assert "The ferry waits." in full and "Your turn in" in full
+    r = t.client.patch("/api/me/settings", json={"digest": "turns", "time_zone": "Asia/Tokyo"}, headers=t.p1.h)
+    assert r.status_code == 200 and r.json()["digest"] == "turns"
+    turns = t.get(t.p1, "/api/me/digest")["text"]
+    assert "The ferry waits." not in turns and "Your turn in" in turns
+    assert "(Asia/Tokyo)" in turns and "23:00 JST" in turns  # 12:00 UTC + 2 h deadline, in Tokyo (UTC+9)
+    r = t.client.patch("/api/me/settings", json={"time_zone": "Nowhere/Atlantis"}, headers=t.p1.h)
+    assert r.status_code == 422 and "no time zone" in r.text
