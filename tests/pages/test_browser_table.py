@@ -142,6 +142,10 @@ def test_whose_turn_what_is_new_and_a_long_scene(server, browser):
 
     def check(page, name, screenshot=True):
         found = serious_violations(page, axe)
+        size = page.viewport_size
+        page.set_viewport_size({"width": 390, "height": 844})  # the phone layout too
+        found += [f"(at 390 px) {f}" for f in serious_violations(page, axe)]
+        page.set_viewport_size(size)
         if found:
             problems[name] = found
         if screenshot:
