@@ -11,6 +11,7 @@ import asyncio
 import collections
 import contextlib
 import logging
+import threading
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 
@@ -25,6 +26,7 @@ from .limits import BodyLimit
 from .live import Broker, PgListener
 from .routers import auth, campaigns, characters, exports, invites, live, posts, scenes, systems
 from .settings import Settings
+from .work import ComputePool, ForecastCache, Work
 
 __all__ = ["create_app"]
 
@@ -52,6 +54,9 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -
         if store.is_postgres:
             listener = PgListener(settings.database_url, broker)
             listener.start()
+        # the compute workers start in the background, so the first preview does not wait for them
+        warming = threading.Thread(target=app.state.work.pool.warm, name="storymaster-work-warm", daemon=True)
+        warming.start()
         digests = None
         if settings.smtp_host and settings.digest_every > 0:
             from .notify import digest_loop
@@ -82,6 +87,8 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -
     app.state.streams = collections.Counter()  # live streams open per user, in this process
     app.state.broker = broker
     app.state.clock = clock
+    app.state.work = Work(ComputePool.shared(settings.work_processes, settings.work_memory_mb), settings.work_seconds)
+    app.state.forecasts = ForecastCache()  # the GM page's forecasts, per (scene, log head)
     problems.install(app)
     from .pages import install as install_pages
 

@@ -6,8 +6,6 @@ thread pool (``common.run_page``).
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import ValidationError
@@ -31,15 +29,15 @@ from .common import (
     see_other,
 )
 from .helpers import (
+    builder_check,
     campaign_ctx,
     now_of,
+    sheet_report,
     store_of,
     whole,
 )
 from .sheets import (
-    check_sheet,
     form_fields,
-    merge_form,
     sheet_rows,
     sheet_view,
     split_sheet,
@@ -47,14 +45,6 @@ from .sheets import (
 )
 
 router = APIRouter(include_in_schema=False)
-
-
-def _report(system: Any, sheet: dict[str, Any], problem: str, house_rules: dict[str, Any]) -> dict[str, Any]:
-    report = check_sheet(system, sheet, house_rules)
-    if problem:
-        report["ok"] = False
-        report["problems"] = [{"where": "lists and details", "message": problem}, *report["problems"]]
-    return report
 
 
 @router.get("/campaigns/{cid}/characters/new", response_class=HTMLResponse)
@@ -67,7 +57,7 @@ async def character_new(request: Request, cid: Id) -> Response:
             raise Forbidden("observers do not make characters")
         start = safe_yaml.load(starter_sheet(system)) or {}
         values, text = split_sheet(system, start)
-        report = check_sheet(system, start, ctx["c"]["house_rules"])
+        report = sheet_report(request, ctx["system_name"], start, ctx["c"]["house_rules"])
         return render(
             request,
             "builder.html",
@@ -92,8 +82,9 @@ async def character_check(request: Request, cid: Id) -> Response:
         form = form_of(request, v)
         ctx = campaign_ctx(request, v, cid)
         system = ctx["system"]
-        sheet, values, text, problem = merge_form(system, form)
-        report = _report(system, sheet, problem, ctx["c"]["house_rules"])
+        _sheet, values, text, _problem, report = builder_check(
+            request, ctx["system_name"], form, ctx["c"]["house_rules"]
+        )
         if "application/json" in request.headers.get("accept", ""):
             return JSONResponse({**report, "html": render(request, "_report.html", v=v, report=report).body.decode()})
         char = whole(form.get("char"), "character")
@@ -119,7 +110,7 @@ async def character_create(request: Request, cid: Id) -> Response:
         form = form_of(request, v)
         ctx = campaign_ctx(request, v, cid)
         system = ctx["system"]
-        sheet, values, text, problem = merge_form(system, form)
+        sheet, values, text, problem, report = builder_check(request, ctx["system_name"], form, ctx["c"]["house_rules"])
         char = whole(form.get("char"), "character")
         store, now = store_of(request), now_of(request)
         try:
@@ -130,7 +121,6 @@ async def character_create(request: Request, cid: Id) -> Response:
             else:
                 view = characters.create_character(cid, CharacterIn(sheet=sheet), store, v.caller, now)
         except (ValidationError, StorymasterError, PageError) as exc:
-            report = _report(system, sheet, problem, ctx["c"]["house_rules"])
             if not report["problems"]:
                 report["problems"] = [{"where": "", "message": error_message(exc)[1]}]
             status = getattr(exc, "status", 422)
@@ -183,7 +173,7 @@ async def character_edit(request: Request, cid: Id, char: Id) -> Response:
         if not (ctx["c"]["your_role"] == "gm" or view["owner"] == v.caller.id):
             raise Forbidden("only the character's owner or the GM edits it")
         values, text = split_sheet(ctx["system"], view["sheet"])
-        report = check_sheet(ctx["system"], view["sheet"], ctx["c"]["house_rules"])
+        report = sheet_report(request, ctx["system_name"], view["sheet"], ctx["c"]["house_rules"])
         return render(
             request,
             "builder.html",

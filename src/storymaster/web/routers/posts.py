@@ -10,11 +10,11 @@ from ...play import scene as cmd
 from ...play.campaign import CampaignState
 from ...play.chain import canonical_json
 from ...play.errors import NotFound
-from ...play.rolling import preview
 from ...play.scene import SceneState
 from ...play.views import Reader, post_view
+from .. import jobs
 from ..access import member, system_of
-from ..deps import CallerDep, Id, NowDep, StoreDep, now_text, sha256
+from ..deps import CallerDep, Id, NowDep, StoreDep, WorkDep, now_text, sha256
 from ..schemas import PostEditIn, PostIn, PreviewIn
 
 router = APIRouter(prefix="/api/scenes/{sid}", tags=["posts"])
@@ -90,12 +90,15 @@ def create_post(
 
 
 @router.post("/preview", summary="The exact odds of a roll or check and a chart, without rolling")
-def preview_roll(sid: Id, body: PreviewIn, store: StoreDep, caller: CallerDep) -> dict[str, Any]:
+def preview_roll(sid: Id, body: PreviewIn, store: StoreDep, caller: CallerDep, work: WorkDep) -> dict[str, Any]:
+    """In a compute worker within the table's budget (422 ``too-much-work`` past it)."""
     with store.reading_scene(sid) as (c, _s):
         member(c, caller)
         house_rules = dict(c.house_rules)
-        system = system_of(c)
-    return preview(body.model_dump(exclude_none=True), system=system, house_rules=house_rules)
+        system = c.system
+    return work.call(  # type: ignore[no-any-return]
+        jobs.odds_preview, system, body.model_dump(exclude_none=True), house_rules, what="odds preview"
+    )
 
 
 @router.get("/posts/{pid}", summary="A post, with its edit history where you may read it")
