@@ -25,17 +25,34 @@ __all__ = [
     "odds_preview",
     "parse_document",
     "sheet_check",
+    "system_ref",
     "warm",
 ]
 
 
-def load_system(name: str) -> RuleSystem:
-    """The rule system registered under the entry-point ``name`` (looked up afresh if it came with a new path)."""
-    try:
-        return get_system(name)
-    except PluginError:
-        registry._load.cache_clear()  # a plugin on a path this worker had not seen yet
-        return get_system(name)
+#: systems loaded in this worker, by (entry-point name, value)
+_LOADED: dict[tuple[str, str], RuleSystem] = {}
+
+
+def system_ref(name: str) -> tuple[str, str]:
+    """How the installed system ``name`` travels to a worker: its entry point's name and value
+    (``package.module:OBJECT``), so plugin and test systems load there as they did here."""
+    ep = registry.entry_point(name)
+    return ep.name, ep.value
+
+
+def load_system(ref: tuple[str, str] | str) -> RuleSystem:
+    """The rule system an entry point names (loaded once per worker); a bare name is looked up in the registry."""
+    if isinstance(ref, str):
+        return get_system(ref)
+    if ref not in _LOADED:
+        from importlib.metadata import EntryPoint
+
+        system = EntryPoint(name=ref[0], value=ref[1], group=registry.SYSTEMS_GROUP).load()
+        if not isinstance(system, RuleSystem):
+            raise PluginError(f"the entry point {ref[0]} = {ref[1]} is not a rule system")
+        _LOADED[ref] = system
+    return _LOADED[ref]
 
 
 class TooLarge(Invalid):
@@ -65,14 +82,14 @@ def parse_document(text: str, what: str, max_bytes: int) -> Any:
     return data
 
 
-def odds_preview(system: str, request: dict[str, Any], house_rules: Mapping[str, Any]) -> dict[str, Any]:
+def odds_preview(system: tuple[str, str], request: dict[str, Any], house_rules: Mapping[str, Any]) -> dict[str, Any]:
     """The exact odds of a roll or check, with its chart (``play.rolling.preview``)."""
     from ..play.rolling import preview
 
     return preview(request, system=load_system(system), house_rules=house_rules)
 
 
-def sheet_check(system: str, sheet: dict[str, Any], house_rules: dict[str, Any]) -> dict[str, Any]:
+def sheet_check(system: tuple[str, str], sheet: dict[str, Any], house_rules: dict[str, Any]) -> dict[str, Any]:
     """The builder's report on a sheet (``pages.sheets.check_sheet``)."""
     from .pages.sheets import check_sheet
 
@@ -80,7 +97,7 @@ def sheet_check(system: str, sheet: dict[str, Any], house_rules: dict[str, Any])
 
 
 def builder_check(
-    system: str, form: dict[str, str], house_rules: dict[str, Any]
+    system: tuple[str, str], form: dict[str, str], house_rules: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, Any], str, str, dict[str, Any]]:
     """The builder's form read into a sheet (its YAML box parsed here) and checked by the creation rules:
     ``(sheet, values, sheet text, YAML problem, report)``."""
@@ -96,7 +113,7 @@ def builder_check(
 
 
 def fight_forecast(
-    system: str,
+    system: tuple[str, str],
     models: list[list[Any]],
     house_rules: dict[str, Any],
     options: dict[str, Any],

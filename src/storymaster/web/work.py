@@ -176,22 +176,29 @@ class ComputePool:
             self.killed += 1
 
     def warm(self) -> None:
-        """Start the idle workers now (the server does this in the background at start-up)."""
-        got: list[_Worker | None] = []
-        with contextlib.suppress(queue.Empty):
-            while True:
-                got.append(self._idle.get_nowait())
-        try:
-            got = [w if w is not None and w.process.is_alive() else self._start() for w in got]
-        finally:
-            for w in got:
-                self._idle.put(w)
+        """Start the fork server and the idle workers now (the server does this in the background at start-up),
+        holding one worker's place at a time, so a request never waits behind the whole warm-up."""
+        ctx = self._context()
+        if ctx.get_start_method() == "forkserver":
+            from multiprocessing import forkserver
+
+            forkserver.ensure_running()
+        for _ in range(self.processes):
+            try:
+                worker = self._idle.get_nowait()
+            except queue.Empty:
+                return  # every place is in use: the workers are up
+            try:
+                if worker is None or not worker.process.is_alive():
+                    worker = self._start()
+            finally:
+                self._idle.put(worker)
 
     def call(self, fn: Callable[..., Any], args: tuple[Any, ...], *, seconds: float, what: str) -> Any:
         """``fn(*args)`` in a worker, waiting at most ``seconds`` for it (the job's own run)."""
         blob = pickle.dumps((fn, args))
-        try:
-            worker = self._idle.get(timeout=seconds)
+        try:  # a worker in use is free again within the budget; starting one takes well under 10 s
+            worker = self._idle.get(timeout=seconds + 10)
         except queue.Empty:
             raise WorkersBusy(f"the server is busy with other people's {what}s", hint="try again in a moment") from None
         try:

@@ -79,7 +79,7 @@ def parse_doc(request: Request, text: str, what: str) -> Any:
 def sheet_report(request: Request, system_name: str, sheet: dict[str, Any], house_rules: Any) -> dict[str, Any]:
     """The builder's report on a stored or starter sheet, checked in a compute worker."""
     return work_of(request).call(  # type: ignore[no-any-return]
-        jobs.sheet_check, system_name, dict(sheet), dict(house_rules or {}), what="sheet check"
+        jobs.sheet_check, jobs.system_ref(system_name), dict(sheet), dict(house_rules or {}), what="sheet check"
     )
 
 
@@ -89,7 +89,7 @@ def builder_check(
     """The builder's form read and checked in a compute worker: (sheet, values, text, YAML problem, report)."""
     fields = {k: v for k, v in form.multi_items() if isinstance(v, str)}
     return work_of(request).call(  # type: ignore[no-any-return]
-        jobs.builder_check, system_name, fields, dict(house_rules or {}), what="sheet check"
+        jobs.builder_check, jobs.system_ref(system_name), fields, dict(house_rules or {}), what="sheet check"
     )
 
 

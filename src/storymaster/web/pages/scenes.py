@@ -187,7 +187,7 @@ def _forecast(request: Request, sid: int, system_name: str, fight: dict[str, Any
     try:
         result = work_of(request).call(
             jobs.fight_forecast,
-            system_name,
+            jobs.system_ref(system_name),
             models,
             rules,
             dict(fight.get("options") or {}),

@@ -95,7 +95,7 @@ def preview_roll(sid: Id, body: PreviewIn, store: StoreDep, caller: CallerDep, w
     with store.reading_scene(sid) as (c, _s):
         member(c, caller)
         house_rules = dict(c.house_rules)
-        system = c.system
+        system = jobs.system_ref(c.system)
     return work.call(  # type: ignore[no-any-return]
         jobs.odds_preview, system, body.model_dump(exclude_none=True), house_rules, what="odds preview"
     )
