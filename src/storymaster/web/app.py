@@ -11,7 +11,6 @@ import asyncio
 import collections
 import contextlib
 import logging
-import threading
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 
@@ -54,9 +53,8 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -
         if store.is_postgres:
             listener = PgListener(settings.database_url, broker)
             listener.start()
-        # the compute workers start in the background, so the first preview does not wait for them
-        warming = threading.Thread(target=app.state.work.pool.warm, name="storymaster-work-warm", daemon=True)
-        warming.start()
+        # the compute workers (and the fork server they come from) are up before the first request is taken
+        await asyncio.to_thread(app.state.work.pool.warm)
         digests = None
         if settings.smtp_host and settings.digest_every > 0:
             from .notify import digest_loop

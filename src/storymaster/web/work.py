@@ -36,7 +36,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..errors import StorymasterError
 from ..play.errors import Invalid, TableError
 
 __all__ = ["ComputePool", "ForecastCache", "TooMuchWork", "Work", "WorkersBusy"]
@@ -60,26 +59,24 @@ class WorkersBusy(TableError):
     status = 503
 
 
-class _Relayed(TableError):
-    """A table error raised in a worker that could not travel back as itself (its status, code and text kept)."""
-
-    def __init__(self, message: str, *, status: int, code: str, hint: str | None) -> None:
-        super().__init__(message, hint=hint)
-        self.status, self.code = status, code
-
-
 def _send_back(conn: Any, exc: BaseException) -> None:
+    """An exception raised by a job, sent as (class, args, attributes): rebuilt in the server without calling
+    its ``__init__`` (many of ours take keyword-only arguments that plain pickling cannot give back)."""
     try:
-        blob = pickle.dumps(exc)
-        pickle.loads(blob)  # some exceptions pickle but cannot be rebuilt
-        conn.send(("raise", blob))
+        conn.send(("raise", pickle.dumps((type(exc), exc.args, dict(getattr(exc, "__dict__", {}))))))
     except Exception:
-        if isinstance(exc, StorymasterError):
-            status = exc.status if isinstance(exc, TableError) else 422
-            relayed = _Relayed(exc.message, status=status, code=exc.code, hint=exc.hint)
-            conn.send(("raise", pickle.dumps(relayed)))
-        else:
-            conn.send(("bug", f"{type(exc).__name__}: {exc}"))
+        conn.send(("bug", f"{type(exc).__name__}: {exc}"))
+
+
+def _rebuild(blob: bytes) -> BaseException:
+    cls, args, state = pickle.loads(blob)
+    try:
+        exc = cls.__new__(cls)
+        exc.args = args
+        exc.__dict__.update(state)
+    except Exception:
+        return RuntimeError(f"{cls.__name__}: {args}")
+    return exc  # type: ignore[no-any-return]
 
 
 def _worker_main(conn: Any, memory_mb: int) -> None:  # pragma: no cover - runs in the worker process
@@ -236,7 +233,7 @@ class ComputePool:
                 hint=_HINTS.get(what, "ask for something smaller"),
             )
         if kind == "raise":
-            raise pickle.loads(payload)
+            raise _rebuild(payload)
         raise RuntimeError(f"the {what} failed in a compute worker: {payload}")
 
     def _refill(self) -> None:
