@@ -63,9 +63,18 @@ test: $(STAMP) postgres chromium
 	$(MAKE) docs
 	$(BIN)/python -m pytest -n 2 -q
 
+# Every bench script (each prints TARGET lines, see bench/common.py), niced, output kept in .bench-output.txt,
+# then one table of all targets (bench/summary.py). BENCH_QUICK=1 for fewer repetitions. load_table.py is `make load`.
+BENCH_SKIP := bench/common.py bench/summary.py bench/load_table.py
 bench: $(STAMP)
-	$(BIN)/python bench/run.py
-	@for f in bench/forecast_*.py; do [ -e "$$f" ] || continue; echo; $(BIN)/python "$$f" || exit 1; done
+	@rm -f .bench-output.txt
+	@start=$$(date +%s); for f in bench/*.py; do \
+		case " $(BENCH_SKIP) " in *" $$f "*) continue;; esac; \
+		echo "== $$f" | tee -a .bench-output.txt; \
+		nice -n 5 $(BIN)/python "$$f" 2>&1 | tee -a .bench-output.txt; \
+		echo | tee -a .bench-output.txt; \
+	done; echo "make bench took $$(( $$(date +%s) - start )) s" | tee -a .bench-output.txt
+	@$(BIN)/python bench/summary.py .bench-output.txt | tee .bench-summary.md
 
 # Mutation testing (issue 14; not part of make test): each module in a private copy, its own tests, a time
 # budget per module (MUTATION_BUDGET seconds); run again to go on. MODULES= picks modules; see /work/notes/MUTATION.md.

@@ -84,6 +84,10 @@ def main() -> int:
     print(f"  simulated, 50,000 fights: {ts:.2f} s; p_win A {si.p_win[0]:.6f} +/- {si.error:.4f}")
     ok = worst >= TARGET
     print(f"  {'OK' if ok else 'BELOW TARGET'}: worst simulation/engine ratio {worst:,.0f}x")
+    print(
+        f"TARGET | BLYSS fight simulation >= 50x the engine fight by fight | worst {worst:,.0f}x"
+        f" | {worst / TARGET:.2f}x of target | holds {'yes' if ok else 'no'}"
+    )
     return 0 if ok else 1
 
 

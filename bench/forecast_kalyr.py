@@ -69,6 +69,10 @@ def main() -> None:
             f"{ex.p_win[0]:.4f} / {sim.p_win[0]:.4f} +/- {sim.error:.4f} / {eng.p_win[0]:.3f}"
         )
     print(f"simulation vs engine: worst ratio {worst:.0f}x (target >= 50x): {'ok' if worst >= 50 else 'BELOW TARGET'}")
+    print(
+        f"TARGET | Kalyr fight simulation >= 50x the engine fight by fight (cpu) | worst {worst:,.0f}x"
+        f" | {worst / 50:.2f}x of target | holds {'yes' if worst >= 50 else 'no'}"
+    )
 
 
 if __name__ == "__main__":

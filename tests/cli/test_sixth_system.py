@@ -78,9 +78,32 @@ def test_check_and_odds_from_the_check_types(toy_installed, cli) -> None:
     faces = [d["face"] for d in out["rolls"][0]["dice"]]
     assert out["result"] == ("success" if max(faces) == 6 else "failure")
     r = cli("toy", "check", "rol")
-    assert r.exit_code == 2 and "Did you mean 'roll'" in r.stderr
+    assert r.exit_code == 2 and "did you mean 'roll'" in r.stderr
     r = cli("toy", "check", "roll", "--set", "luck=3")
-    assert r.exit_code == 2 and "no luck" in r.stderr
+    assert r.exit_code == 2 and "luck" in r.stderr and "Traceback" not in r.output
+    r = cli("toy", "check")
+    assert r.exit_code == 2 and "name the check" in r.stderr
+
+
+def test_a_characters_checks_from_the_catalogue(toy_installed, cli, tmp_path) -> None:
+    """`check -c FILE SUBJECT` finds the check on the character (find_check); --difficulty is the kind's field."""
+    ann = tmp_path / "ann.yaml"
+    ann.write_text("name: Ann\nmight: 3\n")
+    listed = json.loads(cli("toy", "checks", "-c", str(ann), "--json").stdout)["checks"]
+    assert [(e["key"], e["defaults"]) for e in listed] == [("roll:might", {"dice": 3})]
+    kinds = json.loads(cli("toy", "checks", "--json").stdout)["kinds"]
+    assert [(k["name"], k["difficulty"]) for k in kinds] == [("roll", "target")]
+    data = json.loads(cli("toy", "odds", "-c", str(ann), "might", "--difficulty", "5", "--json").stdout)
+    # Might 3 rolls 3d6 for a 5+: 1 - (4/6)^3 = 19/27
+    assert data["exact"]["p_success"] == "19/27"
+    r = cli("toy", "check", "-c", str(ann), "MIGHT", "--difficulty", "5", "--seed", "3", "--json")
+    assert r.exit_code == 0, r.output
+    assert len(json.loads(r.stdout)["rolls"][0]["dice"]) == 3
+    r = cli("toy", "check", "-c", str(ann), "luck")
+    assert r.exit_code == 2 and "roll:might" in r.stderr  # the keys there are
+    (tmp_path / "big.yaml").write_text("name: Big\nmight: 9\n")
+    r = cli("toy", "odds", "-c", str(tmp_path / "big.yaml"), "might")
+    assert r.exit_code == 2 and "--allow-illegal" in r.stderr  # validated like 'sheet'
 
 
 def test_fight_with_teams_and_illegal_fighters(toy_installed, cli, tmp_path) -> None:
@@ -96,6 +119,31 @@ def test_fight_with_teams_and_illegal_fighters(toy_installed, cli, tmp_path) -> 
     r = cli("toy", "fight", p["a"], p["big"])
     assert r.exit_code == 2 and "--allow-illegal" in r.stderr
     assert cli("toy", "fight", p["a"], p["big"], "--allow-illegal").exit_code == 0
+
+
+def test_a_saved_fight_goes_on(toy_installed, cli, tmp_path) -> None:
+    """Issue 13: `fight --state FILE` continues a fight saved with --save-state, in any system."""
+    for name, might in (("a", 3), ("b", 2)):
+        (tmp_path / f"{name}.yaml").write_text(f"name: {name.upper()}\nmight: {might}\n")
+    saved = tmp_path / "fight.json"
+    args = ("toy", "fight", str(tmp_path / "a.yaml"), str(tmp_path / "b.yaml"), "--seed", "1")
+    r = cli(*args, "--rounds", "1", "--save-state", str(saved), "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["over"] is False
+    # by the toy rules: round 1 A hits B (2 -> 1), B hits A (3 -> 2)
+    assert [f["might"] for f in json.loads(saved.read_text())["fighters"]] == [2, 1]
+    r = cli("toy", "fight", "--state", str(saved), "--seed", "1", "--json")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    # round 2: A downs B (1 -> 0); the log goes on from round 2
+    assert data["winner"] == 0 and data["over"] is True and data["events"][0]["round"] == 2
+    r = cli("toy", "forecast", "--state", str(saved), "--json")
+    assert r.exit_code == 2 and "does not forecast" in r.stderr  # the toy has no forecast
+    saved.write_text('{"round": 1}')
+    r = cli("toy", "fight", "--state", str(saved))
+    assert r.exit_code == 2 and "fighters" in r.stderr and "Traceback" not in r.output
+    r = cli("toy", "fight", "--state", str(saved), str(tmp_path / "a.yaml"))
+    assert r.exit_code == 2 and "give no files" in r.stderr
 
 
 def test_new_asks_again_and_writes(toy_installed, cli, tmp_path) -> None:

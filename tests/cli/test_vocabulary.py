@@ -213,3 +213,22 @@ def test_out_of_range_values_exit_2_not_70(cli) -> None:
         r = cli(*args)
         assert r.exit_code == 2, (args, r.output)
         assert words in r.stderr and "internal" not in r.stderr
+
+
+def test_new_json_prints_only_json_on_stdout_in_a_real_process(tmp_path) -> None:
+    """Click's prompt with err=True still writes a space to stdout per question; 'new' asks on stderr only."""
+    import subprocess
+    import sys
+
+    answers = "Yama\n" + "\n" * 12 + "0\n0\n0\n"
+    r = subprocess.run(
+        [sys.executable, "-m", "storymaster", "blyss", "new", "--template", "warrior", "--json"],
+        input=answers,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("{") and json.loads(r.stdout)["sheet"]["legal"]
+    assert "Name" in r.stderr  # the questions

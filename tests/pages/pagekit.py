@@ -96,7 +96,7 @@ def build_table(app, system: str = "fuzzy") -> Table:
     t = Table(gm, alice, bob, obs, out, cid=cid, invite=invite)
     for p, who in ((alice, "Alis"), (bob, "Bobo")):
         data = form_values(p.get(f"/campaigns/{cid}/characters/new").text)
-        data["name"] = who
+        data["f.name"] = who
         r = p.post(f"/campaigns/{cid}/characters", data)
         assert r.status_code == 303, r.text
         t.chars[who] = int(r.headers["location"].rsplit("/", 1)[1])

@@ -123,11 +123,12 @@ def test_a_scene_from_invitation_to_verified_export(server, browser):
         # a broken sheet: the problems appear as you type
         body = page.get_by_role("group", name="Required").get_by_label("Body")
         body.fill("0")
-        expect(page.locator("#report")).to_contain_text("required.body", timeout=10_000)
+        expect(page.locator("#report")).to_contain_text("Required: Body", timeout=10_000)
+        expect(page.locator("[data-field='f.required.body'] .field-problem")).to_be_visible()
         if name == "alice":
             checks.page(page, "builder")
         body.fill("4")
-        page.get_by_label(re.compile("^Name")).fill(hero)
+        page.get_by_label(re.compile("^Name")).first.fill(hero)
         expect(page.locator("#report")).to_contain_text("No creation problems", timeout=10_000)
         page.get_by_role("button", name="Create character").click()
         expect(page.get_by_role("heading", level=1)).to_contain_text(hero)
@@ -210,6 +211,7 @@ def test_a_scene_from_invitation_to_verified_export(server, browser):
     expect(gm.locator("#fight-controls")).to_contain_text("Start a fight")
 
     # --- the GM closes the scene (revealing the seed) and the export verifies
+    gm.get_by_label("Yes, close it").check()
     gm.get_by_role("button", name="Close the scene and reveal its seed").click()
     expect(gm.locator("#seed")).to_be_visible()
     export = gm.request.get(base + gm.locator("#export-json").get_attribute("href"))

@@ -61,7 +61,7 @@ def test_gm_acts_for_a_tardy_character_and_keeps_notes(table):
     )
     assert r.status_code == 200 and "Draft words" in r.text and "<svg" in r.text
     assert "Draft words" not in gm.get(f"/scenes/{table.sid}/story").text
-    assert gm.post(f"/scenes/{table.sid}/close").status_code == 303
+    assert gm.post(f"/scenes/{table.sid}/close", {"confirm": "yes"}).status_code == 303
     closed = table.bob.get(f"/scenes/{table.sid}").text
     assert 'id="seed"' in closed and 'id="compose"' not in closed
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
-from pages.pagekit import Table
+from pages.pagekit import Table, form_values
 
 
 def test_sign_up_and_in_errors(app, table):
@@ -38,10 +39,11 @@ def test_sign_up_and_in_errors(app, table):
                 "text": "x",
                 "roll_kind": "check",
                 "check_type": "ability",
-                "check_fields": "[: bad",
+                "chk.ability.dice": "many",
+                "chk.ability.target": "average",
                 "action": "post",
             },
-            "YAML",
+            "dice",
         ),
         ({"kind": "private", "text": "x", "action": "post"}, "who reads"),
         ({"kind": "shout", "text": "x", "action": "post"}, "kind"),
@@ -69,15 +71,28 @@ def test_bad_odds_preview(table):
 
 
 def test_builder_shows_problems_not_errors(table):
+    """Wrong values in the builder's controls: the page again, each problem at its field in plain words."""
     url = f"/campaigns/{table.cid}/characters"
-    for sheet, expect in [("name: [unclosed", "YAML"), ("- a list", "mapping"), ("name: Zed\nrequired: 7", "required")]:
-        r = table.alice.post(url + "/check", {"sheet": sheet})
-        assert r.status_code == 200 and expect in r.text, sheet
-        r = table.alice.post(url, {"sheet": sheet})
-        assert 400 <= r.status_code < 500 and expect in r.text, sheet
-    r = table.alice.post(url + "/check", {"sheet": "name: Zed\nrequired: 7"}, headers={"Accept": "application/json"})
+    base = form_values(table.alice.get(url + "/new").text)
+    for change, field, words in [
+        ({"f.name": ""}, "f.name", "required"),
+        ({"f.required.body": "lots"}, "f.required.body", "whole number"),
+        ({"f.required.body": "0"}, "f.required.body", ""),
+    ]:
+        data = {**base, **change}
+        for r in (table.alice.post(url + "/check", data), table.alice.post(url, data)):
+            assert r.status_code in (200, 422), r.status_code
+            held = re.search(rf'id="{re.escape(forms_id(field))}-problem"[^>]*>(.{{0,300}})', r.text, re.S)
+            assert held and words in held.group(1).lower(), (change, r.text[-3000:])
+            assert 'aria-invalid="true"' in r.text
+    r = table.alice.post(url + "/check", {**base, "f.required.body": "0"}, headers={"Accept": "application/json"})
     body = r.json()
-    assert r.status_code == 200 and body["ok"] is False and body["problems"] and "Creation problems" in body["html"]
+    assert r.status_code == 200 and body["ok"] is False and body["problems"] and "Problems" in body["html"]
+    assert "f.required.body" in body["field_problems"]
+
+
+def forms_id(name: str) -> str:
+    return "f-" + re.sub(r"[^A-Za-z0-9_-]", "-", name)
 
 
 def test_gm_form_errors(table):
@@ -106,7 +121,7 @@ def test_verify_page(table):
         ).status_code
         == 303
     )
-    assert gm.post(f"/scenes/{table.sid}/close").status_code == 303
+    assert gm.post(f"/scenes/{table.sid}/close", {"confirm": "yes"}).status_code == 303
     export = gm.client.get(f"/api/scenes/{table.sid}/export.json").text
     r = gm.post("/verify", {"export": export})
     assert r.status_code == 200 and 'id="verified"' in r.text
@@ -124,18 +139,17 @@ def test_verify_page(table):
 
 
 def test_builder_form_controls_round_trip(table):
-    from pages.pagekit import form_values
 
     url = f"/campaigns/{table.cid}/characters/{table.chars['Alis']}/edit"
     data = form_values(table.alice.get(url).text)
-    assert data["name"] == "Alis" and data["required.body"] == "4"
-    data["required.body"] = "0"
+    assert data["f.name"] == "Alis" and data["f.required.body"] == "4"
+    data["f.required.body"] = "0"
     r = table.alice.post(f"/campaigns/{table.cid}/characters/check", data, headers={"Accept": "application/json"})
     assert r.json()["ok"] is False and any(p["where"] == "required.body" for p in r.json()["problems"])
-    data["required.body"] = "lots"
+    data["f.required.body"] = "lots"
     r = table.alice.post(f"/campaigns/{table.cid}/characters", data)
-    assert r.status_code == 422 and "required.body" in r.text
-    data["required.body"] = "5"
+    assert r.status_code == 422 and "whole number" in r.text
+    data["f.required.body"] = "5"
     r = table.alice.post(f"/campaigns/{table.cid}/characters", data)
     assert r.status_code == 303
     sheet = table.alice.client.get(f"/api/campaigns/{table.cid}/characters/{table.chars['Alis']}").json()

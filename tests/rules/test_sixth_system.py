@@ -68,9 +68,9 @@ def test_the_toy_gets_a_sheet_page_a_card_and_a_check_form(toy_installed, tmp_pa
     cid = int(r.headers["location"].rsplit("/", 1)[1])
 
     builder = gm.get(f"/campaigns/{cid}/characters/new")
-    assert builder.status_code == 200 and 'name="might"' in builder.text  # the builder's form from the model
+    assert builder.status_code == 200 and 'name="f.might"' in builder.text  # the builder's form from the model
     data = form_values(builder.text)
-    data.update({"name": "Pip", "might": "4", "wits": "3"})
+    data.update({"f.name": "Pip", "f.might": "4", "f.wits": "3"})
     check = gm.post(f"/campaigns/{cid}/characters/check", data, headers={"accept": "application/json"}).json()
     assert check["ok"] and ["Toy hit points", "5 of 5"] in check["totals"]
     r = gm.post(f"/campaigns/{cid}/characters", data)
@@ -98,3 +98,39 @@ def test_the_toy_gets_a_sheet_page_a_card_and_a_check_form(toy_installed, tmp_pa
     assert "Might roll" in story and ("success" in story or "failure" in story)
     missing = gm.post(f"/scenes/{sid}/preview", {"roll_kind": "check", "check_entry": f"{char}|roll:might"})
     assert missing.status_code == 422 and "target" in missing.text
+
+
+def test_the_same_toy_gets_the_cli_commands(toy_installed, tmp_path) -> None:
+    """The CLI part of the same sixth system: every shared command, from the protocol, with no CLI code."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from storymaster.cli import app as cli_app
+    from storymaster.cli.shared import SHARED_COMMANDS
+
+    caches = (cli_app._rule_system_names, cli_app._generic_command, cli_app._system_entry_points)
+    for c in caches:
+        c.cache_clear()
+    try:
+        runner = CliRunner()
+
+        def cli(*args: str):
+            return runner.invoke(cli_app.app, list(args))
+
+        helped = cli("toy", "--help")
+        assert helped.exit_code == 0 and all(f"  {c} " in helped.stdout for c in SHARED_COMMANDS)
+        pip = tmp_path / "pip.yaml"
+        pip.write_text("name: Pip\nmight: 4\nwits: 3\n")
+        sheet = json.loads(cli("toy", "sheet", str(pip), "--json").stdout)
+        assert sheet["legal"] and sheet["sections"][1]["values"][0]["label"] == "Toy hit points"
+        keys = [e["key"] for e in json.loads(cli("toy", "checks", "-c", str(pip), "--json").stdout)["checks"]]
+        assert "roll:might" in keys and "duel:wits" in keys
+        # Pip's Might roll, d6+4 against 7, needs a 3 or more: 4/6 (as the contract's hand count)
+        odds = json.loads(cli("toy", "odds", "-c", str(pip), "might", "--difficulty", "7", "--json").stdout)
+        assert odds["exact"]["p_success"] == "2/3"
+        r = cli("toy", "check", "-c", str(pip), "roll:wits", "--difficulty", "5", "--seed", "2", "--json")
+        assert r.exit_code == 0 and json.loads(r.stdout)["rolls"][0]["seed"] == "2"
+    finally:
+        for c in caches:
+            c.cache_clear()

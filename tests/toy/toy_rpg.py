@@ -47,7 +47,7 @@ class ToyFight(Model):
 
 
 class ToyCombat:
-    def start(self, sides, *, house_rules=None, options=None):
+    def start(self, sides, *, house_rules=None, options=None) -> ToyFight:  # the state a saved fight is read as
         return ToyFight(
             fighters=tuple(Fighter(name=c.name, side=i, might=c.might) for i, side in enumerate(sides) for c in side)
         )
@@ -106,6 +106,12 @@ class ToySystem(RuleSystemBase):
                 Problem("might", f"Might {character.might} is over the limit of {house_rules.max_might}", "Toy rules")
             ]
         return []
+
+    def character_checks(self, character, house_rules):
+        """One check a character can make: a roll of as many dice as its Might (1 to 6)."""
+        if character.might < 1:
+            return []
+        return [self.check_kinds[0].entry("Might", "stat", {"dice": min(character.might, 6)})]
 
     def advance(self, character, request, rng, house_rules=None):
         return character, []

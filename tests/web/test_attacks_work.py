@@ -74,23 +74,18 @@ def _held(person: Person, send) -> object:
 def test_the_yaml_bomb_is_refused_at_every_yaml_door(duel) -> None:
     assert len(BOMB.encode()) <= 419
     gm, alice, cid, sid = duel["gm"], duel["alice"], duel["cid"], duel["sid"]
+    # the YAML doors of the pages today: the house rules (the builder and the composer's checks are forms of
+    # fields now, with no YAML box); the bomb sent to the others as a field is refused or ignored, never run
     doors = [
-        (gm, f"/campaigns/{cid}/house-rules", {"house_rules": BOMB}),
-        (alice, f"/scenes/{sid}/preview", {"roll_kind": "check", "check_type": "pool", "check_fields": BOMB}),
-        (
-            alice,
-            f"/scenes/{sid}/posts",
-            {"kind": "ooc", "text": "x", "roll_kind": "check", "check_type": "pool", "check_fields": BOMB},
-        ),
-        (alice, f"/campaigns/{cid}/characters/check", {"name": "Zed", "sheet": BOMB}),
-        (alice, f"/campaigns/{cid}/characters", {"name": "Zed", "sheet": BOMB}),
+        (gm, f"/campaigns/{cid}/house-rules", {"house_rules": BOMB}, True),
+        (alice, f"/scenes/{sid}/preview", {"roll_kind": "check", "check_type": "pool", "check_fields": BOMB}, False),
+        (alice, f"/campaigns/{cid}/characters/check", {"f.name": "Zed", "sheet": BOMB}, False),
     ]
-    for person, url, data in doors:
+    for person, url, data, yaml_door in doors:
         r = _held(person, lambda person=person, url=url, data=data: person.post(url, data))
         assert r.status_code < 500, (url, r.status_code)
-        assert "aliases" in r.text or "anchors" in r.text, (url, r.text[:500])
-        if not url.endswith("/characters/check"):  # the builder's check shows the problem in its report
-            assert r.status_code == 422, (url, r.status_code)
+        if yaml_door:
+            assert r.status_code == 422 and "anchors (&amp;a) are not accepted" in r.text, (url, r.text[:500])
     # nothing was stored
     assert "lol" not in gm.get(f"/campaigns/{cid}").text
 

@@ -153,6 +153,7 @@ CASES: list[Case] = [
         lambda t: {"check": {"type": "skill", "skill": 1}},
         MEMBERS,
     ),
+    ("POST", "inline odds", lambda t: f"{S}/{t.scene}/inline-odds", lambda t: {"text": "[[2d6+3]]"}, MEMBERS),
     ("GET", "public post", lambda t: f"{S}/{t.scene}/posts/{fresh_post(t)}", lambda t: None, MEMBERS),
     (
         "GET",
@@ -250,6 +251,7 @@ def test_every_route_is_in_the_matrix(app) -> None:
         "/api/scenes/{sid}/log",
         "/api/scenes/{sid}/posts",
         "/api/scenes/{sid}/preview",
+        "/api/scenes/{sid}/inline-odds",
         "/api/scenes/{sid}/posts/{pid}",
         "/api/scenes/{sid}/export.{fmt}",
         "/api/campaigns/{cid}/export.{fmt}",

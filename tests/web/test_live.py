@@ -54,7 +54,10 @@ def test_atom_feed(table: Table) -> None:
     feed = ET.fromstring(r.text)
     ns = {"a": "http://www.w3.org/2005/Atom"}
     assert feed.find("a:title", ns).text == "At the Inn"
-    assert feed.find("a:entry/a:content", ns).text == "Arn <b>waves</b> & smiles."
+    content = feed.find("a:entry/a:content", ns)
+    # the page's renderer: raw HTML typed in a post stays text, inside the escaped HTML content
+    assert content.get("type") == "html"
+    assert content.text.strip() == "<p>Arn &lt;b&gt;waves&lt;/b&gt; &amp; smiles.</p>"
 
 
 @pytest.fixture
@@ -95,6 +98,11 @@ def test_digest_by_email(db_url, tally, clock, smtp_server) -> None:
         sid = t.open_scene(mode="turn", cast=[t.c1, t.c2], turn_seconds=86400)
         t.post(t.gm, scene=sid, kind="ic", text="The storm breaks over the pass.")
         t.post(t.p2, kind="private", to=[t.gm.id], text="Bel hides the letter.")
+        t.post(
+            t.p2,
+            kind="ooc",
+            text="For you two: [private=Arn]the pass is guarded[/private] [private=The Innkeeper]bribe taken[/private]",
+        )
         r = client.put("/api/me/email", json={"email": "Arn@Example.ORG"}, headers=t.p1.h)
         assert r.status_code == 200 and r.json() == {"email": "Arn@example.org", "confirmed": False, "link_sent": True}
         assert len(got) == 1 and got[0]["To"] == "Arn@example.org"  # the confirmation link, not a digest
@@ -113,9 +121,15 @@ def test_digest_by_email(db_url, tally, clock, smtp_server) -> None:
         r = client.post("/api/me/digest", headers=t.p1.h)
         assert r.status_code == 200 and r.json() == {"sent": True}
         assert len(got) == 1 and got[0]["To"] == "Arn@example.org"
-        body = got[0].get_payload()
-        assert "The storm breaks over the pass." in body and "Your turn in The Long Road" in body and "Arn" in body
-        assert "Bel hides the letter." not in body
+        leaves = [p for p in got[0].walk() if not p.is_multipart()]
+        parts = {p.get_content_type(): p.get_payload(decode=True).decode() for p in leaves}
+        text, html = parts["text/plain"], parts["text/html"]  # the HTML part: each post through the page's renderer
+        for body in (text, html):
+            assert "The storm breaks over the pass." in body and "Your turn in The Long Road" in body and "Arn" in body
+            assert "Bel hides the letter." not in body
+            assert "the pass is guarded" in body  # a readers-only block for Arn's player
+            assert "bribe taken" not in body  # and one for the GM's character: not in Arn's mail
+        assert "<p>For you two:" in html and "(a passage for The Innkeeper only)" in html
         send_digests(app.state.store, app.state.settings, clock())  # (other tests' users share the PostgreSQL database)
         assert [m["To"] for m in got].count("Arn@example.org") == 1  # nothing new for Arn since his digest
 

@@ -81,8 +81,8 @@ def test_yaml_bombs_are_refused_at_once_and_health_keeps_answering(server: Serve
         for payload in (BOMB, DEEP):
             data = {**form, field: payload, "csrf": csrf}
             r, seconds, health = _under_attack(server, lambda p=path, d=data: c.post(p, data=d))
-            if name == "builder sheet":  # the running check answers with its report: the problem listed
-                assert r.status_code == 200 and ("not accepted" in r.text or "nested" in r.text), (name, r.text)
+            if name in ("builder sheet", "composer check fields"):  # no YAML read there any more: the field is
+                assert r.status_code < 500, (name, r.text[:300])  # ignored, and the page answers as without it
             else:
                 assert 400 <= r.status_code < 500, (name, r.status_code, r.text[:300])
             assert seconds < 2, (name, seconds)

@@ -176,11 +176,19 @@ def house_rules_cmd(
 
 
 @app.command("demo")
-def demo_cmd() -> None:
-    """A short guided tour of the CLI."""
+def demo_cmd(
+    systems: Annotated[
+        list[str] | None, typer.Argument(help="Tour only these systems (default: dice, odds and every system).")
+    ] = None,
+) -> None:
+    """A short guided tour of the CLI.
+
+    Dice and exact odds, then for each rule system a sheet, a check and its odds, a round of
+    a fight and its forecast: every step shows a command you can copy, then its output.
+    """
     from .demo import run_demo
 
-    run_demo()
+    run_demo(systems or None)
 
 
 from .serve import serve_cmd, verify_cmd  # noqa: E402  (the table server and its offline checker)

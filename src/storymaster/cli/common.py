@@ -50,10 +50,17 @@ def load_file(path: Path | str, model: type[M]) -> M:
     return load_model(path, model)
 
 
-def load_house_rules(path: Path | None, model: type[HouseRules]) -> HouseRules:
+def load_house_rules(path: Path | None, system: Any) -> HouseRules:
+    """A system's house rules from ``--house-rules FILE`` (the book's without one).
+
+    Read by the system's own ``load_house_rules``, so a wrong option is the one ``HouseRulesError``
+    naming the option and pointing to ``storymaster SYSTEM house-rules``. A bare model still works.
+    """
+    if hasattr(system, "load_house_rules"):
+        return system.coerce_house_rules(None) if path is None else system.load_house_rules(path)
     if path is None:
-        return model()
-    return load_model(path, model)
+        return system()  # type: ignore[no-any-return]
+    return load_model(path, system)
 
 
 def show_house_rules(model: type[HouseRules], as_json: bool) -> None:

@@ -16,8 +16,9 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "new": ("-o/--out", "--house-rules", "--json"),
     "schema": ("--json",),
     "house-rules": ("--json",),
-    "check": ("-c/--character", "--difficulty", "--seed", "--house-rules", "--allow-illegal", "--json"),
-    "odds": ("-c/--character", "--difficulty", "--plot", "--house-rules", "--allow-illegal", "--json"),
+    "check": ("-c/--character", "--set", "--difficulty", "--seed", "--house-rules", "--allow-illegal", "--json"),
+    "checks": ("-c/--character", "--house-rules", "--allow-illegal", "--json"),
+    "odds": ("-c/--character", "--set", "--difficulty", "--plot", "--house-rules", "--allow-illegal", "--json"),
     "fight": (
         "--vs",
         "--state",

@@ -7,6 +7,7 @@ exactly one JSON object on stdout.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -35,7 +36,7 @@ def ask(
 ) -> Any:
     """Ask until the answer converts and passes ``check`` (which returns why not, or None)."""
     while True:
-        raw = typer.prompt(text, default=default, show_default=show_default, err=True, type=str)
+        raw = _read(text, default, show_default)
         try:
             value = convert(raw.strip() if isinstance(raw, str) else raw)
         except ValidationError as exc:
@@ -94,4 +95,36 @@ def ask_choice(text: str, choices: Sequence[str], *, default: str | None = None)
 
 
 def ask_yes(text: str, *, default: bool = False) -> bool:
-    return bool(typer.confirm(text, default=default, err=True))
+    """Yes or no (y/n), asked again on anything else."""
+
+    def yes(raw: str) -> bool:
+        if raw.lower() in ("y", "yes"):
+            return True
+        if raw.lower() in ("n", "no"):
+            return False
+        raise ValueError(f"{raw!r}: answer y or n")
+
+    return bool(
+        ask(f"{text} [{'Y/n' if default else 'y/N'}]", yes, default="y" if default else "n", show_default=False)
+    )
+
+
+def _read(text: str, default: Any, show_default: bool) -> str:
+    """One answer: the question on stderr, the line from stdin; an empty line is the default.
+
+    Not ``typer.prompt``: with ``err=True`` Click still writes the prompt's last space to stdout
+    (through ``input(" ")``), so ``new --json`` would not print JSON alone.
+    """
+    shown = f" [{default}]" if default is not None and show_default else ""
+    while True:
+        sys.stderr.write(f"{text}{shown}: ")
+        sys.stderr.flush()
+        line = sys.stdin.readline()
+        if not line:  # end of input: stop, as Click does
+            sys.stderr.write("\n")
+            raise typer.Abort()
+        answer = line.rstrip("\r\n")
+        if answer.strip():
+            return answer
+        if default is not None:
+            return str(default)

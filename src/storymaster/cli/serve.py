@@ -58,6 +58,7 @@ def serve_cmd(
     url = resolve_url(database)
     engine = make_engine(url)
     migrate(engine)
+    demo_lines: list[str] = []
     if demo:
         from datetime import UTC, datetime
 
@@ -66,10 +67,18 @@ def serve_cmd(
 
         seeded = seed_demo(Store(engine), datetime.now(UTC))
         if not all_systems():
-            console.print("no rule systems are installed, so there are no demo campaigns (see: storymaster systems)")
+            demo_lines = [
+                "No rule systems are installed, so there are no demo campaigns.",
+                "(see: storymaster systems)",
+            ]
         else:
-            done = ", ".join(seeded) if seeded else "already there"
-            console.print(f"demo campaigns: {done}; log in as " + ", ".join(f"{n} / {p}" for n, p in DEMO_USERS))
+            demo_lines = [
+                f"Demo campaigns: {', '.join(seeded) if seeded else 'already there'}",
+                "Demo accounts (name, password):",
+            ]
+            wn = max(len(n) for n, _, _ in DEMO_USERS)
+            wp = max(len(p) for _, p, _ in DEMO_USERS)
+            demo_lines += [f"  {n:<{wn}}  {p:<{wp}}  {what}" for n, p, what in DEMO_USERS]
     from ..web.signing import load_signer
 
     key = load_signer(Store(engine)).published()
@@ -91,11 +100,15 @@ def serve_cmd(
     os.environ.update(env)
     shown = url if url.startswith("sqlite") else url.split("@")[-1]
     docs = "/docs" if api_docs else "/openapi.json"
-    console.print(f"Storymaster table on http://{host}:{port}/  (API: {docs}; database: {shown})")
-    console.print(
-        f"Signing key {key['id']} (Ed25519, base64 {key['public']}); "
-        "published at /.well-known/storymaster-key: exports and log heads are signed with it"
-    )
+    # short lines (the address and the demo accounts never wrap at 80 columns), each printed whole
+    lines = [f"Storymaster table: http://{host}:{port}/", *demo_lines, f"API: {docs}", f"Database: {shown}"]
+    lines += [
+        f"Signing key {key['id']} (Ed25519, at /.well-known/storymaster-key):",
+        f"  {key['public']}",
+        "  exports and log heads are signed with it",
+    ]
+    for line in lines:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
     uvicorn.run(
         "storymaster.web.factory:from_env", factory=True, host=host, port=port, workers=workers, log_level="warning"
     )

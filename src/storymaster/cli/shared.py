@@ -11,22 +11,26 @@ through the ``storymaster.systems`` entry point gets ``sheet``, ``new``, ``schem
 from __future__ import annotations
 
 import json
+import typing
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from pydantic import BaseModel, TypeAdapter, ValidationError
+from rich.table import Table
+from rich.text import Text
 
-from ..errors import CharacterError, CheckError, InputFileError
-from ..rules import load_model, side_label
+from ..errors import CharacterError, InputFileError
+from ..rules import side_label
 from ..rules.files import validation_message
+from ..rules.sheet import Sheet
 from .characters import load_character, write_character
-from .common import emit_events, emit_odds, emit_outcome, load_house_rules, make_rng, show_house_rules
+from .checks import add_check_commands
+from .common import emit_events, load_house_rules, make_rng, show_house_rules
 from .output import console, print_json
 from .prompts import ask, say
 from .vocab import (
     AllowIllegalOpt,
-    CharacterOpt,
     HouseRulesOpt,
     JsonOpt,
     OutOpt,
@@ -35,13 +39,17 @@ from .vocab import (
     TeamVsOpt,
 )
 
-__all__ = ["DIFFICULTY_FIELDS", "SHARED_COMMANDS", "generic_app", "system_app"]
+__all__ = [
+    "SHARED_COMMANDS",
+    "emit_sheet",
+    "finish_new",
+    "generic_app",
+    "print_sheet",
+    "system_app",
+]
 
 #: The commands every system has, each with the same flags everywhere (docs/cli.md's table).
-SHARED_COMMANDS = ("sheet", "new", "schema", "house-rules", "check", "odds", "fight", "forecast")
-
-#: the field of a check model that --difficulty sets, by the words systems use for it
-DIFFICULTY_FIELDS = ("difficulty", "td", "dc", "target")
+SHARED_COMMANDS = ("sheet", "new", "schema", "house-rules", "check", "checks", "odds", "fight", "forecast")
 
 
 def _app(system: Any, help: str | None) -> typer.Typer:
@@ -69,63 +77,140 @@ def system_app(system: Any, *, help: str | None = None) -> typer.Typer:
         """The optional rules and rulings, each with the book's default."""
         show_house_rules(system.house_rules_model, as_json)
 
+    @app.command("sheet")
+    def sheet_cmd(
+        file: Annotated[Path, typer.Argument(help="A character file (YAML or JSON).")],
+        html: Annotated[
+            Path | None, typer.Option("--html", help="Also write the sheet as a printable HTML card.")
+        ] = None,
+        png: Annotated[Path | None, typer.Option("--png", help="Also write the card as a PNG image.")] = None,
+        house_rules: HouseRulesOpt = None,
+        as_json: JsonOpt = False,
+    ) -> None:
+        """Check a character against the creation rules and print its sheet (exit 2, with the reasons, if illegal)."""
+        hr = load_house_rules(house_rules, system)
+        c = load_character(system, file, hr, allow_illegal=True)  # the sheet shows the problems itself
+        emit_sheet(system, c, hr, as_json, html=html, png=png)
+
     return app
 
 
-# ------------------------------------------------------------------ the rest, from the protocol alone
-
-SetOpt = Annotated[
-    list[str] | None,
-    typer.Option("--set", "-p", help="A parameter of the check, NAME=VALUE (VALUE as JSON or text; repeatable)."),
-]
-KindArg = Annotated[str, typer.Argument(help="The kind of check (see the system's check types).")]
+# ------------------------------------------------------------------ the sheet, from the structured Sheet
 
 
-def _params(values: list[str] | None) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for item in values or []:
-        name, sep, raw = item.partition("=")
-        if not sep or not name.strip():
-            raise CheckError(f"--set {item!r}: write NAME=VALUE")
+def _cell(v: Any) -> str:
+    return "" if v is None else "yes" if v is True else "no" if v is False else str(v)
+
+
+def print_sheet(sheet: Sheet) -> None:
+    """A structured sheet on the terminal: the name, then one table per section, then the problems."""
+    console.print(Text(sheet.name, style="bold"))
+    for sec in sheet.sections:
+        if sec.empty:
+            continue
+        console.print()
+        if sec.is_table:
+            table = Table(title=sec.title, title_justify="left", show_edge=False, pad_edge=False)
+            for col in sec.columns:
+                table.add_column(col, overflow="fold")  # at 80 columns a long cell wraps, never cut
+            for row in sec.rows:
+                table.add_row(*(_cell(c) for c in row))
+        else:
+            notes = any(v.note for v in sec.values)
+            table = Table(title=sec.title, title_justify="left", show_header=False, box=None, pad_edge=False)
+            table.add_column("", style="bold")
+            table.add_column("")
+            if notes:
+                table.add_column("", style="dim")
+            for v in sec.values:
+                table.add_row(v.label, v.text, *([v.note] if notes else []))
+        console.print(table)
+        if sec.note:
+            console.print(Text(sec.note, style="yellow"))
+    console.print()
+    if sheet.problems:
+        console.print(Text(f"{len(sheet.problems)} problem(s):", style="red"))
+        for p in sheet.problems:
+            console.print(Text(f"  - {p.where}: {p.message}" + (f" ({p.rule})" if p.rule else "")))
+    else:
+        console.print(Text("legal character", style="green"))
+
+
+def emit_sheet(
+    system: Any,
+    character: Any,
+    house_rules: Any,
+    as_json: bool,
+    *,
+    html: Path | None = None,
+    png: Path | None = None,
+    refuse: bool = True,
+) -> Sheet:
+    """Print (or write as JSON, HTML, PNG) a character's structured sheet; exit 2 if it is illegal.
+
+    The same :class:`~storymaster.rules.Sheet` in every form: ``storymaster.present`` renders the
+    card, the terminal gets one table per section, ``--json`` the sheet's own JSON plus the character.
+    """
+    from ..present import card_html, card_png
+
+    sheet = system.sheet(character, house_rules)
+    title = getattr(system, "display_name", "") or system.title
+    written = []
+    if html is not None:
+        _write(html, card_html(sheet, title=title))
+        written.append(html)
+    if png is not None:
         try:
-            out[name.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            out[name.strip()] = raw
-    return out
-
-
-def _make_check(system: Any, kind: str, params: list[str] | None, difficulty: int | None) -> Any:
-    from .vocab import suggest
-
-    model = system.check_types.get(kind)
-    if model is None:
-        kinds = list(system.check_types)
-        raise CheckError(
-            f"{system.name} has no check {kind!r}.{suggest(kind, kinds)}", hint="one of: " + ", ".join(kinds)
+            image = card_png(sheet)
+        except ImportError:  # pragma: no cover - matplotlib comes with the project's extras
+            raise InputFileError(
+                "writing PNG needs matplotlib", hint="pip install 'storymaster[plot]', or use --html"
+            ) from None
+        _write(png, image)
+        written.append(png)
+    if as_json:
+        print_json({**sheet.to_json(), "character": character.model_dump(mode="json")})
+    else:
+        print_sheet(sheet)
+        for path in written:
+            console.print(Text(f"card written to {path}"))
+    if refuse and sheet.problems:
+        raise CharacterError(
+            sheet.problems,
+            name=sheet.name,
+            hint=f"fix the character file (see 'storymaster {system.name} schema')",
         )
-    values = _params(params)
-    if difficulty is not None:
-        field = next((f for f in DIFFICULTY_FIELDS if f in model.model_fields), None)
-        if field is None:
-            raise CheckError(f"a {kind} check has no difficulty: leave out --difficulty")
-        values[field] = difficulty
-    unknown = sorted(set(values) - set(model.model_fields))
-    if unknown:
-        raise CheckError(
-            f"a {kind} check has no {', '.join(unknown)}", hint="its fields: " + ", ".join(model.model_fields)
+    return sheet
+
+
+def finish_new(
+    system: Any, character: Any, house_rules: Any, out: Path | None, as_json: bool, document: Any = None
+) -> None:
+    """The end of every ``new``: the sheet, then the character printed or written with -o (exit 2 if illegal)."""
+    sheet = system.sheet(character, house_rules)
+    if as_json:
+        done = write_character(character, source=None, out=out, in_place=False, document=document, as_json=True)
+        print_json({"character": character.model_dump(mode="json"), "sheet": sheet.to_json(), **done})
+    else:
+        print_sheet(sheet)
+        write_character(character, source=None, out=out, in_place=False, document=document)
+    if sheet.problems:
+        raise CharacterError(
+            sheet.problems, name=sheet.name, hint=f"edit the file and check it with 'storymaster {system.name} sheet'"
         )
+
+
+def _write(path: Path, data: str | bytes) -> None:
     try:
-        return model.model_validate(values)
-    except ValidationError as exc:
-        raise CheckError(validation_message(exc, f"{kind} check")) from None
+        if isinstance(data, str):
+            path.write_text(data, encoding="utf-8")
+        else:
+            path.write_bytes(data)
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot be written ({exc.strerror or exc})") from None
 
 
-def _no_character(character: Path | None, allow_illegal: bool) -> None:
-    if character is not None or allow_illegal:
-        raise CheckError(
-            "this system has no command-line module to build a check from a character",
-            hint="give the check's parameters with --set NAME=VALUE",
-        )
+# ------------------------------------------------------------------ the rest, from the protocol alone
 
 
 def _ask_field(name: str, info: Any) -> Any:
@@ -144,32 +229,44 @@ def _ask_field(name: str, info: Any) -> Any:
     return ask(f"{name}{described}", convert, default=None if info.is_required() else shown)
 
 
+def state_model(system: Any) -> type[BaseModel] | None:
+    """A system's fight state model: ``combat.state_model``, else the return annotation of ``combat.start``."""
+    engine = system.combat
+    model = getattr(engine, "state_model", None)
+    if model is None:
+        try:
+            model = typing.get_type_hints(engine.start).get("return")
+        except Exception:  # an annotation that does not resolve: no model known
+            model = None
+    if isinstance(model, type) and issubclass(model, BaseModel) and model is not BaseModel:
+        return model
+    return None
+
+
+def load_state(system: Any, path: Path) -> Any:
+    """A fight saved by ``fight --save-state`` (JSON; also the whole ``fight --json`` output with its ``state``)."""
+    from ..rules import load_document, validate_data
+
+    model = state_model(system)
+    if model is None:
+        raise InputFileError(
+            f"{system.name} does not say what its fight state is, so a saved fight cannot be read",
+            hint="its combat engine can name it: state_model = TheFightState (or annotate start's return type)",
+        )
+    data = load_document(path)
+    if isinstance(data, dict) and isinstance(data.get("state"), dict) and "state" not in model.model_fields:
+        data = data["state"]
+    return validate_data(
+        data, model, source=f"{path} (a fight saved by 'storymaster {system.name} fight --save-state FILE')"
+    )
+
+
 def generic_app(system: Any) -> typer.Typer:
     """Every shared command, made from the ``RuleSystem`` protocol alone (no system-specific code)."""
     app = system_app(system)
 
     def hr_of(path: Path | None) -> Any:
-        return load_house_rules(path, system.house_rules_model)
-
-    @app.command("sheet")
-    def sheet_cmd(
-        file: Annotated[Path, typer.Argument(help="A character file (YAML or JSON).")],
-        house_rules: HouseRulesOpt = None,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """Check a character against the creation rules and print it (exit 2, with the reasons, if illegal)."""
-        hr = hr_of(house_rules)
-        c = load_model(file, system.character_model)
-        problems = system.validate_character(c, hr)
-        data = c.model_dump(mode="json")
-        if as_json:
-            print_json({"character": data, "legal": not problems, "problems": [p.__dict__ for p in problems]})
-        else:
-            for key, value in data.items():
-                console.print(f"{key}: {value}", markup=False)
-            console.print("legal character" if not problems else f"{len(problems)} problem(s)", markup=False)
-        if problems:
-            raise CharacterError(problems, name=str(data.get("name", file)))
+        return load_house_rules(path, system)
 
     @app.command("new")
     def new_cmd(out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
@@ -187,41 +284,9 @@ def generic_app(system: Any) -> typer.Typer:
             if not problems:
                 break
             say("\n".join(f"  - {p}" for p in problems) + "\n  (try again)")
-        done = write_character(c, source=None, out=out, in_place=False, as_json=as_json)
-        if as_json:
-            print_json({"character": c.model_dump(mode="json"), **done})
+        finish_new(system, c, hr, out, as_json)
 
-    @app.command("check")
-    def check_cmd(
-        kind: KindArg,
-        params: SetOpt = None,
-        difficulty: Annotated[int | None, typer.Option("--difficulty", help="The check's difficulty.")] = None,
-        character: CharacterOpt = None,
-        seed: SeedOpt = None,
-        house_rules: HouseRulesOpt = None,
-        allow_illegal: AllowIllegalOpt = False,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """Roll a check and explain the result."""
-        _no_character(character, allow_illegal)
-        check = _make_check(system, kind, params, difficulty)
-        emit_outcome(system.resolve(check, make_rng(seed, f"{system.name}-check"), hr_of(house_rules)), as_json)
-
-    @app.command("odds")
-    def odds_cmd(
-        kind: KindArg,
-        params: SetOpt = None,
-        difficulty: Annotated[int | None, typer.Option("--difficulty", help="The check's difficulty.")] = None,
-        character: CharacterOpt = None,
-        plot: PlotOpt = None,
-        house_rules: HouseRulesOpt = None,
-        allow_illegal: AllowIllegalOpt = False,
-        as_json: JsonOpt = False,
-    ) -> None:
-        """The exact odds of a check before rolling."""
-        _no_character(character, allow_illegal)
-        check = _make_check(system, kind, params, difficulty)
-        emit_odds(system.odds(check, hr_of(house_rules)), as_json, plot)
+    add_check_commands(app, system)
 
     def start(files: list[Path] | None, vs: list[Path] | None, hr: Any, allow_illegal: bool) -> Any:
         from .forecast import split_sides
@@ -251,14 +316,17 @@ def generic_app(system: Any) -> typer.Typer:
         """Fight round by round with the engine's automatic choices; a readable log."""
         engine = system.combat
         if state_file is not None:
-            if files or vs or house_rules is not None:
-                raise InputFileError("--state goes on with a saved fight: give no files or --house-rules with it")
-            raise InputFileError(
-                f"{system.name} has no command-line module to read a saved fight",
-                hint="its fights can be saved with --save-state and read by its own tools",
-            )
-        state = start(files, vs, hr_of(house_rules), allow_illegal)
-        rng = make_rng(seed, f"{system.name}-fight")
+            if files or vs or house_rules is not None or allow_illegal:
+                raise InputFileError(
+                    "--state goes on with a saved fight: give no files, --vs, --house-rules or --allow-illegal with it"
+                )
+            state = load_state(system, state_file)
+            # a continued fight draws its own stream of the seed (the state holds no generator position)
+            stream = f"{system.name}-fight-from-round-{getattr(state, 'round', 'saved')}"
+        else:
+            state = start(files, vs, hr_of(house_rules), allow_illegal)
+            stream = f"{system.name}-fight"
+        rng = make_rng(seed, stream)
         events: list[Any] = []
         stop = rounds
         while not engine.is_over(state) and (stop is None or stop > 0):
@@ -306,8 +374,11 @@ def generic_app(system: Any) -> typer.Typer:
         if not hasattr(system, "forecast"):
             raise InputFileError(f"{system.name} does not forecast fights", hint="play them with 'fight'")
         if state_file is not None:
-            raise InputFileError(f"{system.name} has no command-line module to read a saved fight")
-        state = start(files, vs, hr_of(house_rules), allow_illegal)
+            if files or vs or house_rules is not None or allow_illegal:
+                raise InputFileError("--state forecasts a saved fight: give no files, --vs or --house-rules with it")
+            state = load_state(system, state_file)
+        else:
+            state = start(files, vs, hr_of(house_rules), allow_illegal)
         with forecast_progress() as progress:
             result = system.forecast(state, method=method, samples=samples, seed=seed, progress=progress)
         emit_forecast(result, as_json, plot)

@@ -3,26 +3,61 @@
 >>> from storymaster.dice import roll
 >>> roll("2d6+3", seed=7).total
 9
+
+The names are imported on first use: the exact odds need only the parser (no hashing, no
+records), a plain roll no numpy (the batch roller loads it), so each pays only for what it uses.
 """
 
-from typing import Any
+from __future__ import annotations
 
-from .ast import BinOp, Const, Dice, Expr, Neg
-from .limits import DEFAULT_LIMITS, Limits
-from .parser import parse, parse_pool
-from .record import DieRoll, RollRecord
-from .rng import RNG_VERSION, DiceRng, derive_face, new_seed
-from .roller import replay, roll, roll_pool, verify, worst_case_dice
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .ast import BinOp, Const, Dice, Expr, Neg
+    from .batch import roll_batch
+    from .limits import DEFAULT_LIMITS, Limits
+    from .parser import parse, parse_pool
+    from .record import DieRoll, RollRecord
+    from .rng import RNG_VERSION, DiceRng, derive_face, new_seed
+    from .roller import replay, roll, roll_pool, verify, worst_case_dice
+
+_LAZY = {
+    "BinOp": ".ast",
+    "Const": ".ast",
+    "Dice": ".ast",
+    "Expr": ".ast",
+    "Neg": ".ast",
+    "roll_batch": ".batch",
+    "DEFAULT_LIMITS": ".limits",
+    "Limits": ".limits",
+    "parse": ".parser",
+    "parse_pool": ".parser",
+    "DieRoll": ".record",
+    "RollRecord": ".record",
+    "RNG_VERSION": ".rng",
+    "DiceRng": ".rng",
+    "derive_face": ".rng",
+    "new_seed": ".rng",
+    "replay": ".roller",
+    "roll": ".roller",
+    "roll_pool": ".roller",
+    "verify": ".roller",
+    "worst_case_dice": ".roller",
+}
 
 
 def __getattr__(name: str) -> Any:
-    # the batch roller needs numpy: imported when first asked for, so parsing and
-    # audited rolls (``storymaster roll d20``) never load it
-    if name == "roll_batch":
-        from .batch import roll_batch
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
 
-        return roll_batch
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
 
 
 __all__ = [

@@ -35,6 +35,8 @@ def _dice(node: Dice, n: int, gen: np.random.Generator) -> np.ndarray:
         lo, hi = -1, 2
     else:
         lo, hi = 1, node.faces + 1
+    if node.count == 1 and not node.explode and node.keep is None:  # one die: a flat array, no reshaping
+        return gen.integers(lo, hi, size=n, dtype=np.int64)
     faces = gen.integers(lo, hi, size=(n, node.count), dtype=np.int64)
     if node.explode:
         top = hi - 1
@@ -132,8 +134,14 @@ def _modified(node: Dice, n: int, gen: np.random.Generator) -> Any:
 
 def _group(node: Group, n: int, gen: np.random.Generator) -> Any:
     cols = [np.broadcast_to(np.asarray(_eval(i, n, gen), dtype=np.int64), (n,)) for i in node.items]
-    values = np.stack(cols, axis=1)
     counting = node.success is not None
+    if node.keep is not None and node.keep[1] == 1 and not counting:  # the best (worst) item: no sorting
+        pick = np.maximum if node.keep[0] == "h" else np.minimum
+        best = cols[0]
+        for col in cols[1:]:
+            best = pick(best, col)
+        return best if len(cols) > 1 else np.array(best)
+    values = np.stack(cols, axis=1)
     if node.keep is not None:
         mode, k = node.keep
         if k == 0:
@@ -206,6 +214,15 @@ def _eval(node: Expr, n: int, gen: np.random.Generator) -> Any:
             if isinstance(a, np.ndarray) or isinstance(b, np.ndarray)
             else int(_TESTS[node.op](a, b))
         )
+    if isinstance(a, np.ndarray) and a.flags.writeable and node.op in "+-*" and np.shape(b) in ((), a.shape):
+        # ``a`` is this expression's own temporary: work in place rather than allocate another n values
+        if node.op == "+":
+            a += b
+        elif node.op == "-":
+            a -= b
+        else:
+            a *= b
+        return a
     if node.op == "+":
         return a + b
     if node.op == "-":
@@ -237,6 +254,11 @@ def roll_batch(
     gen = np.random.default_rng(seed)
     per = max(1, _cells(node))
     chunk = max(1, _CHUNK_CELLS // per)
+    if n <= chunk:  # one chunk: the result itself, not a copy of it
+        whole = np.asarray(_eval(node, n, gen), dtype=np.int64)
+        if whole.shape == (n,) and whole.flags.writeable and whole.flags.c_contiguous:
+            return whole
+        return np.array(np.broadcast_to(whole, (n,)))
     out = np.empty(n, dtype=np.int64)
     for start in range(0, n, chunk):
         m = min(chunk, n - start)

@@ -15,6 +15,8 @@ from ..errors import VerificationError
 
 __all__ = ["DieRoll", "RollRecord"]
 
+_render: Any = None  # render.render, imported on first use (it imports this module)
+
 
 class DieRoll(NamedTuple):
     """One die thrown: its sides (``"F"`` for Fudge), the face it showed, and its fate.
@@ -80,9 +82,12 @@ class RollRecord(NamedTuple):
     @property
     def detail(self) -> str:
         """How the total came about, e.g. ``4d6kh3[6, 5, 3, ~1~] = 14`` (dropped dice between tildes)."""
-        from .render import render
+        global _render
+        if _render is None:
+            from .render import render
 
-        return render(self)
+            _render = render
+        return str(_render(self))
 
     def to_json(self) -> dict[str, Any]:
         """The record as JSON (what :meth:`from_json` reads back)."""

@@ -99,6 +99,29 @@ def _modified_text(node: Dice, head: str, dice: Sequence[DieRoll]) -> str:
     return f"{head}[{', '.join(parts)}]"
 
 
+def _reroll_clamp_text(node: Dice, head: str, index: int) -> _Render:
+    """Rerolls and minimum/maximum only: each throw a reroll replaced, ``1r 4``; a clamped face, ``1→2``.
+
+    The same text as :func:`_modified_text` gives these terms, without its general machinery.
+    """
+    fudge = node.fudge
+    shown = {f: (_FUDGE_FACES[f] if fudge else str(f)) for f in node.face_values}
+    text = {f: (shown[f] if node.clamp(f) == f else f"{shown[f]}→{node.clamp(f)}") for f in node.face_values}
+
+    def render_term(groups: Sequence[Sequence[DieRoll]]) -> str:
+        parts = []
+        rerolled = ""
+        for d in groups[index] if index < len(groups) else ():
+            if d[5]:  # rerolled
+                rerolled += f"{d[1]}r "  # as the general path shows it (a number, Fudge too)
+            else:
+                parts.append(rerolled + text[d[1]])
+                rerolled = ""
+        return f"{head}[{', '.join(parts)}]"
+
+    return render_term
+
+
 def _compile(node: Expr, terms: list[int]) -> _Render:
     if isinstance(node, Const):
         text = str(node.value)
@@ -106,8 +129,14 @@ def _compile(node: Expr, terms: list[int]) -> _Render:
     if isinstance(node, Dice):
         index, head = len(terms), str(node)
         terms.append(index)
+        if node.plain and not node.fudge:  # nothing to mark: the faces as thrown
+            return lambda groups: f"{head}[{', '.join([str(d[1]) for d in groups[index]])}]"
+        if node.per_die_only and not node.explode and not node.fudge:  # kept faces, dropped ones ~between~
+            return lambda groups: f"{head}[{', '.join([str(d[1]) if d[2] else f'~{d[1]}~' for d in groups[index]])}]"
         if node.per_die_only:
             return lambda groups: _dice_text(head, groups[index] if index < len(groups) else ())
+        if not node.explode and node.keep is None and node.keep_if is None and node.success is None:
+            return _reroll_clamp_text(node, head, index)
         return lambda groups: _modified_text(node, head, groups[index] if index < len(groups) else ())
     if isinstance(node, Neg):
         inner = _compile(node.operand, terms)
@@ -156,8 +185,12 @@ def _renderer(expression: str) -> tuple[_Render, int]:
 
 def render(record: RollRecord) -> str:
     fn, count = _renderer(record.expression)
-    groups: list[list[DieRoll]] = [[] for _ in range(count)]
-    for d in record.dice:
-        if d.term < count:
-            groups[d.term].append(d)
+    if count == 1:
+        groups: Sequence[Sequence[DieRoll]] = [[d for d in record.dice if d.term == 0]]
+    else:
+        lists: list[list[DieRoll]] = [[] for _ in range(count)]
+        for d in record.dice:
+            if d.term < count:
+                lists[d.term].append(d)
+        groups = lists
     return f"{fn(groups)} = {record.total}"

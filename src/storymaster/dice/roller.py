@@ -34,11 +34,14 @@ def worst_case_dice(node: Expr) -> int:
     return sum(worst_case_dice(c) for c in children(node))
 
 
+_new_tuple = tuple.__new__
+
+
 def _compile_dice(node: Dice, term: int) -> _Fn:
     count, explode, keep, fudge = node.count, node.explode, node.keep, node.fudge
     sides = node.faces
     shown: int | str = "F" if fudge else sides
-    make = DieRoll
+    new = _new_tuple  # DieRoll's fields in order, without NamedTuple's slower __new__
 
     if fudge and node.plain:
 
@@ -46,7 +49,7 @@ def _compile_dice(node: Dice, term: int) -> _Fn:
             total = 0
             for _ in range(count):
                 face = rng.die(3) - 2
-                out.append(make(shown, face, True, False, term))
+                out.append(new(DieRoll, (shown, face, True, False, term, False)))
                 total += face
             return total
 
@@ -59,43 +62,117 @@ def _compile_dice(node: Dice, term: int) -> _Fn:
             die = rng.die
             for _ in range(count):
                 face = die(sides)
-                out.append(make(shown, face, True, False, term))
+                out.append(new(DieRoll, (shown, face, True, False, term, False)))
                 total += face
             return total
 
         return run_plain
 
-    if node.per_die_only:  # the old modifiers: explode on the top face, keep highest/lowest
+    if node.per_die_only and keep is not None and not explode and not fudge:
+        return _compile_keep(node, term)
+    if node.per_die_only:
+        return _compile_per_die(node, term)
 
-        def run(rng: DiceRng, out: list[DieRoll]) -> int:
-            chains: list[list[int]] = []
-            for _ in range(count):
-                face = rng.die(sides)
-                chain = [face - 2 if fudge else face]
-                depth = 0
-                while explode and face == sides and depth < explode:
-                    face = rng.die(sides)
-                    chain.append(face)
-                    depth += 1
-                chains.append(chain)
-            values = [sum(c) for c in chains]
-            kept = [True] * count
-            if keep is not None:
-                mode, n = keep
-                order = sorted(range(count), key=values.__getitem__, reverse=(mode == "h"))
-                keep_set = set(order[:n])
-                kept = [i in keep_set for i in range(count)]
-            total = 0
-            for chain, value, k in zip(chains, values, kept, strict=False):
-                for j, face in enumerate(chain):
-                    out.append(make(shown, face, k, j > 0, term))
-                if k:
-                    total += value
-            return total
-
-        return run
-
+    if (
+        not explode
+        and keep is None
+        and node.keep_if is None
+        and node.success is None
+        and (node.reroll is not None or node.min_face is not None or node.max_face is not None)
+    ):
+        return _compile_reroll_clamp(node, term)
     return _compile_modified(node, term)
+
+
+def _compile_per_die(node: Dice, term: int) -> _Fn:
+    """The old modifiers: explode on the top face, keep highest/lowest (the general way)."""
+    count, explode, keep, fudge = node.count, node.explode, node.keep, node.fudge
+    sides = node.faces
+    shown: int | str = "F" if fudge else sides
+    new = _new_tuple
+
+    def run(rng: DiceRng, out: list[DieRoll]) -> int:
+        chains: list[list[int]] = []
+        for _ in range(count):
+            face = rng.die(sides)
+            chain = [face - 2 if fudge else face]
+            depth = 0
+            while explode and face == sides and depth < explode:
+                face = rng.die(sides)
+                chain.append(face)
+                depth += 1
+            chains.append(chain)
+        values = [sum(c) for c in chains]
+        kept = [True] * count
+        if keep is not None:
+            mode, n = keep
+            order = sorted(range(count), key=values.__getitem__, reverse=(mode == "h"))
+            keep_set = set(order[:n])
+            kept = [i in keep_set for i in range(count)]
+        total = 0
+        for chain, value, k in zip(chains, values, kept, strict=False):
+            for j, face in enumerate(chain):
+                out.append(new(DieRoll, (shown, face, k, j > 0, term, False)))
+            if k:
+                total += value
+        return total
+
+    return run
+
+
+def _compile_keep(node: Dice, term: int) -> _Fn:
+    """Keep highest/lowest without explosions (``4d6kh3``): :func:`_compile_per_die`'s dice, unrolled."""
+    count, sides = node.count, node.faces
+    mode, n = node.keep  # type: ignore[misc]
+    high = mode == "h"
+    new = _new_tuple
+
+    def run(rng: DiceRng, out: list[DieRoll]) -> int:
+        die = rng.die
+        faces = [die(sides) for _ in range(count)]
+        keep_set = set(sorted(range(count), key=faces.__getitem__, reverse=high)[:n])
+        total = 0
+        for i, face in enumerate(faces):
+            if i in keep_set:
+                out.append(new(DieRoll, (sides, face, True, False, term, False)))
+                total += face
+            else:
+                out.append(new(DieRoll, (sides, face, False, False, term, False)))
+        return total
+
+    return run
+
+
+def _compile_reroll_clamp(node: Dice, term: int) -> _Fn:
+    """Rerolls and minimum/maximum only (``2d6ro<3``, ``4d6rr1``, ``8d6mi2``): the general path, unrolled.
+
+    The dice recorded are the same, in the same order, as :func:`_compile_modified` records them
+    (each rerolled throw, not kept and marked rerolled, before the throw that replaced it).
+    """
+    count, sides, fudge = node.count, node.faces, node.fudge
+    shown: int | str = "F" if fudge else sides
+    offset = -2 if fudge else 0
+    faces = range(1 + offset, sides + 1 + offset)
+    rerolls = frozenset(f for f in faces if node.reroll is not None and node.reroll.test(f))
+    depth = node.reroll_depth if rerolls else 0
+    value = {f: node.clamp(f) for f in faces}
+    new = _new_tuple  # DieRoll's fields in order, without NamedTuple's slower __new__
+
+    def run(rng: DiceRng, out: list[DieRoll]) -> int:
+        die = rng.die
+        total = 0
+        for _ in range(count):
+            face = die(sides) + offset
+            r = 0
+            while r < depth and face in rerolls:
+                out.append(new(DieRoll, (shown, face, False, False, term, True)))
+                face = die(sides) + offset
+                r += 1
+            out.append(new(DieRoll, (shown, face, True, False, term, False)))
+            total += value[face]
+        return total
+
+    return run
 
 
 def _compile_modified(node: Dice, term: int) -> _Fn:
@@ -109,7 +186,7 @@ def _compile_modified(node: Dice, term: int) -> _Fn:
     pen = 1 if node.explode_kind == "!p" else 0
     per_throw = node.explode_kind in ("!", "!p")
     success, failure = node.success, node.failure
-    make = DieRoll
+    new = _new_tuple  # DieRoll's fields in order, without NamedTuple's slower __new__
 
     def score(v: int) -> int:
         s = 1 if success.test(v) else 0  # type: ignore[union-attr]
@@ -164,9 +241,9 @@ def _compile_modified(node: Dice, term: int) -> _Fn:
             k = kept[i]
             for face, flag in chain:
                 if flag & 1:
-                    out.append(make(shown, face, False, flag == 3, term, True))
+                    out.append(new(DieRoll, (shown, face, False, flag == 3, term, True)))
                 else:
-                    out.append(make(shown, face, k, flag == 2, term))
+                    out.append(new(DieRoll, (shown, face, k, flag == 2, term, False)))
             if k:
                 total += counts[i] if success is not None else values[i]
         return total

@@ -417,8 +417,25 @@ def _distribution(node: Expr) -> Distribution:
 
 
 def distribution(expression: str | Expr, /, limits: Limits = DEFAULT_LIMITS) -> Distribution:
-    """The exact distribution of a dice expression (cached by its canonical form)."""
-    node = parse(expression, limits) if isinstance(expression, str) else expression
+    """The exact distribution of a dice expression (cached by its text, and by its canonical form)."""
+    if isinstance(expression, str):
+        return _by_text(expression, limits)
+    return _of_node(expression)
+
+
+@lru_cache(maxsize=4096)
+def _by_text(expression: str, limits: Limits) -> Distribution:
+    """A question asked again in the same words is answered without parsing it again."""
+    return _of_node(parse(expression, limits))
+
+
+def clear_caches() -> None:
+    """Forget every distribution computed (for measuring a new question; the answers never change)."""
+    _by_text.cache_clear()
+    _distribution.cache_clear()
+
+
+def _of_node(node: Expr) -> Distribution:
     for n in walk(node):
         if isinstance(n, Dice) and n.fudge and n.explode:
             raise OddsError("Fudge dice cannot explode")

@@ -71,6 +71,10 @@ class CampaignState:
     notes: list[Entry] = field(default_factory=list)
     #: the role each former member held when they left or were removed
     former: dict[int, str] = field(default_factory=dict)
+    #: each character's condition now (JSON, the system's model), once anything changed it
+    conditions: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: each character's changes of condition and advancement, oldest first (who, when, what, why)
+    condition_history: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     head_seq: int = 0
     head_hash: str | None = None
 
@@ -109,6 +113,23 @@ def apply_campaign(state: CampaignState, e: Entry) -> None:
     elif k == "character.updated":
         c = state.characters[b["character"]]
         state.characters[c.id] = replace(c, name=b["name"], sheet=b["sheet"], version=c.version + 1)
+        if "why" in b:
+            state.condition_history.setdefault(c.id, []).append(
+                {"seq": e.seq, "at": e.at, "actor": e.actor, "why": b["why"], "text": " ".join(b.get("events") or ())}
+            )
+    elif k == "character.condition":
+        state.conditions[b["character"]] = dict(b["condition"])
+        state.condition_history.setdefault(b["character"], []).append(
+            {
+                "seq": e.seq,
+                "at": e.at,
+                "actor": e.actor,
+                "why": b.get("why", {}),
+                "text": b.get("text", ""),
+                "summary": b.get("summary", ""),
+                "changes": b.get("changes", {}),
+            }
+        )
     elif k == "character.retired":
         c = state.characters[b["character"]]
         state.characters[c.id] = replace(c, retired=True)
@@ -225,6 +246,38 @@ def _validated_sheet(
     return model, model.model_dump(mode="json")
 
 
+def _refuse_table_fields(system: RuleSystem, data: Mapping[str, Any], before: Mapping[str, Any] | None) -> None:
+    """A player's sheet keeps what play made of the character (the system's ``table_kept``: experience earned,
+    advancement, the current condition) as it was, or at the model's default for a new character: those change
+    through the GM's awards and the logged play, so no sheet can raise its own budget."""
+    kept = tuple(getattr(system, "table_kept", ()) or ())
+    if not kept:
+        return
+    fields = system.character_model.model_fields
+    if before is None:
+        was = {k: _json_default(fields[k]) for k in kept if k in fields}
+    else:
+        try:
+            was = validate_data(dict(before), system.character_model, source="sheet").model_dump(mode="json")
+        except InputFileError:
+            was = dict(before)
+    changed = [k for k in kept if k in data and data.get(k) != was.get(k)]
+    if changed:
+        raise Forbidden(
+            f"{', '.join(changed)}: kept by the table (experience and advancement the GM awards, the condition "
+            "play leaves); a player's sheet cannot change " + ("it" if len(changed) == 1 else "them"),
+            hint="ask the GM: awards and adjustments are made at the table and logged",
+        )
+
+
+def _json_default(f: Any) -> Any:
+    if f.is_required():
+        return None
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(f.annotation).dump_python(f.get_default(call_default_factory=True), mode="json")
+
+
 def character_name(model: BaseModel, fallback: str = "") -> str:
     return str(getattr(model, "name", "") or fallback or "Unnamed")
 
@@ -241,6 +294,8 @@ def create_character(
     if state.role_of(owner) not in (GM, PLAYER):
         raise Invalid(f"user {owner} is not a player in this campaign")
     model, data = _validated_sheet(system, sheet, state.house_rules)
+    if role != GM:
+        _refuse_table_fields(system, data, None)
     return [Draft("character.created", actor, {"owner": owner, "name": character_name(model, name), "sheet": data})]
 
 
@@ -251,6 +306,8 @@ def update_character(state: CampaignState, actor: int, char_id: int, *, system: 
     if c.retired:
         raise Conflict("the character is retired")
     model, data = _validated_sheet(system, sheet, state.house_rules)
+    if state.role_of(actor) != GM:
+        _refuse_table_fields(system, data, c.sheet)
     return [
         Draft("character.updated", actor, {"character": char_id, "name": character_name(model, c.name), "sheet": data})
     ]

@@ -17,11 +17,11 @@ from ..errors import InputFileError
 from ..rules import FightTracker, RuleSystem, validate_data
 from .campaign import GM, CampaignState
 from .errors import Conflict, Forbidden, Invalid
-from .log import Draft
+from .log import ALL, Draft
 from .rolling import call_system, scene_stream, stored_record
 from .scene import SceneState
 
-__all__ = ["initiative_order", "start_combat", "step_combat", "tracker_rows"]
+__all__ = ["fight_story", "initiative_order", "start_combat", "step_combat", "tracker_rows"]
 
 _ORDER_FIELDS = ("initiative_order", "turn_order", "initiative", "order")
 
@@ -127,6 +127,45 @@ def _rules(c: CampaignState, system: RuleSystem) -> Any:
     return system.house_rules_model.model_validate(c.house_rules)
 
 
+def _fighters(system: RuleSystem, state: BaseModel, sides: Sequence[Sequence[int]], c: CampaignState) -> dict[str, int]:
+    """Each engine combatant's character id (engines that are FightTrackers name their combatants)."""
+    engine = system.combat
+    if not isinstance(engine, FightTracker):
+        return {}
+    rows = call_system(system, "track the fight", engine.tracker, state)
+    names = {ch: c.characters[ch].name for side in sides for ch in side}
+    return _character_ids([r.name for r in rows], [ch for side in sides for ch in side], names)
+
+
+def _fresh(c: CampaignState, system: RuleSystem, sides: Sequence[Sequence[int]], options: Mapping[str, Any]) -> Any:
+    """The fight as the engine starts it, then with each combatant's current condition (fights start
+    where the characters are: yesterday's wounds still hurt)."""
+    from .living import into_fight
+
+    state = call_system(
+        system,
+        "start the fight",
+        system.combat.start,
+        _models(c, system, sides),
+        house_rules=_rules(c, system),
+        options=dict(options),
+    )
+    return into_fight(c, system, state, _fighters(system, state, sides, c))
+
+
+def fight_story(round_: int, events: Sequence[Any], tracker: Sequence[Mapping[str, Any]]) -> str:
+    """A round as a readable entry: what each did, with the dice, and where everyone stands after it."""
+    lines = [f"Round {round_}:"]
+    for ev in events:
+        text = str(ev.text).strip()
+        if text:
+            lines.append(f"- {text}")
+    standing = [f"{r['name']}: {r['condition']}" for r in tracker if r.get("condition")]
+    if standing:
+        lines.append("After the round: " + "; ".join(standing) + ".")
+    return "\n".join(lines)
+
+
 def start_combat(
     c: CampaignState,
     s: SceneState,
@@ -146,14 +185,9 @@ def start_combat(
         not side for side in sides
     ):
         raise Invalid("each side names at least one character, and no character fights on two sides")
-    state = call_system(
-        system,
-        "start the fight",
-        system.combat.start,
-        _models(c, system, sides),
-        house_rules=_rules(c, system),
-        options=dict(options),
-    )
+    if any(c.character(ch).retired for side in sides for ch in side):
+        raise Conflict("a retired character does not fight")
+    state = _fresh(c, system, sides, options)
     names = {ch: c.characters[ch].name for side in sides for ch in side}
     body = {
         "sides": [list(side) for side in sides],
@@ -168,7 +202,11 @@ def start_combat(
     return [Draft("combat.started", actor, body)]
 
 
-def step_combat(c: CampaignState, s: SceneState, actor: int, *, system: RuleSystem, seed: str) -> list[Draft]:
+def step_combat(
+    c: CampaignState, s: SceneState, actor: int, *, system: RuleSystem, seed: str
+) -> tuple[list[Draft], list[Draft]]:
+    """The next round: (the scene's ``combat.stepped`` entry, with the round's story and dice; the
+    campaign's ``character.condition`` entries for every combatant the round changed)."""
     if c.role_of(actor) != GM:
         raise Forbidden("only the GM moves the fight on")
     if s.closed:
@@ -178,14 +216,7 @@ def step_combat(c: CampaignState, s: SceneState, actor: int, *, system: RuleSyst
     if s.combat.get("over"):
         raise Conflict("the fight is over")
     sides = s.combat["sides"]
-    fresh = call_system(
-        system,
-        "restart the fight",
-        system.combat.start,
-        _models(c, system, sides),
-        house_rules=_rules(c, system),
-        options=dict(s.combat["options"]),
-    )
+    fresh = _fresh(c, system, sides, s.combat["options"])
     state = type(fresh).model_validate(s.combat["state"])
     rng = DiceRng(seed, scene_stream(s.id), s.next_counter)
     start = rng.counter
@@ -201,6 +232,7 @@ def step_combat(c: CampaignState, s: SceneState, actor: int, *, system: RuleSyst
         "winner": system.combat.winner(new_state),
         "events": [{k: v for k, v in ev.to_json().items() if k != "rolls"} for ev in events],
     }
+    body["story"] = fight_story(body["round"], events, body["tracker"])
     roll = {
         "type": "combat",
         "visibility": "public",
@@ -209,7 +241,12 @@ def step_combat(c: CampaignState, s: SceneState, actor: int, *, system: RuleSyst
         "counter": [start, rng.counter],
         "records": records,
     }
-    return [Draft("combat.stepped", actor, body, rolls=(roll,) if rng.counter > start or records else ())]
+    from .living import fight_condition_drafts
+
+    scene = [Draft("combat.stepped", actor, body, ALL, rolls=(roll,) if rng.counter > start or records else ())]
+    fighters = _fighters(system, new_state, sides, c)
+    campaign = fight_condition_drafts(c, system, new_state, fighters, actor, scene=s.id, round_=body["round"])
+    return scene, campaign
 
 
 def end_combat(c: CampaignState, s: SceneState, actor: int) -> list[Draft]:

@@ -8,7 +8,7 @@ seed is secret until the scene closes); views add the rendered detail back.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..dice import DiceRng, RollRecord, roll
@@ -21,6 +21,7 @@ from .errors import Invalid
 __all__ = [
     "MAX_ROLLS_PER_POST",
     "VISIBILITIES",
+    "inline_odds",
     "parse_check",
     "preview",
     "roll_requests",
@@ -71,6 +72,23 @@ def parse_check(system: RuleSystem, data: Any) -> tuple[str, Check]:
         raise Invalid(exc.message) from None
 
 
+#: a check's character's condition applied to it: (character id, check) -> (the check, its penalties as JSON)
+Penalise = Callable[[int, Check], tuple[Check, list[dict[str, Any]]]]
+
+
+def _penalised(req: Mapping[str, Any], check: Check, penalise: Penalise | None) -> tuple[Check, dict[str, Any]]:
+    """A check made for a character (``"character": id``) with that character's condition penalties."""
+    who = req.get("character")
+    if who is None:
+        return check, {}
+    if not isinstance(who, int) or isinstance(who, bool):
+        raise Invalid("a roll's 'character' is a character id")
+    if penalise is None:
+        return check, {"character": who, "penalties": []}
+    adjusted, penalties = penalise(who, check)
+    return adjusted, {"character": who, "penalties": penalties}
+
+
 def _request_fields(req: Any) -> tuple[str, str]:
     if not isinstance(req, Mapping):
         raise Invalid("each roll is an object: {'dice': '2d6+1'} or {'check': {'type': ...}}")
@@ -110,30 +128,42 @@ def roll_requests(
     counter: int,
     system: RuleSystem,
     house_rules: Mapping[str, Any],
+    penalise: Penalise | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
-    """Roll every request in order on the scene's stream; returns the roll items and the next counter."""
+    """Roll every request in order on the scene's stream; returns the roll items and the next counter.
+
+    A check request naming a ``character`` is made with that character's condition penalties
+    (``penalise``), and its item says which penalties were applied."""
     if not isinstance(requests, Sequence) or isinstance(requests, (str, bytes)):
         raise Invalid("'rolls' is a list")
     if len(requests) > MAX_ROLLS_PER_POST:
         raise Invalid(f"at most {MAX_ROLLS_PER_POST} rolls in one post")
     rules = system.house_rules_model.model_validate(house_rules)
     # each request: label, visibility, and a dice expression or a (check type, check)
-    parsed: list[tuple[str, str, str | tuple[str, Check]]] = []
+    parsed: list[tuple[str, str, str | tuple[str, Check], int | None, dict[str, Any]]] = []
     for req in requests:  # check every request before rolling any
         label, visibility = _request_fields(req)
+        inline = req.get("inline")  # the n-th inline roll of the post's text (set by the table, not the API)
         if "dice" in req:
             if not isinstance(req["dice"], str):
                 raise Invalid("'dice' is a dice expression such as '2d6+3'")
-            parsed.append((label, visibility, req["dice"]))
+            parsed.append((label, visibility, req["dice"], inline, {}))
         else:
-            parsed.append((label, visibility, parse_check(system, req["check"])))
+            name, check = parse_check(system, req["check"])
+            check, extra = _penalised(req, check, penalise)
+            parsed.append((label, visibility, (name, check), inline, extra))
     items = []
     rng = DiceRng(seed, scene_stream(scene_id), counter)
-    for label, visibility, what in parsed:
+    for label, visibility, what, inline, extra in parsed:
         start = rng.counter
         item: dict[str, Any]
         if isinstance(what, str):
-            rec = roll(what, rng, label=label)
+            try:
+                rec = roll(what, rng, label=label)
+            except StorymasterError as exc:
+                if inline is None:
+                    raise
+                raise Invalid(f"inline roll {inline} ({what}): {exc.message}", hint=exc.hint) from None
             item = {"type": "dice", "expression": rec.expression, "total": rec.total, "records": [stored_record(rec)]}
         else:
             name, check = what
@@ -145,14 +175,20 @@ def roll_requests(
                 "check": {"type": name, **check.model_dump(mode="json")},
                 "outcome": out,
                 "records": [stored_record(r) for r in outcome.rolls],
+                **extra,
             }
         item.update({"visibility": visibility, "by": by, "label": label, "counter": [start, rng.counter]})
+        if inline is not None:
+            item["inline"] = inline
         items.append(item)
     return items, rng.counter
 
 
-def preview(request: Any, *, system: RuleSystem, house_rules: Mapping[str, Any]) -> dict[str, Any]:
-    """The exact odds of a roll request and an SVG chart of them, without rolling."""
+def preview(
+    request: Any, *, system: RuleSystem, house_rules: Mapping[str, Any], penalise: Penalise | None = None
+) -> dict[str, Any]:
+    """The exact odds of a roll request and an SVG chart of them, without rolling (a check naming a
+    ``character`` with that character's condition penalties, listed in ``penalties``)."""
     label, _ = _request_fields(request)
     if "dice" in request:
         if not isinstance(request["dice"], str):
@@ -166,6 +202,7 @@ def preview(request: Any, *, system: RuleSystem, house_rules: Mapping[str, Any])
             "chart_svg": svg_bar_chart(bars, title=dist.expression),
         }
     name, check = parse_check(system, request["check"])
+    check, extra = _penalised(request, check, penalise)
     odds = call_system(
         system,
         f"give odds for the {name} check",
@@ -181,4 +218,33 @@ def preview(request: Any, *, system: RuleSystem, house_rules: Mapping[str, Any])
         "check": {"type": name, **check.model_dump(mode="json")},
         "odds": odds.to_json(),
         "chart_svg": chart,
+        **extra,
     }
+
+
+def inline_odds(text: str) -> list[dict[str, Any]]:
+    """The exact odds of each inline roll in a draft's text (nothing rolled); bad notation raises at its roll."""
+    from .text import find_inline_rolls, normalize
+
+    out = []
+    for r in find_inline_rolls(normalize(text)):
+        try:
+            dist = distribution(r.dice)
+        except StorymasterError as exc:
+            raise Invalid(
+                f"inline roll {r.n} ({r.source.strip()!r}, line {r.line}): {exc.message}", hint=exc.hint
+            ) from None
+        bars = [(str(o), float(p)) for o, p in dist.pmf().items()]
+        out.append(
+            {
+                "n": r.n,
+                "line": r.line,
+                "source": r.source,
+                "dice": r.dice,
+                "label": r.label,
+                "visibility": r.visibility,
+                "odds": dist.to_json(),
+                "chart_svg": svg_bar_chart(bars, title=dist.expression),
+            }
+        )
+    return out

@@ -20,6 +20,7 @@ from .errors import Conflict, Forbidden, Invalid, NotFound
 from .log import ALL, Draft, Entry
 from .log import GM as GM_ONLY
 from .rolling import roll_requests, scene_stream
+from .text import SecretBlock, find_inline_rolls, mark_rolls, normalize, roll_marks, split_secrets
 
 __all__ = [
     "FREE",
@@ -41,6 +42,9 @@ FREE, TURN = "free", "turn"
 MODES = (FREE, TURN)
 IC, OOC, PRIVATE, NOTE = "ic", "ooc", "private", "note"
 POST_KINDS = (IC, OOC, PRIVATE, NOTE)
+#: entries the table writes into the story itself: a fight's round, a character's rest or healing
+FIGHT, TABLE = "fight", "table"
+TABLE_KINDS = (FIGHT, TABLE)
 ON_DEADLINE = ("skip", "gm_acts")
 MAX_TEXT = 20_000
 
@@ -65,6 +69,8 @@ class Post:
     round: int = 0
     deleted_at: str | None = None
     deleted_by: int | None = None
+    #: the log entries (``post.secret``) holding this version's readers-only blocks, in order
+    secrets: list[int] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -88,6 +94,8 @@ class SceneState:
     posted: set[int] = field(default_factory=set)
     skipped: list[dict[str, Any]] = field(default_factory=list)
     posts: dict[int, Post] = field(default_factory=dict)
+    #: readers-only blocks by log entry: {"text", "to", "audience", "rolls", "post"}
+    secrets: dict[int, dict[str, Any]] = field(default_factory=dict)
     #: what the story shows between posts, by log entry: skipped turns (oldest first)
     events: dict[int, dict[str, Any]] = field(default_factory=dict)
     next_counter: int = 0
@@ -156,7 +164,11 @@ def apply_scene(s: SceneState, e: Entry) -> None:
             tuple(b.get("to", ())),
             list(e.rolls),
             round=s.round,
+            secrets=list(b.get("secrets", ())),
         )
+        for ref in p.secrets:
+            if ref in s.secrets:
+                s.secrets[ref]["post"] = e.seq
         s.posts[e.seq] = p
         if s.mode == TURN and p.kind == IC:
             if b.get("advance"):
@@ -167,8 +179,14 @@ def apply_scene(s: SceneState, e: Entry) -> None:
                 s.posted.add(p.character)
     elif k == "post.edited":
         p = s.posts[b["post"]]
-        p.history.append({"at": p.history[-1]["edited_at"] if p.history else p.at, "text": p.text, "edited_at": e.at})
-        p.text = b["text"]
+        last = p.history[-1]["edited_at"] if p.history else p.at
+        p.history.append({"at": last, "text": p.text, "edited_at": e.at, "secrets": list(p.secrets)})
+        p.text, p.secrets = b["text"], list(b.get("secrets", ()))
+        for ref in p.secrets:
+            if ref in s.secrets:
+                s.secrets[ref]["post"] = p.seq
+    elif k == "post.secret":
+        s.secrets[e.seq] = {"text": b["text"], "to": list(b["to"]), "audience": e.audience, "rolls": list(e.rolls)}
     elif k == "post.deleted":
         p = s.posts[b["post"]]
         p.deleted_at, p.deleted_by = e.at, e.actor
@@ -186,6 +204,23 @@ def apply_scene(s: SceneState, e: Entry) -> None:
         }
     elif k == "combat.started" or k == "combat.stepped":
         s.combat = {**b, "round": b.get("round", 0)}
+        if k == "combat.stepped" and b.get("story") and e.actor is not None:
+            s.posts[e.seq] = Post(
+                e.seq, e.at, e.actor, FIGHT, e.audience, b["story"], rolls=list(e.rolls), round=s.round
+            )
+    elif k == "character.acted" and e.actor is not None:
+        s.posts[e.seq] = Post(
+            e.seq,
+            e.at,
+            e.actor,
+            TABLE,
+            e.audience,
+            b.get("text", ""),
+            b.get("character"),
+            b.get("character_name", ""),
+            rolls=list(e.rolls),
+            round=s.round,
+        )
     elif k == "combat.ended":
         s.combat = None
     elif k == "scene.closed":
@@ -314,18 +349,29 @@ def write_post(
     rolls: Sequence[Any] = (),
     force: bool = False,
 ) -> list[Draft]:
-    """A post (with its rolls rolled now); in turn-based scenes, the turn rules decide who may post."""
+    """A post (with its rolls rolled now); in turn-based scenes, the turn rules decide who may post.
+
+    The text's inline rolls (:mod:`.text`) are rolled with the attached ``rolls``, on the same
+    stream, in the order they are written, and stored as markers; each readers-only block goes
+    in its own ``post.secret`` entry (before the post's) whose audience is its readers and the author.
+    """
     _open(s)
     role = c.role_of(actor)
     if role is None or role == OBSERVER:
         raise Forbidden("observers read the scene; only players and GMs post")
     if kind not in POST_KINDS:
         raise Invalid(f"no post kind {kind!r}", hint="kinds: ic (in character), ooc, private, note (GM only)")
-    if not isinstance(text, str) or (not text.strip() and not rolls):
+    if not isinstance(text, str):
+        raise Invalid("a post's text is text")
+    text = normalize(text)
+    if not text.strip() and not rolls:
         raise Invalid("a post needs some text (or at least one roll)")
     if len(text) > MAX_TEXT:
         raise Invalid(f"a post is at most {MAX_TEXT} characters")
-    body: dict[str, Any] = {"kind": kind, "text": text}
+    inline = find_inline_rolls(text)
+    marked = mark_rolls(text, inline)
+    public, blocks = split_secrets(marked)
+    body: dict[str, Any] = {"kind": kind, "text": public}
     audience: Any = ALL
     drafts: list[Draft] = []
     if kind == IC:
@@ -337,7 +383,10 @@ def write_post(
                 raise Forbidden(f"{ch.name} is not your character")
             body.update(character=ch.id, character_name=ch.name)
         elif role != GM:
-            raise Invalid("an in-character post names the character who acts ('character': id)")
+            raise Invalid(
+                "an in-character post names the character who speaks ('character': id)",
+                hint="choose the character under 'Speaking as'; only the GM narrates without one",
+            )
         if s.mode == TURN:
             drafts += _turn_rules(c, s, actor, role, character, now, force)
             if role == GM and character is None:
@@ -346,22 +395,91 @@ def write_post(
         raise Invalid("only in-character posts name a character")
     if kind == PRIVATE:
         if not isinstance(to, (list, tuple)) or not to or not all(isinstance(u, int) for u in to):
-            raise Invalid("a private post names its readers: 'to': [user ids] (the GM's id for mechanics to the GM)")
+            raise Invalid(
+                "a private post names its readers: 'to': [user ids] (the GM's id for mechanics to the GM)",
+                hint="choose at least one reader, or make the post public",
+            )
         for u in to:
             if c.role_of(u) is None:
                 raise Invalid(f"user {u} is not a member of this campaign")
         body["to"] = sorted(set(to))
         audience = sorted(set(to) | {actor})
     elif to:
-        raise Invalid("only private posts have readers ('to')")
+        raise Invalid(
+            f"a {KIND_NAMES.get(kind, kind)} post has no chosen readers: only private posts do",
+            hint="send kind 'private' to keep it to those readers, or leave the readers out to post it to everyone",
+        )
     if kind == NOTE:
         if role != GM:
             raise Forbidden("notes are the GM's")
         audience = GM_ONLY
+    from .living import penaliser
+
+    secret_readers = [_block_readers(c, actor, b, audience) for b in blocks]
+    requests = [*(r.request() for r in inline), *rolls]
     items, _ = roll_requests(
-        rolls, by=actor, seed=seed, scene_id=s.id, counter=s.next_counter, system=system, house_rules=c.house_rules
+        requests,
+        by=actor,
+        seed=seed,
+        scene_id=s.id,
+        counter=s.next_counter,
+        system=system,
+        house_rules=c.house_rules,
+        penalise=penaliser(c, system, actor),
     )
-    return [*drafts, Draft("post.created", actor, body, audience, tuple(items))]
+    in_block = _rolls_in_blocks(marked, blocks, items)
+    first = s.head_seq + len(drafts) + 1
+    for i, (b, readers) in enumerate(zip(blocks, secret_readers, strict=True)):
+        drafts.append(
+            Draft(
+                "post.secret",
+                actor,
+                {"text": b.text, "to": readers},
+                sorted(set(readers) | {actor}),
+                tuple(it for it, where in zip(items, in_block, strict=True) if where == i),
+            )
+        )
+    if blocks:
+        body["secrets"] = list(range(first, first + len(blocks)))
+    mine = tuple(it for it, where in zip(items, in_block, strict=True) if where is None)
+    return [*drafts, Draft("post.created", actor, body, audience, mine)]
+
+
+KIND_NAMES = {IC: "in-character", OOC: "out-of-character", NOTE: "GM note"}
+
+
+def _block_readers(c: CampaignState, actor: int, block: SecretBlock, audience: Any) -> list[int]:
+    """The user ids a readers-only block names (members by name, or characters by name: their players)."""
+    by_name = {m.name.casefold(): m.user for m in c.members.values()}
+    by_char = {ch.name.casefold(): ch.owner for ch in c.characters.values() if not ch.retired}
+    out = set()
+    for name in block.readers:
+        key = name.casefold()
+        user = by_name.get(key, by_char.get(key))
+        if user is None or c.role_of(user) is None:
+            raise Invalid(
+                f"the readers-only block names {name!r}, who is not in this campaign",
+                hint="name members or their characters: [private=Ann, Kestrel]",
+            )
+        if audience == GM_ONLY or (isinstance(audience, list) and user not in audience):
+            raise Invalid(
+                f"{name} does not read this post, so cannot read a block inside it",
+                hint="add them to the post's readers, or leave them out of the block",
+            )
+        out.add(user)
+    out.discard(actor)
+    if not out:
+        raise Invalid("a readers-only block names someone besides you")
+    return sorted(out)
+
+
+def _rolls_in_blocks(marked: str, blocks: Sequence[SecretBlock], items: Sequence[Any]) -> list[int | None]:
+    """For each rolled item: the readers-only block its marker stands in, or None (the post itself)."""
+    where: dict[int, int] = {}
+    for i, b in enumerate(blocks):
+        for n in roll_marks(b.text):
+            where[n] = i
+    return [where.get(it["inline"]) if "inline" in it else None for it in items]
 
 
 def _turn_rules(
@@ -391,32 +509,75 @@ def _turn_rules(
         return [Draft("turn.skipped", actor, {"characters": owed, "reason": reason})]
     names = ", ".join(c.characters[ch].name for ch in owed)
     if late:
-        raise Conflict(
+        raise StillWaiting(
             f"the deadline has passed and the GM acts for the tardy: post as {names} first",
             hint="or send force: true to skip them",
+            owed=names,
         )
-    raise Conflict(
-        f"still waiting for {names} this round", hint="wait for the deadline, or send force: true to skip them"
+    raise StillWaiting(
+        f"still waiting for {names} this round",
+        hint="wait for the deadline, or send force: true to skip them",
+        owed=names,
     )
 
 
+class StillWaiting(Conflict):
+    """The GM would open the next round while characters still owe a post (the page offers "move on now")."""
+
+    code = "still-waiting"
+
+    def __init__(self, message: str, *, hint: str, owed: str) -> None:
+        super().__init__(message, hint=hint)
+        self.owed = owed
+
+
 def edit_post(c: CampaignState, s: SceneState, actor: int, seq: int, *, text: str) -> list[Draft]:
+    """A new text for a post. Edits never roll: the rolls stay as they were; new dice notation is refused."""
     _open(s)
     p = s.post(seq)
+    if p.kind in TABLE_KINDS:
+        raise Conflict("the table wrote this entry from the rules: it is not edited")
     if p.author != actor:
         raise Forbidden("only the author edits a post")
     if p.deleted_at:
         raise Conflict("the post was deleted")
-    if not isinstance(text, str) or not text.strip() or len(text) > MAX_TEXT:
+    if not isinstance(text, str):
+        raise Invalid("a post's text is text")
+    text = normalize(text)
+    if not text.strip() or len(text) > MAX_TEXT:
         raise Invalid(f"a post's text is 1 to {MAX_TEXT} characters")
-    if text == p.text:
+    new_rolls = find_inline_rolls(text)
+    if new_rolls:
+        raise Invalid(
+            f"an edit never rolls: {new_rolls[0].source.strip()!r} (line {new_rolls[0].line}) would be a new roll",
+            hint="roll in a new post; [[#n]] marks where this post's roll n shows",
+        )
+    c_rolls = {r.get("inline") for r in p.rolls} | {
+        r.get("inline") for k in p.secrets if k in s.secrets for r in s.secrets[k]["rolls"]
+    }
+    for n in roll_marks(text):
+        if n not in c_rolls:
+            raise Invalid(f"[[#{n}]]: this post has no inline roll {n}", hint="an edit keeps the rolls it has")
+    public, blocks = split_secrets(text)
+    old = [s.secrets[k]["text"] for k in p.secrets if k in s.secrets]
+    if public == p.text and [b.text for b in blocks] == old:
         raise Invalid("the text is unchanged")
-    return [Draft("post.edited", actor, {"post": seq, "text": text}, p.audience)]
+    drafts = []
+    first = s.head_seq + 1
+    for b in blocks:
+        readers = _block_readers(c, actor, b, p.audience)
+        drafts.append(Draft("post.secret", actor, {"text": b.text, "to": readers}, sorted(set(readers) | {actor})))
+    body: dict[str, Any] = {"post": seq, "text": public}
+    if blocks:
+        body["secrets"] = list(range(first, first + len(blocks)))
+    return [*drafts, Draft("post.edited", actor, body, p.audience)]
 
 
 def delete_post(c: CampaignState, s: SceneState, actor: int, seq: int) -> list[Draft]:
     _open(s)
     p = s.post(seq)
+    if p.kind in TABLE_KINDS:
+        raise Conflict("the table wrote this entry from the rules: it is not deleted")
     if p.author != actor and c.role_of(actor) != GM:
         raise Forbidden("only the author or the GM deletes a post")
     if p.deleted_at:

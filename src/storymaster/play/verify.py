@@ -34,7 +34,7 @@ from ..dice import RollRecord, verify
 from ..errors import StorymasterError, VerificationError
 from .anchor import anchor_message, check_signature, export_message, key_id
 from .chain import GENESIS, body_digest, canonical_json, entry_hash, is_salt, roll_core, roll_digest, sha256_hex
-from .rebuild import campaign_from_log, scene_from_log
+from .rebuild import campaign_from_log, characters_from_log, scene_from_log
 from .rolling import scene_stream
 
 __all__ = ["EXPORT_FORMAT", "EXPORT_VERSION", "MAX_DEPTH", "verify_export", "verify_log", "verify_text"]
@@ -418,7 +418,7 @@ def verify_export(doc: Any, *, key: str | None = None) -> dict[str, Any]:
     reports = []
     campaign = doc.get("campaign")
     if campaign is not None:
-        if not isinstance(campaign, Mapping) or set(campaign) != _CAMPAIGN_KEYS | {"log"}:
+        if not isinstance(campaign, Mapping) or set(campaign) - {"characters"} != _CAMPAIGN_KEYS | {"log"}:
             raise VerificationError("the export's campaign is not the shape an export has")
         where = f"campaign {campaign.get('id')}"
         if not _is_int(campaign.get("id")):
@@ -430,6 +430,12 @@ def verify_export(doc: Any, *, key: str | None = None) -> dict[str, Any]:
             raise _bad(where, f"a body in its log is malformed ({type(exc).__name__}: {exc})") from None
         for k in ("name", "system", "house_rules"):
             _same(where, k, campaign[k], rebuilt[k])
+        if "characters" in campaign:  # each character's condition as the log's changes left it
+            try:
+                characters = characters_from_log(campaign["log"])
+            except (KeyError, TypeError, ValueError, AttributeError) as exc:
+                raise _bad(where, f"a character in its log is malformed ({type(exc).__name__}: {exc})") from None
+            _same(where, "characters (their condition)", campaign["characters"], characters)
         _same("the export", "system", doc.get("system"), rebuilt["system"])
     scenes = doc.get("scenes")
     if not isinstance(scenes, list):

@@ -24,8 +24,9 @@ from .log import ALL, Entry
 from .log import GM as GM_ONLY
 from .rolling import shown_record
 from .scene import Post, SceneState
+from .text import fill_secrets
 
-__all__ = ["Reader", "can_read", "entry_view", "post_view", "roll_view", "scene_view"]
+__all__ = ["Reader", "can_read", "entry_view", "post_view", "readable_text", "roll_view", "scene_view"]
 
 
 class Reader:
@@ -81,6 +82,31 @@ def roll_view(roll: Mapping[str, Any], reader: Reader, seed: str | None) -> dict
     return out
 
 
+def _secret_texts(keys: list[int], reader: Reader, s: SceneState) -> list[str | None]:
+    return [
+        s.secrets[k]["text"] if k in s.secrets and can_read(s.secrets[k]["audience"], reader) else None for k in keys
+    ]
+
+
+def readable_text(p: Post, reader: Reader, s: SceneState) -> str:
+    """The post's text with the readers-only blocks this reader may read filled in (the others stay empty)."""
+    return fill_secrets(p.text, _secret_texts(p.secrets, reader, s))
+
+
+def _rolls(p: Post, reader: Reader, s: SceneState) -> list[dict[str, Any]]:
+    """The post's rolls and those of the readers-only blocks this reader reads, in the order they were rolled."""
+    rolls = list(p.rolls)
+    seen = set()
+    for h in [*p.history, {"secrets": p.secrets}]:
+        for k in h.get("secrets", ()):
+            if k in s.secrets and k not in seen and can_read(s.secrets[k]["audience"], reader):
+                seen.add(k)
+                rolls += s.secrets[k]["rolls"]
+    if seen:
+        rolls.sort(key=lambda r: r.get("counter", [0])[0])
+    return [roll_view(r, reader, s.seed) for r in rolls]
+
+
 def post_view(p: Post, reader: Reader, s: SceneState) -> dict[str, Any] | None:
     if not can_read(p.audience, reader):
         return None
@@ -92,15 +118,22 @@ def post_view(p: Post, reader: Reader, s: SceneState) -> dict[str, Any] | None:
         "character": p.character,
         "character_name": p.character_name,
         "round": p.round,
-        "rolls": [roll_view(r, reader, s.seed) for r in p.rolls],
+        "rolls": _rolls(p, reader, s),
         "deleted": p.deleted_at is not None,
     }
     if p.to:
         out["to"] = list(p.to)
     if p.deleted_at is None or reader.is_gm:
-        out["text"] = p.text
+        out["text"] = readable_text(p, reader, s)
         out["edited"] = bool(p.history)
-        out["history"] = [dict(h) for h in p.history]
+        out["history"] = [
+            {
+                "at": h["at"],
+                "text": fill_secrets(h["text"], _secret_texts(h.get("secrets", []), reader, s)),
+                "edited_at": h["edited_at"],
+            }
+            for h in p.history
+        ]
     if p.deleted_at is not None:
         out["deleted_at"] = p.deleted_at
         if reader.is_gm:
@@ -153,7 +186,9 @@ def entry_view(
     if not can_read(e.audience, reader):
         return {"seq": e.seq, "prev": e.prev, "hash": e.hash, "redacted": True}
     out = e.to_json()
-    post = e.seq if e.kind == "post.created" else e.body.get("post") if e.kind == "post.edited" else None
+    post = (
+        e.seq if e.kind in ("post.created", "post.secret") else e.body.get("post") if e.kind == "post.edited" else None
+    )
     if post is not None and post in hidden_posts:
         del out["body"]
         out.pop("salt", None)  # the salt is published only with the body it hides

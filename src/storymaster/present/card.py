@@ -49,7 +49,9 @@ def card_html(sheet: Sheet, *, title: str = "") -> str:
         if sec.empty and not sec.is_table:
             continue
         head, rows = _rows(sec)
-        boxes.append({"title": sec.title, "kind": sec.kind, "table": sec.is_table, "head": head, "rows": rows})
+        boxes.append(
+            {"title": sec.title, "kind": sec.kind, "table": sec.is_table, "head": head, "rows": rows, "note": sec.note}
+        )
     return _template().render(sheet=sheet, boxes=boxes, title=title or sheet.system)
 
 
@@ -65,6 +67,8 @@ def sheet_text(sheet: Sheet) -> str:
         if sec.is_table:
             out.append("  " + " | ".join(head))
         out += ["  " + " | ".join(c for c in r if c != "" or sec.is_table) for r in rows]
+        if sec.note:
+            out.append(f"  ({sec.note})")
     if sheet.problems:
         out += ["", "PROBLEMS"] + [f"  - {p}" for p in sheet.problems]
     return "\n".join(out) + "\n"
@@ -80,6 +84,8 @@ def card_png(sheet: Sheet, *, dpi: int = 120) -> bytes:
     blocks: list[tuple[str, list[str] | None, list[list[str]]]] = []
     for sec in sheet.sections:
         head, rows = _rows(sec)
+        if sec.note:  # a section's note (a warning) is a row of its own, as in the HTML
+            rows = [*rows, [sec.note] + [""] * (len(head) - 1)]
         if rows:
             blocks.append((sec.title.upper(), head if sec.is_table else None, rows))
     heights = [len(r) + (2 if h else 1) for _, h, r in blocks]

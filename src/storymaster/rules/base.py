@@ -55,6 +55,10 @@ class RuleSystemBase:
     check_types: ClassVar[Mapping[str, type[Check]]] = MappingProxyType({})
     #: the fight engine (a CombatEngine)
     combat: Any = None
+    #: character fields that play changes, not the player's pen: experience earned, advancement made with it,
+    #: the current condition. The table keeps them (the GM's awards and adjustments, the logged fights and
+    #: rests); a player's sheet may not change them, so a budget cannot be raised from the sheet.
+    table_kept: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

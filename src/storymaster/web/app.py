@@ -93,9 +93,10 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -
     install_pages(app)  # the HTML pages (first: their "/" is the table's front page)
     for module in (systems, auth, campaigns, invites, characters, scenes, posts, exports, live):
         app.include_router(module.router)
-    from .routers import notifications
+    from .routers import living, notifications
 
     app.include_router(notifications.router)
+    app.include_router(living.router)
     app.add_middleware(BodyLimit, max_body=settings.max_body)
     app.add_middleware(SecurityHeaders)
     return app

@@ -15,10 +15,11 @@ from jinja2 import Environment, select_autoescape
 
 from ..play.campaign import CampaignState
 from ..play.log import Entry
-from ..play.rebuild import narrative, scene_from_log
+from ..play.rebuild import characters_from_log, narrative, scene_from_log
 from ..play.scene import IC, SceneState
 from ..play.verify import EXPORT_FORMAT, EXPORT_VERSION
 from ..play.views import Reader, entry_view
+from ..present.markup import plain_text, render_post
 from .signing import Signer
 
 __all__ = ["export_html", "export_json", "export_markdown", "hidden_posts", "narrative", "scene_doc"]
@@ -28,7 +29,14 @@ def hidden_posts(s: SceneState, reader: Reader) -> frozenset[int]:
     """Deleted posts whose text this reader no longer reads (everyone but the GM)."""
     if reader.is_gm:
         return frozenset()
-    return frozenset(seq for seq, p in s.posts.items() if p.deleted_at is not None)
+    out: set[int] = set()
+    for seq, p in s.posts.items():
+        if p.deleted_at is not None:
+            out.add(seq)
+            out.update(p.secrets)  # the deleted post's readers-only blocks, in every version
+            for h in p.history:
+                out.update(h.get("secrets", ()))
+    return frozenset(out)
 
 
 def _signed(view: dict[str, Any], signer: Signer, log: str) -> dict[str, Any]:
@@ -70,6 +78,7 @@ def export_json(
             "house_rules": c.house_rules,
             "log": [_signed(entry_view(e, reader, None), signer, f"c:{c.id}") for e in campaign_log],
         }
+        doc["campaign"]["characters"] = characters_from_log(doc["campaign"]["log"])
     return signer.sign_export(doc)
 
 
@@ -92,6 +101,18 @@ def _who(p: dict[str, Any], names: dict[int, str]) -> str:
     return author
 
 
+def speaker(p: dict[str, Any], names: dict[int, str]) -> str:
+    """Who speaks an in-character post in the story: the character, or the GM narrating."""
+    if p.get("character_name"):
+        return str(p["character_name"])
+    return f"The narrator ({names.get(p['author'], 'the GM')})"
+
+
+def story(s: dict[str, Any]) -> list[dict[str, Any]]:
+    """The scene's in-character posts as the story reads them (the narrative's posts, each with its speaker)."""
+    return [p for p in s["posts"] if p.get("kind") == IC and not p["deleted"] and str(p.get("text", "")).strip()]
+
+
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+\-.!|~&])")
 
 
@@ -112,8 +133,13 @@ def export_markdown(title: str, scenes: Sequence[dict[str, Any]], c: CampaignSta
     lines = [f"# {md_inline(title)}", "", f"*{md_inline(c.name)}*, played with {c.system}.", ""]
     for s in scenes:
         lines += [f"## {md_inline(s['title'])}", "", "### The story", ""]
-        for para in s["narrative"]:
-            lines += [*md_fenced(para), ""]
+        for p in story(s):
+            lines += [
+                f"**{md_inline(speaker(p, names))}:**",
+                "",
+                *md_fenced(plain_text(p["text"], rolls=p["rolls"])),
+                "",
+            ]
         lines += ["### The full log", ""]
         for p in s["posts"]:
             extra = " (deleted)" if p["deleted"] else ""
@@ -122,9 +148,10 @@ def export_markdown(title: str, scenes: Sequence[dict[str, Any]], c: CampaignSta
             lines.append(f"**#{p['id']} {kind}{md_inline(to)}, {md_inline(_who(p, names))}, {p['at']}{extra}**")
             lines.append("")
             if "text" in p:
-                lines += [*md_fenced(p["text"]), ""]
+                lines += [*md_fenced(plain_text(p["text"], rolls=p["rolls"])), ""]
             for r in p["rolls"]:
-                lines.append(f"- roll: {md_inline(_roll_line(r))}")
+                n = f" {r['inline']} (inline)" if isinstance(r.get("inline"), int) else ""
+                lines.append(f"- roll{n}: {md_inline(_roll_line(r))}")
             if p["rolls"]:
                 lines.append("")
         commit = f"seed SHA-256 `{s['seed_sha256']}`" + (
@@ -140,17 +167,22 @@ _PAGE = _ENV.from_string(
 <html lang="en"><head><meta charset="utf-8"><title>{{ title }}</title>
 <style>body{font-family:Georgia,serif;max-width:42em;margin:2em auto;padding:0 1em;line-height:1.5}
 .post{border-top:1px solid #ccc;padding:.5em 0}.meta{font-family:sans-serif;font-size:.85em;color:#555}
-.roll{font-family:monospace;font-size:.9em}.story p{text-indent:1.5em;margin:.2em 0}</style></head>
+.roll{font-family:monospace;font-size:.9em}.story p{margin:.2em 0}.speaker{font-weight:bold}
+.ooc,.readers-only{color:#444;font-family:sans-serif;font-size:.9em}aside{border-left:3px solid #999;padding-left:.6em}
+blockquote{border-left:3px solid #ccc;margin-left:0;padding-left:.8em}</style></head>
 <body><h1>{{ title }}</h1><p><em>{{ campaign.name }}</em>, played with {{ campaign.system }}.</p>
 {% for s in scenes %}<section><h2>{{ s.title }}</h2>
-<h3>The story</h3><div class="story">{% for para in s.narrative %}<p>{{ para }}</p>{% endfor %}</div>
+<h3>The story</h3><div class="story">{% for p in story(s) %}<div class="said"><p class="speaker">{{ speaker(p) }}</p>
+{{ render(p, s) }}</div>{% endfor %}</div>
 <h3>The full log</h3>
 {% for p in s.posts %}<div class="post" id="post-{{ s.id }}-{{ p.id }}">
 {#- -#}
 <div class="meta">#{{ p.id }} {{ (p.kind or 'post')|upper }} · {{ who(p) }} · <time>{{ p.at }}</time>
 {%- if p.deleted %} · deleted{% endif %}</div>
-{% if p.text is defined %}<p>{{ p.text }}</p>{% endif %}
-{% for r in p.rolls %}<div class="roll">{{ roll_line(r) }}</div>{% endfor %}</div>{% endfor %}
+{% if p.text is defined %}{{ render(p, s) }}{% endif %}
+{% for r in p.rolls %}<div class="roll"
+{%- if r.inline is defined %} id="roll-{{ s.id }}-{{ p.id }}-{{ r.inline }}"{% endif %}>{{ roll_line(r) }}</div>
+{%- endfor %}</div>{% endfor %}
 <p class="meta">Dice: stream {{ s.stream }}, seed SHA-256 {{ s.seed_sha256 }}
 {%- if s.seed %}, seed {{ s.seed }}{% else %}, seed not yet revealed{% endif %}.</p>
 </section>{% endfor %}</body></html>
@@ -160,4 +192,25 @@ _PAGE = _ENV.from_string(
 
 def export_html(title: str, scenes: Sequence[dict[str, Any]], c: CampaignState) -> str:
     names = {m.user: m.name for m in c.members.values()}
-    return _PAGE.render(title=title, scenes=scenes, campaign=c, who=lambda p: _who(p, names), roll_line=_roll_line)
+
+    def render(p: dict[str, Any], s: dict[str, Any]) -> Any:
+        html = render_post(
+            p["text"], rolls=p["rolls"], post=p["id"], character=p.get("character") if p.get("kind") == IC else None
+        )
+        # the export holds several scenes: roll anchors carry the scene too
+        return type(html)(
+            str(html)
+            .replace('href="#roll-', f'href="#roll-{s["id"]}-')
+            .replace('href="#post-', f'href="#post-{s["id"]}-')
+        )
+
+    return _PAGE.render(
+        title=title,
+        scenes=scenes,
+        campaign=c,
+        who=lambda p: _who(p, names),
+        roll_line=_roll_line,
+        story=story,
+        speaker=lambda p: speaker(p, names),
+        render=render,
+    )

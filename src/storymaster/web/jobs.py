@@ -19,8 +19,8 @@ from ..play.errors import Invalid
 from ..rules import RuleSystem, get_system, registry
 
 __all__ = [
-    "builder_check",
     "fight_forecast",
+    "inline_odds",
     "load_system",
     "odds_preview",
     "parse_document",
@@ -82,11 +82,26 @@ def parse_document(text: str, what: str, max_bytes: int) -> Any:
     return data
 
 
-def odds_preview(system: tuple[str, str], request: dict[str, Any], house_rules: Mapping[str, Any]) -> dict[str, Any]:
-    """The exact odds of a roll or check, with its chart (``play.rolling.preview``)."""
+def odds_preview(
+    system: tuple[str, str], request: dict[str, Any], house_rules: Mapping[str, Any], fixed: Any = None
+) -> dict[str, Any]:
+    """The exact odds of a roll or check, with its chart (``play.rolling.preview``); ``fixed`` is the
+    character's penalties, read by the server under the scene's lock: (adjusted check, penalties)."""
     from ..play.rolling import preview
 
-    return preview(request, system=load_system(system), house_rules=house_rules)
+    return preview(
+        request,
+        system=load_system(system),
+        house_rules=house_rules,
+        penalise=(lambda _ch, _check: fixed) if fixed else None,
+    )
+
+
+def inline_odds(text: str) -> list[dict[str, Any]]:
+    """The exact odds of each inline roll in a draft's text (``play.rolling.inline_odds``)."""
+    from ..play.rolling import inline_odds as odds_of
+
+    return odds_of(text)  # type: ignore[no-any-return]
 
 
 def sheet_check(system: tuple[str, str], sheet: dict[str, Any], house_rules: dict[str, Any]) -> dict[str, Any]:
@@ -94,22 +109,6 @@ def sheet_check(system: tuple[str, str], sheet: dict[str, Any], house_rules: dic
     from .pages.sheets import check_sheet
 
     return check_sheet(load_system(system), sheet, house_rules)
-
-
-def builder_check(
-    system: tuple[str, str], form: dict[str, str], house_rules: dict[str, Any]
-) -> tuple[dict[str, Any], dict[str, Any], str, str, dict[str, Any]]:
-    """The builder's form read into a sheet (its YAML box parsed here) and checked by the creation rules:
-    ``(sheet, values, sheet text, YAML problem, report)``."""
-    from .pages.sheets import check_sheet, merge_form
-
-    rules = load_system(system)
-    sheet, values, text, problem = merge_form(rules, form)
-    report = check_sheet(rules, sheet, house_rules)
-    if problem:
-        report["ok"] = False
-        report["problems"] = [{"where": "lists and details", "message": problem}, *report["problems"]]
-    return sheet, values, text, problem, report
 
 
 def fight_forecast(

@@ -11,16 +11,26 @@ import logging
 import smtplib
 from datetime import datetime
 from email.message import EmailMessage
+from html import escape
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 
 from ..play.views import Reader, can_read, post_view
+from ..present.markup import plain_text, render_post
 from ..store import Store
 from .deps import now_text
 from .settings import Settings
 
-__all__ = ["compose_digest", "digest_loop", "local_time", "send_confirmation", "send_digest", "send_digests"]
+__all__ = [
+    "compose_digest",
+    "compose_digest_parts",
+    "digest_loop",
+    "local_time",
+    "send_confirmation",
+    "send_digest",
+    "send_digests",
+]
 
 log = logging.getLogger("storymaster.web.notify")
 
@@ -67,12 +77,19 @@ def send_confirmation(settings: Settings, name: str, email: str, token: str) -> 
 
 def compose_digest(store: Store, user: Any, now: datetime, signer: Any = None) -> str | None:
     """The digest's text for ``user`` (None when there is nothing new); each scene with its signed log head."""
+    both = compose_digest_parts(store, user, now, signer)
+    return None if both is None else both[0]
+
+
+def compose_digest_parts(store: Store, user: Any, now: datetime, signer: Any = None) -> tuple[str, str] | None:
+    """The digest as plain text and as HTML (each post through the page's renderer), or None when nothing is new."""
     since = store.digest_cursor(user.id) or user.created_at
     choice = getattr(user, "digest", "all") or "all"
     zone = getattr(user, "time_zone", None)
     campaigns = store.campaigns_of(user.id)
     lines: list[str] = []
     turns: list[str] = []
+    html: list[str] = []
     for camp in campaigns:
         cid = camp["id"]
         for sid in store.scene_ids(cid):
@@ -84,15 +101,27 @@ def compose_digest(store: Store, user: Any, now: datetime, signer: Any = None) -
                 new = [p for p in s.posts.values() if p.at > since and can_read(p.audience, reader)]
                 if new and choice == "all":
                     lines.append(f"\n{c.name} / {s.title}: {len(new)} new post(s)")
+                    html.append(f"<h2>{escape(c.name)} / {escape(s.title)}: {len(new)} new post(s)</h2>")
                     for p in sorted(new, key=lambda p: p.seq)[:20]:
                         view = post_view(p, reader, s)
                         if view is None:
                             continue
                         who = view.get("character_name") or names.get(p.author, "?")
-                        text = (view.get("text") or "(deleted)").strip().replace("\n", " ")
+                        text = (
+                            plain_text(view.get("text") or "(deleted)", rolls=view["rolls"]).strip().replace("\n", " ")
+                        )
                         lines.append(f"  #{p.seq} {who}: {text[:200]}")
+                        body = (
+                            render_post(view["text"], rolls=view["rolls"], post=p.seq)
+                            if "text" in view
+                            else "<p>(deleted)</p>"
+                        )
+                        html.append(f"<h3>#{p.seq} {escape(who)}</h3>\n{body}")
                     if signer is not None:
                         lines.append("  " + anchor_line(signer, sid, s.head_seq, s.head_hash))
+                        html.append(
+                            f"<p><small>{escape(anchor_line(signer, sid, s.head_seq, s.head_hash))}</small></p>"
+                        )
                 mine = [c.characters[ch].name for ch in s.owed() if c.characters[ch].owner == user.id]
                 if mine and (s.round_started or "") > since:  # once per round
                     deadline = s.deadline()
@@ -103,20 +132,28 @@ def compose_digest(store: Store, user: Any, now: datetime, signer: Any = None) -
     head = [f"Hello {user.name},", ""]
     if turns:
         head += ["Your turn:", *turns, ""]
-    return "\n".join([*head, "What happened since your last digest:" if lines else "", *lines, ""])
+    text = "\n".join([*head, "What happened since your last digest:" if lines else "", *lines, ""])
+    page = [f"<p>Hello {escape(user.name)},</p>"]
+    if turns:
+        page += ["<p>Your turn:</p><ul>", *(f"<li>{escape(t.strip())}</li>" for t in turns), "</ul>"]
+    if html:
+        page += ["<p>What happened since your last digest:</p>", *html]
+    return text, "<!doctype html><html><body>" + "\n".join(page) + "</body></html>"
 
 
 def send_digest(store: Store, settings: Settings, user: Any, now: datetime, signer: Any = None) -> bool:
     if not user.email or getattr(user, "email_confirmed_at", None) is None or getattr(user, "digest", "all") == "off":
         return False  # an address gets mail only once its link came back
-    text = compose_digest(store, user, now, signer)
-    if text is None:
+    both = compose_digest_parts(store, user, now, signer)
+    if both is None:
         return False
+    text, html = both
     msg = EmailMessage()
     msg["Subject"] = "Storymaster: your table digest"
     msg["From"] = settings.smtp_from
     msg["To"] = user.email
     msg.set_content(text)
+    msg.add_alternative(html, subtype="html")
     with smtplib.SMTP(settings.smtp_host or "localhost", settings.smtp_port, timeout=10) as smtp:
         smtp.send_message(msg)
     store.set_digest_cursor(user.id, now_text(now))

@@ -8,9 +8,10 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from sqlalchemy.exc import DataError, OperationalError
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeout
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import CharacterError, StorymasterError
@@ -42,6 +43,28 @@ def _status_of(exc: StorymasterError) -> int:
     return 422  # a rules, dice or input error: the request was understood but cannot be done
 
 
+def wants_page(request: Request) -> bool:
+    """A browser asking for a page (not the API, the feed, the key or a static file)."""
+    path = request.url.path
+    if path.startswith(("/api/", "/.well-known/", "/static/")) or path == "/api":
+        return False
+    return "application/json" not in request.headers.get("accept", "")
+
+
+def not_found_page(request: Request) -> Response:
+    """The HTML 404 page: what was asked for, and where to go."""
+    from .pages.common import render
+
+    return render(
+        request,
+        "error.html",
+        status=404,
+        status_code=404,
+        message=f"there is no page at {request.url.path[:200]}",
+        hint="check the address, or start from your campaigns",
+    )
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(StorymasterError)
     async def _storymaster(request: Request, exc: StorymasterError) -> JSONResponse:
@@ -68,8 +91,10 @@ def install(app: FastAPI) -> None:
         return problem(422, detail, code="invalid-request", errors=errors)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http(request: Request, exc: StarletteHTTPException) -> Response:
         detail = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
+        if exc.status_code == 404 and wants_page(request):
+            return await run_in_threadpool(not_found_page, request)
         return problem(exc.status_code, detail, headers=getattr(exc, "headers", None))
 
     @app.exception_handler(DataError)

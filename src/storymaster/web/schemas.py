@@ -15,6 +15,7 @@ __all__ = [
     "CloseIn",
     "CombatIn",
     "HouseRulesIn",
+    "InlineOddsIn",
     "InviteIn",
     "JoinIn",
     "LoginIn",
@@ -167,6 +168,7 @@ class RollIn(In):
     check: dict[str, Any] | None = None
     label: str = Field("", max_length=200)
     visibility: Literal["public", "gm", "blind", "self"] = "public"
+    character: int | None = Field(None, description="who rolls the check: their condition's penalties apply")
 
 
 class PostIn(In):
@@ -182,6 +184,11 @@ class PreviewIn(In):
     dice: str | None = Field(None, max_length=200)
     check: dict[str, Any] | None = None
     label: str = Field("", max_length=200)
+    character: int | None = Field(None, description="the character who would roll: their condition's penalties apply")
+
+
+class InlineOddsIn(In):
+    text: str = Text
 
 
 class PostEditIn(In):

@@ -300,11 +300,12 @@ def test_illustrative_levels():
 
 
 def test_card_view_has_labels(card):
-    from storymaster.systems.bum.card import card as card_view
+    from storymaster.systems.bum import SYSTEM
 
-    view = card_view(card("victor-mordox"))
-    assert view["stats"][0] == {"stat": "STR", "value": 3, "label": "Works out/big"}
-    assert view["skills"][0]["level"] == "Proficient/well trained"
+    sheet = SYSTEM.sheet(card("victor-mordox"))
+    strength = sheet.section("stats").values[0]
+    assert (strength.label, strength.value, strength.note) == ("STR", 3, "Works out/big")
+    assert sheet.section("skills").rows[0][3] == "Proficient/well trained"
 
 
 # -- issue 14: the book read again ---------------------------------------------------------
@@ -343,7 +344,7 @@ def test_weapon_attacks_with_its_skills_governing_stat(card):
 
 
 def test_card_warns_when_weapon_stat_and_skill_stat_differ():
-    from storymaster.systems.bum.card import card as card_view
+    from storymaster.systems.bum import SYSTEM
     from storymaster.systems.bum.character import stat_conflicts
 
     c = make(
@@ -355,15 +356,15 @@ def test_card_warns_when_weapon_stat_and_skill_stat_differ():
     assert w.where == "weapons.primary Sword" and "DEX" in w.message and "STR" in w.message
     assert attack_parts(c, "primary")[0] == ("DEX", 1)  # the card's choice is what is rolled
     assert validate(c) == []  # a warning, not a problem: the GM may allow it
-    assert card_view(c)["warnings"] == [str(w)]
+    assert SYSTEM.sheet(c).section("weapons").note == f"warning: {w}"  # on the card, beside the weapons
     same = make((3, 1, 3, 3), weapons={"primary": {"name": "Sword", "skill": "Sword", "stat": "STR"}})
     assert stat_conflicts(same) == []
 
 
 def test_png_card_shows_every_item_and_its_bonus(card):
     """Appendix B: "list other relevant items and their bonuses"; the HTML and the PNG show the same."""
-    from storymaster.systems.bum.card import card as card_view
-    from storymaster.systems.bum.card import card_html, card_png, png_rows
+    from storymaster.present import card_html, card_png
+    from storymaster.systems.bum import SYSTEM
 
     p1 = card("player1")
     many = p1.model_copy(
@@ -377,20 +378,20 @@ def test_png_card_shows_every_item_and_its_bonus(card):
             )
         }
     )
-    d = card_view(many)
-    _, bottom, first = png_rows(d)
-    shown = [row[1] for row in bottom[first:]]
-    assert shown[0] == "Suture kit (+1 Medicine)"  # Part Eight: "item bonus of 1 from the suture kit"
-    assert shown[1:] == [
-        "Item 1 with a long name (-1 Tracking)",
-        "Item 2 with a long name x 2",
-        "Item 3 with a long name x 3 (+1 Tracking)",
-        "Item 4 with a long name x 4 (+2 Tracking)",
-    ]
-    html = card_html(many)
-    assert all(text in html for text in shown)
-    # the image grows with the rows, so the last item is inside it (PNG height: bytes 20-24 of the header)
-    tall, short = card_png(many), card_png(p1)
+    sheet = SYSTEM.sheet(many)
+    shown = sheet.section("items").rows
+    assert shown[0] == ("Suture kit", "+1", "Medicine", 1)  # Part Eight: "item bonus of 1 from the suture kit"
+    assert shown[1:] == (
+        ("Item 1 with a long name", "-1", "Tracking", 1),
+        ("Item 2 with a long name", "", "Tracking", 2),
+        ("Item 3 with a long name", "+1", "Tracking", 3),
+        ("Item 4 with a long name", "+2", "Tracking", 4),
+    )
+    html = card_html(sheet)
+    assert all(f"<td>{name}</td><td>{bonus}</td>" in html for name, bonus, _, _ in shown)
+    # the image grows with the rows, so the last item is inside it (PNG height: bytes 20-24 of the header):
+    # 4 more rows of 0.19 inch at 120 dpi
+    tall, short = card_png(sheet), card_png(SYSTEM.sheet(p1))
     assert int.from_bytes(tall[20:24], "big") - int.from_bytes(short[20:24], "big") == pytest.approx(
-        4 * 0.2 * 120, abs=2
+        4 * 0.19 * 120, abs=2
     )

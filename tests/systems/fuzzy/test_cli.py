@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import yaml
 from fuzzy_helpers import EXAMPLES
+from sheet_json import section_of, value_of, values_of
 
 from storymaster.rules import load_model
 from storymaster.systems.fuzzy.character import FuzzyCharacter, karma
@@ -71,10 +73,12 @@ def test_odds_bad_options_exit_2_with_a_message(cli, args, msg):
 def test_sheet_shows_luck_and_unluck(cli):
     r = cli("fuzzy", "sheet", DETRITUS)
     assert r.exit_code == 0, r.output
-    assert "Luck 2" in r.stdout and "Unluck 2" in r.stdout and "Karma: 23 dice" in r.stdout
+    assert re.search(r"\bLuck +2 +2d6", r.stdout) and re.search(r"\bUnluck +2 +2d6", r.stdout)
+    assert re.search(r"Karma total +23", r.stdout)
     r = cli("fuzzy", "sheet", ACHMED, "--json")
     data = json.loads(r.stdout)
-    assert (data["luck"], data["unluck"], data["karma"]["total"]) == (5, 1, 19)
+    luck = values_of(data, "resources")
+    assert (luck["luck"], luck["unluck"], value_of(data, "karma", "karma_total")) == (5, 1, 19)
 
 
 def test_sheet_of_an_illegal_character_lists_problems_and_exits_2(cli, tmp_path):
@@ -102,7 +106,9 @@ def test_sheet_with_house_rules(cli, tmp_path):
     h.write_text("baseline: 18\ndiscworld_body_guide: true\n")
     r = cli("fuzzy", "sheet", DETRITUS, "--house-rules", str(h), "--json")
     data = json.loads(r.stdout)
-    assert data["unluck"] == 6 and data["discworld_body_guide"]["examples"] == []
+    assert value_of(data, "resources", "unluck") == 6 and value_of(data, "karma", "baseline") == 18
+    # Body 7 is past the guide's troll range; the sheet says so (the house rule is on)
+    assert ["Body 7 is outside the Discworld guide for troll (3-6)"] in section_of(data, "advice")["rows"]
 
 
 def test_schema(cli):

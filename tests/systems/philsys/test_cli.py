@@ -9,6 +9,7 @@ import shlex
 import pytest
 import yaml
 from philsys_helpers import ROOT
+from sheet_json import values_of
 
 DOC = ROOT / "docs" / "systems" / "philsys.md"
 
@@ -50,9 +51,10 @@ def test_required_odds_output(cli):
 def test_sheet_prints_derived_values(cli):
     r = cli("philsys", "sheet", "examples/philsys/aya.yaml", "--json")
     data = json.loads(r.stdout)
-    assert data["derived"]["MP"] == 80 and data["derived"]["HP"] == 60 and data["problems"] == []
+    points = values_of(data, "resources")
+    assert points["MP"] == 80 and points["HP"] == 60 and data["problems"] == []
     r = cli("philsys", "sheet", "examples/philsys/aya.yaml")
-    assert "Flare Arrow" in r.stdout and "HP 60" in r.stdout
+    assert "Flare Arrow" in r.stdout and re.search(r"\bHP +60 of 60", r.stdout)
 
 
 def test_illegal_sheet_exits_2_listing_every_problem(cli, tmp_path):
@@ -153,7 +155,7 @@ def test_levelup_writes_and_replays(cli, tmp_path):
     again = json.loads(cli(*args, "--json").stdout)
     assert again["events"] == data["events"]
     r = cli("philsys", "sheet", str(out), "--json")
-    assert r.exit_code == 0 and json.loads(r.stdout)["level"] == 2
+    assert r.exit_code == 0 and json.loads(r.stdout)["character"]["level"] == 2
     r = cli("philsys", "levelup", "examples/philsys/knight.yaml", "--primary", "STR", "--secondary", "AGI")
     assert r.exit_code == 2 and "needs 1000" in r.stderr
 
@@ -238,7 +240,7 @@ def test_new_asks_again_instead_of_building_past_the_first_level_cap(cli):
     assert r.exit_code == 0, r.output
     assert "9 is out of range: from 0 to 4 (try again)" in r.stderr
     data = json.loads(r.stdout[r.stdout.index("{") :])
-    assert data["character"]["skills"][0]["rank"] == 2 and data["problems"] == []
+    assert data["character"]["skills"][0]["rank"] == 2 and data["sheet"]["problems"] == []
 
 
 def test_house_rules_file_changes_the_result(cli, tmp_path):

@@ -11,7 +11,7 @@ import typer
 from pydantic import ValidationError
 from rich.table import Table
 
-from ...errors import CharacterError, CheckError, InputFileError
+from ...errors import CheckError, InputFileError
 from ...rules import side_label
 from ...rules.files import validation_message
 from ...systems.blyss import SYSTEM
@@ -22,12 +22,9 @@ from ...systems.blyss.character import (
     Character,
     Trait,
     character_pool,
-    cp_breakdown,
     cp_budget,
     cp_left,
     cp_spent,
-    current_armour_rating,
-    derived_values,
     max_dodges,
     max_flesh_wounds,
     max_health,
@@ -49,8 +46,9 @@ from ...systems.blyss.living import (
     wound_penalty,
 )
 from ...systems.blyss.options import BlyssHouseRules
-from ...systems.blyss.scale import ability_name, pool_for_rank, pool_text
+from ...systems.blyss.scale import ability_name
 from ..characters import load_character, write_character
+from ..checks import CheckCommands, add_check_commands
 from ..common import (
     HouseRulesOpt,
     JsonOpt,
@@ -72,7 +70,7 @@ from ..forecast import (
 )
 from ..output import console, print_json
 from ..prompts import ask, ask_choice, ask_int, ask_yes, say
-from ..shared import system_app
+from ..shared import finish_new, system_app
 from ..vocab import AllowIllegalOpt, CharacterOpt, InPlaceOpt, OutOpt, TeamVsOpt
 
 app = system_app(SYSTEM, help="BLYSS 3.5 Basic Rules: characters, die-pool Tests with exact odds, fights, experience.")
@@ -101,7 +99,7 @@ SmOpt = Annotated[bool, typer.Option("--sm-allows", help="The SM allows the Test
 
 
 def _hr(path: Path | None) -> BlyssHouseRules:
-    hr = load_house_rules(path, BlyssHouseRules)
+    hr = load_house_rules(path, SYSTEM)
     assert isinstance(hr, BlyssHouseRules)
     return hr
 
@@ -121,7 +119,7 @@ def _non_negative(name: str, value: int) -> None:
 def pool_from_options(
     pool: str | None,
     ranks: str | None,
-    character: Path | None,
+    character: Character | None,
     stats: list[str] | None,
     *,
     penalty: int = 0,
@@ -129,8 +127,6 @@ def pool_from_options(
     bonus: int = 0,
     die_mod: int = 0,
     name: str = "",
-    house_rules: BlyssHouseRules | None = None,
-    allow_illegal: bool = False,
 ) -> Pool:
     """Build a Pool from the command line: --pool dice, --ranks, or --character with --stat."""
     for n, v in (("--penalty", penalty), ("--negative", negative), ("--bonus", bonus)):
@@ -147,7 +143,7 @@ def pool_from_options(
             raise CheckError(
                 "name the statistics to roll with --stat", hint="e.g. --stat Dexterity --stat 'Lock Picking'"
             )
-        c = _load_char(character, house_rules, allow_illegal)
+        c = character
         return character_pool(c, stats, penalty_ranks=penalty, die_modifier=die_mod, bonus_ranks=bonus).model_copy(
             update={"negative_ranks": character_pool(c, stats).negative_ranks + negative}
         )
@@ -195,78 +191,39 @@ def _test(pool: Pool, td: int | None, golden: bool, sm_allows: bool) -> BlyssTes
     return BlyssTest(**pool.model_dump(), td=td, golden=True if golden else None, sm_allows=sm_allows)
 
 
-@app.command("odds")
-def odds_cmd(
+def _test_from_options(
+    character: Character | None,
     pool: PoolOpt = None,
     ranks: RanksOpt = None,
-    character: CharOpt = None,
     stat: StatOpt = None,
-    td: TdOpt = 8,
+    difficulty: TdOpt = 8,
     golden: GoldenOpt = False,
     penalty: PenaltyOpt = 0,
     negative: NegOpt = 0,
     bonus: BonusOpt = 0,
     die_mod: DieModOpt = 0,
     sm_allows: SmOpt = False,
-    plot: PlotOpt = None,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Exact odds of a Test before rolling: every number of successes, Screw-Ups and criticals."""
-    hr = _hr(house_rules)
+) -> BlyssTest:
+    """A Test from the book's options: a pool (--pool, --ranks, or -c FILE --stat NAME) against a TD."""
     p = pool_from_options(
-        pool,
-        ranks,
-        character,
-        stat,
-        penalty=penalty,
-        negative=negative,
-        bonus=bonus,
-        die_mod=die_mod,
-        house_rules=hr,
-        allow_illegal=allow_illegal,
+        pool, ranks, character, stat, penalty=penalty, negative=negative, bonus=bonus, die_mod=die_mod
     )
-    emit_odds(SYSTEM.odds(_test(p, td, golden, sm_allows), hr), as_json, plot)
+    return _test(p, difficulty, golden, sm_allows)
 
 
-@app.command("test")
-def test_cmd(
-    pool: PoolOpt = None,
-    ranks: RanksOpt = None,
-    character: CharOpt = None,
-    stat: StatOpt = None,
-    td: TdOpt = 8,
-    golden: GoldenOpt = False,
-    penalty: PenaltyOpt = 0,
-    negative: NegOpt = 0,
-    bonus: BonusOpt = 0,
-    die_mod: DieModOpt = 0,
-    sm_allows: SmOpt = False,
-    seed: SeedOpt = None,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Roll a Test and explain how the dice made the result."""
-    hr = _hr(house_rules)
-    p = pool_from_options(
-        pool,
-        ranks,
-        character,
-        stat,
-        penalty=penalty,
-        negative=negative,
-        bonus=bonus,
-        die_mod=die_mod,
-        house_rules=hr,
-        allow_illegal=allow_illegal,
-    )
-    emit_outcome(SYSTEM.resolve(_test(p, td, golden, sm_allows), make_rng(seed), hr), as_json)
-
-
-# the shared name of the concept (docs/cli.md); `test` is the book's own verb
-app.command("check", help="Roll a check: the book's 'test', with the same options.")(test_cmd)
+# `check`, the book's `test`, and `odds`: the shared commands (cli/checks.py), with the book's options
+add_check_commands(
+    app,
+    SYSTEM,
+    CheckCommands(
+        build=_test_from_options,
+        verb="test",
+        stream="",
+        show=lambda check, outcome, hr, as_json: emit_outcome(outcome, as_json),
+        check_help="Roll a Test and explain how the dice made the result.",
+        odds_help="Exact odds of a Test before rolling: every number of successes, Screw-Ups and criticals.",
+    ),
+)
 
 
 @app.command("contest")
@@ -327,143 +284,6 @@ def combined_cmd(
 
 
 # ------------------------------------------------------------------ characters
-def sheet_data(c: Character, hr: BlyssHouseRules) -> dict:
-    problems = SYSTEM.validate_character(c, hr)
-    stats = {book: c.attributes.of(book) for book in ATTRIBUTES}
-    dv = derived_values(c)
-    return {
-        "name": c.name,
-        "concept": c.concept,
-        "template": c.template,
-        "legal": not problems,
-        "problems": [{"where": p.where, "message": p.message, "rule": p.rule} for p in problems],
-        "cp": {
-            "budget": cp_budget(c, hr),
-            "earned": c.cp_earned,
-            "spent": cp_spent(c, hr),
-            "left": cp_left(c, hr),
-            "breakdown": cp_breakdown(c, hr),
-        },
-        "attributes": {
-            k: {
-                "rank": r,
-                "ability": ability_name(r),
-                "pool": pool_text(pool_for_rank(r)),
-                "progress": c.attribute_progress.get(k, 0),
-                "cp_to_next": rank_cost("attribute", r + 1) - c.attribute_progress.get(k, 0),
-            }
-            for k, r in stats.items()
-        },
-        "derived": {
-            k: (
-                {"rank": v, "pool": pool_text(pool_for_rank(v))}
-                if k in ("Melee Attack", "Ranged Attack", "Defence", "Initiative")
-                else v
-            )
-            for k, v in dv.items()
-        },
-        "traits": [
-            {
-                "name": t.name,
-                "kind": t.kind,
-                "rank": t.rank,
-                "negative": t.negative,
-                "single_advantage": t.single_advantage,
-                "specialisations": list(t.specialisations),
-                "progress": t.progress,
-                "cp_to_next": None if t.single_advantage or t.negative else rank_cost(t.kind, t.rank + 1) - t.progress,
-                "pool": "" if t.single_advantage else (("-" if t.negative else "") + pool_text(pool_for_rank(t.rank))),
-            }
-            for t in c.traits
-        ],
-        "weapons": [w.model_dump(mode="json") for w in c.weapons],
-        "armour": [{**a.model_dump(mode="json"), "current_rating": current_armour_rating(a)} for a in c.armour],
-    }
-
-
-def print_sheet(data: dict) -> None:
-    console.print(f"[bold]{data['name']}[/bold]" + (f" - {data['concept']}" if data["concept"] else ""))
-    cp = data["cp"]
-    console.print(f"CP: {cp['spent']} spent of {cp['budget'] + cp['earned']} ({cp['left']} left)")
-    t = Table(title="Attributes", show_edge=False)
-    for col in ("Attribute", "Rank", "Ability", "Die Pool", "CP to next rank"):
-        t.add_column(col)
-    for k, v in data["attributes"].items():
-        t.add_row(
-            k,
-            str(v["rank"]),
-            v["ability"],
-            v["pool"],
-            f"{v['cp_to_next']}" + (f" ({v['progress']} paid)" if v["progress"] else ""),
-        )
-    console.print(t)
-    d = Table(title="Derived", show_edge=False)
-    d.add_column("Derived Attribute")
-    d.add_column("Value")
-    d.add_column("Die Pool")
-    for k, v in data["derived"].items():
-        if isinstance(v, dict):
-            d.add_row(k, str(v["rank"]), v["pool"])
-        else:
-            d.add_row(k, f"{v:+d}" if k.startswith("Strength") else str(v), "")
-    console.print(d)
-    if data["traits"]:
-        tr = Table(title="Traits", show_edge=False)
-        for col in ("Trait", "Kind", "Rank", "Die Pool", "Specialisations", "CP to next rank"):
-            tr.add_column(col)
-        for x in data["traits"]:
-            rank = "single advantage" if x["single_advantage"] else str(x["rank"])
-            nxt = (
-                ""
-                if x["cp_to_next"] is None
-                else str(x["cp_to_next"]) + (f" ({x['progress']} paid)" if x["progress"] else "")
-            )
-            tr.add_row(
-                x["name"] + (" (negative)" if x["negative"] else ""),
-                x["kind"],
-                rank,
-                x["pool"],
-                "; ".join(x["specialisations"]),
-                nxt,
-            )
-        console.print(tr)
-    for w in data["weapons"]:
-        console.print(
-            f"Weapon: {w['name']} (attack {w['attack_modifier']:+d}, damage {w['damage']}"
-            + (f", range {w['range_increment']} ft" if w["range_increment"] else "")
-            + ")"
-        )
-    for a in data["armour"]:
-        console.print(
-            f"Armour: {a['name']} (AR {_rating_text(a)}, action {a['action_modifier']}, cover "
-            f"{''.join(a['cover'])}, lives {a['lives']}/3)"
-        )
-    if data["problems"]:
-        console.print(f"[red]{len(data['problems'])} problem(s):[/red]")
-        for p in data["problems"]:
-            console.print(f"  - {p['where']}: {p['message']}" + (f" ({p['rule']})" if p["rule"] else ""))
-    else:
-        console.print("[green]legal character[/green]")
-
-
-@app.command("sheet")
-def sheet_cmd(
-    file: Annotated[Path, typer.Argument(help="A character file (YAML or JSON).")],
-    house_rules: HouseRulesOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Validate a character and print the sheet: derived values, CP, die pools. Exit 2 if illegal."""
-    hr = _hr(house_rules)
-    c = _load_char(file, hr, allow_illegal=True)  # the sheet shows the problems itself
-    data = sheet_data(c, hr)
-    if as_json:
-        print_json(data)
-    else:
-        print_sheet(data)
-    if not data["legal"]:
-        raise CharacterError(SYSTEM.validate_character(c, hr), name=c.name)
-
-
 @app.command("templates")
 def templates_cmd(as_json: JsonOpt = False) -> None:
     """The four Archetypal Templates."""
@@ -598,19 +418,7 @@ def new_cmd(
             check=partial(_cp_after, partial(_with_field, c, field), hr),
         )
         c = c.model_copy(update={field: n})
-    data = sheet_data(c, hr)
-    if as_json:
-        done = write_character(c, source=None, out=out, in_place=False, document=character_document(c), as_json=True)
-        print_json({"character": character_document(c), "sheet": data, **done})
-    else:
-        print_sheet(data)
-        write_character(c, source=None, out=out, in_place=False, document=character_document(c))
-    if not data["legal"]:
-        raise CharacterError(
-            SYSTEM.validate_character(c, hr),
-            name=c.name,
-            hint="edit the file and check it with 'storymaster blyss sheet'",
-        )
+    finish_new(SYSTEM, c, hr, out, as_json, document=character_document(c))
 
 
 # ------------------------------------------------------------------ living

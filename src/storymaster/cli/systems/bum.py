@@ -14,7 +14,6 @@ from ...forecast import side_label
 from ...systems.bum import SYSTEM, BumCharacter, BumHouseRules
 from ...systems.bum import hazards as hz
 from ...systems.bum.advancement import AwardPoints, BuySkill, BuyStat
-from ...systems.bum.card import card, card_html, card_png
 from ...systems.bum.character import (
     STATS,
     attack_parts,
@@ -24,7 +23,6 @@ from ...systems.bum.character import (
     hit_points,
     require_valid,
     skill_bonus,
-    validate,
 )
 from ...systems.bum.checks import FixedCheck, OpposedCheck, RecheckCheck, SneakAttackCheck, range_penalty
 from ...systems.bum.equipment import all_gear, find_gear
@@ -32,7 +30,8 @@ from ...systems.bum.fighters import FightState
 from ...systems.bum.levels import skill_label, stat_label
 from ...systems.bum.wounds import heal, take_wounds
 from ..characters import load_character, write_character
-from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, emit_odds, load_house_rules, make_rng
+from ..checks import CheckCommands, add_check_commands
+from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, load_house_rules, make_rng
 from ..forecast import (
     MethodOpt,
     PlotOpt,
@@ -45,7 +44,7 @@ from ..forecast import (
 )
 from ..output import console, print_json
 from ..prompts import ask, ask_int, say
-from ..shared import system_app
+from ..shared import finish_new, system_app
 from ..vocab import AllowIllegalOpt, InPlaceOpt, TeamVsOpt
 from ..vocab import OutOpt as OutOpt
 
@@ -71,7 +70,7 @@ def _build(model: type[BaseModel], error: type[Exception] = CheckError, **values
 
 
 def _hr(path: Path | None) -> BumHouseRules:
-    hr = load_house_rules(path, BumHouseRules)
+    hr = load_house_rules(path, SYSTEM)
     assert isinstance(hr, BumHouseRules)
     return hr
 
@@ -101,91 +100,6 @@ def _save(
 
 
 # --------------------------------------------------------------------------- sheet / schema / new
-
-
-def _print_card(c: BumCharacter) -> None:
-    d = card(c)
-    console.print(
-        f"[bold]NAME:[/bold] {d['name']}   [bold]PLAYER:[/bold] {d['player']}   [bold]CAMPAIGN:[/bold] {d['campaign']}"
-    )
-    t = Table(show_lines=False, title=None)
-    for h in ("STATS", "", "SKILLS/SPELLS", "BONUS", "SKILLS/SPELLS", "BONUS"):
-        t.add_column(h)
-    skills = d["skills"]
-    rows = max(4, (len(skills) + 1) // 2)
-    for i in range(rows):
-        st = d["stats"][i] if i < 4 else None
-        left = skills[i] if i < len(skills) else None
-        right = skills[rows + i] if rows + i < len(skills) else None
-        t.add_row(
-            st["stat"] if st else "",
-            str(st["value"]) if st else "",
-            f"{left['name']} ({left['stat']})" if left else "",
-            str(left["bonus"]) if left else "",
-            f"{right['name']} ({right['stat']})" if right else "",
-            str(right["bonus"]) if right else "",
-        )
-    console.print(t)
-    w = Table()
-    for h in ("WEAPONS", "", "ATTACK", "DEFENSE"):
-        w.add_column(h)
-    for row in d["weapons"]:
-        w.add_row(row["slot"], row["name"], row["attack"], row["defence"])
-    w.add_row("ARMOR", d["armour"]["name"], d["armour"]["attack"], d["armour"]["defence"])
-    w.add_row("SHIELD", d["shield"]["name"], d["shield"]["attack"], d["shield"]["defence"])
-    console.print(w)
-    tot = Table(title=None)
-    for h in ("ATTACK TOTALS: PRIMARY", "RANGED", "BACKUP", "DEFENSE TOTALS: MELEE", "RANGED", "WOUNDS"):
-        tot.add_column(h, justify="center")
-    at = d["attack_totals"]
-    wd = d["wounds"]
-    tot.add_row(
-        *(str(at[s]) if at[s] is not None else "-" for s in ("primary", "ranged", "backup")),
-        str(d["defence_totals"]["melee"]),
-        str(d["defence_totals"]["ranged"]),
-        f"{'|' * wd['taken']} {wd['left']}/{wd['max']} HP",
-    )
-    console.print(tot)
-    if d["items"]:
-        console.print("ITEMS: " + "; ".join(i["text"] for i in d["items"]))
-    if c.banked_skill_points:
-        console.print(f"Skill points saved: {c.banked_skill_points}")
-    for warning in d["warnings"]:
-        console.print(f"[yellow]warning:[/yellow] {warning}")
-
-
-@app.command("sheet")
-def sheet_cmd(
-    file: FileArg,
-    html: Annotated[
-        Path | None, typer.Option("--html", help="Also write the card as an HTML page laid out like Appendix B.")
-    ] = None,
-    png: Annotated[Path | None, typer.Option("--png", help="Also write the card as a PNG image.")] = None,
-    house_rules: HouseRulesOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Validate a character and print its card with attack and defence totals (exit 2 if illegal)."""
-    c = _load(file, allow_illegal=True)  # validated just below, with the house rules
-    hr = _hr(house_rules)
-    problems = validate(c, hr)
-    if problems:
-        require_valid(c, hr)
-    if html is not None:
-        html.write_text(card_html(c), encoding="utf-8")
-    if png is not None:
-        try:
-            png.write_bytes(card_png(c))
-        except ImportError:  # pragma: no cover - matplotlib is installed with the project's extras
-            raise InputFileError(
-                "writing PNG needs matplotlib", hint="pip install 'storymaster[plot]', or use --html"
-            ) from None
-    if as_json:
-        print_json({"character": c.model_dump(mode="json"), "card": card(c), "problems": []})
-        return
-    _print_card(c)
-    for p in (html, png):
-        if p is not None:
-            console.print(f"card written to {p}")
 
 
 @app.command("gear")
@@ -317,12 +231,7 @@ def new_cmd(
 
     c = validate_data(data, BumCharacter, source="new character")
     require_valid(c, hr)
-    if as_json:
-        done = write_character(c, source=None, out=out, in_place=False, document=_document(c), as_json=True)
-        print_json({"character": c.model_dump(mode="json"), "card": card(c), **done})
-        return
-    _print_card(c)
-    write_character(c, source=None, out=out, in_place=False, document=_document(c))
+    finish_new(SYSTEM, c, hr, out, as_json, document=_document(c))
 
 
 # --------------------------------------------------------------------------- odds and rolls
@@ -339,32 +248,50 @@ def _show_outcome(outcome: Any) -> None:
         console.print(f"seed {outcome.rolls[0].seed}", style="dim", markup=False)
 
 
+BonusOpt = Annotated[int | None, typer.Option("--bonus", help="Everything added to the d6 (stat + skill + items).")]
+DcOpt = Annotated[
+    int | None,
+    typer.Option("--difficulty", "--dc", help="Fixed difficulty (DC): the total must meet or beat it (standard 6)."),
+]
+VsOpt = Annotated[int | None, typer.Option("--vs", help="Opposed roll: the opponent's bonus (higher total wins).")]
+StatOpt = Annotated[str | None, typer.Option("--stat", help="With -c: the stat rolled (STR, DEX, INT, SOC).")]
+SkillOpt = Annotated[str | None, typer.Option("--skill", help="With -c: the skill that applies.")]
+ItemOpt = Annotated[list[str] | None, typer.Option("--item", help="With -c: an item whose bonus applies (repeatable).")]
+ModOpt = Annotated[int, typer.Option("--mod", help="A further modifier the GM applies.")]
+RoleOpt = Annotated[str, typer.Option("--role", help="For the tie rule: attacker or defender.")]
+RecheckOpt = Annotated[
+    int | None,
+    typer.Option("--recheck-dc", help="After a failure the GM allows a re-check at this difficulty (Part Two)."),
+]
+
+
 def _check_from_options(
-    bonus: int | None,
-    dc: int | None,
-    vs: int | None,
-    char: Path | None,
-    stat: str | None,
-    skill: str | None,
-    item: list[str] | None,
-    mod: int,
-    role: str,
-    label: str,
-    recheck_dc: int | None = None,
-    hr: BumHouseRules | None = None,
-    allow_illegal: bool = False,
+    character: BumCharacter | None,
+    bonus: BonusOpt = None,
+    difficulty: DcOpt = None,
+    vs: VsOpt = None,
+    stat: StatOpt = None,
+    skill: SkillOpt = None,
+    item: ItemOpt = None,
+    mod: ModOpt = 0,
+    role: RoleOpt = "attacker",
+    recheck_dc: RecheckOpt = None,
 ) -> FixedCheck | OpposedCheck | RecheckCheck:
+    """A roll from the book's options: a bonus (or -c FILE --stat S [--skill K] [--item I]) against a DC or --vs."""
+    dc, label = difficulty, ""
+    if role not in ("attacker", "defender"):
+        raise CheckError(f"--role {role!r}: give attacker or defender")
     if (dc is None) == (vs is None):
         raise CheckError(
             "give either --dc N (a fixed difficulty) or --vs N (an opposed roll)", hint="e.g. --bonus 5 --dc 8"
         )
     if role != "attacker" and vs is None:
         raise CheckError("--role decides ties in an opposed roll; it goes with --vs")
-    if char is None and (stat or skill or item):
+    if character is None and (stat or skill or item):
         raise CheckError("--stat, --skill and --item read a character: give -c/--character FILE")
     parts: list[tuple[str, int]] = []
-    if char is not None:
-        c = _load(char, hr, allow_illegal)
+    if character is not None:
+        c = character
         if stat is None:
             raise CheckError("with --character, say which stat the roll uses (--stat STR|DEX|INT|SOC)")
         st = stat.upper()
@@ -405,75 +332,9 @@ def _check_from_options(
     )
 
 
-BonusOpt = Annotated[int | None, typer.Option("--bonus", help="Everything added to the d6 (stat + skill + items).")]
-DcOpt = Annotated[
-    int | None,
-    typer.Option("--difficulty", "--dc", help="Fixed difficulty (DC): the total must meet or beat it (standard 6)."),
-]
-VsOpt = Annotated[int | None, typer.Option("--vs", help="Opposed roll: the opponent's bonus (higher total wins).")]
-CharOpt = Annotated[
-    Path | None, typer.Option("--character", "-c", "--char", help="Take the bonus from this character file.")
-]
-StatOpt = Annotated[str | None, typer.Option("--stat", help="With -c: the stat rolled (STR, DEX, INT, SOC).")]
-SkillOpt = Annotated[str | None, typer.Option("--skill", help="With -c: the skill that applies.")]
-ItemOpt = Annotated[list[str] | None, typer.Option("--item", help="With -c: an item whose bonus applies (repeatable).")]
-ModOpt = Annotated[int, typer.Option("--mod", help="A further modifier the GM applies.")]
-RoleOpt = Annotated[str, typer.Option("--role", help="For the tie rule: attacker or defender.")]
-RecheckOpt = Annotated[
-    int | None,
-    typer.Option("--recheck-dc", help="After a failure the GM allows a re-check at this difficulty (Part Two)."),
-]
-
-
-@app.command("odds")
-def odds_cmd(
-    bonus: BonusOpt = None,
-    dc: DcOpt = None,
-    vs: VsOpt = None,
-    char: CharOpt = None,
-    stat: StatOpt = None,
-    skill: SkillOpt = None,
-    item: ItemOpt = None,
-    mod: ModOpt = 0,
-    role: RoleOpt = "attacker",
-    recheck_dc: RecheckOpt = None,
-    plot: PlotOpt = None,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Exact chance of success before the roll (Golden Rule). Ties re-rolled are already counted."""
-    if role not in ("attacker", "defender"):
-        raise CheckError(f"--role {role!r}: give attacker or defender")
-    hr = _hr(house_rules)
-    check = _check_from_options(bonus, dc, vs, char, stat, skill, item, mod, role, "", recheck_dc, hr, allow_illegal)
-    emit_odds(SYSTEM.odds(check, hr), as_json, plot)
-
-
-@app.command("roll")
-def roll_cmd(
-    bonus: BonusOpt = None,
-    dc: DcOpt = None,
-    vs: VsOpt = None,
-    char: CharOpt = None,
-    stat: StatOpt = None,
-    skill: SkillOpt = None,
-    item: ItemOpt = None,
-    mod: ModOpt = 0,
-    role: RoleOpt = "attacker",
-    recheck_dc: RecheckOpt = None,
-    seed: SeedOpt = None,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Roll a check (fixed difficulty or opposed) and explain the result; the odds are shown first."""
-    if role not in ("attacker", "defender"):
-        raise CheckError(f"--role {role!r}: give attacker or defender")
-    hr = _hr(house_rules)
-    check = _check_from_options(bonus, dc, vs, char, stat, skill, item, mod, role, "", recheck_dc, hr, allow_illegal)
+def _show_roll(check: Any, outcome: Any, hr: BumHouseRules, as_json: bool) -> None:
+    """A roll with its chance of success first (the Golden Rule: know the odds)."""
     odds = SYSTEM.odds(check, hr)
-    outcome = SYSTEM.resolve(check, make_rng(seed, "bum-roll"), hr)
     if as_json:
         print_json({**outcome.to_json(), "p_success": float(odds.p_success), "p_success_exact": str(odds.p_success)})
         return
@@ -481,8 +342,19 @@ def roll_cmd(
     _show_outcome(outcome)
 
 
-# the shared name of the concept (docs/cli.md); `roll` is the book's own verb
-app.command("check", help="Roll a check: the book's 'roll', with the same options.")(roll_cmd)
+# `check`, the book's `roll`, and `odds`: the shared commands (cli/checks.py), with the book's options
+add_check_commands(
+    app,
+    SYSTEM,
+    CheckCommands(
+        build=_check_from_options,
+        verb="roll",
+        stream="bum-roll",
+        show=_show_roll,
+        check_help="Roll a check (fixed difficulty or opposed) and explain the result; the odds are shown first.",
+        odds_help="Exact chance of success before the roll (Golden Rule). Ties re-rolled are already counted.",
+    ),
+)
 
 
 @app.command("sneak")

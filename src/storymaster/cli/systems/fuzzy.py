@@ -39,14 +39,13 @@ from ...systems.fuzzy.character import (
     find_ability,
     is_disability,
     karma,
-    sheet,
-    validate,
 )
 from ...systems.fuzzy.checks import AbilityCheck, ContestCheck, KarmaRoll, Lottery, Side, target_number
 from ...systems.fuzzy.combat import CombatTactics, FightState, Manoeuvre, defence_total, harm_level, with_tactics
 from ...systems.fuzzy.options import FuzzyHouseRules
 from ...systems.fuzzy.tables import difficulties, discworld_body, fit_modifiers
 from ..characters import load_character, write_character
+from ..checks import CheckCommands, add_check_commands
 from ..common import (
     HouseRulesOpt,
     JsonOpt,
@@ -55,7 +54,6 @@ from ..common import (
     emit_odds,
     load_house_rules,
     make_rng,
-    write_plot,
 )
 from ..forecast import (
     MethodOpt,
@@ -69,7 +67,7 @@ from ..forecast import (
 )
 from ..output import console, print_json
 from ..prompts import ask, ask_int, ask_yes, say
-from ..shared import system_app
+from ..shared import finish_new, system_app
 from ..vocab import AllowIllegalOpt, InPlaceOpt, TeamVsOpt
 
 __all__ = ["app"]
@@ -99,7 +97,7 @@ FitOpt = Annotated[
 
 
 def _house(path: Path | None) -> FuzzyHouseRules:
-    return load_house_rules(path, FuzzyHouseRules)  # type: ignore[return-value]
+    return load_house_rules(path, SYSTEM)  # type: ignore[return-value]
 
 
 def _character(path: Path, house: FuzzyHouseRules | None = None, allow_illegal: bool = False) -> FuzzyCharacter:
@@ -163,69 +161,6 @@ def emit_outcome(outcome: Outcome, as_json: bool) -> None:
 
 
 # -- sheet, schema, new -----------------------------------------------------------------------------
-
-
-def _print_sheet(c: FuzzyCharacter, house: FuzzyHouseRules) -> dict[str, Any]:
-    s = sheet(c, house)
-    k = karma(c, house)
-    console.print(
-        f"[bold]{c.name}[/bold]" + (f" - {c.concept}" if c.concept else "") + (f"  ({c.species})" if c.species else "")
-    )
-    t = Table(title="Abilities", show_edge=False)
-    t.add_column("Ability")
-    t.add_column("dice", justify="right")
-    t.add_column("karma", justify="right")
-    t.add_column("notes")
-    for n in REQUIRED:
-        r = getattr(c.required, n)
-        t.add_row(n.capitalize(), str(r), str(ability_karma_cost(r)), "required")
-    for a in c.abilities:
-        note = a.description
-        if a.powers:
-            note = "powers: " + "; ".join(f"{i + 1}) {p}" for i, p in enumerate(a.powers))
-        t.add_row(a.name, str(a.rating), str(ability_karma_cost(a.rating)), note)
-    for d in s["disabilities"]:  # type: ignore[union-attr]
-        note = "Disability" + (f"; hinders {d['hinders']}" if d["hinders"] else "")
-        t.add_row(d["name"], str(d["rating"]), str(d["karma"]), note)
-    console.print(t)
-    console.print(
-        f"Karma: {k.total} dice (compared with the baseline: {k.compared}) against baseline {k.baseline}: "
-        f"{k.below} below, {k.above} above."
-    )
-    luck_note = f" ({k.luck_discarded} discarded over the cap)" if k.luck_discarded else ""
-    console.print(
-        f"[bold]Luck {k.luck}[/bold]   [bold]Unluck {k.unluck}[/bold]   "
-        f"(from the baseline: Luck {k.luck_from_baseline}{luck_note}, Unluck {k.unluck_from_baseline}; "
-        f"GM {c.gm.luck:+d}/{c.gm.unluck:+d}; experience "
-        f"{c.experience.luck_bought:+d}/{c.experience.unluck_changed:+d})"
-    )
-    console.print(f"Experience: {c.experience.unspent} unspent of {c.experience.awarded} gained")
-    cp = c.combat
-    console.print(
-        f"Fights with {cp.ability} ({cp.weapon}, {cp.weapon_lethality}); armour {cp.armour}; encumbrance "
-        f"{cp.encumbrance}"
-    )
-    if s.get("discworld_body_guide"):
-        g = s["discworld_body_guide"]
-        kinds = ", ".join(f"{q} {k_}" for k_, q in g["kinds"])  # type: ignore[index]
-        console.print(f"Discworld Body guide for Body {c.required.body}: {kinds}")
-    for note in s["advice"]:  # type: ignore[union-attr]
-        console.print(f"[yellow]note:[/yellow] {note}")
-    return s
-
-
-@app.command("sheet")
-def sheet_cmd(file: CharFile, house_rules: HouseRulesOpt = None, as_json: JsonOpt = False) -> None:
-    """Validate a character and print the sheet with Luck and Unluck worked out (exit 2 if illegal)."""
-    house = _house(house_rules)
-    c = _character(file, house, allow_illegal=True)  # the sheet shows the problems itself
-    problems = validate(c, house)
-    if as_json:
-        print_json(sheet(c, house))
-    else:
-        _print_sheet(c, house)
-    if problems:
-        raise CharacterError(problems, name=c.name, hint="fix the character file; see 'storymaster fuzzy schema'")
 
 
 def _running(c: FuzzyCharacter, house: FuzzyHouseRules) -> str:
@@ -304,15 +239,7 @@ def new_cmd(
         check=lambda v: None if v.lower() in [k.lower() for k in known] else "one of: " + ", ".join(known),
     )
     c = c.model_copy(update={"combat": c.combat.model_copy(update={"ability": fight})})
-    problems = validate(c, house)
-    if as_json:
-        done = write_character(c, source=None, out=output, in_place=False, document=_document(c), as_json=True)
-        print_json({"character": c.model_dump(mode="json"), "sheet": sheet(c, house), **done})
-    else:
-        _print_sheet(c, house)
-        write_character(c, source=None, out=output, in_place=False, document=_document(c))
-    if problems:
-        raise CharacterError(problems, name=c.name, hint="edit the file to fix these")
+    finish_new(SYSTEM, c, house, output, as_json, document=_document(c))
 
 
 def _rating_ok(name: str, rating: int) -> None:
@@ -338,93 +265,19 @@ def _entry(model: Any, **kwargs: Any) -> Any:
 # -- odds and rolls ------------------------------------------------------------------------------------
 
 
-@app.command("odds")
-def odds_cmd(
-    dice: Annotated[int | None, typer.Option("--dice", "-d", help="Dice rolled (the Ability's rating).")] = None,
-    character: Annotated[
-        Path | None, typer.Option("--character", "-c", help="The odds of one of this character's Abilities.")
-    ] = None,
-    ability: Annotated[str | None, typer.Option("--ability", "-a", help="Which Ability (with --character).")] = None,
-    hindered: Annotated[
-        bool, typer.Option("--hindered", help="The task is one a Disability counts against (Clumsy and Body).")
-    ] = False,
-    target: Annotated[str | None, typer.Option("--difficulty", "-t", "--target", help=TargetHelp)] = None,
-    against: Annotated[
-        int | None, typer.Option("--against", help="Instead of a target: the opposing Ability's dice (a contest).")
-    ] = None,
-    fit: FitOpt = "fits",
-    modifier: Annotated[int, typer.Option("--modifier", "-m", help="Added to the roll.")] = 0,
-    against_modifier: Annotated[int, typer.Option("--against-modifier", help="Added to the opposing roll.")] = 0,
-    penalty: Annotated[
-        int, typer.Option("--penalty", help="Dice lost to wounds, Clumsy, several opponents (never below 1).")
-    ] = 0,
-    plot: PlotOpt = None,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Exact odds before rolling: success, criticals (both coloured dice), and the bonus die's capped tail."""
-    house = _house(house_rules)
-    dice, pen, name, unluck, disability = _roll_check(house, dice, character, ability, hindered, allow_illegal)
-    if (target is None) == (against is None):
-        raise CheckError(
-            "give either --difficulty or --against", hint="--difficulty 11 for a task, --against 3 for a contest"
-        )
-    if against is None and against_modifier:
-        raise CheckError("--against-modifier is the opposing roll's: it goes with --against")
-    if against is not None and fit != "fits":
-        raise CheckError("--fit adjusts a task's difficulty; a contest (--against) has none")
-    if penalty < 0:
-        raise CheckError(f"--penalty is a number of dice lost, 0 or more (not {penalty})")
-    if against is not None:
-        check = _check(
-            ContestCheck,
-            first=_check(Side, name=name or "roller", dice=dice, modifier=modifier, penalty_dice=pen + penalty),
-            second=_check(Side, name="opponent", dice=against, modifier=against_modifier),
-        )
-    else:
-        check = _check(
-            AbilityCheck,
-            ability=name,
-            dice=dice,
-            target=_target(target or ""),
-            fit=_fit(fit),
-            roll_modifier=modifier,
-            penalty_dice=pen + penalty,
-            unluck_dice=unluck,
-            disability=disability,
-        )
-    odds = SYSTEM.odds(check, house)
-    if as_json:
-        out = odds.to_json()
-        out["truncated"] = float(odds.truncated)
-        out["exact"]["truncated"] = f"{odds.truncated.numerator}/{odds.truncated.denominator}"
-        out["bonus_die_max_explosions"] = house.critical_bonus_max_explosions
-        if isinstance(check, AbilityCheck):
-            out["target"] = target_number(check)
-        if plot is not None:
-            write_plot(
-                plot, [(k, float(v)) for k, v in odds.probabilities.items()], odds.check, set(odds.success_outcomes)
-            )
-        print_json(out)
-        return
-    emit_odds(odds, False, plot)
-
-
 def _roll_check(
     house: FuzzyHouseRules,
     dice: int | None,
-    character: Path | None,
+    character: FuzzyCharacter | None,
     ability: str | None,
     hindered: bool,
-    allow_illegal: bool = False,
 ) -> tuple[int, int, str, int | None, bool]:
     if character is None and hindered:
         raise CheckError("--hindered reads the character's Disabilities: give -c/--character FILE")
     if character is not None:
         if dice is not None:
             raise CheckError("give either --dice N or -c/--character FILE --ability NAME, not both")
-        c = _character(character, house, allow_illegal)
+        c = character  # loaded and validated by the shared command
         if not ability:
             raise CheckError("--ability is needed with --character", hint="e.g. --ability Swordsman")
         n, pen = dice_for(c, ability, hindered=hindered, house=house)
@@ -435,38 +288,51 @@ def _roll_check(
     return dice, 0, ability or "", None, False
 
 
-@app.command("roll")
-def roll_cmd(
-    target: Annotated[str, typer.Option("--difficulty", "-t", "--target", help=TargetHelp)],
-    dice: Annotated[int | None, typer.Option("--dice", "-d", help="Dice to roll.")] = None,
-    character: Annotated[
-        Path | None, typer.Option("--character", "-c", help="Roll one of this character's Abilities.")
-    ] = None,
+def _check_from_options(
+    hr: FuzzyHouseRules,
+    character: FuzzyCharacter | None,
+    dice: Annotated[int | None, typer.Option("--dice", "-d", help="Dice rolled (the Ability's rating).")] = None,
     ability: Annotated[str | None, typer.Option("--ability", "-a", help="Which Ability (with --character).")] = None,
     hindered: Annotated[
         bool, typer.Option("--hindered", help="The task is one a Disability counts against (Clumsy and Body).")
     ] = False,
+    difficulty: Annotated[str | None, typer.Option("--difficulty", "-t", "--target", help=TargetHelp)] = None,
+    against: Annotated[
+        int | None, typer.Option("--against", help="Instead of a target: the opposing Ability's dice (a contest).")
+    ] = None,
     fit: FitOpt = "fits",
     modifier: Annotated[int, typer.Option("--modifier", "-m", help="Added to the roll.")] = 0,
-    penalty: Annotated[int, typer.Option("--penalty", help="Dice lost to wounds and the like.")] = 0,
+    against_modifier: Annotated[int, typer.Option("--against-modifier", help="Added to the opposing roll.")] = 0,
+    penalty: Annotated[
+        int, typer.Option("--penalty", help="Dice lost to wounds, Clumsy, several opponents (never below 1).")
+    ] = 0,
     narrower: Annotated[
         int, typer.Option("--narrower", help="Lower the target this much for a narrower skill (GM's call).")
     ] = 0,
-    seed: SeedOpt = None,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Roll an Ability against a difficulty and explain how the dice made the result."""
-    house = _house(house_rules)
+) -> Any:
+    """An Ability roll from the book's options: against a difficulty, or a contest (--against)."""
     if penalty < 0 or narrower < 0:
-        raise CheckError("--penalty and --narrower are 0 or more")
-    n, pen, name, unluck, disability = _roll_check(house, dice, character, ability, hindered, allow_illegal)
-    check = _check(
+        raise CheckError(f"--penalty and --narrower are 0 or more (not {min(penalty, narrower)})")
+    n, pen, name, unluck, disability = _roll_check(hr, dice, character, ability, hindered)
+    if (difficulty is None) == (against is None):
+        raise CheckError(
+            "give either --difficulty or --against", hint="--difficulty 11 for a task, --against 3 for a contest"
+        )
+    if against is None and against_modifier:
+        raise CheckError("--against-modifier is the opposing roll's: it goes with --against")
+    if against is not None and (fit != "fits" or narrower):
+        raise CheckError("--fit and --narrower adjust a task's difficulty; a contest (--against) has none")
+    if against is not None:
+        return _check(
+            ContestCheck,
+            first=_check(Side, name=name or "roller", dice=n, modifier=modifier, penalty_dice=pen + penalty),
+            second=_check(Side, name="opponent", dice=against, modifier=against_modifier),
+        )
+    return _check(
         AbilityCheck,
         ability=name,
         dice=n,
-        target=_target(target),
+        target=_target(difficulty or ""),
         fit=_fit(fit),
         roll_modifier=modifier,
         penalty_dice=pen + penalty,
@@ -474,11 +340,33 @@ def roll_cmd(
         unluck_dice=unluck,
         disability=disability,
     )
-    emit_outcome(SYSTEM.resolve(check, make_rng(seed, "fuzzy-roll"), house), as_json)
 
 
-# the shared name of the concept (docs/cli.md); `roll` is the book's own verb
-app.command("check", help="Roll a check: the book's 'roll', with the same options.")(roll_cmd)
+def _odds_json(check: Any, odds: Any, house: FuzzyHouseRules, out: dict[str, Any]) -> dict[str, Any]:
+    """The bonus die's capped tail and the target number, beside the odds."""
+    out["truncated"] = float(odds.truncated)
+    out["exact"]["truncated"] = f"{odds.truncated.numerator}/{odds.truncated.denominator}"
+    out["bonus_die_max_explosions"] = house.critical_bonus_max_explosions
+    if isinstance(check, AbilityCheck):
+        out["target"] = target_number(check)
+    return out
+
+
+# `check`, the book's `roll`, and `odds`: the shared commands (cli/checks.py), with the book's options
+add_check_commands(
+    app,
+    SYSTEM,
+    CheckCommands(
+        build=_check_from_options,
+        verb="roll",
+        stream="fuzzy-roll",
+        show=lambda check, outcome, hr, as_json: emit_outcome(outcome, as_json),
+        odds_json=_odds_json,
+        difficulty_of=_target,
+        check_help="Roll an Ability against a difficulty (or a contest) and explain how the dice made the result.",
+        odds_help="Exact odds before rolling: success, criticals (both coloured dice), the bonus die's capped tail.",
+    ),
+)
 
 
 @app.command("contest")

@@ -8,10 +8,10 @@ from typing import Annotated, Any, Literal
 import typer
 from rich.table import Table
 
-from ...errors import CharacterError, CheckError, InputFileError
+from ...errors import CheckError, InputFileError
 from ...rules import Event, side_label, validate_data
 from ...systems.kalyr import SYSTEM
-from ...systems.kalyr.abilities import build_roll, level_roll, usable_level, wound_modifier
+from ...systems.kalyr.abilities import build_roll, level_roll
 from ...systems.kalyr.advancement import (
     AddKey,
     Buy,
@@ -27,20 +27,14 @@ from ...systems.kalyr.advancement import (
 )
 from ...systems.kalyr.character import (
     Character,
-    armour_value,
-    damage_bonus,
-    damage_reduction,
-    shield_value,
-    weapon_damage,
-    weapon_reach,
 )
 from ...systems.kalyr.checks import AbilityRoll, GroupCheck, OpenCheck, OpposedCheck, UnopposedCheck
 from ...systems.kalyr.damage import simple_contest_damage
 from ...systems.kalyr.data_files import table
 from ...systems.kalyr.ladder import LADDER, level_name, parse_level, parse_levels
-from ...systems.kalyr.options import KalyrHouseRules
-from ...systems.kalyr.wounds import BOXES, TRACKS, severity_for_damage, severity_name
+from ...systems.kalyr.wounds import severity_for_damage, severity_name
 from ..characters import load_character, write_character
+from ..checks import CheckCommands, add_check_commands
 from ..common import (
     HouseRulesOpt,
     JsonOpt,
@@ -64,7 +58,7 @@ from ..forecast import (
 )
 from ..output import console, print_json
 from ..prompts import ask, ask_choice, ask_int, say
-from ..shared import system_app
+from ..shared import finish_new, system_app
 from ..vocab import AllowIllegalOpt, InPlaceOpt, OutOpt, TeamVsOpt
 
 app = system_app(
@@ -75,7 +69,7 @@ Track = Literal["physical", "mental", "social"]
 
 
 def _hr(path: Path | None):
-    return load_house_rules(path, SYSTEM.house_rules_model)
+    return load_house_rules(path, SYSTEM)
 
 
 def _load(path: Path, hr: Any = None, allow_illegal: bool = False) -> Character:
@@ -126,118 +120,6 @@ def costs_cmd(as_json: JsonOpt = False) -> None:
 
 
 # ---- the sheet -------------------------------------------------------------------------------
-
-
-_MARK = {1: "S", 2: "H", 3: "VH", 4: "D", 5: "X"}
-
-
-def _track_row(c: Character, name: str) -> str:
-    tr = c.damage.track(name)  # type: ignore[arg-type]
-    cells = []
-    for box, count in BOXES.items():
-        marks = [w for w in tr.wounds if w.box == box]
-        for i in range(count):
-            if i < len(marks):
-                w = marks[i]
-                cells.append(f"[{_MARK[w.severity]}]")
-            else:
-                cells.append("[ ]")
-        cells.append(severity_name(box) + " ")
-    return " ".join(cells)
-
-
-def _sheet_json(c: Character, problems, hr=None) -> dict[str, Any]:
-    hr = hr if isinstance(hr, KalyrHouseRules) else KalyrHouseRules()
-    out: dict[str, Any] = {"character": c.model_dump(mode="json")}
-    derived: dict[str, Any] = {
-        "weapon_damage": weapon_damage(c),
-        "weapon_reach": weapon_reach(c),
-        "armour": armour_value(c),
-        "shield_melee": shield_value(c),
-        "shield_ranged": shield_value(c, ranged=True),
-        "gift_damage_bonus": damage_bonus(c),
-        "gift_damage_reduction": damage_reduction(c),
-        "tracks": {},
-    }
-    for t in TRACKS:
-        tr = c.damage.track(t)
-        try:
-            penalty: int | None = wound_modifier(c, t, hr)[0]
-        except CheckError:
-            penalty = None
-        derived["tracks"][t] = {
-            "status": severity_name(tr.status) if tr.status else "unhurt",
-            "penalty": penalty,  # every track counted (ruling K5): what a check on this track rolls with
-            "own_track_penalty": tr.penalty,
-            "can_act": tr.penalty is not None,
-        }
-    derived["abilities_now"] = {a.name: usable_level(c, a.name, hr)[0] for a in c.abilities}
-    out["derived"] = derived
-    out["problems"] = [{"where": p.where, "message": p.message, "rule": p.rule} for p in problems]
-    return out
-
-
-@app.command("sheet")
-def sheet_cmd(
-    file: Annotated[Path, typer.Argument(help="A Kalyr character (YAML or JSON).")],
-    house_rules: HouseRulesOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Validate a character and print the sheet with derived values (exit 2 if illegal)."""
-    hr = _hr(house_rules)
-    c = _load(file, hr, allow_illegal=True)  # the sheet shows the problems itself
-    problems = SYSTEM.validate_character(c, hr)
-    if as_json:
-        print_json(_sheet_json(c, problems, hr))
-    else:
-        console.print(f"[bold]{c.name}[/bold]  ({c.race}, scale {c.scale}, {c.role.replace('_', ' ')})")
-        t = Table(show_edge=False)
-        for h in ("ability", "level", "kind", "track", "now"):
-            t.add_column(h)
-        for a in c.abilities:
-            level_now, _ = usable_level(c, a.name, hr)
-            now = "cannot use (Defeated)" if level_now is None else level_name(level_now)
-            kind = a.kind + (f" ({a.power})" if a.power else "")
-            t.add_row(a.name, level_name(a.level), kind, a.track, now)
-        console.print(t)
-        if c.connections:
-            console.print("Connections: " + ", ".join(f"{x.organisation} {level_name(x.level)}" for x in c.connections))
-        if c.powers:
-            console.print("Powers: " + ", ".join(c.powers))
-        console.print("Keys: " + (", ".join(k.name + (f" ({k.kind})" if k.kind else "") for k in c.keys) or "none"))
-        if c.gifts:
-            console.print("Gifts: " + ", ".join(g.name for g in c.gifts))
-        if c.incompetences:
-            console.print("Incompetences: " + ", ".join(c.incompetences))
-        if c.lifepaths:
-            console.print("Lifepaths: " + ", ".join(f"{lp.name} ({lp.kind})" for lp in c.lifepaths))
-        console.print(
-            f"Weapon: {c.weapon.name} (+{weapon_damage(c)}, {weapon_reach(c)} reach)   Armour: {c.armour.name} "
-            f"(+{armour_value(c)})"
-            f"   Shield: {c.shield} (melee +{shield_value(c)}, ranged +{shield_value(c, ranged=True)})"
-        )
-        if damage_bonus(c) or damage_reduction(c):
-            console.print(f"Gifts: +{damage_bonus(c)} damage inflicted, -{damage_reduction(c)} damage received")
-        console.print(
-            "damage (each mark is the wound's own level: S Scratch, H Hurt, VH Very Hurt, D Defeated, X Destroyed)"
-        )
-        for tname in TRACKS:
-            tr = c.damage.track(tname)
-            state = "unhurt" if not tr.status else severity_name(tr.status)
-            try:
-                pen: int | None = wound_modifier(c, tname, hr)[0]
-            except CheckError:
-                pen = None
-            console.print(
-                f"{tname:>8}: {_track_row(c, tname)}  -> {state}"
-                + ("" if pen is None else f" ({pen:+d})" if pen else "")
-            )
-        console.print(
-            f"Fudge points {c.fudge_points}   XP {c.experience}   levels toward next Lifepath {c.levels_gained}/8"
-            + (f"   Keys owed: {c.keys_due}" if c.keys_due else "")
-        )
-    if problems:
-        raise CharacterError(problems, name=c.name, hint="fix the listed fields; see 'storymaster kalyr schema'")
 
 
 def _ask_level(prompt: str, default: str) -> int:
@@ -315,10 +197,7 @@ def new_cmd(out: OutOpt = None, house_rules: HouseRulesOpt = None, as_json: Json
     )
 
     c = validate_data(data, Character, source="new character")
-    problems = SYSTEM.validate_character(c, hr)
-    _write(c, out, as_json, [])
-    if problems:
-        raise CharacterError(problems, name=c.name)
+    finish_new(SYSTEM, c, hr, out, as_json)
 
 
 # ---- checks and odds -------------------------------------------------------------------------
@@ -330,7 +209,7 @@ def _roller(
     second: str | None,
     combine: str,
     automatic: bool,
-    character: Path | None = None,
+    character: Character | None = None,
     use: str | None = None,
     equipment: str = "normal",
     situation: int = 0,
@@ -363,7 +242,7 @@ def _roller(
             )
         if similar is None and similar_penalty:
             raise CheckError("--similar-penalty needs --similar ABILITY (the one used instead of --use)")
-        c = _load(character, hr, allow_illegal)
+        c = character  # loaded and validated by the shared command
         r, notes = build_roll(
             c,
             use,
@@ -517,14 +396,15 @@ def _combine(v: str) -> str:
     return v
 
 
-@app.command("odds")
-def odds_cmd(
+def _check_from_options(
+    hr: Any,
+    character: Character | None,
+    allow_illegal: bool,
     ability: AbilityOpt = None,
     modifier: ModOpt = 0,
     second: SecondOpt = None,
     combine: CombineOpt = "best",
     fudge_auto: AutoOpt = False,
-    character: CharOpt = None,
     use: UseOpt = None,
     equipment: EquipOpt = "normal",
     situation: SitOpt = 0,
@@ -540,14 +420,9 @@ def odds_cmd(
     vs_modifier: VsModOpt = 0,
     vs_second: VsSecondOpt = None,
     vs_combine: VsCombineOpt = "best",
-    plot: PlotOpt = None,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Exact odds before rolling: against a difficulty, against an opponent (--vs), or open-ended."""
-    hr = _hr(house_rules)
-    check, notes = _check(
+) -> tuple[Any, list[str]]:
+    """A check from the book's options: against a difficulty, against an opponent (--vs), or open-ended."""
+    return _check(
         ability,
         modifier,
         second,
@@ -572,83 +447,43 @@ def odds_cmd(
         hr,
         allow_illegal,
     )
-    emit_odds(SYSTEM.odds(check, hr), as_json, plot)
-    if notes and not as_json:
-        console.print("; ".join(notes))
 
 
-@app.command("check")
-def check_cmd(
-    ability: AbilityOpt = None,
-    modifier: ModOpt = 0,
-    second: SecondOpt = None,
-    combine: CombineOpt = "best",
-    fudge_auto: AutoOpt = False,
-    character: CharOpt = None,
-    use: UseOpt = None,
-    equipment: EquipOpt = "normal",
-    situation: SitOpt = 0,
-    similar: SimilarOpt = None,
-    similar_penalty: SimilarPenaltyOpt = 0,
-    race: RaceOpt = "same",
-    rank_gap: RankOpt = 0,
-    persuade: PersuadeOpt = None,
-    organisation: OrgOpt = None,
-    difficulty: DiffOpt = None,
-    partial: PartialOpt = None,
-    vs: VsOpt = None,
-    vs_modifier: VsModOpt = 0,
-    vs_second: VsSecondOpt = None,
-    vs_combine: VsCombineOpt = "best",
+def _retro(
+    check: Any,
+    outcome: Any,
+    hr: Any,
     retro: Annotated[int, typer.Option("--retro", help="Fudge point after the roll: move your result +1 or -1.")] = 0,
     vs_retro: Annotated[
         int, typer.Option("--vs-retro", help="Fudge point after the roll: move the opponent's result +1 or -1.")
     ] = 0,
-    seed: SeedOpt = None,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Roll an ability check (4dF) and explain the result; --retro spends a Fudge point on it afterwards."""
-    hr = _hr(house_rules)
-    check, notes = _check(
-        ability,
-        modifier,
-        second,
-        _combine(combine),
-        fudge_auto,
-        character,
-        use,
-        equipment,
-        situation,
-        difficulty,
-        partial,
-        vs,
-        vs_modifier,
-        vs_second,
-        _combine(vs_combine),
-        similar,
-        similar_penalty,
-        race,
-        rank_gap,
-        persuade,
-        organisation,
-        hr,
-        allow_illegal,
-    )
-    outcome = SYSTEM.resolve(check, make_rng(seed, "kalyr-check"), hr)
-    if retro or vs_retro:
-        if vs_retro and vs is None:
-            raise CheckError("--vs-retro needs an opposed check (--vs)")
-        if fudge_auto and retro:
-            raise CheckError("an automatic +2 was not rolled: there is no roll to shift with --retro")
-        from ...systems.kalyr.checks import retro_shift
+) -> Any:
+    """A Fudge point spent after the roll (--retro, --vs-retro)."""
+    if not (retro or vs_retro):
+        return outcome
+    opposed = isinstance(check, OpposedCheck)
+    if vs_retro and not opposed:
+        raise CheckError("--vs-retro needs an opposed check (--vs)")
+    if retro and getattr(check.actor, "automatic", False):
+        raise CheckError("an automatic +2 was not rolled: there is no roll to shift with --retro")
+    from ...systems.kalyr.checks import retro_shift
 
-        shifts = [retro] + ([vs_retro] if vs is not None else [])
-        outcome = retro_shift(check, outcome, shifts, hr)
-    emit_outcome(outcome, as_json)
-    if notes and not as_json:
-        console.print("modifiers: " + "; ".join(notes))
+    return retro_shift(check, outcome, [retro] + ([vs_retro] if opposed else []), hr)
+
+
+# `check` and `odds`: the shared commands (cli/checks.py), with the book's options
+add_check_commands(
+    app,
+    SYSTEM,
+    CheckCommands(
+        build=_check_from_options,
+        stream="kalyr-check",
+        roll_options=_retro,
+        difficulty_of=lambda text: parse_level(text, what="--difficulty"),
+        check_help="Roll an ability check (4dF) and explain the result; --retro spends a Fudge point on it afterwards.",
+        odds_help="Exact odds before rolling: against a difficulty, against an opponent (--vs), or open-ended.",
+    ),
+)
 
 
 def _levels(text: str, what: str) -> list[AbilityRoll]:

@@ -8,14 +8,13 @@ from typing import Annotated
 
 import typer
 from pydantic import ValidationError
-from rich.table import Table
 
-from ...errors import CharacterError, CheckError, InputFileError
-from ...rules import Check, side_label
+from ...errors import CheckError, InputFileError
+from ...rules import Check, Outcome, side_label
 from ...systems.philsys import SYSTEM
 from ...systems.philsys import damage as dmg
 from ...systems.philsys.advancement import LevelUp, award_xp, level_up, xp_to_next
-from ...systems.philsys.character import Character, Skill, Stats, sheet, skill_points, skill_points_spent
+from ...systems.philsys.character import Character, Skill, Stats, skill_points, skill_points_spent
 from ...systems.philsys.checks import (
     D20Check,
     MagicAttack,
@@ -29,6 +28,7 @@ from ...systems.philsys.combat import FightOptions, FightState
 from ...systems.philsys.options import PhilsysHouseRules
 from ...systems.philsys.tables import STAT_NAMES, tables
 from ..characters import load_character, write_character
+from ..checks import CheckCommands, add_check_commands
 from ..common import (
     HouseRulesOpt,
     JsonOpt,
@@ -53,14 +53,14 @@ from ..forecast import (
 from ..forecast import VsOpt as SidesVsOpt
 from ..output import console, print_json
 from ..prompts import ask, ask_choice, ask_int, say
-from ..shared import system_app
+from ..shared import finish_new, system_app
 from ..vocab import AllowIllegalOpt, InPlaceOpt, OutOpt, TeamVsOpt
 
 app = system_app(SYSTEM, help="Philsys: d20 checks, AT/PA melee, missiles, magic and levels.")
 
 
 def _hr(path: Path | None) -> PhilsysHouseRules:
-    hr = load_house_rules(path, PhilsysHouseRules)
+    hr = load_house_rules(path, SYSTEM)
     assert isinstance(hr, PhilsysHouseRules)
     return hr
 
@@ -68,67 +68,6 @@ def _hr(path: Path | None) -> PhilsysHouseRules:
 def _load(path: Path, hr: PhilsysHouseRules | None = None, allow_illegal: bool = False) -> Character:
     """A character file, refused like 'sheet' refuses it unless --allow-illegal."""
     return load_character(SYSTEM, path, hr, allow_illegal=allow_illegal)
-
-
-@app.command("sheet")
-def sheet_cmd(
-    file: Annotated[Path, typer.Argument(help="Character file (YAML or JSON).")],
-    house_rules: HouseRulesOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """Validate a character and print the sheet with derived values (exit 2 if illegal)."""
-    hr = _hr(house_rules)
-    c = _load(file, hr, allow_illegal=True)  # the sheet shows the problems itself
-    problems = SYSTEM.validate_character(c, hr)
-    values = sheet(c, hr)
-    if as_json:
-        print_json(
-            {
-                "name": c.name,
-                "level": c.level,
-                "stats": c.stats.model_dump(),
-                "derived": values,
-                "problems": [{"where": p.where, "message": p.message, "rule": p.rule} for p in problems],
-            }
-        )
-    else:
-        _print_sheet(c, values)
-    if problems:
-        raise CharacterError(problems, name=c.name, hint="fix the sheet, or see 'storymaster philsys schema'")
-
-
-def _print_sheet(c: Character, v: dict) -> None:
-    console.print(f"[bold]{c.name}[/bold]  level {c.level}, {c.xp} XP" + (f" — {c.concept}" if c.concept else ""))
-    console.print("  ".join(f"{s} {c.stats.get(s):+d}" for s in STAT_NAMES) + f"   (points {v['stat_points']})")
-    console.print(
-        f"HP {v['HP']}  MP {v['MP']}  TP {v['TP']}  initiative {v['initiative']}"
-        f" (sheet's AGI+COU/2: {v['initiative_substats']})  move {v['move_yards']} yd"
-        f"  magic: {v['magic']}" + (f"  strength penalty -{v['strength_penalty']}" if v["strength_penalty"] else "")
-    )
-    console.print(
-        f"base AT/PA {v['base_at_pa']}  AT/PA {v['AT']}/{v['PA']}  MAttack {v['MAttack']}  "
-        f"missile evasion {v['missile_evasion']}  MBlock {v['MBlock']}  armour stops {v['armor_reduction']}"
-    )
-    t = Table(title=f"skills (points {v['skill_points']})", show_edge=False)
-    for col in ("skill", "bases", "rank", "check modifier"):
-        t.add_column(col)
-    for name, row in v["skills"].items():
-        t.add_row(name, row["bases"], str(row["rank"]), str(row["total"]))
-    console.print(t)
-    for a in c.abilities:
-        cost = ", ".join(f"{n} {k.upper()}" for k, n in a.cost.model_dump().items() if n) or "free"
-        console.print(f"{a.requirement_text}{a.name} ({cost}) - {a.description}")
-    e = c.equipment
-    if e.weapon:
-        console.print(
-            f"weapon: {e.weapon.name} {'/'.join(map(str, e.weapon.damage))} ({e.weapon.at:+d}/{e.weapon.pa:+d})"
-        )
-    if e.missile:
-        console.print(f"missile: {e.missile.name} accuracy {e.missile.accuracy}, damage {e.missile.damage}")
-    if e.armor:
-        console.print(f"armour: {e.armor.name} AC {e.armor.ac}")
-    if e.shield:
-        console.print(f"shield: {e.shield.name} AC {e.shield.ac} ({e.shield.at:+d}/{e.shield.pa:+d})")
 
 
 def _validated(model, data: dict, what: str):  # type: ignore[no-untyped-def]
@@ -222,10 +161,6 @@ TdOpt = Annotated[
 ]
 VsOpt = Annotated[int | None, typer.Option("--vs", help="Opposed: the defender's modifier (defender wins ties).")]
 NoParryOpt = Annotated[bool, typer.Option("--no-parry", help="The defender has no roll (parry already used).")]
-CharOpt = Annotated[
-    Path | None,
-    typer.Option("--character", "-c", help="Take the modifier from this sheet (with --skill or --stat-of)."),
-]
 SkillOpt = Annotated[str | None, typer.Option("--skill", help="With --character: a skill check (bases + rank).")]
 StatOfOpt = Annotated[
     str | None, typer.Option("--stat-of", help="With --character: a stat check on this stat (e.g. STR).")
@@ -233,24 +168,21 @@ StatOfOpt = Annotated[
 
 
 def _from_sheet(
-    character: Path | None,
+    c: Character | None,
     skill: str | None,
     stat_of: str | None,
     modifier: int | None,
     stat: int | None,
     bases: str | None,
     rank: int,
-    hr: PhilsysHouseRules | None = None,
-    allow_illegal: bool = False,
 ) -> tuple[int | None, str | None, int]:
     """Turn --character/--skill/--stat-of into --stat or --bases/--rank."""
-    if character is None:
+    if c is None:
         if skill or stat_of:
             raise CheckError("--skill and --stat-of need --character FILE")
         return stat, bases, rank
     if stat is not None or bases is not None or rank:
         raise CheckError("give either --character or --stat/--bases/--rank, not both")
-    c = _load(character, hr, allow_illegal)
     if skill:
         sk = c.skill(skill)
         if sk is None:
@@ -269,53 +201,25 @@ def _from_sheet(
     raise CheckError("with --character, name a --skill or a --stat-of")
 
 
-@app.command("odds")
-def odds_cmd(
+def _check_from_options(
+    character: Character | None,
     kind: KindOpt = "check",
     modifier: ModOpt = None,
     stat: StatOpt = None,
     bases: BasesOpt = None,
     rank: RankOpt = 0,
-    td: TdOpt = None,
+    difficulty: TdOpt = None,
     vs: VsOpt = None,
     no_parry: NoParryOpt = False,
-    character: CharOpt = None,
     skill: SkillOpt = None,
     stat_of: StatOfOpt = None,
-    plot: PlotOpt = None,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Exact odds of a check before rolling: d20+modifier vs TD, or opposed (--vs)."""
-    hr = _hr(house_rules)
-    stat, bases, rank = _from_sheet(character, skill, stat_of, modifier, stat, bases, rank, hr, allow_illegal)
-    emit_odds(SYSTEM.odds(_check(kind, modifier, stat, bases, rank, td, vs, no_parry), hr), as_json, plot)
+) -> Check:
+    """A check from the book's options: d20 + modifier (or a stat, or a skill's bases) against a TD, or --vs."""
+    stat, bases, rank = _from_sheet(character, skill, stat_of, modifier, stat, bases, rank)
+    return _check(kind, modifier, stat, bases, rank, difficulty, vs, no_parry)
 
 
-@app.command("check")
-def check_cmd(
-    kind: KindOpt = "check",
-    modifier: ModOpt = None,
-    stat: StatOpt = None,
-    bases: BasesOpt = None,
-    rank: RankOpt = 0,
-    td: TdOpt = None,
-    vs: VsOpt = None,
-    no_parry: NoParryOpt = False,
-    seed: SeedOpt = None,
-    character: CharOpt = None,
-    skill: SkillOpt = None,
-    stat_of: StatOfOpt = None,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
-    """Roll a check and explain how the dice made the result."""
-    hr = _hr(house_rules)
-    stat, bases, rank = _from_sheet(character, skill, stat_of, modifier, stat, bases, rank, hr, allow_illegal)
-    chk = _check(kind, modifier, stat, bases, rank, td, vs, no_parry)
-    outcome = SYSTEM.resolve(chk, make_rng(seed, "philsys-check"), hr)
+def _show_check(check: Check, outcome: Outcome, hr: PhilsysHouseRules, as_json: bool) -> None:
     if as_json:
         emit_outcome(outcome, True)
         return
@@ -324,6 +228,20 @@ def check_cmd(
         console.print(f"  {r.label}: {r.detail}")
     console.print(outcome.explanation)
     console.print(f"seed {outcome.rolls[0].seed}", style="dim")
+
+
+# `check` and `odds`: the shared commands (cli/checks.py), with the book's options
+add_check_commands(
+    app,
+    SYSTEM,
+    CheckCommands(
+        build=_check_from_options,
+        stream="philsys-check",
+        show=_show_check,
+        check_help="Roll a check and explain how the dice made the result.",
+        odds_help="Exact odds of a check before rolling: d20+modifier vs TD, or opposed (--vs).",
+    ),
+)
 
 
 @app.command("attack-odds")
@@ -845,24 +763,7 @@ def new_cmd(
         equipment["armor"] = {"name": aname, "ac": ask_int("  AC", default=0, lo=0, hi=20)}
     if equipment:
         c = Character.model_validate({**c.model_dump(), "equipment": equipment})
-    problems = SYSTEM.validate_character(c, hr)
-    if as_json:
-        done = write_character(c, source=None, out=out, in_place=False, as_json=True)
-        print_json(
-            {
-                "character": c.model_dump(mode="json", exclude_defaults=True),
-                "derived": sheet(c, hr),
-                "problems": [str(p) for p in problems],
-                **done,
-            }
-        )
-    else:
-        _print_sheet(c, sheet(c, hr))
-        for p in problems:
-            console.print(f"[red]problem[/red]: {p}")
-        write_character(c, source=None, out=out, in_place=False)
-    if problems:
-        raise CharacterError(problems, name=c.name)
+    finish_new(SYSTEM, c, hr, out, as_json)
 
 
 def _explain(exc: ValidationError, what: str) -> str:

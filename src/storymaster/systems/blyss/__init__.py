@@ -21,6 +21,7 @@ from ...rules.sheet import SheetSection
 from .advancement import Advancement, advance
 from .character import Character, validate_character
 from .combat import BlyssCombat
+from .condition import CONDITION
 from .options import BlyssHouseRules
 from .protocol import CHECK_KINDS, character_checks, sheet_sections
 
@@ -36,10 +37,13 @@ class BlyssSystem(RuleSystemBase):
     title = "BLYSS 3.5 Basic Rules"
     version = "3.5"
     display_name = "BLYSS"
+    #: earned and changed in play (see RuleSystemBase.table_kept)
+    table_kept = ("cp_earned", "cp_lost")
     character_model = Character
     house_rules_model = BlyssHouseRules
     check_kinds = CHECK_KINDS
     combat = BlyssCombat()
+    condition = CONDITION
 
     def character_problems(self, character: Character, house_rules: BlyssHouseRules) -> list[Problem]:
         return validate_character(character, house_rules)

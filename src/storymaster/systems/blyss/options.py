@@ -179,3 +179,9 @@ class BlyssHouseRules(HouseRules):
     max_rounds: int = Field(
         100, ge=1, le=10_000, description="A fight with no winner after this many rounds is a stand-off."
     )
+    deprivation_penalty: Literal["per_statistic", "per_test"] = Field(
+        "per_statistic",
+        description="Fatigue, Hunger and Thirst at the table (Fatigue: 'all of their attributes and traits ... "
+        "decrease by one rank'): every statistic rolled in a pool loses the ranks (default), or the Test loses "
+        "them once, like a Wound Level.",
+    )

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from ...rules.catalogue import CheckEntry, CheckKind, entry_key
 from ...rules.sheet import SheetSection, section, value
-from .character import ATTRIBUTES, Character, cp_breakdown, cp_budget, cp_left, cp_spent, derived_values
+from .character import (
+    ATTRIBUTES,
+    Armour,
+    Character,
+    cp_breakdown,
+    cp_budget,
+    cp_left,
+    cp_spent,
+    current_armour_rating,
+    derived_values,
+)
 from .checks import (
     BlyssContest,
     BlyssTest,
@@ -119,6 +129,12 @@ def _pool(rank: int) -> str:
     return pool_text(pool_for_rank(rank)) if rank > 0 else "none"
 
 
+def _rating_text(a: Armour) -> int | str:
+    """The rating armour soaks with now; for damaged armour with its rating new beside it."""
+    now = current_armour_rating(a)
+    return a.armour_rating if now == a.armour_rating else f"{now} (damaged; {a.armour_rating} new)"
+
+
 def sheet_sections(c: Character, hr: BlyssHouseRules) -> list[SheetSection]:
     """Attributes with their Die Pools, Derived Attributes, CP, Traits, weapons and armour."""
     summary = [value("Concept", c.concept, key="concept")] if c.concept else []
@@ -192,7 +208,8 @@ def sheet_sections(c: Character, hr: BlyssHouseRules) -> list[SheetSection]:
         "Armour",
         "list",
         columns=("Armour", "Armour rating", "Action modifier", "Cover", "Lives"),
-        rows=[(a.name, a.armour_rating, a.action_modifier, "".join(a.cover), a.lives) for a in c.armour],
+        # damaged armour soaks with its rating now: "3 (damaged; 5 new)"
+        rows=[(a.name, _rating_text(a), a.action_modifier, "".join(a.cover), a.lives) for a in c.armour],
     )
     costs = section(
         "cp",

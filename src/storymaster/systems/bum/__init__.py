@@ -20,6 +20,7 @@ from .advancement import AdvanceRequest, AwardPoints, BuySkill, BuyStat, advance
 from .character import BumCharacter, validate
 from .checks import FixedCheck, OpposedCheck, RecheckCheck, SneakAttackCheck
 from .combat import BumCombat, FightState
+from .condition import CONDITION
 from .options import BumHouseRules
 from .protocol import CHECK_KINDS, character_checks, sheet_sections
 
@@ -48,9 +49,13 @@ class BumSystem(RuleSystemBase):
     title = "B.U.M. (Basic - Universal - Modular)"
     version = "core rulebook (Severely Awesome Games)"
     display_name = "B.U.M."
+    #: earned and changed in play (see RuleSystemBase.table_kept)
+    table_kept = ("skill_points_earned", "banked_skill_points", "raised_stats", "session_skills_used", "wounds")
     character_model = BumCharacter
     house_rules_model = BumHouseRules
     check_kinds = CHECK_KINDS
+
+    condition = CONDITION
 
     def __init__(self) -> None:
         self.combat = BumCombat()

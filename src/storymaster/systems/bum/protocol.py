@@ -23,6 +23,7 @@ from .character import (
     shield_bonus,
     skill_point_budget,
     skill_points_spent,
+    stat_conflicts,
 )
 from .checks import (
     FixedCheck,
@@ -195,7 +196,15 @@ def sheet_sections(c: BumCharacter, hr: BumHouseRules) -> list[SheetSection]:
             _signed(s_def) if c.shield else "",
         )
     )
-    weapons = section("weapons", "Weapons", "list", columns=("Slot", "Weapon", "Attack", "Defense"), rows=weapon_rows)
+    weapons = section(
+        "weapons",
+        "Weapons",
+        "list",
+        columns=("Slot", "Weapon", "Attack", "Defense"),
+        rows=weapon_rows,
+        # a weapon rolled with another stat than its skill's: a warning the GM may allow, not a problem
+        note="; ".join(f"warning: {w}" for w in stat_conflicts(c)),
+    )
     derived = section(
         "attack_totals",
         "Attack totals",

@@ -13,6 +13,7 @@ from ...rules import CheckEntry, Event, HouseRules, RuleSystemBase, SheetSection
 from .advancement import AdvanceRequest, advance
 from .character import FuzzyCharacter, validate
 from .combat import FuzzyCombat
+from .condition import CONDITION
 from .options import FuzzyHouseRules
 from .protocol import CHECK_KINDS, character_checks, sheet_sections
 
@@ -28,12 +29,15 @@ class FuzzySystem(RuleSystemBase):
     title = "A Loose and Fuzzy Game System"
     version = "2003 (Tom deMayo, flark.org Soul Engine pages)"
     display_name = "fuzzy"
+    #: earned and changed in play (see RuleSystemBase.table_kept)
+    table_kept = ("gm", "experience")
     character_model = FuzzyCharacter
     house_rules_model = FuzzyHouseRules
     check_kinds = CHECK_KINDS
 
     def __init__(self) -> None:
         self.combat = FuzzyCombat()
+        self.condition = CONDITION
 
     def character_problems(self, character: FuzzyCharacter, house_rules: FuzzyHouseRules) -> list[Problem]:
         return validate(character, house_rules)

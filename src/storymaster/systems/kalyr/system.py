@@ -18,6 +18,7 @@ from ...rules.sheet import SheetSection
 from .advancement import advance as _advance
 from .character import Character
 from .combat import KalyrCombat
+from .condition import CONDITION
 from .options import KalyrHouseRules
 from .protocol import CHECK_KINDS, character_checks, character_problems, sheet_sections
 
@@ -29,10 +30,13 @@ class KalyrSystem(RuleSystemBase):
     title = "The Kalyr RPG, Chapter 3: Playing the Game"
     version = "ch3"
     display_name = "Kalyr"
+    #: earned and changed in play (see RuleSystemBase.table_kept)
+    table_kept = ("experience", "levels_gained", "keys_due", "raised_this_scene", "damage")
     character_model = Character
     house_rules_model = KalyrHouseRules
     check_kinds = CHECK_KINDS
     combat = KalyrCombat()
+    condition = CONDITION
     #: ch. 3, Posts and Threads: after a deadline "the GM will assume actions for the PC who's player
     #: hasn't responded": the table's turn-based scenes default to the GM acting (play.scene.deadline_default)
     on_deadline_default = "gm_acts"

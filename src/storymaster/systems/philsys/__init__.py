@@ -23,6 +23,7 @@ from ...rules.sheet import SheetSection
 from .advancement import LevelUp, XpAward, award_xp, level_up
 from .character import Character, validate
 from .combat import PhilsysCombat
+from .condition import CONDITION
 from .options import PhilsysHouseRules
 from .protocol import CHECK_KINDS, character_checks, sheet_sections
 
@@ -36,9 +37,13 @@ class PhilsysSystem(RuleSystemBase):
     title = "Philsys (RPGWW wiki)"
     version = "2006-03-21"
     display_name = "philsys"
+    #: earned and changed in play (see RuleSystemBase.table_kept)
+    table_kept = ("level", "xp", "hp_gained", "mp_gained", "tp_gained", "stat_raises", "current")
     character_model = Character
     house_rules_model = PhilsysHouseRules
     check_kinds = CHECK_KINDS
+
+    condition = CONDITION
 
     def __init__(self) -> None:
         self.combat = PhilsysCombat()

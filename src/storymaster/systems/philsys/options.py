@@ -92,6 +92,11 @@ class PhilsysHouseRules(HouseRules):
             "(Taking Damage: 'could also confer a penalty of -4/-4 or so'). 0 = off (the book's 'whim of the GM')."
         ),
     )
+    critical_health_missile: bool = Field(
+        False,
+        description="Critical health status also takes its penalty off missile attacks (an addition: Taking "
+        "Damage names only AT/PA and spellcasting).",
+    )
     bleeding: bool = Field(
         False,
         description="Optional rule (Taking Damage): characters below 0 HP lose HP each round until dead or healed.",

@@ -6,11 +6,12 @@ thread pool (``common.run_page``).
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import ValidationError
 
-from ... import safe_yaml
 from ...errors import StorymasterError
 from ...play.errors import Forbidden
 from ...present import card_html
@@ -28,8 +29,8 @@ from .common import (
     run_page,
     see_other,
 )
+from .forms import submitted_names
 from .helpers import (
-    builder_check,
     campaign_ctx,
     now_of,
     sheet_report,
@@ -37,14 +38,39 @@ from .helpers import (
     whole,
 )
 from .sheets import (
-    form_fields,
+    builder_view,
+    read_builder,
+    sheet_history,
     sheet_rows,
     sheet_view,
-    split_sheet,
-    starter_sheet,
+    start_data,
 )
 
 router = APIRouter(include_in_schema=False)
+
+
+def _is_gm(ctx: dict[str, Any]) -> bool:
+    return bool(ctx["c"]["your_role"] == "gm")
+
+
+def _builder(
+    request: Request,
+    v: Any,
+    ctx: dict[str, Any],
+    shown: dict[str, Any],
+    report: dict[str, Any],
+    char: int | None,
+    *,
+    status: int = 200,
+) -> Response:
+    view = builder_view(ctx["system"], shown, report, is_gm=_is_gm(ctx))
+    return render(request, "builder.html", status=status, v=v, char=char, **view, **ctx)
+
+
+def _stored(request: Request, v: Any, cid: int, char: int | None) -> dict[str, Any] | None:
+    if not char:
+        return None
+    return dict(characters.read_character(cid, char, store_of(request), v.caller)["sheet"])
 
 
 @router.get("/campaigns/{cid}/characters/new", response_class=HTMLResponse)
@@ -55,50 +81,38 @@ async def character_new(request: Request, cid: Id) -> Response:
         system = ctx["system"]
         if ctx["c"]["your_role"] not in ("gm", "player"):
             raise Forbidden("observers do not make characters")
-        start = safe_yaml.load(starter_sheet(system)) or {}
-        values, text = split_sheet(system, start)
+        start = start_data(system)
         report = sheet_report(request, ctx["system_name"], start, ctx["c"]["house_rules"])
-        return render(
-            request,
-            "builder.html",
-            v=v,
-            values=values,
-            fields=form_fields(system),
-            sheet_text=text,
-            report=report,
-            char=None,
-            **ctx,
-        )
+        return _builder(request, v, ctx, start, report, None)
 
     return await run_page(request, go)
 
 
 @router.post("/campaigns/{cid}/characters/check")
 async def character_check(request: Request, cid: Id) -> Response:
-    """The builder's running check (JSON for the script; an HTML page without it)."""
+    """The builder's running check and its row buttons (JSON for the script; the builder page without it)."""
 
     def go():
         v = require(request)
         form = form_of(request, v)
         ctx = campaign_ctx(request, v, cid)
         system = ctx["system"]
-        _sheet, values, text, _problem, report = builder_check(
-            request, ctx["system_name"], form, ctx["c"]["house_rules"]
-        )
-        if "application/json" in request.headers.get("accept", ""):
-            return JSONResponse({**report, "html": render(request, "_report.html", v=v, report=report).body.decode()})
         char = whole(form.get("char"), "character")
-        return render(
-            request,
-            "builder.html",
-            v=v,
-            values=values,
-            fields=form_fields(system),
-            sheet_text=text,
-            report=report,
-            char=char,
-            **ctx,
+        checked, shown, renames, _op = read_builder(
+            system, form, is_gm=_is_gm(ctx), stored=_stored(request, v, cid, char)
         )
+        report = sheet_report(request, ctx["system_name"], checked, ctx["c"]["house_rules"])
+        if "application/json" in request.headers.get("accept", ""):
+            view = builder_view(system, checked, report, is_gm=_is_gm(ctx))
+            html = render(request, "_report.html", v=v, report=view["report"]).body.decode()
+            return JSONResponse(
+                {
+                    **view["report"],
+                    "html": html,
+                    "field_problems": submitted_names(view["field_problems"], renames),
+                }
+            )
+        return _builder(request, v, ctx, shown, report, char)
 
     return await run_page(request, go)
 
@@ -110,32 +124,23 @@ async def character_create(request: Request, cid: Id) -> Response:
         form = form_of(request, v)
         ctx = campaign_ctx(request, v, cid)
         system = ctx["system"]
-        sheet, values, text, problem, report = builder_check(request, ctx["system_name"], form, ctx["c"]["house_rules"])
         char = whole(form.get("char"), "character")
         store, now = store_of(request), now_of(request)
+        sheet, shown, _renames, _op = read_builder(
+            system, form, is_gm=_is_gm(ctx), stored=_stored(request, v, cid, char)
+        )
         try:
-            if problem:
-                raise PageError(422, problem)
             if char:
                 view = characters.update_character(cid, char, CharacterIn(sheet=sheet), store, v.caller, now)
             else:
                 view = characters.create_character(cid, CharacterIn(sheet=sheet), store, v.caller, now)
         except (ValidationError, StorymasterError, PageError) as exc:
+            report = sheet_report(request, ctx["system_name"], sheet, ctx["c"]["house_rules"])
             if not report["problems"]:
-                report["problems"] = [{"where": "", "message": error_message(exc)[1]}]
+                report["ok"] = False
+                report["problems"] = [{"where": getattr(exc, "where", "") or "", "message": error_message(exc)[1]}]
             status = getattr(exc, "status", 422)
-            return render(
-                request,
-                "builder.html",
-                status=status if 400 <= status < 500 else 422,
-                v=v,
-                values=values,
-                fields=form_fields(system),
-                sheet_text=text,
-                report=report,
-                char=char,
-                **ctx,
-            )
+            return _builder(request, v, ctx, shown, report, char, status=status if 400 <= status < 500 else 422)
         return see_other(f"/campaigns/{cid}/characters/{view['id']}")
 
     return await run_page(request, go)
@@ -146,9 +151,11 @@ async def character_page(request: Request, cid: Id, char: Id) -> Response:
     def go():
         v = require(request)
         ctx = campaign_ctx(request, v, cid)
-        view = characters.read_character(cid, char, store_of(request), v.caller)
-        can_edit = ctx["c"]["your_role"] == "gm" or view["owner"] == v.caller.id
+        store = store_of(request)
+        view = characters.read_character(cid, char, store, v.caller)
+        can_edit = _is_gm(ctx) or view["owner"] == v.caller.id
         sheet, why = sheet_view(ctx["system"], view["sheet"], ctx["c"]["house_rules"])
+        history = sheet_history(store.campaign_log(cid), char, ctx["names"], is_gm=_is_gm(ctx), viewer=v.caller.id)
         return render(
             request,
             "sheet.html",
@@ -158,6 +165,8 @@ async def character_page(request: Request, cid: Id, char: Id) -> Response:
             sheet=sheet,
             sheet_problem=why,
             can_edit=can_edit,
+            history=history,
+            condition=None,
             **ctx,
         )
 
@@ -170,21 +179,10 @@ async def character_edit(request: Request, cid: Id, char: Id) -> Response:
         v = require(request)
         ctx = campaign_ctx(request, v, cid)
         view = characters.read_character(cid, char, store_of(request), v.caller)
-        if not (ctx["c"]["your_role"] == "gm" or view["owner"] == v.caller.id):
+        if not (_is_gm(ctx) or view["owner"] == v.caller.id):
             raise Forbidden("only the character's owner or the GM edits it")
-        values, text = split_sheet(ctx["system"], view["sheet"])
         report = sheet_report(request, ctx["system_name"], view["sheet"], ctx["c"]["house_rules"])
-        return render(
-            request,
-            "builder.html",
-            v=v,
-            values=values,
-            fields=form_fields(ctx["system"]),
-            sheet_text=text,
-            report=report,
-            char=char,
-            **ctx,
-        )
+        return _builder(request, v, ctx, dict(view["sheet"]), report, char)
 
     return await run_page(request, go)
 

@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from ...errors import StorymasterError
+from ...present.markup import render_post, roll_anchor
 from ..deps import SESSION_COOKIE, Caller, now_text, sha256
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -32,6 +33,7 @@ env = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+env.globals.update(render_post=render_post, roll_anchor=roll_anchor)
 
 
 def _local(when: Any, zone: str | None = None) -> str:

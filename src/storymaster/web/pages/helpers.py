@@ -18,9 +18,6 @@ from .common import (
     PageError,
     Visitor,
 )
-from .sheets import (
-    field_help,
-)
 
 VISIBILITY_TEXT = {
     "public": "public: everyone who reads the post",
@@ -83,16 +80,6 @@ def sheet_report(request: Request, system_name: str, sheet: dict[str, Any], hous
     )
 
 
-def builder_check(
-    request: Request, system_name: str, form: Any, house_rules: Any
-) -> tuple[dict[str, Any], dict[str, Any], str, str, dict[str, Any]]:
-    """The builder's form read and checked in a compute worker: (sheet, values, text, YAML problem, report)."""
-    fields = {k: v for k, v in form.multi_items() if isinstance(v, str)}
-    return work_of(request).call(  # type: ignore[no-any-return]
-        jobs.builder_check, jobs.system_ref(system_name), fields, dict(house_rules or {}), what="sheet check"
-    )
-
-
 def campaign_ctx(request: Request, v: Visitor, cid: int) -> dict[str, Any]:
     store = store_of(request)
     view = campaigns.read(cid, store, v.caller)
@@ -102,7 +89,6 @@ def campaign_ctx(request: Request, v: Visitor, cid: int) -> dict[str, Any]:
         "system_name": view["system"],
         "system": system,
         "names": {m["user"]: m["name"] for m in view["members"]},
-        "field_help": lambda: field_help(system),
     }
     if view["your_role"] == "gm":
         ctx["notes"] = campaigns.notes(cid, store, v.caller)

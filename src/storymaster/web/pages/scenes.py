@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from pydantic import ValidationError
 
 from ...errors import StorymasterError
-from ...play.errors import Invalid
+from ...play.errors import Forbidden, Invalid
+from ...play.scene import StillWaiting
+from ...present.markup import quote_text
 from ...rules import CheckEntry, get_system
 from .. import jobs
 from ..deps import Id
@@ -41,15 +43,11 @@ from .helpers import (
     VISIBILITY_TEXT,
     campaign_ctx,
     now_of,
-    parse_doc,
     store_of,
     whole,
     work_of,
 )
-from .sheets import (
-    check_controls,
-    read_check_controls,
-)
+from .sheets import apply_check_op, check_forms, read_check
 
 router = APIRouter(include_in_schema=False)
 
@@ -79,7 +77,17 @@ async def scene_open(request: Request, cid: Id) -> Response:
     return await run_page(request, go)
 
 
-def _scene_ctx(request: Request, v: Visitor, sid: int, *, forecast: bool = True, exact: bool = False) -> dict[str, Any]:
+def _scene_ctx(
+    request: Request,
+    v: Visitor,
+    sid: int,
+    *,
+    forecast: bool = True,
+    exact: bool = False,
+    form: Any = None,
+    check_problem: dict[str, Any] | None = None,
+    check_values: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     store = store_of(request)
     scene = scenes.read_scene(sid, store, v.caller)
     ctx = campaign_ctx(request, v, scene["campaign"])
@@ -99,8 +107,13 @@ def _scene_ctx(request: Request, v: Visitor, sid: int, *, forecast: bool = True,
         check_kinds=list(ctx["system"].check_kinds),
         check_entries=_check_entries(ctx["system"], _with_sheets(store, v, c["id"], mine), c["house_rules"]),
         visibility_text=VISIBILITY_TEXT,
-        check_help=_check_help(ctx["system"]),
-        check_controls={k.name: check_controls(k.model) for k in ctx["system"].check_kinds},
+        check_forms=check_forms(
+            ctx["system"],
+            form,
+            opponents=_check_entries(ctx["system"], _with_sheets(store, v, c["id"], _cast(scene, c)), c["house_rules"]),
+            problem=check_problem,
+            values=check_values,
+        ),
         last_post=max((p["id"] for p in post_list), default=0),
     )
     combat = scene.get("combat")
@@ -109,20 +122,10 @@ def _scene_ctx(request: Request, v: Visitor, sid: int, *, forecast: bool = True,
     return ctx
 
 
-def _check_help(system: Any) -> dict[str, dict[str, Any]]:
-    """Each check kind's title, summary and fields (from the catalogue), for the composer's help."""
-    return {
-        k.name: {
-            "title": k.title,
-            "summary": k.summary,
-            "fields": [
-                {"name": p["name"], "required": p["required"], "help": p["description"]}
-                for p in k.parameters()
-                if p["name"] != "type"
-            ],
-        }
-        for k in system.check_kinds
-    }
+def _cast(scene: dict[str, Any], c: dict[str, Any]) -> list[dict[str, Any]]:
+    """Whom a check can be made against: the scene's cast (every active character when it names none)."""
+    cast = {m["id"] for m in scene.get("cast") or []}
+    return [ch for ch in c["characters"] if not ch["retired"] and (not cast or ch["id"] in cast)]
 
 
 def _with_sheets(store: Any, v: Visitor, cid: int, chars: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -205,11 +208,20 @@ def _forecast(request: Request, sid: int, system_name: str, fight: dict[str, Any
 
 
 @router.get("/scenes/{sid}", response_class=HTMLResponse)
-async def scene_page(request: Request, sid: Id, forecast: str = "") -> Response:
+async def scene_page(
+    request: Request,
+    sid: Id,
+    quote: int | None = Query(None, ge=1, le=2_147_483_647, include_in_schema=False),
+    forecast: str = Query("", max_length=10, include_in_schema=False),
+) -> Response:
     def go():
         v = require(request)
         ctx = _scene_ctx(request, v, sid, exact=forecast == "exact")
-        return render(request, "scene.html", v=v, draft={}, preview=None, **ctx)
+        draft = {}
+        if quote is not None:  # "Quote": the composer starts with the post as this reader sees it
+            post = posts.read_post(sid, quote, store_of(request), v.caller)
+            draft = {"text": quote_text(quote, post.get("text", ""))}
+        return render(request, "scene.html", v=v, draft=draft, preview=None, **ctx)
 
     return await run_page(request, go)
 
@@ -227,7 +239,7 @@ async def scene_story(request: Request, sid: Id) -> Response:
 
 
 def _roll_from_form(
-    request: Request, form: Any, system: Any = None, entry: CheckEntry | None = None
+    form: Any, system: Any = None, entry: CheckEntry | None = None, opponent: CheckEntry | None = None
 ) -> dict[str, Any] | None:
     kind = str(form.get("roll_kind") or "none")
     label = str(form.get("roll_label") or "")[:200]
@@ -237,20 +249,17 @@ def _roll_from_form(
             raise PageError(422, "write the dice to roll, such as 2d6+1")
         return {"dice": dice, "label": label}
     if kind == "check":
-        fields = parse_doc(request, str(form.get("check_fields") or ""), "check's fields")
-        if fields is None:
-            fields = {}
-        if not isinstance(fields, dict):
-            raise PageError(422, "the check's fields are a mapping of field: value")
-        ctype = entry.check if entry is not None else str(form.get("check_type") or "")
-        model = system.check_types.get(ctype) if system is not None else None
-        if model is not None:
-            fields = {**fields, **read_check_controls(model, form, f"chk.{ctype}.")}
-        if entry is not None:  # the character's entry fills in what the form leaves out
-            check = system.make_check(entry, fields)
-            fields = check.model_dump(mode="json")
-            label = label or entry.label
-        return {"check": {"type": ctype, **fields}, "label": label}
+        if system is None:
+            raise PageError(404, "no such scene")
+        # the chosen kind's controls; a character's entry fills in what its current sheet holds
+        ctype, fields = read_check(system, form, entry, opponent)
+        check = system.make_check(entry if entry is not None else ctype, fields)
+        label = label or (entry.label if entry is not None else "")
+        out: dict[str, Any] = {}
+        who = str(form.get("check_entry") or "").partition("|")[0]
+        if entry is not None and who.isdigit():  # the character rolls it: their condition's penalties apply
+            out["character"] = int(who)
+        return {"check": {"type": ctype, **check.model_dump(mode="json")}, "label": label, **out}
     return None
 
 
@@ -259,6 +268,35 @@ def _chosen_entry(request: Request, v: Visitor, sid: int, system: Any, form: Any
     if system is None or not value or str(form.get("roll_kind") or "") != "check":
         return None
     return _entry_of(request, v, sid, system, value)
+
+
+def _chosen_opponent(
+    request: Request, v: Visitor, sid: int, system: Any, form: Any, entry: CheckEntry | None
+) -> CheckEntry | None:
+    """The cast member's entry the check is made against (``opp.<kind>`` = ``character-id|key``), if chosen."""
+    if system is None or str(form.get("roll_kind") or "") != "check":
+        return None
+    kind = entry.check if entry is not None else str(form.get("check_type") or "")
+    value = str(form.get(f"opp.{kind}") or "")
+    return _entry_of(request, v, sid, system, value) if value else None
+
+
+def _check_roll(request: Request, v: Visitor, sid: int, system: Any, form: Any) -> dict[str, Any] | None:
+    entry = _chosen_entry(request, v, sid, system, form)
+    return _roll_from_form(form, system, entry, _chosen_opponent(request, v, sid, system, form, entry))
+
+
+def _check_problem(form: Any, exc: Exception) -> dict[str, Any] | None:
+    """A refused check's problem for its field: ``{kind, where, message}`` (None for other errors)."""
+    if not isinstance(exc, StorymasterError) or str(form.get("roll_kind") or "") != "check":
+        return None
+    entry = str(form.get("check_entry") or "")
+    kind = entry.partition("|")[2].split(":", 1)[0] if entry else str(form.get("check_type") or "")
+    return {
+        "kind": kind,
+        "where": getattr(exc, "where", "") or "",
+        "message": exc.message,
+    }
 
 
 def _system_of_scene(request: Request, sid: int) -> Any:
@@ -276,13 +314,24 @@ async def scene_preview(request: Request, sid: Id) -> Response:
         v = require(request)
         form = form_of(request, v)
         system = _system_of_scene(request, sid)
-        roll = _roll_from_form(request, form, system, _chosen_entry(request, v, sid, system, form))
+        op = str(form.get("op") or "")
+        if op and system is not None:  # a check's row added or removed (the no-script buttons)
+            ctx = _scene_ctx(request, v, sid, form=form, check_values=apply_check_op(system, form, op))
+            return render(request, "scene.html", v=v, draft=dict(form), preview=None, **ctx)
+        try:
+            roll = _check_roll(request, v, sid, system, form)
+        except StorymasterError as exc:
+            problem = _check_problem(form, exc)
+            if problem is None or "application/json" in request.headers.get("accept", ""):
+                raise
+            ctx = _scene_ctx(request, v, sid, form=form, check_problem=problem)
+            return render(request, "scene.html", status=422, v=v, draft=dict(form), preview=None, **ctx)
         if roll is None:
             raise PageError(422, "choose dice or a check to see its odds")
         result = posts.preview_roll(sid, PreviewIn(**roll), store_of(request), v.caller, work_of(request))
         if "application/json" in request.headers.get("accept", ""):
             return JSONResponse({"html": render(request, "_odds.html", v=v, preview=result).body.decode()})
-        ctx = _scene_ctx(request, v, sid)
+        ctx = _scene_ctx(request, v, sid, form=form)
         return render(request, "scene.html", v=v, draft=dict(form), preview=result, **ctx)
 
     def wrapped():
@@ -297,29 +346,61 @@ async def scene_preview(request: Request, sid: Id) -> Response:
     return await run_page(request, wrapped)
 
 
+def _refused(request: Request, v: Visitor, sid: int, form: Any, exc: BaseException, **extra: Any) -> Response:
+    """The scene page again with the writer's draft in the composer and the reason it was refused in place."""
+    status, message, hint = error_message(exc)
+    move_on = getattr(exc, "owed", None) if isinstance(exc, StillWaiting) else None
+    if move_on:
+        hint = f"or move on now: the button below opens the next round and skips {move_on}"
+    ctx = _scene_ctx(request, v, sid)
+    return render(
+        request,
+        "scene.html",
+        status=status,
+        v=v,
+        draft=dict(form),
+        draft_to=[str(x) for x in form.getlist("to")],
+        preview=None,
+        post_error={"message": message, "hint": hint, "move_on": move_on},
+        **extra,
+        **ctx,
+    )
+
+
 @router.post("/scenes/{sid}/posts")
 async def scene_post(request: Request, sid: Id) -> Response:
     def go():
         v = require(request)
         form = form_of(request, v)
+        try:
+            return write(v, form)
+        except (PageError, ValidationError, StorymasterError) as exc:
+            if isinstance(exc, PageError) and exc.status in (401, 403):
+                raise
+            try:
+                return _refused(request, v, sid, form, exc)
+            except (PageError, StorymasterError):
+                raise exc from None  # the scene itself cannot be shown: the error page says why
+
+    def write(v: Visitor, form: Any) -> Response:
         kind = str(form.get("kind") or "ic")
         system = _system_of_scene(request, sid)
-        roll = _roll_from_form(request, form, system, _chosen_entry(request, v, sid, system, form))
+        roll = _check_roll(request, v, sid, system, form)
         if roll is not None:
             roll["visibility"] = str(form.get("visibility") or "public")
         to = [x for x in (whole(t, "reader") for t in form.getlist("to")) if x]
-        if kind == "private" and not to:
-            raise PageError(422, "choose who reads a private post")
-        body = PostIn(
-            kind=kind,
-            text=str(form.get("text") or ""),
-            character=whole(form.get("character"), "character") if kind == "ic" else None,
-            to=to if kind == "private" else [],
-            rolls=[roll] if roll else [],
-            force=form.get("force") == "on",
+        body = PostIn.model_validate(
+            {
+                "kind": kind,
+                "text": str(form.get("text") or ""),
+                "character": whole(form.get("character"), "character") if kind == "ic" else None,
+                "to": to,  # the table refuses readers on a post that is not private, and a private post without them
+                "rolls": [roll] if roll else [],
+                "force": form.get("force") == "on",
+            }
         )
         if form.get("action") == "preview":
-            ctx = _scene_ctx(request, v, sid)
+            ctx = _scene_ctx(request, v, sid, form=form)
             result = (
                 posts.preview_roll(
                     sid,
@@ -331,7 +412,16 @@ async def scene_post(request: Request, sid: Id) -> Response:
                 if roll
                 else None
             )
-            return render(request, "scene.html", v=v, draft=dict(form), preview=result, text_preview=body.text, **ctx)
+            return render(
+                request,
+                "scene.html",
+                v=v,
+                draft=dict(form),
+                draft_to=[str(x) for x in to],
+                preview=result,
+                text_preview=body.text,
+                **ctx,
+            )
         view = posts.create_post(sid, body, store_of(request), v.caller, now_of(request))
         return see_other(f"/scenes/{sid}#post-{view['id']}")
 
@@ -343,9 +433,14 @@ async def scene_post_edit(request: Request, sid: Id, pid: Id) -> Response:
     def go():
         v = require(request)
         form = form_of(request, v)
-        posts.edit_post(
-            sid, pid, PostEditIn(text=str(form.get("text") or "")), store_of(request), v.caller, now_of(request)
-        )
+        text = str(form.get("text") or "")
+        try:
+            posts.edit_post(sid, pid, PostEditIn(text=text), store_of(request), v.caller, now_of(request))
+        except (ValidationError, StorymasterError) as exc:
+            status, message, hint = error_message(exc)
+            ctx = _scene_ctx(request, v, sid)  # the edit box open again, with the new text and the reason
+            edit = {"post": pid, "text": text, "message": message, "hint": hint}
+            return render(request, "scene.html", status=status, v=v, draft={}, preview=None, edit_error=edit, **ctx)
         return see_other(f"/scenes/{sid}#post-{pid}")
 
     return await run_page(request, go)
@@ -390,7 +485,16 @@ async def scene_settings(request: Request, sid: Id) -> Response:
 async def scene_close(request: Request, sid: Id) -> Response:
     def go():
         v = require(request)
-        form_of(request, v)
+        form = form_of(request, v)
+        if form.get("confirm") != "yes":
+            with store_of(request).reading_scene(sid) as (c, _s):
+                if c.role_of(v.caller.id) != "gm":
+                    raise Forbidden("only the campaign's GM closes a scene")
+            raise PageError(
+                422,
+                "the scene was not closed: tick the box to confirm",
+                "closing reveals the seed and ends the scene for good; nobody can post in it again",
+            )
         scenes.close_scene(sid, store_of(request), v.caller, now_of(request))
         return see_other(f"/scenes/{sid}")
 

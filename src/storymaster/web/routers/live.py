@@ -16,6 +16,7 @@ from starlette.concurrency import run_in_threadpool
 from ...play.errors import TableError
 from ...play.reading import changed_posts, item_view, story_page
 from ...play.views import scene_view
+from ...present.markup import render_post
 from ..access import member
 from ..deps import CallerDep, Id, StoreDep
 from ..notify import anchor_line
@@ -165,9 +166,15 @@ def scene_feed(sid: Id, request: Request, store: StoreDep, caller: CallerDep) ->
             parts.append(f"<subtitle>{escape(anchor)}</subtitle>")
         for p in reversed(posts):
             who = p.get("character_name") or names.get(p["author"], "")
-            text = p.get("text", "(deleted)")
+            if "text" in p:  # the page's renderer; in-post links point at the scene's page
+                character = p.get("character") if p["kind"] == "ic" else None
+                html = str(render_post(p["text"], rolls=p["rolls"], post=p["id"], character=character))
+                html = html.replace('href="#', f'href="{base}/scenes/{sid}#')
+            else:
+                html = "<p>(deleted)</p>"
             rolls = [roll_line(r, names) for r in p["rolls"]]
-            content = "\n\n".join([text, *rolls]) if rolls else text
+            if rolls:
+                html += "<ul>" + "".join(f"<li>{_escape(line)}</li>" for line in rolls) + "</ul>"
             parts += [
                 "<entry>",
                 f"<title>{escape(p['kind'].upper())} #{p['id']}: {escape(who)}</title>",
@@ -176,7 +183,7 @@ def scene_feed(sid: Id, request: Request, store: StoreDep, caller: CallerDep) ->
                 f"<updated>{escape(p['history'][-1]['edited_at'] if p.get('history') else p['at'])}</updated>",
                 f"<published>{escape(p['at'])}</published>",
                 f"<author><name>{escape(names.get(p['author'], str(p['author'])))}</name></author>",
-                f'<content type="text">{escape(content)}</content>',
+                f'<content type="html">{escape(html)}</content>',
                 "</entry>",
             ]
         parts.append("</feed>")

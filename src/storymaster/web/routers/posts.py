@@ -9,13 +9,14 @@ from fastapi import APIRouter, Header, Query, Response
 from ...play import scene as cmd
 from ...play.campaign import CampaignState
 from ...play.chain import canonical_json
-from ...play.errors import NotFound
+from ...play.errors import Invalid, NotFound
 from ...play.scene import SceneState
 from ...play.views import Reader, post_view
 from .. import jobs
 from ..access import member, system_of
 from ..deps import CallerDep, Id, NowDep, StoreDep, WorkDep, now_text, sha256
-from ..schemas import PostEditIn, PostIn, PreviewIn
+from ..schemas import InlineOddsIn, PostEditIn, PostIn, PreviewIn
+from ..work import TooMuchWork
 
 router = APIRouter(prefix="/api/scenes/{sid}", tags=["posts"])
 
@@ -91,14 +92,39 @@ def create_post(
 
 @router.post("/preview", summary="The exact odds of a roll or check and a chart, without rolling")
 def preview_roll(sid: Id, body: PreviewIn, store: StoreDep, caller: CallerDep, work: WorkDep) -> dict[str, Any]:
-    """In a compute worker within the table's budget (422 ``too-much-work`` past it)."""
+    """The odds are worked out in a compute worker within the table's budget (422 ``too-much-work`` past it)."""
+    from ...play.living import penaliser
+    from ...play.rolling import parse_check
+
+    request = body.model_dump(exclude_none=True)
+    fixed: Any = None
     with store.reading_scene(sid) as (c, _s):
         member(c, caller)
         house_rules = dict(c.house_rules)
-        system = jobs.system_ref(c.system)
+        system = system_of(c)
+        if request.get("character") is not None and request.get("check") is not None:
+            # the condition is read under the lock; the odds are worked out after it
+            fixed = penaliser(c, system)(request["character"], parse_check(system, request["check"])[1])
+        ref = jobs.system_ref(c.system)
     return work.call(  # type: ignore[no-any-return]
-        jobs.odds_preview, system, body.model_dump(exclude_none=True), house_rules, what="odds preview"
+        jobs.odds_preview, ref, request, house_rules, fixed, what="odds preview"
     )
+
+
+@router.post(
+    "/inline-odds",
+    summary="The exact odds of each inline roll in a draft's text ([[2d6+3]], /r, [roll]), without rolling",
+)
+def preview_inline(sid: Id, body: InlineOddsIn, store: StoreDep, caller: CallerDep, work: WorkDep) -> dict[str, Any]:
+    """The odds are worked out in a compute worker within the table's budget (422 ``too-much-work`` past it)."""
+    with store.reading_scene(sid) as (c, _s):
+        member(c, caller)
+    try:
+        return {"rolls": work.call(jobs.inline_odds, body.text, what="odds preview"), "error": None, "hint": None}
+    except TooMuchWork:
+        raise
+    except Invalid as exc:
+        return {"rolls": [], "error": exc.message, "hint": exc.hint}
 
 
 @router.get("/posts/{pid}", summary="A post, with its edit history where you may read it")

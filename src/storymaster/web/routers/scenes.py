@@ -122,7 +122,7 @@ def step_combat(sid: Id, store: StoreDep, caller: CallerDep, now: NowDep) -> dic
         member(c, caller)
         return combat.step_combat(c, s, caller.id, system=system_of(c), seed=seed)
 
-    store.scene_append(sid, decide, now_text(now))
+    store.scene_append(sid, decide, now_text(now), touches_campaign=True)
     return read_scene(sid, store, caller)
 
 

@@ -75,6 +75,110 @@
     if (box) { box.addEventListener("input", run); box.addEventListener("change", run); }
   });
 
+  // Composer: readers make a post private (and it says so); the draft kept in this browser while typing;
+  // each inline roll's exact odds while typing. Without JavaScript the server says the same on posting.
+  document.querySelectorAll("form[data-draft-key]").forEach(function (form) {
+    var text = form.querySelector("textarea[name=text]");
+    var note = document.getElementById("private-note");
+    var readers = form.querySelectorAll("input[name=to]");
+    function kindEl(v) { return form.querySelector("input[name=kind][value=" + v + "]"); }
+    function sayReaders() {
+      var names = [];
+      readers.forEach(function (r) { if (r.checked) names.push(r.dataset.name); });
+      var priv = kindEl("private");
+      if (names.length && priv && !priv.checked) priv.checked = true;
+      if (!note) return;
+      if (names.length) note.textContent = "This post is private: only " + names.join(", ") + " and you read it.";
+      else if (priv && priv.checked) note.textContent = "A private post needs at least one reader: choose them above, or pick another kind.";
+      else note.textContent = "Nobody chosen: everyone in the campaign reads the post.";
+    }
+    readers.forEach(function (r) { r.addEventListener("change", sayReaders); });
+    form.querySelectorAll("input[name=kind]").forEach(function (k) {
+      k.addEventListener("change", function () {
+        if (k.checked && k.value !== "private") readers.forEach(function (r) { r.checked = false; });
+        sayReaders();
+      });
+    });
+    sayReaders();
+
+    var key = form.dataset.draftKey, store = null;
+    try { store = window.localStorage; } catch (e) { store = null; }
+    var draftNote = document.getElementById("draft-note");
+    var refused = !!document.getElementById("post-error");
+    if (store && text) {
+      try {
+        if (window.sessionStorage.getItem(key + ":sent") && !refused) store.removeItem(key);
+        window.sessionStorage.removeItem(key + ":sent");
+      } catch (e) { /* private mode */ }
+      var saved = null;
+      try { saved = JSON.parse(store.getItem(key) || "null"); } catch (e) { saved = null; }
+      if (saved && saved.text && !text.value) {
+        text.value = saved.text;
+        if (draftNote) {
+          draftNote.textContent = "Your unsent draft is back (kept in this browser). ";
+          var discard = document.createElement("button");
+          discard.type = "button"; discard.className = "secondary"; discard.textContent = "Discard it";
+          discard.addEventListener("click", function () { text.value = ""; store.removeItem(key); draftNote.textContent = "Draft discarded."; });
+          draftNote.appendChild(discard);
+        }
+      }
+      var save = debounce(function () {
+        try {
+          if (text.value.trim()) store.setItem(key, JSON.stringify({ text: text.value, at: new Date().toISOString() }));
+          else store.removeItem(key);
+        } catch (e) { /* full or private */ }
+      }, 300);
+      text.addEventListener("input", save);
+      form.addEventListener("submit", function (ev) {
+        var action = ev.submitter && ev.submitter.value;
+        if (action !== "preview" && action !== "odds") { try { window.sessionStorage.setItem(key + ":sent", "1"); } catch (e) { /* ignore */ } }
+      });
+    }
+
+    // "Quote": without JavaScript the link opens the composer with the quote; with it, the quote is added to the draft
+    document.addEventListener("click", function (ev) {
+      var link = ev.target.closest && ev.target.closest("a.quote-link");
+      if (!link || !text) return;
+      ev.preventDefault();
+      fetch(link.href, { credentials: "same-origin" }).then(function (r) { return r.ok ? r.text() : null; }).then(function (html) {
+        if (!html) { window.location = link.href; return; }
+        var got = new DOMParser().parseFromString(html, "text/html").querySelector("form.composer textarea[name=text]");
+        if (!got) return;
+        text.value = (text.value.trim() ? text.value.replace(/\s*$/, "\n\n") : "") + got.value;
+        text.dispatchEvent(new Event("input"));
+        text.focus();
+        text.scrollIntoView({ block: "center" });
+      }).catch(function () { window.location = link.href; });
+    });
+
+    var box = document.getElementById("inline-odds");
+    if (text && box && form.dataset.inlineOdds) {
+      var odds = debounce(function () {
+        if (!/\[\[|\[roll|^\s*\/r/im.test(text.value)) { box.innerHTML = ""; return; }
+        fetch(form.dataset.inlineOdds, { method: "POST", credentials: "same-origin",
+          headers: { "Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": csrfOf(form) },
+          body: JSON.stringify({ text: text.value }) }).then(function (r) { return r.json(); }).then(function (j) {
+          box.innerHTML = "";
+          if (j.error) { var p = document.createElement("p"); p.className = "alert"; p.textContent = "Not yet a roll: " + j.error; box.appendChild(p); return; }
+          var ul = document.createElement("ul");
+          (j.rolls || []).forEach(function (r) {
+            var li = document.createElement("li");
+            var o = r.odds;
+            li.textContent = "Roll " + r.n + (r.label ? " (" + r.label + ")" : "") + ": " + r.dice + " gives " + o.min + " to " + o.max +
+              ", average " + o.mean.toFixed(2) + (r.visibility !== "public" ? "; result seen: " + r.visibility : "");
+            var d = document.createElement("details"), sm = document.createElement("summary");
+            sm.textContent = "exact odds"; d.appendChild(sm);
+            var chart = document.createElement("div"); chart.innerHTML = r.chart_svg; d.appendChild(chart);
+            li.appendChild(d); ul.appendChild(li);
+          });
+          box.appendChild(ul);
+        }).catch(function () {});
+      }, 450);
+      text.addEventListener("input", odds);
+      odds();
+    }
+  });
+
   // Scene page: live updates through the server-sent event stream.
   var live = document.getElementById("live");
   if (live && window.EventSource) {
