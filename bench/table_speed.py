@@ -32,7 +32,7 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import QUICK, ROOT, header, target  # noqa: E402
+from common import QUICK, ROOT, header, target
 
 WINDOW = 3.0 if QUICK else 8.0
 PASSWORD = "correct horse battery"
@@ -188,9 +188,9 @@ def main() -> int:
                 ),
                 (
                     "odds preview 1000d100kh1+1000d100kl1",
-                    lambda: alice.post(
-                        f"/api/scenes/{sid}/preview", json={"dice": "1000d100kh1+1000d100kl1"}
-                    ).status_code,
+                    lambda: (
+                        alice.post(f"/api/scenes/{sid}/preview", json={"dice": "1000d100kh1+1000d100kl1"}).status_code
+                    ),
                 ),
                 ("GM scene page with a BLYSS duel (simulated forecast)", lambda: post_then(f"/scenes/{sid}")),
                 ("GM scene page, exact forecast", lambda: post_then(f"/scenes/{sid}?forecast=exact")),
@@ -201,10 +201,12 @@ def main() -> int:
                 ),
                 (
                     "YAML alias bomb in the house rules page",
-                    lambda: gm.post(
-                        f"/campaigns/{cid}/house-rules",
-                        data={"house_rules": BOMB, "csrf": gm.headers["X-CSRF-Token"]},
-                    ).status_code,
+                    lambda: (
+                        gm.post(
+                            f"/campaigns/{cid}/house-rules",
+                            data={"house_rules": BOMB, "csrf": gm.headers["X-CSRF-Token"]},
+                        ).status_code
+                    ),
                 ),
             ]
             idle, _, _ = probe(server.base, WINDOW)
