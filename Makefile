@@ -91,7 +91,7 @@ load: $(STAMP) postgres
 
 # Refresh the README's screenshots (docs/screenshots/) from the browser test.
 screenshots: $(STAMP)
-	STORYMASTER_UPDATE_SCREENSHOTS=1 $(BIN)/python -m pytest -q tests/pages/test_browser.py
+	STORYMASTER_UPDATE_SCREENSHOTS=1 $(BIN)/python -m pytest -q -p no:xdist tests/pages/test_browser.py tests/pages/test_browser_table.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache .hypothesis .mypy_cache .ruff_cache .import_linter_cache

@@ -17,6 +17,7 @@ from pages.browser import CHROMIUM, CHROMIUM_ARGS, TableServer, axe_source, seri
 from playwright.sync_api import Page, expect, sync_playwright
 
 from storymaster.rules import get_system
+from storymaster.web.pages.sheets import with_condition
 
 pytestmark = pytest.mark.slow
 PASSWORD = "correct horse battery"
@@ -159,8 +160,10 @@ def test_build_sheet_and_check_with_controls_only(server, browser, system):
     # --- the sheet page: sections from the structured sheet, no raw values, one A4 page
     pl.goto(f"{base}/campaigns/{cid}/characters/{hero}")
     sheet = get_system(system).sheet(_stored_sheet(pl, base, cid, hero))
+    now = pl.request.get(f"{base}/api/campaigns/{cid}/characters/{hero}/condition").json()
     article = pl.locator("article.charsheet")
-    for sec in sheet.sections:
+    expect(article.locator("#sec-now")).to_contain_text(now["summary"])
+    for sec in with_condition(sheet, now):
         if not sec.empty and sec.kind != "summary":
             expect(article.get_by_role("heading", name=sec.title, exact=True)).to_be_visible()
     text = article.inner_text()

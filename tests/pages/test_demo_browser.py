@@ -131,6 +131,14 @@ def test_the_players_explore_the_demo(server, browser, system) -> None:
 
     p2 = log_in(browser, server, "player2")
     open_campaign(p2, system)
+    # the second character came out of the prologue changed: its sheet's history says how (living rules)
+    p2.get_by_role("link", name=second, exact=True).first.click()
+    expect(p2.get_by_role("heading", level=1)).to_contain_text(second)
+    expect(p2.locator("#history-h")).to_be_visible()
+    reasons = [i["reason"] for i in demo_data(system).get("after_prologue", []) if i.get("character") == 1]
+    for reason in reasons:
+        expect(p2.locator(".history-list")).to_contain_text(reason)
+    open_campaign(p2, system)
     p2.get_by_role("link", name=demo_data(system)["scene"]).click()
     expect(p2.locator("#story")).not_to_contain_text("keeps the duke's letter hidden")
     expect(p2.locator("#story")).not_to_contain_text("the duke's courier")  # not a reader of that block

@@ -49,6 +49,7 @@ def _urls(t) -> list[str]:
             "token": t.invite.rsplit("/", 1)[1],
             "pid": "2",
             "iid": "1",
+            "tid": "1",
         }
         urls.append((route.methods, re.sub(r"{(\w+)}", lambda m, real=real: real[m.group(1)], path)))
         for junk in JUNK_IDS:

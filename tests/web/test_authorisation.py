@@ -62,6 +62,7 @@ CASES: list[Case] = [
     ("GET", "health", lambda t: "/api/health", lambda t: None, (200,) * 6),
     ("GET", "me", lambda t: "/api/me", lambda t: None, (401,) + (200,) * 5),
     ("GET", "my turns", lambda t: "/api/me/turns", lambda t: None, (401,) + (200,) * 5),
+    ("GET", "my scenes", lambda t: "/api/me/scenes", lambda t: None, (401,) + (200,) * 5),
     ("GET", "my digest", lambda t: "/api/me/digest", lambda t: None, (401,) + (200,) * 5),
     ("POST", "send my digest (no SMTP here)", lambda t: "/api/me/digest", lambda t: None, (401,) + (503,) * 5),
     ("PUT", "my e-mail", lambda t: "/api/me/email", lambda t: {"email": "a@example.org"}, (401,) + (200,) * 5),
@@ -75,6 +76,29 @@ CASES: list[Case] = [
     ("GET", "my settings", lambda t: "/api/me/settings", lambda t: None, (401,) + (200,) * 5),
     ("PATCH", "my settings", lambda t: "/api/me/settings", lambda t: {"digest": "turns"}, (401,) + (200,) * 5),
     ("GET", "tokens", lambda t: "/api/tokens", lambda t: None, (401,) + (200,) * 5),
+    # a portrait of the first player's character: members see it (none yet: 404); its owner or the GM upload
+    # (a JSON body is no image: 422) or remove it
+    (
+        "GET",
+        "portrait",
+        lambda t: f"{C}/{t.campaign}/characters/{t.c1}/portrait",
+        lambda t: None,
+        (401, 403) + (404,) * 4,
+    ),
+    (
+        "PUT",
+        "portrait (not an image)",
+        lambda t: f"{C}/{t.campaign}/characters/{t.c1}/portrait",
+        lambda t: {"x": 1},
+        (401, 403, 403, 422, 403, 422),
+    ),
+    (
+        "DELETE",
+        "portrait (none yet)",
+        lambda t: f"{C}/{t.campaign}/characters/{t.c1}/portrait",
+        lambda t: None,
+        (401, 403, 403, 404, 403, 404),
+    ),
     ("POST", "new token", lambda t: "/api/tokens", lambda t: {"name": "bot"}, (401,) + (201,) * 5),
     (
         "DELETE",
@@ -229,6 +253,7 @@ def test_every_route_is_in_the_matrix(app) -> None:
     templates = {
         "/api/me",
         "/api/me/turns",
+        "/api/me/scenes",
         "/api/me/digest",
         "/api/me/email",
         "/api/me/email/confirm",
@@ -245,6 +270,7 @@ def test_every_route_is_in_the_matrix(app) -> None:
         "/api/campaigns/{cid}/invites/{iid}",
         "/api/campaigns/{cid}/characters",
         "/api/campaigns/{cid}/characters/{char_id}",
+        "/api/campaigns/{cid}/characters/{char_id}/portrait",
         "/api/campaigns/{cid}/scenes",
         "/api/scenes/{sid}",
         "/api/scenes/{sid}/close",

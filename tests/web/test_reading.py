@@ -160,3 +160,51 @@ def test_story_pages_walk_back_without_gaps_or_secrets(table: Table) -> None:
         assert unread(s, Reader.of(c, t.p1.id), ids[-3]) == 0  # p1 wrote those
         assert unread(s, reader, ids[-3]) == 2
         assert unread(s, Reader.of(c, t.gm.id), 0) == len(s.posts)
+
+
+def test_the_dashboard_counts_owed_and_unread_posts_for_each_role(table: Table) -> None:
+    t = table
+    sid = t.open_scene(mode="turn", cast=[t.c1, t.c2], turn_seconds=7200, title="The Ford")
+
+    def line(who) -> dict:
+        return next(ln for ln in t.get(who, "/api/me/scenes") if ln["id"] == sid)
+
+    assert line(t.gm)["posts_owed"] == 1 and line(t.gm)["gm_owes"]  # the GM's narration opens round 1
+    assert line(t.p1)["posts_owed"] == 0
+    t.post(t.gm, scene=sid, kind="ic", text="The river is high.")
+    t.post(t.p2, scene=sid, kind="private", to=[t.gm.id], text="Bel eyes the current.")
+    p1 = line(t.p1)
+    assert p1["posts_owed"] == 1 and p1["owed"] == [{"id": t.c1, "name": "Arn"}]
+    assert p1["unread"] == 1  # the GM's post; not Bel's private one
+    assert p1["deadline"].startswith("2026-03-01T14:00:00") and not p1["late"] and not p1["closed"]
+    assert line(t.p2)["unread"] == 1  # the GM's post; not their own
+    assert line(t.gm)["unread"] == 1 and line(t.gm)["posts_owed"] == 0  # Bel's private post; waiting on both
+    assert line(t.obs)["unread"] == 1 and line(t.obs)["posts_owed"] == 0
+    t.post(t.p1, scene=sid, kind="ic", character=t.c1, text="Arn wades in.")
+    t.post(t.p2, scene=sid, kind="ic", character=t.c2, text="Bel follows.")
+    assert line(t.gm)["posts_owed"] == 1 and line(t.gm)["unread"] == 3  # everyone posted: the GM answers
+    # reading the scene (a page with its live stream) clears the count; new posts count again
+    t.client.get(f"/api/scenes/{sid}/events?after=0&max_seconds=0.1&html=true", headers=t.p1.h)
+    assert line(t.p1)["unread"] == 0
+    t.post(t.gm, scene=sid, kind="ic", text="Round two.")
+    assert line(t.p1)["unread"] == 1
+    # a closed scene is listed as closed, owes nothing and has no deadline
+    assert t.client.post(f"/api/scenes/{sid}/close", headers=t.gm.h).status_code == 200
+    closed = line(t.p1)
+    assert closed["closed"] and closed["posts_owed"] == 0 and closed["deadline"] is None
+    assert t.client.get("/api/me/scenes", headers=t.outsider.h).json() == []
+
+
+def test_the_digest_carries_what_the_reader_chose(table: Table) -> None:
+    t = table
+    sid = t.open_scene(mode="turn", cast=[t.c1, t.c2], turn_seconds=7200)
+    t.post(t.gm, scene=sid, kind="ic", text="The ferry waits.")
+    full = t.get(t.p1, "/api/me/digest")["text"]
+    assert "The ferry waits." in full and "Your turn in" in full
+    r = t.client.patch("/api/me/settings", json={"digest": "turns", "time_zone": "Asia/Tokyo"}, headers=t.p1.h)
+    assert r.status_code == 200 and r.json()["digest"] == "turns"
+    turns = t.get(t.p1, "/api/me/digest")["text"]
+    assert "The ferry waits." not in turns and "Your turn in" in turns
+    assert "(Asia/Tokyo)" in turns and "23:00 JST" in turns  # 12:00 UTC + 2 h deadline, in Tokyo (UTC+9)
+    r = t.client.patch("/api/me/settings", json={"time_zone": "Nowhere/Atlantis"}, headers=t.p1.h)
+    assert r.status_code == 422 and "no time zone" in r.text

@@ -231,9 +231,7 @@ def inline_odds(text: str) -> list[dict[str, Any]]:
         try:
             dist = distribution(r.dice)
         except StorymasterError as exc:
-            raise Invalid(
-                f"inline roll {r.n} ({r.source.strip()!r}, line {r.line}): {exc.message}", hint=exc.hint
-            ) from None
+            raise Invalid(f"inline roll {r.n} ({r.dice!r}, line {r.line}): {exc.message}", hint=exc.hint) from None
         bars = [(str(o), float(p)) for o, p in dist.pmf().items()]
         out.append(
             {

@@ -98,6 +98,8 @@ class SceneState:
     secrets: dict[int, dict[str, Any]] = field(default_factory=dict)
     #: what the story shows between posts, by log entry: skipped turns (oldest first)
     events: dict[int, dict[str, Any]] = field(default_factory=dict)
+    #: how many posts each audience reads ("all", "gm", or a tuple of user ids): a reader's count without a walk
+    audiences: dict[Any, int] = field(default_factory=dict)
     next_counter: int = 0
     combat: dict[str, Any] | None = None
     head_seq: int = 0
@@ -170,6 +172,8 @@ def apply_scene(s: SceneState, e: Entry) -> None:
             if ref in s.secrets:
                 s.secrets[ref]["post"] = e.seq
         s.posts[e.seq] = p
+        aud: Any = tuple(e.audience) if isinstance(e.audience, list) else e.audience
+        s.audiences[aud] = s.audiences.get(aud, 0) + 1
         if s.mode == TURN and p.kind == IC:
             if b.get("advance"):
                 s.round += 1
@@ -549,7 +553,7 @@ def edit_post(c: CampaignState, s: SceneState, actor: int, seq: int, *, text: st
     new_rolls = find_inline_rolls(text)
     if new_rolls:
         raise Invalid(
-            f"an edit never rolls: {new_rolls[0].source.strip()!r} (line {new_rolls[0].line}) would be a new roll",
+            f"an edit never rolls: {new_rolls[0].source.strip()[:60]!r} (line {new_rolls[0].line}) would be a new roll",
             hint="roll in a new post; [[#n]] marks where this post's roll n shows",
         )
     c_rolls = {r.get("inline") for r in p.rolls} | {

@@ -43,6 +43,8 @@ __all__ = [
 #: how an inline roll is stored once rolled: ``[[#n]]``, the n-th inline roll of the post
 ROLL_MARK = re.compile(r"\[\[#(\d{1,3})\]\]")
 MAX_INLINE_ROLLS = 20
+#: the dice of an inline roll are at most this many words (``2d6 + 1d4 + 3`` is five)
+MAX_DICE_WORDS = 16
 VISIBILITIES = ("public", "gm", "blind", "self")
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -119,20 +121,18 @@ def _split_spec(spec: str, label: str, where: str) -> tuple[str, str, str]:
     if not words:
         raise Invalid(f"{where}: no dice to roll", hint="write the dice, such as [[2d6+3]]")
     first_error: DiceError | None = None
-    for k in range(len(words), 0, -1):
+    for k in range(min(len(words), MAX_DICE_WORDS), 0, -1):  # dice are a few words; the rest is the label
         try:
             parse(" ".join(words[:k]))
         except DiceError as exc:
-            if k == len(words):
+            if first_error is None:
                 first_error = exc
             continue
         extra = " ".join(words[k:])
         return " ".join(words[:k]), (label or extra).strip()[:200], visibility
     assert first_error is not None
     detail = first_error.message if hasattr(first_error, "message") else str(first_error)
-    raise Invalid(
-        f"{where}: {detail} in {spec.strip()!r}", hint=first_error.hint or "dice are written NdX+M, e.g. 2d6+3"
-    )
+    raise Invalid(f"{where}: {detail}", hint=first_error.hint or "dice are written NdX+M, e.g. 2d6+3")
 
 
 def find_inline_rolls(text: str) -> list[InlineRoll]:
@@ -158,7 +158,8 @@ def find_inline_rolls(text: str) -> list[InlineRoll]:
         n = len(out) + 1
         line = text.count("\n", 0, start) + 1
         source = text[start:end]
-        where = f"inline roll {n} ({source.strip()!r}, line {line})"
+        shown = source.strip() if len(source.strip()) <= 60 else source.strip()[:57] + "..."
+        where = f"inline roll {n} ({shown!r}, line {line})"
         if n > MAX_INLINE_ROLLS:
             raise Invalid(f"{where}: at most {MAX_INLINE_ROLLS} inline rolls in one post")
         dice, lab, vis = _split_spec(spec, label, where)

@@ -70,13 +70,16 @@ def roll_result_visible(roll: Mapping[str, Any], reader: Reader, revealed: bool)
 
 def roll_view(roll: Mapping[str, Any], reader: Reader, seed: str | None) -> dict[str, Any]:
     if not roll_result_visible(roll, reader, seed is not None):
-        return {
+        out = {
             "visibility": roll["visibility"],
             "by": roll["by"],
             "label": roll.get("label", ""),
             "hidden": True,
             "sha256": roll_digest(roll),
         }
+        if "inline" in roll:  # where its marker stands in the text (which shows that anyway), not its result
+            out["inline"] = roll["inline"]
+        return out
     out = {k: v for k, v in roll.items() if k != "records"}
     out["records"] = [shown_record(r, seed) for r in roll["records"]]
     return out
@@ -159,7 +162,7 @@ def scene_view(s: SceneState, c: CampaignState, reader: Reader, now_deadline: bo
             if ch in c.characters
         ],
         "head": {"seq": s.head_seq, "hash": s.head_hash},
-        "posts": sum(1 for p in s.posts.values() if can_read(p.audience, reader)),
+        "posts": sum(n for audience, n in s.audiences.items() if can_read(audience, reader)),
     }
     if s.mode == "turn":
         out["turn"] = {

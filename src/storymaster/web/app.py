@@ -93,10 +93,13 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -
     install_pages(app)  # the HTML pages (first: their "/" is the table's front page)
     for module in (systems, auth, campaigns, invites, characters, scenes, posts, exports, live):
         app.include_router(module.router)
-    from .routers import living, notifications
+    from .routers import living, notifications, portraits
 
     app.include_router(notifications.router)
     app.include_router(living.router)
-    app.add_middleware(BodyLimit, max_body=settings.max_body)
+    app.include_router(portraits.router)
+    app.add_middleware(
+        BodyLimit, max_body=settings.max_body, max_upload=settings.max_upload, upload_paths=("/portrait",)
+    )
     app.add_middleware(SecurityHeaders)
     return app

@@ -9,16 +9,20 @@ __all__ = ["BodyLimit"]
 
 
 class BodyLimit:
-    def __init__(self, app: Any, max_body: int) -> None:
-        self.app, self.max_body = app, max_body
+    """``max_body`` for every request but uploads (paths ending in one of ``upload_paths``): ``max_upload``."""
 
-    async def _reject(self, send: Any) -> None:
+    def __init__(self, app: Any, max_body: int, max_upload: int = 0, upload_paths: tuple[str, ...] = ()) -> None:
+        self.app, self.default_max = app, max_body
+        self.max_upload, self.upload_paths = max(max_upload, max_body), upload_paths
+        self.max_body = max_body
+
+    async def _reject(self, send: Any, limit: int | None = None) -> None:
         body = json.dumps(
             {
                 "type": "https://storymaster.invalid/problems/too-large",
                 "title": "Content Too Large",
                 "status": 413,
-                "detail": f"the request body is larger than {self.max_body} bytes",
+                "detail": f"the request body is larger than {limit or self.max_body} bytes",
             }
         ).encode()
         await send(
@@ -37,14 +41,17 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.default_max
+        if self.upload_paths and str(scope.get("path", "")).endswith(self.upload_paths):
+            limit = self.max_upload
         for name, value in scope.get("headers", ()):
             if name == b"content-length":
                 try:
-                    too_big = int(value) > self.max_body
+                    too_big = int(value) > limit
                 except ValueError:
                     too_big = True
                 if too_big:
-                    await self._reject(send)
+                    await self._reject(send, limit)
                     return
         seen = 0
         over = False
@@ -56,7 +63,7 @@ class BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.max_body:  # a body sent without a length: stop reading, answer 413
+                if seen > limit:  # a body sent without a length: stop reading, answer 413
                     over = True
                     return {"type": "http.request", "body": b"", "more_body": False}
             return message
@@ -68,7 +75,7 @@ class BodyLimit:
             if over:
                 if not replaced:
                     replaced = True
-                    await self._reject(send)
+                    await self._reject(send, limit)
                 return
             await send(message)
 

@@ -12,6 +12,8 @@ class Settings:
     database_url: str
     #: largest request body accepted, in bytes
     max_body: int = 256 * 1024
+    #: largest portrait upload accepted, in bytes (the image is decoded, checked and resized before it is stored)
+    max_upload: int = 4 * 1024 * 1024
     session_days: int = 30
     #: mark cookies Secure; None: on exactly when ``base_url`` is https (--secure-cookies, STORYMASTER_SECURE_COOKIES)
     secure_cookies: bool | None = None

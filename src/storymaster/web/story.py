@@ -35,6 +35,7 @@ def _ctx(
         "me": {"id": reader.user},
         "csrf": "",
         "is_gm": reader.is_gm,
+        "c": {"id": c.id, "your_role": reader.role},
         "portraits": portraits,
         "tz": zone,
     }

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from ...dice import DiceRng
 from ...errors import RulesInputError
@@ -55,6 +55,18 @@ class BlyssCondition(Model):
     fatigue: int = Field(0, ge=0, description="ranks lost to Fatigue")
     hunger: int = Field(0, ge=0, description="ranks lost to Hunger")
     thirst: int = Field(0, ge=0, description="ranks lost to Thirst")
+
+    @model_validator(mode="after")
+    def _in_range(self) -> BlyssCondition:
+        v = self.vitals
+        for name in ("dodges", "flesh_wounds"):
+            if not 0 <= getattr(v, name) <= getattr(v, f"max_{name}"):
+                raise ValueError(f"vitals.{name} is 0 to {getattr(v, f'max_{name}')}, not {getattr(v, name)}")
+        if v.health > v.max_health:
+            raise ValueError(f"vitals.health is at most {v.max_health}")
+        if any(not 0 <= n <= 3 for n in self.armour_lives):
+            raise ValueError("armour has 0 to 3 lives")
+        return self
 
 
 class Time(BaseModel):

@@ -14,9 +14,9 @@ __all__ = ["install", "page_routes"]
 
 def _modules() -> list[Any]:
     """The page modules, one per resource (in this order: ``.../characters/new`` before ``.../{char}``)."""
-    from . import auth, campaigns, characters, misc, scenes
+    from . import account, auth, campaigns, characters, misc, portraits, scenes
 
-    return [auth, campaigns, characters, scenes, misc]
+    return [auth, account, campaigns, characters, portraits, scenes, misc]
 
 
 def page_routes() -> list[Any]:

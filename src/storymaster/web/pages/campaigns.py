@@ -31,6 +31,7 @@ from .common import (
     run_page,
     see_other,
 )
+from .dashboard import dashboard_ctx
 from .helpers import (
     campaign_ctx,
     now_of,
@@ -49,7 +50,8 @@ async def campaign_list(request: Request) -> Response:
         v = require(request)
         mine = campaigns.list_mine(store_of(request), v.caller)
         systems = sorted((s.name, s.title) for s in all_systems().values())
-        return render(request, "campaigns.html", v=v, campaigns=mine, systems=systems)
+        board = dashboard_ctx(store_of(request), v.caller.id, now_of(request))
+        return render(request, "campaigns.html", v=v, campaigns=mine, systems=systems, **board)
 
     return await run_page(request, go)
 
@@ -74,7 +76,9 @@ async def campaign_create(request: Request) -> Response:
 async def campaign_page(request: Request, cid: Id) -> Response:
     def go():
         v = require(request)
-        return render(request, "campaign.html", v=v, **campaign_ctx(request, v, cid))
+        ctx = campaign_ctx(request, v, cid)
+        board = dashboard_ctx(store_of(request), v.caller.id, now_of(request), [cid])
+        return render(request, "campaign.html", v=v, **ctx, **board)
 
     return await run_page(request, go)
 
@@ -136,7 +140,8 @@ async def campaign_invite(request: Request, cid: Id) -> Response:
         )
         made = invites.create_invite(cid, body, store_of(request), v.caller, now_of(request))
         ctx = campaign_ctx(request, v, cid)
-        return render(request, "campaign.html", v=v, new_invite=made, **ctx)
+        board = dashboard_ctx(store_of(request), v.caller.id, now_of(request), [cid])
+        return render(request, "campaign.html", v=v, new_invite=made, **ctx, **board)
 
     return await run_page(request, go)
 

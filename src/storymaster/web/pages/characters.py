@@ -16,7 +16,7 @@ from ...errors import StorymasterError
 from ...play.errors import Forbidden
 from ...present import card_html
 from ..deps import Id
-from ..routers import characters
+from ..routers import characters, living
 from ..schemas import (
     CharacterIn,
 )
@@ -44,6 +44,7 @@ from .sheets import (
     sheet_rows,
     sheet_view,
     start_data,
+    with_condition,
 )
 
 router = APIRouter(include_in_schema=False)
@@ -156,6 +157,10 @@ async def character_page(request: Request, cid: Id, char: Id) -> Response:
         can_edit = _is_gm(ctx) or view["owner"] == v.caller.id
         sheet, why = sheet_view(ctx["system"], view["sheet"], ctx["c"]["house_rules"])
         history = sheet_history(store.campaign_log(cid), char, ctx["names"], is_gm=_is_gm(ctx), viewer=v.caller.id)
+        try:  # the table's condition and resources now (a system without condition rules has none)
+            condition = living.read_condition(cid, char, store, v.caller)
+        except StorymasterError:
+            condition = None
         return render(
             request,
             "sheet.html",
@@ -165,8 +170,10 @@ async def character_page(request: Request, cid: Id, char: Id) -> Response:
             sheet=sheet,
             sheet_problem=why,
             can_edit=can_edit,
+            portrait_v=store_of(request).portrait_versions(cid).get(char),
             history=history,
-            condition=None,
+            condition=condition,
+            sections=with_condition(sheet, condition) if sheet is not None else [],
             **ctx,
         )
 

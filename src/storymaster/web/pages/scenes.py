@@ -39,6 +39,7 @@ from .common import (
     run_page,
     see_other,
 )
+from .dashboard import story_ctx
 from .helpers import (
     VISIBILITY_TEXT,
     campaign_ctx,
@@ -84,14 +85,18 @@ def _scene_ctx(
     *,
     forecast: bool = True,
     exact: bool = False,
+    before: int | None = None,
+    after: int | None = None,
     form: Any = None,
     check_problem: dict[str, Any] | None = None,
     check_values: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """The scene page's context: one page of the story (the newest unless ``before``/``after`` say which;
+    showing the newest marks the scene read), the turn, the composer's lists, the GM's tools."""
     store = store_of(request)
     scene = scenes.read_scene(sid, store, v.caller)
     ctx = campaign_ctx(request, v, scene["campaign"])
-    post_list = posts.list_posts(sid, store, v.caller, after=0, limit=1000)
+    ctx.update(story_ctx(store, v.caller, sid, before=before, after=after))
     c = ctx["c"]
     chars = {ch["id"]: ch for ch in c["characters"]}
     is_gm = c["your_role"] == "gm"
@@ -99,7 +104,6 @@ def _scene_ctx(
     owed = scene.get("turn", {}).get("owed", [])
     ctx.update(
         scene=scene,
-        posts=post_list,
         chars=chars,
         my_chars=mine,
         owed=owed,
@@ -114,7 +118,6 @@ def _scene_ctx(
             problem=check_problem,
             values=check_values,
         ),
-        last_post=max((p["id"] for p in post_list), default=0),
     )
     combat = scene.get("combat")
     if forecast and is_gm and combat and not combat.get("over") and hasattr(ctx["system"], "forecast"):
@@ -211,12 +214,14 @@ def _forecast(request: Request, sid: int, system_name: str, fight: dict[str, Any
 async def scene_page(
     request: Request,
     sid: Id,
+    before: int | None = Query(None, ge=0, le=2_147_483_647, description="the page of posts before this post id"),
+    after: int | None = Query(None, ge=0, le=2_147_483_647, description="the page of posts after this post id"),
     quote: int | None = Query(None, ge=1, le=2_147_483_647, include_in_schema=False),
     forecast: str = Query("", max_length=10, include_in_schema=False),
 ) -> Response:
     def go():
         v = require(request)
-        ctx = _scene_ctx(request, v, sid, exact=forecast == "exact")
+        ctx = _scene_ctx(request, v, sid, exact=forecast == "exact", before=before, after=after)
         draft = {}
         if quote is not None:  # "Quote": the composer starts with the post as this reader sees it
             post = posts.read_post(sid, quote, store_of(request), v.caller)
@@ -228,7 +233,7 @@ async def scene_page(
 
 @router.get("/scenes/{sid}/story", response_class=HTMLResponse)
 async def scene_story(request: Request, sid: Id) -> Response:
-    """The story part of the scene page alone (the live-update script swaps it in)."""
+    """The story part of the scene page alone (its newest page; live updates no longer fetch it: they carry deltas)."""
 
     def go():
         v = require(request)

@@ -365,8 +365,17 @@ def sheet_history(
             if e.kind != "character.created":
                 changes = sheet_changes(sheet, body["sheet"])
             sheet = body["sheet"]
-        why = str(body.get("reason") or body.get("why") or "")
-        what = _WHAT.get(e.kind) or e.kind.split(".", 1)[-1].replace("_", " ").replace(".", " ")
+        why = body.get("reason") or body.get("why") or ""
+        if isinstance(why, dict):  # the table's reasons: {"kind": "fight" | "gm" | "advance" ..., "reason": ...}
+            why = why.get("reason") or {"gm": "the GM", "fight": "a fight", "advance": "advancement"}.get(
+                str(why.get("kind") or ""), str(why.get("kind") or "")
+            )
+        why = str(why)
+        text = body.get("text") if isinstance(body.get("text"), str) else ""
+        events = [str(x) for x in body.get("events") or [] if isinstance(x, str)]
+        what = text or _WHAT.get(e.kind) or e.kind.split(".", 1)[-1].replace("_", " ").replace(".", " ")
+        if events:
+            changes = [*events, *changes]
         out.append(
             {
                 "at": str(e.at),
@@ -388,3 +397,61 @@ def apply_check_op(system: Any, form: Any, op: str) -> dict[str, Any] | None:
     kind = system.check_kind(name)
     params = forms.read(kind.model, form, prefix=f"chk.{kind.name}")
     return {"kind": kind.name, "params": forms.apply_op(copy.deepcopy(params), f"{verb}:{rest}")}
+
+
+# ---------------------------------------------------------------- the condition (the table's, from play.living)
+
+
+def _section_of(data: dict[str, Any]) -> Any:
+    """A sheet section from its JSON (the table's condition view sends them so)."""
+    from ...rules import section, value
+
+    values = [
+        value(
+            str(v.get("label") or ""),
+            v.get("value"),
+            key=str(v.get("key") or ""),
+            note=str(v.get("note") or ""),
+            maximum=v.get("maximum"),
+        )
+        for v in data.get("values") or []
+    ]
+    return section(
+        str(data["key"]),
+        str(data.get("title") or data["key"]),
+        data.get("kind") or "list",
+        values,
+        columns=data.get("columns") or (),
+        rows=data.get("rows") or (),
+        note=str(data.get("note") or ""),
+    )
+
+
+def with_condition(sheet: Sheet, condition: dict[str, Any] | None) -> list[Any]:
+    """The sheet's sections with the table's current condition in place of the sheet's own picture of it.
+
+    The condition's sections (resources left, wounds, damage tracks: as play left them) replace the
+    sheet's sections of the same key, keeping the sheet's values the condition does not hold (the CP
+    budget beside the Dodges); the sheet's own condition sections (a fresh character's) give way, so the
+    page never says "unhurt" while the fight says "Scratch".
+    """
+    if not condition:
+        return list(sheet.sections)
+    try:
+        now = [_section_of(d) for d in condition.get("sections") or []]
+    except (KeyError, TypeError, ValueError):
+        return list(sheet.sections)
+    by_key = {s.key: s for s in now}
+    out = []
+    for sec in sheet.sections:
+        live = by_key.pop(sec.key, None)
+        if live is not None:
+            if not live.is_table and not sec.is_table:
+                held = {v.label for v in live.values}
+                extra = [v for v in sec.values if v.label not in held]
+                live = type(live)(live.key, live.title, live.kind, (*extra, *live.values), note=live.note or sec.note)
+            out.append(live)
+        elif sec.kind != "condition":
+            out.append(sec)
+    at = next((i for i, s in enumerate(out) if s.kind not in ("summary",)), len(out))
+    return [*out[:at], *by_key.values(), *out[at:]]

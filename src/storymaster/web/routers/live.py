@@ -14,8 +14,8 @@ from fastapi.responses import Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from ...play.errors import TableError
-from ...play.reading import changed_posts, item_view, story_page
-from ...play.views import scene_view
+from ...play.reading import changed_posts, item_view, scene_line, story_page
+from ...play.views import Reader, scene_view
 from ...present.markup import render_post
 from ..access import member
 from ..deps import CallerDep, Id, StoreDep
@@ -210,6 +210,32 @@ def roll_line(r: dict[str, Any], names: dict[int, str]) -> str:
         return f"[{r['visibility']} roll by {who}] {label}"
     expr = r.get("expression", "")
     return f"[{r['visibility']} roll by {who}] {label + ' ' if label else ''}{expr}: {r.get('total')}"
+
+
+def dashboard(store: Any, user: int, now: datetime, cids: list[int] | None = None) -> dict[int, list[dict[str, Any]]]:
+    """Per campaign (all of the user's, or ``cids``), each scene's line for this reader: posts owed by you,
+    unread posts (from the reader's mark), the deadline, open or closed. Newest scenes first, closed last."""
+    camps = [c["id"] for c in store.campaigns_of(user)] if cids is None else cids
+    out: dict[int, list[dict[str, Any]]] = {}
+    for cid in camps:
+        sids = store.scene_ids(cid)
+        marks = store.read_marks(user, sids)
+        lines = []
+        for sid in sids:
+            with store.reading_scene(sid) as (c, s):
+                reader = Reader.of(c, user)
+                if reader.role is None:
+                    break
+                lines.append(scene_line(s, c, reader, marks.get(sid, 0), now))
+        lines.sort(key=lambda ln: (ln["closed"], -ln["posts_owed"], -ln["id"]))
+        out[cid] = lines
+    return out
+
+
+@router.get("/api/me/scenes", summary="Every scene of your campaigns: posts owed by you, unread, deadline, state")
+def my_scenes(store: StoreDep, caller: CallerDep, request: Request) -> list[dict[str, Any]]:
+    now: datetime = request.app.state.clock()
+    return [line for lines in dashboard(store, caller.id, now).values() for line in lines]
 
 
 @router.get("/api/me/turns", summary="Your turn: turn-based scenes where one of your characters owes a post")

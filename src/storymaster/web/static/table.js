@@ -75,6 +75,24 @@
     if (box) { box.addEventListener("input", run); box.addEventListener("change", run); }
   });
 
+  // Deadlines: the page says the absolute time (UTC, or the reader's chosen zone); with scripts, the
+  // browser's own zone and a countdown.
+  function countdown(el) {
+    var when = new Date(el.getAttribute("datetime"));
+    if (isNaN(when)) return;
+    var left = Math.round((when - new Date()) / 60000), text;
+    if (left <= 0) { text = "passed"; }
+    else if (left < 60) { text = "in " + left + " min"; }
+    else if (left < 48 * 60) { text = "in " + Math.floor(left / 60) + " h " + (left % 60) + " min"; }
+    else { text = "in " + Math.floor(left / 1440) + " days"; }
+    var local = when.toLocaleString(undefined, { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", timeZoneName: "short" });
+    el.textContent = local + " (" + text + ")";
+    el.title = el.getAttribute("datetime");
+  }
+  function countdowns(root) { (root || document).querySelectorAll("time[data-countdown]").forEach(countdown); }
+  countdowns();
+  setInterval(countdowns, 30000);
+
   // Composer: readers make a post private (and it says so); the draft kept in this browser while typing;
   // each inline roll's exact odds while typing. Without JavaScript the server says the same on posting.
   document.querySelectorAll("form[data-draft-key]").forEach(function (form) {
@@ -179,23 +197,51 @@
     }
   });
 
-  // Scene page: live updates through the server-sent event stream.
+  // Scene page: live updates. The stream sends only what changed (each post or turn event with its
+  // markup, then the scene with its turn box); the page swaps those pieces in place.
   var live = document.getElementById("live");
-  if (live && window.EventSource) {
-    var refresh = debounce(function () {
-      fetch(live.dataset.story, { credentials: "same-origin" }).then(function (r) { return r.ok ? r.text() : null; }).then(function (html) {
-        if (!html) return;
-        var doc = new DOMParser().parseFromString(html, "text/html");
-        var fresh = doc.getElementById("story"), old = document.getElementById("story");
-        if (fresh && old && fresh.dataset.last !== old.dataset.last) {
-          old.replaceWith(fresh);
-          live.textContent = "New posts arrived.";
-        }
-      }).catch(function () {});
-    }, 300);
+  var story = document.getElementById("story");
+  if (live && story && window.EventSource) {
+    var csrfField = document.querySelector("input[name=csrf]");
+    var csrf = csrfField ? csrfField.value : "";
+    var baseTitle = document.title, unseen = 0;
+    var piece = function (html) {
+      var box = document.createElement("div"); box.innerHTML = html;
+      var el = box.firstElementChild;
+      if (!el) return null;
+      el.querySelectorAll("input[name=csrf]").forEach(function (i) { i.value = csrf; });
+      countdowns(el);
+      return el;
+    };
+    var place = function (data) {
+      if (!data.html) return;
+      var el = piece(data.html);
+      if (!el) return;
+      var old = document.getElementById(el.id);
+      if (old) { old.replaceWith(el); return; }
+      if (story.dataset.newest !== "1") { live.textContent = "New posts arrived: see the newest posts."; return; }
+      var list = story.querySelector(".posts");
+      var none = list.querySelector(".none");
+      if (none) none.remove();
+      list.appendChild(el);
+      if (data.type === "post") {
+        story.dataset.last = data.id;
+        live.textContent = "New post from " + (data.character_name || "the table") + ".";
+        if (document.hidden) { unseen += 1; document.title = "(" + unseen + ") " + baseTitle; }
+      }
+    };
     var es = new EventSource(live.dataset.events);
-    es.addEventListener("post", refresh);
-    es.addEventListener("scene", refresh);
+    es.addEventListener("post", function (ev) { place(JSON.parse(ev.data)); });
+    es.addEventListener("event", function (ev) { place(JSON.parse(ev.data)); });
+    es.addEventListener("scene", function (ev) {
+      var d = JSON.parse(ev.data);
+      if (d.turn_html === undefined) return;
+      var old = document.getElementById("turn"), el = d.turn_html ? piece(d.turn_html) : null;
+      if (old && el) old.replaceWith(el);
+    });
+    document.addEventListener("visibilitychange", function () {
+      if (!document.hidden) { unseen = 0; document.title = baseTitle; }
+    });
     window.addEventListener("beforeunload", function () { es.close(); });
   }
 
