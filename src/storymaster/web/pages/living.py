@@ -20,8 +20,8 @@ router = APIRouter(include_in_schema=False)
 WHATS = ("adjust", "action", "advance")
 
 
-def _mapping(text: str, what: str) -> dict[str, Any]:
-    data = parse_doc(text, what)
+def _mapping(request: Request, text: str, what: str) -> dict[str, Any]:
+    data = parse_doc(request, text, what)
     if not isinstance(data, dict):
         raise PageError(422, f"the {what} are a mapping of field: value", "one 'field: value' a line")
     return data
@@ -38,7 +38,7 @@ async def character_at_the_table(request: Request, cid: Id, char: Id) -> Respons
         if what not in WHATS:
             raise PageError(422, f"no table form {what!r}", "adjust, action or advance")
         store, now = store_of(request), now_of(request)
-        fields = _mapping(str(form.get("fields") or ""), "fields")
+        fields = _mapping(request, str(form.get("fields") or ""), "fields")
         reason = str(form.get("reason") or "")[:500]
         if what == "adjust":
             living.adjust_condition(cid, char, living.AdjustIn(values=fields, reason=reason), store, v.caller, now)
