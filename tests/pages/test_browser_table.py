@@ -142,6 +142,10 @@ def test_whose_turn_what_is_new_and_a_long_scene(server, browser):
 
     def check(page, name, screenshot=True):
         found = serious_violations(page, axe)
+        size = page.viewport_size
+        page.set_viewport_size({"width": 390, "height": 844})  # the phone layout too
+        found += [f"(at 390 px) {f}" for f in serious_violations(page, axe)]
+        page.set_viewport_size(size)
         if found:
             problems[name] = found
         if screenshot:
@@ -263,6 +267,20 @@ def test_whose_turn_what_is_new_and_a_long_scene(server, browser):
     ):
         page.goto(url)
         check(page, name, screenshot=False)
+
+    # --- the join page, for someone new with the GM's link
+    link = api("POST", f"/api/campaigns/{cid}/invites", "gm", json={"role": "observer"})["link"]
+    api.user("carol")
+    newcomer = browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    visitor = newcomer.new_page()
+    visitor.goto("/login")
+    visitor.get_by_label("Name").fill("carol")
+    visitor.get_by_label("Password").fill(PASSWORD)
+    visitor.get_by_role("button", name="Sign in").click()
+    visitor.goto(link)
+    expect(visitor.get_by_role("heading", level=1)).to_contain_text("Join")
+    check(visitor, "join", screenshot=False)
+    newcomer.close()
 
     ctx.close()
     assert not problems, problems
