@@ -165,7 +165,7 @@ def probe(base: str, seconds: float, heavy: Any = None) -> tuple[list[float], li
 
 
 def p(lat: list[float], q: float) -> float:
-    return statistics.quantiles(lat, n=100)[int(q) - 1] if len(lat) >= 2 else lat[0]
+    return statistics.quantiles(lat, n=100, method="inclusive")[int(q) - 1] if len(lat) >= 2 else lat[0]
 
 
 def main() -> int:
