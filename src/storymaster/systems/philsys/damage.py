@@ -30,7 +30,10 @@ __all__ = [
     "head_shot_kill_chance",
     "head_shot_kills_on",
     "head_shot_kills_on_v",
+    "heavy_blow",
+    "heavy_blow_v",
     "is_dead",
+    "is_dead_v",
     "limb_disabled_on",
     "lmh_damage_expr",
     "location_damage_expr",
@@ -42,11 +45,14 @@ __all__ = [
     "reduce_damage_v",
     "resurrection_hours",
     "revival_possible",
+    "shield_overwhelmed",
+    "shield_overwhelmed_v",
     "spell_attack_modifier",
     "tsc_damage_expr",
     "unarmed_damage_expr",
     "wake_delay",
     "wound_penalty",
+    "wound_penalty_v",
     "zombie",
 ]
 
@@ -235,9 +241,35 @@ def wound_penalty(hp: int, hr: PhilsysHouseRules | None = None, heavy_wound: boo
     return pen + (hr.heavy_wound_penalty if heavy_wound else 0)
 
 
+def wound_penalty_v(hp: np.ndarray, heavy_wound: np.ndarray, hr: PhilsysHouseRules) -> np.ndarray:
+    """:func:`wound_penalty` on arrays (the simulation's twin, tested against it on every input)."""
+    crit = (hp > 0) & (hp <= hr.critical_health_threshold)
+    return crit * hr.critical_health_penalty + heavy_wound * hr.heavy_wound_penalty
+
+
+def heavy_blow(damage: int, top: int) -> bool:
+    """A heavy wound: 'more than 3/4 or so of a character's total HP from one attack' (``top``: maximum HP)."""
+    return 4 * damage > 3 * top
+
+
+def heavy_blow_v(damage: np.ndarray, top: int) -> np.ndarray:
+    """:func:`heavy_blow` on arrays (the simulation's twin, tested against it on every input)."""
+    return 4 * damage > 3 * top
+
+
+def shield_overwhelmed(raw: int, shield_ac: int) -> bool:
+    """A blow whose damage (before armour) exceeds the shield's AC breaks it (or dents it: ``shield_breaks``)."""
+    return raw > shield_ac
+
+
+def shield_overwhelmed_v(raw: np.ndarray, shield_ac: int) -> np.ndarray:
+    """:func:`shield_overwhelmed` on arrays (the simulation's twin, tested against it on every input)."""
+    return raw > shield_ac
+
+
 def is_heavy_wound(damage: int, c: Character) -> bool:
     """'more than 3/4 or so of a character's total HP from one attack'."""
-    return 4 * damage > 3 * hp_max(c)
+    return heavy_blow(damage, hp_max(c))
 
 
 def is_unconscious(hp: int) -> bool:
@@ -253,6 +285,11 @@ def wake_delay(stamina: int) -> int:
 def is_dead(hp: int, hr: PhilsysHouseRules | None = None) -> bool:
     """Death at the ``death_threshold`` (the book leaves it open)."""
     hr = hr or PhilsysHouseRules()
+    return hp <= hr.death_threshold
+
+
+def is_dead_v(hp: np.ndarray, hr: PhilsysHouseRules) -> np.ndarray:
+    """:func:`is_dead` on arrays (the forecast's twin, tested against it on every input)."""
     return hp <= hr.death_threshold
 
 
