@@ -130,3 +130,30 @@ def test_heal_threshold_is_a_quarter_rounded_down_on_ints_and_arrays() -> None:
     assert [heal_threshold(t) for t in (40, 41, 43, 44)] == [10, 10, 10, 11]
     tops = np.arange(0, 100)
     assert heal_threshold(tops).tolist() == [t // 4 for t in range(100)]  # type: ignore[arg-type]
+
+
+def test_halves_round_down_on_odd_values() -> None:
+    """Rulings 1 and 8 and Advancement: every half rounds down. Odd values tell the readings apart:
+    near-miss magic on 7 damage deals 3 (not 4); AGI 4 + COU 3 / 2 = 5 (not 6); (MAG 3 + INT 2) / 2 = 2 (not 3)."""
+    from storymaster.systems.philsys.advancement import mp_gain_expr
+    from storymaster.systems.philsys.character import Character, Stats, initiative_bonus
+
+    assert [dmg.half_damage(v) for v in (0, 1, 7, 8)] == [0, 0, 3, 4]
+    values = np.arange(0, 80)
+    assert dmg.half_damage(values).tolist() == [dmg.half_damage(v) for v in values.tolist()]
+    c = Character(name="odd", stats=Stats(AGI=4, COU=3, INT=5, MAG=3))
+    assert initiative_bonus(c, PhilsysHouseRules(initiative_formula="agi_cou_half")) == 5
+    assert initiative_bonus(c, PhilsysHouseRules(initiative_formula="agi_int_half")) == 6  # 4 + 5/2
+    assert initiative_bonus(c, PhilsysHouseRules(initiative_formula="agi_cou")) == 7
+    assert mp_gain_expr(Character(name="m", stats=Stats(MAG=3, INT=2))) == "1d4+2"
+
+
+def test_bleed_twin() -> None:
+    hps = np.arange(-20, 10)
+    for hr in (
+        PhilsysHouseRules(),
+        PhilsysHouseRules(bleeding=True),
+        PhilsysHouseRules(bleeding=True, bleeding_rate=3),
+    ):
+        assert dmg.bleed_v(hps, hr).tolist() == [dmg.bleed(h, hr) for h in hps.tolist()]
+    assert [dmg.bleed(h, PhilsysHouseRules(bleeding=True)) for h in (0, -1)] == [0, -2]  # 'below 0 HP': not at 0

@@ -608,7 +608,7 @@ def _cast(fs: list[Fighter], i: int, j: int, a: Ability, rnd: int, hr: PhilsysHo
     rolls.append(r)
     amount = max(0, r.total)
     if result == "half damage":
-        amount //= 2
+        amount = dmg.half_damage(amount)
     armor = fs[j].character.equipment.armor
     if armor is not None and (not magical or armor.reduces_magic):
         amount = dmg.apply_armor(amount, armor.ac)

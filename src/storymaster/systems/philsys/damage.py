@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ...dice import DiceRng, RollRecord, roll
@@ -25,8 +27,11 @@ __all__ = [
     "ability_damage_expr",
     "apply_armor",
     "armor_stops",
+    "bleed",
+    "bleed_v",
     "effect_active",
     "expr",
+    "half_damage",
     "head_shot_kill_chance",
     "head_shot_kills_on",
     "head_shot_kills_on_v",
@@ -257,6 +262,12 @@ def heavy_blow_v(damage: np.ndarray, top: int) -> np.ndarray:
     return 4 * damage > 3 * top
 
 
+def half_damage(amount: Any) -> Any:
+    """Magic's optional near miss ('a tie or a miss by 1 deals half damage'): half, rounded down (ruling 8).
+    Integer arithmetic, so one function serves ints and numpy arrays."""
+    return amount // 2
+
+
 def shield_overwhelmed(raw: int, shield_ac: int) -> bool:
     """A blow whose damage (before armour) exceeds the shield's AC breaks it (or dents it: ``shield_breaks``)."""
     return raw > shield_ac
@@ -298,6 +309,13 @@ def bleed(hp: int, hr: PhilsysHouseRules) -> int:
     if hr.bleeding and hp < 0:
         return hp - hr.bleeding_rate
     return hp
+
+
+def bleed_v(hp: np.ndarray, hr: PhilsysHouseRules) -> np.ndarray:
+    """:func:`bleed` on arrays (the forecast's twin, tested against it on every input)."""
+    if not hr.bleeding:
+        return hp
+    return np.where(hp < 0, hp - hr.bleeding_rate, hp)
 
 
 def revival_possible(hours_dead: float) -> bool:

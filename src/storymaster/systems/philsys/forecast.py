@@ -371,7 +371,7 @@ def _ability_taken(a: _Ability, p_hit: float, p_half: float, armor: Any) -> dict
         if p_hit:
             out[dmg.reduce_damage(v, red)] += p_hit * q
         if p_half:
-            out[dmg.reduce_damage(v // 2, red)] += p_half * q
+            out[dmg.reduce_damage(dmg.half_damage(v), red)] += p_half * q
     return out
 
 
@@ -454,10 +454,7 @@ class _Duel:
         )
 
     def loser_dead(self, final: np.ndarray) -> np.ndarray:
-        hr = self.hr
-        if hr.bleeding:
-            final = np.where(final < 0, final - hr.bleeding_rate, final)
-        return dmg.is_dead_v(final, hr)
+        return dmg.is_dead_v(dmg.bleed_v(final, self.hr), self.hr)
 
     def after(self, b: int, xb: tuple[int, int, bool, bool], taken: int, raw: int | None) -> int:
         """The defender's state index after taking ``taken`` (``raw``: a melee blow's damage before armour)."""
@@ -863,7 +860,7 @@ class _Sim:
             if hr.bleeding:
                 b = alive & (self.HP[idx, k] < 0)
                 rows = idx[b]
-                self.HP[rows, k] -= hr.bleeding_rate
+                self.HP[rows, k] = dmg.bleed_v(self.HP[rows, k], hr)
                 self.DEAD[rows[dmg.is_dead_v(self.HP[rows, k], hr)], k] = True
                 alive &= ~b
             w = alive & self.UNC[idx, k] & (self.HP[idx, k] > 0) & (self.WAKE[idx, k] >= 0)
@@ -937,7 +934,7 @@ class _Sim:
             self.PARRIED[rows, j] = True
             hit = _d(20, gen, m) + at > defence
         amount = np.maximum(0, _roll(a.expr, gen, m))
-        amount = np.where(half, amount // 2, amount)
+        amount = np.where(half, dmg.half_damage(amount), amount)
         armor = self.plan.state.fighters[j].character.equipment.armor
         amount = dmg.reduce_damage_v(amount, dmg.armor_stops(armor, magical=a.magical))
         eff = hit | half
