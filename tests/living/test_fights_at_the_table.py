@@ -5,9 +5,9 @@ numbers.
 
 The dice are the scene's (its seed is secret until it closes), so a fight is tried again in a fresh scene,
 from the same starting condition, until both fighters came out of it changed and one of them feels it on
-a check: at most 150 tries. In Loose and Fuzzy only a round's winner hurts, so both hurt within two
-rounds is the rarest case (about 1 try in 30). The penalties expected are worked out here from each
-book's table, not read from the program.
+a check: at most 400 tries. In Loose and Fuzzy only a round's winner hurts, so both hurt within two
+rounds is the rarest case (measured: a median of about 25 tries, at worst 101, in 8 runs). The
+penalties expected are worked out here from each book's table, not read from the program.
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ CASES = {
         "blyss",
         example("blyss", "warrior"),
         example("blyss", "rogue"),
-        {"vitals": {"dodges": 0}},
+        {"vitals": {"dodges": 0}, "armour_lives": [0]},  # out of Dodges, their armour ruined
         {"type": "test", "name": "Strength", "ranks": [4], "td": 8},
         blyss_penalised,
         {"armour_choice": "body"},  # blows that beat the armour go to the body, not the armour's lives
@@ -165,7 +165,7 @@ def test_a_two_round_fight_changes_both_and_the_next_check_feels_it(client, syst
         for ch in (t.a, t.b):
             t.adjust(ch, case.start, reason="worn out from the road")
     start = {ch: t.condition(ch)["condition"] for ch in (t.a, t.b)}
-    for _attempt in range(150):
+    for _attempt in range(400):
         for ch in (t.a, t.b):  # back to the starting condition before each try
             if t.condition(ch)["condition"] != start[ch]:
                 t.adjust(ch, start[ch], reason="a fresh try")
@@ -176,7 +176,7 @@ def test_a_two_round_fight_changes_both_and_the_next_check_feels_it(client, syst
         if len(states) == 3 and both and (hurt or system == "bum"):
             break
     else:
-        pytest.fail(f"{system}: no two-round fight in 150 changed both fighters and left a penalty")
+        pytest.fail(f"{system}: no two-round fight in 400 changed both fighters and left a penalty")
     # the fight started from the condition the GM set: the first tracker shows it
     assert states[0]["round"] == 0 and states[-1]["round"] == 2
     # every change is on the campaign's log: who, why (the fight, its scene and round)

@@ -105,3 +105,24 @@ def test_quote_a_post_into_the_composer(table: Table) -> None:
     shown = table.observer.get(f"/scenes/{table.sid}").text
     assert f'<p class="cite">alice, <a href="#post-{pid}" rel="nofollow noopener">post #{pid}</a>:</p>' in shown
     assert bob.get(f"/scenes/{table.sid}?quote=999999").status_code == 404
+
+
+def test_preview_shows_the_post_as_it_will_look_without_rolling(table: Table) -> None:
+    alice = table.alice
+    _post(table.gm, table, kind="ic", text="Round one.")
+    before = alice.get(f"/api/scenes/{table.sid}/log").text
+    r = _post(
+        alice,
+        table,
+        action="preview",
+        kind="ic",
+        character=table.chars["Alis"],
+        text='Alis *ducks*. "Now!" [[2d6+3 Dodge]]\n\n[private=Bobo]psst[/private]',
+    )
+    assert r.status_code == 200
+    preview = r.text.split('id="pv-h"')[1].split("</div>")[0]
+    assert "<em>ducks</em>" in preview and 'class="say say-' in preview
+    assert '<span class="iroll draft" title="rolled when you post">' in preview
+    assert '<span class="roll-label">Dodge</span> <code>2d6+3</code> <b>?</b>' in preview
+    assert '<span class="readers-only"><span class="cite">(for Bobo only)</span> psst</span>' in preview
+    assert alice.get(f"/api/scenes/{table.sid}/log").text == before  # nothing was written or rolled

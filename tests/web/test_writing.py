@@ -67,6 +67,9 @@ def test_three_inline_rolls_in_one_post_each_verifiable(app, table: Table) -> No
     # p2 sees the two public ones; the GM-visibility roll is hidden from p2 only
     seen = t.get(t.p2, f"/api/scenes/{t.scene}/posts")[-1]["rolls"]
     assert [("hidden" in r) for r in seen] == [False, True, False]
+    assert (seen[1]["inline"], seen[1]["label"]) == (2, "Parry") and "total" not in seen[1]  # its place, not its result
+    page = t.get(t.p2, f"/api/scenes/{t.scene}/export.html")
+    assert "Parry</span> (hidden)" in page
     assert _verifies(t, app, t.p2)["ok"] is True
     t.client.post(f"/api/scenes/{t.scene}/close", headers=t.gm.h)
     for who in (t.gm, t.p1, t.p2, t.obs):

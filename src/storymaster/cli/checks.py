@@ -33,7 +33,7 @@ from .common import emit_odds, emit_outcome, load_house_rules, make_rng, write_p
 from .output import console, print_json
 from .vocab import AllowIllegalOpt, HouseRulesOpt, JsonOpt, PlotOpt, SeedOpt
 
-__all__ = ["CheckCommands", "add_check_commands", "check_params"]
+__all__ = ["CheckCommands", "add_check_commands", "check_params", "command_from", "parameters_of"]
 
 #: parameters of a ``build`` function that the shared command fills in (they are not options)
 INJECTED = ("hr", "character", "allow_illegal")
@@ -105,7 +105,7 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a finite number")
 
 
-def _parameters(func: Callable[..., Any], skip: Sequence[str] = ()) -> list[inspect.Parameter]:
+def parameters_of(func: Callable[..., Any], skip: Sequence[str] = ()) -> list[inspect.Parameter]:
     """``func``'s parameters with their resolved annotations, as keyword-only (for a generated signature)."""
     hints = typing.get_type_hints(func, include_extras=True)
     return [
@@ -115,7 +115,7 @@ def _parameters(func: Callable[..., Any], skip: Sequence[str] = ()) -> list[insp
     ]
 
 
-def _command(name: str, doc: str, params: list[inspect.Parameter], body: Callable[[dict[str, Any]], None]) -> Any:
+def command_from(name: str, doc: str, params: list[inspect.Parameter], body: Callable[[dict[str, Any]], None]) -> Any:
     """A function Typer reads as a command with exactly ``params`` (names must not repeat)."""
     seen = [p.name for p in params]
     if len(seen) != len(set(seen)):
@@ -144,9 +144,9 @@ def _flag(name: str, func: Callable[..., Any]) -> str:
 def add_check_commands(app: typer.Typer, system: Any, spec: CheckCommands | None = None) -> None:
     """Add ``check`` (and the book's verb), ``odds`` and ``checks`` to a system's sub-app."""
     spec = spec or CheckCommands()
-    build_params = _parameters(spec.build, INJECTED)
+    build_params = parameters_of(spec.build, INJECTED)
     defaults = {p.name: p.default for p in build_params}
-    roll_params = _parameters(spec.roll_options, ("check", "outcome", "hr")) if spec.roll_options else []
+    roll_params = parameters_of(spec.roll_options, ("check", "outcome", "hr")) if spec.roll_options else []
     takes = set(inspect.signature(spec.build).parameters)
 
     def shared(*extra: inspect.Parameter) -> list[inspect.Parameter]:
@@ -261,12 +261,12 @@ def add_check_commands(app: typer.Typer, system: Any, spec: CheckCommands | None
 
     seed = inspect.Parameter("seed", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=SeedOpt)
     plot = inspect.Parameter("plot", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=PlotOpt)
-    check_cmd = _command("check", spec.check_help, shared(*roll_params, seed), check_body)
+    check_cmd = command_from("check", spec.check_help, shared(*roll_params, seed), check_body)
     book = f" The book's word for it: '{spec.verb}'." if spec.verb else ""
     app.command("check", help=spec.check_help + book)(check_cmd)
     if spec.verb:
         app.command(spec.verb)(check_cmd)
-    app.command("odds")(_command("odds", spec.odds_help, shared(plot), odds_body))
+    app.command("odds")(command_from("odds", spec.odds_help, shared(plot), odds_body))
 
     @app.command("checks")
     def checks_cmd(

@@ -70,13 +70,16 @@ def roll_result_visible(roll: Mapping[str, Any], reader: Reader, revealed: bool)
 
 def roll_view(roll: Mapping[str, Any], reader: Reader, seed: str | None) -> dict[str, Any]:
     if not roll_result_visible(roll, reader, seed is not None):
-        return {
+        out = {
             "visibility": roll["visibility"],
             "by": roll["by"],
             "label": roll.get("label", ""),
             "hidden": True,
             "sha256": roll_digest(roll),
         }
+        if "inline" in roll:  # where its marker stands in the text (which shows that anyway), not its result
+            out["inline"] = roll["inline"]
+        return out
     out = {k: v for k, v in roll.items() if k != "records"}
     out["records"] = [shown_record(r, seed) for r in roll["records"]]
     return out

@@ -301,7 +301,7 @@ def _render(
             who = escape(readers[int(idx)])
             return (
                 f'<aside class="readers-only"><p class="cite">For {who} only:</p>',
-                f'<span class="readers-only" title="for {who} only">',
+                f'<span class="readers-only"><span class="cite">(for {who} only)</span> ',
             )
         if kind == "p":
             return "</aside>", "</span>"

@@ -75,6 +75,9 @@ def install(app: FastAPI) -> None:
                 extra[key] = data[key]
         if isinstance(exc, CharacterError):
             extra["problems"] = data["problems"]
+        where = getattr(exc, "where", None)
+        if isinstance(where, str) and where:  # a rules input error names the field it is about
+            extra["where"] = where
         headers = {"WWW-Authenticate": "Bearer"} if _status_of(exc) == 401 else None
         retry_after = getattr(exc, "retry_after", None)
         if retry_after:

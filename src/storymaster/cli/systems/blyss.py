@@ -15,7 +15,7 @@ from ...errors import CheckError, InputFileError
 from ...rules import side_label
 from ...rules.files import validation_message
 from ...systems.blyss import SYSTEM
-from ...systems.blyss.advancement import AcquireNegative, AwardExperience, Deteriorate, SpendCP, advance
+from ...systems.blyss.advancement import AcquireNegative, AwardExperience, Deteriorate, SpendCP
 from ...systems.blyss.character import (
     ATTRIBUTES,
     Attributes,
@@ -47,7 +47,8 @@ from ...systems.blyss.living import (
 )
 from ...systems.blyss.options import BlyssHouseRules
 from ...systems.blyss.scale import ability_name
-from ..characters import load_character, write_character
+from ..changes import change_commands
+from ..characters import load_character
 from ..checks import CheckCommands, add_check_commands
 from ..common import (
     HouseRulesOpt,
@@ -71,7 +72,7 @@ from ..forecast import (
 from ..output import console, print_json
 from ..prompts import ask, ask_choice, ask_int, ask_yes, say
 from ..shared import finish_new, system_app
-from ..vocab import AllowIllegalOpt, CharacterOpt, InPlaceOpt, OutOpt, TeamVsOpt
+from ..vocab import AllowIllegalOpt, CharacterOpt, OutOpt, TeamVsOpt
 
 app = system_app(SYSTEM, help="BLYSS 3.5 Basic Rules: characters, die-pool Tests with exact odds, fights, experience.")
 
@@ -704,107 +705,67 @@ def forecast_cmd(
 
 
 # ------------------------------------------------------------------ advancement
-@app.command("award")
+def _cp_left_line(new: Character, hr: BlyssHouseRules) -> str:
+    return f"{cp_left(new, hr)} CP left to spend"
+
+
+# the commands that change a character: one definition (cli/changes.py), the book's requests here
+change = change_commands(
+    app,
+    SYSTEM,
+    summary=_cp_left_line,
+    json_extra=lambda new, hr: {"cp_left": cp_left(new, hr)},
+    document=character_document,
+)
+
+
+@change("award")
 def award_cmd(
-    file: Annotated[Path, typer.Argument(help="A character file (printed changed; -o FILE or --in-place saves it).")],
     challenges: Annotated[int, typer.Option("--challenges", help="Very challenging experiences (+1 each).")] = 0,
     roleplaying: Annotated[int, typer.Option("--roleplaying", help="Good roleplaying: 0-3 CP.")] = 0,
     learned: Annotated[bool, typer.Option("--learned", help="Explained something learned (+1).")] = False,
-    out: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+) -> AwardExperience:
     """Award Experience CP at the end of a Chapter or session (3 + extras)."""
     if not 0 <= roleplaying <= 3:
         raise CheckError("--roleplaying awards 0 to 3 CP")
     _non_negative("--challenges", challenges)
-    _advance(
-        file,
-        AwardExperience(challenges=challenges, roleplaying=roleplaying, learned=learned),
-        out,
-        in_place,
-        house_rules,
-        as_json,
-        allow_illegal,
-    )
+    return AwardExperience(challenges=challenges, roleplaying=roleplaying, learned=learned)
 
 
-@app.command("spend")
+@change("spend")
 def spend_cmd(
-    file: Annotated[Path, typer.Argument(help="A character file.")],
     target: Annotated[str, typer.Argument(help="An Attribute, a Trait, or Dodges / Flesh Wounds / Health.")],
     cp: Annotated[int, typer.Argument(help="CP to spend (partial ranks are noted).")],
     new: Annotated[
         str | None, typer.Option("--new", help="Buy a new Trait of this kind: skill, talent or natural.")
     ] = None,
-    out: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+) -> SpendCP:
     """Spend earned CP after creation (no creation guidelines)."""
     if cp < 1:
         raise CheckError("spend at least 1 CP")
     if new is not None and new not in ("skill", "talent", "natural"):
         raise CheckError("--new takes skill, talent or natural")
-    _advance(file, SpendCP(target=target, cp=cp, new_trait=new), out, in_place, house_rules, as_json, allow_illegal)  # type: ignore[arg-type]
+    return SpendCP(target=target, cp=cp, new_trait=new)  # type: ignore[arg-type]
 
 
-@app.command("flaw")
+@change("flaw")
 def flaw_cmd(
-    file: Annotated[Path, typer.Argument(help="A character file.")],
     name: Annotated[str, typer.Argument(help="The negative Trait.")],
     rank: Annotated[int, typer.Option("--rank")] = 1,
     kind: Annotated[str, typer.Option("--kind", help="skill, talent or natural")] = "skill",
-    out: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+) -> AcquireNegative:
     """A negative Trait acquired after creation (grants no CP)."""
     if kind not in ("skill", "talent", "natural") or not 1 <= rank <= 10:
         raise CheckError("--kind is skill, talent or natural; --rank 1 to 10")
-    request = AcquireNegative(name=name, rank=rank, trait_kind=kind)  # type: ignore[arg-type]
-    _advance(file, request, out, in_place, house_rules, as_json, allow_illegal)
+    return AcquireNegative(name=name, rank=rank, trait_kind=kind)  # type: ignore[arg-type]
 
 
-@app.command("deteriorate")
+@change("deteriorate")
 def deteriorate_cmd(
-    file: Annotated[Path, typer.Argument(help="A character file.")],
     trait: Annotated[str, typer.Argument(help="The unused Trait.")],
     increments: Annotated[int, typer.Option("--increments", help="Increments of time unused (2 CP each).")] = 1,
-    out: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+) -> Deteriorate:
     """Deterioration: an unused Trait loses 2 CP per increment of time."""
     if increments < 1:
         raise CheckError("--increments is 1 or more")
-    _advance(file, Deteriorate(target=trait, increments=increments), out, in_place, house_rules, as_json, allow_illegal)
-
-
-def _advance(
-    file: Path,
-    req: object,
-    out: Path | None,
-    in_place: bool,
-    house_rules: Path | None,
-    as_json: bool,
-    allow_illegal: bool = False,
-) -> None:
-    hr = _hr(house_rules)
-    c = _load_char(file, hr, allow_illegal)
-    new, events = advance(c, req, hr)
-    doc = character_document(new)
-    if as_json:
-        done = write_character(new, source=file, out=out, in_place=in_place, document=doc, as_json=True)
-        emit_events(events, True, {"cp_left": cp_left(new, hr), "character": doc, **done})
-    else:
-        emit_events(events, False, {"result": f"{cp_left(new, hr)} CP left to spend"})
-        write_character(new, source=file, out=out, in_place=in_place, document=doc)
+    return Deteriorate(target=trait, increments=increments)

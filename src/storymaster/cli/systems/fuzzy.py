@@ -44,7 +44,8 @@ from ...systems.fuzzy.checks import AbilityCheck, ContestCheck, KarmaRoll, Lotte
 from ...systems.fuzzy.combat import CombatTactics, FightState, Manoeuvre, defence_total, harm_level, with_tactics
 from ...systems.fuzzy.options import FuzzyHouseRules
 from ...systems.fuzzy.tables import difficulties, discworld_body, fit_modifiers
-from ..characters import load_character, write_character
+from ..changes import change_commands
+from ..characters import load_character
 from ..checks import CheckCommands, add_check_commands
 from ..common import (
     HouseRulesOpt,
@@ -68,7 +69,7 @@ from ..forecast import (
 from ..output import console, print_json
 from ..prompts import ask, ask_int, ask_yes, say
 from ..shared import finish_new, system_app
-from ..vocab import AllowIllegalOpt, InPlaceOpt, TeamVsOpt
+from ..vocab import AllowIllegalOpt, TeamVsOpt
 
 __all__ = ["app"]
 
@@ -747,202 +748,90 @@ def _document(c: FuzzyCharacter) -> dict[str, Any]:
     return {"system": "fuzzy", **c.model_dump(mode="json", exclude_defaults=True)}
 
 
-def _advance(
-    file: Path,
-    request: Any,
-    output: Path | None,
-    house_rules: Path | None,
-    as_json: bool,
-    in_place: bool = False,
-    allow_illegal: bool = False,
-) -> None:
-    house = _house(house_rules)
-    c = _character(file, house, allow_illegal)
-    new, events = SYSTEM.advance(c, request, make_rng(None), house)
-    doc = _document(new)  # type: ignore[arg-type]
-    if as_json:
-        done = write_character(new, source=file, out=output, in_place=in_place, document=doc, as_json=True)
-        print_json({"events": [e.to_json() for e in events], "character": new.model_dump(mode="json"), **done})
-        return
-    for e in events:
-        console.print(e.text, markup=False)
-    k = karma(new, house)  # type: ignore[arg-type]
-    console.print(f"{new.experience.unspent} experience points left; Luck {k.luck}, Unluck {k.unluck}.")  # type: ignore[attr-defined]
-    write_character(new, source=file, out=output, in_place=in_place, document=doc)
+def _xp_left(new: FuzzyCharacter, house: FuzzyHouseRules) -> str:
+    k = karma(new, house)
+    return f"{new.experience.unspent} experience points left; Luck {k.luck}, Unluck {k.unluck}."
 
 
-@xp_app.command("award")
+# the commands that change a character: one definition (cli/changes.py), the book's requests here
+xp = change_commands(xp_app, SYSTEM, summary=_xp_left, document=_document, out_option=OutOpt)
+
+
+@xp("award")
 def xp_award(
-    file: CharFile,
     points: Annotated[int, typer.Argument(help="Experience points (an experience point or three).")],
     reason: Annotated[str, typer.Option(help="What for.")] = "",
-    output: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+) -> Award:
     """Award experience points."""
     if points < 0:
         raise CheckError("an award is 0 or more points")
-    _advance(file, Award(points=points, reason=reason), output, house_rules, as_json, in_place, allow_illegal)
+    return Award(points=points, reason=reason)
 
 
-@xp_app.command("raise")
+@xp("raise")
 def xp_raise(
-    file: CharFile,
     ability: Annotated[str, typer.Argument(help="The Ability to raise by one.")],
     power: Annotated[str | None, typer.Option(help="For a big magic power: the new big thing.")] = None,
     gm: ApprovedOpt = None,
-    output: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+) -> RaiseAbility:
     """Raise a good Ability by one: 3 x its new level."""
-    _advance(
-        file,
-        RaiseAbility(ability=ability, power=power, gm_approved=gm),
-        output,
-        house_rules,
-        as_json,
-        in_place,
-        allow_illegal,
-    )
+    return RaiseAbility(ability=ability, power=power, gm_approved=gm)
 
 
-@xp_app.command("new-ability")
+@xp("new-ability")
 def xp_new_ability(
-    file: CharFile,
     name: Annotated[str, typer.Argument()],
     rating: Annotated[int, typer.Option(min=1, help="Level to buy it at.")] = 1,
     gm: ApprovedOpt = None,
-    output: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+) -> NewAbility:
     """Buy a new Ability (3 x each level on the way up: 3, 9, 18, ...)."""
-    _advance(
-        file,
-        NewAbility(name=name, rating=rating, gm_approved=gm),
-        output,
-        house_rules,
-        as_json,
-        in_place,
-        allow_illegal,
-    )
+    return NewAbility(name=name, rating=rating, gm_approved=gm)
 
 
-@xp_app.command("lower-disability")
-def xp_lower(
-    file: CharFile,
-    disability: Annotated[str, typer.Argument()],
-    gm: ApprovedOpt = None,
-    output: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+@xp("lower-disability")
+def xp_lower(disability: Annotated[str, typer.Argument()], gm: ApprovedOpt = None) -> LowerDisability:
     """Lower a Disability by one: 3 x its old level."""
-    _advance(
-        file,
-        LowerDisability(disability=disability, gm_approved=gm),
-        output,
-        house_rules,
-        as_json,
-        in_place,
-        allow_illegal,
-    )
+    return LowerDisability(disability=disability, gm_approved=gm)
 
 
-@xp_app.command("new-disability")
+@xp("new-disability")
 def xp_new_disability(
-    file: CharFile,
     name: Annotated[str, typer.Argument()],
     rating: Annotated[int, typer.Option(min=1)] = 1,
     misfortune: Annotated[bool, typer.Option("--misfortune", help="Gained in play: no points.")] = False,
     hinders: Annotated[str | None, typer.Option(help="The Ability it counts against.")] = None,
     gm: ApprovedOpt = None,
-    output: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+) -> NewDisability:
     """Take a new Disability: voluntary ones give what buying a good Ability to that level costs."""
-    _advance(
-        file,
-        NewDisability(name=name, rating=rating, voluntary=not misfortune, hinders=hinders, gm_approved=gm),
-        output,
-        house_rules,
-        as_json,
-        in_place,
-        allow_illegal,
-    )
+    return NewDisability(name=name, rating=rating, voluntary=not misfortune, hinders=hinders, gm_approved=gm)
 
 
-@xp_app.command("raise-disability")
+@xp("raise-disability")
 def xp_raise_disability(
-    file: CharFile,
     disability: Annotated[str, typer.Argument()],
     misfortune: Annotated[bool, typer.Option("--misfortune", help="Worsened in play: no points.")] = False,
     gm: ApprovedOpt = None,
-    output: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+) -> RaiseDisability:
     """Worsen a Disability by one: voluntary, it gives 3 x its new level."""
-    _advance(
-        file,
-        RaiseDisability(disability=disability, voluntary=not misfortune, gm_approved=gm),
-        output,
-        house_rules,
-        as_json,
-        in_place,
-        allow_illegal,
-    )
+    return RaiseDisability(disability=disability, voluntary=not misfortune, gm_approved=gm)
 
 
-@xp_app.command("luck")
-def xp_luck(
-    file: CharFile,
-    change: Annotated[str, typer.Argument(help="buy or reduce")],
-    gm: ApprovedOpt = None,
-    output: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+@xp("luck")
+def xp_luck(change: Annotated[str, typer.Argument(help="buy or reduce")], gm: ApprovedOpt = None) -> Any:
     """Buy Luck (3 x the new level) or reduce it (gaining 3 x the old level); Luck stays 1 to 5."""
     reqs = {"buy": BuyLuck, "reduce": ReduceLuck}
     if change not in reqs:
         raise CheckError(f"luck: {change!r} is not buy or reduce")
-    _advance(file, reqs[change](gm_approved=gm), output, house_rules, as_json, in_place, allow_illegal)
+    return reqs[change](gm_approved=gm)
 
 
-@xp_app.command("unluck")
-def xp_unluck(
-    file: CharFile,
-    change: Annotated[str, typer.Argument(help="raise or buy-off")],
-    gm: ApprovedOpt = None,
-    output: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+@xp("unluck")
+def xp_unluck(change: Annotated[str, typer.Argument(help="raise or buy-off")], gm: ApprovedOpt = None) -> Any:
     """Take on Unluck (gaining 3 x the new level) or buy it off (3 x the old level), down to 1."""
     reqs = {"raise": RaiseUnluck, "buy-off": BuyOffUnluck}
     if change not in reqs:
         raise CheckError(f"unluck: {change!r} is not raise or buy-off")
-    _advance(file, reqs[change](gm_approved=gm), output, house_rules, as_json, in_place, allow_illegal)
+    return reqs[change](gm_approved=gm)
 
 
 @xp_app.command("costs")

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from ...dice import DiceRng
 from ...errors import RulesInputError
@@ -35,6 +35,7 @@ from .living import (
     deprivation_penalty,
     deprivation_recovery,
     dying_check,
+    starvation_check,
     wound_level,
     wound_penalty,
 )
@@ -55,6 +56,18 @@ class BlyssCondition(Model):
     fatigue: int = Field(0, ge=0, description="ranks lost to Fatigue")
     hunger: int = Field(0, ge=0, description="ranks lost to Hunger")
     thirst: int = Field(0, ge=0, description="ranks lost to Thirst")
+
+    @model_validator(mode="after")
+    def _in_range(self) -> BlyssCondition:
+        v = self.vitals
+        for name in ("dodges", "flesh_wounds"):
+            if not 0 <= getattr(v, name) <= getattr(v, f"max_{name}"):
+                raise ValueError(f"vitals.{name} is 0 to {getattr(v, f'max_{name}')}, not {getattr(v, name)}")
+        if v.health > v.max_health:
+            raise ValueError(f"vitals.health is at most {v.max_health}")
+        if any(not 0 <= n <= 3 for n in self.armour_lives):
+            raise ValueError("armour has 0 to 3 lives")
+        return self
 
 
 class Time(BaseModel):
@@ -94,6 +107,12 @@ class Repair(BaseModel):
     lives: int = Field(1, ge=1, le=3)
 
 
+class StarvationCheck(BaseModel):
+    """A character unconscious from hunger or thirst: the Stamina Test at TD 10 every Stamina x 4 hours (Thirst)."""
+
+    action: Literal["starvation_check"] = "starvation_check"
+
+
 class DyingCheck(BaseModel):
     """A turn of dying outside a fight: the Stamina check at TD 6 (Dying)."""
 
@@ -129,6 +148,7 @@ class BlyssConditionRules(ConditionBase):
         "heal": Heal,
         "repair": Repair,
         "dying_check": DyingCheck,
+        "starvation_check": StarvationCheck,
     }
     player_actions = frozenset()
     reason_required = frozenset({"heal"})
@@ -300,6 +320,14 @@ class BlyssConditionRules(ConditionBase):
             v, text, rec = dying_check(cond.vitals, character.attributes.stamina, needs_dice(rng, "a dying check"), hr)
             return cond.model_copy(update={"vitals": v}), [
                 Event("dying", f"{who} {text}.", rolls=(rec,) if rec else ())
+            ]
+        if isinstance(request, StarvationCheck):
+            if not (cond.vitals.unconscious and (cond.hunger or cond.thirst)):
+                raise RulesInputError(f"{who} is not unconscious from hunger or thirst")
+            rank = character.attributes.stamina - deprivation_ranks(cond)
+            v, text, rec = starvation_check(cond.vitals, rank, needs_dice(rng, "a starvation check"), hr)
+            return cond.model_copy(update={"vitals": v}), [
+                Event("starvation", f"{who} {text}.", rolls=(rec,) if rec else ())
             ]
         return super().act(character, cond, request, rng, hr)
 
