@@ -142,6 +142,10 @@ def test_whose_turn_what_is_new_and_a_long_scene(server, browser):
 
     def check(page, name, screenshot=True):
         found = serious_violations(page, axe)
+        size = page.viewport_size
+        page.set_viewport_size({"width": 390, "height": 844})  # the phone layout too
+        found += [f"(at 390 px) {f}" for f in serious_violations(page, axe)]
+        page.set_viewport_size(size)
         if found:
             problems[name] = found
         if screenshot:
@@ -210,9 +214,12 @@ def test_whose_turn_what_is_new_and_a_long_scene(server, browser):
     page.goto(f"/scenes/{road}")
     fetched = []
     page.on("request", lambda r: fetched.append(r.url) if "/story" in r.url or "/scenes/" in r.url else None)
+    title = page.title()
+    page.evaluate("Object.defineProperty(document, 'hidden', {value: true, configurable: true})")  # another tab
     api("POST", f"/api/scenes/{road}/posts", "bob", json={"kind": "ooc", "text": "A new line arrives."})
     expect(posts.last).to_contain_text("A new line arrives.", timeout=15_000)
     expect(posts).to_have_count(51)
+    expect(page).to_have_title(f"(1) {title}")  # the tab says a post arrived while it was hidden
     assert not [u for u in fetched if u.endswith(f"/scenes/{road}") or "/story" in u], fetched
     page.goto(f"/scenes/{ford}")
     expect(page.locator("#turn")).to_contain_text("Bobo")
@@ -260,6 +267,20 @@ def test_whose_turn_what_is_new_and_a_long_scene(server, browser):
     ):
         page.goto(url)
         check(page, name, screenshot=False)
+
+    # --- the join page, for someone new with the GM's link
+    link = api("POST", f"/api/campaigns/{cid}/invites", "gm", json={"role": "observer"})["link"]
+    api.user("carol")
+    newcomer = browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    visitor = newcomer.new_page()
+    visitor.goto("/login")
+    visitor.get_by_label("Name").fill("carol")
+    visitor.get_by_label("Password").fill(PASSWORD)
+    visitor.get_by_role("button", name="Sign in").click()
+    visitor.goto(link)
+    expect(visitor.get_by_role("heading", level=1)).to_contain_text("Join")
+    check(visitor, "join", screenshot=False)
+    newcomer.close()
 
     ctx.close()
     assert not problems, problems

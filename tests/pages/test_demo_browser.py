@@ -139,7 +139,12 @@ def test_the_players_explore_the_demo(server, browser, system) -> None:
     for reason in reasons:
         expect(p2.locator(".history-list")).to_contain_text(reason)
     open_campaign(p2, system)
-    p2.get_by_role("link", name=demo_data(system)["scene"]).click()
+    # the dashboard tells the second player a post is owed in the open scene (the table's reading side)
+    scene_link = p2.get_by_role("link", name=demo_data(system)["scene"]).first
+    sid = scene_link.get_attribute("href").rstrip("/").split("/")[-1]
+    owed = p2.locator(f"tr[data-scene='{sid}'] [data-owed]")
+    expect(owed).to_have_attribute("data-owed", "1")
+    scene_link.click()
     expect(p2.locator("#story")).not_to_contain_text("keeps the duke's letter hidden")
     expect(p2.locator("#story")).not_to_contain_text("the duke's courier")  # not a reader of that block
     expect(p2.locator("#story")).to_contain_text("how crowded the room is")  # the inline roll, for everyone
@@ -152,4 +157,6 @@ def test_the_players_explore_the_demo(server, browser, system) -> None:
     expect(p2.locator("#story")).to_contain_text(f"{second} orders a drink")
     p2.reload()
     expect(p2.locator("#turn")).to_contain_text("Everyone has posted")
+    open_campaign(p2, system)
+    expect(owed).to_have_attribute("data-owed", "0")
     p2.context.close()

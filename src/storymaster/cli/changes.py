@@ -37,7 +37,9 @@ def change_commands(
     document: Callable[[Any], dict[str, Any]] | None = None,
     out_option: Any = OutOpt,
 ) -> Callable[[str], Callable[[Callable[..., Any]], Callable[..., Any]]]:
-    """A decorator factory: ``@change("award")`` over a function returning the advancement request.
+    """A decorator factory: ``@change("award")`` over a function returning the advancement request
+    (given to ``system.advance``), or, when it takes ``character`` (and ``hr``), returning
+    ``(changed character, events)`` itself (a change that is not an advancement: wounds, healing).
 
     ``summary(new, hr)`` is a line after the events ("44 CP left to spend"), ``json_extra(new, hr)``
     the same for ``--json``; ``document(new)`` the character as the system writes its files.
@@ -48,7 +50,9 @@ def change_commands(
 
     def change(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def register(request: Callable[..., Any]) -> Callable[..., Any]:
-            own = parameters_of(request)
+            takes = set(inspect.signature(request).parameters)
+            direct = "character" in takes  # it changes the character itself: returns (new, events)
+            own = parameters_of(request, ("character", "hr"))
             params = [
                 shared("file", FileArg, inspect.Parameter.empty),
                 *own,
@@ -63,8 +67,11 @@ def change_commands(
                 hr = load_house_rules(kw.pop("house_rules"), system)
                 file, out, in_place, as_json = kw.pop("file"), kw.pop("out"), kw.pop("in_place"), kw.pop("as_json")
                 character = load_character(system, file, hr, allow_illegal=kw.pop("allow_illegal"))
-                req = request(**kw)
-                new, events = system.advance(character, req, make_rng(None, f"{system.name}-advance"), hr)
+                if direct:
+                    injected = {"character": character, "hr": hr}
+                    new, events = request(**{k: v for k, v in injected.items() if k in takes}, **kw)
+                else:
+                    new, events = system.advance(character, request(**kw), make_rng(None, f"{system.name}-advance"), hr)
                 doc = document(new) if document is not None else None
                 if as_json:
                     done = write_character(new, source=file, out=out, in_place=in_place, document=doc, as_json=True)

@@ -208,7 +208,8 @@ def character_act(
                 },
             )
         )
-    campaign += condition_drafts(c, system, char_id, actor, cond, new, why, text=f"{ch.name}: {text}")
+    told = text if text.startswith(ch.name) else f"{ch.name}: {text}"
+    campaign += condition_drafts(c, system, char_id, actor, cond, new, why, text=told)
     scene_drafts: list[Draft] = []
     records = [stored_record(r) for e in events for r in e.rolls]
     if scene is not None and rng is not None:
@@ -224,7 +225,7 @@ def character_act(
             "character": char_id,
             "character_name": ch.name,
             "action": name,
-            "text": f"{ch.name}: {text}",
+            "text": told,
             "events": [{k: v for k, v in e.to_json().items() if k != "rolls"} for e in events],
         }
         scene_drafts.append(Draft("character.acted", actor, body, rolls=(roll,) if rng.counter > start else ()))

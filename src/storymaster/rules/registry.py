@@ -7,12 +7,12 @@ A plugin that fails to load does not take the others down: it is reported by
 from __future__ import annotations
 
 from functools import cache
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 
 from ..errors import PluginError
 from .protocol import RuleSystem
 
-__all__ = ["SYSTEMS_GROUP", "all_systems", "get_system", "load_failures"]
+__all__ = ["SYSTEMS_GROUP", "all_systems", "entry_point", "get_system", "load_failures"]
 
 SYSTEMS_GROUP = "storymaster.systems"
 
@@ -46,9 +46,10 @@ def missing_members(system: object) -> list[str]:
 
 
 @cache
-def _load() -> tuple[dict[str, RuleSystem], dict[str, str]]:
+def _load() -> tuple[dict[str, RuleSystem], dict[str, str], dict[str, EntryPoint]]:
     found: dict[str, RuleSystem] = {}
     failed: dict[str, str] = {}
+    points: dict[str, EntryPoint] = {}
     for ep in sorted(entry_points(group=SYSTEMS_GROUP), key=lambda e: e.name):
         try:
             system = ep.load()
@@ -63,7 +64,8 @@ def _load() -> tuple[dict[str, RuleSystem], dict[str, str]]:
             )
             continue
         found[ep.name] = system
-    return found, failed
+        points[ep.name] = ep
+    return found, failed, points
 
 
 def all_systems() -> dict[str, RuleSystem]:
@@ -76,9 +78,15 @@ def load_failures() -> dict[str, str]:
     return dict(_load()[1])
 
 
+def entry_point(name: str) -> EntryPoint:
+    """The entry point the system called ``name`` loaded from (how a system travels to another process)."""
+    get_system(name)  # the same error when there is none
+    return _load()[2][name]
+
+
 def get_system(name: str) -> RuleSystem:
     """The installed rule system called ``name`` (:class:`PluginError` naming the installed ones if none)."""
-    systems, failed = _load()
+    systems, failed, _points = _load()
     if name in systems:
         return systems[name]
     if name in failed:

@@ -25,6 +25,7 @@ from .limits import BodyLimit
 from .live import Broker, PgListener
 from .routers import auth, campaigns, characters, exports, invites, live, posts, scenes, systems
 from .settings import Settings
+from .work import ComputePool, ForecastCache, Work
 
 __all__ = ["create_app"]
 
@@ -52,6 +53,8 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -
         if store.is_postgres:
             listener = PgListener(settings.database_url, broker)
             listener.start()
+        # the compute workers (and the fork server they come from) are up before the first request is taken
+        await asyncio.to_thread(app.state.work.pool.warm)
         digests = None
         if settings.smtp_host and settings.digest_every > 0:
             from .notify import digest_loop
@@ -82,6 +85,8 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -
     app.state.streams = collections.Counter()  # live streams open per user, in this process
     app.state.broker = broker
     app.state.clock = clock
+    app.state.work = Work(ComputePool.shared(settings.work_processes, settings.work_memory_mb), settings.work_seconds)
+    app.state.forecasts = ForecastCache()  # the GM page's forecasts, per (scene, log head)
     problems.install(app)
     from .pages import install as install_pages
 

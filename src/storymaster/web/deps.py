@@ -15,6 +15,7 @@ from fastapi import Depends, Path, Request
 from ..play.errors import Forbidden, Unauthorized
 from ..store import Store
 from .settings import Settings
+from .work import Work
 
 __all__ = [
     "CSRF_COOKIE",
@@ -26,6 +27,7 @@ __all__ = [
     "MaybeCallerDep",
     "NowDep",
     "StoreDep",
+    "WorkDep",
     "new_token",
     "now_text",
     "sha256",
@@ -119,7 +121,12 @@ def caller(request: Request) -> Caller:
     return c
 
 
+async def get_work(request: Request) -> Work:
+    return request.app.state.work  # type: ignore[no-any-return]
+
+
 StoreDep = Annotated[Store, Depends(get_store)]
+WorkDep = Annotated[Work, Depends(get_work)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 NowDep = Annotated[datetime, Depends(get_now)]
 CallerDep = Annotated[Caller, Depends(caller)]

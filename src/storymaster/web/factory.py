@@ -27,6 +27,9 @@ def settings_from_env() -> Settings:
         secure_cookies=_flag(env.get("STORYMASTER_SECURE_COOKIES")),
         api_docs=_flag(env.get("STORYMASTER_API_DOCS")) or False,
         cache_mb=int(env.get("STORYMASTER_CACHE_MB") or 256),
+        work_seconds=float(env.get("STORYMASTER_WORK_SECONDS") or 5.0),
+        work_processes=int(env.get("STORYMASTER_WORK_PROCESSES") or 2),
+        work_memory_mb=int(env.get("STORYMASTER_WORK_MEMORY_MB") or 2048),
     )
 
 

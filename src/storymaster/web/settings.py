@@ -38,6 +38,14 @@ class Settings:
     #: folded log state kept in memory per server process, in MiB (least recently used evicted past it;
     #: STORYMASTER_CACHE_MB)
     cache_mb: int = 256
+    #: seconds of rules work one request may start (odds previews, forecasts, sheet checks, typed YAML), run in
+    #: a worker process; past it the worker is killed and the request answers 422 too-much-work
+    #: (STORYMASTER_WORK_SECONDS)
+    work_seconds: float = 5.0
+    #: compute worker processes per server process (STORYMASTER_WORK_PROCESSES)
+    work_processes: int = 2
+    #: address-space cap of a compute worker in MiB, 0 for none (STORYMASTER_WORK_MEMORY_MB)
+    work_memory_mb: int = 2048
 
     @property
     def cookies_secure(self) -> bool:

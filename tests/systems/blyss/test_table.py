@@ -143,3 +143,31 @@ def test_the_sm_advances_time_for_everyone_and_the_sheet_shows_it(client) -> Non
     res = next(s for s in sheet["sections"] if s["kind"] == "resources")
     got = {v["key"]: (v["value"], v.get("maximum")) for v in res["values"]}
     assert got["dodges"] == (0, 6) and got["flesh_wounds"] == (3, 4) and got["health"] == (34, 34)
+
+
+def test_armour_with_a_life_left_is_repaired_and_ruined_armour_is_not(client) -> None:
+    t = build_live(client, "blyss", example("blyss", "warrior"), example("blyss", "rogue"))
+    t.adjust(t.a, {"armour_lives": [1]}, reason="the chainmail took the blows")
+    t.act(t.a, {"action": "repair", "armour": "Chainmail"})
+    assert t.condition(t.a)["condition"]["armour_lives"] == [2]
+    t.adjust(t.a, {"armour_lives": [0]}, reason="ruined by acid")
+    # "once it is reduced 0 'lives' it is irreparably destroyed"
+    r = t.act(t.a, {"action": "repair", "armour": "Chainmail"}, expect=422)
+    assert "destroyed" in r["detail"]
+    t.act(t.a, {"action": "repair", "armour": "Plate"}, expect=422)
+
+
+def test_a_character_out_from_thirst_makes_starvation_checks_in_a_scene(client) -> None:
+    t = build_live(client, "blyss", example("blyss", "warrior"), example("blyss", "rogue"))
+    yama = t.a
+    t.act(yama, {"action": "starvation_check"}, expect=422)  # not unconscious from hunger or thirst
+    t.act(yama, {"action": "time", "hours": 40, "drinking": False})  # 8 hours past the Threshold: Thirst 4
+    assert _vitals(t, yama)["unconscious"]  # Stamina 4 - 4 reaches 0
+    r = t.act(yama, {"action": "starvation_check"}, expect=422)
+    assert "scene" in r["detail"]
+    t.act_in_scene(yama, {"action": "starvation_check"})
+    # "a Stamina Test ... at a TD of 10. If they fail, the character loses a Wound's worth of Health"
+    # (ruling: a third of maximum Health, rounded up: 12 of 34)
+    assert _vitals(t, yama)["health"] in (34, 34 - 12)
+    told = [p for p in t.posts() if p["kind"] == "table"][-1]
+    assert told["text"].startswith("Yama Wolfclaw ") and told["text"].count("Yama Wolfclaw") == 1

@@ -84,3 +84,21 @@ def test_skill_points_are_awarded_by_the_gm_and_spent_by_the_book(client) -> Non
     t.advance(p1, {"kind": "stat", "stat": "INT"}, who=t.p1, expect=422)
     t.advance(p1, {"kind": "skill", "skill": "Medicine", "points": 1}, who=t.p1)  # now under INT 3
     t.advance(p1, {"kind": "skill", "skill": "Sword", "points": 1}, who=t.p2, expect=403)  # not p2's
+
+
+def test_a_fight_spends_the_bolts_and_leaves_the_crossbow_to_reload(client) -> None:
+    t = build_live(client, "bum", example("bum", "player2"), example("bum", "thief"))
+    p2 = t.a
+    # the crossbow starts loaded with three bolts in the quiver (the GM's word for this scene)
+    t.adjust(p2, {"readiness": "ready", "ammo": 3}, reason="loaded before the cave")
+    fight = t.fight([[p2], [t.b]], {"distance": 3, "tactics": {"0": "ranged"}})
+    assert fight["round"] == 0
+    t.step()
+    c = t.condition(p2)["condition"]
+    assert c["ammo"] == 2  # one bolt shot
+    assert c["readiness"] != "ready"  # a crossbow is made ready again after a shot (Appendix A)
+    assert t.condition(p2)["history"][-1]["why"] == {"kind": "fight", "scene": t.scene, "round": 1}
+    t.call("DELETE", f"/api/scenes/{t.scene}/combat", t.gm)
+    t.act(p2, {"action": "reload"}, who=t.p1)
+    c = t.condition(p2)["condition"]
+    assert c["readiness"] == "ready" and c["ammo"] == 2

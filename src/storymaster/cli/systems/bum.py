@@ -29,7 +29,8 @@ from ...systems.bum.equipment import all_gear, find_gear
 from ...systems.bum.fighters import FightState
 from ...systems.bum.levels import skill_label, stat_label
 from ...systems.bum.wounds import heal, take_wounds
-from ..characters import load_character, write_character
+from ..changes import change_commands
+from ..characters import load_character
 from ..checks import CheckCommands, add_check_commands
 from ..common import HouseRulesOpt, JsonOpt, SeedOpt, emit_events, load_house_rules, make_rng
 from ..forecast import (
@@ -45,7 +46,7 @@ from ..forecast import (
 from ..output import console, print_json
 from ..prompts import ask, ask_int, say
 from ..shared import finish_new, system_app
-from ..vocab import AllowIllegalOpt, InPlaceOpt, TeamVsOpt
+from ..vocab import AllowIllegalOpt, TeamVsOpt
 from ..vocab import OutOpt as OutOpt
 
 app = system_app(
@@ -84,19 +85,6 @@ def _document(c: BumCharacter) -> dict[str, Any]:
     data = c.model_dump(mode="json", exclude_defaults=True)
     data.pop("system", None)
     return {"system": "bum", **data}
-
-
-def _save(
-    c: BumCharacter, file: Path | None, out: Path | None, in_place: bool, as_json: bool, events: list[Any]
-) -> None:
-    """The events, then the changed character printed, or written with -o / --in-place."""
-    if as_json:
-        done = write_character(c, source=file, out=out, in_place=in_place, document=_document(c), as_json=True)
-        print_json({"character": c.model_dump(mode="json"), "events": [e.to_json() for e in events], **done})
-        return
-    for e in events:
-        console.print(e.text, markup=False)
-    write_character(c, source=file, out=out, in_place=in_place, document=_document(c))
 
 
 # --------------------------------------------------------------------------- sheet / schema / new
@@ -785,121 +773,76 @@ def forecast_cmd(
 # --------------------------------------------------------------------------- wounds and advancement
 
 
-@app.command("wound")
+# the commands that change a character: one definition (cli/changes.py), the book's changes here
+change = change_commands(app, SYSTEM, document=_document)
+
+
+@change("wound")
 def wound_cmd(
-    file: FileArg,
+    character: BumCharacter,
     n: Annotated[int, typer.Option("--n", min=1, help="How many wounds.")] = 1,
     cause: Annotated[str, typer.Option("--cause", help="What caused them (a punch heals sooner than a sword).")] = "",
     heal_days: Annotated[
         int | None, typer.Option("--heal-days", min=0, help="Days until healed (the GM's call).")
     ] = None,
-    out: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+) -> tuple[BumCharacter, list[Any]]:
     """Mark wounds on a card (Part Five, Wounds/Injury)."""
     from ...rules import Event
 
-    c = take_wounds(_load(file, _hr(house_rules), allow_illegal), n, cause, heal_days)
+    c = take_wounds(character, n, cause, heal_days)
     hp = current_hp(c)
     text = f"{c.name} takes {n} wound(s): {hp} of {hit_points(c)} HP left." + (
         " At 0 HP he is out of the fight, but alive." if hp == 0 else ""
     )
-    _save(c, file, out, in_place, as_json, [Event("wound", text, data={"hp": hp})])
+    return c, [Event("wound", text, data={"hp": hp})]
 
 
-@app.command("heal")
+@change("heal")
 def heal_cmd(
-    file: FileArg,
+    character: BumCharacter,
     days: Annotated[int, typer.Option("--days", min=0, help="Days of rest.")],
-    out: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+) -> tuple[BumCharacter, list[Any]]:
     """Let wounds heal: each heals on its own, least severe first."""
     from ...rules import Event
 
-    before = _load(file, _hr(house_rules), allow_illegal)
-    c = heal(before, days)
-    _save(
-        c,
-        file,
-        out,
-        in_place,
-        as_json,
-        [
-            Event(
-                "heal",
-                f"After {days} day(s) {len(before.wounds) - len(c.wounds)} wound(s) have healed; "
-                f"{current_hp(c)} of {hit_points(c)} HP.",
-            )
-        ],
-    )
+    c = heal(character, days)
+    healed = len(character.wounds) - len(c.wounds)
+    text = f"After {days} day(s) {healed} wound(s) have healed; {current_hp(c)} of {hit_points(c)} HP."
+    return c, [Event("heal", text)]
 
 
-@app.command("award")
+@change("award")
 def award_cmd(
-    file: FileArg,
     points: Annotated[int, typer.Option("--points", min=0, help="Skill points earned this session (1-2 is usual).")],
     used: Annotated[
         list[str] | None, typer.Option("--used", help="A skill used this session (repeatable; 'A is for Axe').")
     ] = None,
-    out: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+) -> AwardPoints:
     """End of session: award skill points (saved until spent)."""
-    req = _build(AwardPoints, AdvancementError, points=points, used_skills=tuple(used or ()))
-    c, events = SYSTEM.advance(_load(file, _hr(house_rules), allow_illegal), req, make_rng(None), _hr(house_rules))
-    _save(c, file, out, in_place, as_json, list(events))  # type: ignore[arg-type]
+    return _build(AwardPoints, AdvancementError, points=points, used_skills=tuple(used or ()))  # type: ignore[no-any-return]
 
 
-@app.command("buy-skill")
+@change("buy-skill")
 def buy_skill_cmd(
-    file: FileArg,
     skill: Annotated[str, typer.Argument(help="The skill to raise (or a new one).")],
     points: Annotated[int, typer.Option("--points", min=1, help="Skill points to put in.")] = 1,
     stat: Annotated[str | None, typer.Option("--stat", help="Governing stat of a new skill.")] = None,
     teacher: Annotated[bool, typer.Option("--teacher", help="A teacher helps ('A is for Axe').")] = False,
-    out: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+) -> BuySkill:
     """Spend saved skill points on a skill."""
     st = stat.upper() if stat else None
     if st is not None and st not in STATS:
         raise CheckError(f"{stat!r} is not a stat", hint="STR, DEX, INT or SOC")
-    req = _build(BuySkill, AdvancementError, skill=skill, points=points, stat=st, teacher=teacher)
-    c, events = SYSTEM.advance(_load(file, _hr(house_rules), allow_illegal), req, make_rng(None), _hr(house_rules))
-    _save(c, file, out, in_place, as_json, list(events))  # type: ignore[arg-type]
+    return _build(BuySkill, AdvancementError, skill=skill, points=points, stat=st, teacher=teacher)  # type: ignore[no-any-return]
 
 
-@app.command("buy-stat")
-def buy_stat_cmd(
-    file: FileArg,
-    stat: Annotated[str, typer.Argument(help="STR, DEX, INT or SOC.")],
-    out: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+@change("buy-stat")
+def buy_stat_cmd(stat: Annotated[str, typer.Argument(help="STR, DEX, INT or SOC.")]) -> BuyStat:
     """Raise a stat by 1 for 4 saved skill points (once per stat per game)."""
     st = stat.upper()
     if st not in STATS:
         raise CheckError(f"{stat!r} is not a stat", hint="STR, DEX, INT or SOC")
-    c, events = SYSTEM.advance(
-        _load(file, _hr(house_rules), allow_illegal), BuyStat(stat=st), make_rng(None), _hr(house_rules)
-    )  # type: ignore[arg-type]
-    _save(c, file, out, in_place, as_json, list(events))  # type: ignore[arg-type]
+    return BuyStat(stat=st)  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------- hazards

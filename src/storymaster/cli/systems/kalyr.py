@@ -33,7 +33,8 @@ from ...systems.kalyr.damage import simple_contest_damage
 from ...systems.kalyr.data_files import table
 from ...systems.kalyr.ladder import LADDER, level_name, parse_level, parse_levels
 from ...systems.kalyr.wounds import severity_for_damage, severity_name
-from ..characters import load_character, write_character
+from ..changes import change_commands
+from ..characters import load_character
 from ..checks import CheckCommands, add_check_commands
 from ..common import (
     HouseRulesOpt,
@@ -59,7 +60,7 @@ from ..forecast import (
 from ..output import console, print_json
 from ..prompts import ask, ask_choice, ask_int, say
 from ..shared import finish_new, system_app
-from ..vocab import AllowIllegalOpt, InPlaceOpt, OutOpt, TeamVsOpt
+from ..vocab import AllowIllegalOpt, OutOpt, TeamVsOpt
 
 app = system_app(
     SYSTEM, help="The Kalyr RPG (ch. 3, Playing the Game): 4dF Trait Ladder, contests, damage tracks, Fudge points."
@@ -826,50 +827,16 @@ def _status_text(c: Character, track: str) -> str:
     return f"{severity_name(st)} ({track})" if st else f"unhurt ({track})"
 
 
-# ---- changing a character --------------------------------------------------------------------
+# ---- changing a character: one definition (cli/changes.py), the book's changes here -----------
 
-
-def _write(
-    c: Character,
-    out: Path | None,
-    as_json: bool,
-    events: list[Event],
-    file: Path | None = None,
-    in_place: bool = False,
-) -> None:
-    """The events, then the changed character printed, or written with -o / --in-place."""
-    data = c.model_dump(mode="json", exclude_defaults=False)
-    if as_json:
-        done = write_character(c, source=file, out=out, in_place=in_place, document=data, as_json=True)
-        print_json({"events": [e.to_json() for e in events], "character": data, **done})
-        return
-    for e in events:
-        console.print(e.text, markup=False)
-    write_character(c, source=file, out=out, in_place=in_place, document=data)
-
-
-def _apply(
-    file: Path,
-    request,
-    out: Path | None,
-    as_json: bool,
-    house_rules: Path | None,
-    in_place: bool = False,
-    allow_illegal: bool = False,
-) -> None:
-    hr = _hr(house_rules)
-    c = _load(file, hr, allow_illegal)
-    new, events = SYSTEM.advance(c, request, make_rng(None), hr)
-    _write(new, out, as_json, list(events), file, in_place)  # type: ignore[arg-type]
-
-
-FileArg = Annotated[Path, typer.Argument(help="A Kalyr character file.")]
 TrackOpt = Annotated[str, typer.Option("--track", help="physical, mental or social.")]
+change = change_commands(app, SYSTEM, document=lambda c: c.model_dump(mode="json"))
 
 
-@app.command("wound")
+@change("wound")
 def wound_cmd(
-    file: FileArg,
+    character: Character,
+    hr: Any,
     severity: Annotated[
         str | None, typer.Option("--severity", help="Scratch, Hurt, Very Hurt, Defeated, Destroyed.")
     ] = None,
@@ -880,127 +847,76 @@ def wound_cmd(
     fudge: Annotated[
         int, typer.Option("--fudge", min=0, help="Fudge points spent to reduce the wound, one level each.")
     ] = 0,
-    out: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+) -> tuple[Any, list[Any]]:
     """Mark a wound on a damage track (overflowing to the next open box)."""
     if (severity is None) == (points is None):
         raise CheckError("give --severity or --points (one of them)")
     sev: Any = severity if severity is not None else severity_for_damage(points or 0)
     if sev == 0:
-        c = _load(file, _hr(house_rules), allow_illegal)
-        _write(c, out, as_json, [Event("wound", f"{points} point(s): {c.name} gets through unscathed")], file, in_place)
-        return
+        return character, [Event("wound", f"{points} point(s): {character.name} gets through unscathed")]
     req = validate_data({"track": track, "severity": sev, "fudge_reduce": fudge}, TakeWound, source="kalyr wound")
-    _apply(file, req, out, as_json, house_rules, in_place, allow_illegal)
+    new, events = SYSTEM.advance(character, req, make_rng(None), hr)
+    return new, list(events)
 
 
-@app.command("heal")
+@change("heal")
 def heal_cmd(
-    file: FileArg,
     result: Annotated[
         str, typer.Option("--result", help="The healer's result (Good heals 1 level, Great 2, Superb 3).")
     ],
     track: TrackOpt = "physical",
     method: Annotated[str, typer.Option("--method", help="medical (days) or psionic (hours).")] = "medical",
-    out: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+) -> Heal:
     """Heal with a medical or psionic healing result."""
-    _apply(
-        file,
-        validate_data(
-            {"track": track, "result": parse_level(result, what="--result"), "method": method},
-            Heal,
-            source="kalyr heal",
-        ),
-        out,
-        as_json,
-        house_rules,
-        in_place,
-        allow_illegal,
-    )
+    data = {"track": track, "result": parse_level(result, what="--result"), "method": method}
+    return validate_data(data, Heal, source="kalyr heal")
 
 
-@app.command("rest")
-def rest_cmd(
-    file: FileArg,
-    weeks: Annotated[int, typer.Option("--weeks", min=0, help="Weeks of rest: one level each.")] = 1,
-    out: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+@change("rest")
+def rest_cmd(weeks: Annotated[int, typer.Option("--weeks", min=0, help="Weeks of rest: one level each.")] = 1) -> Rest:
     """Natural healing: one wound level per week of rest."""
-    _apply(file, Rest(weeks=weeks), out, as_json, house_rules, in_place, allow_illegal)
+    return Rest(weeks=weeks)
 
 
-@app.command("end-scene")
-def end_scene_cmd(
-    file: FileArg,
-    out: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+@change("end-scene")
+def end_scene_cmd() -> EndScene:
     """End of a scene: Scratches clear, and abilities may be raised again."""
-    _apply(file, EndScene(), out, as_json, house_rules, in_place, allow_illegal)
+    return EndScene()
 
 
-@app.command("end-session")
+@change("end-session")
 def end_session_cmd(
-    file: FileArg,
     convert: Annotated[
         int, typer.Option("--convert", min=0, help="Unspent Fudge points to spend for XP; the rest carry over.")
     ] = 0,
-    out: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+) -> EndSession:
     """End of a session: carry Fudge points over, or spend them for experience."""
-    _apply(file, EndSession(convert=convert), out, as_json, house_rules, in_place, allow_illegal)
+    return EndSession(convert=convert)
 
 
-@app.command("fudge")
+@change("fudge")
 def fudge_cmd(
-    file: FileArg,
     action: Annotated[str, typer.Argument(help="spend or gain")],
     use: Annotated[str, typer.Option("--use", help="spend: retro, automatic, reduce_wound or story.")] = "retro",
     key: Annotated[str | None, typer.Option("--key", help="gain: the Key that came into play.")] = None,
     vetoed: Annotated[
         bool, typer.Option("--vetoed", help="spend --use story: the GM vetoed it (no point spent).")
     ] = False,
-    out: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+) -> Any:
     """Spend a Fudge point (earning an XP) or gain one when a Key comes into play."""
     if action == "spend":
-        req: Any = validate_data({"use": use, "vetoed": vetoed}, SpendFudge, source="kalyr fudge spend")
-    elif action == "gain":
+        return validate_data({"use": use, "vetoed": vetoed}, SpendFudge, source="kalyr fudge spend")
+    if action == "gain":
         if not key:
             raise CheckError("gain needs --key: the Key that came into play")
-        req = validate_data({"key": key}, GainFudge, source="kalyr fudge gain")
-    else:
-        raise CheckError(f"fudge spend or fudge gain, not {action!r}")
-    _apply(file, req, out, as_json, house_rules, in_place, allow_illegal)
+        return validate_data({"key": key}, GainFudge, source="kalyr fudge gain")
+    raise CheckError(f"fudge spend or fudge gain, not {action!r}")
 
 
-@app.command("advance")
+@change("advance")
 def advance_cmd(
-    file: FileArg,
+    character: Character,
+    hr: Any,
     buy: Annotated[
         list[str],
         typer.Option("--buy", help="ability:NAME, psionic:NAME@POWER, connection:ORG or key:NAME (repeatable)."),
@@ -1009,12 +925,7 @@ def advance_cmd(
     lifepath: Annotated[
         str, typer.Option("--lifepath", help="Name for a Lifepath earned by these levels.")
     ] = "Experience",
-    out: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+) -> tuple[Any, list[Any]]:
     """Spend experience at the end of a scene (costs: 'storymaster kalyr costs')."""
     purchases = []
     for item in buy:
@@ -1034,39 +945,25 @@ def advance_cmd(
             purchases.append(Purchase(target="key", name=name))
         else:
             raise CheckError(f"--buy {item!r}: unknown kind {kind!r}", hint="ability, psionic, connection or key")
-    c = _load(file, _hr(house_rules), allow_illegal)
-    if not as_json:
-        for p in purchases:
-            try:
-                cost, _, _ = purchase_cost(c, p)
-                console.print(f"{p.target} {p.name}: {cost} XP")
-            except Exception:  # the advance call below reports it properly
-                pass
-    _apply(
-        file,
-        Buy(purchases=tuple(purchases), lifepath_name=lifepath),
-        out,
-        as_json,
-        house_rules,
-        in_place,
-        allow_illegal,
-    )
+    costs = []
+    for p in purchases:
+        try:
+            cost, _, _ = purchase_cost(character, p)
+        except Exception:  # the advance below reports it properly
+            continue
+        costs.append(Event("cost", f"{p.target} {p.name}: {cost} XP"))
+    new, events = SYSTEM.advance(character, Buy(purchases=tuple(purchases), lifepath_name=lifepath), make_rng(None), hr)
+    return new, [*costs, *events]
 
 
-@app.command("add-key")
+@change("add-key")
 def add_key_cmd(
-    file: FileArg,
     name: Annotated[
         str, typer.Option("--name", help="The new Key (tied to the conflict that Destroyed the character).")
     ],
     kind: Annotated[str, typer.Option("--kind", help="e.g. Fear, Goal, Physical Disability.")] = "",
-    out: OutOpt = None,
-    in_place: InPlaceOpt = False,
-    house_rules: HouseRulesOpt = None,
-    allow_illegal: AllowIllegalOpt = False,
-    as_json: JsonOpt = False,
-) -> None:
+) -> AddKey:
     """Take the new Key owed for being Destroyed."""
     from ...systems.kalyr.character import Key
 
-    _apply(file, AddKey(key=Key(name=name, kind=kind)), out, as_json, house_rules, in_place, allow_illegal)
+    return AddKey(key=Key(name=name, kind=kind))

@@ -35,6 +35,7 @@ from .living import (
     deprivation_penalty,
     deprivation_recovery,
     dying_check,
+    starvation_check,
     wound_level,
     wound_penalty,
 )
@@ -106,6 +107,12 @@ class Repair(BaseModel):
     lives: int = Field(1, ge=1, le=3)
 
 
+class StarvationCheck(BaseModel):
+    """A character unconscious from hunger or thirst: the Stamina Test at TD 10 every Stamina x 4 hours (Thirst)."""
+
+    action: Literal["starvation_check"] = "starvation_check"
+
+
 class DyingCheck(BaseModel):
     """A turn of dying outside a fight: the Stamina check at TD 6 (Dying)."""
 
@@ -141,6 +148,7 @@ class BlyssConditionRules(ConditionBase):
         "heal": Heal,
         "repair": Repair,
         "dying_check": DyingCheck,
+        "starvation_check": StarvationCheck,
     }
     player_actions = frozenset()
     reason_required = frozenset({"heal"})
@@ -312,6 +320,14 @@ class BlyssConditionRules(ConditionBase):
             v, text, rec = dying_check(cond.vitals, character.attributes.stamina, needs_dice(rng, "a dying check"), hr)
             return cond.model_copy(update={"vitals": v}), [
                 Event("dying", f"{who} {text}.", rolls=(rec,) if rec else ())
+            ]
+        if isinstance(request, StarvationCheck):
+            if not (cond.vitals.unconscious and (cond.hunger or cond.thirst)):
+                raise RulesInputError(f"{who} is not unconscious from hunger or thirst")
+            rank = character.attributes.stamina - deprivation_ranks(cond)
+            v, text, rec = starvation_check(cond.vitals, rank, needs_dice(rng, "a starvation check"), hr)
+            return cond.model_copy(update={"vitals": v}), [
+                Event("starvation", f"{who} {text}.", rolls=(rec,) if rec else ())
             ]
         return super().act(character, cond, request, rng, hr)
 

@@ -14,9 +14,9 @@ __all__ = ["install", "page_routes"]
 
 def _modules() -> list[Any]:
     """The page modules, one per resource (in this order: ``.../characters/new`` before ``.../{char}``)."""
-    from . import account, auth, campaigns, characters, misc, portraits, scenes
+    from . import account, auth, campaigns, characters, living, misc, portraits, scenes
 
-    return [auth, account, campaigns, characters, portraits, scenes, misc]
+    return [auth, account, campaigns, characters, living, portraits, scenes, misc]
 
 
 def page_routes() -> list[Any]:

@@ -105,7 +105,7 @@ async def campaign_house_rules(request: Request, cid: Id) -> Response:
     def go():
         v = require(request)
         form = form_of(request, v)
-        rules = parse_doc(str(form.get("house_rules") or ""), "house rules")
+        rules = parse_doc(request, str(form.get("house_rules") or ""), "house rules")
         if not isinstance(rules, dict):
             raise PageError(422, "house rules are a mapping of option: value")
         campaigns.set_house_rules(cid, HouseRulesIn(house_rules=rules), store_of(request), v.caller, now_of(request))

@@ -33,12 +33,12 @@ from .forms import submitted_names
 from .helpers import (
     campaign_ctx,
     now_of,
+    sheet_report,
     store_of,
     whole,
 )
 from .sheets import (
     builder_view,
-    check_sheet,
     read_builder,
     sheet_history,
     sheet_rows,
@@ -83,7 +83,7 @@ async def character_new(request: Request, cid: Id) -> Response:
         if ctx["c"]["your_role"] not in ("gm", "player"):
             raise Forbidden("observers do not make characters")
         start = start_data(system)
-        report = check_sheet(system, start, ctx["c"]["house_rules"])
+        report = sheet_report(request, ctx["system_name"], start, ctx["c"]["house_rules"])
         return _builder(request, v, ctx, start, report, None)
 
     return await run_page(request, go)
@@ -102,7 +102,7 @@ async def character_check(request: Request, cid: Id) -> Response:
         checked, shown, renames, _op = read_builder(
             system, form, is_gm=_is_gm(ctx), stored=_stored(request, v, cid, char)
         )
-        report = check_sheet(system, checked, ctx["c"]["house_rules"])
+        report = sheet_report(request, ctx["system_name"], checked, ctx["c"]["house_rules"])
         if "application/json" in request.headers.get("accept", ""):
             view = builder_view(system, checked, report, is_gm=_is_gm(ctx))
             html = render(request, "_report.html", v=v, report=view["report"]).body.decode()
@@ -136,7 +136,7 @@ async def character_create(request: Request, cid: Id) -> Response:
             else:
                 view = characters.create_character(cid, CharacterIn(sheet=sheet), store, v.caller, now)
         except (ValidationError, StorymasterError, PageError) as exc:
-            report = check_sheet(system, sheet, ctx["c"]["house_rules"])
+            report = sheet_report(request, ctx["system_name"], sheet, ctx["c"]["house_rules"])
             if not report["problems"]:
                 report["ok"] = False
                 report["problems"] = [{"where": getattr(exc, "where", "") or "", "message": error_message(exc)[1]}]
@@ -188,7 +188,7 @@ async def character_edit(request: Request, cid: Id, char: Id) -> Response:
         view = characters.read_character(cid, char, store_of(request), v.caller)
         if not (_is_gm(ctx) or view["owner"] == v.caller.id):
             raise Forbidden("only the character's owner or the GM edits it")
-        report = check_sheet(ctx["system"], view["sheet"], ctx["c"]["house_rules"])
+        report = sheet_report(request, ctx["system_name"], view["sheet"], ctx["c"]["house_rules"])
         return _builder(request, v, ctx, dict(view["sheet"]), report, char)
 
     return await run_page(request, go)

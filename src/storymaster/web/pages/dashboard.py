@@ -49,7 +49,7 @@ def story_ctx(
         reader = member(c, user)
         page = story_page(s, reader, before=before, after=after, size=size)
         head, cid = s.head_seq, c.id
-    if page.newest:
+    if page.newest and store.read_marks(user.id, [sid]).get(sid, 0) < head:  # a write only when it moves
         store.mark_read(user.id, sid, head)
     return {
         "posts": page.items,

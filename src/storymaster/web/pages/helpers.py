@@ -10,9 +10,10 @@ from typing import Any
 import yaml
 from fastapi import Request
 
-from ... import safe_yaml
 from ...rules import get_system
+from .. import jobs
 from ..routers import campaigns, invites
+from ..work import Work
 from .common import (
     PageError,
     Visitor,
@@ -59,15 +60,24 @@ def whole(value: Any, what: str) -> int | None:
     return n
 
 
-def parse_doc(text: str, what: str) -> Any:
+def work_of(request: Request) -> Work:
+    """The app's compute pool with its budget (``web/work.py``): heavy rules work goes through it."""
+    return request.app.state.work  # type: ignore[no-any-return]
+
+
+def parse_doc(request: Request, text: str, what: str) -> Any:
+    """YAML a member typed on a page, parsed in a compute worker within the budget by the safe loader
+    (no aliases or anchors) and refused when it stands for more than the body limit written out."""
     if not text.strip():
         return {}
-    try:
-        return safe_yaml.load(text)
-    except (yaml.YAMLError, RecursionError) as exc:
-        raise PageError(
-            422, f"the {what} is not valid YAML or JSON", (str(exc).splitlines() or ["too deeply nested"])[0]
-        ) from None
+    return work_of(request).call(jobs.parse_document, text, what, settings_of(request).max_body, what="YAML")
+
+
+def sheet_report(request: Request, system_name: str, sheet: dict[str, Any], house_rules: Any) -> dict[str, Any]:
+    """The builder's report on a stored or starter sheet, checked in a compute worker."""
+    return work_of(request).call(  # type: ignore[no-any-return]
+        jobs.sheet_check, jobs.system_ref(system_name), dict(sheet), dict(house_rules or {}), what="sheet check"
+    )
 
 
 def campaign_ctx(request: Request, v: Visitor, cid: int) -> dict[str, Any]:
@@ -76,6 +86,7 @@ def campaign_ctx(request: Request, v: Visitor, cid: int) -> dict[str, Any]:
     system = get_system(view["system"])
     ctx: dict[str, Any] = {
         "c": view,
+        "system_name": view["system"],
         "system": system,
         "names": {m["user"]: m["name"] for m in view["members"]},
     }

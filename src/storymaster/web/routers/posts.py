@@ -10,12 +10,13 @@ from ...play import scene as cmd
 from ...play.campaign import CampaignState
 from ...play.chain import canonical_json
 from ...play.errors import Invalid, NotFound
-from ...play.rolling import inline_odds, preview
 from ...play.scene import SceneState
 from ...play.views import Reader, post_view
+from .. import jobs
 from ..access import member, system_of
-from ..deps import CallerDep, Id, NowDep, StoreDep, now_text, sha256
+from ..deps import CallerDep, Id, NowDep, StoreDep, WorkDep, now_text, sha256
 from ..schemas import InlineOddsIn, PostEditIn, PostIn, PreviewIn
+from ..work import TooMuchWork
 
 router = APIRouter(prefix="/api/scenes/{sid}", tags=["posts"])
 
@@ -90,7 +91,8 @@ def create_post(
 
 
 @router.post("/preview", summary="The exact odds of a roll or check and a chart, without rolling")
-def preview_roll(sid: Id, body: PreviewIn, store: StoreDep, caller: CallerDep) -> dict[str, Any]:
+def preview_roll(sid: Id, body: PreviewIn, store: StoreDep, caller: CallerDep, work: WorkDep) -> dict[str, Any]:
+    """The odds are worked out in a compute worker within the table's budget (422 ``too-much-work`` past it)."""
     from ...play.living import penaliser
     from ...play.rolling import parse_check
 
@@ -103,8 +105,9 @@ def preview_roll(sid: Id, body: PreviewIn, store: StoreDep, caller: CallerDep) -
         if request.get("character") is not None and request.get("check") is not None:
             # the condition is read under the lock; the odds are worked out after it
             fixed = penaliser(c, system)(request["character"], parse_check(system, request["check"])[1])
-    return preview(
-        request, system=system, house_rules=house_rules, penalise=(lambda _ch, _check: fixed) if fixed else None
+        ref = jobs.system_ref(c.system)
+    return work.call(  # type: ignore[no-any-return]
+        jobs.odds_preview, ref, request, house_rules, fixed, what="odds preview"
     )
 
 
@@ -112,11 +115,14 @@ def preview_roll(sid: Id, body: PreviewIn, store: StoreDep, caller: CallerDep) -
     "/inline-odds",
     summary="The exact odds of each inline roll in a draft's text ([[2d6+3]], /r, [roll]), without rolling",
 )
-def preview_inline(sid: Id, body: InlineOddsIn, store: StoreDep, caller: CallerDep) -> dict[str, Any]:
+def preview_inline(sid: Id, body: InlineOddsIn, store: StoreDep, caller: CallerDep, work: WorkDep) -> dict[str, Any]:
+    """The odds are worked out in a compute worker within the table's budget (422 ``too-much-work`` past it)."""
     with store.reading_scene(sid) as (c, _s):
         member(c, caller)
     try:
-        return {"rolls": inline_odds(body.text), "error": None, "hint": None}
+        return {"rolls": work.call(jobs.inline_odds, body.text, what="odds preview"), "error": None, "hint": None}
+    except TooMuchWork:
+        raise
     except Invalid as exc:
         return {"rolls": [], "error": exc.message, "hint": exc.hint}
 
