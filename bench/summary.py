@@ -3,8 +3,9 @@
     python bench/summary.py .bench-output.txt
 
 Every bench script prints its targets as ``TARGET | what | measured | ratio | holds yes|no``
-(bench/common.py); this gathers them from the whole run's output, in order, with the load
-average each script saw (its ``machine:`` line).
+(bench/common.py); this gathers them from the whole run's output, in order, with the 1-minute
+load average last printed before each line (a script's ``machine:`` line; a script that prints
+none shows the one printed before it).
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ def rows(text: str) -> list[tuple[str, str, str, str, str]]:
     out = []
     load = "?"
     for line in text.splitlines():
-        found = re.search(r"load average ([0-9.]+)", line)
-        if line.startswith("machine:") and found:
+        found = re.search(r"load average\D{0,12}([0-9]+\.[0-9]+)", line)
+        if found and not line.startswith("TARGET"):
             load = found.group(1)
         if not line.startswith("TARGET |"):
             continue

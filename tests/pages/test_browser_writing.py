@@ -176,6 +176,8 @@ def test_writing_and_rolling_from_the_real_form(world, browser):
         "Bobo mutters something\n\nabout the ledger."
     )
     expect(bob.locator("#draft-note")).to_contain_text("Your unsent draft is back")
+    bob.get_by_role("button", name="Aside (OOC)").click()  # the toolbar inserts at the cursor
+    expect(bob.locator("form.composer textarea[name=text]")).to_have_value(re.compile(r"\[ooc\]\[/ooc\]"))
 
     # --- the GM closes the scene, after confirming; every export verifies, with the three rolls replayed
     gm.get_by_role("button", name="Close the scene and reveal its seed").click()

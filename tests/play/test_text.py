@@ -80,11 +80,18 @@ def test_secrets_split_and_fill_back() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["[private=Ann]never closed", "[private=Ann]a[private=Bo]b[/private][/private]", "[private=Ann] [/private]"]
+    ("text", "says"),
+    [
+        ("[private=Ann]never closed", "not closed"),
+        ("[private=Ann]a[private=Bo]b[/private][/private]", "nested"),
+        ("[private=Ann] [/private]", "empty"),
+        ("[private=]who?[/private]", "names its readers"),
+    ],
 )
-def test_secrets_that_would_leak_are_refused(text: str) -> None:
-    with pytest.raises(Invalid):
+def test_secrets_that_would_leak_are_refused(text: str, says: str) -> None:
+    with pytest.raises(Invalid) as e:
         split_secrets(text)
+    assert says in e.value.message
 
 
 @pytest.mark.parametrize(

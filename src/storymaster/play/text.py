@@ -52,7 +52,7 @@ _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 _DOUBLE = re.compile(r"\[\[(?!#\d{1,3}\]\])(.*?)\]\]")
 _BBCODE = re.compile(r"\[roll(?:=([^\]\n]{0,200}))?\](.*?)\[/roll\]", re.IGNORECASE)
 _SLASH = re.compile(r"^[ \t]*/r(?:oll)?[ \t]+(\S[^\n]*?)[ \t]*$", re.MULTILINE | re.IGNORECASE)
-_SECRET = re.compile(r"\[private=([^\]\n]{1,300})\](.*?)\[/private\]", re.IGNORECASE | re.DOTALL)
+_SECRET = re.compile(r"\[private=([^\]\n]{0,300})\](.*?)\[/private\]", re.IGNORECASE | re.DOTALL)
 _SECRET_OPEN = re.compile(r"\[private=", re.IGNORECASE)
 
 

@@ -11,6 +11,7 @@ import asyncio
 import collections
 import contextlib
 import logging
+import threading
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 
@@ -30,6 +31,9 @@ from .work import ComputePool, ForecastCache, Work
 __all__ = ["create_app"]
 
 log = logging.getLogger("storymaster.web")
+
+#: seconds the server waits at start-up for its compute workers before it takes requests anyway
+WARM_WAIT = 5.0
 
 
 def _utcnow() -> datetime:
@@ -53,8 +57,11 @@ def create_app(settings: Settings, *, clock: Callable[[], datetime] = _utcnow) -
         if store.is_postgres:
             listener = PgListener(settings.database_url, broker)
             listener.start()
-        # the compute workers (and the fork server they come from) are up before the first request is taken
-        await asyncio.to_thread(app.state.work.pool.warm)
+        # the compute workers (and the fork server they come from) start now; the server waits for them a
+        # little (so the first preview rarely pays for them), not for long (a busy box must still start)
+        warming = threading.Thread(target=app.state.work.pool.warm, name="storymaster-work-warm", daemon=True)
+        warming.start()
+        await asyncio.to_thread(warming.join, WARM_WAIT)
         digests = None
         if settings.smtp_host and settings.digest_every > 0:
             from .notify import digest_loop

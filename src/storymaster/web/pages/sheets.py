@@ -441,6 +441,9 @@ def with_condition(sheet: Sheet, condition: dict[str, Any] | None) -> list[Any]:
         now = [_section_of(d) for d in condition.get("sections") or []]
     except (KeyError, TypeError, ValueError):
         return list(sheet.sections)
+    said = str(condition.get("summary") or "")
+    # a section that only repeats the summary the page already heads with ("Condition: unhurt") is left out
+    now = [s for s in now if s.is_table or len(s.values) != 1 or s.values[0].text != said]
     by_key = {s.key: s for s in now}
     out = []
     for sec in sheet.sections:

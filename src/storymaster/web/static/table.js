@@ -169,6 +169,23 @@
       }).catch(function () { window.location = link.href; });
     });
 
+    // the small toolbar (hidden without JavaScript; the help below says the same): insert at the cursor
+    var tools = form.querySelector(".text-tools");
+    if (tools && text) {
+      tools.hidden = false;
+      tools.querySelectorAll("button[data-insert]").forEach(function (b) {
+        b.addEventListener("click", function () {
+          var ins = b.dataset.insert, at = text.selectionStart, end = text.selectionEnd;
+          text.value = text.value.slice(0, at) + ins + text.value.slice(end);
+          text.focus();
+          var sel = b.dataset.select ? ins.indexOf(b.dataset.select) : -1;
+          if (sel >= 0) text.setSelectionRange(at + sel, at + sel + b.dataset.select.length);
+          else { var c = at + Number(b.dataset.cursor || ins.length); text.setSelectionRange(c, c); }
+          text.dispatchEvent(new Event("input"));
+        });
+      });
+    }
+
     var box = document.getElementById("inline-odds");
     if (text && box && form.dataset.inlineOdds) {
       var odds = debounce(function () {
