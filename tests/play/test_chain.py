@@ -12,10 +12,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from storymaster.errors import VerificationError
+from storymaster.errors import CharacterError, VerificationError
 from storymaster.play import campaign as cc
 from storymaster.play import scene as sc
 from storymaster.play.chain import GENESIS, canonical_json
+from storymaster.play.errors import Conflict, Forbidden
 from storymaster.play.log import Draft, seal
 from storymaster.play.verify import EXPORT_FORMAT, verify_export, verify_log
 from storymaster.play.views import Reader, entry_view
@@ -114,7 +115,7 @@ def test_rolls_chain_on_one_stream_and_replay_after_the_reveal(tally) -> None:
     forged["scenes"][0]["log"][-1]["body"]["seed"] = "another seed"
     with pytest.raises(VerificationError):
         verify_export(forged)
-    with pytest.raises(Exception, match="commitment"):
+    with pytest.raises(Conflict, match="does not match the scene's commitment"):
         sc.close_scene(c, s, 1, seed="another seed")
 
 
@@ -163,14 +164,14 @@ def test_turn_rules_in_the_fold(tally) -> None:
     assert s.round == 1 and s.owed() == [arn, bel]
     s, _ = _write(c, s, 2, kind="ic", character=arn, text="Arn goes.", system=tally)
     assert s.owed() == [bel]
-    with pytest.raises(Exception, match="already acted"):
+    with pytest.raises(Conflict, match="already acted"):
         _write(c, s, 2, kind="ic", character=arn, text="Arn again.", system=tally)
 
 
 def test_character_rules_come_from_the_system(tally) -> None:
     c, _ = _campaign_and_scene(tally)
-    with pytest.raises(Exception) as info:
+    with pytest.raises(CharacterError, match="at most 3") as info:
         cc.create_character(c, 2, system=tally, sheet={"name": "Cheat", "skill": 9})
     assert info.value.code == "character-invalid" and "at most 3" in str(info.value)
-    with pytest.raises(Exception, match="only for themselves"):
+    with pytest.raises(Forbidden, match="only for themselves"):
         cc.create_character(c, 2, system=tally, sheet={"name": "X"}, owner=3)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import FrozenInstanceError
 from fractions import Fraction
 from importlib.metadata import EntryPoint
 from typing import ClassVar
 
 import pytest
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from storymaster.dice import DiceRng, roll
 from storymaster.errors import PluginError, Problem
@@ -149,7 +150,7 @@ def test_house_rules_describe_themselves() -> None:
     assert rows == [
         {"name": "weighted", "default": False, "description": "Coins land heads more often (Coin Book, p. 1)."}
     ]
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError, match="unknown\n  Extra inputs are not permitted"):
         CoinRules(unknown=True)  # extra options are refused
 
 
@@ -172,7 +173,7 @@ def test_outcome_odds_must_sum_to_one() -> None:
 def test_outcome_is_frozen_and_serialises(rng) -> None:
     r = roll("d6", rng)
     out = Outcome("x", "a check", "success", True, "because", (r,), margin=2, details={"td": Fraction(1, 2)})
-    with pytest.raises(Exception):
+    with pytest.raises(FrozenInstanceError, match="cannot assign to field 'result'"):
         out.result = "failure"  # type: ignore[misc]
     with pytest.raises(TypeError):
         out.details["td"] = 3  # type: ignore[index]

@@ -249,6 +249,14 @@ def test_every_route_is_in_the_matrix(app) -> None:
         "/api/campaigns/{cid}/join",  # joining by a link: tests/web/test_trust.py
         "/api/me/password",  # the account's own: tests/web/test_trust_accounts.py
         "/api/me/sessions",
+        # the living character (a system with a condition): tests/living/test_living_roles.py
+        "/api/campaigns/{cid}/actions",
+        "/api/campaigns/{cid}/characters/{char_id}/actions",
+        "/api/campaigns/{cid}/characters/{char_id}/condition",
+        "/api/campaigns/{cid}/characters/{char_id}/sheet",
+        "/api/campaigns/{cid}/characters/{char_id}/advance",
+        "/api/scenes/{sid}/characters/{char_id}/actions",
+        "/api/scenes/{sid}/characters/{char_id}/advance",
     }
     templates = {
         "/api/me",

@@ -352,3 +352,52 @@ def test_illegal_characters_are_refused_unless_the_sm_allows() -> None:
     state = SYSTEM.combat.start([[illegal], [load("rogue")]], options={"allow_illegal": True})
     assert len(state.fighters) == 2
     SYSTEM.combat.start([[load("warrior")], [load("rogue")]])  # the book's examples are legal
+
+
+def test_armour_tie_does_not_soak_unless_the_option_says_so() -> None:
+    """Ruling 9: the armour must *beat* the best attack die ("beat the value of all the attack dice"); a tie
+    gets through by default and soaks only with ``armour_ties_soak``. Read from the fight's own log lines,
+    over enough fights that ties occur (AR 4 rolls 1d8 against a Sword Test's d8s)."""
+    import re
+
+    from storymaster.systems.blyss.character import armour_soaks
+
+    line = re.compile(r"rolls (\d+) against (\d+)(,| and) ")
+    knight = fighter("Knight", stamina=6, armour=[Armour(name="Mail", armour_rating=4, cover=("T", "A", "L"))])
+    brute = fighter("Brute", strength=4, agility=5, weapons=[SWORD], traits=[Trait(name="Armed Combat", rank=4)])
+    for ties_soak in (False, True):
+        seen: dict[str, int] = {"tie": 0, "above": 0, "below": 0}
+        for seed in range(12):
+            _, events = fight(brute, knight, seed=seed, house_rules=BlyssHouseRules(armour_ties_soak=ties_soak))
+            for e in events:
+                for armour, attack, how in line.findall(e.text):
+                    armour, attack, soaked = int(armour), int(attack), how == " and"
+                    kind = "tie" if armour == attack else "above" if armour > attack else "below"
+                    seen[kind] += 1
+                    expected = armour > attack or (ties_soak and armour == attack)  # the book's rule, by hand
+                    assert soaked == expected, (ties_soak, e.text)
+                    assert armour_soaks(armour, attack, ties_soak) == expected
+        assert min(seen.values()) > 0, seen  # every case of the rule was exercised
+
+
+def test_armour_soak_twins_agree_with_the_scalar_rule_on_every_input() -> None:
+    """The simulation's array form and the exact chain's chance say the same as :func:`armour_soaks`:
+    every pair of faces 0..20, and every pool of up to three dice (d4..d12) by enumeration."""
+    import itertools
+    from fractions import Fraction
+
+    import numpy as np
+
+    from storymaster.systems.blyss.character import armour_soak_chance, armour_soaks, armour_soaks_v
+
+    a, b = np.meshgrid(np.arange(0, 21), np.arange(0, 21))
+    for ties in (False, True):
+        got = armour_soaks_v(a, b, ties)
+        assert all(
+            bool(got[i, j]) == armour_soaks(int(a[i, j]), int(b[i, j]), ties) for i in range(21) for j in range(21)
+        )
+    pools = [(4,), (8,), (12,), (6, 4), (8, 8), (10, 6, 4)]
+    for dice, against, ties in itertools.product(pools, range(14), (False, True)):
+        faces = list(itertools.product(*(range(1, s + 1) for s in dice)))
+        exact = Fraction(sum(armour_soaks(max(f), against, ties) for f in faces), len(faces))
+        assert armour_soak_chance(dice, against, ties) == pytest.approx(float(exact), abs=1e-12), (dice, against)

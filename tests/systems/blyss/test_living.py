@@ -156,3 +156,33 @@ def test_stay_awake_check_uses_the_reduced_rank() -> None:
     assert not awake and rec is None
     _, rec = stay_awake_check(5, 1, rng)
     assert rec is not None and rec.expression == "1d10"
+
+
+def test_wound_thirds_round_up_with_health_not_a_multiple_of_three() -> None:
+    """Ruling 5: Light / Moderate Wounds at a third / two thirds of maximum Health lost, rounded up. By hand:
+    Health 31: a third is 10.33 -> 11 (down or nearest: 10); Health 32: two thirds is 21.33 -> 22 (down or
+    nearest: 21). Heavy (below 10 left) does not interfere at these values."""
+    from storymaster.systems.blyss.living import health_thirds
+
+    v31 = Vitals.fresh(0, 0, 31)
+    assert wound_level(apply_damage(v31, 10)[0]) == "Healthy"
+    assert wound_level(apply_damage(v31, 11)[0]) == "Light Wounds"
+    v32 = Vitals.fresh(0, 0, 32)
+    assert wound_level(apply_damage(v32, 21)[0]) == "Light Wounds"  # 11 Health left: not yet two thirds
+    assert wound_level(apply_damage(v32, 22)[0]) == "Moderate Wounds"  # 10 left: not below 10
+    # the one function serves ints and arrays alike; ceil(k * h / 3) by exact arithmetic
+    import math
+
+    import numpy as np
+
+    hs = np.arange(0, 61)
+    for k in (1, 2):
+        assert [int(x) for x in health_thirds(hs, k)] == [math.ceil(k * h / 3) for h in range(61)]
+        assert [health_thirds(h, k) for h in range(61)] == [math.ceil(k * h / 3) for h in range(61)]
+
+
+def test_starvation_costs_a_third_rounded_up() -> None:
+    """Hunger/Thirst: "a Wound's worth of Health" is a third of maximum Health rounded up: 20 -> 7 (not 6)."""
+    rng = DiceRng("starve-20")
+    v = Vitals.fresh(3, 3, 20).model_copy(update={"unconscious": True})
+    assert starvation_check(v, 3, rng)[0].health == 13  # a d8 never reaches TD 10: the check fails

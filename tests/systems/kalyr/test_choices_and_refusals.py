@@ -17,7 +17,7 @@ from storymaster.systems.kalyr.character import Character
 from storymaster.systems.kalyr.checks import AbilityRoll, UnopposedCheck
 from storymaster.systems.kalyr.damage import detailed_contest_damage, simple_contest_damage, take_wound
 from storymaster.systems.kalyr.fight_state import fighting_ability
-from storymaster.systems.kalyr.ladder import parse_level
+from storymaster.systems.kalyr.ladder import level_name, parse_level
 
 E = SYSTEM.combat
 L = parse_level
@@ -166,8 +166,13 @@ def test_sheet_and_check_agree_after_a_wound_on_another_track(example, cli, tmp_
     path = tmp_path / "k.yaml"
     path.write_text(json.dumps(beaten.model_dump(mode="json")))
     sheet = json.loads(cli("kalyr", "sheet", str(path), "--json").stdout)
-    assert sheet["derived"]["abilities_now"][name] == now
-    assert sheet["derived"]["tracks"]["physical"]["penalty"] == -1
+    sections = {s["key"]: s for s in sheet["sections"]}
+    abilities = sections["abilities"]
+    now_column = abilities["columns"].index("Now")
+    assert {row[0]: row[now_column] for row in abilities["rows"]}[name] == level_name(now)
+    damage = sections["damage"]
+    tracks = {row[0]: dict(zip(damage["columns"], row, strict=True)) for row in damage["rows"]}
+    assert tracks["physical"]["Penalty"] == -1
     odds = json.loads(
         cli("kalyr", "odds", "--character", str(path), "--use", name, "--difficulty", "Fair", "--json").stdout
     )

@@ -312,10 +312,11 @@ def test_td_ladder_half_the_time_claims():
 def test_catalogue_gear_by_name():
     """The article's gear by name: Longsword 10/14/17, Hide Armor AC 15, Robes AC 6, Mythril Pistol accuracy 12."""
     import pytest
+    from pydantic import ValidationError
 
     c = Character(name="x", equipment={"weapon": "Longsword", "armor": "Hide Armor", "missile": "Mythril Pistol"})
     assert c.equipment.weapon.damage == (10, 14, 17)
     assert c.equipment.armor.ac == 15 and c.equipment.missile.accuracy == 12
     assert Character(name="y", equipment={"armor": "Robes"}).equipment.armor.ac == 6
-    with pytest.raises(Exception, match="catalogue"):
+    with pytest.raises(ValidationError, match="no weapon called 'Vorpal Blade' in the catalogue"):
         Character(name="z", equipment={"weapon": "Vorpal Blade"})

@@ -78,3 +78,82 @@ def test_armour_stops_spells_only_when_exotic() -> None:
     assert dmg.armor_stops(None) == 0
     for a, m in itertools.product((plain, exotic), (False,)):
         assert dmg.armor_stops(a, magical=m) == 2
+
+
+@pytest.mark.parametrize(
+    "hr",
+    [
+        PhilsysHouseRules(),
+        PhilsysHouseRules(critical_health_threshold=10, critical_health_penalty=6, heavy_wound_penalty=4),
+    ],
+)
+def test_wound_penalty_twin(hr: PhilsysHouseRules) -> None:
+    hps = np.arange(-15, 40)
+    for heavy in (False, True):
+        got = dmg.wound_penalty_v(hps, np.full(hps.shape, heavy), hr).tolist()
+        assert got == [dmg.wound_penalty(h, hr, heavy) for h in hps.tolist()]
+
+
+def test_wound_penalty_edges_from_the_book() -> None:
+    """Taking Damage: critical health at 'roughly 10-15 HP or less' (default 15), not at 0 or below (unconscious):
+    15 HP is penalised, 16 is not, 1 is, 0 is not."""
+    hr = PhilsysHouseRules()
+    assert [dmg.wound_penalty(hp, hr) for hp in (16, 15, 1, 0)] == [0, 3, 3, 0]
+    assert dmg.wound_penalty(16, PhilsysHouseRules(heavy_wound_penalty=4), True) == 4
+
+
+def test_heavy_blow_twin_and_more_than_three_quarters() -> None:
+    """'more than 3/4 ... of a character's total HP from one attack': of 28 HP, 21 is exactly 3/4 (not more);
+    22 is; of 30 HP (3/4 = 22.5) 22 is not and 23 is (a rounded 3/4 would call 22 or 23 differently)."""
+    assert [dmg.heavy_blow(d, 28) for d in (21, 22)] == [False, True]
+    assert [dmg.heavy_blow(d, 30) for d in (22, 23)] == [False, True]
+    damages = np.arange(-3, 80)
+    for top in range(61):
+        assert dmg.heavy_blow_v(damages, top).tolist() == [dmg.heavy_blow(d, top) for d in damages.tolist()]
+
+
+def test_death_and_shield_twins() -> None:
+    hps = np.arange(-30, 5)
+    for threshold in (-10, -1, 0, -20):
+        hr = PhilsysHouseRules(death_threshold=threshold)
+        assert dmg.is_dead_v(hps, hr).tolist() == [dmg.is_dead(h, hr) for h in hps.tolist()]
+    assert [dmg.is_dead(h) for h in (-9, -10)] == [False, True]  # the default addition: death at -10
+    raws = np.arange(-2, 40)
+    for ac in range(25):
+        assert dmg.shield_overwhelmed_v(raws, ac).tolist() == [dmg.shield_overwhelmed(r, ac) for r in raws.tolist()]
+    assert [dmg.shield_overwhelmed(r, 12) for r in (12, 13)] == [False, True]  # 'exceeds' the shield's AC
+
+
+def test_heal_threshold_is_a_quarter_rounded_down_on_ints_and_arrays() -> None:
+    from storymaster.systems.philsys.combat import heal_threshold
+
+    assert [heal_threshold(t) for t in (40, 41, 43, 44)] == [10, 10, 10, 11]
+    tops = np.arange(0, 100)
+    assert heal_threshold(tops).tolist() == [t // 4 for t in range(100)]  # type: ignore[arg-type]
+
+
+def test_halves_round_down_on_odd_values() -> None:
+    """Rulings 1 and 8 and Advancement: every half rounds down. Odd values tell the readings apart:
+    near-miss magic on 7 damage deals 3 (not 4); AGI 4 + COU 3 / 2 = 5 (not 6); (MAG 3 + INT 2) / 2 = 2 (not 3)."""
+    from storymaster.systems.philsys.advancement import mp_gain_expr
+    from storymaster.systems.philsys.character import Character, Stats, initiative_bonus
+
+    assert [dmg.half_damage(v) for v in (0, 1, 7, 8)] == [0, 0, 3, 4]
+    values = np.arange(0, 80)
+    assert dmg.half_damage(values).tolist() == [dmg.half_damage(v) for v in values.tolist()]
+    c = Character(name="odd", stats=Stats(AGI=4, COU=3, INT=5, MAG=3))
+    assert initiative_bonus(c, PhilsysHouseRules(initiative_formula="agi_cou_half")) == 5
+    assert initiative_bonus(c, PhilsysHouseRules(initiative_formula="agi_int_half")) == 6  # 4 + 5/2
+    assert initiative_bonus(c, PhilsysHouseRules(initiative_formula="agi_cou")) == 7
+    assert mp_gain_expr(Character(name="m", stats=Stats(MAG=3, INT=2))) == "1d4+2"
+
+
+def test_bleed_twin() -> None:
+    hps = np.arange(-20, 10)
+    for hr in (
+        PhilsysHouseRules(),
+        PhilsysHouseRules(bleeding=True),
+        PhilsysHouseRules(bleeding=True, bleeding_rate=3),
+    ):
+        assert dmg.bleed_v(hps, hr).tolist() == [dmg.bleed(h, hr) for h in hps.tolist()]
+    assert [dmg.bleed(h, PhilsysHouseRules(bleeding=True)) for h in (0, -1)] == [0, -2]  # 'below 0 HP': not at 0

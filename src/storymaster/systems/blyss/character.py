@@ -28,6 +28,9 @@ __all__ = [
     "Character",
     "Trait",
     "Weapon",
+    "armour_soak_chance",
+    "armour_soaks",
+    "armour_soaks_v",
     "character_pool",
     "cp_breakdown",
     "cp_budget",
@@ -257,6 +260,27 @@ def damaged_armour_rating(rating: int, lives: int, /) -> int:
 def damaged_armour_rating_v(ratings: np.ndarray, lives: np.ndarray, /) -> np.ndarray:
     """:func:`damaged_armour_rating` on arrays (the forecast's twin, tested against it on every input)."""
     return np.maximum(0, ratings - (3 - lives) * (ratings // 3))
+
+
+def armour_soaks(best_armour: int, best_attack: int, ties_soak: bool = False, /) -> bool:
+    """The Armour Rating contest: the armour soaks the blow when its best die beats the best attack die
+    ("beat the value of all the attack dice"); a tie does not soak unless ``ties_soak`` (ruling 9)."""
+    return best_armour > best_attack or (ties_soak and best_armour == best_attack)
+
+
+def armour_soaks_v(best_armour: np.ndarray, best_attack: np.ndarray, ties_soak: bool = False, /) -> np.ndarray:
+    """:func:`armour_soaks` on arrays (the simulation's twin, tested against it on every input)."""
+    return (best_armour > best_attack) | (ties_soak & (best_armour == best_attack))
+
+
+def armour_soak_chance(dice: tuple[int, ...], best_attack: int, ties_soak: bool = False, /) -> float:
+    """Chance that an armour pool of ``dice`` (their sides) soaks against ``best_attack`` by
+    :func:`armour_soaks` (the exact chain's form; tested against enumeration with the scalar rule)."""
+    limit = best_attack - 1 if ties_soak else best_attack  # the armour fails when every die is at most this
+    below = 1.0
+    for sides in dice:
+        below *= min(sides, max(0, limit)) / sides
+    return 1.0 - below
 
 
 def current_armour_rating(a: Armour, /) -> int:

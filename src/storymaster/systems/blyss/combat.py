@@ -31,6 +31,7 @@ from .character import (
     Armour,
     Character,
     Weapon,
+    armour_soaks,
     damaged_armour_rating,
     defence,
     initiative,
@@ -715,7 +716,7 @@ def _land_blow(
             )
             best_attack = max(against) + (rp.counts and 0)
             best_armour = max(arec.faces)
-            soaked = best_armour > best_attack or (hr.armour_ties_soak and best_armour == best_attack)
+            soaked = armour_soaks(best_armour, best_attack, hr.armour_ties_soak)
         else:
             soaked = False
         if soaked:
@@ -728,7 +729,7 @@ def _land_blow(
         if choice == "auto":
             choice = "armour" if damage > tgt.vitals.dodges else "body"
         if arec is not None:
-            text += f"; {a.name} (AR {ar}) rolls {max(arec.faces)}, not enough to soak"
+            text += f"; {a.name} (AR {ar}) rolls {best_armour} against {best_attack}, not enough to soak"
         if choice == "armour":
             new_lives = list(tgt.armour_lives)
             heavy = hr.armour_heavy_blow is not None and damage >= hr.armour_heavy_blow

@@ -43,7 +43,14 @@ from ...dice.batch import _eval as _eval_batch
 from ...errors import OddsError
 from ...forecast import Batch, CombatantForecast, Forecast, absorb, run_simulation
 from ...forecast.simulate import ADAPTIVE_ERROR, ADAPTIVE_MAX
-from .character import damaged_armour_rating_v, initiative, movement_feet, strength_damage_bonus
+from .character import (
+    armour_soak_chance,
+    armour_soaks_v,
+    damaged_armour_rating_v,
+    initiative,
+    movement_feet,
+    strength_damage_bonus,
+)
 from .checks import Pool, pool_dice
 from .combat import (
     MELEE_REACH_FT,
@@ -57,7 +64,7 @@ from .combat import (
     defence_pool,
 )
 from .dicepool import die_succeeds, die_succeeds_v
-from .living import wound_penalty
+from .living import health_thirds, wound_penalty
 from .options import BlyssHouseRules
 from .scale import pool_for_rank
 from .tables import table
@@ -124,8 +131,8 @@ def _level_codes(d: np.ndarray, fw: np.ndarray, h: np.ndarray, maxf: Any, maxh: 
     lost = maxh - h
     hurt = lost >= 1
     out = np.where((d == 0) & (fw < maxf), 1, 0)
-    light = hurt & (lost >= -(-maxh // 3))  # ceil(maxh / 3)
-    moderate = hurt & (lost >= -(-2 * maxh // 3))
+    light = hurt & (lost >= health_thirds(maxh, 1))
+    moderate = hurt & (lost >= health_thirds(maxh, 2))
     out = np.where(light, 2, out)
     out = np.where(moderate, 3, out)
     out = np.where(hurt & (h < heavy_below), 4, out)
@@ -687,7 +694,7 @@ class _Sim:
             arm_sides, _, _ = _lookup(ar[i][:, None], lambda x: (pool_for_rank(x), 0, 0))
             best_armour = _roll(arm_sides, gen).max(axis=1)
             against = best_dmg[i] if want_faces else best_attack[i]
-            soaked[i] = (best_armour > against) | (hr.armour_ties_soak & (best_armour == against))
+            soaked[i] = armour_soaks_v(best_armour, against, hr.armour_ties_soak)
         live = ~soaked
         choice = R.choice[t]
         to_armour = live & has_piece & ((choice == 2) | ((choice == 0) & (damage > S["d"][r, t])))
@@ -849,15 +856,6 @@ def _success_chance(dice: tuple[int, ...], td: int, dm: int = 0) -> float:
 
 
 @lru_cache(maxsize=4096)
-def _max_above(dice: tuple[int, ...], value: int, ties: bool) -> float:
-    """Chance that the highest die of a pool beats ``value`` (or equals it, when ties soak)."""
-    limit = value - 1 if ties else value  # the armour fails when every die is at most this
-    below = 1.0
-    for s in dice:
-        below *= min(s, max(0, limit)) / s
-    return 1.0 - below
-
-
 @lru_cache(maxsize=256)
 def _exact_damage(expr: str) -> tuple[tuple[int, int, float], ...]:
     """Exact distribution of a damage expression: (total, highest die face or the total, chance)."""
@@ -946,9 +944,9 @@ class _Chain:
         if lost >= 1:
             if h < self._heavy_below:
                 return 4
-            if lost >= -(-2 * maxh // 3):
+            if lost >= health_thirds(maxh, 2):
                 return 3
-            if lost >= -(-maxh // 3):
+            if lost >= health_thirds(maxh, 1):
                 return 2
         return 1 if d == 0 and f < int(self.R.maxf[k]) else 0
 
@@ -1024,7 +1022,7 @@ class _Chain:
             for (dmg, best_dmg), p_dmg in by_damage.items():
                 p = p_hit * p_dmg
                 against = best_dmg if hr.armour_contest_against == "damage_roll" else face
-                soak = _max_above(armour_dice, against, hr.armour_ties_soak) if armour_dice else 0.0
+                soak = armour_soak_chance(armour_dice, against, hr.armour_ties_soak) if armour_dice else 0.0
                 add(p * soak, tgt)
                 p *= 1.0 - soak
                 if p <= 0:

@@ -6,8 +6,7 @@ BLYSS 3.5, Derived Attributes (Dodges, Flesh Wounds, Health) and Rules for Livin
 
 from __future__ import annotations
 
-import math
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -24,6 +23,7 @@ __all__ = [
     "deprivation_penalty",
     "deprivation_recovery",
     "dying_check",
+    "health_thirds",
     "knockout_check",
     "starvation_check",
     "stay_awake_check",
@@ -101,6 +101,13 @@ def apply_damage(v: Vitals, damage: int, *, spill: bool = True) -> tuple[Vitals,
 WoundLevel = Literal["Healthy", "Flesh Wounds", "Light Wounds", "Moderate Wounds", "Heavy Wounds", "Incapacitated"]
 
 
+def health_thirds(max_health: Any, thirds: Any, /) -> Any:
+    """``thirds`` thirds of maximum Health, rounded up (Table 2-03: Light Wounds at a third lost, Moderate at two
+    thirds; Hunger/Thirst: "a Wound's worth of Health"). Integer arithmetic, so the same function serves ints
+    and numpy arrays (the forecast's exact chain and simulation)."""
+    return -(-(thirds * max_health) // 3)
+
+
 def wound_level(v: Vitals) -> WoundLevel:
     """The character's Wound Level (Table 2-03); the most severe that applies, not cumulative.
 
@@ -115,9 +122,9 @@ def wound_level(v: Vitals) -> WoundLevel:
     if lost >= 1:
         if v.health < heavy_below:
             return "Heavy Wounds"
-        if lost >= math.ceil(2 * v.max_health / 3):
+        if lost >= health_thirds(v.max_health, 2):
             return "Moderate Wounds"
-        if lost >= math.ceil(v.max_health / 3):
+        if lost >= health_thirds(v.max_health, 1):
             return "Light Wounds"
     if v.dodges == 0 and v.flesh_wounds < v.max_flesh_wounds:
         return "Flesh Wounds"
@@ -236,7 +243,7 @@ def starvation_check(
     )
     if rp is not None and rp.judgement.succeeded:
         return v, "holds on", rp.record
-    loss = math.ceil(v.max_health / 3) if hr.starvation_loss == "third" else 1
+    loss = health_thirds(v.max_health, 1) if hr.starvation_loss == "third" else 1
     new_h = max(0, v.health - loss)
     update: dict[str, object] = {"health": new_h, "unconscious": True}
     if new_h == 0:

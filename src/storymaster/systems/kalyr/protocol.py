@@ -116,6 +116,16 @@ def _now(c: Character, track: str, level: int, hr: KalyrHouseRules) -> str:
     return level_name(level + mod)
 
 
+def _track_penalty(c: Character, track: str, hr: KalyrHouseRules) -> tuple[int | None, bool]:
+    """What a check on this track rolls with now (wounds on every track, ruling K5), and whether it can be made:
+    the sheet says what a check rolls."""
+    try:
+        mod, _ = wound_modifier(c, track, hr)  # type: ignore[arg-type]
+    except CheckError:
+        return None, False
+    return mod, True
+
+
 def sheet_sections(c: Character, hr: KalyrHouseRules) -> list[SheetSection]:
     """Who the character is, abilities (and their level now, after wounds), connections, gear, damage tracks."""
     summary = [
@@ -170,8 +180,7 @@ def sheet_sections(c: Character, hr: KalyrHouseRules) -> list[SheetSection]:
             (
                 t,
                 severity_name(c.damage.track(t).status) if c.damage.track(t).status else "unhurt",
-                c.damage.track(t).penalty,
-                c.damage.track(t).penalty is not None,
+                *_track_penalty(c, t, hr),
             )
             for t in TRACKS
         ],

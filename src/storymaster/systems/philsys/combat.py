@@ -24,7 +24,7 @@ from .checks import MeleeAttack, check_odds, magic_result, melee_result
 from .options import PhilsysHouseRules
 from .tracker import fight_order, fight_tracker
 
-__all__ = ["FightOptions", "FightState", "Fighter", "PhilsysCombat", "roll_initiative"]
+__all__ = ["FightOptions", "FightState", "Fighter", "PhilsysCombat", "heal_threshold", "roll_initiative"]
 
 Tactic = Literal["auto", "melee", "missile", "magic"]
 
@@ -352,12 +352,19 @@ def _spell_choice(f: Fighter, target: Fighter) -> Ability | None:
     return best
 
 
+def heal_threshold(top: int) -> int:
+    """The engine's tactic (not a book rule): an ally at a quarter of maximum HP or less (rounded down) is healed."""
+    return top // 4
+
+
 def _heal_choice(fs: Sequence[Fighter], i: int) -> tuple[int, Ability] | None:
     f = fs[i]
     heals = [a for a in f.character.abilities if a.effect is not None and a.effect.kind == "heal" and _affordable(f, a)]
     if not heals:
         return None
-    hurt = [j for j, g in enumerate(fs) if g.side == f.side and not g.dead and g.hp <= hp_max(g.character) // 4]
+    hurt = [
+        j for j, g in enumerate(fs) if g.side == f.side and not g.dead and g.hp <= heal_threshold(hp_max(g.character))
+    ]
     if not hurt:
         return None
     j = min(hurt, key=lambda j: fs[j].hp)
@@ -480,7 +487,7 @@ def _melee(
         text += f", armour stops {raw - taken}, {g.name} takes {taken}."
         notes = _damage_target(fs, j, taken, rnd, hr)
         shield = g.character.equipment.shield
-        if shield is not None and not g.shield_broken and raw > shield.ac:
+        if shield is not None and not g.shield_broken and dmg.shield_overwhelmed(raw, shield.ac):
             if hr.shield_breaks:
                 fs[j] = fs[j].model_copy(update={"shield_broken": True})
                 notes.append(f"The blow exceeds {shield.name}'s AC {shield.ac}: the shield breaks.")
@@ -601,7 +608,7 @@ def _cast(fs: list[Fighter], i: int, j: int, a: Ability, rnd: int, hr: PhilsysHo
     rolls.append(r)
     amount = max(0, r.total)
     if result == "half damage":
-        amount //= 2
+        amount = dmg.half_damage(amount)
     armor = fs[j].character.equipment.armor
     if armor is not None and (not magical or armor.reduces_magic):
         amount = dmg.apply_armor(amount, armor.ac)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ...dice import DiceRng, RollRecord, roll
@@ -25,12 +27,18 @@ __all__ = [
     "ability_damage_expr",
     "apply_armor",
     "armor_stops",
+    "bleed",
+    "bleed_v",
     "effect_active",
     "expr",
+    "half_damage",
     "head_shot_kill_chance",
     "head_shot_kills_on",
     "head_shot_kills_on_v",
+    "heavy_blow",
+    "heavy_blow_v",
     "is_dead",
+    "is_dead_v",
     "limb_disabled_on",
     "lmh_damage_expr",
     "location_damage_expr",
@@ -42,11 +50,14 @@ __all__ = [
     "reduce_damage_v",
     "resurrection_hours",
     "revival_possible",
+    "shield_overwhelmed",
+    "shield_overwhelmed_v",
     "spell_attack_modifier",
     "tsc_damage_expr",
     "unarmed_damage_expr",
     "wake_delay",
     "wound_penalty",
+    "wound_penalty_v",
     "zombie",
 ]
 
@@ -235,9 +246,41 @@ def wound_penalty(hp: int, hr: PhilsysHouseRules | None = None, heavy_wound: boo
     return pen + (hr.heavy_wound_penalty if heavy_wound else 0)
 
 
+def wound_penalty_v(hp: np.ndarray, heavy_wound: np.ndarray, hr: PhilsysHouseRules) -> np.ndarray:
+    """:func:`wound_penalty` on arrays (the simulation's twin, tested against it on every input)."""
+    crit = (hp > 0) & (hp <= hr.critical_health_threshold)
+    return crit * hr.critical_health_penalty + heavy_wound * hr.heavy_wound_penalty
+
+
+def heavy_blow(damage: int, top: int) -> bool:
+    """A heavy wound: 'more than 3/4 or so of a character's total HP from one attack' (``top``: maximum HP)."""
+    return 4 * damage > 3 * top
+
+
+def heavy_blow_v(damage: np.ndarray, top: int) -> np.ndarray:
+    """:func:`heavy_blow` on arrays (the simulation's twin, tested against it on every input)."""
+    return 4 * damage > 3 * top
+
+
+def half_damage(amount: Any) -> Any:
+    """Magic's optional near miss ('a tie or a miss by 1 deals half damage'): half, rounded down (ruling 8).
+    Integer arithmetic, so one function serves ints and numpy arrays."""
+    return amount // 2
+
+
+def shield_overwhelmed(raw: int, shield_ac: int) -> bool:
+    """A blow whose damage (before armour) exceeds the shield's AC breaks it (or dents it: ``shield_breaks``)."""
+    return raw > shield_ac
+
+
+def shield_overwhelmed_v(raw: np.ndarray, shield_ac: int) -> np.ndarray:
+    """:func:`shield_overwhelmed` on arrays (the simulation's twin, tested against it on every input)."""
+    return raw > shield_ac
+
+
 def is_heavy_wound(damage: int, c: Character) -> bool:
     """'more than 3/4 or so of a character's total HP from one attack'."""
-    return 4 * damage > 3 * hp_max(c)
+    return heavy_blow(damage, hp_max(c))
 
 
 def is_unconscious(hp: int) -> bool:
@@ -256,11 +299,23 @@ def is_dead(hp: int, hr: PhilsysHouseRules | None = None) -> bool:
     return hp <= hr.death_threshold
 
 
+def is_dead_v(hp: np.ndarray, hr: PhilsysHouseRules) -> np.ndarray:
+    """:func:`is_dead` on arrays (the forecast's twin, tested against it on every input)."""
+    return hp <= hr.death_threshold
+
+
 def bleed(hp: int, hr: PhilsysHouseRules) -> int:
     """Optional rule: below 0 HP a character loses ``bleeding_rate`` HP each round."""
     if hr.bleeding and hp < 0:
         return hp - hr.bleeding_rate
     return hp
+
+
+def bleed_v(hp: np.ndarray, hr: PhilsysHouseRules) -> np.ndarray:
+    """:func:`bleed` on arrays (the forecast's twin, tested against it on every input)."""
+    if not hr.bleeding:
+        return hp
+    return np.where(hp < 0, hp - hr.bleeding_rate, hp)
 
 
 def revival_possible(hours_dead: float) -> bool:

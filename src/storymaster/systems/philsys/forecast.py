@@ -50,7 +50,7 @@ from ...odds import distribution
 from . import damage as dmg
 from .character import Character, at_pa, hp_max, initiative_bonus
 from .checks import MagicAttack, MeleeAttack, MissileAttack, OpposedCheck, check_odds, melee_result_v
-from .combat import Fighter, FightState, _mean, _pick, best_attack, melee_options
+from .combat import Fighter, FightState, _mean, _pick, best_attack, heal_threshold, melee_options
 from .options import PhilsysHouseRules
 
 __all__ = [
@@ -371,7 +371,7 @@ def _ability_taken(a: _Ability, p_hit: float, p_half: float, armor: Any) -> dict
         if p_hit:
             out[dmg.reduce_damage(v, red)] += p_hit * q
         if p_half:
-            out[dmg.reduce_damage(v // 2, red)] += p_half * q
+            out[dmg.reduce_damage(dmg.half_damage(v), red)] += p_half * q
     return out
 
 
@@ -430,16 +430,13 @@ class _Duel:
         return 2 * top + 1
 
     def pen(self, hp: int, heavy: bool) -> int:
-        hr = self.hr
-        return (hr.critical_health_penalty if 0 < hp <= hr.critical_health_threshold else 0) + (
-            hr.heavy_wound_penalty if heavy else 0
-        )
+        return dmg.wound_penalty(hp, self.hr, heavy)
 
     def bands(self, k: int, attacker: bool) -> list[tuple[int, int]]:
         """[lo, hi) HP bands of fighter k in which nothing the engine decides on changes."""
         cuts = {1, self.size[k], self.hr.critical_health_threshold + 1}
         if attacker:
-            cuts.add(self.s[k].top // 4 + 1)
+            cuts.add(heal_threshold(self.s[k].top) + 1)
             cuts.update(a.hp + 1 for a in self.s[k].heals + self.s[k].spells)
         edges = sorted(c for c in cuts if 1 <= c <= self.size[k])
         return [(lo, hi) for lo, hi in itertools.pairwise(edges) if lo < hi]
@@ -457,17 +454,19 @@ class _Duel:
         )
 
     def loser_dead(self, final: np.ndarray) -> np.ndarray:
-        hr = self.hr
-        if hr.bleeding:
-            final = np.where(final < 0, final - hr.bleeding_rate, final)
-        return final <= hr.death_threshold
+        return dmg.is_dead_v(dmg.bleed_v(final, self.hr), self.hr)
 
     def after(self, b: int, xb: tuple[int, int, bool, bool], taken: int, raw: int | None) -> int:
         """The defender's state index after taking ``taken`` (``raw``: a melee blow's damage before armour)."""
         hr, s = self.hr, self.s[b]
         mp, tp, heavy, broken = xb
-        heavy = heavy or bool(hr.heavy_wound_penalty and 4 * taken > 3 * s.top)
-        broken = broken or bool(raw is not None and hr.shield_breaks and s.shield_ac is not None and raw > s.shield_ac)
+        heavy = heavy or bool(hr.heavy_wound_penalty and dmg.heavy_blow(taken, s.top))
+        broken = broken or bool(
+            raw is not None
+            and hr.shield_breaks
+            and s.shield_ac is not None
+            and dmg.shield_overwhelmed(raw, s.shield_ac)
+        )
         return self.index[b][(mp, tp, heavy, broken)]
 
     def choose(self, a: int, xa: tuple, ha: int, xb: tuple, hb: int) -> tuple[str, Any]:
@@ -475,7 +474,7 @@ class _Duel:
         s = self.s[a]
         mp, tp = xa[0], xa[1]
         if s.tactic in ("auto", "magic"):
-            if ha <= s.top // 4:
+            if ha <= heal_threshold(s.top):
                 for h in s.heals:
                     if mp >= h.mp and tp >= h.tp and ha > h.hp:
                         return "heal", h
@@ -799,9 +798,7 @@ class _Sim:
         return out
 
     def pen(self, k: int, rows: np.ndarray) -> np.ndarray:
-        hp = self.HP[rows, k]
-        crit = (hp > 0) & (hp <= self.hr.critical_health_threshold)
-        return crit * self.hr.critical_health_penalty + self.HEAVY[rows, k] * self.hr.heavy_wound_penalty
+        return dmg.wound_penalty_v(self.HP[rows, k], self.HEAVY[rows, k], self.hr)
 
     def at_pa(self, k: int, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         s = self.specs[k]
@@ -827,8 +824,8 @@ class _Sim:
         hr = self.hr
         hp = self.HP[rows, j] - amount
         if hr.heavy_wound_penalty:
-            self.HEAVY[rows, j] |= 4 * amount > 3 * self.top[j]
-        dead = hp <= hr.death_threshold
+            self.HEAVY[rows, j] |= dmg.heavy_blow_v(amount, self.top[j])
+        dead = dmg.is_dead_v(hp, hr)
         self.DEAD[rows[dead], j] = True
         self.UNC[rows[dead], j] = True
         ko = ~dead & (hp <= 0) & ~self.UNC[rows, j]
@@ -863,8 +860,8 @@ class _Sim:
             if hr.bleeding:
                 b = alive & (self.HP[idx, k] < 0)
                 rows = idx[b]
-                self.HP[rows, k] -= hr.bleeding_rate
-                self.DEAD[rows[self.HP[rows, k] <= hr.death_threshold], k] = True
+                self.HP[rows, k] = dmg.bleed_v(self.HP[rows, k], hr)
+                self.DEAD[rows[dmg.is_dead_v(self.HP[rows, k], hr)], k] = True
                 alive &= ~b
             w = alive & self.UNC[idx, k] & (self.HP[idx, k] > 0) & (self.WAKE[idx, k] >= 0)
             rows = idx[w]
@@ -880,7 +877,7 @@ class _Sim:
             h = self.first_affordable(s.heals, k, sel)
             allies = np.nonzero(self.side == s.side)[0]
             hp = self.HP[sel][:, allies]
-            hurt = ~self.DEAD[sel][:, allies] & (hp <= self.top[allies] // 4)
+            hurt = ~self.DEAD[sel][:, allies] & (hp <= heal_threshold(self.top[allies]))  # type: ignore[arg-type]
             tgt = allies[np.argmin(np.where(hurt, hp, BIG), axis=1)]
             do = (h >= 0) & hurt.any(axis=1)
             for q in np.unique(h[do]):
@@ -937,7 +934,7 @@ class _Sim:
             self.PARRIED[rows, j] = True
             hit = _d(20, gen, m) + at > defence
         amount = np.maximum(0, _roll(a.expr, gen, m))
-        amount = np.where(half, amount // 2, amount)
+        amount = np.where(half, dmg.half_damage(amount), amount)
         armor = self.plan.state.fighters[j].character.equipment.armor
         amount = dmg.reduce_damage_v(amount, dmg.armor_stops(armor, magical=a.magical))
         eff = hit | half
@@ -986,7 +983,7 @@ class _Sim:
             taken = dmg.reduce_damage_v(raw, red)
             landed = crit | hit
             if hr.shield_breaks and g.shield_ac is not None:
-                brk = landed & ~self.SB[grp, j] & (raw > g.shield_ac)
+                brk = landed & ~self.SB[grp, j] & dmg.shield_overwhelmed_v(raw, g.shield_ac)
                 self.SB[grp[brk], j] = True
             self.hurt(j, grp[landed], taken[landed])
             if hr.critical_failure_effect == "lose_next_turn":
