@@ -283,7 +283,7 @@ def test_build_sheet_and_check_with_controls_only(server, browser, system):
                 )
                 assert r.ok, r.text()
         r = gm.request.post(api, headers=token, data={"sides": [[hero], [foe]], "options": {}})
-        assert r.status_code == 201, r.text()
+        assert r.status == 201, r.text()
         fights += 1
     last_round = gm.request.get(f"{base}/api/scenes/{sid}").json()["combat"]["round"]
     # the story on the page: the newest entry is the last round played, told as a fight entry
