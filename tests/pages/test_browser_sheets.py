@@ -1,6 +1,9 @@
 """In Debian's Chromium, for each of the five systems: a character built in the builder with rows only,
 its sheet page (screenshots at 390 and 1280 wide, one A4 page in print), and a check made from the
-composer's controls only, with the exact odds shown before posting (issues 19.6, 19.7 and 18.3).
+composer's controls only, with the exact odds shown before posting (issues 19.6, 19.7 and 18.3); then a
+fight at the table (issue 19.1) between the two, played on until both are changed and the hero feels it on a
+check: its rounds told in the story, the condition on both sheets, each penalty in the next check's odds
+preview, and the same condition in the exported log, which verifies.
 
 The builder is driven as a player would: a row of the sheet's main list is removed (the summary's
 totals follow as typed), added back through "Add" and filled in, a wrong value shows its problem at
@@ -261,11 +264,14 @@ def test_build_sheet_and_check_with_controls_only(server, browser, system):
     # before it starts), so then the GM sets both back to where they started and they fight again.
     api = f"{base}/api/scenes/{sid}/combat"
     token = {"X-CSRF-Token": gm.locator("#fight-controls input[name=csrf]").first.input_value()}
+
     def felt(who: int) -> bool:  # a penalty to the hero's next check; B.U.M. gives wounds none (by the book)
         return system == "bum" or any(p["amount"] for p in condition(who)["penalties"])
 
     while rounds < 2 or not (changed(hero) and changed(foe) and felt(hero)):
-        assert fights <= 400 and rounds <= 2000, f"{fights} fights, {rounds} rounds did not change both fighters and leave the hero a penalty"
+        assert fights <= 400 and rounds <= 2000, (
+            f"{fights} fights, {rounds} rounds: not both changed, or no hero penalty"
+        )
         r = gm.request.get(f"{base}/api/scenes/{sid}")
         assert r.ok, r.text()
         on = r.json()["combat"]
