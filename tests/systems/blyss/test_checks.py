@@ -382,3 +382,36 @@ def test_the_success_rule_and_its_array_twin_agree_everywhere() -> None:
     assert die_succeeds(8, 8) and not die_succeeds(7, 8) and not die_succeeds(1, 0)
     assert die_succeeds(1, 1, literal_ones=True) and not die_succeeds(1, 2, literal_ones=True)
     assert not die_succeeds(8, 8, -1)  # Flesh Wounds' -1 per die
+
+
+class _Dealt(DiceRng):
+    """Deals the given faces in order (each checked against the die it lands on)."""
+
+    def __init__(self, *faces: int) -> None:
+        super().__init__(0)
+        self._faces = list(faces)
+
+    def die(self, sides: int) -> int:
+        face = self._faces.pop(0)
+        assert 1 <= face <= sides
+        return face
+
+
+def test_initiative_ties_go_by_the_value_of_the_succeeding_dice_then_rank() -> None:
+    """Ruling 7: equal net successes are broken by the total value of the dice that met TD 6, then by
+    Initiative rank, before any roll-off (listing order here, ``sm_order``, so a wrong tie-break shows)."""
+    hr = BlyssHouseRules(initiative_final_tie="sm_order")
+    assert pool_dice(Pool(ranks=(4,)), hr) == (10,) and pool_dice(Pool(ranks=(3,)), hr) == (8,)
+
+    def order(entries, *faces):
+        return [r.name for r in roll_initiative(entries, _Dealt(*faces), hr)[0]]
+
+    one = Pool(ranks=(4,))
+    # one success each; b's die shows 8, a's 6: b goes first although listed second
+    assert order([("a", one), ("b", one)], 6, 8) == ["b", "a"]
+    # a: 7 and 5 (only the 7 meets TD 6: value 7, not 12); b: 8 -> b first
+    assert order([("a", Pool(ranks=(4, 4))), ("b", one)], 7, 5, 8) == ["b", "a"]
+    # equal successes and value (7 each): the higher Initiative rank (4 against 3) goes first
+    assert order([("a", Pool(ranks=(3,))), ("b", one)], 7, 7) == ["b", "a"]
+    # a full tie stays in listing order under sm_order
+    assert order([("a", one), ("b", one)], 7, 7) == ["a", "b"]

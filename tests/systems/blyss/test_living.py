@@ -186,3 +186,29 @@ def test_starvation_costs_a_third_rounded_up() -> None:
     rng = DiceRng("starve-20")
     v = Vitals.fresh(3, 3, 20).model_copy(update={"unconscious": True})
     assert starvation_check(v, 3, rng)[0].health == 13  # a d8 never reaches TD 10: the check fails
+
+
+def test_wound_level_codes_twin_on_every_small_vitals() -> None:
+    """The forecast's array form of :func:`wound_level` says the same on every (Dodges, Flesh Wounds, Health) of
+    small maximums, active or not."""
+    import itertools
+
+    import numpy as np
+
+    from storymaster.systems.blyss.living import WOUND_LEVELS, wound_level_codes
+
+    for maxd, maxf, maxh in ((0, 0, 7), (2, 3, 12), (3, 3, 18), (1, 2, 31)):
+        cells = list(itertools.product(range(maxd + 1), range(maxf + 1), range(-3, maxh + 1), (False, True)))
+        d, f, h, down = (np.array(col) for col in zip(*cells, strict=True))
+        codes = wound_level_codes(d, f, h, maxf, maxh, ~down)
+        for (dd, ff, hh, dn), code in zip(cells, codes.tolist(), strict=True):
+            v = Vitals(
+                dodges=dd,
+                flesh_wounds=ff,
+                health=hh,
+                max_dodges=maxd,
+                max_flesh_wounds=maxf,
+                max_health=maxh,
+                unconscious=dn,
+            )
+            assert WOUND_LEVELS[code] == wound_level(v), (dd, ff, hh, dn)

@@ -64,7 +64,7 @@ from .combat import (
     defence_pool,
 )
 from .dicepool import die_succeeds, die_succeeds_v
-from .living import health_thirds, wound_penalty
+from .living import WOUND_LEVELS, health_thirds, wound_level, wound_level_codes, wound_penalty
 from .options import BlyssHouseRules
 from .scale import pool_for_rank
 from .tables import table
@@ -85,7 +85,7 @@ END_STATES = (
     "coma",
     "dead",
 )
-_LEVELS = ("Healthy", "Flesh Wounds", "Light Wounds", "Moderate Wounds", "Heavy Wounds", "Incapacitated")
+_LEVELS = WOUND_LEVELS
 #: the exact chain's word for a fighter still up when the round cap ends the fight (it keeps no wound level then)
 STANDING_AT_CAP = "standing at the round cap"
 DRAW_MEANING = "draw (nobody left standing, or a stand-off at the round cap)"
@@ -112,31 +112,7 @@ def end_state(f: Fighter) -> str:
         return "stabilised" if v.stabilised else "unconscious"
     if (v.dodges, v.flesh_wounds, v.health) == (v.max_dodges, v.max_flesh_wounds, v.max_health):
         return "unhurt"
-    return _level_code_scalar(v.dodges, v.flesh_wounds, v.health, v.max_flesh_wounds, v.max_health)
-
-
-def _level_code_scalar(d: int, fw: int, h: int, maxf: int, maxh: int) -> str:
-    return _LEVELS[
-        int(
-            _level_codes(
-                np.array([d]), np.array([fw]), np.array([h]), np.array([maxf]), np.array([maxh]), np.array([True])
-            )[0]
-        )
-    ]
-
-
-def _level_codes(d: np.ndarray, fw: np.ndarray, h: np.ndarray, maxf: Any, maxh: Any, active: np.ndarray) -> np.ndarray:
-    """The engine's ``wound_level`` on arrays: 0 Healthy .. 4 Heavy Wounds, 5 Incapacitated."""
-    heavy_below = table("wounds")["heavy_wounds_below_health"]
-    lost = maxh - h
-    hurt = lost >= 1
-    out = np.where((d == 0) & (fw < maxf), 1, 0)
-    light = hurt & (lost >= health_thirds(maxh, 1))
-    moderate = hurt & (lost >= health_thirds(maxh, 2))
-    out = np.where(light, 2, out)
-    out = np.where(moderate, 3, out)
-    out = np.where(hurt & (h < heavy_below), 4, out)
-    return np.where(active, out, 5)
+    return wound_level(v)
 
 
 # ---------------------------------------------------------------- the fight's fixed facts
@@ -398,7 +374,7 @@ class _Sim:
 
     def _levels(self, S: dict[str, np.ndarray]) -> np.ndarray:
         R = self.R
-        return _level_codes(S["d"], S["f"], S["h"], R.maxf, R.maxh, self._active(S))
+        return wound_level_codes(S["d"], S["f"], S["h"], R.maxf, R.maxh, self._active(S))
 
     def _mask(self, S: dict[str, np.ndarray], rows: np.ndarray, who: np.ndarray) -> np.ndarray:
         alive = S["lives"][rows, who] > 0  # (m, P)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+import numpy as np
 from pydantic import Field
 
 from ...dice import DiceRng, RollRecord
@@ -18,6 +19,7 @@ from .scale import pool_for_rank
 from .tables import table
 
 __all__ = [
+    "WOUND_LEVELS",
     "Vitals",
     "apply_damage",
     "deprivation_penalty",
@@ -29,8 +31,13 @@ __all__ = [
     "stay_awake_check",
     "threshold_hours",
     "wound_level",
+    "wound_level_codes",
     "wound_penalty",
 ]
+
+
+#: the Wound Levels of Table 2-03 in order of severity, and "Incapacitated" (the codes of :func:`wound_level_codes`)
+WOUND_LEVELS = ("Healthy", "Flesh Wounds", "Light Wounds", "Moderate Wounds", "Heavy Wounds", "Incapacitated")
 
 
 class Vitals(Model):
@@ -129,6 +136,23 @@ def wound_level(v: Vitals) -> WoundLevel:
     if v.dodges == 0 and v.flesh_wounds < v.max_flesh_wounds:
         return "Flesh Wounds"
     return "Healthy"
+
+
+def wound_level_codes(
+    d: np.ndarray, fw: np.ndarray, h: np.ndarray, maxf: Any, maxh: Any, active: np.ndarray
+) -> np.ndarray:
+    """:func:`wound_level` on arrays, as codes into :data:`WOUND_LEVELS` (0 Healthy .. 4 Heavy Wounds,
+    5 Incapacitated): the forecast's twin, tested against it on every input of a small domain."""
+    heavy_below = table("wounds")["heavy_wounds_below_health"]
+    lost = maxh - h
+    hurt = lost >= 1
+    out = np.where((d == 0) & (fw < maxf), 1, 0)
+    light = hurt & (lost >= health_thirds(maxh, 1))
+    moderate = hurt & (lost >= health_thirds(maxh, 2))
+    out = np.where(light, 2, out)
+    out = np.where(moderate, 3, out)
+    out = np.where(hurt & (h < heavy_below), 4, out)
+    return np.where(active, out, 5)
 
 
 def wound_penalty(level: str, hr: BlyssHouseRules | None = None) -> tuple[int, int]:
