@@ -39,6 +39,12 @@ def _signed_in(server: Server) -> tuple[httpx.Client, str]:
     return c, r.json()["csrf"]
 
 
+def _timed_health(client: httpx.Client) -> float:
+    t0 = time.perf_counter()
+    assert client.get("/api/health").status_code == 200
+    return (time.perf_counter() - t0) * 1000
+
+
 def _under_attack(server: Server, attack) -> tuple[httpx.Response, float, list[float]]:
     """Run ``attack`` in a thread while timing /api/health requests; (its response, its seconds, health ms)."""
     done: dict = {}
@@ -77,6 +83,8 @@ def test_yaml_bombs_are_refused_at_once_and_health_keeps_answering(server: Serve
         "new character": (f"/campaigns/{cid}/characters", {}, "sheet"),
         "house rules": (f"/campaigns/{cid}/house-rules", {}, "house_rules"),
     }
+    with httpx.Client(base_url=server.url, timeout=10) as probe:  # the same server idle, for comparison
+        idle = statistics.median(_timed_health(probe) for _ in range(7))
     for name, (path, form, field) in attacks.items():
         for payload in (BOMB, DEEP):
             data = {**form, field: payload, "csrf": csrf}
@@ -85,8 +93,13 @@ def test_yaml_bombs_are_refused_at_once_and_health_keeps_answering(server: Serve
                 assert r.status_code < 500, (name, r.text[:300])  # ignored, and the page answers as without it
             else:
                 assert 400 <= r.status_code < 500, (name, r.status_code, r.text[:300])
+            # the bomb used to take 3-13 s and hold every other request meanwhile: now it is refused at once
+            # (bounded far above any honest machine's time) and health is not held behind it. No absolute
+            # latency here (a shared CI box varies tenfold); the 100 ms figure is measured in `make bench`
+            # (bench/table_speed.py), against the same server idle.
             assert seconds < 2, (name, seconds)
-            assert statistics.median(health) < 100, (name, health)
+            # the slowest health request (a held loop makes the one sent first wait for the whole attack)
+            assert max(health) < 3 * idle + 1000, (name, idle, health)
     c.close()
 
 

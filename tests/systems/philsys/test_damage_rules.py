@@ -65,6 +65,8 @@ def test_ability_damage_scales_with_the_skill_rank() -> None:
     assert dmg.ability_damage_expr(c, ability) == "10+1d6+6"
     unknown = ability.model_copy(update={"skill": "Ice Magic"})  # a skill the character lacks: rank 0
     assert dmg.ability_damage_expr(c, unknown) == "10+1d6"
+    innate = ability.model_copy(update={"skill": None})  # no required skill (an [Innate] power): no rank scaling
+    assert dmg.ability_damage_expr(c, innate) == "10+1d6"
 
 
 @pytest.mark.parametrize(("hp", "penalty"), [(16, 0), (15, 3), (1, 3), (0, 0), (-4, 0)])
@@ -104,3 +106,10 @@ def test_an_effect_of_no_rounds_is_never_on() -> None:
     assert not dmg.effect_active(1, 1, 0, 1, 1)
     assert not dmg.effect_active(1, 1, 0, 1, 2)
     assert dmg.effect_active(1, 1, 1, 1, 2)  # a 1-round effect lasts to that turn of the next round
+
+
+def test_an_effect_without_duration_is_never_active() -> None:
+    """A duration of 0 (or a negative one from a bad card) holds on no turn, not even the turn it began."""
+    for duration in (0, -1, -3):
+        assert not any(dmg.effect_active(1, 2, duration, r, t) for r in (1, 2, 3) for t in (0, 1, 2, 3))
+    assert dmg.effect_active(1, 2, 1, 1, 2)  # while a 1-round effect holds on its own turn
