@@ -13,8 +13,10 @@ failure counting (``>=8``, ``f1``) turns the kept dice into a count.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Literal
 
 from .limits import DEFAULT_LIMITS
@@ -26,6 +28,31 @@ DEFAULT_EXPLODE_DEPTH = DEFAULT_LIMITS.explode_depth
 DEFAULT_REROLL_DEPTH = DEFAULT_LIMITS.reroll_depth
 
 CmpOp = Literal["=", ">", ">=", "<", "<="]
+RoundName = Literal["floor", "ceil", "round"]
+
+
+def compare(op: CmpOp, a: Any, b: Any) -> Any:
+    """``a op b``: ``>`` and ``<`` strict, as in Foundry and d20. Plain operators, so numbers, fractions
+    and numpy arrays alike (the roller, the batch roller and the exact odds all call this one rule)."""
+    if op == "=":
+        return a == b
+    if op == ">=":
+        return a >= b
+    if op == "<=":
+        return a <= b
+    if op == ">":
+        return a > b
+    return a < b
+
+
+def round_value(name: RoundName, value: Fraction | int) -> int:
+    """``floor``, ``ceil`` or ``round`` of an exact value; ``round`` takes halves up (towards +infinity),
+    as Roll20 does: round(5/2) = 3, round(-5/2) = -2."""
+    if name == "floor":
+        return math.floor(value)
+    if name == "ceil":
+        return math.ceil(value)
+    return math.floor(value + Fraction(1, 2))
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,16 +63,7 @@ class Cmp:
     value: int
 
     def test(self, x: Any) -> Any:
-        op, v = self.op, self.value
-        if op == "=":
-            return x == v
-        if op == ">=":
-            return x >= v
-        if op == "<=":
-            return x <= v
-        if op == ">":
-            return x > v
-        return x < v
+        return compare(self.op, x, self.value)
 
     def __str__(self) -> str:
         return f"{'' if self.op == '=' else self.op}{self.value}"
@@ -265,7 +283,7 @@ class Func:
     ``round`` rounds halves up (towards +infinity), as Roll20 does: round(5/2) = 3, round(-5/2) = -2.
     """
 
-    name: Literal["floor", "ceil", "round"]
+    name: RoundName
     arg: Expr
 
     def __str__(self) -> str:

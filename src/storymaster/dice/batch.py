@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import DiceLimitError
-from .ast import BinOp, Compare, Const, Dice, Expr, Func, Group, Label, Neg, walk
+from .ast import BinOp, Compare, Const, Dice, Expr, Func, Group, Label, Neg, compare, walk
 from .limits import DEFAULT_LIMITS, Limits
 from .parser import parse
 from .roller import worst_case_dice
@@ -155,15 +155,6 @@ def _group(node: Group, n: int, gen: np.random.Generator) -> Any:
     return _score(node, values).sum(axis=1) if counting else values.sum(axis=1)
 
 
-_TESTS = {
-    "=": np.equal,
-    ">=": np.greater_equal,
-    "<=": np.less_equal,
-    ">": np.greater,
-    "<": np.less,
-}
-
-
 def _exact(node: Expr, n: int, gen: np.random.Generator) -> tuple[Any, Any]:
     """A value as an exact fraction (numerator, positive denominator): '/' inside floor/ceil/round."""
     if isinstance(node, BinOp):
@@ -184,7 +175,7 @@ def _exact(node: Expr, n: int, gen: np.random.Generator) -> tuple[Any, Any]:
         return _exact(node.operand, n, gen)
     if isinstance(node, Compare):
         (a, b), (c, d) = _exact(node.left, n, gen), _exact(node.right, n, gen)
-        return _TESTS[node.op](a * d, c * b).astype(np.int64), 1
+        return np.asarray(compare(node.op, a * d, c * b)).astype(np.int64), 1
     return _eval(node, n, gen), 1
 
 
@@ -210,9 +201,9 @@ def _eval(node: Expr, n: int, gen: np.random.Generator) -> Any:
     a, b = _eval(node.left, n, gen), _eval(node.right, n, gen)
     if isinstance(node, Compare):
         return (
-            _TESTS[node.op](a, b).astype(np.int64)
+            compare(node.op, a, b).astype(np.int64)
             if isinstance(a, np.ndarray) or isinstance(b, np.ndarray)
-            else int(_TESTS[node.op](a, b))
+            else int(compare(node.op, a, b))
         )
     if isinstance(a, np.ndarray) and a.flags.writeable and node.op in "+-*" and np.shape(b) in ((), a.shape):
         # ``a`` is this expression's own temporary: work in place rather than allocate another n values

@@ -8,14 +8,13 @@ counts as one die for keep/drop (the same model the exact odds use):
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from fractions import Fraction
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from ..errors import DiceLimitError, DiceSyntaxError, VerificationError
-from .ast import Compare, Const, Dice, Expr, Func, Group, Label, Neg, children
+from .ast import Compare, Const, Dice, Expr, Func, Group, Label, Neg, children, compare, round_value
 from .limits import DEFAULT_LIMITS, Limits
 from .parser import parse
 from .record import DieRoll, RollRecord
@@ -251,14 +250,6 @@ def _compile_modified(node: Dice, term: int) -> _Fn:
     return run
 
 
-def _round(name: str, value: Fraction | int) -> int:
-    if name == "floor":
-        return math.floor(value)
-    if name == "ceil":
-        return math.ceil(value)
-    return math.floor(value + Fraction(1, 2))
-
-
 def _compile(node: Expr, counter: list[int], exact: bool = False) -> _Fn:
     if isinstance(node, Const):
         value = node.value
@@ -275,10 +266,10 @@ def _compile(node: Expr, counter: list[int], exact: bool = False) -> _Fn:
     if isinstance(node, Func):
         arg = _compile(node.arg, counter, True)
         name = node.name
-        return lambda rng, out: _round(name, arg(rng, out))
+        return lambda rng, out: round_value(name, arg(rng, out))
     if isinstance(node, Compare):
         a, b = _compile(node.left, counter, exact), _compile(node.right, counter, exact)
-        test = _COMPARE[node.op]
+        test = partial(compare, node.op)
         return lambda rng, out: 1 if test(a(rng, out), b(rng, out)) else 0
     if isinstance(node, Group):
         return _compile_group(node, counter)
@@ -298,15 +289,6 @@ def _compile(node: Expr, counter: list[int], exact: bool = False) -> _Fn:
             return lambda rng, out: Fraction(left(rng, out)) / right(rng, out)
         return lambda rng, out: left(rng, out) // right(rng, out)
     return lambda rng, out: left(rng, out) * right(rng, out)
-
-
-_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
-    "=": lambda a, b: a == b,
-    ">=": lambda a, b: a >= b,
-    "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b,
-    "<": lambda a, b: a < b,
-}
 
 
 def _compile_group(node: Group, counter: list[int]) -> _Fn:

@@ -10,14 +10,13 @@ probability mass that explosion and reroll depth caps cut off, and caches every 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
 from typing import Any
 
 from ..dice import DEFAULT_LIMITS, Const, Dice, Expr, Limits, Neg, parse
-from ..dice.ast import Compare, Func, Group, Label, walk
+from ..dice.ast import Compare, Func, Group, Label, compare, round_value, walk
 from ..errors import OddsError
 from . import engine
 
@@ -282,20 +281,6 @@ def _dice_to_icepool(node: Dice) -> Any:
     return _sum_of(chain, n)
 
 
-_ROUND = {
-    "floor": math.floor,
-    "ceil": math.ceil,
-    "round": lambda x: math.floor(x + Fraction(1, 2)),
-}
-_TESTS: dict[str, Callable[[Any, Any], bool]] = {
-    "=": lambda a, b: a == b,
-    ">=": lambda a, b: a >= b,
-    "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b,
-    "<": lambda a, b: a < b,
-}
-
-
 def to_icepool(node: Expr, exact: bool = False) -> Any:
     """The icepool die for a syntax tree (an exploding chain is one die for keep/drop, as when rolling)."""
     icepool = _icepool()
@@ -308,9 +293,9 @@ def to_icepool(node: Expr, exact: bool = False) -> Any:
     if isinstance(node, Label):
         return to_icepool(node.operand, exact)
     if isinstance(node, Func):
-        return to_icepool(node.arg, True).map(_ROUND[node.name])
+        return to_icepool(node.arg, True).map(partial(round_value, node.name))
     if isinstance(node, Compare):
-        test = _TESTS[node.op]
+        test = partial(compare, node.op)
         return icepool.map(
             lambda a, b: 1 if test(a, b) else 0, to_icepool(node.left, exact), to_icepool(node.right, exact)
         )

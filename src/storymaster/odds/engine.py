@@ -18,9 +18,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
-from ..dice.ast import Cmp, Compare, Const, Dice, Expr, Func, Group, Label, Neg
+from ..dice.ast import Cmp, Compare, Const, Dice, Expr, Func, Group, Label, Neg, compare, round_value
 
 __all__ = ["Dense", "NeedsIcepool", "cost", "evaluate"]
 
@@ -290,20 +291,6 @@ def dice(node: Dice) -> Dense:
     return power_sum(one, n)
 
 
-_ROUND = {
-    "floor": math.floor,
-    "ceil": math.ceil,
-    "round": lambda x: math.floor(x + Fraction(1, 2)),
-}
-_TESTS: dict[str, Callable[[Any, Any], bool]] = {
-    "=": lambda a, b: a == b,
-    ">=": lambda a, b: a >= b,
-    "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b,
-    "<": lambda a, b: a < b,
-}
-
-
 def evaluate(node: Expr, exact: bool = False) -> Any:
     if isinstance(node, Const):
         return (node.value, [1])
@@ -318,9 +305,9 @@ def evaluate(node: Expr, exact: bool = False) -> Any:
     if isinstance(node, Label):
         return evaluate(node.operand, exact)
     if isinstance(node, Func):
-        return mapped(evaluate(node.arg, True), _ROUND[node.name])
+        return mapped(evaluate(node.arg, True), partial(round_value, node.name))
     if isinstance(node, Compare):
-        test = _TESTS[node.op]
+        test = partial(compare, node.op)
         return pair(evaluate(node.left, exact), evaluate(node.right, exact), lambda a, b: 1 if test(a, b) else 0)
     if isinstance(node, Group):
         return _group(node)
