@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from itertools import product
 from typing import Any, NamedTuple
@@ -168,6 +168,9 @@ class Setup:
     switch: tuple[tuple[int, int], ...]
     gm: tuple[int, ...]  # the GM's turn order (from the state this setup was made from)
     max_rounds: int
+    # the level 1-3 events of each fighter (and pair): made once, drawn every round
+    _fixed: dict[int, Fixed] = field(default_factory=dict, compare=False, repr=False)
+    _pairs: dict[tuple[int, int], Opposed] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, s: FightState) -> Setup:
@@ -812,7 +815,10 @@ def _round_level1(w: _Work) -> None:
             break
         name = s.names[i]
         bonus = s.cards[i].bonus
-        roll = w.chance.draw(Fixed(bonus, s.dc, f"{name} fight roll"))
+        event = s._fixed.get(i)
+        if event is None:
+            event = s._fixed[i] = Fixed(bonus, s.dc, f"{name} fight roll")
+        roll = w.chance.draw(event)
         ok = roll.ok
         if w.narrate:
             die, tgt = roll.rolls[0].total, s.names[t]
@@ -841,11 +847,15 @@ def _round_opposed(w: _Work) -> None:
         t = w.pick(i, rolled)
         if t < 0:
             break
-        a, b = s.cards[i].bonus, s.cards[t].bonus
-        role: Role = "attacker" if s.sides[i] == s.initiator else "defender"
-        tie_to = tie_goes_to(hr, role, s.cards[i].player, s.cards[t].player)
         name, tgt = s.names[i], s.names[t]
-        roll = w.chance.draw(Opposed(a, b, tie_to, (f"{name} fight roll", f"{tgt} fight roll")))
+        event = s._pairs.get((i, t))
+        if event is None:
+            role: Role = "attacker" if s.sides[i] == s.initiator else "defender"
+            tie_to = tie_goes_to(hr, role, s.cards[i].player, s.cards[t].player)
+            event = Opposed(s.cards[i].bonus, s.cards[t].bonus, tie_to, (f"{name} fight roll", f"{tgt} fight roll"))
+            s._pairs[i, t] = event
+        roll = w.chance.draw(event)
+        a, b = event.bonus, event.vs
         loser = t if roll.ok else i
         if w.narrate:
             winner = i if roll.ok else t
