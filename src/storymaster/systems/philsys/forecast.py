@@ -50,7 +50,8 @@ from ...odds import distribution
 from . import damage as dmg
 from .character import Character, at_pa, hp_max, initiative_bonus
 from .checks import MagicAttack, MeleeAttack, MissileAttack, OpposedCheck, check_odds, melee_result_v
-from .combat import Fighter, FightState, _mean, _pick, best_attack, heal_threshold, melee_options
+from .combat import Fighter, FightState, _pick, best_attack, heal_threshold, melee_options
+from .round import mean as _mean
 from .options import PhilsysHouseRules
 
 __all__ = [
