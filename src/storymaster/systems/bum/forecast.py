@@ -38,18 +38,17 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
-from itertools import product
 from math import comb
 from typing import Any
 
 import numpy as np
 
 from ...errors import OddsError
-from ...forecast import Batch, CombatantForecast, Forecast, absorb, run_simulation, side_label
+from ...forecast import Batch, Chance, CombatantForecast, Forecast, absorb, branches, run_simulation, side_label
 from .character import BumCharacter, WeaponProfile, attack_total, defence_parts, hit_points, profile
 from .checks import p_fixed, p_opposed_final, tie_goes_to
 from .fighters import (
@@ -65,6 +64,7 @@ from .fighters import (
     simple_bonus,
 )
 from .options import BumHouseRules
+from .rounds import RoundState, Setup, next_state
 
 __all__ = [
     "DRAW_MEANING",
@@ -229,18 +229,6 @@ def _statics(state: FightState) -> list[_Static]:
     ]
 
 
-def _gm_order(state: FightState, st: Sequence[_Static]) -> list[int]:
-    """Turn Sequence, the GM's way (as :func:`.fighters.gm_order`): longer reach first in melee reach, then the
-    initiator's side, then as listed; a ready missile weapon counts as the longest reach."""
-
-    def key(i: int) -> tuple[int, int, int]:
-        f, x = st[i], state.fighters[i]
-        reach = 3 if f.has_missile and x.readiness == "ready" else f.melee_reach
-        return (-reach if state.distance == 0 else 0, 0 if f.side == state.initiator else 1, i)
-
-    return sorted(range(len(st)), key=key)
-
-
 def _tie(hr: BumHouseRules, role: str, a: _Static, b: _Static) -> str | None:
     return tie_goes_to(hr, role, a.player, b.player)  # type: ignore[arg-type]
 
@@ -294,75 +282,16 @@ def _notes(state: FightState, method: str) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- exact: a chain over the fighters' states
 
 
-def _turn_order_options(state: FightState, st: Sequence[_Static] | None = None) -> list[tuple[float, tuple[int, ...]]]:
-    """The turn order(s) of the fight with their chances, before delays; refused when too many to list."""
-    names = [f.name for f in state.fighters]
-    if state.order:
-        return [(1.0, tuple(names.index(n) for n in state.order))]
-    if state.initiative == "gm":
-        return [(1.0, tuple(_gm_order(state, st if st is not None else _statics(state))))]
-    if len(names) > MAX_ROLLED_ORDER:
-        raise OddsError(
-            f"the turn order of {len(names)} fighters is rolled in round 1: the exact forecast lists the orders of "
-            f"at most {MAX_ROLLED_ORDER}",
-            hint="forecast from the state after round 1, use the GM's order, or simulate",
-        )
-    stat = "DEX" if state.initiative == "dex" else "INT"
-    stats = tuple(f.character.stats.get(stat) for f in state.fighters)
-    return sorted(((p, o) for o, p in _rolled_orders(stats).items()), reverse=True)
-
-
 #: the most fighters whose rolled turn order the exact chain lists (6^n faces to count)
 MAX_ROLLED_ORDER = 5
-
-
-@cache
-def _rolled_orders(stats: tuple[int, ...]) -> dict[tuple[int, ...], float]:
-    """Part Five, Turn Sequence, by a roll: each rolls d6 + stat, highest first; those tied roll again among
-    themselves until every place is settled. Every order (indices into ``stats``) with its exact chance."""
-    k = len(stats)
-    if k == 1:
-        return {(0,): 1.0}
-    out: dict[tuple[int, ...], float] = defaultdict(float)
-    all_tied = 0
-    each = 1.0 / 6**k
-    for faces in product(range(1, 7), repeat=k):
-        scores = [f + s for f, s in zip(faces, stats, strict=True)]
-        levels = sorted(set(scores), reverse=True)
-        if len(levels) == 1:
-            all_tied += 1  # everyone tied: the same roll again
-            continue
-        groups = [[i for i in range(k) if scores[i] == v] for v in levels]
-        partial: dict[tuple[int, ...], float] = {(): each}
-        for g in groups:
-            sub = _rolled_orders(tuple(stats[i] for i in g)) if len(g) > 1 else {(0,): 1.0}
-            partial = {pre + tuple(g[i] for i in o): p * q for pre, p in partial.items() for o, q in sub.items()}
-        for o, p in partial.items():
-            out[o] += p
-    scale = 1.0 / (1.0 - all_tied * each)
-    return {o: p * scale for o, p in out.items()}
-
-
-def _delayed(order: tuple[int, ...], state: FightState) -> tuple[int, ...]:
-    names = [f.name for f in state.fighters]
-    out = list(order)
-    for who, after in state.delay:
-        if who != after:
-            w, a = names.index(who), names.index(after)
-            out.remove(w)
-            out.insert(out.index(a) + 1, w)
-    return tuple(out)
-
-
 #: the exact chain is not tried when the fighters' hit points alone make more combinations than this
 MAX_HP_COMBINATIONS = 20_000
-#: nor carried on past this many replayed paths of one round's chances (the work, not just the states)
+#: nor carried on past this many replayed branches of the rounds' chances (the work, not just the states)
 MAX_PATHS = 60_000
 
 
-def exact_scope(state: FightState, st: Sequence[_Static] | None = None) -> None:
+def exact_scope(state: FightState) -> None:
     """Raise OddsError (with the reason and a hint) unless the exact chain can take this state on."""
-    st = st if st is not None else _statics(state)
     combos = 1
     for f in state.fighters:
         combos *= f.hp + 1
@@ -372,360 +301,52 @@ def exact_scope(state: FightState, st: Sequence[_Static] | None = None) -> None:
             "too many to forecast exactly",
             hint="simulate it (--method simulate)",
         )
-    if state.round == 0:
-        _turn_order_options(state, st)
+    n = len(state.fighters)
+    if state.round == 0 and not state.order and state.initiative != "gm" and n > MAX_ROLLED_ORDER:
+        raise OddsError(
+            f"the turn order of {n} fighters is rolled in round 1: the exact forecast lists the orders of "
+            f"at most {MAX_ROLLED_ORDER}",
+            hint="forecast from the state after round 1, use the GM's order, or simulate",
+        )
 
 
-def _branches(
-    kernel: Callable[[Any, Callable[[float], bool]], Hashable], s: Any, work: list[int] | None = None
-) -> list[tuple[float, Hashable]]:
-    """Every outcome of one round with its chance: replay the round once per path of coin flips.
+class _Chain:
+    """The exact chain: from each state, the engine's round (:func:`.rounds.next_state`) run once per branch of
+    its chances (:func:`~storymaster.forecast.chance.branches`). Past the last level switch the round number
+    matters only for the round cap, so unless the cap is tracked it is held there (fewer states)."""
 
-    ``work`` counts the paths replayed; past :data:`MAX_PATHS` the question is refused (OddsError).
-    """
-    out: dict[Hashable, float] = defaultdict(float)
-    stack: list[tuple[bool, ...]] = [()]
-    while stack:
-        if work is not None:
-            work[0] += 1
-            if work[0] > MAX_PATHS:
+    def __init__(self, state: FightState, track_rounds: bool) -> None:
+        self.setup = Setup.of(state)
+        self.start = self.setup.state(state)
+        self.cap = max(state.max_rounds, state.round + 1)  # the engine plays at least one more round
+        self.track = track_rounds
+        self.flat = max([state.round + 1, *(rnd for rnd, _ in state.switch if rnd > state.round)])
+        self._over: dict[tuple[int, ...], bool] = {}
+        self.work = 0
+
+    def terminal(self, x: RoundState) -> bool:
+        hp = x[4]
+        over = self._over.get(hp)
+        if over is None:
+            over = self._over[hp] = len({s for s, h in zip(self.setup.sides, hp, strict=True) if h > 0}) < 2
+        return over or (self.track and x[0] >= self.cap)
+
+    def transitions(self, x: RoundState) -> list[tuple[float, RoundState]]:
+        setup = self.setup
+
+        def play(chance: Chance) -> RoundState:
+            self.work += 1
+            if self.work > MAX_PATHS:
                 raise OddsError(
                     "this fight has too many ways for a round to go to forecast exactly",
                     hint="simulate it (--method simulate)",
                 )
-        path = _CoinPath(stack.pop(), stack)
-        out[kernel(s, path.coin)] += path.prob
-    return [(p, t) for t, p in out.items()]
+            return next_state(setup, x, chance)
 
-
-class _CoinPath:
-    """One replay of a round: the coin flips follow ``prefix``, then come up True, leaving the False branch on
-    ``stack``.
-    """
-
-    __slots__ = ("prefix", "prob", "stack", "taken")
-
-    def __init__(self, prefix: tuple[bool, ...], stack: list[tuple[bool, ...]]) -> None:
-        self.prefix = prefix
-        self.stack = stack
-        self.taken: list[bool] = []
-        self.prob = 1.0
-
-    def coin(self, p: float) -> bool:
-        if p <= 0.0:
-            return False
-        if p >= 1.0:
-            return True
-        k = len(self.taken)
-        if k < len(self.prefix):
-            v = self.prefix[k]
-        else:
-            v = True
-            self.stack.append((*self.taken, False))
-        self.taken.append(v)
-        self.prob *= p if v else 1.0 - p
-        return v
-
-
-class _Chain:
-    """One round of the fight as a transition between (round, order, hp, weapon in hand, stun) states."""
-
-    def __init__(self, state: FightState, track_rounds: bool) -> None:
-        self.s = state
-        self.hr = state.house_rules
-        self.st = _statics(state)
-        self.level = _level_schedule(state)
-        self.start = state.round
-        self.cap = max(state.max_rounds, state.round + 1)  # the engine plays at least one more round
-        self.track = track_rounds
-        # beyond this round nothing depends on the round number (but the cap)
-        self.flat = max([self.start + 1, *(rnd for rnd, _ in state.switch if rnd > self.start)])
-        self.levels = {r: self.level(r) for r in range(self.start, self.flat + 1)}
-        self.surprised = tuple(f.name in state.surprised for f in state.fighters)
-        n = len(self.st)
-        hr = self.hr
-        # chances that do not depend on the state
-        self.p_exch = [[0.0] * n for _ in range(n)]
-        for i, a in enumerate(self.st):
-            for j, b in enumerate(self.st):
-                if a.side != b.side:
-                    role = "attacker" if a.side == state.initiator else "defender"
-                    self.p_exch[i][j] = _p_opp(a.bonus - b.bonus, _tie(hr, role, a, b))
-        self.p_lvl1 = [_p_fix(a.bonus, state.dc) for a in self.st]
-        self.orders = _turn_order_options(state, self.st) if state.round == 0 else []
-        self._over: dict[tuple[int, ...], bool] = {}
-        self.work = [0]
-
-    # -- states: (round, turn order, hp, weapon in hand, stun, (distance, readiness, reload steps, ammunition))
-    def initial(self) -> tuple[Any, ...]:
-        s = self.s
-        names = [f.name for f in s.fighters]
-        order = None if s.round == 0 else tuple(names.index(n) for n in (s.order or names))
-        kit = (
-            s.distance,
-            tuple(_READY[f.readiness] for f in s.fighters),
-            tuple(f.reload_progress for f in s.fighters),
-            tuple(f.ammo or 0 for f in s.fighters),
-        )
-        return (
-            s.round,
-            order,
-            tuple(f.hp for f in s.fighters),
-            tuple(_WIELD[f.wielding] for f in s.fighters),
-            tuple(f.stunned for f in s.fighters),
-            kit,
-        )
-
-    def terminal(self, x: tuple[Any, ...]) -> bool:
-        hp = x[2]
-        over = self._over.get(hp)
-        if over is None:
-            over = self._over[hp] = len({f.side for f, h in zip(self.st, hp, strict=True) if h > 0}) < 2
-        return over or (self.track and x[0] >= self.cap)
-
-    def transitions(self, x: tuple[Any, ...]) -> list[tuple[float, Hashable]]:
-        r, order, hp, wield, stun, kit = x
-        level = self.levels[r if r < self.flat else self.flat]
-        if order is not None and len(hp) == 2 and level != 4 and level != 1:
-            # a duel at level 2 or 3: one exchange, started by the first in turn order (the common case, made quick)
-            i, t = order
-            p = self.p_exch[i][t]
-            nr = r + 1 if self.track else min(r + 1, self.flat)
-            out = []
-            knock_out = level == 2 and self.hr.loser_fate != "wound"
-            for q, loser in ((p, t), (1.0 - p, i)):
-                if q > 0.0:
-                    h = list(hp)
-                    h[loser] = 0 if knock_out else h[loser] - 1
-                    out.append((q, (nr, order, tuple(h), wield, stun, kit)))
+        out = branches(play)
+        if self.track or x[0] + 1 <= self.flat:
             return out
-        return _branches(self._round, x, self.work)
-
-    # -- one round, with coin(p) for every chance
-    def _round(self, x: tuple[Any, ...], coin: Callable[[float], bool]) -> tuple[Any, ...]:
-        r, order, hp_t, wield_t, stun_t, (dist, ready_t, rp_t, ammo_t) = x
-        if order is None:  # round 1: the turn order, then delays
-            opts = self.orders
-            chosen, left = opts[-1][1], 1.0
-            for p, o in opts[:-1]:  # pick one order: a chain of coins, each given the orders not yet passed
-                if coin(p / left if left > 0 else 1.0):
-                    chosen = o
-                    break
-                left -= p
-            order = _delayed(chosen, self.s)
-        w = _Work(order, r == 0, dist, hp_t, wield_t, stun_t, ready_t, rp_t, ammo_t, coin)
-        hp = w.hp
-        level = self.levels[r if r < self.flat else self.flat]
-        if level == 4:
-            for i in order:
-                if self._sides_left(hp) < 2:
-                    break
-                self._turn(i, w)
-        elif level == 1:
-            for i in order:
-                a = self.st[i]
-                if a.side != 0 or hp[i] == 0:
-                    continue
-                t = self._pick(i, order, hp)
-                if t < 0:
-                    break
-                ok = coin(self.p_lvl1[i])
-                self._fate(t if ok else i, hp)
-        else:
-            rolled = [False] * len(hp)
-            for i in order:
-                if hp[i] == 0 or rolled[i]:
-                    continue
-                t = self._pick(i, order, hp, rolled)
-                if t < 0:
-                    break
-                won = coin(self.p_exch[i][t])
-                loser = t if won else i
-                rolled[i] = rolled[t] = True
-                if level == 2:
-                    self._fate(loser, hp)
-                else:
-                    hp[loser] = max(0, hp[loser] - 1)
-        nr = r + 1
-        if not self.track:
-            nr = min(nr, self.flat)
-        kit = (w.dist, tuple(w.ready), tuple(w.rp), tuple(w.ammo))
-        return (nr, order, tuple(hp), tuple(w.wield), tuple(w.stun), kit)
-
-    def _sides_left(self, hp: Sequence[int]) -> int:
-        return len({f.side for f, h in zip(self.st, hp, strict=True) if h > 0})
-
-    def _fate(self, who: int, hp: list[int]) -> None:
-        hp[who] = max(0, hp[who] - 1) if self.hr.loser_fate == "wound" else 0
-
-    def _pick(self, i: int, order: Sequence[int], hp: Sequence[int], rolled: Sequence[bool] | None = None) -> int:
-        me = self.st[i]
-        foes = [j for j in order if self.st[j].side != me.side and hp[j] > 0]
-        if not foes:
-            return -1
-        if me.target in foes:
-            return me.target
-        if rolled is not None:
-            for j in foes:
-                if not rolled[j]:
-                    return j
-        return foes[0]
-
-    def _turn(self, i: int, w: _Work) -> None:
-        """One fighter's level-4 turn, as the engine plays it (rounds._take_turn)."""
-        hp, hr = w.hp, self.hr
-        if hp[i] == 0 or w.acted[i]:
-            return
-        if w.first and self.surprised[i]:
-            return
-        if w.stun[i]:
-            w.stun[i] -= 1
-            w.acted[i] = True
-            return
-        t = self._pick(i, w.order, hp)
-        if t < 0:
-            return
-        me = self.st[i]
-        if me.has_missile and me.tactic != "melee":
-            ready = w.ready[i] == 0
-            has_ammo = not me.counted or w.ammo[i] > 0 or me.m_reload == "muzzleloader"
-            use = has_ammo and (w.dist > 0 or (ready and (me.m_melee_usable or w.first)))
-            if (
-                use
-                and me.tactic == "auto"
-                and not ready
-                and reload_actions(me.m_reload, hr) > reload_actions("crossbow", hr)
-            ):
-                use = False  # a muzzle-loader is not reloaded in a fight on 'auto'
-            if use and me.m_thrown and w.dist > hr.thrown_max_turns:
-                use = False  # out of throwing range: close in instead
-            if use:
-                w.wield[i] = _WIELD["ranged"]
-                if ready:
-                    steps = max(0, w.dist - 1)
-                    if me.m_rifle:
-                        steps //= hr.rifle_range_divisor
-                    self._shoot(i, t, -steps, w)
-                else:
-                    self._reload(i, w)
-                return
-        if w.dist > 0 and me.tactic == "hold":
-            w.acted[i] = True
-            return
-        if w.dist > 0:
-            if hr.double_move and w.dist >= 2:
-                w.dist = max(0, w.dist - 2)
-                w.acted[i] = True
-                return
-            w.dist -= 1
-            if w.dist > 0:
-                w.acted[i] = True
-                return
-        if w.wield[i] != me.melee_code:
-            if w.wield[i] == _WIELD["ranged"] and w.ready[i] == 0:  # setting a ready bow or crossbow down
-                if me.m_reload == "bow":
-                    w.ready[i] = _READY["unready"]
-                elif me.m_reload == "crossbow":
-                    w.ready[i] = _READY["cocked"]
-            w.wield[i] = me.melee_code
-        # Appendix A footnote **: the longspear strikes first
-        tg = self.st[t]
-        if (
-            hr.longspear_first_strike
-            and not w.acted[t]
-            and hp[t] > 0
-            and not w.stun[t]
-            and not (w.first and self.surprised[t])
-            and tg.longspear[w.wield[t]]
-            and w.dist == 0
-        ):
-            w.acted[t] = True
-            w.wield[t] = w.wield[t] or tg.melee_code
-            self._melee(t, i, w)
-        if hp[i] == 0:
-            return
-        w.acted[i] = True
-        self._melee(i, t, w)
-
-    def _melee(self, i: int, t: int, w: _Work) -> None:
-        hp, coin = w.hp, w.coin
-        a, d = self.st[i], self.st[t]
-        if w.first and self.surprised[t]:
-            if self.hr.sneak_melee_kills:
-                hp[t] = 0
-                return
-            if not a.unarmed:
-                if coin(_p_fix(a.melee_attack, self.s.sneak_dc)):
-                    hp[t] = max(0, hp[t] - a.melee_wounds)
-                return
-        defence = d.dex + d.armour + d.parry[w.wield[t]]
-        if coin(_p_opp(a.melee_attack - defence, _tie(self.hr, "attacker", a, d))):
-            hp[t] = max(0, hp[t] - a.melee_wounds)
-
-    def _shoot(self, i: int, t: int, pen: int, w: _Work) -> None:
-        """A shot (Part Five, Ranged attacking; Sneak Attacks on an unaware foe), then the weapon after it."""
-        a, d, hr, hp = self.st[i], self.st[t], self.hr, w.hp
-        if w.first and self.surprised[t]:
-            head = self.s.sneak_headshot
-            if w.coin(_p_fix(a.m_attack + pen - (hr.headshot_penalty if head else 0), self.s.sneak_dc)):
-                hp[t] = 0 if head else max(0, hp[t] - a.m_wounds)
-        else:
-            shielded = not (a.m_modern and hr.modern_guns_ignore_armour)
-            defence = d.dex + (d.armour if shielded else 0)
-            if w.coin(_p_opp(a.m_attack + pen - defence, _tie(hr, "attacker", a, d))):
-                hp[t] = max(0, hp[t] - a.m_wounds)
-        if a.counted:
-            w.ammo[i] = max(0, w.ammo[i] - 1)
-        if a.m_reload in (None, "thrown"):
-            w.ready[i] = _READY["ready"]
-        elif a.m_reload == "muzzleloader":
-            w.ready[i] = _READY["ready"] if a.counted and w.ammo[i] > 0 else _READY["empty"]
-        else:
-            w.ready[i] = _READY["unready"]
-        w.rp[i] = 0
-        w.acted[i] = True
-
-    def _reload(self, i: int, w: _Work) -> None:
-        """Appendix A, Reloading: one action per step (a cocked crossbow needs only its bolt)."""
-        a = self.st[i]
-        need = reload_actions(a.m_reload, self.hr)
-        prog = w.rp[i] + 1
-        if a.m_reload == "crossbow" and w.ready[i] == _READY["cocked"]:
-            prog = need
-        if prog >= need:
-            w.ready[i] = _READY["ready"]
-            w.rp[i] = 0
-            if a.m_reload == "muzzleloader" and a.counted:
-                w.ammo[i] = 1
-        else:
-            if a.m_reload == "crossbow" and prog == need - 1:
-                w.ready[i] = _READY["cocked"]
-            w.rp[i] = prog
-        w.acted[i] = True
-
-
-class _Work:
-    """The working copy of one round in the exact chain (lists the round changes)."""
-
-    __slots__ = ("acted", "ammo", "coin", "dist", "first", "hp", "order", "ready", "rp", "stun", "wield")
-
-    def __init__(
-        self,
-        order: tuple[int, ...],
-        first: bool,
-        dist: int,
-        hp: Sequence[int],
-        wield: Sequence[int],
-        stun: Sequence[int],
-        ready: Sequence[int],
-        rp: Sequence[int],
-        ammo: Sequence[int],
-        coin: Callable[[float], bool],
-    ) -> None:
-        self.order, self.first, self.dist, self.coin = order, first, dist, coin
-        self.hp, self.wield, self.stun = list(hp), list(wield), list(stun)
-        self.ready, self.rp, self.ammo = list(ready), list(rp), list(ammo)
-        self.acted = [False] * len(self.hp)
+        return [(p, (self.flat, *y[1:])) for p, y in out]  # type: ignore[misc]
 
 
 def _duel_closed_form(state: FightState) -> Forecast | None:
@@ -802,22 +423,22 @@ def _exact(state: FightState, *, closed_form: bool = True) -> Forecast:
         quick = _duel_closed_form(state)
         if quick is not None:
             return quick
+    exact_scope(state)
     chain = _Chain(state, track_rounds=False)
-    exact_scope(state, chain.st)
-    start = chain.initial()
     budget = max(1, state.max_rounds - state.round)
-    result = absorb(start, chain.transitions, chain.terminal, max_rounds=budget, tolerance=TOLERANCE)
+    result = absorb(chain.start, chain.transitions, chain.terminal, max_rounds=budget, tolerance=TOLERANCE)
     if result.unresolved >= TOLERANCE:
         # the round cap is reached with real probability: keep the round in the state to count the stand-off
         chain = _Chain(state, track_rounds=True)
-        result = absorb(chain.initial(), chain.transitions, chain.terminal, max_rounds=budget + 1, tolerance=TOLERANCE)
-    st = chain.st
-    sides = [f.side for f in st]
+        result = absorb(chain.start, chain.transitions, chain.terminal, max_rounds=budget + 1, tolerance=TOLERANCE)
+    sides = chain.setup.sides
+    cards = chain.setup.cards
     n_sides = max(sides) + 1
     p_win = [0.0] * n_sides
     p_draw = 0.0
-    by_hp: list[dict[int, float]] = [defaultdict(float) for _ in st]
-    for (_, _, hp, *_), p in result.terminal.items():
+    by_hp: list[dict[int, float]] = [defaultdict(float) for _ in sides]
+    for x, p in result.terminal.items():
+        hp = x[4]
         left = {s for s, h in zip(sides, hp, strict=True) if h}
         if len(left) == 1:
             p_win[left.pop()] += p
@@ -826,10 +447,10 @@ def _exact(state: FightState, *, closed_form: bool = True) -> Forecast:
         for k, h in enumerate(hp):
             by_hp[k][h] += p
     ends: list[dict[str, float]] = []
-    for f, dist in zip(st, by_hp, strict=True):
+    for c, dist in zip(cards, by_hp, strict=True):
         e: dict[str, float] = defaultdict(float)
         for h, p in dist.items():
-            e[end_label(h, f.max_hp)] += p
+            e[end_label(h, c.max_hp)] += p
         ends.append(e)
     return Forecast(
         system=SYSTEM,
@@ -838,7 +459,7 @@ def _exact(state: FightState, *, closed_form: bool = True) -> Forecast:
         p_win=tuple(p_win),
         p_draw=p_draw,
         rounds=dict(sorted(result.rounds.items())),
-        combatants=tuple(CombatantForecast(f.name, f.side, dict(e)) for f, e in zip(st, ends, strict=True)),
+        combatants=tuple(CombatantForecast(f.name, f.side, dict(e)) for f, e in zip(state.fighters, ends, strict=True)),
         error=result.unresolved,
         tactics=_tactics(state),
         draw_meaning=DRAW_MEANING,
@@ -981,7 +602,7 @@ class _Sim:
         """Part Five, Turn Sequence: d6 + DEX (or INT), ties re-rolled among the tied; the GM's order otherwise."""
         s = self.s
         if s.initiative == "gm":
-            self.order[:] = _gm_order(s, self.st)
+            self.order[:] = Setup.of(s).gm
             return
         stat = np.array([f.character.stats.get("DEX" if s.initiative == "dex" else "INT") for f in s.fighters])
         key = np.zeros((n, self.F), dtype=np.int64)

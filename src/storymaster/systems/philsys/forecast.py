@@ -50,8 +50,9 @@ from ...odds import distribution
 from . import damage as dmg
 from .character import Character, at_pa, hp_max, initiative_bonus
 from .checks import MagicAttack, MeleeAttack, MissileAttack, OpposedCheck, check_odds, melee_result_v
-from .combat import Fighter, FightState, _mean, _pick, best_attack, heal_threshold, melee_options
+from .combat import Fighter, FightState, _pick, best_attack, heal_threshold, melee_options
 from .options import PhilsysHouseRules
+from .round import mean as _mean
 
 __all__ = [
     "END_STATES",
