@@ -35,14 +35,16 @@ from typing import Any
 import numpy as np
 
 from ...errors import OddsError
-from ...forecast import Batch, CombatantForecast, Forecast, absorb, run_simulation, side_label
+from ...forecast import Absorbed, Batch, CombatantForecast, Forecast, absorb, run_simulation, side_label
+from ...forecast.chance import Chance, branches
 from ...forecast.markov import MAX_STATES
 from .abilities import ability_level, wound_modifier
 from .character import armour_value, damage_bonus, damage_reduction, weapon_damage
 from .checks import AbilityRoll, roll_pmf
+from .combat import bout_of, contest_of, contest_round
 from .damage import armament_bonus
 from .detailed import minimum_to_hit, shield_modifier, stance_modifier, weapon_size_modifier
-from .fight_state import COMBAT, Fighter, FightState, reach_rank
+from .fight_state import COMBAT, Bout, Fighter, Fighting, FightState, reach_rank
 from .ladder import level_name, parse_level
 from .wounds import BOXES, DEFEATED, DESTROYED, Track, Wound, severity_name
 
@@ -501,171 +503,64 @@ def step(X: np.ndarray, dice: np.ndarray, sb: np.ndarray, su: _Setup, cap: bool 
 # ---- exact: the Markov chain ------------------------------------------------------------------------
 
 
-def _scope_buckets(su: _Setup, j: int) -> tuple[np.ndarray, np.ndarray]:
-    """The Perception/Tactics result collapsed to the values that can change the outcome."""
-    pmf = su.scope_pmf[j]
-    if len(pmf) == 1:
-        return np.array(list(pmf)), np.array(list(pmf.values()))
-    diff = su.state.house_rules.scope_out_difficulty
-    cuts = sorted({int(diff - w) for w in su.wpen[j][:DEFEATED]})
-    reps = [cuts[0] - 1, *cuts]
-    probs = [0.0] * len(reps)
-    for v, p in pmf.items():
-        k = sum(1 for c in cuts if v >= c)
-        probs[k] += p
-    keep = [(r, p) for r, p in zip(reps, probs, strict=True) if p > 0]
-    return np.array([r for r, _ in keep]), np.array([p for _, p in keep])
-
-
-def _combos(su: _Setup, rollers: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every combination of the round's dice for these rollers: (dice (C, n), scope (C, n), weights (C,))."""
-    n = su.n
-    dice = np.zeros((1, n), dtype=np.int64)
-    sb = np.zeros((1, n), dtype=np.int64)
-    w = np.ones(1)
-    faces = np.arange(-4, 5)
-    for j in rollers:
-        dice = np.repeat(dice, 9, axis=0)
-        dice[:, j] = np.tile(faces, len(dice) // 9)
-        sb = np.repeat(sb, 9, axis=0)
-        w = np.outer(w, _DF).ravel()
-    if su.state.mode == "detailed":
-        for j in rollers:
-            vals, probs = _scope_buckets(su, j)
-            k = len(vals)
-            if k == 1:
-                sb[:, j] = vals[0]
-                continue
-            dice = np.repeat(dice, k, axis=0)
-            sb = np.repeat(sb, k, axis=0)
-            sb[:, j] = np.tile(vals, len(sb) // k)
-            w = np.outer(w, probs).ravel()
-    return dice, sb, w
-
-
-def _radix(su: _Setup) -> tuple[np.ndarray, np.ndarray, int]:
-    """Each column's least value and place value, to number a chain state with one integer."""
-    lo, size = [], []
-    for f in su.fighters:
-        lo += [0] * FC
-        size += [BOXES[1] + 1, 2, 2, 2, 2, f.character.fudge_points + 1, 2]
-    lo += [0, -1, 0, -1, -1, 0, -1, 0]
-    size += [2, 3, 2, 2, 2, 2, 3, 1]  # the chain never carries the round counter
-    place = np.cumprod([1, *size[:-1]]).astype(np.int64)
-    return np.array(lo, dtype=np.int64), place, int(np.prod(np.array(size, dtype=object)))
-
-
-Moves = dict[tuple, list[tuple[float, tuple]]]
 TOO_BIG = "use --method simulate"
 
 
-def _transitions(su: _Setup, states: list[tuple[int, ...]], budget: list[int]) -> Moves:
-    """Each state's next states with their exact probabilities: every combination of the round's
-    dice pushed through :func:`step`, a batch of states at a time."""
-    X = np.array(states, dtype=np.int64)
-    out: Moves = {}
-    lo, place, span = _radix(su)
-    if su.state.mode == "detailed":
-        groups = [(np.arange(len(X)), [0, 1])]
-    else:
-        codes = _pattern_code(_active(X, su))
-        groups = []
-        for code in np.unique(codes).tolist():
-            A = _pattern_sides(code, su)
-            groups.append((np.nonzero(codes == code)[0], A[0] + A[1]))
-    for idx, rollers in groups:
-        if len(rollers) > EXACT_MAX_ROLLERS:
-            raise OddsError(
-                f"{len(rollers)} fighters roll each round: too many dice to forecast exactly",
-                hint=f"exact forecasts cover up to {EXACT_MAX_ROLLERS} fighters rolling at once; use --method simulate",
-            )
-        dice, sb, w = _combos(su, rollers)
-        C = len(w)
-        per = max(1, 200_000 // C)
-        for start in range(0, len(idx), per):
-            part = idx[start : start + per]
-            M = len(part)
-            budget[0] += M * C
-            if budget[0] > EXACT_MAX_WORK:
-                raise OddsError("the fight has too many states and dice combinations to forecast exactly", hint=TOO_BIG)
-            Y = step(np.repeat(X[part], C, axis=0), np.tile(dice, (M, 1)), np.tile(sb, (M, 1)), su, False)
-            src = np.repeat(np.arange(M, dtype=np.int64), C)
-            if span * M < 2**62:
-                keys = src * span + (Y - lo) @ place
-                _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
-            else:  # pragma: no cover - a contest too wide for one integer key
-                rows = np.concatenate([src[:, None], Y], axis=1)
-                _, first, inv = np.unique(rows, axis=0, return_index=True, return_inverse=True)
-            probs = np.bincount(inv.ravel(), weights=np.tile(w, M), minlength=len(first))
-            for i, row, p in zip(src[first].tolist(), Y[first].tolist(), probs.tolist(), strict=True):
-                out.setdefault(states[part[i]], []).append((p, tuple(row)))
-    return out
+def _solve(state: FightState) -> tuple[Absorbed[Bout], int, dict[Bout, float]]:
+    """The chain of the round function itself (:func:`.combat.contest_round`): from each state,
+    :func:`~storymaster.forecast.chance.branches` plays the round once per chance branch; the states
+    reachable are built breadth first and the chain absorbed. Returns it, the number of states, and
+    the fights still going at the round cap, by state."""
+    c = contest_of(state, count=False)
+    start = bout_of(c, state)
+    table: dict[Bout, list[tuple[float, Bout]]] = {}
+    leaves = [0]
 
+    def moves(b: Bout) -> list[tuple[float, Bout]]:
+        if state.mode == "simple":
+            rollers = sum(1 for f in b.fighters if not f.out)
+            if rollers > EXACT_MAX_ROLLERS:
+                raise OddsError(
+                    f"{rollers} fighters roll each round: too many dice to forecast exactly",
+                    hint=f"exact forecasts cover up to {EXACT_MAX_ROLLERS} fighters rolling at once; {TOO_BIG}",
+                )
 
-def _solve(su: _Setup):
-    """Build the chain breadth first, check it can be solved in reasonable time, and absorb it.
-    Returns the absorbed chain, the number of states, and the live distribution at the round cap."""
-    g = su.g
-    start = tuple(start_row(su, with_round=False).tolist())
+        def play(chance: Chance) -> Bout:
+            leaves[0] += 1
+            return contest_round(c, b, chance).bout
 
-    def terminal(s: tuple) -> bool:
-        return s[g + OVER] == 1
+        out = branches(play)
+        if leaves[0] > EXACT_MAX_WORK:
+            raise OddsError("the fight has too many states and dice combinations to forecast exactly", hint=TOO_BIG)
+        return out
 
-    table: Moves = {}
-    budget = [0]
-    frontier = [] if terminal(start) else [start]
+    frontier = [] if start.over else [start]
     seen = set(frontier)
     while frontier:
-        moves = _transitions(su, frontier, budget)
-        table.update(moves)
         nxt = []
-        for lst in moves.values():
-            for _, t in lst:
-                if t not in seen and not terminal(t):
+        for b in frontier:
+            table[b] = moves(b)
+            for _, t in table[b]:
+                if t not in seen and not t.over:
                     seen.add(t)
                     nxt.append(t)
         if len(seen) > MAX_STATES:
             raise OddsError(f"the fight has more than {MAX_STATES} states: too big to forecast exactly", hint=TOO_BIG)
         frontier = nxt
-    remaining = max(1, su.state.max_rounds - su.state.round)
-    live = _live_after(table, start, remaining, terminal)
-    absorbed = absorb(start, table.__getitem__, terminal, max_rounds=remaining, tolerance=TOLERANCE)
+    remaining = max(1, state.max_rounds - state.round)
+    edges = max(1, sum(len(m) for m in table.values()))
+    rounds = min(remaining, EXACT_MAX_EDGE_ROUNDS // edges + 1)  # the solver's loop is plain Python: bounded
+    absorbed = absorb(start, table.__getitem__, lambda b: b.over, max_rounds=rounds, tolerance=TOLERANCE)
+    live = absorbed.live if absorbed.unresolved >= TOLERANCE else {}
+    if live and edges * rounds > EXACT_MAX_EDGE_ROUNDS:
+        raise OddsError("the fight lasts too long with too many states to forecast exactly", hint=TOO_BIG)
     return absorbed, len(seen), live
-
-
-def _live_after(table: dict, start: tuple, rounds: int, terminal: Callable[[tuple], bool]) -> dict[tuple, float]:
-    """The fights still going after ``rounds`` rounds (the round cap), by state: a vectorised pass
-    over the chain's edges. It also bounds the work :func:`absorb` will do, refusing what is too slow."""
-    if terminal(start):
-        return {}
-    index = {s: i for i, s in enumerate(table)}
-    src, dst, prob = [], [], []
-    for s, moves in table.items():
-        for p, t in moves:
-            j = index.get(t)
-            if j is not None:
-                src.append(index[s])
-                dst.append(j)
-                prob.append(p)
-    src_a, dst_a, prob_a = np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), np.array(prob)
-    edges = sum(len(m) for m in table.values())
-    v = np.zeros(len(index))
-    v[index[start]] = 1.0
-    for r in range(1, rounds + 1):
-        v = np.bincount(dst_a, weights=v[src_a] * prob_a, minlength=len(index))
-        if v.sum() < TOLERANCE:
-            return {}
-        if edges * r > EXACT_MAX_EDGE_ROUNDS:
-            raise OddsError("the fight lasts too long with too many states to forecast exactly", hint=TOO_BIG)
-    keys = list(index)
-    return {keys[i]: float(v[i]) for i in np.nonzero(v)[0].tolist()}
 
 
 def exact_forecast(state: FightState) -> Forecast:
     """The exact forecast (a Markov chain); :class:`OddsError` when the contest is too big for one."""
     su = _setup(state)
-    absorbed, n_states, live = _solve(su)
-    g = su.g
+    absorbed, n_states, live = _solve(state)
     p_win = [0.0, 0.0]
     ends: list[dict[str, float]] = [{} for _ in su.fighters]
     rounds = dict(absorbed.rounds)
@@ -678,14 +573,14 @@ def exact_forecast(state: FightState) -> Forecast:
         rounds[remaining] = rounds.get(remaining, 0.0) + absorbed.unresolved
         error = abs(absorbed.unresolved - sum(live.values()))
     p_draw = 0.0
-    for s, p in outcomes:
-        w = s[g + WIN] if s[g + OVER] else NONE
-        if w >= 0:
+    for b, p in outcomes:
+        w = b.winner if b.over else None
+        if w is not None:
             p_win[w] += p
         else:
             p_draw += p
-        for j in range(su.n):
-            label = _label(s, j)
+        for j, f in enumerate(b.fighters):
+            label = _label(f)
             ends[j][label] = ends[j].get(label, 0.0) + p
     notes = [f"exact: an absorbing Markov chain over {n_states:,} fight states"]
     if live:
@@ -707,12 +602,9 @@ def exact_forecast(state: FightState) -> Forecast:
     )
 
 
-def _label(s: tuple | np.ndarray, j: int) -> str:
-    status = 0
-    for b in range(1, DESTROYED + 1):
-        if s[FC * j + b - 1] > 0:
-            status = b
-    if s[FC * j + WITHDRAWN] and status:
+def _label(f: Fighting) -> str:
+    status = f.status
+    if f.withdrawn and status:
         return f"withdrew at {severity_name(status)}"
     return severity_name(status) if status else "unhurt"
 
