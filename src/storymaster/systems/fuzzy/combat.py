@@ -37,20 +37,25 @@ from .tables import combat_table, wound_levels
 
 __all__ = [
     "CombatTactics",
+    "Exchange",
     "FightState",
     "Fighter",
     "FuzzyCombat",
     "Manoeuvre",
     "Played",
     "Pool",
+    "RoundPlan",
     "Wound",
     "can_harm",
-    "decisive_margin",
     "defence_total",
     "exchange_margins",
     "harm_level",
+    "killing_points",
     "opponents_penalty",
+    "plan_round",
     "play_round",
+    "roll_exchanges",
+    "spend_points",
     "with_tactics",
     "wound_penalty",
 ]
@@ -173,10 +178,13 @@ def _failed_test(level: str) -> str:
 
 def wound_penalty(wounds: Sequence[Wound]) -> int:
     """Dice lost to injury: the worst wound only ("Injury penalties are not cumulative")."""
+    if not wounds:
+        return 0
     by_level = _level_penalties()
-    return max((by_level[w.level] for w in wounds), default=0)
+    return max(by_level[w.level] for w in wounds)
 
 
+@cache
 def harm_level(points: int, defence: int) -> str:
     """What spending ``points`` against a Defence Total does: superficial, moderate (1x), serious (2x), mortal (3x),
     killed (4x).
@@ -204,15 +212,20 @@ def opponents_penalty(engaged: int, house: FuzzyHouseRules, crowd: str = "auto")
 
 def roll_modifiers(f: Fighter) -> list[tuple[str, int]]:
     """The roll modifiers: encumbrance (-1/-2), appropriateness (+1/+2), what manoeuvres bought."""
+    return list(_roll_modifiers(f.encumbrance, f.tactics.appropriateness, f.roll_bonus))
+
+
+@cache
+def _roll_modifiers(encumbrance: str, appropriateness: int, roll_bonus: int) -> tuple[tuple[str, int], ...]:
     mods = []
-    enc = int(_table("encumbrance")[f.encumbrance] or 0)
+    enc = int(_table("encumbrance")[encumbrance] or 0)
     if enc:
-        mods.append((f"{f.encumbrance} encumbrance", enc))
-    if f.tactics.appropriateness:
-        mods.append(("more appropriate Ability", f.tactics.appropriateness))
-    if f.roll_bonus:
-        mods.append(("manoeuvres", f.roll_bonus))
-    return mods
+        mods.append((f"{encumbrance} encumbrance", enc))
+    if appropriateness:
+        mods.append(("more appropriate Ability", appropriateness))
+    if roll_bonus:
+        mods.append(("manoeuvres", roll_bonus))
+    return tuple(mods)
 
 
 def defence_total(defender: Fighter, attacker: Fighter) -> tuple[int, list[tuple[str, int]]]:
@@ -222,25 +235,41 @@ def defence_total(defender: Fighter, attacker: Fighter) -> tuple[int, list[tuple
     non-lethal intent (+2, +4 with a deadly or unsuitable weapon), minus the
     injury penalty, the defender's stance; "No Defense total can be less than 1."
     """
-    mods: list[tuple[str, int]] = [(f"{defender.defence_ability} {defender.defence_base}", defender.defence_base)]
-    weapon = _table("weapon")[attacker.weapon_lethality]
+    total, mods = _defence_total(
+        defender.defence_ability,
+        defender.defence_base,
+        attacker.weapon,
+        attacker.weapon_lethality,
+        defender.armour,
+        attacker.tactics.intent,
+        wound_penalty(defender.wounds),
+        defender.tactics.stance,
+    )
+    return total, list(mods)
+
+
+@cache
+def _defence_total(
+    ability: str, base: int, weapon_name: str, lethality: str, armour_name: str, intent: str, pen: int, stance_name: str
+) -> tuple[int, tuple[tuple[str, int], ...]]:
+    mods: list[tuple[str, int]] = [(f"{ability} {base}", base)]
+    weapon = _table("weapon")[lethality]
     if weapon:
-        mods.append((f"attacker's {attacker.weapon} is {attacker.weapon_lethality}", int(weapon)))
-    armour = int(_table("armour")[defender.armour] or 0)
+        mods.append((f"attacker's {weapon_name} is {lethality}", int(weapon)))
+    armour = int(_table("armour")[armour_name] or 0)
     if armour:
-        mods.append((f"{defender.armour}", armour))
-    if attacker.tactics.intent == "non-lethal":
-        unsuitable = attacker.weapon_lethality in ("especially damaging", "really deadly")
+        mods.append((f"{armour_name}", armour))
+    if intent == "non-lethal":
+        unsuitable = lethality in ("especially damaging", "really deadly")
         key = "non-lethal with an unsuitable weapon" if unsuitable else "non-lethal"
         mods.append((key, int(_table("intent")[key] or 0)))
-    pen = wound_penalty(defender.wounds)
     if pen:
         mods.append(("injury", -pen))
-    stance = int(_table("stance")[defender.tactics.stance] or 0)
+    stance = int(_table("stance")[stance_name] or 0)
     if stance:
-        mods.append((f"fighting {defender.tactics.stance}", stance))
+        mods.append((f"fighting {stance_name}", stance))
     raw = sum(v for _, v in mods)
-    return max(1, raw), mods
+    return max(1, raw), tuple(mods)
 
 
 def _fmt_mods(mods: list[tuple[str, int]]) -> str:
@@ -251,7 +280,7 @@ def exchange_dice(f: Fighter, engaged: int, house: FuzzyHouseRules) -> tuple[int
     """(dice rolled, flat modifier) for a fighter's roll this round: every die penalty and roll modifier applied."""
     crowd = opponents_penalty(engaged, house, f.tactics.crowd)
     dice = effective_dice(f.dice, wound_penalty(f.wounds) + crowd + f.hindrance)
-    return dice, sum(v for _, v in roll_modifiers(f))
+    return dice, sum(v for _, v in _roll_modifiers(f.encumbrance, f.tactics.appropriateness, f.roll_bonus))
 
 
 def exchange_margins(
@@ -306,90 +335,144 @@ def can_harm(attacker: Fighter) -> bool:
     return attacker.tactics.stance != "all-out defence" and _table("weapon")[attacker.weapon_lethality] is not None
 
 
-def decisive_margin(attacker: Fighter, defender: Fighter, theirs: int, house: FuzzyHouseRules) -> int | None:
-    """A winning margin past which nothing more happens: the points reach a killing blow whatever the excess.
+def killing_points(attacker: Fighter, defender: Fighter, house: FuzzyHouseRules) -> int | None:
+    """The Advantage Points that buy a killing blow (4x the Defence Total): past them, nothing more happens.
 
-    ``theirs`` is what the loser holds against the winner (the ``offset`` ruling cancels it first).
     None when the attacker cannot hurt, or may hold the blow back (the non-lethal Body test).
     """
     if not can_harm(attacker) or (attacker.tactics.intent != "lethal" and house.nonlethal_body_test is not None):
         return None
-    return LEVEL_MULTIPLE["killed"] * defence_total(defender, attacker)[0] + theirs + 1
+    return LEVEL_MULTIPLE["killed"] * defence_total(defender, attacker)[0]
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One engagement this round, before a die is rolled: who, with what dice and flat modifiers."""
+
+    a: Fighter
+    b: Fighter
+    dice: tuple[int, int]
+    flat: tuple[int, int]
+    labels: tuple[str, str]
+    killing: tuple[int | None, int | None]  # :func:`killing_points` of a against b, and of b against a
+
+
+@dataclass(frozen=True)
+class RoundPlan:
+    """Everything about a round that needs no dice: the engagements and each side's roll."""
+
+    state: FightState
+    exchanges: tuple[Exchange, ...]
+    count: Mapping[str, int]  # engagements per fighter (several opponents cost dice)
+
+
+def plan_round(state: FightState) -> RoundPlan:
+    """Who fights whom this round and with what: :func:`engagements`, :func:`exchange_dice`."""
+    house = state.house_rules
+    fighters = {f.key: f for f in state.fighters}
+    pairs = engagements(state)
+    count = dict.fromkeys(fighters, 0)
+    for a, b in pairs:
+        count[a] += 1
+        count[b] += 1
+    exchanges = []
+    for a_key, b_key in pairs:
+        a, b = fighters[a_key], fighters[b_key]
+        (da, fa), (db, fb) = exchange_dice(a, count[a_key], house), exchange_dice(b, count[b_key], house)
+        exchanges.append(
+            Exchange(
+                a,
+                b,
+                (da, db),
+                (fa, fb),
+                (f"{a_key} ({a.ability})", f"{b_key} ({b.ability})"),
+                (killing_points(a, b, house), killing_points(b, a, house)),
+            )
+        )
+    return RoundPlan(state, tuple(exchanges), count)
 
 
 def play_round(state: FightState, chance: Chance) -> Played:
     """One round of the fight: every engagement's contested roll, then each winner spends (see the module).
 
     The engine plays it with the fight's dice (:class:`storymaster.forecast.Rolled`); the exact forecast
-    runs it once per branch of its draws (:func:`storymaster.forecast.branches`). The log is written only
-    when ``chance.narrate``.
+    enumerates it (:func:`storymaster.forecast.branches`). The log is written only when ``chance.narrate``.
     """
-    narrate = chance.narrate
-    house = state.house_rules
-    rnd = state.round + 1
     fighters = {f.key: f for f in state.fighters}
     pools = {(p.holder, p.against): p.points for p in state.pools}
     events: list[Event] = []
-    pairs = engagements(state)
-    count = dict.fromkeys(fighters, 0)
-    for a, b in pairs:
-        count[a] += 1
-        count[b] += 1
+    winners = roll_exchanges(plan_round(state), pools, chance, events)
+    spend_points(fighters, pools, winners, state.round + 1, chance, state.house_rules, events)
+    return Played(fighters, pools, events)
+
+
+def roll_exchanges(
+    plan: RoundPlan, pools: dict[tuple[str, str], int], chance: Chance, events: list[Event]
+) -> list[tuple[str, str]]:
+    """The contested rolls, in order: each winner gains the margin in Advantage Points (the ``advantage_on_loss``
+    ruling first takes the loser's). Returns the (winner, loser) pairs; ``pools`` is updated.
+    """
+    narrate = chance.narrate
+    house = plan.state.house_rules
+    rnd = plan.state.round + 1
     winners: list[tuple[str, str]] = []
-    for a_key, b_key in pairs:
-        a, b = fighters[a_key], fighters[b_key]
-        (da, fa), (db, fb) = exchange_dice(a, count[a_key], house), exchange_dice(b, count[b_key], house)
-        contest = Contest(
-            (da, db),
-            (fa, fb),
-            house,
-            (f"{a_key} ({a.ability})", f"{b_key} ({b.ability})"),
-            (
-                decisive_margin(a, b, pools.get((b_key, a_key), 0), house),
-                decisive_margin(b, a, pools.get((a_key, b_key), 0), house),
-            ),
+    for ex in plan.exchanges:
+        a_key, b_key = ex.a.key, ex.b.key
+        ka, kb = ex.killing
+        # a margin past the killing blow (and the loser's points an offset cancels) changes nothing more
+        decisive = (
+            None if ka is None else ka + pools.get((b_key, a_key), 0) + 1,
+            None if kb is None else kb + pools.get((a_key, b_key), 0) + 1,
         )
-        result = chance.draw(contest)
+        result = chance.draw(Contest(ex.dice, ex.flat, house, ex.labels, decisive))
         margin = result.margin
         if margin == 0:
             if narrate:
                 line = "a stand-off, no Advantage Points."
-                events.append(_exchange_event(result, (a, b), (da, db), count, house, rnd, line, ""))
+                events.append(_exchange_event(result, ex, plan.count, house, rnd, line, ""))
             continue
         win, lose = (a_key, b_key) if margin > 0 else (b_key, a_key)
         gained = abs(margin)
         theirs = pools.get((lose, win), 0)
-        line = f"{win} wins by {gained}, "
+        line = ""
         if theirs and house.advantage_on_loss == "offset":
             cancel = min(theirs, gained)
             pools[(lose, win)] = theirs - cancel
             gained -= cancel
-            line = f"{win} wins by {abs(margin)}; {cancel} cancel {lose}'s points, "
+            line = f"; {cancel} cancel {lose}'s points"
         elif theirs and house.advantage_on_loss == "lose":
             pools[(lose, win)] = 0
-            line = f"{win} wins by {abs(margin)}; {lose} loses {theirs} carried points, "
+            line = f"; {lose} loses {theirs} carried points"
         pools[(win, lose)] = pools.get((win, lose), 0) + gained
         if narrate:
-            line += f"now {pools[(win, lose)]} Advantage Points against {lose}."
+            line = f"{win} wins by {abs(margin)}{line}, now {pools[(win, lose)]} Advantage Points against {lose}."
             events.append(
-                _exchange_event(
-                    result, (a, b), (da, db), count, house, rnd, line, win, winner=win, advantage=pools[(win, lose)]
-                )
+                _exchange_event(result, ex, plan.count, house, rnd, line, win, winner=win, advantage=pools[(win, lose)])
             )
         winners.append((win, lose))
-    # end of round: the winners spend
+    return winners
+
+
+def spend_points(
+    fighters: dict[str, Fighter],
+    pools: dict[tuple[str, str], int],
+    winners: Sequence[tuple[str, str]],
+    rnd: int,
+    chance: Chance,
+    house: FuzzyHouseRules,
+    events: list[Event],
+) -> None:
+    """The end of the round: each winner still facing a loser still up spends (``fighters``, ``pools`` updated)."""
     for win, lose in winners:
         if not fighters[win].up or not fighters[lose].up:
             continue
         _spend(fighters, pools, win, lose, rnd, chance, house, events)
-    return Played(fighters, pools, events)
 
 
 def _exchange_event(
     result: Contested,
-    pair: tuple[Fighter, Fighter],
-    dice: tuple[int, int],
-    count: dict[str, int],
+    ex: Exchange,
+    count: Mapping[str, int],
     house: FuzzyHouseRules,
     rnd: int,
     outcome: str,
@@ -400,7 +483,7 @@ def _exchange_event(
     assert result.rolls is not None  # a narrated round rolled real dice
     texts = []
     scores = []
-    for f, r, n in zip(pair, result.rolls, dice, strict=True):
+    for f, r, n in zip((ex.a, ex.b), result.rolls, ex.dice, strict=True):
         crowd = opponents_penalty(count[f.key], house, f.tactics.crowd)
         pen = wound_penalty(f.wounds)
         mods = roll_modifiers(f)
@@ -425,7 +508,7 @@ def _exchange_event(
         shown = f"{r.total}{mtext} = {score}" if mods else f"{score}"
         texts.append(f"{f.key} [{dtext}] {shown}{crit}")
         scores.append(score)
-    data: dict[str, Any] = {"a": pair[0].key, "b": pair[1].key, "scores": scores, "margin": result.margin, **more}
+    data: dict[str, Any] = {"a": ex.a.key, "b": ex.b.key, "scores": scores, "margin": result.margin, **more}
     rolls = tuple(rec for r in result.rolls for rec in r.records)
     return Event("exchange", f"{texts[0]}  vs  {texts[1]}: {outcome}", rnd, actor, data, rolls)
 

@@ -292,8 +292,18 @@ class AbilityTest:
         return AbilityTestResult(r.total >= self.target, r)
 
     def outcomes(self) -> tuple[tuple[float, AbilityTestResult], ...]:
-        p = p_at_least(self.dice, self.target, self.house)
-        return tuple((q, AbilityTestResult(ok)) for q, ok in ((p, True), (1 - p, False)) if q > 0)
+        h = self.house
+        return _test_outcomes(
+            self.dice, self.target, h.critical_bonus_max_explosions, h.one_die_second_die_for_criticals
+        )
+
+
+@cache
+def _test_outcomes(
+    dice: int, target: int, max_explosions: int, one_die_check: bool
+) -> tuple[tuple[float, AbilityTestResult], ...]:
+    p = _p_at_least(dice, target, max_explosions, one_die_check)
+    return tuple((q, AbilityTestResult(ok)) for q, ok in ((p, True), (1 - p, False)) if q > 0)
 
 
 @dataclass(frozen=True, slots=True)

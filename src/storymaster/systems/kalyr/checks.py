@@ -285,6 +285,15 @@ def _relative_outcomes(k: int) -> tuple[tuple[float, FudgeTotals], ...]:
     return tuple((float(p), FudgeTotals(key)) for key, p in out.items())
 
 
+@cache
+def _joint_outcomes(k: int) -> tuple[tuple[float, FudgeTotals], ...]:
+    dice = sorted(_four_df().items())
+    return tuple(
+        (float(math.prod((p for _, p in combo), start=Fraction(1))), FudgeTotals(tuple(t for t, _ in combo)))
+        for combo in product(dice, repeat=k)
+    )
+
+
 def relative_totals(totals: tuple[int, ...]) -> tuple[int, ...]:
     """Each total less the last one: all a contest that compares results reads of its dice."""
     return tuple(t - totals[-1] for t in totals)
@@ -306,21 +315,23 @@ class FudgeRoll:
 
 @dataclass(frozen=True, slots=True)
 class FudgeRolls:
-    """Several rollers' 4dF, one after the other, for a contest that only compares results.
+    """Several rollers' 4dF, one after the other.
 
-    The engine rolls every die (the real totals); the chain is handed each total less the last
-    roller's (:func:`relative_totals`): a round that reads only differences of results gives the same
-    answer for both, and two rollers have 17 outcomes instead of 81, three 289 instead of 729.
+    The engine rolls every die (the real totals). With ``relative`` (a contest that only compares
+    results) the chain is handed each total less the last roller's (:func:`relative_totals`): the
+    round gives the same answer for both, and two rollers have 17 outcomes instead of 81, three 217
+    instead of 729. Without it, every combination of the totals.
     """
 
     labels: tuple[str, ...]
+    relative: bool = True
 
     def sample(self, rng: DiceRng) -> FudgeTotals:
         recs = tuple(roll(FOUR_DF, rng, label=label) for label in self.labels)
         return FudgeTotals(tuple(r.total for r in recs), recs)
 
     def outcomes(self) -> Sequence[tuple[float, FudgeTotals]]:
-        return _relative_outcomes(len(self.labels))
+        return _relative_outcomes(len(self.labels)) if self.relative else _joint_outcomes(len(self.labels))
 
 
 @dataclass(frozen=True, slots=True)
@@ -483,8 +494,8 @@ def group_sides(check: GroupCheck, hr: KalyrHouseRules) -> tuple[list[AbilityRol
 def group_margins(own: Sequence[int], other: Sequence[int]) -> list[int]:
     """Each character's margin for damage: the other side's average roll minus theirs, rounded down
     (positive for a loser). Kalyr RPG ch. 3, Damage: group contests."""
-    avg = Fraction(sum(other), len(other))
-    return [math.floor(avg - r) for r in own]
+    total, n = sum(other), len(other)
+    return [(total - r * n) // n for r in own]
 
 
 # ---- judging and resolving -------------------------------------------------------------------

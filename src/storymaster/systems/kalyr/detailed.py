@@ -9,12 +9,14 @@ from ...forecast.chance import Chance
 from ...rules.protocol import Event
 from .abilities import ability_level
 from .character import shield_value, weapon_damage
-from .checks import AbilityRoll, CheckRoll, FudgeRoll, roll_line
+from .checks import AbilityRoll, CheckRoll, FudgeRolls, roll_line
 from .damage import halve_for_detailed
 from .fight_state import (
     COMBAT,
     Bout,
     Contest,
+    Exchange,
+    Exchanging,
     Fighter,
     FightState,
     Played,
@@ -32,6 +34,7 @@ __all__ = [
     "all_out_offence",
     "blow",
     "detailed_round",
+    "exchange",
     "minimum_to_hit",
     "shield_modifier",
     "stance_modifier",
@@ -81,7 +84,7 @@ class Standing:
     reach_live: bool
     close_vs_long: bool
     shorter: int
-    dice: tuple[FudgeRoll, FudgeRoll]
+    dice: FudgeRolls
     scope_levels: tuple[tuple[int, int] | None, ...]
 
 
@@ -128,7 +131,7 @@ def standing(state: FightState, fs: tuple[Fighter, ...]) -> Standing:
         reach_live=hr.detailed_reach and not state.ranged and rank[0] != rank[1],
         close_vs_long=sorted(rank) == [0, 2],
         shorter=0 if rank[0] < rank[1] else 1,
-        dice=(FudgeRoll(fs[0].name), FudgeRoll(fs[1].name)),
+        dice=FudgeRolls((fs[0].name, fs[1].name), relative=False),
         scope_levels=tuple(scope),
     )
 
@@ -151,7 +154,12 @@ def all_out_offence(aoo: tuple[bool, bool], winner: int | None) -> tuple[int | N
 
 
 def blow(
-    sd: Standing, hr: KalyrHouseRules, winner: int, results: list[int], dice: list[int], can_attack: list[bool]
+    sd: Standing,
+    hr: KalyrHouseRules,
+    winner: int,
+    results: list[int],
+    dice: tuple[int, ...],
+    can_attack: list[bool],
 ) -> str:
     """Whether the round's winner lands a blow: "dodge" (reach: cannot strike back), "standoff" (below
     the minimum to hit: Scale, aimed blows), "defended" (all-out defence harms only on a critical) or "hit"."""
@@ -228,65 +236,83 @@ def _scope_roll(c: Contest, i: int, wound: int) -> CheckRoll:
     return ev
 
 
-def detailed_round(c: Contest, b: Bout, chance: Chance) -> Played:
-    """One round of a detailed contest: an opposed roll; on a hit, damage halved rounding up
-    (Detailed Contests), with the optional detailed-combat rules; then the out-manoeuvring roll, and
-    the end when one party is Defeated or admits defeat (withdraws), or at the round limit."""
-    st, hr, sd = c.state, c.state.house_rules, c.detailed
-    rnd = b.played + 1
-    pre = c.memo.get(b)
-    if pre is None:
-        pre = c.memo[b] = _before_the_roll(c, b)
-    mods, can_attack, reach, close_vs_long, notes = pre
-    rolled = [chance.draw(sd.dice[0]), chance.draw(sd.dice[1])]
-    dice = [rolled[0].totals[0], rolled[1].totals[0]]
+def exchange(
+    c: Contest, mods: list[int], can_attack: list[bool], notes: list[str], rnd: int, chance: Chance
+) -> Exchange:
+    """The roll of a detailed round: an opposed roll, all-out offence, whether the winner lands a blow
+    (:func:`blow`), and its damage halved rounding up (Detailed Contests; the winner's too under ruling
+    K11's house rule)."""
+    hr, sd = c.state.house_rules, c.detailed
+    rolled = chance.draw(sd.dice)
+    dice = rolled.totals
     results = [c.level[0] + mods[0] + dice[0], c.level[1] + mods[1] + dice[1]]
     winner: int | None = 0 if results[0] > results[1] else 1 if results[1] > results[0] else None
     bonus = (0, 0)
     if hr.detailed_all_out:
         winner, bonus = all_out_offence(sd.aoo, winner)
-    loser = None if winner is None else 1 - winner
     kind = "standoff" if winner is None else blow(sd, hr, winner, results, dice, can_attack)
-    hit = kind == "hit"
-    log: list[Event] | None = None
-    fs = [c.fighters[0], c.fighters[1]]
-    if chance.narrate:
-        log, notes = [], list(notes)
-        if hr.detailed_all_out and sd.aoo[0] != sd.aoo[1] and winner != (0 if sd.aoo[0] else 1):
-            attacker = fs[0 if sd.aoo[0] else 1].name
-            notes.append(f"{attacker}'s all-out attack fails: {fs[winner].name} wins and gets +2 damage")  # type: ignore[index]
-        lines = [roll_line(fs[i].name, c.level[i] + mods[i], rolled[i].records[0]) for i in (0, 1)]
-        data = {
-            "results": [level_name(x) for x in results],
-            "modifiers": list(mods),
-            "winner": winner,
-            "hit": hit,
-            "notes": notes,
-        }
-        text = "; ".join(notes + lines) + ". " + _sentence(c, kind, winner, results)
-        log.append(Event(kind, text, rnd, data=data, rolls=rolled[0].records + rolled[1].records))
+    wounds: list[tuple[int, int]] = []
+    whys: list[tuple[str, int]] = []
+    if kind == "hit" and winner is not None:
+        loser, app = 1 - winner, c.approach[0] + c.approach[1]
+        pts = results[winner] - results[loser] + c.dconst[winner][loser] + app + bonus[winner]
+        wounds.append((loser, severity_for_damage(halve_for_detailed(pts))))
+        whys.append((f"damage to {c.fighters[loser].name} ({pts} halved, rounding up)", halve_for_detailed(pts)))
+        if hr.detailed_winner_takes_damage:
+            pts = results[loser] - results[winner] + c.dconst[loser][winner] + app + bonus[loser]
+            wounds.append((winner, severity_for_damage(halve_for_detailed(pts))))
+            whys.append((f"damage to {c.fighters[winner].name} ({pts} halved)", halve_for_detailed(pts)))
+    if not chance.narrate:
+        return Exchange(winner, tuple(wounds))
+    fs, notes = c.fighters, list(notes)
+    if hr.detailed_all_out and sd.aoo[0] != sd.aoo[1] and winner != (0 if sd.aoo[0] else 1):
+        attacker = fs[0 if sd.aoo[0] else 1].name
+        notes.append(f"{attacker}'s all-out attack fails: {fs[winner].name} wins and gets +2 damage")  # type: ignore[index]
+    lines = [roll_line(fs[i].name, c.level[i] + mods[i], rolled.records[i]) for i in (0, 1)]
+    data = {
+        "results": [level_name(x) for x in results],
+        "modifiers": list(mods),
+        "winner": winner,
+        "hit": kind == "hit",
+        "notes": notes,
+    }
+    text = "; ".join(notes + lines) + ". " + _sentence(c, kind, winner, results)
+    return Exchange(winner, tuple(wounds), (Event(kind, text, rnd, data=data, rolls=rolled.records), tuple(whys)))
+
+
+def detailed_round(c: Contest, b: Bout, chance: Chance) -> Played:
+    """One round of a detailed contest: the roll (:func:`exchange`) and its wounds; reach won or lost;
+    the out-manoeuvring roll after an all-out defence; the end when one party is Defeated or admits
+    defeat (withdraws), or at the round limit."""
+    st, hr, sd = c.state, c.state.house_rules, c.detailed
+    rnd = b.played + 1
+    pre = c.memo.get(b)
+    if pre is None:
+        mods, can_attack, reach, close_vs_long, notes = _before_the_roll(c, b)
+
+        def play(chance: Chance) -> Exchange:
+            return exchange(c, mods, can_attack, notes, rnd, chance)
+
+        event = Exchanging(play, ("roll", tuple(mods), tuple(can_attack)), c.memo)
+        pre = c.memo[b] = (reach, close_vs_long, event)
+    reach, close_vs_long, event = pre
+    ex = chance.draw(event)
+    loser = None if ex.winner is None else 1 - ex.winner
+    log: list[Event] | None = [ex.said[0]] if chance.narrate else None
+    fs = c.fighters
     new = list(b.fighters)
     marks: list[tuple[int, int, int]] = []
-    if hit and winner is not None and loser is not None:
-        app = c.approach[0] + c.approach[1]
-        pts = results[winner] - results[loser] + c.dconst[winner][loser] + app + bonus[winner]
-        why = f"damage to {fs[loser].name} ({pts} halved, rounding up)"
-        half = halve_for_detailed(pts)
-        contest_wound(c, new, loser, severity_for_damage(half), marks, log, rnd, why, half)
-        if hr.detailed_winner_takes_damage:
-            pts_w = results[loser] - results[winner] + c.dconst[loser][winner] + app + bonus[loser]
-            half = halve_for_detailed(pts_w)
-            why = f"damage to {fs[winner].name} ({pts_w} halved)"
-            contest_wound(c, new, winner, severity_for_damage(half), marks, log, rnd, why, half)
+    for k, (j, severity) in enumerate(ex.wounds):
+        why, pts = ex.said[1][k] if log is not None else ("", None)
+        contest_wound(c, new, j, severity, marks, log, rnd, why, pts)
     inside = b.inside
     if close_vs_long and not inside:
         if loser != sd.shorter:
             inside, reach = True, 1 - sd.shorter
             if log is not None:
                 short, long = fs[sd.shorter].name, fs[1 - sd.shorter].name
-                log.append(
-                    Event("reach", f"{short} ducks inside the long weapon's reach: {long} is at -1 next round", rnd)
-                )
+                text = f"{short} ducks inside the long weapon's reach: {long} is at -1 next round"
+                log.append(Event("reach", text, rnd))
         else:
             reach = None
     elif hr.detailed_reach and loser is not None and sd.rank[0] != sd.rank[1]:
@@ -313,11 +339,8 @@ def detailed_round(c: Contest, b: Bout, chance: Chance) -> Played:
             new[i] = new[i]._replace(withdrawn=True)
             over, win = True, 1 - i
             if log is not None:
-                log.append(
-                    Event(
-                        "withdraw", f"{fs[i].name} is {severity_name(new[i].status)} and admits defeat", rnd, fs[i].name
-                    )
-                )
+                text = f"{fs[i].name} is {severity_name(new[i].status)} and admits defeat"
+                log.append(Event("withdraw", text, rnd, fs[i].name))
     if c.count and not over and rnd >= st.max_rounds:
         over = True
         if log is not None:

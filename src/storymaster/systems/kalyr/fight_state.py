@@ -3,7 +3,7 @@ rolling, wounding (Kalyr RPG ch. 3: Damage; Fudge Points)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
@@ -11,6 +11,7 @@ from pydantic import Field
 
 from ...dice import DiceRng, RollRecord
 from ...errors import CheckError
+from ...forecast.chance import Chance, Rolled, branches
 from ...rules.models import Model
 from ...rules.protocol import Event
 from .abilities import ability_level, wound_modifier
@@ -26,6 +27,8 @@ __all__ = [
     "MAX_ROUNDS",
     "Bout",
     "Contest",
+    "Exchange",
+    "Exchanging",
     "FightState",
     "Fighter",
     "Fighting",
@@ -307,6 +310,39 @@ class Played(NamedTuple):
     events: list[Event]
     marks: list[tuple[int, int, int]]
     loser: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """What the roll of a round decided, as the rest of the round reads it: the winner (None: nobody)
+    and the wounds it deals, in order, as (fighter, severity). ``said`` carries the engine's log of the
+    roll and each wound's reason and points; it is not compared (the chain merges equal exchanges)."""
+
+    winner: int | None
+    wounds: tuple[tuple[int, int], ...]
+    said: tuple[Any, ...] = field(default=(), compare=False)
+
+
+class Exchanging:
+    """The roll of a round as one coarse event (:mod:`storymaster.forecast.chance`): the engine plays
+    ``play`` with the real dice; the chain gets every distinct :class:`Exchange` of the same function
+    with its probability, enumerated once for each ``key`` (what the roll depends on) and cached."""
+
+    __slots__ = ("cache", "key", "play")
+
+    def __init__(self, play: Callable[[Chance], Exchange], key: Hashable, cache: dict[Any, Any]) -> None:
+        self.play, self.key, self.cache = play, key, cache
+
+    def sample(self, rng: DiceRng) -> Exchange:
+        """The roll with the fight's dice (and its log)."""
+        return self.play(Rolled(rng))
+
+    def outcomes(self) -> list[tuple[float, Exchange]]:
+        """Every distinct exchange with its probability."""
+        got = self.cache.get(self.key)
+        if got is None:
+            got = self.cache[self.key] = branches(self.play)
+        return got  # type: ignore[no-any-return]
 
 
 @dataclass(eq=False)
