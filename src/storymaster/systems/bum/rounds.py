@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import product
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from ...dice import DiceRng, RollRecord
 from ...forecast.chance import Chance, Rolled
@@ -60,13 +60,19 @@ __all__ = [
     "RoundState",
     "Setup",
     "TurnOrder",
+    "advance",
     "after_shot",
     "card",
+    "delayed",
+    "exchange",
     "level_after_switch",
     "next_state",
+    "p_ok",
+    "pick_target",
     "play_round",
     "reload_step",
     "sides_left",
+    "strikes_first",
     "tied_groups",
     "uses_missile",
 ]
@@ -195,6 +201,27 @@ class Setup:
             max_rounds=s.max_rounds,
         )
 
+    def fight_roll(self, i: int) -> Fixed:
+        """Level 1: fighter ``i``'s roll of his simple bonus against the GM's DC."""
+        event = self._fixed.get(i)
+        if event is None:
+            event = self._fixed[i] = Fixed(self.cards[i].bonus, self.dc, f"{self.names[i]} fight roll")
+        return event
+
+    def exchange(self, i: int, t: int) -> Opposed:
+        """Levels 2-3: the opposed roll fighter ``i`` starts against ``t`` (ruling 1: at these levels the side that
+        did not start the fight counts as the defender for the tie rule)."""
+        event = self._pairs.get((i, t))
+        if event is None:
+            labels = (f"{self.names[i]} fight roll", f"{self.names[t]} fight roll")
+            event = exchange(self.hr, self.sides[i] == self.initiator, self.cards[i], self.cards[t], labels)
+            self._pairs[i, t] = event
+        return event
+
+    def attack_tie(self, i: int, t: int) -> Literal["actor", "opponent"] | None:
+        """Level 4: who wins a tie when ``i`` attacks ``t`` (the house rule; None: rolled again)."""
+        return tie_goes_to(self.hr, "attacker", self.cards[i].player, self.cards[t].player)
+
     def state(self, s: FightState) -> RoundState:
         """The part of a fight state a round changes."""
         index = {n: i for i, n in enumerate(self.names)}
@@ -242,6 +269,20 @@ def _opposed_pmf(diff: int, tie_to: str | None) -> tuple[tuple[float, Roll], ...
 @cache
 def _fixed_pmf(bonus: int, dc: int) -> tuple[tuple[float, Roll], ...]:
     return _two_way(float(p_fixed(bonus, dc)))
+
+
+def exchange(
+    hr: BumHouseRules, initiating: bool, a: Card, b: Card, labels: tuple[str, str] = ("roller", "opponent")
+) -> Opposed:
+    """Levels 2-3: the opposed roll of ``a``'s simple bonus against ``b``'s; ``initiating``: ``a`` is on the side
+    that started the fight (ruling 1: at these levels the other side counts as the defender for the tie rule)."""
+    role: Role = "attacker" if initiating else "defender"
+    return Opposed(a.bonus, b.bonus, tie_goes_to(hr, role, a.player, b.player), labels)
+
+
+def p_ok(event: Opposed | Fixed) -> float:
+    """The chance an opposed or fixed roll comes out ok (from the event's own outcomes)."""
+    return sum(p for p, r in event.outcomes() if r.ok)
 
 
 @dataclass(frozen=True, slots=True)
@@ -372,6 +413,65 @@ def level_after_switch(switch: Iterable[tuple[int, int]], rounds_played: int, le
     return level
 
 
+def pick_target(
+    i: int, order: Iterable[int], sides: Sequence[int], hp: Sequence[int], target: int, rolled: Sequence[bool] | None
+) -> int:
+    """Whom fighter ``i`` attacks (ruling 20): his chosen ``target`` while that foe stands, else (levels 2-3, with
+    ``rolled``) the first foe in turn order who has not rolled yet, else the first foe standing in turn order;
+    -1 when no foe stands."""
+    side = sides[i]
+    foes = [j for j in order if sides[j] != side and hp[j] > 0]
+    if not foes:
+        return -1
+    if target in foes:
+        return target
+    if rolled is not None:
+        for j in foes:
+            if not rolled[j]:
+                return j
+    return foes[0]
+
+
+def delayed(order: tuple[int, ...], delay: Iterable[tuple[int, int]]) -> tuple[int, ...]:
+    """Turn Sequence: a fighter who chose to wait acts right after the one he named (ruling 17), in turn."""
+    out = list(order)
+    for who, after in delay:
+        if who != after:
+            out.remove(who)
+            out.insert(out.index(after) + 1, who)
+    return tuple(out)
+
+
+def advance(distance: int, tactic: str, hr: BumHouseRules) -> tuple[int, bool]:
+    """Part Five, Movement, for a fighter who fights hand to hand: the distance after his move and whether he can
+    still strike this turn. One turn closes 1 (reaching 0 he strikes); with the double-move option he runs 2
+    instead when 2 or more apart, and does not strike; with the 'hold' tactic he stays put."""
+    if distance <= 0:
+        return 0, True
+    if tactic == "hold":
+        return distance, False
+    if hr.double_move and distance >= 2:
+        return max(0, distance - 2), False
+    return distance - 1, distance == 1
+
+
+def strikes_first(
+    hr: BumHouseRules, weapon: WeaponProfile, acted: bool, hp: int, stunned: int, surprised: bool, distance: int
+) -> bool:
+    """Appendix A footnote ** (option ``longspear_first_strike``): a fighter with a longspear in hand who is attacked
+    in melee reach strikes first, if he has not yet made this round's attack, stands, is not stunned and not caught
+    unaware."""
+    return (
+        hr.longspear_first_strike
+        and weapon.longspear
+        and not acted
+        and hp > 0
+        and not stunned
+        and not surprised
+        and distance == 0
+    )
+
+
 def after_shot(missile: WeaponProfile, ammo_left: int | None) -> Readiness:
     """Appendix A, Reloading: a bow or crossbow must be loaded again; a firearm is empty unless another loaded
     gun is at hand ('a character carrying multiple pistols can fire one each round'); thrown weapons stay ready."""
@@ -480,18 +580,7 @@ class _Work:
     def pick(self, i: int, rolled: Sequence[bool] | None = None) -> int:
         """The target: his chosen one while he stands, else (levels 2-3) the first foe in turn order who has not
         rolled yet, else the first foe standing in turn order (ruling 20); -1 when no foe stands."""
-        s, hp = self.s, self.hp
-        side = s.sides[i]
-        foes = [j for j in (self.order or range(len(hp))) if s.sides[j] != side and hp[j] > 0]
-        if not foes:
-            return -1
-        if s.targets[i] in foes:
-            return s.targets[i]
-        if rolled is not None:
-            for j in foes:
-                if not rolled[j]:
-                    return j
-        return foes[0]
+        return pick_target(i, self.order or range(len(self.hp)), self.s.sides, self.hp, self.s.targets[i], rolled)
 
     def wound(self, t: int, n: int, cause: str) -> None:
         self.hp[t] = hp = max(0, self.hp[t] - n)
@@ -534,18 +623,11 @@ def _initiative(w: _Work) -> None:
 
 def _apply_delays(w: _Work) -> None:
     """Turn Sequence: on his first turn a character may choose to act after a named character; the order then stays."""
-    order = list(w.order)
-    for who, after in w.s.delay:
+    w.order = delayed(w.order, w.s.delay)
+    for who, after in w.s.delay if w.narrate else ():
         if who != after:
-            order.remove(who)
-            order.insert(order.index(after) + 1, who)
-            if w.narrate:
-                w.emit(
-                    "delay",
-                    f"{w.s.names[who]} chooses to wait and acts after {w.s.names[after]} from now on.",
-                    w.s.names[who],
-                )
-    w.order = tuple(order)
+            names = w.s.names
+            w.emit("delay", f"{names[who]} chooses to wait and acts after {names[after]} from now on.", names[who])
 
 
 # --------------------------------------------------------------------------- level 4 turns
@@ -620,7 +702,7 @@ def _attack(w: _Work, i: int, t: int, slot: Slot, *, penalty: int = 0, ranged: b
     a_tot += penalty
     shielded = not (ranged and prof.modern and hr.modern_guns_ignore_armour)
     d_parts, d_tot = d.defence(ranged, w.wield[t], shielded)
-    tie_to = tie_goes_to(hr, "attacker", a.player, d.player)
+    tie_to = s.attack_tie(i, t)
     att, tgt = s.names[i], s.names[t]
     roll = w.chance.draw(Opposed(a_tot, d_tot, tie_to, (f"{att} attack", f"{tgt} defence")))
     hit = roll.ok
@@ -670,7 +752,7 @@ def _attack_unarmed(w: _Work, i: int, t: int) -> None:
     a, d = s.cards[i], s.cards[t]
     a_tot = a.character.stats.STR
     _, d_tot = d.defence(False, w.wield[t])
-    roll = w.chance.draw(Opposed(a_tot, d_tot, tie_goes_to(s.hr, "attacker", a.player, d.player)))
+    roll = w.chance.draw(Opposed(a_tot, d_tot, s.attack_tie(i, t)))
     hit = roll.ok
     if w.narrate:
         totals = roll.totals
@@ -693,12 +775,11 @@ def _attack_unarmed(w: _Work, i: int, t: int) -> None:
 def _longspear_first(w: _Work, i: int, t: int) -> None:
     """Appendix A footnote **: a longspear wielder who is attacked strikes first, using his attack for the turn."""
     s = w.s
-    if not s.hr.longspear_first_strike or w.acted[t] or w.hp[t] <= 0 or w.stun[t] or w.surprised(t):
-        return
     d = s.cards[t]
-    slot = w.wield[t] or d.melee
-    if not d.in_hand(w.wield[t]).longspear or w.dist != 0 or slot is None:
+    if not strikes_first(s.hr, d.in_hand(w.wield[t]), w.acted[t], w.hp[t], w.stun[t], w.surprised(t), w.dist):
         return
+    slot = w.wield[t] or d.melee
+    assert slot is not None  # he holds a longspear
     if w.narrate:
         w.emit(
             "longspear", f"{s.names[t]}'s longspear keeps {s.names[i]} at bay: {s.names[t]} strikes first.", s.names[t]
@@ -760,25 +841,20 @@ def _take_turn(w: _Work, i: int) -> None:
         _reload(w, i, missile)
         return
     # melee: close the distance (unless holding ground), then strike
-    if w.dist > 0 and s.tactics[i] == "hold":
-        w.acted[i] = True
-        if w.narrate:
+    before = w.dist
+    w.dist, strike = advance(before, s.tactics[i], hr)
+    if w.narrate and before > 0:
+        if w.dist == before:
             w.emit("hold", f"{name} holds his ground.", name)
+        elif before - w.dist == 2 and hr.double_move:
+            w.emit(
+                "move", f"{name} runs flat out toward {s.names[t]} (double move); {_apart(w)}.", name, distance=w.dist
+            )
+        else:
+            w.emit("move", f"{name} moves toward {s.names[t]}; {_apart(w)}.", name, distance=w.dist)
+    if not strike:
+        w.acted[i] = True
         return
-    if w.dist > 0:
-        tgt = s.names[t]
-        if hr.double_move and w.dist >= 2:
-            w.dist = max(0, w.dist - 2)
-            w.acted[i] = True
-            if w.narrate:
-                w.emit("move", f"{name} runs flat out toward {tgt} (double move); {_apart(w)}.", name, distance=w.dist)
-            return
-        w.dist -= 1
-        if w.narrate:
-            w.emit("move", f"{name} moves toward {tgt}; {_apart(w)}.", name, distance=w.dist)
-        if w.dist > 0:
-            w.acted[i] = True
-            return
     slot = me.melee
     if w.wield[i] != slot:
         if w.wield[i] == "ranged":
@@ -815,10 +891,7 @@ def _round_level1(w: _Work) -> None:
             break
         name = s.names[i]
         bonus = s.cards[i].bonus
-        event = s._fixed.get(i)
-        if event is None:
-            event = s._fixed[i] = Fixed(bonus, s.dc, f"{name} fight roll")
-        roll = w.chance.draw(event)
+        roll = w.chance.draw(s.fight_roll(i))
         ok = roll.ok
         if w.narrate:
             die, tgt = roll.rolls[0].total, s.names[t]
@@ -848,12 +921,7 @@ def _round_opposed(w: _Work) -> None:
         if t < 0:
             break
         name, tgt = s.names[i], s.names[t]
-        event = s._pairs.get((i, t))
-        if event is None:
-            role: Role = "attacker" if s.sides[i] == s.initiator else "defender"
-            tie_to = tie_goes_to(hr, role, s.cards[i].player, s.cards[t].player)
-            event = Opposed(s.cards[i].bonus, s.cards[t].bonus, tie_to, (f"{name} fight roll", f"{tgt} fight roll"))
-            s._pairs[i, t] = event
+        event = s.exchange(i, t)
         roll = w.chance.draw(event)
         a, b = event.bonus, event.vs
         loser = t if roll.ok else i
