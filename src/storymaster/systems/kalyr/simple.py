@@ -14,7 +14,7 @@ from .fight_state import Bout, Contest, Exchange, Exchanging, Played, contest_wo
 from .ladder import level_name
 from .wounds import severity_for_damage
 
-__all__ = ["group_winner", "roll_off", "simple_round"]
+__all__ = ["group_winner", "one_on_one_bonus", "roll_off", "simple_round"]
 
 
 def group_winner(own: list[int], other: list[int]) -> int | None:
@@ -23,9 +23,30 @@ def group_winner(own: list[int], other: list[int]) -> int | None:
     return 0 if a > b else 1 if b > a else None
 
 
+def one_on_one_bonus(c: Contest, a: int, b: int) -> tuple[tuple[int, int], list[str]]:
+    """One against one in a physical contest (Using Simple Contests for Fights): the better-armed
+    fighter's bonus (:func:`.damage.armament_bonus`), and the house rule's bonus for a much longer
+    reach (two steps or more); fighter a's and b's, with the reasons."""
+    st, hr = c.state, c.state.house_rules
+    fa, fb = c.fighters[a], c.fighters[b]
+    bonus, said = [0, 0], []
+    if hr.simple_armament_bonus and st.track == "physical":
+        ba, bb = armament_bonus(fa.character, fb.character)
+        bonus = [ba, bb]
+        if ba or bb:
+            said.append(f"{(fa if ba else fb).name} is better armed: {max(ba, bb):+d}")
+    if hr.simple_reach_bonus and st.track == "physical" and not st.ranged:
+        reach = [reach_rank(fa), reach_rank(fb)]
+        if abs(reach[0] - reach[1]) >= 2:
+            longer = 0 if reach[0] > reach[1] else 1
+            bonus[longer] += hr.simple_reach_bonus
+            said.append(f"{(fa, fb)[longer].name} has much the longer reach: {hr.simple_reach_bonus:+d}")
+    return (bonus[0], bonus[1]), said
+
+
 def _before_the_roll(c: Contest, b: Bout) -> tuple[list[list[int]], Exchanging]:
     """Who rolls (fighters still in) and each roller's modifiers, with the reasons: the roll as an event."""
-    st, hr = c.state, c.state.house_rules
+    hr = c.state.house_rules
     active = [[j for j in c.members[s] if not b.fighters[j].out] for s in (0, 1)]
     notes: list[str] = []
     mods = []
@@ -38,19 +59,11 @@ def _before_the_roll(c: Contest, b: Bout) -> tuple[list[list[int]], Exchanging]:
             row.append(w)
         mods.append(row)
     one_on_one = len(active[0]) == 1 and len(active[1]) == 1
-    if one_on_one and hr.simple_armament_bonus and st.track == "physical":
-        fa, fb = c.fighters[active[0][0]], c.fighters[active[1][0]]
-        ba, bb = armament_bonus(fa.character, fb.character)
-        mods[0][0] += ba
-        mods[1][0] += bb
-        if ba or bb:
-            notes.append(f"{(fa if ba else fb).name} is better armed: {max(ba, bb):+d}")
-    if one_on_one and hr.simple_reach_bonus and st.track == "physical" and not st.ranged:
-        reach = [reach_rank(c.fighters[active[0][0]]), reach_rank(c.fighters[active[1][0]])]
-        if abs(reach[0] - reach[1]) >= 2:
-            longer = 0 if reach[0] > reach[1] else 1
-            mods[longer][0] += hr.simple_reach_bonus
-            notes.append(f"{c.fighters[active[longer][0]].name} has much the longer reach: {hr.simple_reach_bonus:+d}")
+    if one_on_one:
+        bonus, said = one_on_one_bonus(c, active[0][0], active[1][0])
+        mods[0][0] += bonus[0]
+        mods[1][0] += bonus[1]
+        notes += said
     if not one_on_one and len(active[0]) != len(active[1]):
         small = 0 if len(active[0]) < len(active[1]) else 1
         levels = [c.level[j] + m for j, m in zip(active[small], mods[small], strict=True)]
