@@ -372,6 +372,7 @@ class _Sim:
         self.F = F = len(su.cards)
         self.side = np.array(su.sides)
         self.n_sides = int(self.side.max()) + 1
+        self.members = (self.side[:, None] == np.arange(self.n_sides)[None, :]).astype(np.int64)  # fighter x side
         self.surprised = su.surprised
         self.p_exch = np.zeros((F, F))
         for i in range(F):
@@ -445,8 +446,8 @@ class _Sim:
 
     # ------------------------------------------------------------------ helpers
     def _standing_by_side(self) -> np.ndarray:
-        up = self.hp > 0
-        return np.stack([up[:, self.side == k].any(axis=1) for k in range(self.n_sides)], axis=1)
+        """(fights, sides): whether the side has someone standing (a side's hit points summed: none below 0)."""
+        return (self.hp @ self.members) > 0
 
     def _sides_left(self) -> np.ndarray:
         return self._standing_by_side().sum(axis=1)
