@@ -9,6 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
+from .chance import Chance, Event, Rolled, Scripted, Table, branches
 from .engine import fight_by_fight, play_out
 from .markov import Absorbed, absorb
 from .result import CombatantForecast, Forecast, side_label, wilson_interval
@@ -38,10 +39,16 @@ class Forecaster(Protocol):
 __all__ = [
     "Absorbed",
     "Batch",
+    "Chance",
     "CombatantForecast",
+    "Event",
     "Forecast",
     "Forecaster",
+    "Rolled",
+    "Scripted",
+    "Table",
     "absorb",
+    "branches",
     "fight_by_fight",
     "play_out",
     "run_simulation",

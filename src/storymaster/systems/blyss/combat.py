@@ -46,13 +46,30 @@ from .character import (
 )
 from .checks import Pool, contest_winner, pool_dice, roll_against, roll_initiative
 from .dicepool import counts_of, judge
-from .living import Vitals, apply_damage, dying_check, knockout_check, wound_level, wound_penalty
+from .living import (
+    Vitals,
+    apply_damage,
+    deprivation_pool_ranks,
+    dying_check,
+    knockout_check,
+    wound_level,
+    wound_penalty,
+)
 from .options import BlyssHouseRules
 from .scale import pool_for_rank
 from .tables import table
 from .tracker import fight_order, fight_tracker
 
-__all__ = ["BlyssCombat", "FightState", "Fighter", "action_round_order", "best_attack_face", "called_shot_td"]
+__all__ = [
+    "BlyssCombat",
+    "FightState",
+    "Fighter",
+    "action_round_order",
+    "aim_pool",
+    "best_attack_face",
+    "called_shot_td",
+    "initiative_pool",
+]
 
 Tactic = Literal["attack", "defensive", "aim", "disarm"]
 _T = TypeVar("_T")
@@ -80,6 +97,12 @@ class Fighter(Model):
     weapon: int | None = Field(None, description="index of the wielded weapon; None fights unarmed")
     weapon_dropped: bool = False
     armour_lives: tuple[int, ...] = ()
+    deprivation: int = Field(
+        0,
+        ge=0,
+        description="ranks lost to Fatigue, Hunger and Thirst together (the table's condition brings them in); "
+        "every pool the fighter rolls loses them by living.deprivation_pool_ranks",
+    )
     aim_bonus: int = 0
     aim_called: bool = False
     aimed_this_round: int = 0
@@ -130,6 +153,32 @@ def _replace(state: FightState, *fighters: Fighter) -> FightState:
 def _penalties(f: Fighter, hr: BlyssHouseRules) -> tuple[int, int]:
     """Wound Level penalty (ranks, die modifier)."""
     return wound_penalty(wound_level(f.vitals), hr)
+
+
+def _deprived(f: Fighter, pool: Pool, hr: BlyssHouseRules, notes: list[str] | None = None) -> Pool:
+    """``pool`` less the fighter's Fatigue, Hunger and Thirst (ruling B-L6: every pool a fighter rolls, by the
+    same rule as a check at the table, :func:`deprivation_pool_ranks`)."""
+    extra = deprivation_pool_ranks(f.deprivation, len(pool.ranks), hr)
+    if not extra:
+        return pool
+    if notes is not None:
+        notes.append(f"fatigue, hunger, thirst -{extra} rank(s)")
+    return pool.model_copy(update={"penalty_ranks": pool.penalty_ranks + extra})
+
+
+def aim_pool(f: Fighter, hr: BlyssHouseRules) -> Pool:
+    """Aiming: Dexterity + Intelligence, less the Wound Level and deprivation."""
+    a = f.character.attributes
+    wr, dm = _penalties(f, hr)
+    return _deprived(f, Pool(name=f.id, ranks=(a.dexterity, a.intelligence), penalty_ranks=wr, die_modifier=dm), hr)
+
+
+def initiative_pool(f: Fighter, hr: BlyssHouseRules) -> Pool:
+    """Initiative: the derived Initiative, less the Wound Level and deprivation."""
+    wr, dm = _penalties(f, hr)
+    return _deprived(
+        f, Pool(name=f.id, ranks=(initiative(f.character.attributes),), penalty_ranks=wr, die_modifier=dm), hr
+    )
 
 
 def _armour_penalty(f: Fighter) -> int:
@@ -198,7 +247,8 @@ def attack_pool(f: Fighter, state: FightState, *, disarm: bool = False) -> tuple
     if wr or dm:
         penalty += wr
         notes.append(f"{wound_level(f.vitals)}" + (f" -{wr} rank(s)" if wr else f" {dm} per die"))
-    return Pool(name=f.id, ranks=tuple(ranks), penalty_ranks=penalty, bonus_ranks=bonus, die_modifier=dm), notes
+    pool = Pool(name=f.id, ranks=tuple(ranks), penalty_ranks=penalty, bonus_ranks=bonus, die_modifier=dm)
+    return _deprived(f, pool, hr, notes), notes
 
 
 def defence_pool(f: Fighter, state: FightState, kind: str) -> Pool:
@@ -222,7 +272,7 @@ def defence_pool(f: Fighter, state: FightState, kind: str) -> Pool:
         ranks = [c.attributes.strength]
     wr, dm = _penalties(f, hr)
     penalty = wr + (_armour_penalty(f) if kind != "strength" else 0)
-    return Pool(name=f.id, ranks=tuple(ranks), penalty_ranks=penalty, die_modifier=dm)
+    return _deprived(f, Pool(name=f.id, ranks=tuple(ranks), penalty_ranks=penalty, die_modifier=dm), hr)
 
 
 def action_round_order(initiative_order: Sequence[_T], hr: BlyssHouseRules) -> list[_T]:
@@ -439,10 +489,7 @@ def _initiative(st: FightState, rng: DiceRng, rnd: int) -> tuple[FightState, lis
     hr = st.house_rules
     entries = []
     for f in st.fighters:
-        wr, dm = _penalties(f, hr)
-        entries.append(
-            (f.id, Pool(name=f.id, ranks=(initiative(f.character.attributes),), penalty_ranks=wr, die_modifier=dm))
-        )
+        entries.append((f.id, initiative_pool(f, hr)))
     ordered, text = roll_initiative(entries, rng, hr)
     order = tuple(r.name for r in ordered)
     recs = tuple(r.record for r in ordered if r.record) + tuple(r.rolloff for r in ordered if r.rolloff)
@@ -524,9 +571,8 @@ def _aim(st: FightState, f: Fighter, target: Fighter, rng: DiceRng, rnd: int) ->
     """Aiming: Dexterity + Intelligence at TD 8 (a Called Shot's TD when aiming at a location); each success
     is a rank on next round's Attack; being hit this round spoils it."""
     hr = st.house_rules
-    c = f.character
-    wr, dm = _penalties(f, hr)
-    pool = Pool(name=f.id, ranks=(c.attributes.dexterity, c.attributes.intelligence), penalty_ranks=wr, die_modifier=dm)
+    pool = aim_pool(f, hr)
+    dm = pool.die_modifier
     td = table("wounds")["aim_td"] if f.called_shot is None else called_shot_td(f.called_shot, aimed=True)
     rp = roll_against(pool_dice(pool, hr), td, rng, hr, die_modifier=dm, label=f"{f.id} aim")
     succ = rp.judgement.successes if rp else 0

@@ -15,14 +15,15 @@ blows, and the ``max_rounds`` stand-off.
   up on each side (at the start of a fight or mid-way; the others' ends are
   known). The chain's state is both Advantage Point pools, each fighter's
   worst wound, status, dying / knocked-out flags, roll bonus and the
-  manoeuvres bought; one round is one exchange from
-  :func:`~storymaster.systems.fuzzy.combat.exchange_margins` followed by the
-  winner's spending, the wound and the Tenacity test. Solved with
-  :func:`storymaster.forecast.absorb` in floating point; the probability left
-  unresolved is reported as the error bound. Refused (:class:`OddsError`) for
-  several fighters a side, for ``advantage_on_loss: offset`` with a fighter
-  who cannot hurt (his pool grows without limit) and for the non-lethal Body
-  test (every failed test leaves the points over, so pools grow far).
+  manoeuvres bought. One round is the engine's own round,
+  :func:`~storymaster.systems.fuzzy.combat.play_round`, enumerated with
+  :func:`storymaster.forecast.branches`: nothing of the rules is stated here.
+  Solved with :func:`storymaster.forecast.absorb` in floating point; the
+  probability left unresolved is reported as the error bound. Refused
+  (:class:`OddsError`) for several fighters a side, for
+  ``advantage_on_loss: offset`` with a fighter who cannot hurt (his pool grows
+  without limit) and for the non-lethal Body test (every failed test leaves
+  the points over, so pools grow far).
 * **Simulated** (:func:`simulate_forecast`): anything, many fights at once in
   numpy arrays (a Python loop over rounds and fighters only), through
   :func:`storymaster.forecast.run_simulation`.
@@ -34,27 +35,25 @@ are counted from the state forecast (the further rounds a fight lasts).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
-from dataclasses import dataclass
-from functools import cache
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ...errors import OddsError
-from ...forecast import Batch, CombatantForecast, Forecast, absorb, run_simulation
-from .combat import (
-    LEVEL_MULTIPLE,
-    CombatTactics,
-    Fighter,
-    FightState,
-    Wound,
-    exchange_dice,
-    roll_modifiers,
+from ...forecast import Batch, Chance, CombatantForecast, Forecast, absorb, branches, run_simulation
+from .combat import CombatTactics, Fighter, FightState, Pool, can_harm, plan_round, roll_exchanges, spend_points
+from .vectorised import (
+    LEVELS,
+    STATUSES,
+    FightTables,
+    TotalSampler,
+    carry_over_v,
+    harm_level_v,
+    harm_spend_v,
+    next_manoeuvre_v,
+    with_worst,
 )
-from .options import FuzzyHouseRules
-from .rolls import effective_dice, total_distribution
-from .tables import combat_table, wound_levels
 
 __all__ = [
     "DRAW_MEANING",
@@ -70,12 +69,8 @@ __all__ = [
 SYSTEM_NAME = "fuzzy"
 DRAW_MEANING = "draw (all down at once, or a stand-off at the round cap)"
 
-STATUSES = ("fighting", "incapacitated", "unconscious", "dead", "escaped")
-FIGHTING, INCAPACITATED, UNCONSCIOUS, DEAD, ESCAPED = range(5)
-LEVELS = ("superficial", "moderate", "serious", "mortal", "killed")
+FIGHTING, UNCONSCIOUS, DEAD, ESCAPED = (STATUSES.index(s) for s in ("fighting", "unconscious", "dead", "escaped"))
 UP_WORDS = ("unhurt", "moderate wound", "serious wound", "mortal wound")
-#: what a failed Tenacity test does after a wound of each level (1..3)
-FAIL_TO = {1: INCAPACITATED, 2: INCAPACITATED, 3: UNCONSCIOUS}
 #: a stand-off mass at the round cap above this gets its own pass (with the round in the state)
 CAP_MASS_SPLIT = 1e-9
 
@@ -160,112 +155,6 @@ def _remaining(state: FightState) -> int:
     return max(1, state.house_rules.max_rounds - state.round)
 
 
-# -- the rules as numbers, shared by both methods -------------------------------------------------
-
-
-@cache
-def _dice_penalties() -> tuple[int, ...]:
-    by = {row["name"]: int(row["dice_penalty"]) for row in wound_levels()}
-    return tuple(by[LEVELS[w]] if w else 0 for w in range(4))
-
-
-def _p_at_least(dice: int, target: int, house: FuzzyHouseRules) -> float:
-    return float(sum(p for t, p in total_distribution(dice, house).items() if t >= target))
-
-
-@dataclass(frozen=True)
-class _Rules:
-    """Everything fixed for the fight: per fighter and per (defender, attacker) pair."""
-
-    n: int
-    side: np.ndarray  # (F,)
-    dice: np.ndarray
-    hindrance: np.ndarray
-    flat: np.ndarray  # encumbrance + appropriateness (the roll bonus is added per fight)
-    crowd_fixed: np.ndarray  # -1 for auto, else the fixed die penalty
-    defence0: np.ndarray  # (F def, F att): Defence Total before the injury penalty (not floored)
-    can_harm: np.ndarray
-    all_out: np.ndarray
-    harm_mult: np.ndarray
-    lethal: np.ndarray
-    p_ten: np.ndarray  # (F, 4): chance to pass Tenacity with a worst wound of level w
-    p_body: np.ndarray  # (F, 4): chance to pass the non-lethal Body test with own worst wound w (1 if no test)
-    body_test: np.ndarray  # (F,): the attacker makes the non-lethal Body test
-    manoeuvres: tuple[tuple[tuple[int, int, int, bool], ...], ...]  # per fighter: (name index, cost, bonus, ends)
-    names: tuple[tuple[str, ...], ...]  # per fighter: distinct manoeuvre names
-    pen: tuple[int, ...]
-    house: FuzzyHouseRules
-
-
-def _rules(state: FightState) -> _Rules:
-    house = state.house_rules
-    fs = state.fighters
-    n = len(fs)
-    pen = _dice_penalties()
-    weapon = combat_table("weapon")
-    armour = combat_table("armour")
-    stance = combat_table("stance")
-    intent = combat_table("intent")
-    opponents = combat_table("opponents")
-    defence0 = np.zeros((n, n), dtype=np.int64)
-    for i, d in enumerate(fs):
-        for j, a in enumerate(fs):
-            v = d.defence_base + int(weapon[a.weapon_lethality] or 0) + int(armour[d.armour] or 0)
-            if a.tactics.intent == "non-lethal":
-                unsuitable = a.weapon_lethality in ("especially damaging", "really deadly")
-                v += int(intent["non-lethal with an unsuitable weapon" if unsuitable else "non-lethal"] or 0)
-            defence0[i, j] = v + int(stance[d.tactics.stance] or 0)
-    flat = []
-    for f in fs:
-        mods = roll_modifiers(f.model_copy(update={"roll_bonus": 0}))
-        flat.append(sum(v for _, v in mods))
-    p_ten = np.array(
-        [[_p_at_least(effective_dice(f.tenacity, pen[w]), house.tenacity_target, house) for w in range(4)] for f in fs]
-    )
-    if house.nonlethal_body_test is not None:
-        p_body = np.array(
-            [
-                [_p_at_least(effective_dice(f.body, pen[w]), house.nonlethal_body_test, house) for w in range(4)]
-                for f in fs
-            ]
-        )
-    else:
-        p_body = np.ones((n, 4))
-    mans = []
-    names = []
-    for f in fs:
-        nm: list[str] = []
-        row = []
-        for m in f.tactics.manoeuvres:
-            if m.name not in nm:
-                nm.append(m.name)
-            row.append((nm.index(m.name), m.cost, m.roll_bonus, m.ends_fight))
-        mans.append(tuple(row))
-        names.append(tuple(nm))
-    return _Rules(
-        n=n,
-        side=np.array([f.side for f in fs]),
-        dice=np.array([f.dice for f in fs]),
-        hindrance=np.array([f.hindrance for f in fs]),
-        flat=np.array(flat),
-        crowd_fixed=np.array([-1 if f.tactics.crowd == "auto" else int(opponents[f.tactics.crowd] or 0) for f in fs]),
-        defence0=defence0,
-        can_harm=np.array(
-            [f.tactics.stance != "all-out defence" and weapon[f.weapon_lethality] is not None for f in fs]
-        ),
-        all_out=np.array([f.tactics.stance == "all-out attack" for f in fs]),
-        harm_mult=np.array([LEVEL_MULTIPLE[f.tactics.harm_at] for f in fs]),
-        lethal=np.array([f.tactics.intent == "lethal" for f in fs]),
-        p_ten=p_ten,
-        p_body=p_body,
-        body_test=np.array([house.nonlethal_body_test is not None and f.tactics.intent != "lethal" for f in fs]),
-        manoeuvres=tuple(mans),
-        names=tuple(names),
-        pen=pen,
-        house=house,
-    )
-
-
 def _over_forecast(state: FightState) -> Forecast:
     """A fight that is already over: its end, with certainty."""
     w = state.winner
@@ -284,38 +173,6 @@ def _over_forecast(state: FightState) -> Forecast:
     )
 
 
-def fake(f: Fighter, worst: int, roll_bonus: int) -> Fighter:
-    """``f`` with a worst wound of level ``worst`` (0 for none) and this roll bonus: all a roll depends on."""
-    wounds = (Wound(level=LEVELS[worst], by="", round=0),) if worst else ()  # type: ignore[arg-type]
-    return f.model_copy(update={"wounds": wounds, "roll_bonus": roll_bonus})
-
-
-@cache
-def _pmf(dice: int, house: FuzzyHouseRules) -> tuple[int, np.ndarray]:
-    """The total of an ability roll as (lowest total, probabilities of each total from there)."""
-    dist = total_distribution(dice, house)
-    lo, hi = min(dist), max(dist)
-    pmf = np.zeros(hi - lo + 1)
-    for t, p in dist.items():
-        pmf[t - lo] = float(p)
-    return lo, pmf
-
-
-def margin_distribution(state: FightState, a: Fighter, b: Fighter) -> list[tuple[int, float]]:
-    """:func:`~storymaster.systems.fuzzy.combat.exchange_margins` of a one-on-one exchange, in floating point.
-
-    The same dice and modifiers (``exchange_dice``), convolved with numpy: the chain asks
-    for a few of these and the exact fractions take a tenth of a second each.
-    """
-    house = state.house_rules
-    (da, ma), (db, mb) = exchange_dice(a, 1, house), exchange_dice(b, 1, house)
-    lo_a, pa = _pmf(da, house)
-    lo_b, pb = _pmf(db, house)
-    conv = np.convolve(pa, pb[::-1])
-    low = (lo_a + ma) - (lo_b + mb + len(pb) - 1)
-    return [(low + i, float(p)) for i, p in enumerate(conv) if p > 0]
-
-
 # -- exact: duels ------------------------------------------------------------------------------------
 
 # a fighter in the chain: (worst wound 0..3, status, dying, knocked out, roll bonus, manoeuvre names bought)
@@ -332,180 +189,168 @@ def _duel(state: FightState) -> tuple[int, int]:
     return up[0][0], up[1][0]
 
 
-def exact_forecast(state: FightState, *, tolerance: float = 1e-12) -> Forecast:
-    """The exact forecast of a duel as an absorbing Markov chain (see the module docstring)."""
-    if state.over:
-        return _over_forecast(state)
-    ia, ib = _duel(state)
-    rules = _rules(state)
-    house = state.house_rules
-    if house.advantage_on_loss == "offset" and not (rules.can_harm[ia] and rules.can_harm[ib]):
-        raise OddsError(
-            "with advantage_on_loss 'offset', a fighter who cannot hurt piles up Advantage Points without limit: "
-            "no finite chain",
-            hint="use --method simulate",
-        )
-    if rules.body_test[ia] or rules.body_test[ib]:
-        raise OddsError(
-            "with the non-lethal Body test (nonlethal_body_test), every failed test keeps the points left over, "
-            "so a pool can grow far past anything the chain can hold",
-            hint="use --method simulate",
-        )
-    fa, fb = state.fighters[ia], state.fighters[ib]
-    pools = {(p.holder, p.against): p.points for p in state.pools}
-    idx = (ia, ib)
+class _Duel:
+    """The chain's states of a duel, and the fight states the round is played from.
 
-    def fighter_state(f: Fighter, r: int) -> _F:
-        return (
+    A state is both Advantage Point pools and what the round can change about each fighter (:data:`_F`),
+    with the wounds reduced to the worst (all the rules read). Two reductions keep it finite: a fight's
+    end forgets the pools, and a fighter who cannot hurt keeps no more points than his manoeuvres still
+    cost (he only buys them, first affordable first).
+    """
+
+    def __init__(self, state: FightState, ia: int, ib: int) -> None:
+        self.state = state.model_copy(update={"pools": ()})
+        self.idx = (ia, ib)
+        self.fighters = (state.fighters[ia], state.fighters[ib])
+        self.names = tuple(tuple(dict.fromkeys(m.name for m in f.tactics.manoeuvres)) for f in self.fighters)
+        self.harms = tuple(can_harm(f) for f in self.fighters)
+        self.costs = tuple({m.name: m.cost for m in f.tactics.manoeuvres} for f in self.fighters)
+        self.seen: dict[int, tuple[Fighter, _F]] = {}
+        self.states: dict[Any, FightState] = {}
+        self.spent: dict[Any, list[tuple[float, int]]] = {}
+        self.ids: dict[Any, int] = {}
+        self.keys: list[Any] = []
+
+    def number(self, s: Any) -> int:
+        """The chain's name for state ``s``: a small int (cheap to hash), odd when the fight has ended."""
+        i = self.ids.get(s)
+        if i is None:
+            i = self.ids[s] = 2 * len(self.keys) + (1 if s[0] else 0)
+            self.keys.append(s)
+        return i
+
+    def fighter_key(self, x: int, f: Fighter) -> _F:
+        known = self.seen.get(id(f))
+        if known is not None and known[0] is f:
+            return known[1]
+        names = self.names[x]
+        key = (
             _worst(f),
             STATUSES.index(f.status),
             f.dying,
             f.knocked_out,
             f.roll_bonus,
-            frozenset(rules.names[r].index(n) for n in f.bought if n in rules.names[r]),
+            frozenset(names.index(n) for n in f.bought if n in names),
         )
+        self.seen[id(f)] = (f, key)
+        return key
 
-    margin_cache: dict[tuple[int, int, int, int], list[tuple[int, float]]] = {}
-
-    def margins(wa: int, wb: int, ra: int, rb: int) -> list[tuple[int, float]]:
-        """a's score minus b's in one exchange, with these worst wounds and roll bonuses (see
-        :func:`margin_distribution`).
-        """
-        key = (wa, wb, ra, rb)
-        if key not in margin_cache:
-            margin_cache[key] = margin_distribution(state, fake(fa, wa, ra), fake(fb, wb, rb))
-        return margin_cache[key]
-
-    # a fighter who cannot hurt only buys manoeuvres: his pool beyond what they still cost changes nothing
-    # (except under 'offset', refused above for such fighters)
-    def clamp(x: int, pool: int, bought: frozenset[int]) -> int:
-        if rules.can_harm[idx[x]]:
+    def clamp(self, x: int, pool: int, bought: frozenset[int]) -> int:
+        if self.harms[x]:
             return pool
-        left = {ni: cost for ni, cost, _, _ in rules.manoeuvres[idx[x]] if ni not in bought}
-        return min(pool, sum(left.values()))
+        return min(pool, sum(c for n, c in self.costs[x].items() if self.names[x].index(n) not in bought))
 
-    def harm(x: int, level: int, fx: _F, fy: _F) -> list[tuple[float, _F]]:
-        """The defender y after a spend of ``level`` by x: (probability, y's new state)."""
-        if level == 0:
-            return [(1.0, fy)]
-        ix, iy = idx[x], idx[1 - x]
-        out: list[tuple[float, _F]] = []
-        p_ok = 1.0
-        if rules.body_test[ix]:
-            p_ok = float(rules.p_body[ix, fx[0]])
-            if p_ok < 1:
-                out.append((1 - p_ok, fy))
-        if p_ok <= 0:
-            return out
-        w, s, dying, ko, rb, bought = fy
-        lethal = bool(rules.lethal[ix])
-        if level == 4:
-            if lethal and house.killing_blow_leaves_dying:
-                out.append((p_ok, (w, UNCONSCIOUS, True, ko, rb, bought)))
-            elif lethal:
-                out.append((p_ok, (w, DEAD, dying, ko, rb, bought)))
-            else:
-                out.append((p_ok, (w, UNCONSCIOUS, dying, True, rb, bought)))
-            return out
-        nw = max(w, level)
-        nd = dying or (level == 3 and lethal and house.mortal_wound_deaths)
-        pt = float(rules.p_ten[iy, nw])
-        out.append((p_ok * pt, (nw, s, nd, ko, rb, bought)))
-        out.append((p_ok * (1 - pt), (nw, FAIL_TO[level], nd, ko, rb, bought)))
-        return out
+    def key(self, fighters: dict[str, Fighter], pools: dict[tuple[str, str], int]) -> Any:
+        a, b = (fighters[f.key] for f in self.fighters)
+        ka, kb = self.fighter_key(0, a), self.fighter_key(1, b)
+        if ka[1] != FIGHTING or kb[1] != FIGHTING:
+            return (True, 0, 0, ka, kb)  # the pools left when the fight ends change nothing
+        pa = pools.get((a.key, b.key), 0)
+        pb = pools.get((b.key, a.key), 0)
+        return (False, self.clamp(0, pa, ka[5]), self.clamp(1, pb, kb[5]), ka, kb)
 
-    def win(x: int, g: int, pools_: tuple[int, int], fs: tuple[_F, _F]) -> list[tuple[float, Hashable]]:
-        """x wins the exchange by g: pools, then x's spending at the end of the round."""
-        y = 1 - x
-        pl = list(pools_)
-        if house.advantage_on_loss == "offset" and pl[y]:
-            cancel = min(pl[y], g)
-            pl[y] -= cancel
-            g -= cancel
-        elif house.advantage_on_loss == "lose":
-            pl[y] = 0
-        pl[x] += g
-        ix, iy = idx[x], idx[y]
-        fx, fy = fs[x], fs[y]
-        points = pl[x]
-        d = max(1, int(rules.defence0[iy, ix]) - rules.pen[fy[0]])
-        spend = 0
-        if rules.can_harm[ix] and rules.all_out[ix]:
-            spend = points
-        elif rules.can_harm[ix]:
-            m = min(4, points // d)
-            if m >= 1 and m >= rules.harm_mult[ix]:
-                spend = m * d
-        if spend:
-            pl[x] -= spend
-            level = min(4, spend // d)
-            res = []
-            for p, ny in harm(x, level, fx, fy):
-                nfs = [fx, ny] if x == 0 else [ny, fx]
-                res.append((p, (pl[0], pl[1], nfs[0], nfs[1])))
-            return res
-        for ni, cost, bonus, ends in rules.manoeuvres[ix]:
-            if ni in fx[5] or cost > points:
-                continue
-            pl[x] -= cost
-            w, s, dying, ko, rb, bought = fx
-            fx = (w, ESCAPED if ends else s, dying, ko, rb + bonus, bought | {ni})
-            break
-        pl[x] = clamp(x, pl[x], fx[5])
-        nfs = [fx, fy] if x == 0 else [fy, fx]
-        return [(1.0, (pl[0], pl[1], nfs[0], nfs[1]))]
+    def fight(self, s: Any) -> FightState:
+        """The fight state of chain state ``s`` (its worst wound standing for all its wounds)."""
+        if s not in self.states:
+            _, pa, pb, ka, kb = s
+            fs = list(self.state.fighters)
+            for x, k in ((0, ka), (1, kb)):
+                w, status, dying, ko, rb, bought = k
+                f = with_worst(self.fighters[x], w).model_copy(
+                    update={
+                        "status": STATUSES[status],
+                        "dying": dying,
+                        "knocked_out": ko,
+                        "roll_bonus": rb,
+                        "bought": tuple(self.names[x][i] for i in sorted(bought)),
+                    }
+                )
+                self.seen[id(f)] = (f, k)
+                fs[self.idx[x]] = f
+            a, b = self.fighters[0].key, self.fighters[1].key
+            pools = tuple(Pool(holder=h, against=g, points=p) for h, g, p in ((a, b, pa), (b, a, pb)) if p > 0)
+            self.states[s] = self.state.model_copy(update={"fighters": tuple(fs), "pools": pools})
+        return self.states[s]
 
-    def is_terminal(s: Any) -> bool:
-        return s[2][1] != FIGHTING or s[3][1] != FIGHTING
+    def transitions(self, i: int) -> list[tuple[float, int]]:
+        """One round from ``s``: :func:`~storymaster.systems.fuzzy.combat.play_round`, every branch of it.
 
-    def normal(s: Any) -> Any:
-        # the pools left when the fight ends change nothing: one terminal state per pair of ends
-        return (0, 0, s[2], s[3]) if is_terminal(s) else s
+        The round's two halves are enumerated apart, as ``play_round`` runs them: the contested roll (every
+        margin), then the spending (its tests), which depends only on the fighters and the pools the roll
+        left, so it is worked out once for all the states and margins that lead to the same pools.
+        """
+        s = self.keys[i >> 1]
+        fight = self.fight(s)
+        plan = plan_round(fight)
+        a, b = self.fighters[0].key, self.fighters[1].key
+        _, pa, pb, ka, kb = s
 
-    def transitions(s: Any) -> list[tuple[float, Any]]:
-        pa, pb, A, B = s
-        out: dict[Any, float] = {}
-        # the largest margin that can still make a difference, per winner (beyond it: the same end)
-        cut = []
-        for x in (0, 1):
-            ix, iy = idx[x], idx[1 - x]
-            if rules.can_harm[ix] and not rules.body_test[ix]:
-                d = max(1, int(rules.defence0[iy, ix]) - rules.pen[(A, B)[1 - x][0]])
-                cut.append(4 * d + (pb, pa)[x] + 1)
-            else:
-                cut.append(None)
-        seen: dict[tuple[int, int], list[tuple[float, Any]]] = {}
-        for g, p in margins(A[0], B[0], A[4], B[4]):
-            if g == 0:
-                out[s] = out.get(s, 0.0) + p
-                continue
-            x, gg = (0, g) if g > 0 else (1, -g)
-            if cut[x] is not None and gg > cut[x]:
-                gg = cut[x]
-            key = (x, gg)
-            if key not in seen:
-                seen[key] = [(q, normal(t)) for q, t in win(x, gg, (pa, pb), (A, B))]
-            for q, t in seen[key]:
+        def exchange(chance: Chance) -> tuple[int, int, tuple[tuple[str, str], ...]]:
+            pools = {(a, b): pa, (b, a): pb}
+            winners = roll_exchanges(plan, pools, chance, [])
+            return self.clamp(0, pools[(a, b)], ka[5]), self.clamp(1, pools[(b, a)], kb[5]), tuple(winners)
+
+        out: dict[int, float] = {}
+        for p, mid in branches(exchange):
+            after = self.spent.get((ka, kb, mid))
+            if after is None:
+                after = self.spent[(ka, kb, mid)] = self.spend(fight, mid)
+            for q, t in after:
                 out[t] = out.get(t, 0.0) + p * q
         return [(q, t) for t, q in out.items()]
 
-    inner_cache: dict[Any, list[tuple[float, Any]]] = {}
+    def spend(self, fight: FightState, mid: tuple[int, int, tuple[tuple[str, str], ...]]) -> list[tuple[float, int]]:
+        a, b = self.fighters[0].key, self.fighters[1].key
+        house = fight.house_rules
 
-    def cached(s: Any) -> list[tuple[float, Any]]:
-        if s not in inner_cache:
-            inner_cache[s] = transitions(s)
-        return inner_cache[s]
+        start = {f.key: f for f in fight.fighters}
 
-    start = (
-        pools.get((fa.key, fb.key), 0),
-        pools.get((fb.key, fa.key), 0),
-        fighter_state(fa, ia),
-        fighter_state(fb, ib),
+        def play(chance: Chance) -> Any:
+            fighters = dict(start)
+            pools = {(a, b): mid[0], (b, a): mid[1]}
+            spend_points(fighters, pools, mid[2], fight.round + 1, chance, house, [])
+            return self.key(fighters, pools)
+
+        return [(q, self.number(t)) for q, t in branches(play)]
+
+
+#: whether a numbered chain state has ended (odd): a C-level callable, as absorb asks it of every move
+_is_terminal: Callable[[int], bool] = (1).__and__  # type: ignore[assignment]
+
+
+def exact_forecast(state: FightState, *, tolerance: float = 1e-12) -> Forecast:
+    """The exact forecast of a duel as an absorbing Markov chain (see the module docstring)."""
+    if state.over:
+        return _over_forecast(state)
+    ia, ib = _duel(state)
+    house = state.house_rules
+    fa, fb = state.fighters[ia], state.fighters[ib]
+    if house.advantage_on_loss == "offset" and not (can_harm(fa) and can_harm(fb)):
+        raise OddsError(
+            "with advantage_on_loss 'offset', a fighter who cannot hurt piles up Advantage Points without limit: "
+            "no finite chain",
+            hint="use --method simulate",
+        )
+    if house.nonlethal_body_test is not None and "non-lethal" in (fa.tactics.intent, fb.tactics.intent):
+        raise OddsError(
+            "with the non-lethal Body test (nonlethal_body_test), every failed test keeps the points left over, "
+            "so a pool can grow far past anything the chain can hold",
+            hint="use --method simulate",
+        )
+    duel = _Duel(state, ia, ib)
+    cache: dict[int, list[tuple[float, int]]] = {}
+
+    def cached(s: int) -> list[tuple[float, int]]:
+        if s not in cache:
+            cache[s] = duel.transitions(s)
+        return cache[s]
+
+    start = duel.number(
+        duel.key({f.key: f for f in state.fighters}, {(p.holder, p.against): p.points for p in state.pools})
     )
-    start = (clamp(0, start[0], start[2][5]), clamp(1, start[1], start[3][5]), start[2], start[3])
     remaining = _remaining(state)
-    res = absorb(start, cached, is_terminal, max_rounds=remaining, tolerance=tolerance)
-    terminal: dict[Any, float] = dict(res.terminal)
+    res = absorb(start, cached, _is_terminal, max_rounds=remaining, tolerance=tolerance)
+    terminal: dict[Any, float] = {duel.keys[i >> 1]: q for i, q in res.terminal.items()}
     rounds: dict[int, float] = dict(res.rounds)
     capped: dict[Any, float] = {}
     unresolved, cap_mass = res.unresolved, 0.0
@@ -519,13 +364,14 @@ def exact_forecast(state: FightState, *, tolerance: float = 1e-12) -> Forecast:
         res2 = absorb(
             (0, start),
             lambda rs: [(q, (rs[0] + 1, t)) for q, t in cached(rs[1])],
-            lambda rs: is_terminal(rs[1]) or rs[0] >= remaining,
+            lambda rs: _is_terminal(rs[1]) or rs[0] >= remaining,
             max_rounds=remaining,
             tolerance=tolerance,
         )
         terminal, rounds = {}, dict(res2.rounds)
-        for (_, t), q in res2.terminal.items():
-            into = terminal if is_terminal(t) else capped
+        for (_, i), q in res2.terminal.items():
+            into = terminal if _is_terminal(i) else capped
+            t = duel.keys[i >> 1]
             into[t] = into.get(t, 0.0) + q
         unresolved = res2.unresolved
     return _exact_result(state, ia, ib, terminal, capped, rounds, unresolved, cap_mass)
@@ -545,7 +391,7 @@ def _exact_result(
     p_draw = sum(capped.values()) + cap_mass
     ends: dict[str, dict[str, float]] = {f.key: {} for f in state.fighters}
     for t, q in terminal.items():
-        a_up, b_up = t[2][1] == FIGHTING, t[3][1] == FIGHTING
+        a_up, b_up = t[3][1] == FIGHTING, t[4][1] == FIGHTING
         if a_up and not b_up:
             p_win[0] += q
         elif b_up and not a_up:
@@ -553,7 +399,7 @@ def _exact_result(
         else:
             p_draw += q
     for t, q in [*terminal.items(), *capped.items()]:
-        a, b = t[2], t[3]
+        a, b = t[3], t[4]
         for i, fs in ((ia, a), (ib, b)):
             lab = _label(fs[1], fs[0], fs[2], fs[3])
             d = ends[state.fighters[i].key]
@@ -591,69 +437,37 @@ def _exact_result(
 # -- simulation: many fights at once ---------------------------------------------------------------------
 
 
-class _Dice:
-    """Draw ability-roll totals for arrays of dice counts from the exact distribution (inverse CDF)."""
-
-    def __init__(self, house: FuzzyHouseRules) -> None:
-        self.house = house
-        self.tables: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-    def table(self, d: int) -> tuple[np.ndarray, np.ndarray]:
-        if d not in self.tables:
-            dist = sorted(total_distribution(d, self.house).items())
-            values = np.array([t for t, _ in dist], dtype=np.int64)
-            cdf = np.cumsum([float(p) for _, p in dist])
-            cdf[-1] = 1.0
-            self.tables[d] = (values, cdf)
-        return self.tables[d]
-
-    def roll(self, dice: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-        u = gen.random(dice.shape[0])
-        out = np.empty(dice.shape[0], dtype=np.int64)
-        for d in np.unique(dice).tolist():
-            values, cdf = self.table(int(d))
-            m = dice == d
-            k = np.searchsorted(cdf, u[m], side="right")
-            out[m] = values[np.minimum(k, len(values) - 1)]
-        return out
-
-
 def _simulator(state: FightState) -> Callable[[int, np.random.Generator], Batch]:
-    rules = _rules(state)
+    """The same round as :func:`~storymaster.systems.fuzzy.combat.play_round`, for many fights at once,
+    through the rules' vectorised twins (:mod:`storymaster.systems.fuzzy.vectorised`)."""
+    tab = FightTables(state)
     house = state.house_rules
-    F = rules.n
-    keys = [f.key for f in state.fighters]
-    side = rules.side
-    pen = np.array(rules.pen)
-    dice_draw = _Dice(house)
+    fs = state.fighters
+    F = len(fs)
+    keys = [f.key for f in fs]
+    side = np.array([f.side for f in fs])
+    can, all_out, harm_at = tab.attackers()
+    names = [tuple(dict.fromkeys(m.name for m in f.tactics.manoeuvres)) for f in fs]
+    totals = TotalSampler(house)
     remaining = _remaining(state)
-    start_round = state.round
-    n_names = max((len(nm) for nm in rules.names), default=0)
-    w0 = np.array([_worst(f) for f in state.fighters])
-    s0 = np.array([STATUSES.index(f.status) for f in state.fighters])
-    d0 = np.array([f.dying for f in state.fighters])
-    k0 = np.array([f.knocked_out for f in state.fighters])
-    rb0 = np.array([f.roll_bonus for f in state.fighters])
-    bought0 = np.zeros((F, max(1, n_names)), dtype=bool)
-    for i, f in enumerate(state.fighters):
+    w0 = np.array([_worst(f) for f in fs])
+    s0 = np.array([STATUSES.index(f.status) for f in fs])
+    d0 = np.array([f.dying for f in fs])
+    k0 = np.array([f.knocked_out for f in fs])
+    rb0 = np.array([f.roll_bonus for f in fs])
+    bought0 = np.zeros((F, max(1, max(len(nm) for nm in names))), dtype=bool)
+    for i, f in enumerate(fs):
         for name in f.bought:
-            if name in rules.names[i]:
-                bought0[i, rules.names[i].index(name)] = True
+            if name in names[i]:
+                bought0[i, names[i].index(name)] = True
     pool0 = np.zeros((F, F), dtype=np.int64)
     for p in state.pools:
         pool0[keys.index(p.holder), keys.index(p.against)] = p.points
     side_members = [np.flatnonzero(side == s) for s in (0, 1)]
-    fail_to = np.array([FIGHTING, INCAPACITATED, INCAPACITATED, UNCONSCIOUS, FIGHTING])
-    huge = house.huge_crowd
 
     def simulate(n: int, gen: np.random.Generator) -> Batch:
-        W = np.tile(w0, (n, 1))
-        S = np.tile(s0, (n, 1))
-        DY = np.tile(d0, (n, 1))
-        KO = np.tile(k0, (n, 1))
-        RB = np.tile(rb0, (n, 1))
-        BOUGHT = np.tile(bought0, (n, 1, 1))
-        POOL = np.tile(pool0, (n, 1, 1))
+        W, S, DY, KO, RB = (np.tile(x, (n, 1)) for x in (w0, s0, d0, k0, rb0))
+        BOUGHT, POOL = np.tile(bought0, (n, 1, 1)), np.tile(pool0, (n, 1, 1))
         winner = np.full(n, -1, dtype=np.int64)
         rounds = np.zeros(n, dtype=np.int64)
         live = np.ones(n, dtype=bool)
@@ -661,61 +475,27 @@ def _simulator(state: FightState) -> Callable[[int, np.random.Generator], Batch]
             L = np.flatnonzero(live)
             if L.size == 0:
                 break
-            m = L.size
-            ar = np.arange(m)
-            w, s, dy, ko, rb = W[L], S[L], DY[L], KO[L], RB[L]
-            bought, pool = BOUGHT[L], POOL[L]
-            up = s == FIGHTING
-            # engagements: the larger side's fighters, in order, share out the smaller side's in turn
-            rank = np.full((m, F), -1, dtype=np.int64)
-            counts = []
-            for sm in side_members:
-                c = np.cumsum(up[:, sm], axis=1) - 1
-                rank[:, sm] = np.where(up[:, sm], c, -1)
-                counts.append(up[:, sm].sum(axis=1))
-            small_is_0 = counts[0] <= counts[1]
-            u_small = np.where(small_is_0, counts[0], counts[1])
-            large_side = np.where(small_is_0, 1, 0)
-            slots = []  # per large-side fighter, in state order: (mask, that fighter, its opponent)
-            engaged = np.zeros((m, F), dtype=np.int64)
-            for f in range(F):
-                mask = up[:, f] & (large_side == side[f]) & (u_small > 0)
-                if not mask.any():
-                    continue
-                want = np.where(mask, rank[:, f] % np.maximum(u_small, 1), -1)
-                opp = np.full(m, -1, dtype=np.int64)
-                for g in side_members[1 - side[f]]:
-                    opp = np.where(mask & (rank[:, g] == want), g, opp)
-                engaged[mask, f] += 1
-                engaged[ar[mask], opp[mask]] += 1
-                slots.append((mask, f, opp))
-            crowd = np.where(engaged >= huge, 2, np.where(engaged >= 2, 1, 0))
-            crowd = np.where(rules.crowd_fixed >= 0, rules.crowd_fixed, crowd)
-            dice_now = np.maximum(1, rules.dice - pen[w] - crowd - rules.hindrance)
-            flat_now = rules.flat + rb
-            # the exchanges: one contested roll per pairing
+            w, s, dy, ko, rb, bought, pool = W[L], S[L], DY[L], KO[L], RB[L], BOUGHT[L], POOL[L]
+            opp, engaged = tab.pairs(s == FIGHTING)
+            # the exchanges: one contested roll per pairing, each larger-side fighter's in the fighters' order
             results = []
-            for mask, f, opp in slots:
-                sel = np.flatnonzero(mask)
-                o = opp[sel]
-                t_f = dice_draw.roll(dice_now[sel, f], gen) + flat_now[sel, f]
-                t_o = dice_draw.roll(dice_now[sel, o], gen) + flat_now[sel, o]
+            for f in range(F):
+                sel = np.flatnonzero(opp[:, f] >= 0)
+                if sel.size == 0:
+                    continue
+                o = opp[sel, f]
+                score = []
+                for x in (np.full(sel.size, f), o):
+                    dice = tab.dice[x, w[sel, x], engaged[sel, x]]
+                    score.append(totals.roll(dice, gen) + tab.flat[x, rb[sel, x] - tab.rb_low])
                 if side[f] == 0:  # the margin is side 0's score minus side 1's, as the engine reckons it
-                    margin, a, b = t_f - t_o, np.full(sel.size, f), o
+                    margin, a, b = score[0] - score[1], np.full(sel.size, f), o
                 else:
-                    margin, a, b = t_o - t_f, o, np.full(sel.size, f)
+                    margin, a, b = score[1] - score[0], o, np.full(sel.size, f)
                 nz = margin != 0
                 sel, a, b, margin = sel[nz], a[nz], b[nz], margin[nz]
-                win_ = np.where(margin > 0, a, b)
-                lose = np.where(margin > 0, b, a)
-                gained = np.abs(margin)
-                theirs = pool[sel, lose, win_]
-                if house.advantage_on_loss == "offset":
-                    cancel = np.minimum(theirs, gained)
-                    pool[sel, lose, win_] = theirs - cancel
-                    gained = gained - cancel
-                elif house.advantage_on_loss == "lose":
-                    pool[sel, lose, win_] = 0
+                win_, lose = np.where(margin > 0, a, b), np.where(margin > 0, b, a)
+                gained, pool[sel, lose, win_] = carry_over_v(np.abs(margin), pool[sel, lose, win_], house)
                 pool[sel, win_, lose] += gained
                 results.append((sel, win_, lose))
             # the end of the round: each winner spends, in the order of the pairings
@@ -725,61 +505,49 @@ def _simulator(state: FightState) -> Callable[[int, np.random.Generator], Batch]
                 if sel.size == 0:
                     continue
                 points = pool[sel, win_, lose]
-                d = np.maximum(1, rules.defence0[lose, win_] - pen[w[sel, lose]])
-                can = rules.can_harm[win_]
-                mult = np.minimum(4, points // d)
-                spend = np.where(
-                    can & rules.all_out[win_],
-                    points,
-                    np.where(can & (mult >= 1) & (mult >= rules.harm_mult[win_]), mult * d, 0),
-                )
+                d = tab.defence[lose, win_, w[sel, lose]]
+                spend = harm_spend_v(points, d, can[win_], all_out[win_], harm_at[win_])
                 hit = spend > 0
-                hs, hw, hl, hsp, hd = sel[hit], win_[hit], lose[hit], spend[hit], d[hit]
+                hs, hw, hl, hsp = sel[hit], win_[hit], lose[hit], spend[hit]
                 pool[hs, hw, hl] -= hsp
-                level = np.minimum(4, hsp // hd)
+                level = harm_level_v(hsp, d[hit])
                 real = level > 0
-                if rules.body_test.any():
-                    p_ok = np.where(rules.body_test[hw], rules.p_body[hw, w[hs, hw]], 1.0)
-                    real &= gen.random(hs.size) < p_ok
+                if tab.body.any():
+                    real &= gen.random(hs.size) < np.where(tab.body[hw], tab.p_body[hw, w[hs, hw]], 1.0)
                 hs, hw, hl, level = hs[real], hw[real], hl[real], level[real]
-                lethal = rules.lethal[hw]
-                kill = level == 4
-                ks, kl, klet = hs[kill], hl[kill], lethal[kill]
-                if house.killing_blow_leaves_dying:  # a lethal 4x blow leaves the foe down and dying
-                    s[ks, kl] = UNCONSCIOUS
-                    dy[ks, kl] |= klet
-                else:
-                    s[ks, kl] = np.where(klet, DEAD, UNCONSCIOUS)
-                ko[ks, kl] |= ~klet  # a non-lethal 4x blow knocks out
+                lethal = tab.lethal[hw].astype(np.int64)
+                kill = level == len(LEVELS) - 1
+                ks, kl = hs[kill], hl[kill]
+                out = (level[kill], lethal[kill], 0)
+                s[ks, kl] = np.where(tab.blow_status[out] >= 0, tab.blow_status[out], s[ks, kl])
+                dy[ks, kl] |= tab.blow_dying[out]
+                ko[ks, kl] |= tab.blow_ko[out]
                 ws, wl, wlev, wlet = hs[~kill], hl[~kill], level[~kill], lethal[~kill]
-                nw = np.maximum(w[ws, wl], wlev)
-                w[ws, wl] = nw
-                if house.mortal_wound_deaths:
-                    dy[ws, wl] |= (wlev == 3) & wlet
-                passed = gen.random(ws.size) < rules.p_ten[wl, nw]
-                s[ws, wl] = np.where(passed, s[ws, wl], fail_to[wlev])
+                w[ws, wl] = np.maximum(w[ws, wl], wlev)
+                passed = (gen.random(ws.size) < tab.p_tenacity[wl, w[ws, wl]]).astype(np.int64)
+                out = (wlev, wlet, passed)
+                s[ws, wl] = np.where(tab.blow_status[out] >= 0, tab.blow_status[out], s[ws, wl])
+                dy[ws, wl] |= tab.blow_dying[out]
                 # no harm spent: buy the first manoeuvre affordable and not yet bought
-                rest = ~hit
-                ms, mw, mp = sel[rest], win_[rest], points[rest]
+                ms, mw, ml, mp = sel[~hit], win_[~hit], lose[~hit], points[~hit]
                 for x in range(F):
-                    if not rules.manoeuvres[x]:
-                        continue
                     todo = mw == x
-                    for ni, cost, bonus, ends in rules.manoeuvres[x]:
-                        buy = todo & ~bought[ms, x, ni] & (mp >= cost)
-                        bs = ms[buy]
-                        if bs.size:
-                            pool[bs, x, lose[rest][buy]] -= cost
-                            bought[bs, x, ni] = True
-                            rb[bs, x] += bonus
-                            if ends:
-                                s[bs, x] = ESCAPED
-                        todo &= ~buy
+                    if not fs[x].tactics.manoeuvres or not todo.any():
+                        continue
+                    xs, xl = ms[todo], ml[todo]
+                    pick = next_manoeuvre_v(fs[x].tactics.manoeuvres, names[x], bought[xs, x], mp[todo])
+                    for j, man in enumerate(fs[x].tactics.manoeuvres):
+                        bs, bl = xs[pick == j], xl[pick == j]
+                        pool[bs, x, bl] -= man.cost
+                        bought[bs, x, names[x].index(man.name)] = True
+                        rb[bs, x] += man.roll_bonus
+                        if man.ends_fight:
+                            s[bs, x] = ESCAPED
             W[L], S[L], DY[L], KO[L], RB[L], BOUGHT[L], POOL[L] = w, s, dy, ko, rb, bought, pool
             up = s == FIGHTING
             up0 = up[:, side_members[0]].any(axis=1)
             up1 = up[:, side_members[1]].any(axis=1)
-            ended = ~(up0 & up1) | (start_round + r >= house.max_rounds)
+            ended = ~(up0 & up1) | (state.round + r >= house.max_rounds)
             winner[L] = np.where(up0 & ~up1, 0, np.where(up1 & ~up0, 1, -1))
             rounds[L[ended]] = r
             live[L[ended]] = False
