@@ -29,11 +29,19 @@ from typing import Any, NamedTuple
 from ...dice import DiceRng, RollRecord, parse, roll, roll_pool
 from ...dice.ast import BinOp, Const, Dice, Expr, Neg
 from ...errors import OddsError
+from ...forecast.chance import Rolled, branches
 from ...rules import side_label
 from ...rules.protocol import Event
-from .character import armour_soak_chance, armour_soaks, damaged_armour_rating, initiative, strength_damage_bonus
+from .character import (
+    armour_soak_chance,
+    armour_soaks,
+    damaged_armour_rating,
+    initiative,
+    movement_feet,
+    strength_damage_bonus,
+)
 from .checks import Pool, contest_winner, pool_dice, roll_initiative
-from .dicepool import Counts, Judgement, die_succeeds, judge
+from .dicepool import Counts, Judgement, counts_of, die_succeeds, judge
 from .living import WOUND_LEVELS, blow_flags, dying_result, spill_damage, wound_level_code, wound_penalty
 from .options import BlyssHouseRules
 from .scale import pool_for_rank
@@ -89,6 +97,23 @@ class Mover(NamedTuple):
         return self.dodges + self.flesh_wounds + max(self.health, 0)
 
 
+_MOVER_INDEX = {name: i for i, name in enumerate(Mover._fields)}
+
+
+def _fast_replace(index: dict[str, int]) -> Any:
+    def _replace(self: Any, **changes: Any) -> Any:
+        """NamedTuple's _replace, faster (the exact chain replays the round hundreds of thousands of times)."""
+        values = list(self)
+        for name, value in changes.items():
+            values[index[name]] = value
+        return tuple.__new__(type(self), values)
+
+    return _replace
+
+
+Mover._replace = _fast_replace(_MOVER_INDEX)  # type: ignore[method-assign]
+
+
 class RoundState(NamedTuple):
     """The fight as the round sees it (the engine's FightState without what never changes)."""
 
@@ -98,6 +123,9 @@ class RoundState(NamedTuple):
     distance: int
     over: bool
     winner: int | None
+
+
+RoundState._replace = _fast_replace({name: i for i, name in enumerate(RoundState._fields)})  # type: ignore[method-assign]
 
 
 def _put(st: RoundState, k: int, f: Mover) -> RoundState:
@@ -127,41 +155,55 @@ class Roster:
         self.tactic = tuple(f.tactic for f in fs)
         self.called = tuple(f.called_shot for f in fs)
         self.choice = tuple(f.armour_choice for f in fs)
+        self.maxd = tuple(f.vitals.max_dodges for f in fs)
         self.maxf = tuple(f.vitals.max_flesh_wounds for f in fs)
         self.maxh = tuple(f.vitals.max_health for f in fs)
         self._pools: dict[tuple[Any, ...], tuple[Pool, tuple[int, ...], tuple[str, ...]]] = {}
+        self.strikes: dict[tuple[Any, ...], tuple[tuple[float, Any], ...]] = {}
 
     def wielded(self, k: int, f: Mover) -> Any:
-        from .combat import UNARMED
+        return self.wielded_as(k, f.weapon, f.weapon_dropped)
 
-        if f.weapon is None or f.weapon_dropped:
-            return UNARMED
-        return self.fighters[k].character.weapons[f.weapon]
+    def wielded_as(self, k: int, weapon: int | None, dropped: bool) -> Any:
+        if weapon is None or dropped:
+            return _combat.UNARMED
+        return self.fighters[k].character.weapons[weapon]
 
     def level(self, k: int, f: Mover) -> int:
         """The Wound Level's code (:func:`~.living.wound_level_code`)."""
         return wound_level_code(f.dodges, f.flesh_wounds, f.health, self.maxf[k], self.maxh[k], f.active)
 
-    def pool(self, kind: str, k: int, f: Mover, distance: int = 0) -> tuple[Pool, tuple[int, ...], tuple[str, ...]]:
-        """(pool, its dice, the reasons for each change) of fighter k's pool of this kind, as things stand."""
-        level = self.level(k, f)
-        mask = tuple(lv > 0 for lv in f.armour_lives)
-        attack = kind == "attack"
-        key = (
+    def pool_of(self, kind: str, k: int, f: Mover, distance: int = 0) -> tuple[Pool, tuple[int, ...], tuple[str, ...]]:
+        """Fighter k's pool of this kind as things stand (:meth:`pool`)."""
+        return self.pool(
             kind,
             k,
-            level,
-            mask,
-            f.aim_bonus if attack else 0,
+            self.level(k, f),
+            tuple(lv > 0 for lv in f.armour_lives),
+            f.aim_bonus,
             f.weapon,
             f.weapon_dropped,
-            distance if attack else 0,
+            distance,
         )
+
+    def pool(
+        self,
+        kind: str,
+        k: int,
+        level: int,
+        mask: tuple[bool, ...],
+        aim: int = 0,
+        weapon: int | None = None,
+        dropped: bool = False,
+        distance: int = 0,
+    ) -> tuple[Pool, tuple[int, ...], tuple[str, ...]]:
+        """(pool, its dice, the reasons for each change) of fighter k's pool of this kind in this situation:
+        Wound Level code, armour with lives left, aim, weapon in hand, distance."""
+        attack = kind == "attack"
+        key = (kind, k, level, mask, aim if attack else 0, weapon, dropped, distance if attack else 0)
         hit = self._pools.get(key)
         if hit is not None:
             return hit
-        from .combat import attack_pool, defence_pool
-
         hr = self.hr
         base = self.fighters[k]
         # the engine's helpers read the fighter: unhurt (the Wound Level's penalty is added below), with this
@@ -182,18 +224,18 @@ class Roster:
                 ),
                 "armour_lives": tuple(3 if alive else 0 for alive in mask),
                 "aim_bonus": key[4],
-                "weapon": f.weapon,
-                "weapon_dropped": f.weapon_dropped,
+                "weapon": weapon,
+                "weapon_dropped": dropped,
             }
         )
         wr, dm = wound_penalty(WOUND_LEVELS[level], hr)
         notes: list[str] = []
         if attack:
-            pool, notes = attack_pool(probe, self.state.model_copy(update={"distance": distance}))
+            pool, notes = _combat.attack_pool(probe, self.state.model_copy(update={"distance": distance}))
             if wr or dm:
                 notes.append(f"{WOUND_LEVELS[level]}" + (f" -{wr} rank(s)" if wr else f" {dm} per die"))
         elif kind in ("defend", "evade", "strength"):
-            pool = defence_pool(probe, self.state, kind)
+            pool = _combat.defence_pool(probe, self.state, kind)
         elif kind == "aim":
             a = base.character.attributes
             pool = Pool(name=base.id, ranks=(a.dexterity, a.intelligence))
@@ -244,8 +286,6 @@ def to_state(state: Any) -> RoundState:
 
 def from_state(st: RoundState, state: Any) -> Any:
     """The round's light state written back into the engine's FightState ``state``."""
-    from .combat import Action
-
     ids = [f.id for f in state.fighters]
     fighters = []
     for f, m in zip(state.fighters, st.fighters, strict=True):
@@ -275,7 +315,9 @@ def from_state(st: RoundState, state: Any) -> Any:
                     "aimed_this_round": m.aimed_this_round,
                     "counter_ready": m.counter_ready,
                     "last_blow_blunt": m.last_blow_blunt,
-                    "declared": None if d is None else Action(kind=d[0], target=None if d[1] is None else ids[d[1]]),  # type: ignore[arg-type]
+                    "declared": None
+                    if d is None
+                    else _combat.Action(kind=d[0], target=None if d[1] is None else ids[d[1]]),  # type: ignore[arg-type]
                     "acted": m.acted,
                 }
             )
@@ -382,8 +424,6 @@ class PoolRoll:
     also: tuple[int, ...] = ()
 
     def sample(self, rng: DiceRng) -> Judged:
-        from .dicepool import counts_of
-
         if not self.dice:
             return _pool_pmf((), self.td, 0, False, False, False, self.also)[0][1]
         hr = self.hr
@@ -592,8 +632,6 @@ def _pick_target(st: RoundState, R: Roster, k: int) -> int | None:
 
 def _declare(st: RoundState, R: Roster, k: int) -> tuple[str, int | None]:
     """Automatic choice of action, knowing what slower characters declared (The Declaration Round)."""
-    from .combat import MELEE_REACH_FT
-
     f = st.fighters[k]
     target = _pick_target(st, R, k)
     if target is None:
@@ -601,7 +639,7 @@ def _declare(st: RoundState, R: Roster, k: int) -> tuple[str, int | None]:
     if f.weapon_dropped:
         return ("recover", None)
     w = R.wielded(k, f)
-    if not w.ranged and st.distance > MELEE_REACH_FT:
+    if not w.ranged and st.distance > _combat.MELEE_REACH_FT:
         return ("move", None)
     tactic = R.tactic[k]
     if tactic == "defensive" and not f.counter_ready:
@@ -658,7 +696,7 @@ def begin_round(st: RoundState, R: Roster, ch: Any, ev: list[Event]) -> RoundSta
             )
     # Initiative (Initiative: first round; re-rolled at SM's discretion)
     if rnd == 1 or hr.reroll_initiative_each_round:
-        pools = tuple(R.pool("init", k, f)[0] for k, f in enumerate(st.fighters))
+        pools = tuple(R.pool_of("init", k, f)[0] for k, f in enumerate(st.fighters))
         o = ch.draw(InitiativeRoll(R.ids, pools, hr))
         st = st._replace(order=o.order)
         if ch.narrate:
@@ -694,9 +732,7 @@ def begin_round(st: RoundState, R: Roster, ch: Any, ev: list[Event]) -> RoundSta
 def action_queue(st: RoundState, R: Roster) -> list[int]:
     """The Action Round's order: those who declared, in the Declaration Round's order (slowest first; house
     rule ``action_order``)."""
-    from .combat import action_round_order
-
-    return action_round_order([k for k in st.order if st.fighters[k].declared is not None], R.hr)
+    return _combat.action_round_order([k for k in st.order if st.fighters[k].declared is not None], R.hr)
 
 
 def _can_act(f: Mover) -> bool:
@@ -767,8 +803,6 @@ def play_round(st: RoundState, R: Roster, ch: Any) -> tuple[RoundState, list[Eve
 
 # ---------------------------------------------------------------- actions
 def _act(st: RoundState, R: Roster, k: int, ch: Any, ev: list[Event]) -> RoundState:
-    from .character import movement_feet
-
     f = st.fighters[k]
     assert f.declared is not None
     kind, target = f.declared
@@ -819,12 +853,10 @@ def _act(st: RoundState, R: Roster, k: int, ch: Any, ev: list[Event]) -> RoundSt
 def _aim(st: RoundState, R: Roster, k: int, t: int, ch: Any, ev: list[Event]) -> RoundState:
     """Aiming: Dexterity + Intelligence at TD 8 (a Called Shot's TD when aiming at a location); each success
     is a rank on next round's Attack; being hit this round spoils it."""
-    from .combat import called_shot_td
-
     f = st.fighters[k]
-    pool, dice, _ = R.pool("aim", k, f)
+    pool, dice, _ = R.pool_of("aim", k, f)
     called = R.called[k]
-    td = table("wounds")["aim_td"] if called is None else called_shot_td(called, aimed=True)
+    td = table("wounds")["aim_td"] if called is None else _combat.called_shot_td(called, aimed=True)
     r = ch.draw(PoolRoll(dice, td, R.hr, die_modifier=pool.die_modifier, label=f"{R.ids[k]} aim"))
     succ = r.successes
     st = _put(st, k, f._replace(aimed_this_round=succ, aim_called=called is not None))
@@ -846,21 +878,94 @@ def _aim(st: RoundState, R: Roster, k: int, t: int, ch: Any, ev: list[Event]) ->
 _DEFENCE_LABEL = {"defend": "defends", "evade": "evades", "strength": "resists with Strength"}
 
 
-def _attack(st: RoundState, R: Roster, ak: int, tk: int, ch: Any, ev: list[Event], *, disarm: bool) -> RoundState:
-    """An Attack or a Disarm (Attacking; Disarming; Defending; Evading; Counterattacking)."""
-    from .combat import called_shot_td
+class Arms(NamedTuple):
+    """What an attack reads of the attacker: their Wound Level's code, which armour still has lives, their aim,
+    a pending counterattack and the weapon in hand."""
 
+    level: int
+    armour: tuple[bool, ...]
+    aim_bonus: int
+    aim_called: bool
+    counter_ready: bool
+    weapon: int | None
+    weapon_dropped: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Struck:
+    """Where an attack leaves the target, and the attacker's weapon (a Screw-Up may cost it)."""
+
+    target: Mover
+    weapon: int | None
+    weapon_dropped: bool
+    events: tuple[Event, ...] = field(default=(), compare=False)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Strike:
+    """One attack as a coarse event for the exact chain: its outcomes are those of :func:`strike` (every
+    branch of its dice, equal results merged, cached per situation); its sample is :func:`strike` rolled."""
+
+    R: Roster
+    ak: int
+    arms: Arms
+    tk: int
+    target: Mover
+    distance: int
+    disarm: bool
+    round: int
+
+    def _args(self) -> tuple[Any, ...]:
+        return (self.R, self.ak, self.arms, self.tk, self.target, self.distance, self.disarm, self.round)
+
+    def sample(self, rng: DiceRng) -> Struck:
+        return strike(*self._args(), Rolled(rng, narrate=False))
+
+    def outcomes(self) -> Sequence[tuple[float, Struck]]:
+        key = (self.ak, self.arms, self.tk, self.target, self.distance, self.disarm)
+        hit = self.R.strikes.get(key)
+        if hit is None:
+            hit = self.R.strikes[key] = tuple(branches(lambda ch: strike(*self._args(), ch)))
+        return hit
+
+
+def _attack(st: RoundState, R: Roster, ak: int, tk: int, ch: Any, ev: list[Event], *, disarm: bool) -> RoundState:
+    """An Attack or a Disarm (Attacking; Disarming; Defending; Evading; Counterattacking): :func:`strike`, played
+    in place when the dice are rolled (or scripted), drawn as one coarse event when the chain enumerates."""
+    att = st.fighters[ak]
+    arms = Arms(
+        R.level(ak, att),
+        tuple(lv > 0 for lv in att.armour_lives),
+        att.aim_bonus,
+        att.aim_called,
+        att.counter_ready,
+        att.weapon,
+        att.weapon_dropped,
+    )
+    args = (R, ak, arms, tk, st.fighters[tk], st.distance, disarm, st.round)
+    res = strike(*args, ch) if ch.narrate else ch.draw(Strike(*args))
+    att = att._replace(counter_ready=False, aim_bonus=0, weapon=res.weapon, weapon_dropped=res.weapon_dropped)
+    ev.extend(res.events)
+    return _put(_put(st, ak, att), tk, res.target)
+
+
+def strike(
+    R: Roster, ak: int, arms: Arms, tk: int, tgt: Mover, distance: int, disarm: bool, rnd: int, ch: Any
+) -> Struck:
+    """The attack itself: the attack roll, the target's defences, then the disarm or the blow."""
     hr = R.hr
     narrate = ch.narrate
-    att, tgt = st.fighters[ak], st.fighters[tk]
+    ev: list[Event] = []
     aid, tid = R.ids[ak], R.ids[tk]
-    w = R.wielded(ak, att)
-    pool, dice, pool_notes = R.pool("attack", ak, att, st.distance)
+    w = R.wielded_as(ak, arms.weapon, arms.weapon_dropped)
+    pool, dice, pool_notes = R.pool(
+        "attack", ak, arms.level, arms.armour, arms.aim_bonus, arms.weapon, arms.weapon_dropped, distance
+    )
     notes = list(pool_notes)
     location = R.called[ak] if not disarm else None
-    aimed = att.aim_called and att.aim_bonus > 0
-    td = called_shot_td(location, aimed=aimed)
-    if att.counter_ready:
+    aimed = arms.aim_called and arms.aim_bonus > 0
+    td = _combat.called_shot_td(location, aimed=aimed)
+    if arms.counter_ready:
         td = max(0, td - table("wounds")["counterattack_td_reduction"])
         notes.append("counterattack TD -2")
     # the target's defences (a Contest; the attacker must also beat the Attack TD), known before the roll
@@ -880,7 +985,7 @@ def _attack(st: RoundState, R: Roster, ak: int, tk: int, ch: Any, ev: list[Event
         switch = True
     if disarm:
         defences.insert(0, "strength")
-    dpools = [R.pool(kind, tk, tgt) for kind in defences]
+    dpools = [R.pool_of(kind, tk, tgt) for kind in defences]
     a_tds = tuple(dp.rank_total(hr) for dp, _, _ in dpools)
     want_best = hr.armour_contest_against == "attack_dice"
     r = ch.draw(
@@ -895,8 +1000,6 @@ def _attack(st: RoundState, R: Roster, ak: int, tk: int, ch: Any, ev: list[Event
             also=a_tds,
         )
     )
-    att = att._replace(counter_ready=False, aim_bonus=0)
-    st = _put(st, ak, att)
     recs: list[RollRecord] = [r.record] if r.record else []
     hit = r.succeeded
     line = ""
@@ -958,13 +1061,12 @@ def _attack(st: RoundState, R: Roster, ak: int, tk: int, ch: Any, ev: list[Event
         tgt = tgt._replace(counter_ready=True)
         if narrate:
             line += f" {tid} may counterattack at TD -2."
-    st = _put(st, tk, tgt)
     if narrate:
         ev.append(
             Event(
                 "disarm" if disarm else "attack",
                 line,
-                st.round,
+                rnd,
                 aid,
                 {
                     "target": tid,
@@ -976,25 +1078,24 @@ def _attack(st: RoundState, R: Roster, ak: int, tk: int, ch: Any, ev: list[Event
                 tuple(recs),
             )
         )
+    weapon = (arms.weapon, arms.weapon_dropped)
     if not hit:
-        return st
+        return Struck(tgt, *weapon, tuple(ev))
     if disarm:
-        st = _put(st, tk, tgt._replace(weapon_dropped=True))
         if narrate:
-            ev.append(
-                Event("disarmed", f"{tid} is disarmed and must spend a round recovering the weapon.", st.round, tid)
-            )
-        return st
+            ev.append(Event("disarmed", f"{tid} is disarmed and must spend a round recovering the weapon.", rnd, tid))
+        return Struck(tgt._replace(weapon_dropped=True), *weapon, tuple(ev))
     # a hit spoils an Aim (Aiming: 'automatically fails if the character is interrupted')
+    before_spoil = tgt
     if tgt.aimed_this_round:
         tgt = tgt._replace(aimed_this_round=0)
         if narrate:
-            ev.append(Event("aim", f"{tid}'s aim is spoilt by the hit.", st.round, tid))
-    return _land_blow(st, R, ak, tk, tgt, w, r, location, ch, ev)
+            ev.append(Event("aim", f"{tid}'s aim is spoilt by the hit.", rnd, tid))
+    tgt = _land_blow(R, ak, tk, tgt, w, r, location, rnd, ch, ev, soaked_keeps=before_spoil)
+    return Struck(tgt, *weapon, tuple(ev))
 
 
 def _land_blow(
-    st: RoundState,
     R: Roster,
     ak: int,
     tk: int,
@@ -1002,14 +1103,18 @@ def _land_blow(
     w: Any,
     r: Judged,
     location: str | None,
+    rnd: int,
     ch: Any,
     ev: list[Event],
-) -> RoundState:
-    """Damage, the Armour Rating contest, armour's lives, the knockout chance (Weapons: Damage; Armour)."""
+    *,
+    soaked_keeps: Mover,
+) -> Mover:
+    """Damage, the Armour Rating contest, armour's lives, the knockout chance (Weapons: Damage; Armour).
+    Returns the target. A blow the armour soaks leaves ``soaked_keeps`` (the engine has always kept the
+    target as it was before the hit spoilt an aim then)."""
     hr = R.hr
     narrate = ch.narrate
     aid, tid = R.ids[ak], R.ids[tk]
-    rnd = st.round
     by_damage = hr.armour_contest_against == "damage_roll"
     dmg = ch.draw(DamageRoll(w.damage, by_damage, label=f"{aid} damage"))
     strength_applies = (not w.ranged) if w.strength_applies is None else w.strength_applies
@@ -1039,7 +1144,7 @@ def _land_blow(
             if narrate:
                 text += f"; {a.name} (AR {ar}) rolls {soak.best} against {against} and soaks it all."
                 ev.append(Event("armour", f"{tid}: {text}", rnd, tid, {"soaked": True, "damage": damage}, tuple(recs)))
-            return st
+            return soaked_keeps
         choice = R.choice[tk]
         if choice == "auto":
             choice = "armour" if damage > tgt.dodges else "body"
@@ -1119,4 +1224,8 @@ def _land_blow(
                     (ko.record,) if ko.record else (),
                 )
             )
-    return _put(st, tk, tgt)
+    return tgt
+
+
+# the engine's module, bound last: it imports this one (the round) at its top
+from . import combat as _combat  # noqa: E402
