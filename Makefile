@@ -76,8 +76,9 @@ bench: $(STAMP)
 	done; echo "make bench took $$(( $$(date +%s) - start )) s" | tee -a .bench-output.txt
 	@$(BIN)/python bench/summary.py .bench-output.txt | tee .bench-summary.md
 
-# Mutation testing (issue 14; not part of make test): each module in a private copy, its own tests, a time
-# budget per module (MUTATION_BUDGET seconds); run again to go on. MODULES= picks modules; see /work/notes/MUTATION.md.
+# Mutation testing (issue 14; not part of make test): tools/mutation.py, a fork server over cosmic-ray's operators
+# (each mutant judged in a forked child by the tests that execute the mutated line), niced, a time budget per
+# module (MUTATION_BUDGET seconds), mutants in a fixed random order; run again to go on. MODULES= picks modules.
 MUTATION_BUDGET ?= 600
 MODULES ?=
 mutation: $(STAMP)

@@ -58,3 +58,62 @@ def test_the_sheet_pages_table_controls(app) -> None:
     r = t.gm.post(url + "/table", {"what": "advance", "fields": "action: award\npoints: 2"})
     assert r.status_code == 303
     assert "What changed (3)" in t.gm.get(url).text
+
+
+def _action_form(page: str, action: str) -> str:
+    """The HTML of one between-scenes form on the sheet page."""
+    found = re.search(rf'<details class="table-action" id="act-{action}">.*?</details>', page, re.S)
+    assert found is not None, f"no {action} form"
+    return found.group(0)
+
+
+def test_between_scenes_rules_are_forms_with_the_models_fields(app) -> None:
+    """BLYSS's ``time`` (Fatigue, Hunger and Thirst): hours, asleep, eating, drinking as controls holding the
+    request model's defaults (eating and drinking: yes), read back through the model; no YAML box."""
+    from pages.pagekit import form_values
+
+    t = build_table(app, "blyss")
+    alis = t.chars["Alis"]
+    url = f"/campaigns/{t.cid}/characters/{alis}"
+    page = t.gm.get(url).text
+    form = _action_form(page, "time")
+    assert 'name="fields"' not in form and "<textarea" not in form
+    assert re.search(r'<input type="checkbox" id="[^"]+" name="act.time.eating" value="on" checked', form)
+    assert not re.search(r'name="act.time.asleep" value="on" checked', form)
+    assert "required" in _action_form(page, "heal").split('name="reason"')[1].split(">")[0]  # B-L3: a reason
+
+    def condition() -> dict:
+        r = t.gm.client.get(f"/api/campaigns/{t.cid}/characters/{alis}/condition")
+        assert r.status_code == 200, r.text
+        return r.json()["condition"]
+
+    data = form_values(form)
+    data["act.time.hours"] = "40"
+    assert t.gm.post(url + "/table", data).status_code == 303
+    cond = condition()
+    # awake 40 hours, eating and drinking as the form's defaults say: those clocks restart
+    assert (cond["hours_awake"], cond["hours_unfed"], cond["hours_dry"]) == (40, 0, 0)
+    data = form_values(form)
+    data["act.time.eating"] = "off"  # the checkbox unticked: only its hidden "off" is sent
+    data["act.time.hours"] = "10"
+    assert t.gm.post(url + "/table", data).status_code == 303
+    cond = condition()
+    assert (cond["hours_awake"], cond["hours_unfed"], cond["hours_dry"]) == (50, 10, 0)
+    # a bad number is refused at the model, and changes nothing
+    data["act.time.hours"] = "soon"
+    r = t.gm.post(url + "/table", data)
+    assert r.status_code == 422 and "hours" in r.text
+    assert condition()["hours_awake"] == 50
+    # the player sees no between-scenes rule BLYSS gives players
+    assert 'class="table-action"' not in t.alice.get(url).text
+
+
+def test_a_players_form_leaves_out_what_only_the_gm_sets(app) -> None:
+    """Kalyr's ``spend_fudge`` is the player's (Fudge Points); its veto is the GM's alone."""
+    t = build_table(app, "kalyr")
+    alis = t.chars["Alis"]
+    url = f"/campaigns/{t.cid}/characters/{alis}"
+    mine = t.alice.get(url).text
+    assert "act.spend_fudge.use" in _action_form(mine, "spend_fudge")
+    assert "act.spend_fudge.vetoed" not in mine and 'id="act-rest"' not in mine
+    assert "act.spend_fudge.vetoed" in _action_form(t.gm.get(url).text, "spend_fudge")

@@ -35,7 +35,11 @@ __all__ = [
     "living_sheet",
     "penalised_check",
     "penaliser",
+    "scene_end_drafts",
 ]
+
+#: why a condition changed when the table closed a scene
+SCENE_END_REASON = "end of scene"
 
 MAX_REASON = 500
 
@@ -257,6 +261,27 @@ def everyone_acts(
     out: list[Draft] = []
     for ch in ids:
         _, drafts = character_act(c, actor, ch, system=system, request=request, reason=reason)
+        out += drafts
+    return out
+
+
+def scene_end_drafts(
+    c: CampaignState, actor: int, *, system: RuleSystem, scene: int, cast: Sequence[int]
+) -> list[Draft]:
+    """The system's end-of-scene rule (``scene_end``) applied to each of the scene's cast as the scene closes
+    (Kalyr: Scratches clear), each change logged with the reason "end of scene"; nothing for a system whose
+    book has no such rule, nor for a retired character or one the rule leaves as it was."""
+    rules = condition_of(system)
+    request = getattr(rules, "scene_end", None) if rules is not None else None
+    if not request:
+        return []
+    out: list[Draft] = []
+    for ch in cast:
+        if ch not in c.characters or c.character(ch).retired:
+            continue
+        _, drafts = character_act(
+            c, actor, ch, system=system, request=dict(request), reason=SCENE_END_REASON, scene=scene
+        )
         out += drafts
     return out
 

@@ -589,10 +589,19 @@ def delete_post(c: CampaignState, s: SceneState, actor: int, seq: int) -> list[D
     return [Draft("post.deleted", actor, {"post": seq}, p.audience)]
 
 
-def close_scene(c: CampaignState, s: SceneState, actor: int, *, seed: str) -> tuple[list[Draft], list[Draft]]:
-    """Close the scene and reveal its seed (checked against the commitment)."""
+def close_scene(
+    c: CampaignState, s: SceneState, actor: int, *, seed: str, system: RuleSystem | None = None
+) -> tuple[list[Draft], list[Draft]]:
+    """Close the scene and reveal its seed (checked against the commitment). With the campaign's ``system``,
+    the book's end-of-scene rule is applied to the scene's cast after it (Kalyr: Scratches clear), each change a
+    ``character.condition`` entry on the campaign's log with the reason "end of scene"."""
+    from .living import scene_end_drafts
+
     _require_gm(c, actor)
     _open(s)
     if sha256_hex(seed) != s.seed_sha256:
         raise Conflict("the seed does not match the scene's commitment")
-    return [Draft("scene.closed", actor, {"seed": seed})], [Draft("scene.closed", actor, {"scene": s.id})]
+    campaign = [Draft("scene.closed", actor, {"scene": s.id})]
+    if system is not None:
+        campaign += scene_end_drafts(c, actor, system=system, scene=s.id, cast=s.cast)
+    return [Draft("scene.closed", actor, {"seed": seed})], campaign

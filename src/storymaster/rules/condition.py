@@ -17,7 +17,8 @@ points, Loose and Fuzzy's wounds, Luck and Unluck). A system that has one sets
 - ``into_fight(state, fighter, condition, hr)`` / ``out_of_fight(state, fighter, character, condition, hr)``:
   a fight starts from the characters' condition and hands it back after each round;
 - ``actions``: the between-scenes requests it knows ("rest", "heal", "time", "end_scene" ...),
-  each a pydantic model; ``act(character, condition, request, rng, hr)`` applies one.
+  each a pydantic model; ``act(character, condition, request, rng, hr)`` applies one;
+- ``scene_end`` (optional): the request the table applies to a scene's cast when the scene closes.
 
 Everything is pure: dice only from the ``rng`` passed in (None where a rule needs none; a
 rule that needs dice and gets None raises :class:`~storymaster.errors.RulesInputError`).
@@ -123,6 +124,9 @@ class ConditionBase:
     advancement: ClassVar[Any] = None
     #: the advancement requests only the GM makes (experience awards)
     gm_advancement: ClassVar[tuple[type, ...]] = ()
+    #: the request the table applies to each of a scene's cast when the scene closes (the book's end-of-scene
+    #: rule, e.g. Kalyr's Scratches clearing), or None where the book has none
+    scene_end: ClassVar[Mapping[str, Any] | None] = None
     #: request fields only the GM may set: the GM's approval or veto, waiving the experience needed
     gm_fields: ClassVar[frozenset[str]] = frozenset({"gm_approved", "vetoed", "ignore_xp"})
 

@@ -186,7 +186,9 @@ def _seed_system(store: Store, system: RuleSystem, ids: Mapping[str, int], now: 
             rolls=[check] if check else [{"dice": "2d6", "label": "reading the seal"}],
         )
     _, at = clock()
-    store.scene_append(prologue, lambda c, s, seed: scmd.close_scene(c, s, gm, seed=seed), at, touches_campaign=True)
+    store.scene_append(
+        prologue, lambda c, s, seed: scmd.close_scene(c, s, gm, seed=seed, system=system), at, touches_campaign=True
+    )
     # between the scenes: the table's living rules change a condition and award experience
     for item in data.get("after_prologue", []):
         if item.get("character", -1) >= len(chars):

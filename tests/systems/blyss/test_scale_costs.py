@@ -134,6 +134,20 @@ def test_penalty_takes_exactly_what_it_can(ranks: list[int], n: int, spread: str
     assert all(0 <= o <= r for o, r in zip(out, ranks, strict=True))
 
 
+def test_rank_ties_go_to_the_first_named_in_every_spread() -> None:
+    """BLYSS ruling 6, "ties: the first named", where the other reading (the last named) gives another result:
+    the 'highest_whole' spread and the bonus remainder had no tie in any test (checked: with the tie key turned
+    round in either, every test passed). Worked by hand from the ruling."""
+    # 'level', a rank at a time: (2, 5, 5) -> (2, 4, 5) -> (2, 4, 4) -> (2, 3, 4); the last-named reading ends (2, 4, 3)
+    assert apply_rank_penalty((2, 5, 5), 3) == (2, 3, 4)
+    # 'highest_whole': the first of the two 5s is emptied, then the second gives 1; the other reading: (2, 4, 0)
+    assert apply_rank_penalty((3, 3), 2, spread="highest_whole") == (1, 3)
+    assert apply_rank_penalty((2, 5, 5), 6, spread="highest_whole") == (2, 0, 4)
+    # bonus: 4 ranks over 3 statistics = 1 each, the 1 left to the first of the two highest; other reading: (5, 2, 6)
+    assert apply_rank_bonus((3, 3), 1) == (4, 3)
+    assert apply_rank_bonus((4, 1, 4), 4) == (6, 2, 5)
+
+
 def test_bonus_divided_equally() -> None:
     assert apply_rank_bonus((3, 3), 4) == (5, 5)
     assert apply_rank_bonus((2, 4), 3) == (3, 6)  # remainder to the highest ranked

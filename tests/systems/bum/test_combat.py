@@ -191,6 +191,29 @@ def test_longer_reach_first_in_melee():
     assert s.fighter("Bow").readiness == "unready"  # and next round he draws his dagger
 
 
+def test_reach_counts_only_when_the_fight_starts_in_melee_reach():
+    """Ruling 15, Turn Sequence: 'if a combat begins ... in range for melee attacks, give longer-range weapons higher
+    turn order'. Two turns apart the spear has no such claim: the initiating side (the axe's) goes first."""
+    axe = fighter("Axe", weapons={"primary": {"name": "Battleaxe"}})
+    spear = fighter("Spear", weapons={"primary": {"name": "Spear"}})
+    s, _ = engine.step(engine.start([[axe], [spear]], options={"distance": 2}), DiceRng(1))
+    assert s.order == ("Axe", "Spear")
+    s, _ = engine.step(engine.start([[axe], [spear]]), DiceRng(1))
+    assert s.order == ("Spear", "Axe")
+
+
+def test_only_a_ready_missile_weapon_goes_first():
+    """Ruling 15: a missile weapon ranks first only if it is ready to shoot; an unready crossbow's owner ranks by
+    the dagger in his hand (no reach): after the spear, and after the initiating side's axe."""
+    axe = fighter("Axe", weapons={"primary": {"name": "Battleaxe"}})
+    spear = fighter("Spear", weapons={"primary": {"name": "Spear"}})
+    bow = fighter(
+        "Bow", weapons={"ranged": {"name": "Small crossbow", "readiness": "unready"}, "backup": {"name": "Dagger"}}
+    )
+    s, _ = engine.step(engine.start([[axe], [spear], [bow]]), DiceRng(1))
+    assert s.order == ("Spear", "Axe", "Bow")
+
+
 def test_initiator_first_otherwise():
     a, b = fighter("A", weapons={"primary": {"name": "Sword"}}), fighter("B", weapons={"primary": {"name": "Sword"}})
     s, _ = engine.step(engine.start([[a], [b]], options={"initiator": 1}), DiceRng(1))
@@ -206,6 +229,18 @@ def test_rolled_initiative_dex_with_tie_reroll(scripted):
     s, ev = engine.step(engine.start([[a, b], [c]], options={"initiative": "dex"}), rng)
     assert s.order == ("B", "A", "C")
     assert len(ev[0].rolls) == 5
+
+
+def test_rolled_initiative_reroll_adds_the_stat_again(scripted):
+    """Ruling 16: the tied roll their DEX again (d6 + DEX, as the first time), so a re-roll can tie again.
+    A 3+3=6, B 4+2=6: tie; again A 4+3=7, B 5+2=7: tie (on the dice alone B would be ahead); again A 6+3=9,
+    B 1+2=3: A first. Six dice in all."""
+    a = fighter("A", stats=(2, 3, 3, 2), weapons={"primary": {"name": "Sword"}})
+    b = fighter("B", stats=(2, 2, 3, 3), weapons={"primary": {"name": "Sword"}})
+    rng = scripted([3, 4, 4, 5, 6, 1] + [6, 1] * 40)
+    s, ev = engine.step(engine.start([[a], [b]], options={"initiative": "dex"}), rng)
+    assert s.order == ("A", "B")
+    assert len(ev[0].rolls) == 6
 
 
 def test_delay_on_first_turn_then_fixed():

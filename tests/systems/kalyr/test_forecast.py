@@ -282,7 +282,7 @@ def test_one_round_matches_the_engine_round():
         new, events = E.step(s, rng)
         rollers = [
             j
-            for j, f in enumerate(su.fighters)
+            for j, f in enumerate(su.c.fighters)
             if not (f.withdrawn or f.character.damage.track(s.track).status >= DEFEATED)
         ]
         dice = np.zeros((1, su.n), dtype=np.int64)
@@ -293,7 +293,7 @@ def test_one_round_matches_the_engine_round():
         for e in events:
             if e.kind == "scope":
                 j = su.names.index(e.actor)
-                sb[0, j], used = _scope_base(su.fighters[j], faces[pos:])
+                sb[0, j], used = _scope_base(su.c.fighters[j], faces[pos:])
                 pos += used
         assert pos == rng.used, case
         got = step(start_row(su, with_round=True)[None, :], dice, sb, su, True)[0]

@@ -81,3 +81,28 @@ def test_the_end_of_a_scene_clears_the_casts_scratches(client) -> None:
     t.call("POST", f"/api/campaigns/{t.campaign}/actions", t.gm, request={"action": "end_scene"}, characters=[t.a, t.b])
     # "Scratches go away at the end of a scene"
     assert _track(t.condition(t.a)) == ["Hurt"] and _track(t.condition(t.b)) == []
+
+
+def test_closing_a_scene_clears_its_casts_scratches(client) -> None:
+    """ "Scratches go away at the end of a scene" (Getting rid of damage): closing the scene at the table applies
+    it to the scene's cast, each change on the log with the reason "end of scene"; a character who is not in
+    the scene keeps theirs, and a wound worse than a Scratch stays."""
+    t = build_live(client, "kalyr", example("kalyr", "kylar"), example("kalyr", "bandit"))
+    for ch in (t.a, t.b):
+        t.act(ch, {"action": "damage", "margin": 1})  # 1 point: a Scratch
+    t.act(t.a, {"action": "damage", "margin": 2})  # 2 points: Hurt
+    r = t.call("POST", f"/api/campaigns/{t.campaign}/scenes", t.gm, 201, title="Kylar alone", cast=[t.a])
+    alone = r["id"]
+    t.call("POST", f"/api/scenes/{alone}/close", t.gm)
+    assert _track(t.condition(t.a)) == ["Hurt"]
+    assert _track(t.condition(t.b)) == ["Scratch"]  # not in that scene
+    last = t.condition(t.a)["history"][-1]
+    assert last["why"] == {"kind": "end_scene", "reason": "end of scene", "scene": alone}
+    # closing the first scene (both in its cast) clears the bandit's; the export verifies
+    t.close_and_export()
+    assert _track(t.condition(t.b)) == []
+    assert t.condition(t.b)["history"][-1]["why"]["reason"] == "end of scene"
+    # the GM's action stays: a Scratch taken later is cleared by it
+    t.act(t.a, {"action": "damage", "margin": 1})
+    t.act(t.a, {"action": "end_scene"})
+    assert _track(t.condition(t.a)) == ["Hurt"]

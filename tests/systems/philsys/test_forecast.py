@@ -108,15 +108,48 @@ def test_one_hit_duel_by_hand():
     assert ann["unconscious"] == pytest.approx(1 - float(p_ann))
 
 
-def test_mirror_duel_is_even_and_pinned():
+def test_mirror_duel_is_even_and_agrees_with_the_engine():
+    """Two example guards (70 HP): properties that could fail, no pinned output of the chain itself."""
     st = start([[example("guard")], [example("guard")]])
     assert exact_fits(st)
     f = SYSTEM.forecast(st)  # auto: exact
     assert f.method == "exact" and f.error < 1e-11
+    # the same sheet on both sides: even odds, and both guards end alike
     assert f.p_win[0] == pytest.approx(0.5, abs=1e-11) and f.p_draw == 0.0
-    assert f.mean_rounds == pytest.approx(6.258098883, abs=1e-6)
-    g = {c.name: c.end_states for c in f.combatants}["Guard"]
-    assert g["dead"] == pytest.approx(0.3555762318, abs=1e-8)
+    a, b = (c.end_states for c in f.combatants)
+    assert a == pytest.approx(b, abs=1e-11)
+    assert sum(a.values()) == pytest.approx(1.0, abs=1e-11)
+    # against the engine fight by fight (win chances, end states; mean rounds within 4 standard errors)
+    eng = engine(st, 1500, seed="mirror")
+    agree(f, eng)
+    sd = math.sqrt(sum(r * r * p for r, p in f.rounds.items()) - f.mean_rounds**2)
+    assert abs(f.mean_rounds - eng.mean_rounds) < 4 * sd / math.sqrt(1500)
+
+
+def test_mirror_duel_at_low_hp_matches_brute_force():
+    """The guards' mirror duel from 40 HP each, against the test's own state-by-state chain (both initiative
+    orders, even odds for identical sheets): rounds, wins and end states to 1e-10."""
+    st = start([[example("guard")], [example("guard")]])
+    st = st.model_copy(update={"fighters": tuple(x.model_copy(update={"hp": 40}) for x in st.fighters)})
+    f = SYSTEM.forecast(st, method="exact")
+    assert f.error < 1e-12
+    win = [0.0, 0.0]
+    ends: list[dict[str, float]] = [defaultdict(float), defaultdict(float)]
+    rounds: dict[int, float] = defaultdict(float)
+    for order in ((0, 1), (1, 0)):
+        terminal, rs, unresolved = _brute_duel(st, order)
+        assert unresolved < 1e-12
+        for (_, who, l0, l1), p in terminal.items():
+            win[who] += p / 2
+            ends[0][l0] += p / 2
+            ends[1][l1] += p / 2
+        for r, p in rs.items():
+            rounds[r] += p / 2
+    assert f.p_win == pytest.approx(tuple(win), abs=1e-10)
+    assert dict(f.rounds) == pytest.approx(dict(rounds), abs=1e-10)
+    for k, c in enumerate(f.combatants):
+        assert dict(c.end_states) == pytest.approx(dict(ends[k]), abs=1e-10)
+    assert ends[0]["dead"] > 0.01  # a critical hit (2x) can take a guard from 40 HP past the death threshold
 
 
 def test_round_cap_is_the_draw():

@@ -28,6 +28,7 @@ MARGINS = np.arange(-45, 46)
 @pytest.mark.parametrize("parry", [True, False])
 def test_melee_result_twin(hr: PhilsysHouseRules, parry: bool) -> None:
     crit, hit, fail = melee_result_v(MARGINS, parry, hr)
+    assert crit.dtype == hit.dtype == fail.dtype == np.bool_  # masks: the forecast indexes with them
     for m, c, h, f in zip(MARGINS.tolist(), crit, hit, fail, strict=True):
         scalar = melee_result(m, parry, hr)
         assert (bool(c), bool(h), bool(f)) == (

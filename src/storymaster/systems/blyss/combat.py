@@ -33,6 +33,7 @@ from .character import (
     Weapon,
     damaged_armour_rating,
     defence,
+    initiative,
     max_dodges,
     max_flesh_wounds,
     max_health,
@@ -41,13 +42,22 @@ from .character import (
     validate_character,
 )
 from .checks import Pool, pool_dice
-from .living import Vitals, wound_level, wound_penalty
+from .living import Vitals, deprivation_pool_ranks, wound_level, wound_penalty
 from .options import BlyssHouseRules
 from .round import Roster, from_state, play_round, to_state
 from .tables import table
 from .tracker import fight_order, fight_tracker
 
-__all__ = ["BlyssCombat", "FightState", "Fighter", "action_round_order", "best_attack_face", "called_shot_td"]
+__all__ = [
+    "BlyssCombat",
+    "FightState",
+    "Fighter",
+    "action_round_order",
+    "aim_pool",
+    "best_attack_face",
+    "called_shot_td",
+    "initiative_pool",
+]
 
 Tactic = Literal["attack", "defensive", "aim", "disarm"]
 _T = TypeVar("_T")
@@ -75,6 +85,12 @@ class Fighter(Model):
     weapon: int | None = Field(None, description="index of the wielded weapon; None fights unarmed")
     weapon_dropped: bool = False
     armour_lives: tuple[int, ...] = ()
+    deprivation: int = Field(
+        0,
+        ge=0,
+        description="ranks lost to Fatigue, Hunger and Thirst together (the table's condition brings them in); "
+        "every pool the fighter rolls loses them by living.deprivation_pool_ranks",
+    )
     aim_bonus: int = 0
     aim_called: bool = False
     aimed_this_round: int = 0
@@ -125,6 +141,32 @@ def _replace(state: FightState, *fighters: Fighter) -> FightState:
 def _penalties(f: Fighter, hr: BlyssHouseRules) -> tuple[int, int]:
     """Wound Level penalty (ranks, die modifier)."""
     return wound_penalty(wound_level(f.vitals), hr)
+
+
+def _deprived(f: Fighter, pool: Pool, hr: BlyssHouseRules, notes: list[str] | None = None) -> Pool:
+    """``pool`` less the fighter's Fatigue, Hunger and Thirst (ruling B-L6: every pool a fighter rolls, by the
+    same rule as a check at the table, :func:`deprivation_pool_ranks`)."""
+    extra = deprivation_pool_ranks(f.deprivation, len(pool.ranks), hr)
+    if not extra:
+        return pool
+    if notes is not None:
+        notes.append(f"fatigue, hunger, thirst -{extra} rank(s)")
+    return pool.model_copy(update={"penalty_ranks": pool.penalty_ranks + extra})
+
+
+def aim_pool(f: Fighter, hr: BlyssHouseRules) -> Pool:
+    """Aiming: Dexterity + Intelligence, less the Wound Level and deprivation."""
+    a = f.character.attributes
+    wr, dm = _penalties(f, hr)
+    return _deprived(f, Pool(name=f.id, ranks=(a.dexterity, a.intelligence), penalty_ranks=wr, die_modifier=dm), hr)
+
+
+def initiative_pool(f: Fighter, hr: BlyssHouseRules) -> Pool:
+    """Initiative: the derived Initiative, less the Wound Level and deprivation."""
+    wr, dm = _penalties(f, hr)
+    return _deprived(
+        f, Pool(name=f.id, ranks=(initiative(f.character.attributes),), penalty_ranks=wr, die_modifier=dm), hr
+    )
 
 
 def _armour_penalty(f: Fighter) -> int:
@@ -193,7 +235,8 @@ def attack_pool(f: Fighter, state: FightState, *, disarm: bool = False) -> tuple
     if wr or dm:
         penalty += wr
         notes.append(f"{wound_level(f.vitals)}" + (f" -{wr} rank(s)" if wr else f" {dm} per die"))
-    return Pool(name=f.id, ranks=tuple(ranks), penalty_ranks=penalty, bonus_ranks=bonus, die_modifier=dm), notes
+    pool = Pool(name=f.id, ranks=tuple(ranks), penalty_ranks=penalty, bonus_ranks=bonus, die_modifier=dm)
+    return _deprived(f, pool, hr, notes), notes
 
 
 def defence_pool(f: Fighter, state: FightState, kind: str) -> Pool:
@@ -217,7 +260,7 @@ def defence_pool(f: Fighter, state: FightState, kind: str) -> Pool:
         ranks = [c.attributes.strength]
     wr, dm = _penalties(f, hr)
     penalty = wr + (_armour_penalty(f) if kind != "strength" else 0)
-    return Pool(name=f.id, ranks=tuple(ranks), penalty_ranks=penalty, die_modifier=dm)
+    return _deprived(f, Pool(name=f.id, ranks=tuple(ranks), penalty_ranks=penalty, die_modifier=dm), hr)
 
 
 def action_round_order(initiative_order: Sequence[_T], hr: BlyssHouseRules) -> list[_T]:

@@ -3,8 +3,9 @@
 Dodges, Flesh Wounds and Health (with unconsciousness, dying and death), each armour's lives,
 and fatigue, hunger and thirst: the hours since sleep, food and drink and the rank penalties they
 have cost. The Wound Level's penalty (Table 2-03) and the deprivation penalties are applied to
-every check the character makes at the table; fights start from the Vitals and armour lives and
-hand them back after each round.
+every check the character makes at the table; fights start from the Vitals and armour lives (and
+take the deprivation ranks into every pool the fighter rolls, ruling B-L6) and hand them back after
+each round.
 
 Between scenes: ``time`` (hours pass awake or asleep, eating and drinking or not: Fatigue, Hunger,
 Thirst), ``damage`` (a hazard: a blow through Dodges, Flesh Wounds and Health), ``heal`` (the book
@@ -33,6 +34,7 @@ from .living import (
     apply_damage,
     collapses,
     deprivation_penalty,
+    deprivation_pool_ranks,
     deprivation_recovery,
     dying_check,
     starvation_check,
@@ -237,8 +239,7 @@ class BlyssConditionRules(ConditionBase):
         ranks, die = (0, 0) if level == "Incapacitated" else wound_penalty(level, hr)
         dep = deprivation_ranks(cond)
         for name, pool in _pools(check):
-            per = max(1, len(pool.ranks)) if hr.deprivation_penalty == "per_statistic" else 1
-            extra = ranks + dep * per
+            extra = ranks + deprivation_pool_ranks(dep, len(pool.ranks), hr)
             new = pool.model_copy(
                 update={"penalty_ranks": pool.penalty_ranks + extra, "die_modifier": pool.die_modifier + die}
             )
@@ -250,7 +251,13 @@ class BlyssConditionRules(ConditionBase):
         fighters = []
         for f in state.fighters:  # type: ignore[attr-defined]
             if f.id == fighter:
-                f = f.model_copy(update={"vitals": cond.vitals, "armour_lives": cond.armour_lives})
+                f = f.model_copy(
+                    update={
+                        "vitals": cond.vitals,
+                        "armour_lives": cond.armour_lives,
+                        "deprivation": deprivation_ranks(cond),
+                    }
+                )
             fighters.append(f)
         return state.model_copy(update={"fighters": tuple(fighters)})
 

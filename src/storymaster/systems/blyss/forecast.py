@@ -43,20 +43,21 @@ from ...forecast.simulate import ADAPTIVE_ERROR, ADAPTIVE_MAX
 from .character import (
     armour_soaks_v,
     damaged_armour_rating_v,
-    initiative,
     movement_feet,
     strength_damage_bonus,
 )
-from .checks import Pool, pool_dice
+from .checks import pool_dice
 from .combat import (
     MELEE_REACH_FT,
     UNARMED,
     Fighter,
     FightState,
     action_round_order,
+    aim_pool,
     attack_pool,
     called_shot_td,
     defence_pool,
+    initiative_pool,
 )
 from .dicepool import die_succeeds_v
 from .living import WOUND_LEVELS, wound_level, wound_level_codes, wound_penalty
@@ -188,10 +189,9 @@ class _Roster:
         elif kind in ("defend", "evade", "strength"):
             pool = defence_pool(f, self.state, kind)
         elif kind == "aim":
-            a = f.character.attributes
-            pool = Pool(name=f.id, ranks=(a.dexterity, a.intelligence))
+            pool = aim_pool(f, hr)
         elif kind == "init":
-            pool = Pool(name=f.id, ranks=(initiative(f.character.attributes),))
+            pool = initiative_pool(f, hr)
         else:  # pragma: no cover
             raise ValueError(kind)
         pool = pool.model_copy(update={"penalty_ranks": pool.penalty_ranks + wr, "die_modifier": dm})

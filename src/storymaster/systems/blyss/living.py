@@ -24,6 +24,7 @@ __all__ = [
     "apply_damage",
     "blow_flags",
     "deprivation_penalty",
+    "deprivation_pool_ranks",
     "deprivation_recovery",
     "dying_check",
     "dying_result",
@@ -277,6 +278,19 @@ def deprivation_penalty(kind: Deprivation, hours: float, stamina: int, /) -> int
     every = table("wounds")["deprivation"][kind]["penalty_every_hours"]
     past = hours - threshold_hours(stamina)
     return max(0, int(past // every))
+
+
+def deprivation_pool_ranks(ranks: int, statistics: int, hr: BlyssHouseRules | None = None, /) -> int:
+    """The rank penalty Fatigue, Hunger and Thirst together (``ranks``) put on one Test whose pool combines
+    ``statistics`` statistics (ruling B-L2; Fatigue: "all of their attributes and traits ... temporarily
+    decrease by one rank"): every statistic rolled loses the ranks (house rule ``deprivation_penalty``
+    ``per_statistic``, the default), or the Test loses them once, like a Wound Level (``per_test``).
+    The one statement of the rule: checks at the table and every pool a fighter rolls use it."""
+    hr = hr or BlyssHouseRules()
+    if ranks <= 0:
+        return 0
+    per = max(1, statistics) if hr.deprivation_penalty == "per_statistic" else 1
+    return ranks * per
 
 
 def deprivation_recovery(kind: Deprivation, penalty: int, hours: float, /) -> int:

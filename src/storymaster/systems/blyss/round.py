@@ -36,7 +36,6 @@ from .character import (
     armour_soak_chance,
     armour_soaks,
     damaged_armour_rating,
-    initiative,
     movement_feet,
     strength_damage_bonus,
 )
@@ -232,15 +231,15 @@ class Roster:
         notes: list[str] = []
         if attack:
             pool, notes = _combat.attack_pool(probe, self.state.model_copy(update={"distance": distance}))
-            if wr or dm:
-                notes.append(f"{WOUND_LEVELS[level]}" + (f" -{wr} rank(s)" if wr else f" {dm} per die"))
+            if wr or dm:  # the engine's note on the Wound Level comes before the one on deprivation
+                at = next((i for i, n in enumerate(notes) if n.startswith("fatigue, hunger, thirst")), len(notes))
+                notes.insert(at, f"{WOUND_LEVELS[level]}" + (f" -{wr} rank(s)" if wr else f" {dm} per die"))
         elif kind in ("defend", "evade", "strength"):
             pool = _combat.defence_pool(probe, self.state, kind)
         elif kind == "aim":
-            a = base.character.attributes
-            pool = Pool(name=base.id, ranks=(a.dexterity, a.intelligence))
+            pool = _combat.aim_pool(probe, hr)
         elif kind == "init":
-            pool = Pool(name=base.id, ranks=(initiative(base.character.attributes),))
+            pool = _combat.initiative_pool(probe, hr)
         else:  # pragma: no cover
             raise ValueError(kind)
         pool = pool.model_copy(update={"penalty_ranks": pool.penalty_ranks + wr, "die_modifier": dm})

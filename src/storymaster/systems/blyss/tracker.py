@@ -40,7 +40,7 @@ def condition(v: Vitals) -> str:
     return wound_level(v)
 
 
-def _details(f: Fighter) -> dict[str, str | int]:
+def _details(f: Fighter, state: FightState) -> dict[str, str | int]:
     v = f.vitals
     out: dict[str, str | int] = {
         "dodges": f"{v.dodges}/{v.max_dodges}",
@@ -50,6 +50,9 @@ def _details(f: Fighter) -> dict[str, str | int]:
     }
     for a, lives in zip(f.character.armour, f.armour_lives, strict=True):
         out[f"armour: {a.name}"] = f"{lives}/3 lives"
+    if f.deprivation:
+        per = "statistic rolled" if state.house_rules.deprivation_penalty == "per_statistic" else "Test"
+        out["fatigue, hunger, thirst"] = f"-{f.deprivation} rank(s) per {per}"
     if f.aim_bonus:
         out["aim"] = f.aim_bonus
     if v.dying:
@@ -74,7 +77,7 @@ def fight_tracker(state: FightState) -> list[CombatantStatus]:
             position=place_in(order, f.id),
             acting=f.id == opener,
             condition=condition(f.vitals),
-            details=_details(f),
+            details=_details(f, state),
             out=not f.active,
         )
         for f in state.fighters

@@ -229,12 +229,7 @@ class BumCombat:
             raise CombatError("not a B.U.M. fight state")
         if self.is_over(state):
             raise CombatError("the fight is over", hint="start a new fight")
-        events: list[Event] = []
-        for rnd, lvl in state.switch:
-            if rnd == state.round + 1 and lvl != state.level:
-                state, evs = switch_level(state, lvl)
-                events += evs
-        new, events = play_round(state, rng, events)
+        new, events = play_round(state, rng, [])  # a level switch due now is part of the round
         if len(sides_left(new.fighters)) < 2:
             new = new.model_copy(update={"ended": True})
             w = self.winner(new)

@@ -44,6 +44,7 @@ __all__ = [
     "missile_of",
     "reach_rank",
     "reload_actions",
+    "set_down",
     "simple_bonus",
     "simple_parts",
 ]
@@ -208,12 +209,17 @@ def after_setting_down(f: Fighter) -> Readiness:
     """Appendix A, Partially Loaded Weapons: a bow cannot be put down nocked; a crossbow keeps only its cocked
     string.
     """
-    kind = (missile_of(f) or UNARMED).reload
-    if f.readiness == "ready" and kind == "bow":
+    return set_down((missile_of(f) or UNARMED).reload, f.readiness)
+
+
+def set_down(kind: str | None, readiness: Readiness) -> Readiness:
+    """Appendix A, Partially Loaded Weapons: the readiness of a missile weapon of reload ``kind`` put down (or
+    dropped): a nocked arrow is lost, a crossbow keeps only its cocked string."""
+    if readiness == "ready" and kind == "bow":
         return "unready"
-    if f.readiness == "ready" and kind == "crossbow":
+    if readiness == "ready" and kind == "crossbow":
         return "cocked"
-    return f.readiness
+    return readiness
 
 
 def reach_rank(f: Fighter, distance: int) -> int:

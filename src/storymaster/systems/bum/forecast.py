@@ -38,20 +38,17 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
-from itertools import product
 from math import comb
 from typing import Any
 
 import numpy as np
 
 from ...errors import OddsError
-from ...forecast import Batch, CombatantForecast, Forecast, absorb, run_simulation, side_label
-from .character import BumCharacter, WeaponProfile, attack_total, defence_parts, hit_points, profile
-from .checks import p_fixed, p_opposed_final, tie_goes_to
+from ...forecast import Batch, Chance, CombatantForecast, Forecast, absorb, branches, run_simulation, side_label
+from .character import WeaponProfile, attack_total, defence_parts, hit_points, profile
 from .fighters import (
     UNARMED,
     Fighter,
@@ -61,10 +58,22 @@ from .fighters import (
     gm_order,
     melee_slot,
     missile_of,
-    reload_actions,
-    simple_bonus,
 )
-from .options import BumHouseRules
+from .rounds import RoundState, Setup, card, delayed, exchange, level_after_switch, next_state, p_ok
+from .twins import (
+    READINESS,
+    WIELDING,
+    advance_v,
+    after_shot_v,
+    p_fixed_v,
+    p_opposed_v,
+    pick_target_v,
+    range_penalty_v,
+    reload_step_v,
+    set_down_v,
+    strikes_first_v,
+    uses_missile_v,
+)
 
 __all__ = [
     "DRAW_MEANING",
@@ -82,12 +91,6 @@ DRAW_MEANING = "stand-off (still fighting at the round cap)"
 DOWN = "down (0 HP)"
 UNHURT = "unhurt"
 TOLERANCE = 1e-12
-
-# weapon in hand: codes for Fighter.wielding
-_WIELD = {None: 0, "primary": 1, "ranged": 2, "backup": 3}
-_SLOT_OF = {1: "primary", 2: "ranged", 3: "backup"}
-# readiness of the missile weapon
-_READY = {"ready": 0, "cocked": 1, "unready": 2, "empty": 3}
 
 
 def end_state_order(result: Forecast) -> tuple[str, ...]:
@@ -111,152 +114,6 @@ def end_label(hp: int, max_hp: int) -> str:
     if hp >= max_hp:
         return UNHURT
     return f"{hp} HP left"
-
-
-# --------------------------------------------------------------------------- the chances, once per pair
-
-
-@cache
-def _p_opp(diff: int, tie: str | None) -> float:
-    """Chance d6 + diff beats d6 (ties by ``tie``); only the difference of the totals matters."""
-    return float(p_opposed_final(max(-6, min(6, diff)), 0, tie))  # type: ignore[arg-type]
-
-
-@cache
-def _p_fix(bonus: int, dc: int) -> float:
-    return float(p_fixed(bonus, dc))
-
-
-@dataclass
-class _Card:
-    """What the engine's rules read from a character card in a fight (computed once per card)."""
-
-    player: bool
-    max_hp: int
-    bonus: int  # levels 1-3: best attack total
-    melee_code: int  # wield code of his melee slot (0: none, bare hands)
-    melee_attack: int
-    melee_wounds: int
-    melee_reach: int
-    unarmed: bool
-    parry: tuple[int, int, int, int]  # weapon defence in melee by wield code
-    longspear: tuple[bool, bool, bool, bool]  # in-hand weapon is a longspear, by wield code
-    dex: int
-    armour: int  # armour + shield defence
-    has_missile: bool
-    m_name: str
-    m_attack: int
-    m_wounds: int
-    m_reload: str | None
-    m_melee_usable: bool
-    m_rifle: bool
-    m_thrown: bool
-    m_modern: bool
-
-
-@dataclass
-class _Static(_Card):
-    """A fighter: his card's numbers, and his name, side, tactic, chosen target and whether his ammunition counts."""
-
-    name: str = ""
-    side: int = 0
-    tactic: str = "auto"
-    target: int = -1  # index of his chosen target, -1 for none
-    counted: bool = False
-
-
-#: cards already read, by identity (cards are frozen, so a card read once stays right)
-_CARDS: dict[tuple[int, str], tuple[BumCharacter, _Card]] = {}
-
-
-def _card(c: BumCharacter, hr: BumHouseRules) -> _Card:
-    key = (id(c), hr.simple_combat_bonuses)
-    hit = _CARDS.get(key)
-    if hit is not None and hit[0] is c:
-        return hit[1]
-    probe = Fighter(name=c.name, side=0, character=c, hp=0)
-    slot = melee_slot(probe)
-    mp = profile(c, slot) if slot else None
-    parry, spear = [], []
-    for code in range(4):
-        s = _SLOT_OF.get(code) or slot
-        p = (profile(c, s) if s else None) or UNARMED  # type: ignore[arg-type]
-        parry.append(p.parry)
-        spear.append(p.longspear)
-    m = missile_of(probe)
-    dparts = defence_parts(c, ranged=True)
-    card = _Card(
-        player=not c.npc,
-        max_hp=hit_points(c),
-        bonus=simple_bonus(c, hr),
-        melee_code=_WIELD[slot],
-        melee_attack=attack_total(c, slot) if slot else c.stats.STR,
-        melee_wounds=mp.wounds if mp else 1,
-        melee_reach=mp.reach if mp else 0,
-        unarmed=slot is None,
-        parry=tuple(parry),
-        longspear=tuple(spear),  # type: ignore[arg-type]
-        dex=c.stats.DEX,
-        armour=sum(v for _, v in dparts) - c.stats.DEX,
-        has_missile=m is not None,
-        m_name=m.name if m else "",
-        m_attack=attack_total(c, "ranged") if m else 0,
-        m_wounds=m.wounds if m else 1,
-        m_reload=m.reload if m else None,
-        m_melee_usable=bool(m and m.melee_usable),
-        m_rifle=bool(m and m.rifle),
-        m_thrown=bool(m and m.reload == "thrown"),
-        m_modern=bool(m and m.modern),
-    )
-    if len(_CARDS) > 4096:
-        _CARDS.clear()
-    _CARDS[key] = (c, card)
-    return card
-
-
-def _statics(state: FightState) -> list[_Static]:
-    names = [f.name for f in state.fighters]
-    return [
-        _Static(
-            **_card(f.character, state.house_rules).__dict__,
-            name=f.name,
-            side=f.side,
-            tactic=f.tactic,
-            target=names.index(f.target) if f.target in names else -1,
-            counted=f.ammo is not None,
-        )
-        for f in state.fighters
-    ]
-
-
-def _gm_order(state: FightState, st: Sequence[_Static]) -> list[int]:
-    """Turn Sequence, the GM's way (as :func:`.fighters.gm_order`): longer reach first in melee reach, then the
-    initiator's side, then as listed; a ready missile weapon counts as the longest reach."""
-
-    def key(i: int) -> tuple[int, int, int]:
-        f, x = st[i], state.fighters[i]
-        reach = 3 if f.has_missile and x.readiness == "ready" else f.melee_reach
-        return (-reach if state.distance == 0 else 0, 0 if f.side == state.initiator else 1, i)
-
-    return sorted(range(len(st)), key=key)
-
-
-def _tie(hr: BumHouseRules, role: str, a: _Static, b: _Static) -> str | None:
-    return tie_goes_to(hr, role, a.player, b.player)  # type: ignore[arg-type]
-
-
-def _level_schedule(state: FightState) -> Callable[[int], int]:
-    """The level played in the round after ``r`` rounds (the engine applies switches as each round starts)."""
-    pending = [(rnd, lvl) for rnd, lvl in state.switch if rnd > state.round]
-
-    def level(r: int) -> int:
-        lvl = state.level
-        for rnd, new in pending:
-            if rnd <= r + 1:
-                lvl = new
-        return lvl
-
-    return level
 
 
 def _tactics(state: FightState) -> dict[str, str]:
@@ -294,75 +151,16 @@ def _notes(state: FightState, method: str) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- exact: a chain over the fighters' states
 
 
-def _turn_order_options(state: FightState, st: Sequence[_Static] | None = None) -> list[tuple[float, tuple[int, ...]]]:
-    """The turn order(s) of the fight with their chances, before delays; refused when too many to list."""
-    names = [f.name for f in state.fighters]
-    if state.order:
-        return [(1.0, tuple(names.index(n) for n in state.order))]
-    if state.initiative == "gm":
-        return [(1.0, tuple(_gm_order(state, st if st is not None else _statics(state))))]
-    if len(names) > MAX_ROLLED_ORDER:
-        raise OddsError(
-            f"the turn order of {len(names)} fighters is rolled in round 1: the exact forecast lists the orders of "
-            f"at most {MAX_ROLLED_ORDER}",
-            hint="forecast from the state after round 1, use the GM's order, or simulate",
-        )
-    stat = "DEX" if state.initiative == "dex" else "INT"
-    stats = tuple(f.character.stats.get(stat) for f in state.fighters)
-    return sorted(((p, o) for o, p in _rolled_orders(stats).items()), reverse=True)
-
-
 #: the most fighters whose rolled turn order the exact chain lists (6^n faces to count)
 MAX_ROLLED_ORDER = 5
-
-
-@cache
-def _rolled_orders(stats: tuple[int, ...]) -> dict[tuple[int, ...], float]:
-    """Part Five, Turn Sequence, by a roll: each rolls d6 + stat, highest first; those tied roll again among
-    themselves until every place is settled. Every order (indices into ``stats``) with its exact chance."""
-    k = len(stats)
-    if k == 1:
-        return {(0,): 1.0}
-    out: dict[tuple[int, ...], float] = defaultdict(float)
-    all_tied = 0
-    each = 1.0 / 6**k
-    for faces in product(range(1, 7), repeat=k):
-        scores = [f + s for f, s in zip(faces, stats, strict=True)]
-        levels = sorted(set(scores), reverse=True)
-        if len(levels) == 1:
-            all_tied += 1  # everyone tied: the same roll again
-            continue
-        groups = [[i for i in range(k) if scores[i] == v] for v in levels]
-        partial: dict[tuple[int, ...], float] = {(): each}
-        for g in groups:
-            sub = _rolled_orders(tuple(stats[i] for i in g)) if len(g) > 1 else {(0,): 1.0}
-            partial = {pre + tuple(g[i] for i in o): p * q for pre, p in partial.items() for o, q in sub.items()}
-        for o, p in partial.items():
-            out[o] += p
-    scale = 1.0 / (1.0 - all_tied * each)
-    return {o: p * scale for o, p in out.items()}
-
-
-def _delayed(order: tuple[int, ...], state: FightState) -> tuple[int, ...]:
-    names = [f.name for f in state.fighters]
-    out = list(order)
-    for who, after in state.delay:
-        if who != after:
-            w, a = names.index(who), names.index(after)
-            out.remove(w)
-            out.insert(out.index(a) + 1, w)
-    return tuple(out)
-
-
 #: the exact chain is not tried when the fighters' hit points alone make more combinations than this
 MAX_HP_COMBINATIONS = 20_000
-#: nor carried on past this many replayed paths of one round's chances (the work, not just the states)
+#: nor carried on past this many replayed branches of the rounds' chances (the work, not just the states)
 MAX_PATHS = 60_000
 
 
-def exact_scope(state: FightState, st: Sequence[_Static] | None = None) -> None:
+def exact_scope(state: FightState) -> None:
     """Raise OddsError (with the reason and a hint) unless the exact chain can take this state on."""
-    st = st if st is not None else _statics(state)
     combos = 1
     for f in state.fighters:
         combos *= f.hp + 1
@@ -372,360 +170,52 @@ def exact_scope(state: FightState, st: Sequence[_Static] | None = None) -> None:
             "too many to forecast exactly",
             hint="simulate it (--method simulate)",
         )
-    if state.round == 0:
-        _turn_order_options(state, st)
+    n = len(state.fighters)
+    if state.round == 0 and not state.order and state.initiative != "gm" and n > MAX_ROLLED_ORDER:
+        raise OddsError(
+            f"the turn order of {n} fighters is rolled in round 1: the exact forecast lists the orders of "
+            f"at most {MAX_ROLLED_ORDER}",
+            hint="forecast from the state after round 1, use the GM's order, or simulate",
+        )
 
 
-def _branches(
-    kernel: Callable[[Any, Callable[[float], bool]], Hashable], s: Any, work: list[int] | None = None
-) -> list[tuple[float, Hashable]]:
-    """Every outcome of one round with its chance: replay the round once per path of coin flips.
+class _Chain:
+    """The exact chain: from each state, the engine's round (:func:`.rounds.next_state`) run once per branch of
+    its chances (:func:`~storymaster.forecast.chance.branches`). Past the last level switch the round number
+    matters only for the round cap, so unless the cap is tracked it is held there (fewer states)."""
 
-    ``work`` counts the paths replayed; past :data:`MAX_PATHS` the question is refused (OddsError).
-    """
-    out: dict[Hashable, float] = defaultdict(float)
-    stack: list[tuple[bool, ...]] = [()]
-    while stack:
-        if work is not None:
-            work[0] += 1
-            if work[0] > MAX_PATHS:
+    def __init__(self, state: FightState, track_rounds: bool) -> None:
+        self.setup = Setup.of(state)
+        self.start = self.setup.state(state)
+        self.cap = max(state.max_rounds, state.round + 1)  # the engine plays at least one more round
+        self.track = track_rounds
+        self.flat = max([state.round + 1, *(rnd for rnd, _ in state.switch if rnd > state.round)])
+        self._over: dict[tuple[int, ...], bool] = {}
+        self.work = 0
+
+    def terminal(self, x: RoundState) -> bool:
+        hp = x[4]
+        over = self._over.get(hp)
+        if over is None:
+            over = self._over[hp] = len({s for s, h in zip(self.setup.sides, hp, strict=True) if h > 0}) < 2
+        return over or (self.track and x[0] >= self.cap)
+
+    def transitions(self, x: RoundState) -> list[tuple[float, RoundState]]:
+        setup = self.setup
+
+        def play(chance: Chance) -> RoundState:
+            self.work += 1
+            if self.work > MAX_PATHS:
                 raise OddsError(
                     "this fight has too many ways for a round to go to forecast exactly",
                     hint="simulate it (--method simulate)",
                 )
-        path = _CoinPath(stack.pop(), stack)
-        out[kernel(s, path.coin)] += path.prob
-    return [(p, t) for t, p in out.items()]
+            return next_state(setup, x, chance)
 
-
-class _CoinPath:
-    """One replay of a round: the coin flips follow ``prefix``, then come up True, leaving the False branch on
-    ``stack``.
-    """
-
-    __slots__ = ("prefix", "prob", "stack", "taken")
-
-    def __init__(self, prefix: tuple[bool, ...], stack: list[tuple[bool, ...]]) -> None:
-        self.prefix = prefix
-        self.stack = stack
-        self.taken: list[bool] = []
-        self.prob = 1.0
-
-    def coin(self, p: float) -> bool:
-        if p <= 0.0:
-            return False
-        if p >= 1.0:
-            return True
-        k = len(self.taken)
-        if k < len(self.prefix):
-            v = self.prefix[k]
-        else:
-            v = True
-            self.stack.append((*self.taken, False))
-        self.taken.append(v)
-        self.prob *= p if v else 1.0 - p
-        return v
-
-
-class _Chain:
-    """One round of the fight as a transition between (round, order, hp, weapon in hand, stun) states."""
-
-    def __init__(self, state: FightState, track_rounds: bool) -> None:
-        self.s = state
-        self.hr = state.house_rules
-        self.st = _statics(state)
-        self.level = _level_schedule(state)
-        self.start = state.round
-        self.cap = max(state.max_rounds, state.round + 1)  # the engine plays at least one more round
-        self.track = track_rounds
-        # beyond this round nothing depends on the round number (but the cap)
-        self.flat = max([self.start + 1, *(rnd for rnd, _ in state.switch if rnd > self.start)])
-        self.levels = {r: self.level(r) for r in range(self.start, self.flat + 1)}
-        self.surprised = tuple(f.name in state.surprised for f in state.fighters)
-        n = len(self.st)
-        hr = self.hr
-        # chances that do not depend on the state
-        self.p_exch = [[0.0] * n for _ in range(n)]
-        for i, a in enumerate(self.st):
-            for j, b in enumerate(self.st):
-                if a.side != b.side:
-                    role = "attacker" if a.side == state.initiator else "defender"
-                    self.p_exch[i][j] = _p_opp(a.bonus - b.bonus, _tie(hr, role, a, b))
-        self.p_lvl1 = [_p_fix(a.bonus, state.dc) for a in self.st]
-        self.orders = _turn_order_options(state, self.st) if state.round == 0 else []
-        self._over: dict[tuple[int, ...], bool] = {}
-        self.work = [0]
-
-    # -- states: (round, turn order, hp, weapon in hand, stun, (distance, readiness, reload steps, ammunition))
-    def initial(self) -> tuple[Any, ...]:
-        s = self.s
-        names = [f.name for f in s.fighters]
-        order = None if s.round == 0 else tuple(names.index(n) for n in (s.order or names))
-        kit = (
-            s.distance,
-            tuple(_READY[f.readiness] for f in s.fighters),
-            tuple(f.reload_progress for f in s.fighters),
-            tuple(f.ammo or 0 for f in s.fighters),
-        )
-        return (
-            s.round,
-            order,
-            tuple(f.hp for f in s.fighters),
-            tuple(_WIELD[f.wielding] for f in s.fighters),
-            tuple(f.stunned for f in s.fighters),
-            kit,
-        )
-
-    def terminal(self, x: tuple[Any, ...]) -> bool:
-        hp = x[2]
-        over = self._over.get(hp)
-        if over is None:
-            over = self._over[hp] = len({f.side for f, h in zip(self.st, hp, strict=True) if h > 0}) < 2
-        return over or (self.track and x[0] >= self.cap)
-
-    def transitions(self, x: tuple[Any, ...]) -> list[tuple[float, Hashable]]:
-        r, order, hp, wield, stun, kit = x
-        level = self.levels[r if r < self.flat else self.flat]
-        if order is not None and len(hp) == 2 and level != 4 and level != 1:
-            # a duel at level 2 or 3: one exchange, started by the first in turn order (the common case, made quick)
-            i, t = order
-            p = self.p_exch[i][t]
-            nr = r + 1 if self.track else min(r + 1, self.flat)
-            out = []
-            knock_out = level == 2 and self.hr.loser_fate != "wound"
-            for q, loser in ((p, t), (1.0 - p, i)):
-                if q > 0.0:
-                    h = list(hp)
-                    h[loser] = 0 if knock_out else h[loser] - 1
-                    out.append((q, (nr, order, tuple(h), wield, stun, kit)))
+        out = branches(play)
+        if self.track or x[0] + 1 <= self.flat:
             return out
-        return _branches(self._round, x, self.work)
-
-    # -- one round, with coin(p) for every chance
-    def _round(self, x: tuple[Any, ...], coin: Callable[[float], bool]) -> tuple[Any, ...]:
-        r, order, hp_t, wield_t, stun_t, (dist, ready_t, rp_t, ammo_t) = x
-        if order is None:  # round 1: the turn order, then delays
-            opts = self.orders
-            chosen, left = opts[-1][1], 1.0
-            for p, o in opts[:-1]:  # pick one order: a chain of coins, each given the orders not yet passed
-                if coin(p / left if left > 0 else 1.0):
-                    chosen = o
-                    break
-                left -= p
-            order = _delayed(chosen, self.s)
-        w = _Work(order, r == 0, dist, hp_t, wield_t, stun_t, ready_t, rp_t, ammo_t, coin)
-        hp = w.hp
-        level = self.levels[r if r < self.flat else self.flat]
-        if level == 4:
-            for i in order:
-                if self._sides_left(hp) < 2:
-                    break
-                self._turn(i, w)
-        elif level == 1:
-            for i in order:
-                a = self.st[i]
-                if a.side != 0 or hp[i] == 0:
-                    continue
-                t = self._pick(i, order, hp)
-                if t < 0:
-                    break
-                ok = coin(self.p_lvl1[i])
-                self._fate(t if ok else i, hp)
-        else:
-            rolled = [False] * len(hp)
-            for i in order:
-                if hp[i] == 0 or rolled[i]:
-                    continue
-                t = self._pick(i, order, hp, rolled)
-                if t < 0:
-                    break
-                won = coin(self.p_exch[i][t])
-                loser = t if won else i
-                rolled[i] = rolled[t] = True
-                if level == 2:
-                    self._fate(loser, hp)
-                else:
-                    hp[loser] = max(0, hp[loser] - 1)
-        nr = r + 1
-        if not self.track:
-            nr = min(nr, self.flat)
-        kit = (w.dist, tuple(w.ready), tuple(w.rp), tuple(w.ammo))
-        return (nr, order, tuple(hp), tuple(w.wield), tuple(w.stun), kit)
-
-    def _sides_left(self, hp: Sequence[int]) -> int:
-        return len({f.side for f, h in zip(self.st, hp, strict=True) if h > 0})
-
-    def _fate(self, who: int, hp: list[int]) -> None:
-        hp[who] = max(0, hp[who] - 1) if self.hr.loser_fate == "wound" else 0
-
-    def _pick(self, i: int, order: Sequence[int], hp: Sequence[int], rolled: Sequence[bool] | None = None) -> int:
-        me = self.st[i]
-        foes = [j for j in order if self.st[j].side != me.side and hp[j] > 0]
-        if not foes:
-            return -1
-        if me.target in foes:
-            return me.target
-        if rolled is not None:
-            for j in foes:
-                if not rolled[j]:
-                    return j
-        return foes[0]
-
-    def _turn(self, i: int, w: _Work) -> None:
-        """One fighter's level-4 turn, as the engine plays it (rounds._take_turn)."""
-        hp, hr = w.hp, self.hr
-        if hp[i] == 0 or w.acted[i]:
-            return
-        if w.first and self.surprised[i]:
-            return
-        if w.stun[i]:
-            w.stun[i] -= 1
-            w.acted[i] = True
-            return
-        t = self._pick(i, w.order, hp)
-        if t < 0:
-            return
-        me = self.st[i]
-        if me.has_missile and me.tactic != "melee":
-            ready = w.ready[i] == 0
-            has_ammo = not me.counted or w.ammo[i] > 0 or me.m_reload == "muzzleloader"
-            use = has_ammo and (w.dist > 0 or (ready and (me.m_melee_usable or w.first)))
-            if (
-                use
-                and me.tactic == "auto"
-                and not ready
-                and reload_actions(me.m_reload, hr) > reload_actions("crossbow", hr)
-            ):
-                use = False  # a muzzle-loader is not reloaded in a fight on 'auto'
-            if use and me.m_thrown and w.dist > hr.thrown_max_turns:
-                use = False  # out of throwing range: close in instead
-            if use:
-                w.wield[i] = _WIELD["ranged"]
-                if ready:
-                    steps = max(0, w.dist - 1)
-                    if me.m_rifle:
-                        steps //= hr.rifle_range_divisor
-                    self._shoot(i, t, -steps, w)
-                else:
-                    self._reload(i, w)
-                return
-        if w.dist > 0 and me.tactic == "hold":
-            w.acted[i] = True
-            return
-        if w.dist > 0:
-            if hr.double_move and w.dist >= 2:
-                w.dist = max(0, w.dist - 2)
-                w.acted[i] = True
-                return
-            w.dist -= 1
-            if w.dist > 0:
-                w.acted[i] = True
-                return
-        if w.wield[i] != me.melee_code:
-            if w.wield[i] == _WIELD["ranged"] and w.ready[i] == 0:  # setting a ready bow or crossbow down
-                if me.m_reload == "bow":
-                    w.ready[i] = _READY["unready"]
-                elif me.m_reload == "crossbow":
-                    w.ready[i] = _READY["cocked"]
-            w.wield[i] = me.melee_code
-        # Appendix A footnote **: the longspear strikes first
-        tg = self.st[t]
-        if (
-            hr.longspear_first_strike
-            and not w.acted[t]
-            and hp[t] > 0
-            and not w.stun[t]
-            and not (w.first and self.surprised[t])
-            and tg.longspear[w.wield[t]]
-            and w.dist == 0
-        ):
-            w.acted[t] = True
-            w.wield[t] = w.wield[t] or tg.melee_code
-            self._melee(t, i, w)
-        if hp[i] == 0:
-            return
-        w.acted[i] = True
-        self._melee(i, t, w)
-
-    def _melee(self, i: int, t: int, w: _Work) -> None:
-        hp, coin = w.hp, w.coin
-        a, d = self.st[i], self.st[t]
-        if w.first and self.surprised[t]:
-            if self.hr.sneak_melee_kills:
-                hp[t] = 0
-                return
-            if not a.unarmed:
-                if coin(_p_fix(a.melee_attack, self.s.sneak_dc)):
-                    hp[t] = max(0, hp[t] - a.melee_wounds)
-                return
-        defence = d.dex + d.armour + d.parry[w.wield[t]]
-        if coin(_p_opp(a.melee_attack - defence, _tie(self.hr, "attacker", a, d))):
-            hp[t] = max(0, hp[t] - a.melee_wounds)
-
-    def _shoot(self, i: int, t: int, pen: int, w: _Work) -> None:
-        """A shot (Part Five, Ranged attacking; Sneak Attacks on an unaware foe), then the weapon after it."""
-        a, d, hr, hp = self.st[i], self.st[t], self.hr, w.hp
-        if w.first and self.surprised[t]:
-            head = self.s.sneak_headshot
-            if w.coin(_p_fix(a.m_attack + pen - (hr.headshot_penalty if head else 0), self.s.sneak_dc)):
-                hp[t] = 0 if head else max(0, hp[t] - a.m_wounds)
-        else:
-            shielded = not (a.m_modern and hr.modern_guns_ignore_armour)
-            defence = d.dex + (d.armour if shielded else 0)
-            if w.coin(_p_opp(a.m_attack + pen - defence, _tie(hr, "attacker", a, d))):
-                hp[t] = max(0, hp[t] - a.m_wounds)
-        if a.counted:
-            w.ammo[i] = max(0, w.ammo[i] - 1)
-        if a.m_reload in (None, "thrown"):
-            w.ready[i] = _READY["ready"]
-        elif a.m_reload == "muzzleloader":
-            w.ready[i] = _READY["ready"] if a.counted and w.ammo[i] > 0 else _READY["empty"]
-        else:
-            w.ready[i] = _READY["unready"]
-        w.rp[i] = 0
-        w.acted[i] = True
-
-    def _reload(self, i: int, w: _Work) -> None:
-        """Appendix A, Reloading: one action per step (a cocked crossbow needs only its bolt)."""
-        a = self.st[i]
-        need = reload_actions(a.m_reload, self.hr)
-        prog = w.rp[i] + 1
-        if a.m_reload == "crossbow" and w.ready[i] == _READY["cocked"]:
-            prog = need
-        if prog >= need:
-            w.ready[i] = _READY["ready"]
-            w.rp[i] = 0
-            if a.m_reload == "muzzleloader" and a.counted:
-                w.ammo[i] = 1
-        else:
-            if a.m_reload == "crossbow" and prog == need - 1:
-                w.ready[i] = _READY["cocked"]
-            w.rp[i] = prog
-        w.acted[i] = True
-
-
-class _Work:
-    """The working copy of one round in the exact chain (lists the round changes)."""
-
-    __slots__ = ("acted", "ammo", "coin", "dist", "first", "hp", "order", "ready", "rp", "stun", "wield")
-
-    def __init__(
-        self,
-        order: tuple[int, ...],
-        first: bool,
-        dist: int,
-        hp: Sequence[int],
-        wield: Sequence[int],
-        stun: Sequence[int],
-        ready: Sequence[int],
-        rp: Sequence[int],
-        ammo: Sequence[int],
-        coin: Callable[[float], bool],
-    ) -> None:
-        self.order, self.first, self.dist, self.coin = order, first, dist, coin
-        self.hp, self.wield, self.stun = list(hp), list(wield), list(stun)
-        self.ready, self.rp, self.ammo = list(ready), list(rp), list(ammo)
-        self.acted = [False] * len(self.hp)
+        return [(p, (self.flat, *y[1:])) for p, y in out]  # type: ignore[misc]
 
 
 def _duel_closed_form(state: FightState) -> Forecast | None:
@@ -744,10 +234,9 @@ def _duel_closed_form(state: FightState) -> Forecast | None:
         return None
     if fa.side == 1:
         fa, fb = fb, fa
-    ca, cb = _card(fa.character, state.house_rules), _card(fb.character, state.house_rules)
     hr = state.house_rules
-    role = "attacker" if fa.side == state.initiator else "defender"
-    p = _p_opp(ca.bonus - cb.bonus, tie_goes_to(hr, role, ca.player, cb.player))  # type: ignore[arg-type]
+    ca, cb = card(fa.character, hr), card(fb.character, hr)
+    p = p_ok(exchange(hr, fa.side == state.initiator, ca, cb))
     q = 1.0 - p
     ha, hb = fa.hp, fb.hp
     budget = max(1, state.max_rounds - state.round)
@@ -802,22 +291,22 @@ def _exact(state: FightState, *, closed_form: bool = True) -> Forecast:
         quick = _duel_closed_form(state)
         if quick is not None:
             return quick
+    exact_scope(state)
     chain = _Chain(state, track_rounds=False)
-    exact_scope(state, chain.st)
-    start = chain.initial()
     budget = max(1, state.max_rounds - state.round)
-    result = absorb(start, chain.transitions, chain.terminal, max_rounds=budget, tolerance=TOLERANCE)
+    result = absorb(chain.start, chain.transitions, chain.terminal, max_rounds=budget, tolerance=TOLERANCE)
     if result.unresolved >= TOLERANCE:
         # the round cap is reached with real probability: keep the round in the state to count the stand-off
         chain = _Chain(state, track_rounds=True)
-        result = absorb(chain.initial(), chain.transitions, chain.terminal, max_rounds=budget + 1, tolerance=TOLERANCE)
-    st = chain.st
-    sides = [f.side for f in st]
+        result = absorb(chain.start, chain.transitions, chain.terminal, max_rounds=budget + 1, tolerance=TOLERANCE)
+    sides = chain.setup.sides
+    cards = chain.setup.cards
     n_sides = max(sides) + 1
     p_win = [0.0] * n_sides
     p_draw = 0.0
-    by_hp: list[dict[int, float]] = [defaultdict(float) for _ in st]
-    for (_, _, hp, *_), p in result.terminal.items():
+    by_hp: list[dict[int, float]] = [defaultdict(float) for _ in sides]
+    for x, p in result.terminal.items():
+        hp = x[4]
         left = {s for s, h in zip(sides, hp, strict=True) if h}
         if len(left) == 1:
             p_win[left.pop()] += p
@@ -826,10 +315,10 @@ def _exact(state: FightState, *, closed_form: bool = True) -> Forecast:
         for k, h in enumerate(hp):
             by_hp[k][h] += p
     ends: list[dict[str, float]] = []
-    for f, dist in zip(st, by_hp, strict=True):
+    for c, dist in zip(cards, by_hp, strict=True):
         e: dict[str, float] = defaultdict(float)
         for h, p in dist.items():
-            e[end_label(h, f.max_hp)] += p
+            e[end_label(h, c.max_hp)] += p
         ends.append(e)
     return Forecast(
         system=SYSTEM,
@@ -838,7 +327,7 @@ def _exact(state: FightState, *, closed_form: bool = True) -> Forecast:
         p_win=tuple(p_win),
         p_draw=p_draw,
         rounds=dict(sorted(result.rounds.items())),
-        combatants=tuple(CombatantForecast(f.name, f.side, dict(e)) for f, e in zip(st, ends, strict=True)),
+        combatants=tuple(CombatantForecast(f.name, f.side, dict(e)) for f, e in zip(state.fighters, ends, strict=True)),
         error=result.unresolved,
         tactics=_tactics(state),
         draw_meaning=DRAW_MEANING,
@@ -848,7 +337,6 @@ def _exact(state: FightState, *, closed_form: bool = True) -> Forecast:
 
 def _finished(state: FightState) -> Forecast:
     """A fight that is already over: its end, for certain."""
-    st = _statics(state)
     left = {f.side for f in state.fighters if f.standing}
     n_sides = max(f.side for f in state.fighters) + 1
     w = next(iter(left)) if len(left) == 1 else None
@@ -860,8 +348,7 @@ def _finished(state: FightState) -> Forecast:
         p_draw=0.0 if w is not None else 1.0,
         rounds={0: 1.0},
         combatants=tuple(
-            CombatantForecast(f.name, f.side, {end_label(x.hp, f.max_hp): 1.0})
-            for f, x in zip(st, state.fighters, strict=True)
+            CombatantForecast(f.name, f.side, {end_label(f.hp, hit_points(f.character)): 1.0}) for f in state.fighters
         ),
         error=0.0,
         tactics=_tactics(state),
@@ -874,60 +361,50 @@ def _finished(state: FightState) -> Forecast:
 
 
 class _Sim:
-    """``n`` fights from the same state at once; arrays are (fights, fighters)."""
+    """``n`` fights from the same state at once; arrays are (fights, fighters). Each rule is the round's own named
+    rule (:mod:`.rounds`) or its vectorised twin (:mod:`.twins`), the chances those of the round's events."""
 
     def __init__(self, state: FightState) -> None:
         self.s = state
         self.hr = state.house_rules
-        self.st = _statics(state)
-        self.level = _level_schedule(state)
-        self.F = len(self.st)
-        self.side = np.array([f.side for f in self.st])
+        self.setup = su = Setup.of(state)
+        self.cards = su.cards
+        self.F = F = len(su.cards)
+        self.side = np.array(su.sides)
         self.n_sides = int(self.side.max()) + 1
-        self.names = [f.name for f in state.fighters]
-        self.surprised = np.array([f.name in state.surprised for f in state.fighters])
-        hr = self.hr
-        F = self.F
+        self.surprised = su.surprised
         self.p_exch = np.zeros((F, F))
-        for i, a in enumerate(self.st):
-            for j, b in enumerate(self.st):
-                if a.side != b.side:
-                    role = "attacker" if a.side == state.initiator else "defender"
-                    self.p_exch[i, j] = _p_opp(a.bonus - b.bonus, _tie(hr, role, a, b))
-        # chance table by difference of totals (-6..6) for each tie rule
-        self.tie_idx = np.zeros((F, F), dtype=np.int64)
-        rules: list[str | None] = [None, "actor", "opponent"]
-        for i, a in enumerate(self.st):
-            for j, b in enumerate(self.st):
-                self.tie_idx[i, j] = rules.index(_tie(hr, "attacker", a, b))
-        self.p_table = np.array([[_p_opp(d, t) for d in range(-6, 7)] for t in rules])
-        self.fix_table = np.array([_p_fix(b, 0) for b in range(-7, 8)])  # d6 + b >= 0, b clipped
-
-    def _p_att(self, i: np.ndarray | int, j: np.ndarray | int, diff: np.ndarray) -> np.ndarray:
-        return self.p_table[self.tie_idx[i, j], np.clip(diff, -6, 6) + 6]
-
-    def _p_dc(self, bonus: np.ndarray | int, dc: int) -> np.ndarray:
-        return self.fix_table[np.clip(np.asarray(bonus) - dc, -7, 7) + 7]
+        for i in range(F):
+            for j in range(F):
+                if su.sides[i] != su.sides[j]:
+                    self.p_exch[i, j] = p_ok(su.exchange(i, j))
+        # per fighter, by weapon-in-hand code: the melee defence, and whether the weapon is a longspear
+        self.parry_def = [np.array([c.defence(False, w)[1] for w in WIELDING]) for c in su.cards]
+        self.longspear = [np.array([c.in_hand(w).longspear for w in WIELDING]) for c in su.cards]
 
     # ------------------------------------------------------------------ one batch
     def __call__(self, n: int, gen: np.random.Generator) -> Batch:
         s, F = self.s, self.F
         self.gen = gen
-        self.hp = np.tile(np.array([f.hp for f in s.fighters], dtype=np.int64), (n, 1))
-        self.wield = np.tile(np.array([_WIELD[f.wielding] for f in s.fighters], dtype=np.int64), (n, 1))
-        self.ready = np.tile(np.array([_READY[f.readiness] for f in s.fighters], dtype=np.int64), (n, 1))
-        self.rp = np.tile(np.array([f.reload_progress for f in s.fighters], dtype=np.int64), (n, 1))
-        self.ammo = np.tile(np.array([f.ammo if f.ammo is not None else 0 for f in s.fighters], dtype=np.int64), (n, 1))
-        self.stun = np.tile(np.array([f.stunned for f in s.fighters], dtype=np.int64), (n, 1))
+
+        def per_fighter(values: list[int]) -> np.ndarray:
+            return np.tile(np.array(values, dtype=np.int64), (n, 1))
+
+        self.hp = per_fighter([f.hp for f in s.fighters])
+        self.wield = per_fighter([WIELDING.index(f.wielding) for f in s.fighters])
+        self.ready = per_fighter([READINESS.index(f.readiness) for f in s.fighters])
+        self.rp = per_fighter([f.reload_progress for f in s.fighters])
+        self.ammo = per_fighter([f.ammo if f.ammo is not None else 0 for f in s.fighters])
+        self.counted = [f.ammo is not None for f in s.fighters]
+        self.stun = per_fighter([f.stunned for f in s.fighters])
         self.acted = np.zeros((n, F), dtype=bool)
         self.dist = np.full(n, s.distance, dtype=np.int64)
         winner = np.full(n, -1, dtype=np.int64)
         rounds = np.zeros(n, dtype=np.int64)
         live = np.ones(n, dtype=bool)
-        names = self.names
+        names = self.setup.names
         if s.round > 0 or s.order:
-            base = [names.index(x) for x in (s.order or names)]
-            self.order = np.tile(np.array(base, dtype=np.int64), (n, 1))
+            self.order = per_fighter([names.index(x) for x in (s.order or names)])
         else:
             self.order = np.empty((n, F), dtype=np.int64)
         # a fight already over, or already stopped
@@ -935,13 +412,13 @@ class _Sim:
         done0 = (left < 2) | s.ended
         winner[done0 & (left == 1)] = self._only_side()[done0 & (left == 1)]
         live &= ~done0
-        r = s.round
+        r, level = s.round, s.level
         while live.any():
-            level = self.level(r)
+            level = level_after_switch(s.switch, r, level)
             self.r = r
             if r == 0:
                 if not s.order:
-                    self._initiative(n, live)
+                    self._initiative(n)
                 self._delays()
             self.pos = np.argsort(self.order, axis=1)  # pos[f, i]: place of fighter i in the turn order
             self.acted[live] = False
@@ -960,10 +437,10 @@ class _Sim:
             rounds[over] = r - s.round
             live &= ~over
         codes = {}
-        state_names = [DOWN, *(f"{k} HP left" for k in range(1, max(f.max_hp for f in self.st) + 1)), UNHURT]
-        for k, f in enumerate(self.st):
+        state_names = [DOWN, *(f"{k} HP left" for k in range(1, max(c.max_hp for c in self.cards) + 1)), UNHURT]
+        for k, c in enumerate(self.cards):
             h = self.hp[:, k]
-            codes[f.name] = np.where(h >= f.max_hp, len(state_names) - 1, h)
+            codes[names[k]] = np.where(h >= c.max_hp, len(state_names) - 1, h)
         return Batch(winner, rounds, codes, state_names)
 
     # ------------------------------------------------------------------ helpers
@@ -977,11 +454,11 @@ class _Sim:
     def _only_side(self) -> np.ndarray:
         return np.argmax(self._standing_by_side(), axis=1)
 
-    def _initiative(self, n: int, live: np.ndarray) -> None:
+    def _initiative(self, n: int) -> None:
         """Part Five, Turn Sequence: d6 + DEX (or INT), ties re-rolled among the tied; the GM's order otherwise."""
         s = self.s
         if s.initiative == "gm":
-            self.order[:] = _gm_order(s, self.st)
+            self.order[:] = self.setup.gm
             return
         stat = np.array([f.character.stats.get("DEX" if s.initiative == "dex" else "INT") for f in s.fighters])
         key = np.zeros((n, self.F), dtype=np.int64)
@@ -990,53 +467,40 @@ class _Sim:
         self.order[:] = np.argsort(-key, axis=1, kind="stable")
 
     def _delays(self) -> None:
-        if not self.s.delay:
+        """Turn Sequence: :func:`.rounds.delayed` on each distinct turn order."""
+        if not self.setup.delay:
             return
-        pos = np.argsort(self.order, axis=1).astype(float)
-        for who, after in self.s.delay:
-            if who != after:
-                w, a = self.names.index(who), self.names.index(after)
-                pos[:, w] = pos[:, a] + 0.5
-                pos = np.argsort(np.argsort(pos, axis=1), axis=1).astype(float)
-        self.order[:] = np.argsort(pos, axis=1)
+        rows, where = np.unique(self.order, axis=0, return_inverse=True)
+        done = np.array([delayed(tuple(int(v) for v in row), self.setup.delay) for row in rows], dtype=np.int64)
+        self.order[:] = done[where.reshape(-1)]
 
     def _pick(self, i: int, m: np.ndarray, rolled: np.ndarray | None = None) -> np.ndarray:
-        """The engine's target: his chosen one while standing, else the first foe standing in turn order."""
-        big = self.F + 1
-        foe = (self.side != self.st[i].side)[None, :] & (self.hp > 0)
-        key = np.where(foe, self.pos, big)
-        tgt = np.argmin(key, axis=1)
-        if rolled is not None:
-            key2 = np.where(foe & ~rolled, self.pos, big)
-            t2 = np.argmin(key2, axis=1)
-            tgt = np.where(key2.min(axis=1) < big, t2, tgt)
-        t = self.st[i].target
-        if t >= 0 and self.st[t].side != self.st[i].side:
-            tgt = np.where(self.hp[:, t] > 0, t, tgt)
-        tgt = np.where(key.min(axis=1) < big, tgt, -1)
+        """The engine's target (:func:`.rounds.pick_target`), -1 outside ``m``."""
+        tgt = pick_target_v(i, self.pos, self.setup.sides, self.hp, self.setup.targets[i], rolled)
         return np.where(m, tgt, -1)
 
-    def _hit(self, mask: np.ndarray, p: np.ndarray) -> np.ndarray:
+    def _hit(self, mask: np.ndarray, p: np.ndarray | float) -> np.ndarray:
         return mask & (self.gen.random(mask.shape[0]) < p)
 
     def _wound(self, who: np.ndarray, t: int, n: int | np.ndarray) -> None:
         self.hp[who, t] = np.maximum(0, self.hp[who, t] - (n if np.isscalar(n) else n[who]))
 
     def _fate(self, who: np.ndarray, t: int) -> None:
-        self._wound(who, t, 1 if self.hr.loser_fate == "wound" else 10**6)
+        """Levels 1-2: the loser is beaten (all his hit points) or, by house rule, takes a wound."""
+        self._wound(who, t, 1 if self.hr.loser_fate == "wound" else self.hp[:, t])
 
     # ------------------------------------------------------------------ levels 1-3
     def _round1(self, live: np.ndarray) -> None:
         for k in range(self.F):
             for i in range(self.F):
-                if self.st[i].side != 0:
+                if self.setup.sides[i] != 0:
                     continue
                 m = live & (self.order[:, k] == i) & (self.hp[:, i] > 0)
                 if not m.any():
                     continue
                 tgt = self._pick(i, m)
                 m &= tgt >= 0
-                ok = self._hit(m, self._p_dc(self.st[i].bonus, self.s.dc))
+                ok = self._hit(m, p_ok(self.setup.fight_roll(i)))
                 self._fate(m & ~ok, i)
                 for j in range(self.F):
                     self._fate(ok & (tgt == j), j)
@@ -1075,8 +539,8 @@ class _Sim:
                 self._turn(i, m)
 
     def _turn(self, i: int, m: np.ndarray) -> None:
-        f = self.st[i]
-        hr = self.hr
+        """One fighter's turn (:func:`.rounds._take_turn`)."""
+        c, hr, tactic = self.cards[i], self.hr, self.setup.tactics[i]
         m = m & (self.hp[:, i] > 0) & ~self.acted[:, i]
         if self.r == 0 and self.surprised[i]:
             return
@@ -1088,51 +552,28 @@ class _Sim:
         m &= tgt >= 0
         if not m.any():
             return
-        if f.has_missile and f.tactic != "melee":
-            ready = self.ready[:, i] == 0
-            opening = ready if self.r == 0 else np.zeros_like(ready)
-            has_ammo = (self.ammo[:, i] > 0) if f.counted and f.m_reload != "muzzleloader" else np.ones_like(ready)
-            use = m & has_ammo & ((self.dist > 0) | (ready & (f.m_melee_usable | opening)))
-            if f.tactic == "auto" and reload_actions(f.m_reload, hr) > reload_actions("crossbow", hr):
-                use &= ready
-            if f.m_thrown:
-                use &= self.dist <= hr.thrown_max_turns
-            steps = np.maximum(0, self.dist - 1)
-            if f.m_rifle:
-                steps //= hr.rifle_range_divisor
-            pen = -steps
-            self.wield[use, i] = _WIELD["ranged"]
-            shoot = use & ready
-            self._shoot(i, shoot, tgt, pen)
+        missile = c.missile
+        if missile is not None:
+            ammo = self.ammo[:, i] if self.counted[i] else None
+            use = m & uses_missile_v(missile, tactic, self.ready[:, i], ammo, self.dist, self.r == 0, hr)
+            ready = self.ready[:, i] == READINESS.index("ready")
+            self.wield[use, i] = WIELDING.index("ranged")
+            self._shoot(i, use & ready, tgt, range_penalty_v(self.dist, missile, hr))
             self._reload(i, use & ~ready)
             m &= ~use
         # melee: close in (unless holding ground), then strike
-        far = m & (self.dist > 0)
-        if f.tactic == "hold":
-            self.acted[far, i] = True
-            m &= ~far
-            far &= False
-        if hr.double_move:
-            dbl = far & (self.dist >= 2)
-            self.dist[dbl] = np.maximum(0, self.dist[dbl] - 2)
-            self.acted[dbl, i] = True
-            m &= ~dbl
-            far &= ~dbl
-        self.dist[far] -= 1
-        still = far & (self.dist > 0)
-        self.acted[still, i] = True
-        m &= ~still
+        after, strike = advance_v(self.dist, tactic, hr)
+        self.dist = np.where(m, after, self.dist)
+        self.acted[m & ~strike, i] = True
+        m &= strike
         if not m.any():
             return
-        change = m & (self.wield[:, i] != f.melee_code)
-        down = change & (self.wield[:, i] == _WIELD["ranged"])
-        if f.has_missile:  # Appendix A, Partially Loaded Weapons: setting a ready bow or crossbow down
-            rdy = down & (self.ready[:, i] == 0)
-            if f.m_reload == "bow":
-                self.ready[rdy, i] = _READY["unready"]
-            elif f.m_reload == "crossbow":
-                self.ready[rdy, i] = _READY["cocked"]
-        self.wield[change, i] = f.melee_code
+        melee = WIELDING.index(c.melee)
+        change = m & (self.wield[:, i] != melee)
+        if missile is not None:  # Appendix A, Partially Loaded Weapons: setting a ready bow or crossbow down
+            down = change & (self.wield[:, i] == WIELDING.index("ranged"))
+            self.ready[down, i] = set_down_v(missile.reload, self.ready[down, i])
+        self.wield[change, i] = melee
         if hr.longspear_first_strike:
             self._longspear(i, m, tgt)
         m &= self.hp[:, i] > 0
@@ -1144,79 +585,74 @@ class _Sim:
 
     def _longspear(self, i: int, m: np.ndarray, tgt: np.ndarray) -> None:
         for j in range(self.F):
-            g = self.st[j]
-            if not any(g.longspear):
+            if not self.longspear[j].any():
                 continue
-            mj = m & (tgt == j) & ~self.acted[:, j] & (self.hp[:, j] > 0) & (self.stun[:, j] == 0) & (self.dist == 0)
-            if self.r == 0 and self.surprised[j]:
-                continue
-            mj &= np.array(g.longspear)[self.wield[:, j]]
+            spear = self.longspear[j][self.wield[:, j]]
+            surprised = self.r == 0 and self.surprised[j]
+            first = strikes_first_v(
+                self.hr, spear, self.acted[:, j], self.hp[:, j], self.stun[:, j], surprised, self.dist
+            )
+            mj = m & (tgt == j) & first
             if not mj.any():
                 continue
             self.acted[mj, j] = True
-            self.wield[mj, j] = np.where(self.wield[mj, j] > 0, self.wield[mj, j], g.melee_code)
+            self.wield[mj, j] = np.where(self.wield[mj, j] > 0, self.wield[mj, j], WIELDING.index(self.cards[j].melee))
             self._melee(j, i, mj)
 
     def _melee(self, i: int, j: int, m: np.ndarray) -> None:
-        a, d = self.st[i], self.st[j]
-        if self.r == 0 and self.surprised[j] and (self.hr.sneak_melee_kills or not a.unarmed):
-            if self.hr.sneak_melee_kills:
+        """A hand-to-hand attack (:func:`.rounds._attack`, :func:`.rounds._attack_unarmed`, sneak attacks)."""
+        a, hr = self.cards[i], self.hr
+        slot = a.melee
+        attack = a.attack(slot)[1] if slot else a.character.stats.STR
+        wounds = a.in_hand(slot).wounds if slot else 1
+        if self.r == 0 and self.surprised[j] and (hr.sneak_melee_kills or slot is not None):
+            if hr.sneak_melee_kills:
                 self.hp[m, j] = 0
             else:
-                self._wound(self._hit(m, self._p_dc(a.melee_attack, self.s.sneak_dc)), j, a.melee_wounds)
+                self._wound(self._hit(m, p_fixed_v(attack, self.s.sneak_dc)), j, wounds)
             return
-        defence = d.dex + d.armour + np.array(d.parry)[self.wield[:, j]]
-        hit = self._hit(m, self._p_att(i, j, a.melee_attack - defence))
-        self._wound(hit, j, a.melee_wounds)
+        diff = attack - self.parry_def[j][self.wield[:, j]]
+        hit = self._hit(m, p_opposed_v(diff, self.setup.attack_tie(i, j)))
+        self._wound(hit, j, wounds)
 
     def _shoot(self, i: int, shoot: np.ndarray, tgt: np.ndarray, pen: np.ndarray) -> None:
-        a, hr = self.st[i], self.hr
+        """A shot (:func:`.rounds._attack` ranged, or a ranged sneak attack), then the weapon after it."""
+        a, hr = self.cards[i], self.hr
+        missile = a.missile
+        assert missile is not None
+        attack = a.attack("ranged")[1] + pen
         for j in range(self.F):
             mj = shoot & (tgt == j)
             if not mj.any():
                 continue
-            d = self.st[j]
             if self.r == 0 and self.surprised[j]:
                 head = self.s.sneak_headshot
-                bonus = a.m_attack + pen - (hr.headshot_penalty if head else 0)
-                hit = self._hit(mj, self._p_dc(bonus, self.s.sneak_dc))
-                self._wound(hit, j, 10**6 if head else a.m_wounds)
+                hit = self._hit(mj, p_fixed_v(attack - (hr.headshot_penalty if head else 0), self.s.sneak_dc))
+                self._wound(hit, j, self.hp[:, j] if head else missile.wounds)
             else:
-                shielded = not (a.m_modern and hr.modern_guns_ignore_armour)
-                defence = d.dex + (d.armour if shielded else 0)
-                hit = self._hit(mj, self._p_att(i, j, a.m_attack + pen - defence))
-                self._wound(hit, j, a.m_wounds)
-        # after the shot: one missile fewer; a bow or crossbow must be loaded again, a gun unless another is loaded
-        if a.counted:
+                shielded = not (missile.modern and hr.modern_guns_ignore_armour)
+                defence = self.cards[j].defence(True, None, shielded)[1]
+                hit = self._hit(mj, p_opposed_v(attack - defence, self.setup.attack_tie(i, j)))
+                self._wound(hit, j, missile.wounds)
+        # after the shot: one missile fewer (if counted); the weapon's readiness after it
+        left = None
+        if self.counted[i]:
             self.ammo[shoot, i] = np.maximum(0, self.ammo[shoot, i] - 1)
-        if a.m_reload in (None, "thrown"):
-            self.ready[shoot, i] = _READY["ready"]
-        elif a.m_reload == "muzzleloader":
-            left = (self.ammo[:, i] > 0) if a.counted else np.zeros(shoot.shape[0], dtype=bool)
-            self.ready[shoot, i] = np.where(left[shoot], _READY["ready"], _READY["empty"])
-        else:
-            self.ready[shoot, i] = _READY["unready"]
+            left = self.ammo[:, i]
+        self.ready[shoot, i] = after_shot_v(missile, left, shoot.shape[0])[shoot]
         self.rp[shoot, i] = 0
         self.acted[shoot, i] = True
 
     def _reload(self, i: int, m: np.ndarray) -> None:
-        """Appendix A, Reloading: one action per step (a cocked crossbow needs only its bolt)."""
+        """Appendix A, Reloading: one action (:func:`.rounds.reload_step`)."""
         if not m.any():
             return
-        a = self.st[i]
-        need = reload_actions(a.m_reload, self.hr)
-        prog = self.rp[:, i] + 1
-        if a.m_reload == "crossbow":
-            prog = np.where(self.ready[:, i] == _READY["cocked"], need, prog)
-        full = m & (prog >= need)
-        part = m & ~full
-        self.ready[full, i] = _READY["ready"]
-        self.rp[full, i] = 0
-        if a.m_reload == "muzzleloader" and a.counted:
-            self.ammo[full, i] = 1
-        if a.m_reload == "crossbow":
-            self.ready[part & (prog == need - 1), i] = _READY["cocked"]
-        self.rp[part, i] = prog[part]
+        missile = self.cards[i].missile
+        assert missile is not None
+        ready, rp = reload_step_v(missile.reload, self.ready[m, i], self.rp[m, i], self.hr)
+        self.ready[m, i], self.rp[m, i] = ready, rp
+        if missile.reload == "muzzleloader" and self.counted[i]:
+            self.ammo[m & (self.ready[:, i] == READINESS.index("ready")), i] = 1
         self.acted[m, i] = True
 
 

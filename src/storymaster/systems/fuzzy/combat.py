@@ -9,36 +9,53 @@ share out the smaller side's members in turn). Each engagement is one
 contested roll; the winner gains Advantage Points equal to the margin. At the
 end of the round each winner may spend points: on harm (against the loser's
 Defence Total), on a manoeuvre (2, or 4 for hard things), or keep them.
+
+The round is one function, :func:`play_round`, written over a
+:class:`~storymaster.forecast.Chance`: ``step`` runs it with the fight's dice,
+the exact forecast runs it once per branch of its two events (the contested
+roll's margin, a test's pass or fail).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from ...dice import DiceRng
 from ...errors import CombatError
+from ...forecast.chance import Chance, Rolled
 from ...rules import CombatantStatus, Event, Model
 from .character import FuzzyCharacter, dice_for, find_ability
 from .options import FuzzyHouseRules
-from .rolls import effective_dice, roll_ability, total_distribution
+from .rolls import AbilityTest, Contest, Contested, effective_dice, total_distribution
 from .tables import combat_table, wound_levels
 
 __all__ = [
     "CombatTactics",
+    "Exchange",
     "FightState",
     "Fighter",
     "FuzzyCombat",
     "Manoeuvre",
+    "Played",
     "Pool",
+    "RoundPlan",
     "Wound",
+    "can_harm",
     "defence_total",
     "exchange_margins",
     "harm_level",
+    "killing_points",
     "opponents_penalty",
+    "plan_round",
+    "play_round",
+    "roll_exchanges",
+    "spend_points",
     "with_tactics",
     "wound_penalty",
 ]
@@ -142,12 +159,32 @@ class FightState(Model):
 # -- rules as functions ---------------------------------------------------------------------------
 
 
+@cache
+def _table(name: str) -> Mapping[str, int | None]:
+    """One combat table, read once (the engine asks for the same few entries every round)."""
+    return combat_table(name)
+
+
+@cache
+def _level_penalties() -> Mapping[str, int]:
+    return {row["name"]: int(row["dice_penalty"]) for row in wound_levels()}
+
+
+@cache
+def _failed_test(level: str) -> str:
+    """What a failed Tenacity test after a wound of this level does (the wound table's ``on_failed_test``)."""
+    return str(next(row["on_failed_test"] for row in wound_levels() if row["name"] == level))
+
+
 def wound_penalty(wounds: Sequence[Wound]) -> int:
     """Dice lost to injury: the worst wound only ("Injury penalties are not cumulative")."""
-    by_level = {row["name"]: int(row["dice_penalty"]) for row in wound_levels()}
-    return max((by_level[w.level] for w in wounds), default=0)
+    if not wounds:
+        return 0
+    by_level = _level_penalties()
+    return max(by_level[w.level] for w in wounds)
 
 
+@cache
 def harm_level(points: int, defence: int) -> str:
     """What spending ``points`` against a Defence Total does: superficial, moderate (1x), serious (2x), mortal (3x),
     killed (4x).
@@ -163,7 +200,7 @@ def harm_level(points: int, defence: int) -> str:
 
 def opponents_penalty(engaged: int, house: FuzzyHouseRules, crowd: str = "auto") -> int:
     """Dice lost to fighting several people: 1 for multiple, 2 for a huge crowd (ruling: ``huge_crowd`` or more)."""
-    table = combat_table("opponents")
+    table = _table("opponents")
     if crowd != "auto":
         return int(table[crowd] or 0)
     if engaged >= house.huge_crowd:
@@ -175,15 +212,20 @@ def opponents_penalty(engaged: int, house: FuzzyHouseRules, crowd: str = "auto")
 
 def roll_modifiers(f: Fighter) -> list[tuple[str, int]]:
     """The roll modifiers: encumbrance (-1/-2), appropriateness (+1/+2), what manoeuvres bought."""
+    return list(_roll_modifiers(f.encumbrance, f.tactics.appropriateness, f.roll_bonus))
+
+
+@cache
+def _roll_modifiers(encumbrance: str, appropriateness: int, roll_bonus: int) -> tuple[tuple[str, int], ...]:
     mods = []
-    enc = int(combat_table("encumbrance")[f.encumbrance] or 0)
+    enc = int(_table("encumbrance")[encumbrance] or 0)
     if enc:
-        mods.append((f"{f.encumbrance} encumbrance", enc))
-    if f.tactics.appropriateness:
-        mods.append(("more appropriate Ability", f.tactics.appropriateness))
-    if f.roll_bonus:
-        mods.append(("manoeuvres", f.roll_bonus))
-    return mods
+        mods.append((f"{encumbrance} encumbrance", enc))
+    if appropriateness:
+        mods.append(("more appropriate Ability", appropriateness))
+    if roll_bonus:
+        mods.append(("manoeuvres", roll_bonus))
+    return tuple(mods)
 
 
 def defence_total(defender: Fighter, attacker: Fighter) -> tuple[int, list[tuple[str, int]]]:
@@ -193,25 +235,41 @@ def defence_total(defender: Fighter, attacker: Fighter) -> tuple[int, list[tuple
     non-lethal intent (+2, +4 with a deadly or unsuitable weapon), minus the
     injury penalty, the defender's stance; "No Defense total can be less than 1."
     """
-    mods: list[tuple[str, int]] = [(f"{defender.defence_ability} {defender.defence_base}", defender.defence_base)]
-    weapon = combat_table("weapon")[attacker.weapon_lethality]
+    total, mods = _defence_total(
+        defender.defence_ability,
+        defender.defence_base,
+        attacker.weapon,
+        attacker.weapon_lethality,
+        defender.armour,
+        attacker.tactics.intent,
+        wound_penalty(defender.wounds),
+        defender.tactics.stance,
+    )
+    return total, list(mods)
+
+
+@cache
+def _defence_total(
+    ability: str, base: int, weapon_name: str, lethality: str, armour_name: str, intent: str, pen: int, stance_name: str
+) -> tuple[int, tuple[tuple[str, int], ...]]:
+    mods: list[tuple[str, int]] = [(f"{ability} {base}", base)]
+    weapon = _table("weapon")[lethality]
     if weapon:
-        mods.append((f"attacker's {attacker.weapon} is {attacker.weapon_lethality}", int(weapon)))
-    armour = int(combat_table("armour")[defender.armour] or 0)
+        mods.append((f"attacker's {weapon_name} is {lethality}", int(weapon)))
+    armour = int(_table("armour")[armour_name] or 0)
     if armour:
-        mods.append((f"{defender.armour}", armour))
-    if attacker.tactics.intent == "non-lethal":
-        unsuitable = attacker.weapon_lethality in ("especially damaging", "really deadly")
+        mods.append((f"{armour_name}", armour))
+    if intent == "non-lethal":
+        unsuitable = lethality in ("especially damaging", "really deadly")
         key = "non-lethal with an unsuitable weapon" if unsuitable else "non-lethal"
-        mods.append((key, int(combat_table("intent")[key] or 0)))
-    pen = wound_penalty(defender.wounds)
+        mods.append((key, int(_table("intent")[key] or 0)))
     if pen:
         mods.append(("injury", -pen))
-    stance = int(combat_table("stance")[defender.tactics.stance] or 0)
+    stance = int(_table("stance")[stance_name] or 0)
     if stance:
-        mods.append((f"fighting {defender.tactics.stance}", stance))
+        mods.append((f"fighting {stance_name}", stance))
     raw = sum(v for _, v in mods)
-    return max(1, raw), mods
+    return max(1, raw), tuple(mods)
 
 
 def _fmt_mods(mods: list[tuple[str, int]]) -> str:
@@ -222,7 +280,7 @@ def exchange_dice(f: Fighter, engaged: int, house: FuzzyHouseRules) -> tuple[int
     """(dice rolled, flat modifier) for a fighter's roll this round: every die penalty and roll modifier applied."""
     crowd = opponents_penalty(engaged, house, f.tactics.crowd)
     dice = effective_dice(f.dice, wound_penalty(f.wounds) + crowd + f.hindrance)
-    return dice, sum(v for _, v in roll_modifiers(f))
+    return dice, sum(v for _, v in _roll_modifiers(f.encumbrance, f.tactics.appropriateness, f.roll_bonus))
 
 
 def exchange_margins(
@@ -258,6 +316,378 @@ def with_tactics(state: FightState, key: str, tactics: CombatTactics | Mapping[s
             )
         }
     )
+
+
+# -- one round, written once: the engine rolls it, the exact chain enumerates it ------------------
+
+
+@dataclass
+class Played:
+    """What one round did: every fighter and Advantage Point pool after it, and the log (when narrated)."""
+
+    fighters: dict[str, Fighter]
+    pools: dict[tuple[str, str], int]
+    events: list[Event]
+
+
+def can_harm(attacker: Fighter) -> bool:
+    """Whether the attacker's points can buy harm: not in all-out defence, and not with a harmless weapon."""
+    return attacker.tactics.stance != "all-out defence" and _table("weapon")[attacker.weapon_lethality] is not None
+
+
+def killing_points(attacker: Fighter, defender: Fighter, house: FuzzyHouseRules) -> int | None:
+    """The Advantage Points that buy a killing blow (4x the Defence Total): past them, nothing more happens.
+
+    None when the attacker cannot hurt, or may hold the blow back (the non-lethal Body test).
+    """
+    if not can_harm(attacker) or (attacker.tactics.intent != "lethal" and house.nonlethal_body_test is not None):
+        return None
+    return LEVEL_MULTIPLE["killed"] * defence_total(defender, attacker)[0]
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One engagement this round, before a die is rolled: who, with what dice and flat modifiers."""
+
+    a: Fighter
+    b: Fighter
+    dice: tuple[int, int]
+    flat: tuple[int, int]
+    labels: tuple[str, str]
+    killing: tuple[int | None, int | None]  # :func:`killing_points` of a against b, and of b against a
+
+
+@dataclass(frozen=True)
+class RoundPlan:
+    """Everything about a round that needs no dice: the engagements and each side's roll."""
+
+    state: FightState
+    exchanges: tuple[Exchange, ...]
+    count: Mapping[str, int]  # engagements per fighter (several opponents cost dice)
+
+
+def plan_round(state: FightState) -> RoundPlan:
+    """Who fights whom this round and with what: :func:`engagements`, :func:`exchange_dice`."""
+    house = state.house_rules
+    fighters = {f.key: f for f in state.fighters}
+    pairs = engagements(state)
+    count = dict.fromkeys(fighters, 0)
+    for a, b in pairs:
+        count[a] += 1
+        count[b] += 1
+    exchanges = []
+    for a_key, b_key in pairs:
+        a, b = fighters[a_key], fighters[b_key]
+        (da, fa), (db, fb) = exchange_dice(a, count[a_key], house), exchange_dice(b, count[b_key], house)
+        exchanges.append(
+            Exchange(
+                a,
+                b,
+                (da, db),
+                (fa, fb),
+                (f"{a_key} ({a.ability})", f"{b_key} ({b.ability})"),
+                (killing_points(a, b, house), killing_points(b, a, house)),
+            )
+        )
+    return RoundPlan(state, tuple(exchanges), count)
+
+
+def play_round(state: FightState, chance: Chance) -> Played:
+    """One round of the fight: every engagement's contested roll, then each winner spends (see the module).
+
+    The engine plays it with the fight's dice (:class:`storymaster.forecast.Rolled`); the exact forecast
+    enumerates it (:func:`storymaster.forecast.branches`). The log is written only when ``chance.narrate``.
+    """
+    fighters = {f.key: f for f in state.fighters}
+    pools = {(p.holder, p.against): p.points for p in state.pools}
+    events: list[Event] = []
+    winners = roll_exchanges(plan_round(state), pools, chance, events)
+    spend_points(fighters, pools, winners, state.round + 1, chance, state.house_rules, events)
+    return Played(fighters, pools, events)
+
+
+def roll_exchanges(
+    plan: RoundPlan, pools: dict[tuple[str, str], int], chance: Chance, events: list[Event]
+) -> list[tuple[str, str]]:
+    """The contested rolls, in order: each winner gains the margin in Advantage Points (the ``advantage_on_loss``
+    ruling first takes the loser's). Returns the (winner, loser) pairs; ``pools`` is updated.
+    """
+    narrate = chance.narrate
+    house = plan.state.house_rules
+    rnd = plan.state.round + 1
+    winners: list[tuple[str, str]] = []
+    for ex in plan.exchanges:
+        a_key, b_key = ex.a.key, ex.b.key
+        ka, kb = ex.killing
+        # a margin past the killing blow (and the loser's points an offset cancels) changes nothing more
+        decisive = (
+            None if ka is None else ka + pools.get((b_key, a_key), 0) + 1,
+            None if kb is None else kb + pools.get((a_key, b_key), 0) + 1,
+        )
+        result = chance.draw(Contest(ex.dice, ex.flat, house, ex.labels, decisive))
+        margin = result.margin
+        if margin == 0:
+            if narrate:
+                line = "a stand-off, no Advantage Points."
+                events.append(_exchange_event(result, ex, plan.count, house, rnd, line, ""))
+            continue
+        win, lose = (a_key, b_key) if margin > 0 else (b_key, a_key)
+        gained = abs(margin)
+        theirs = pools.get((lose, win), 0)
+        line = ""
+        if theirs and house.advantage_on_loss == "offset":
+            cancel = min(theirs, gained)
+            pools[(lose, win)] = theirs - cancel
+            gained -= cancel
+            line = f"; {cancel} cancel {lose}'s points"
+        elif theirs and house.advantage_on_loss == "lose":
+            pools[(lose, win)] = 0
+            line = f"; {lose} loses {theirs} carried points"
+        pools[(win, lose)] = pools.get((win, lose), 0) + gained
+        if narrate:
+            line = f"{win} wins by {abs(margin)}{line}, now {pools[(win, lose)]} Advantage Points against {lose}."
+            events.append(
+                _exchange_event(result, ex, plan.count, house, rnd, line, win, winner=win, advantage=pools[(win, lose)])
+            )
+        winners.append((win, lose))
+    return winners
+
+
+def spend_points(
+    fighters: dict[str, Fighter],
+    pools: dict[tuple[str, str], int],
+    winners: Sequence[tuple[str, str]],
+    rnd: int,
+    chance: Chance,
+    house: FuzzyHouseRules,
+    events: list[Event],
+) -> None:
+    """The end of the round: each winner still facing a loser still up spends (``fighters``, ``pools`` updated)."""
+    for win, lose in winners:
+        if not fighters[win].up or not fighters[lose].up:
+            continue
+        _spend(fighters, pools, win, lose, rnd, chance, house, events)
+
+
+def _exchange_event(
+    result: Contested,
+    ex: Exchange,
+    count: Mapping[str, int],
+    house: FuzzyHouseRules,
+    rnd: int,
+    outcome: str,
+    actor: str,
+    **more: Any,
+) -> Event:
+    """The log of one exchange: both sides' dice, what cost dice, the modifiers, the scores, criticals."""
+    assert result.rolls is not None  # a narrated round rolled real dice
+    texts = []
+    scores = []
+    for f, r, n in zip((ex.a, ex.b), result.rolls, ex.dice, strict=True):
+        crowd = opponents_penalty(count[f.key], house, f.tactics.crowd)
+        pen = wound_penalty(f.wounds)
+        mods = roll_modifiers(f)
+        score = r.total + sum(v for _, v in mods)
+        why = []
+        if pen:
+            why.append(f"-{pen} injury")
+        if crowd:
+            why.append(f"-{crowd} for {count[f.key]} opponents")
+        if f.hindrance:
+            why.append(f"-{f.hindrance} hindered")
+        floor = ", never below 1" if f.dice - pen - crowd - f.hindrance < 1 else ""
+        dtext = f"{f.ability} {n}d6" + (f" ({f.dice} {' '.join(why)}{floor})" if why else "")
+        mtext = "".join(f" {v:+d} {label}" for label, v in mods)
+        crit = (
+            " CRITICAL SUCCESS"
+            if r.critical == "success"
+            else " critical failure (something bad happens)"
+            if r.critical == "failure"
+            else ""
+        )
+        shown = f"{r.total}{mtext} = {score}" if mods else f"{score}"
+        texts.append(f"{f.key} [{dtext}] {shown}{crit}")
+        scores.append(score)
+    data: dict[str, Any] = {"a": ex.a.key, "b": ex.b.key, "scores": scores, "margin": result.margin, **more}
+    rolls = tuple(rec for r in result.rolls for rec in r.records)
+    return Event("exchange", f"{texts[0]}  vs  {texts[1]}: {outcome}", rnd, actor, data, rolls)
+
+
+def _spend(
+    fighters: dict[str, Fighter],
+    pools: dict[tuple[str, str], int],
+    win: str,
+    lose: str,
+    rnd: int,
+    chance: Chance,
+    house: FuzzyHouseRules,
+    events: list[Event],
+) -> None:
+    """The winner spends at the end of the round: harm once it is due, else a manoeuvre, else keeps the points."""
+    attacker, defender = fighters[win], fighters[lose]
+    points = pools.get((win, lose), 0)
+    t = attacker.tactics
+    harms = can_harm(attacker)
+    dtotal, mods = defence_total(defender, attacker)
+    spend = 0
+    if harms and t.stance == "all-out attack":
+        spend = points  # "must spend all their Advantage points to hurt their opponents"
+    elif harms:
+        m = min(4, points // dtotal)
+        if m >= 1 and m >= LEVEL_MULTIPLE[t.harm_at]:
+            spend = m * dtotal
+    if spend:
+        pools[(win, lose)] = points - spend
+        level = harm_level(spend, dtotal)
+        if chance.narrate:
+            events.append(
+                Event(
+                    "spend",
+                    f"{win} spends {spend} Advantage Points to hurt {lose} (Defence Total {dtotal}: {_fmt_mods(mods)}"
+                    f"{', floor of 1' if sum(v for _, v in mods) < 1 else ''}): {level}.",
+                    rnd,
+                    win,
+                    {"points": spend, "defence": dtotal, "modifiers": mods, "level": level},
+                )
+            )
+        _harm(fighters, win, lose, level, rnd, chance, house, events)
+        return
+    for man in t.manoeuvres:
+        if man.name in attacker.bought or man.cost > points:
+            continue
+        pools[(win, lose)] = points - man.cost
+        upd: dict[str, Any] = {
+            "bought": (*attacker.bought, man.name),
+            "roll_bonus": attacker.roll_bonus + man.roll_bonus,
+        }
+        text = f"{win} spends {man.cost} Advantage Points on a manoeuvre: {man.name}"
+        if man.roll_bonus:
+            text += f" ({man.roll_bonus:+d} to later rolls)"
+        if man.ends_fight:
+            upd["status"] = "escaped"
+            text += f"; {win} gets away"
+        fighters[win] = attacker.model_copy(update=upd)
+        if chance.narrate:
+            events.append(Event("manoeuvre", text + ".", rnd, win, {"manoeuvre": man.name, "cost": man.cost}))
+        return
+    if points and chance.narrate:
+        why = (
+            "all-out defence cannot hurt"
+            if t.stance == "all-out defence"
+            else (
+                f"{attacker.weapon} cannot hurt anyone"
+                if not harms
+                else f"waiting for {LEVEL_MULTIPLE[t.harm_at]}x Defence Total {dtotal}"
+            )
+        )
+        events.append(
+            Event(
+                "carry",
+                f"{win} keeps {points} Advantage Points against {lose} ({why}).",
+                rnd,
+                win,
+                {"points": points},
+            )
+        )
+
+
+def _harm(
+    fighters: dict[str, Fighter],
+    win: str,
+    lose: str,
+    level: str,
+    rnd: int,
+    chance: Chance,
+    house: FuzzyHouseRules,
+    events: list[Event],
+) -> None:
+    """A blow of ``level``: the optional Body test to hold back, then the wound and its Tenacity test."""
+    attacker, defender = fighters[win], fighters[lose]
+    lethal = attacker.tactics.intent == "lethal"
+    narrate = chance.narrate
+    if level == "superficial":
+        if narrate:
+            events.append(
+                Event(
+                    "harm",
+                    f"{lose} is not hurt, or only superficially - but knows {win} can hit.",
+                    rnd,
+                    win,
+                    {"level": level},
+                )
+            )
+        return
+    if not lethal and house.nonlethal_body_test is not None:
+        body = chance.draw(
+            AbilityTest(
+                effective_dice(attacker.body, wound_penalty(attacker.wounds)),
+                house.nonlethal_body_test,
+                house,
+                f"{win} Body test",
+            )
+        )
+        if narrate:
+            assert body.roll is not None
+            events.append(
+                Event(
+                    "body-test",
+                    f"{win} makes a Body test to hold back: {body.roll.total} vs {house.nonlethal_body_test}: "
+                    f"{'controlled' if body.passed else 'fumbled - the blow does no harm'}.",
+                    rnd,
+                    win,
+                    {"total": body.roll.total},
+                    body.roll.records,
+                )
+            )
+        if not body.passed:
+            return
+    if level == "killed":
+        if lethal and house.killing_blow_leaves_dying:
+            fighters[lose] = defender.model_copy(update={"status": "unconscious", "dying": True})
+            text = f"{lose} falls, bleeding to death (no Tenacity test; the GM is feeling nice)."
+        elif lethal:
+            fighters[lose] = defender.model_copy(update={"status": "dead"})
+            text = f"{lose} is killed (no Tenacity test)."
+        else:
+            fighters[lose] = defender.model_copy(update={"status": "unconscious", "knocked_out": True})
+            text = f"{lose} is knocked out (non-lethal) and will recover in a few hours."
+        if narrate:
+            events.append(Event("wound", text, rnd, win, {"level": level}))
+        return
+    wounds = (*defender.wounds, Wound(level=level, by=win, round=rnd, lethal=lethal))  # type: ignore[arg-type]
+    pen = wound_penalty(wounds)
+    if narrate:
+        kind = "" if lethal else " (non-lethal: stunned or bruised, recovers in hours)"
+        events.append(
+            Event(
+                "wound",
+                f"{lose} is {level}ly wounded{kind}: now -{pen} dice to all actions.",
+                rnd,
+                win,
+                {"level": level, "penalty": pen},
+            )
+        )
+    dice = effective_dice(defender.tenacity, pen)
+    test = chance.draw(AbilityTest(dice, house.tenacity_target, house, f"{lose} Tenacity"))
+    update: dict[str, Any] = {"wounds": wounds}
+    fail_to = _failed_test(level)
+    if not test.passed:
+        update["status"] = fail_to
+    if level == "mortal" and lethal and house.mortal_wound_deaths:
+        update["dying"] = True
+    fighters[lose] = defender.model_copy(update=update)
+    if narrate:
+        assert test.roll is not None
+        r = test.roll
+        text = (
+            f"{lose} tests Tenacity ({defender.tenacity} dice -{pen} for wounds = {dice}) vs {house.tenacity_target}: "
+            f"{r.describe()} = {r.total}: {'stays up' if test.passed else 'falls ' + fail_to}."
+        )
+        if update.get("dying"):
+            text += f" {lose} will die within minutes without skilled medical attention."
+        events.append(
+            Event("tenacity", text, rnd, lose, {"total": r.total, "passed": test.passed, "dice": dice}, r.records)
+        )
 
 
 # -- the engine ------------------------------------------------------------------------------------
@@ -371,266 +801,18 @@ class FuzzyCombat:
     def step(self, state: FightState, rng: DiceRng) -> tuple[FightState, list[Event]]:
         if state.over:
             raise CombatError("the fight is over", hint="start a new fight")
-        house = state.house_rules
-        rnd = state.round + 1
-        fighters = {f.key: f for f in state.fighters}
-        pools = {(p.holder, p.against): p.points for p in state.pools}
-        events: list[Event] = []
-        pairs = engagements(state)
-        count = dict.fromkeys(fighters, 0)
-        for a, b in pairs:
-            count[a] += 1
-            count[b] += 1
-        winners: list[tuple[str, str]] = []
-        for a_key, b_key in pairs:
-            a, b = fighters[a_key], fighters[b_key]
-            scores = []
-            rolls = []
-            texts = []
-            for f in (a, b):
-                crowd = opponents_penalty(count[f.key], house, f.tactics.crowd)
-                pen = wound_penalty(f.wounds)
-                dice, flat = exchange_dice(f, count[f.key], house)
-                r = roll_ability(dice, rng, house, label=f"{f.key} ({f.ability})")
-                rolls += r.records
-                mods = roll_modifiers(f)
-                score = r.total + flat
-                scores.append(score)
-                why = []
-                if pen:
-                    why.append(f"-{pen} injury")
-                if crowd:
-                    why.append(f"-{crowd} for {count[f.key]} opponents")
-                if f.hindrance:
-                    why.append(f"-{f.hindrance} hindered")
-                floor = ", never below 1" if f.dice - pen - crowd - f.hindrance < 1 else ""
-                dtext = f"{f.ability} {dice}d6" + (f" ({f.dice} {' '.join(why)}{floor})" if why else "")
-                mtext = "".join(f" {v:+d} {label}" for label, v in mods)
-                crit = (
-                    " CRITICAL SUCCESS"
-                    if r.critical == "success"
-                    else " critical failure (something bad happens)"
-                    if r.critical == "failure"
-                    else ""
-                )
-                shown = f"{r.total}{mtext} = {score}" if mods else f"{score}"
-                texts.append(f"{f.key} [{dtext}] {shown}{crit}")
-            margin = scores[0] - scores[1]
-            line = f"{texts[0]}  vs  {texts[1]}: "
-            data: dict[str, Any] = {"a": a_key, "b": b_key, "scores": scores, "margin": margin}
-            if margin == 0:
-                line += "a stand-off, no Advantage Points."
-                events.append(Event("exchange", line, rnd, "", data, tuple(rolls)))
-                continue
-            win, lose = (a_key, b_key) if margin > 0 else (b_key, a_key)
-            gained = abs(margin)
-            theirs = pools.get((lose, win), 0)
-            if theirs and house.advantage_on_loss == "offset":
-                cancel = min(theirs, gained)
-                pools[(lose, win)] = theirs - cancel
-                gained -= cancel
-                line += f"{win} wins by {abs(margin)}; {cancel} cancel {lose}'s points, "
-            elif theirs and house.advantage_on_loss == "lose":
-                pools[(lose, win)] = 0
-                line += f"{win} wins by {abs(margin)}; {lose} loses {theirs} carried points, "
-            else:
-                line += f"{win} wins by {abs(margin)}, "
-            pools[(win, lose)] = pools.get((win, lose), 0) + gained
-            line += f"now {pools[(win, lose)]} Advantage Points against {lose}."
-            data.update(winner=win, advantage=pools[(win, lose)])
-            events.append(Event("exchange", line, rnd, win, data, tuple(rolls)))
-            winners.append((win, lose))
-        # end of round: the winners spend
-        for win, lose in winners:
-            if not fighters[win].up or not fighters[lose].up:
-                continue
-            ev = self._spend(fighters, pools, win, lose, rnd, rng, house)
-            events += ev
+        played = play_round(state, Rolled(rng))
         state2 = state.model_copy(
             update={
-                "round": rnd,
-                "fighters": tuple(fighters[f.key] for f in state.fighters),
-                "pools": tuple(Pool(holder=h, against=a, points=p) for (h, a), p in sorted(pools.items()) if p > 0),
+                "round": state.round + 1,
+                "fighters": tuple(played.fighters[f.key] for f in state.fighters),
+                "pools": tuple(
+                    Pool(holder=h, against=a, points=p) for (h, a), p in sorted(played.pools.items()) if p > 0
+                ),
             }
         )
         state2, end = self._check_end(state2)
-        return state2, events + end
-
-    def _spend(
-        self,
-        fighters: dict[str, Fighter],
-        pools: dict[tuple[str, str], int],
-        win: str,
-        lose: str,
-        rnd: int,
-        rng: DiceRng,
-        house: FuzzyHouseRules,
-    ) -> list[Event]:
-        attacker, defender = fighters[win], fighters[lose]
-        points = pools.get((win, lose), 0)
-        t = attacker.tactics
-        events: list[Event] = []
-        can_harm = t.stance != "all-out defence" and combat_table("weapon")[attacker.weapon_lethality] is not None
-        dtotal, mods = defence_total(defender, attacker)
-        spend = 0
-        if can_harm and t.stance == "all-out attack":
-            spend = points  # "must spend all their Advantage points to hurt their opponents"
-        elif can_harm:
-            m = min(4, points // dtotal)
-            if m >= 1 and m >= LEVEL_MULTIPLE[t.harm_at]:
-                spend = m * dtotal
-        if spend:
-            pools[(win, lose)] = points - spend
-            level = harm_level(spend, dtotal)
-            events.append(
-                Event(
-                    "spend",
-                    f"{win} spends {spend} Advantage Points to hurt {lose} (Defence Total {dtotal}: {_fmt_mods(mods)}"
-                    f"{', floor of 1' if sum(v for _, v in mods) < 1 else ''}): {level}.",
-                    rnd,
-                    win,
-                    {"points": spend, "defence": dtotal, "modifiers": mods, "level": level},
-                )
-            )
-            events += self._harm(fighters, win, lose, level, rnd, rng, house)
-            return events
-        for man in t.manoeuvres:
-            if man.name in attacker.bought or man.cost > points:
-                continue
-            pools[(win, lose)] = points - man.cost
-            upd: dict[str, Any] = {
-                "bought": (*attacker.bought, man.name),
-                "roll_bonus": attacker.roll_bonus + man.roll_bonus,
-            }
-            text = f"{win} spends {man.cost} Advantage Points on a manoeuvre: {man.name}"
-            if man.roll_bonus:
-                text += f" ({man.roll_bonus:+d} to later rolls)"
-            if man.ends_fight:
-                upd["status"] = "escaped"
-                text += f"; {win} gets away"
-            fighters[win] = attacker.model_copy(update=upd)
-            events.append(Event("manoeuvre", text + ".", rnd, win, {"manoeuvre": man.name, "cost": man.cost}))
-            return events
-        if points:
-            why = (
-                "all-out defence cannot hurt"
-                if t.stance == "all-out defence"
-                else (
-                    f"{attacker.weapon} cannot hurt anyone"
-                    if not can_harm
-                    else f"waiting for {LEVEL_MULTIPLE[t.harm_at]}x Defence Total {dtotal}"
-                )
-            )
-            events.append(
-                Event(
-                    "carry",
-                    f"{win} keeps {points} Advantage Points against {lose} ({why}).",
-                    rnd,
-                    win,
-                    {"points": points},
-                )
-            )
-        return events
-
-    def _harm(
-        self,
-        fighters: dict[str, Fighter],
-        win: str,
-        lose: str,
-        level: str,
-        rnd: int,
-        rng: DiceRng,
-        house: FuzzyHouseRules,
-    ) -> list[Event]:
-        attacker, defender = fighters[win], fighters[lose]
-        lethal = attacker.tactics.intent == "lethal"
-        events: list[Event] = []
-        if level == "superficial":
-            events.append(
-                Event(
-                    "harm",
-                    f"{lose} is not hurt, or only superficially - but knows {win} can hit.",
-                    rnd,
-                    win,
-                    {"level": level},
-                )
-            )
-            return events
-        if not lethal and house.nonlethal_body_test is not None:
-            r = roll_ability(
-                effective_dice(attacker.body, wound_penalty(attacker.wounds)), rng, house, label=f"{win} Body test"
-            )
-            ok = r.total >= house.nonlethal_body_test
-            events.append(
-                Event(
-                    "body-test",
-                    f"{win} makes a Body test to hold back: {r.total} vs {house.nonlethal_body_test}: "
-                    f"{'controlled' if ok else 'fumbled - the blow does no harm'}.",
-                    rnd,
-                    win,
-                    {"total": r.total},
-                    r.records,
-                )
-            )
-            if not ok:
-                return events
-        if level == "killed":
-            if lethal and house.killing_blow_leaves_dying:
-                fighters[lose] = defender.model_copy(update={"status": "unconscious", "dying": True})
-                events.append(
-                    Event(
-                        "wound",
-                        f"{lose} falls, bleeding to death (no Tenacity test; the GM is feeling nice).",
-                        rnd,
-                        win,
-                        {"level": level},
-                    )
-                )
-            elif lethal:
-                fighters[lose] = defender.model_copy(update={"status": "dead"})
-                events.append(Event("wound", f"{lose} is killed (no Tenacity test).", rnd, win, {"level": level}))
-            else:
-                fighters[lose] = defender.model_copy(update={"status": "unconscious", "knocked_out": True})
-                events.append(
-                    Event(
-                        "wound",
-                        f"{lose} is knocked out (non-lethal) and will recover in a few hours.",
-                        rnd,
-                        win,
-                        {"level": level},
-                    )
-                )
-            return events
-        wounds = (*defender.wounds, Wound(level=level, by=win, round=rnd, lethal=lethal))  # type: ignore[arg-type]
-        pen = wound_penalty(wounds)
-        kind = "" if lethal else " (non-lethal: stunned or bruised, recovers in hours)"
-        events.append(
-            Event(
-                "wound",
-                f"{lose} is {level}ly wounded{kind}: now -{pen} dice to all actions.",
-                rnd,
-                win,
-                {"level": level, "penalty": pen},
-            )
-        )
-        dice = effective_dice(defender.tenacity, pen)
-        r = roll_ability(dice, rng, house, label=f"{lose} Tenacity")
-        ok = r.total >= house.tenacity_target
-        update: dict[str, Any] = {"wounds": wounds}
-        fail_to = next(row["on_failed_test"] for row in wound_levels() if row["name"] == level)
-        if not ok:
-            update["status"] = fail_to
-        if level == "mortal" and lethal and house.mortal_wound_deaths:
-            update["dying"] = True
-        fighters[lose] = defender.model_copy(update=update)
-        text = (
-            f"{lose} tests Tenacity ({defender.tenacity} dice -{pen} for wounds = {dice}) vs {house.tenacity_target}: "
-            f"{r.describe()} = {r.total}: {'stays up' if ok else 'falls ' + fail_to}."
-        )
-        if update.get("dying"):
-            text += f" {lose} will die within minutes without skilled medical attention."
-        events.append(Event("tenacity", text, rnd, lose, {"total": r.total, "passed": ok, "dice": dice}, r.records))
-        return events
+        return state2, played.events + end
 
     def _check_end(self, state: FightState) -> tuple[FightState, list[Event]]:
         up = [any(f.up for f in state.fighters if f.side == s) for s in (0, 1)]

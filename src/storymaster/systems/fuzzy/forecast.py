@@ -15,14 +15,15 @@ blows, and the ``max_rounds`` stand-off.
   up on each side (at the start of a fight or mid-way; the others' ends are
   known). The chain's state is both Advantage Point pools, each fighter's
   worst wound, status, dying / knocked-out flags, roll bonus and the
-  manoeuvres bought; one round is one exchange from
-  :func:`~storymaster.systems.fuzzy.combat.exchange_margins` followed by the
-  winner's spending, the wound and the Tenacity test. Solved with
-  :func:`storymaster.forecast.absorb` in floating point; the probability left
-  unresolved is reported as the error bound. Refused (:class:`OddsError`) for
-  several fighters a side, for ``advantage_on_loss: offset`` with a fighter
-  who cannot hurt (his pool grows without limit) and for the non-lethal Body
-  test (every failed test leaves the points over, so pools grow far).
+  manoeuvres bought. One round is the engine's own round,
+  :func:`~storymaster.systems.fuzzy.combat.play_round`, enumerated with
+  :func:`storymaster.forecast.branches`: nothing of the rules is stated here.
+  Solved with :func:`storymaster.forecast.absorb` in floating point; the
+  probability left unresolved is reported as the error bound. Refused
+  (:class:`OddsError`) for several fighters a side, for
+  ``advantage_on_loss: offset`` with a fighter who cannot hurt (his pool grows
+  without limit) and for the non-lethal Body test (every failed test leaves
+  the points over, so pools grow far).
 * **Simulated** (:func:`simulate_forecast`): anything, many fights at once in
   numpy arrays (a Python loop over rounds and fighters only), through
   :func:`storymaster.forecast.run_simulation`.
@@ -34,7 +35,7 @@ are counted from the state forecast (the further rounds a fight lasts).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -42,15 +43,19 @@ from typing import Any
 import numpy as np
 
 from ...errors import OddsError
-from ...forecast import Batch, CombatantForecast, Forecast, absorb, run_simulation
+from ...forecast import Batch, Chance, CombatantForecast, Forecast, absorb, branches, run_simulation
 from .combat import (
     LEVEL_MULTIPLE,
     CombatTactics,
     Fighter,
     FightState,
+    Pool,
     Wound,
-    exchange_dice,
+    can_harm,
+    plan_round,
+    roll_exchanges,
     roll_modifiers,
+    spend_points,
 )
 from .options import FuzzyHouseRules
 from .rolls import effective_dice, total_distribution
@@ -284,38 +289,6 @@ def _over_forecast(state: FightState) -> Forecast:
     )
 
 
-def fake(f: Fighter, worst: int, roll_bonus: int) -> Fighter:
-    """``f`` with a worst wound of level ``worst`` (0 for none) and this roll bonus: all a roll depends on."""
-    wounds = (Wound(level=LEVELS[worst], by="", round=0),) if worst else ()  # type: ignore[arg-type]
-    return f.model_copy(update={"wounds": wounds, "roll_bonus": roll_bonus})
-
-
-@cache
-def _pmf(dice: int, house: FuzzyHouseRules) -> tuple[int, np.ndarray]:
-    """The total of an ability roll as (lowest total, probabilities of each total from there)."""
-    dist = total_distribution(dice, house)
-    lo, hi = min(dist), max(dist)
-    pmf = np.zeros(hi - lo + 1)
-    for t, p in dist.items():
-        pmf[t - lo] = float(p)
-    return lo, pmf
-
-
-def margin_distribution(state: FightState, a: Fighter, b: Fighter) -> list[tuple[int, float]]:
-    """:func:`~storymaster.systems.fuzzy.combat.exchange_margins` of a one-on-one exchange, in floating point.
-
-    The same dice and modifiers (``exchange_dice``), convolved with numpy: the chain asks
-    for a few of these and the exact fractions take a tenth of a second each.
-    """
-    house = state.house_rules
-    (da, ma), (db, mb) = exchange_dice(a, 1, house), exchange_dice(b, 1, house)
-    lo_a, pa = _pmf(da, house)
-    lo_b, pb = _pmf(db, house)
-    conv = np.convolve(pa, pb[::-1])
-    low = (lo_a + ma) - (lo_b + mb + len(pb) - 1)
-    return [(low + i, float(p)) for i, p in enumerate(conv) if p > 0]
-
-
 # -- exact: duels ------------------------------------------------------------------------------------
 
 # a fighter in the chain: (worst wound 0..3, status, dying, knocked out, roll bonus, manoeuvre names bought)
@@ -332,180 +305,169 @@ def _duel(state: FightState) -> tuple[int, int]:
     return up[0][0], up[1][0]
 
 
-def exact_forecast(state: FightState, *, tolerance: float = 1e-12) -> Forecast:
-    """The exact forecast of a duel as an absorbing Markov chain (see the module docstring)."""
-    if state.over:
-        return _over_forecast(state)
-    ia, ib = _duel(state)
-    rules = _rules(state)
-    house = state.house_rules
-    if house.advantage_on_loss == "offset" and not (rules.can_harm[ia] and rules.can_harm[ib]):
-        raise OddsError(
-            "with advantage_on_loss 'offset', a fighter who cannot hurt piles up Advantage Points without limit: "
-            "no finite chain",
-            hint="use --method simulate",
-        )
-    if rules.body_test[ia] or rules.body_test[ib]:
-        raise OddsError(
-            "with the non-lethal Body test (nonlethal_body_test), every failed test keeps the points left over, "
-            "so a pool can grow far past anything the chain can hold",
-            hint="use --method simulate",
-        )
-    fa, fb = state.fighters[ia], state.fighters[ib]
-    pools = {(p.holder, p.against): p.points for p in state.pools}
-    idx = (ia, ib)
+class _Duel:
+    """The chain's states of a duel, and the fight states the round is played from.
 
-    def fighter_state(f: Fighter, r: int) -> _F:
-        return (
+    A state is both Advantage Point pools and what the round can change about each fighter (:data:`_F`),
+    with the wounds reduced to the worst (all the rules read). Two reductions keep it finite: a fight's
+    end forgets the pools, and a fighter who cannot hurt keeps no more points than his manoeuvres still
+    cost (he only buys them, first affordable first).
+    """
+
+    def __init__(self, state: FightState, ia: int, ib: int) -> None:
+        self.state = state.model_copy(update={"pools": ()})
+        self.idx = (ia, ib)
+        self.fighters = (state.fighters[ia], state.fighters[ib])
+        self.names = tuple(tuple(dict.fromkeys(m.name for m in f.tactics.manoeuvres)) for f in self.fighters)
+        self.harms = tuple(can_harm(f) for f in self.fighters)
+        self.costs = tuple({m.name: m.cost for m in f.tactics.manoeuvres} for f in self.fighters)
+        self.seen: dict[int, tuple[Fighter, _F]] = {}
+        self.states: dict[Any, FightState] = {}
+        self.spent: dict[Any, list[tuple[float, int]]] = {}
+        self.ids: dict[Any, int] = {}
+        self.keys: list[Any] = []
+
+    def number(self, s: Any) -> int:
+        """The chain's name for state ``s``: a small int (cheap to hash), odd when the fight has ended."""
+        i = self.ids.get(s)
+        if i is None:
+            i = self.ids[s] = 2 * len(self.keys) + (1 if s[0] else 0)
+            self.keys.append(s)
+        return i
+
+    def fighter_key(self, x: int, f: Fighter) -> _F:
+        known = self.seen.get(id(f))
+        if known is not None and known[0] is f:
+            return known[1]
+        names = self.names[x]
+        key = (
             _worst(f),
             STATUSES.index(f.status),
             f.dying,
             f.knocked_out,
             f.roll_bonus,
-            frozenset(rules.names[r].index(n) for n in f.bought if n in rules.names[r]),
+            frozenset(names.index(n) for n in f.bought if n in names),
         )
+        self.seen[id(f)] = (f, key)
+        return key
 
-    margin_cache: dict[tuple[int, int, int, int], list[tuple[int, float]]] = {}
-
-    def margins(wa: int, wb: int, ra: int, rb: int) -> list[tuple[int, float]]:
-        """a's score minus b's in one exchange, with these worst wounds and roll bonuses (see
-        :func:`margin_distribution`).
-        """
-        key = (wa, wb, ra, rb)
-        if key not in margin_cache:
-            margin_cache[key] = margin_distribution(state, fake(fa, wa, ra), fake(fb, wb, rb))
-        return margin_cache[key]
-
-    # a fighter who cannot hurt only buys manoeuvres: his pool beyond what they still cost changes nothing
-    # (except under 'offset', refused above for such fighters)
-    def clamp(x: int, pool: int, bought: frozenset[int]) -> int:
-        if rules.can_harm[idx[x]]:
+    def clamp(self, x: int, pool: int, bought: frozenset[int]) -> int:
+        if self.harms[x]:
             return pool
-        left = {ni: cost for ni, cost, _, _ in rules.manoeuvres[idx[x]] if ni not in bought}
-        return min(pool, sum(left.values()))
+        return min(pool, sum(c for n, c in self.costs[x].items() if self.names[x].index(n) not in bought))
 
-    def harm(x: int, level: int, fx: _F, fy: _F) -> list[tuple[float, _F]]:
-        """The defender y after a spend of ``level`` by x: (probability, y's new state)."""
-        if level == 0:
-            return [(1.0, fy)]
-        ix, iy = idx[x], idx[1 - x]
-        out: list[tuple[float, _F]] = []
-        p_ok = 1.0
-        if rules.body_test[ix]:
-            p_ok = float(rules.p_body[ix, fx[0]])
-            if p_ok < 1:
-                out.append((1 - p_ok, fy))
-        if p_ok <= 0:
-            return out
-        w, s, dying, ko, rb, bought = fy
-        lethal = bool(rules.lethal[ix])
-        if level == 4:
-            if lethal and house.killing_blow_leaves_dying:
-                out.append((p_ok, (w, UNCONSCIOUS, True, ko, rb, bought)))
-            elif lethal:
-                out.append((p_ok, (w, DEAD, dying, ko, rb, bought)))
-            else:
-                out.append((p_ok, (w, UNCONSCIOUS, dying, True, rb, bought)))
-            return out
-        nw = max(w, level)
-        nd = dying or (level == 3 and lethal and house.mortal_wound_deaths)
-        pt = float(rules.p_ten[iy, nw])
-        out.append((p_ok * pt, (nw, s, nd, ko, rb, bought)))
-        out.append((p_ok * (1 - pt), (nw, FAIL_TO[level], nd, ko, rb, bought)))
-        return out
+    def key(self, fighters: dict[str, Fighter], pools: dict[tuple[str, str], int]) -> Any:
+        a, b = (fighters[f.key] for f in self.fighters)
+        ka, kb = self.fighter_key(0, a), self.fighter_key(1, b)
+        if ka[1] != FIGHTING or kb[1] != FIGHTING:
+            return (True, 0, 0, ka, kb)  # the pools left when the fight ends change nothing
+        pa = pools.get((a.key, b.key), 0)
+        pb = pools.get((b.key, a.key), 0)
+        return (False, self.clamp(0, pa, ka[5]), self.clamp(1, pb, kb[5]), ka, kb)
 
-    def win(x: int, g: int, pools_: tuple[int, int], fs: tuple[_F, _F]) -> list[tuple[float, Hashable]]:
-        """x wins the exchange by g: pools, then x's spending at the end of the round."""
-        y = 1 - x
-        pl = list(pools_)
-        if house.advantage_on_loss == "offset" and pl[y]:
-            cancel = min(pl[y], g)
-            pl[y] -= cancel
-            g -= cancel
-        elif house.advantage_on_loss == "lose":
-            pl[y] = 0
-        pl[x] += g
-        ix, iy = idx[x], idx[y]
-        fx, fy = fs[x], fs[y]
-        points = pl[x]
-        d = max(1, int(rules.defence0[iy, ix]) - rules.pen[fy[0]])
-        spend = 0
-        if rules.can_harm[ix] and rules.all_out[ix]:
-            spend = points
-        elif rules.can_harm[ix]:
-            m = min(4, points // d)
-            if m >= 1 and m >= rules.harm_mult[ix]:
-                spend = m * d
-        if spend:
-            pl[x] -= spend
-            level = min(4, spend // d)
-            res = []
-            for p, ny in harm(x, level, fx, fy):
-                nfs = [fx, ny] if x == 0 else [ny, fx]
-                res.append((p, (pl[0], pl[1], nfs[0], nfs[1])))
-            return res
-        for ni, cost, bonus, ends in rules.manoeuvres[ix]:
-            if ni in fx[5] or cost > points:
-                continue
-            pl[x] -= cost
-            w, s, dying, ko, rb, bought = fx
-            fx = (w, ESCAPED if ends else s, dying, ko, rb + bonus, bought | {ni})
-            break
-        pl[x] = clamp(x, pl[x], fx[5])
-        nfs = [fx, fy] if x == 0 else [fy, fx]
-        return [(1.0, (pl[0], pl[1], nfs[0], nfs[1]))]
+    def fight(self, s: Any) -> FightState:
+        """The fight state of chain state ``s`` (its worst wound standing for all its wounds)."""
+        if s not in self.states:
+            _, pa, pb, ka, kb = s
+            fs = list(self.state.fighters)
+            for x, k in ((0, ka), (1, kb)):
+                w, status, dying, ko, rb, bought = k
+                f = self.fighters[x].model_copy(
+                    update={
+                        "wounds": (Wound(level=LEVELS[w], by="", round=0),) if w else (),  # type: ignore[arg-type]
+                        "status": STATUSES[status],
+                        "dying": dying,
+                        "knocked_out": ko,
+                        "roll_bonus": rb,
+                        "bought": tuple(self.names[x][i] for i in sorted(bought)),
+                    }
+                )
+                self.seen[id(f)] = (f, k)
+                fs[self.idx[x]] = f
+            a, b = self.fighters[0].key, self.fighters[1].key
+            pools = tuple(Pool(holder=h, against=g, points=p) for h, g, p in ((a, b, pa), (b, a, pb)) if p > 0)
+            self.states[s] = self.state.model_copy(update={"fighters": tuple(fs), "pools": pools})
+        return self.states[s]
 
-    def is_terminal(s: Any) -> bool:
-        return s[2][1] != FIGHTING or s[3][1] != FIGHTING
+    def transitions(self, i: int) -> list[tuple[float, int]]:
+        """One round from ``s``: :func:`~storymaster.systems.fuzzy.combat.play_round`, every branch of it.
 
-    def normal(s: Any) -> Any:
-        # the pools left when the fight ends change nothing: one terminal state per pair of ends
-        return (0, 0, s[2], s[3]) if is_terminal(s) else s
+        The round's two halves are enumerated apart, as ``play_round`` runs them: the contested roll (every
+        margin), then the spending (its tests), which depends only on the fighters and the pools the roll
+        left, so it is worked out once for all the states and margins that lead to the same pools.
+        """
+        s = self.keys[i >> 1]
+        fight = self.fight(s)
+        plan = plan_round(fight)
+        a, b = self.fighters[0].key, self.fighters[1].key
+        _, pa, pb, ka, kb = s
 
-    def transitions(s: Any) -> list[tuple[float, Any]]:
-        pa, pb, A, B = s
-        out: dict[Any, float] = {}
-        # the largest margin that can still make a difference, per winner (beyond it: the same end)
-        cut = []
-        for x in (0, 1):
-            ix, iy = idx[x], idx[1 - x]
-            if rules.can_harm[ix] and not rules.body_test[ix]:
-                d = max(1, int(rules.defence0[iy, ix]) - rules.pen[(A, B)[1 - x][0]])
-                cut.append(4 * d + (pb, pa)[x] + 1)
-            else:
-                cut.append(None)
-        seen: dict[tuple[int, int], list[tuple[float, Any]]] = {}
-        for g, p in margins(A[0], B[0], A[4], B[4]):
-            if g == 0:
-                out[s] = out.get(s, 0.0) + p
-                continue
-            x, gg = (0, g) if g > 0 else (1, -g)
-            if cut[x] is not None and gg > cut[x]:
-                gg = cut[x]
-            key = (x, gg)
-            if key not in seen:
-                seen[key] = [(q, normal(t)) for q, t in win(x, gg, (pa, pb), (A, B))]
-            for q, t in seen[key]:
+        def exchange(chance: Chance) -> tuple[int, int, tuple[tuple[str, str], ...]]:
+            pools = {(a, b): pa, (b, a): pb}
+            winners = roll_exchanges(plan, pools, chance, [])
+            return self.clamp(0, pools[(a, b)], ka[5]), self.clamp(1, pools[(b, a)], kb[5]), tuple(winners)
+
+        out: dict[int, float] = {}
+        for p, mid in branches(exchange):
+            after = self.spent.get((ka, kb, mid))
+            if after is None:
+                after = self.spent[(ka, kb, mid)] = self.spend(fight, mid)
+            for q, t in after:
                 out[t] = out.get(t, 0.0) + p * q
         return [(q, t) for t, q in out.items()]
 
-    inner_cache: dict[Any, list[tuple[float, Any]]] = {}
+    def spend(self, fight: FightState, mid: tuple[int, int, tuple[tuple[str, str], ...]]) -> list[tuple[float, int]]:
+        a, b = self.fighters[0].key, self.fighters[1].key
+        house = fight.house_rules
 
-    def cached(s: Any) -> list[tuple[float, Any]]:
-        if s not in inner_cache:
-            inner_cache[s] = transitions(s)
-        return inner_cache[s]
+        start = {f.key: f for f in fight.fighters}
 
-    start = (
-        pools.get((fa.key, fb.key), 0),
-        pools.get((fb.key, fa.key), 0),
-        fighter_state(fa, ia),
-        fighter_state(fb, ib),
+        def play(chance: Chance) -> Any:
+            fighters = dict(start)
+            pools = {(a, b): mid[0], (b, a): mid[1]}
+            spend_points(fighters, pools, mid[2], fight.round + 1, chance, house, [])
+            return self.key(fighters, pools)
+
+        return [(q, self.number(t)) for q, t in branches(play)]
+
+
+#: whether a numbered chain state has ended (odd): a C-level callable, as absorb asks it of every move
+_is_terminal: Callable[[int], bool] = (1).__and__  # type: ignore[assignment]
+
+
+def exact_forecast(state: FightState, *, tolerance: float = 1e-12) -> Forecast:
+    """The exact forecast of a duel as an absorbing Markov chain (see the module docstring)."""
+    if state.over:
+        return _over_forecast(state)
+    ia, ib = _duel(state)
+    house = state.house_rules
+    fa, fb = state.fighters[ia], state.fighters[ib]
+    if house.advantage_on_loss == "offset" and not (can_harm(fa) and can_harm(fb)):
+        raise OddsError(
+            "with advantage_on_loss 'offset', a fighter who cannot hurt piles up Advantage Points without limit: "
+            "no finite chain",
+            hint="use --method simulate",
+        )
+    if house.nonlethal_body_test is not None and "non-lethal" in (fa.tactics.intent, fb.tactics.intent):
+        raise OddsError(
+            "with the non-lethal Body test (nonlethal_body_test), every failed test keeps the points left over, "
+            "so a pool can grow far past anything the chain can hold",
+            hint="use --method simulate",
+        )
+    duel = _Duel(state, ia, ib)
+    cache: dict[int, list[tuple[float, int]]] = {}
+
+    def cached(s: int) -> list[tuple[float, int]]:
+        if s not in cache:
+            cache[s] = duel.transitions(s)
+        return cache[s]
+
+    start = duel.number(
+        duel.key({f.key: f for f in state.fighters}, {(p.holder, p.against): p.points for p in state.pools})
     )
-    start = (clamp(0, start[0], start[2][5]), clamp(1, start[1], start[3][5]), start[2], start[3])
     remaining = _remaining(state)
-    res = absorb(start, cached, is_terminal, max_rounds=remaining, tolerance=tolerance)
-    terminal: dict[Any, float] = dict(res.terminal)
+    res = absorb(start, cached, _is_terminal, max_rounds=remaining, tolerance=tolerance)
+    terminal: dict[Any, float] = {duel.keys[i >> 1]: q for i, q in res.terminal.items()}
     rounds: dict[int, float] = dict(res.rounds)
     capped: dict[Any, float] = {}
     unresolved, cap_mass = res.unresolved, 0.0
@@ -519,13 +481,14 @@ def exact_forecast(state: FightState, *, tolerance: float = 1e-12) -> Forecast:
         res2 = absorb(
             (0, start),
             lambda rs: [(q, (rs[0] + 1, t)) for q, t in cached(rs[1])],
-            lambda rs: is_terminal(rs[1]) or rs[0] >= remaining,
+            lambda rs: _is_terminal(rs[1]) or rs[0] >= remaining,
             max_rounds=remaining,
             tolerance=tolerance,
         )
         terminal, rounds = {}, dict(res2.rounds)
-        for (_, t), q in res2.terminal.items():
-            into = terminal if is_terminal(t) else capped
+        for (_, i), q in res2.terminal.items():
+            into = terminal if _is_terminal(i) else capped
+            t = duel.keys[i >> 1]
             into[t] = into.get(t, 0.0) + q
         unresolved = res2.unresolved
     return _exact_result(state, ia, ib, terminal, capped, rounds, unresolved, cap_mass)
@@ -545,7 +508,7 @@ def _exact_result(
     p_draw = sum(capped.values()) + cap_mass
     ends: dict[str, dict[str, float]] = {f.key: {} for f in state.fighters}
     for t, q in terminal.items():
-        a_up, b_up = t[2][1] == FIGHTING, t[3][1] == FIGHTING
+        a_up, b_up = t[3][1] == FIGHTING, t[4][1] == FIGHTING
         if a_up and not b_up:
             p_win[0] += q
         elif b_up and not a_up:
@@ -553,7 +516,7 @@ def _exact_result(
         else:
             p_draw += q
     for t, q in [*terminal.items(), *capped.items()]:
-        a, b = t[2], t[3]
+        a, b = t[3], t[4]
         for i, fs in ((ia, a), (ib, b)):
             lab = _label(fs[1], fs[0], fs[2], fs[3])
             d = ends[state.fighters[i].key]

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cache
+from itertools import product
 from typing import Literal
 
 from pydantic import Field, model_validator
@@ -33,6 +36,11 @@ from .options import KalyrHouseRules
 
 __all__ = [
     "AbilityRoll",
+    "CheckRoll",
+    "Checked",
+    "FudgeRoll",
+    "FudgeRolls",
+    "FudgeTotals",
     "GroupCheck",
     "OpenCheck",
     "OpposedCheck",
@@ -44,6 +52,7 @@ __all__ = [
     "outnumbering_penalties",
     "resolve_check",
     "retro_shift",
+    "roll_line",
     "roll_pmf",
 ]
 
@@ -227,7 +236,7 @@ def roll_ability(r: AbilityRoll, rng: DiceRng, who: str) -> tuple[int, list[Roll
         res = shift_result(level, rec.total)
         results.append(res)
         records.append(rec)
-        parts.append(f"{dice_text(rec)} ({rec.total:+d}) on {level_name(level)} gives {level_name(res)}")
+        parts.append(_dice_words(rec, level))
     if len(results) == 1:
         text = f"{who} {_verb(who)} " + parts[0]
         if r.second is not None and not r.rolls_two():
@@ -236,6 +245,124 @@ def roll_ability(r: AbilityRoll, rng: DiceRng, who: str) -> tuple[int, list[Roll
     pick = max(results) if r.combine == "best" else min(results)
     how = "the better" if r.combine == "best" else "the worse"
     return pick, records, f"{who} {_verb(who)} " + "; and ".join(parts) + f"; {how} counts: {level_name(pick)}"
+
+
+def _dice_words(rec: RollRecord, level: int) -> str:
+    return (
+        f"{dice_text(rec)} ({rec.total:+d}) on {level_name(level)} gives {level_name(shift_result(level, rec.total))}"
+    )
+
+
+def roll_line(who: str, level: int, rec: RollRecord) -> str:
+    """The plain-words line of one 4dF roll on a level, as :func:`roll_ability` writes it."""
+    return f"{who} {_verb(who)} " + _dice_words(rec, level)
+
+
+# ---- the dice as events of a round (storymaster.forecast.chance) ------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FudgeTotals:
+    """What a round reads of 4dF rolls: the totals, and (from the engine) the dice for the log."""
+
+    totals: tuple[int, ...]
+    records: tuple[RollRecord, ...] = field(default=(), compare=False)
+
+
+@cache
+def _total_outcomes() -> tuple[tuple[float, FudgeTotals], ...]:
+    return tuple((float(p), FudgeTotals((t,))) for t, p in sorted(_four_df().items()))
+
+
+@cache
+def _relative_outcomes(k: int) -> tuple[tuple[float, FudgeTotals], ...]:
+    """The pmf of :func:`relative_totals` over ``k`` independent 4dF totals."""
+    dice = sorted(_four_df().items())
+    out: dict[tuple[int, ...], Fraction] = {}
+    for combo in product(dice, repeat=k):
+        key = relative_totals(tuple(t for t, _ in combo))
+        out[key] = out.get(key, Fraction(0)) + math.prod((p for _, p in combo), start=Fraction(1))
+    return tuple((float(p), FudgeTotals(key)) for key, p in out.items())
+
+
+@cache
+def _joint_outcomes(k: int) -> tuple[tuple[float, FudgeTotals], ...]:
+    dice = sorted(_four_df().items())
+    return tuple(
+        (float(math.prod((p for _, p in combo), start=Fraction(1))), FudgeTotals(tuple(t for t, _ in combo)))
+        for combo in product(dice, repeat=k)
+    )
+
+
+def relative_totals(totals: tuple[int, ...]) -> tuple[int, ...]:
+    """Each total less the last one: all a contest that compares results reads of its dice."""
+    return tuple(t - totals[-1] for t in totals)
+
+
+@dataclass(frozen=True, slots=True)
+class FudgeRoll:
+    """One roller's 4dF: the engine rolls the four dice; the chain sees the nine totals."""
+
+    label: str = ""
+
+    def sample(self, rng: DiceRng) -> FudgeTotals:
+        rec = roll(FOUR_DF, rng, label=self.label)
+        return FudgeTotals((rec.total,), (rec,))
+
+    def outcomes(self) -> Sequence[tuple[float, FudgeTotals]]:
+        return _total_outcomes()
+
+
+@dataclass(frozen=True, slots=True)
+class FudgeRolls:
+    """Several rollers' 4dF, one after the other.
+
+    The engine rolls every die (the real totals). With ``relative`` (a contest that only compares
+    results) the chain is handed each total less the last roller's (:func:`relative_totals`): the
+    round gives the same answer for both, and two rollers have 17 outcomes instead of 81, three 217
+    instead of 729. Without it, every combination of the totals.
+    """
+
+    labels: tuple[str, ...]
+    relative: bool = True
+
+    def sample(self, rng: DiceRng) -> FudgeTotals:
+        recs = tuple(roll(FOUR_DF, rng, label=label) for label in self.labels)
+        return FudgeTotals(tuple(r.total for r in recs), recs)
+
+    def outcomes(self) -> Sequence[tuple[float, FudgeTotals]]:
+        return _relative_outcomes(len(self.labels)) if self.relative else _joint_outcomes(len(self.labels))
+
+
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """A check against a difficulty: whether it succeeded, and (from the engine) the dice and the line."""
+
+    ok: bool
+    records: tuple[RollRecord, ...] = field(default=(), compare=False)
+    text: str = field(default="", compare=False)
+
+
+@cache
+def _check_outcomes(r: AbilityRoll, difficulty: int) -> tuple[tuple[float, Checked], ...]:
+    p = sum((q for v, q in roll_pmf(r).items() if v >= difficulty), Fraction(0))
+    return tuple((float(q), Checked(ok)) for q, ok in ((p, True), (1 - p, False)) if q > 0)
+
+
+@dataclass(frozen=True)
+class CheckRoll:
+    """A roll against a difficulty when the round needs only success or failure."""
+
+    roll: AbilityRoll
+    difficulty: int
+    who: str
+
+    def sample(self, rng: DiceRng) -> Checked:
+        res, recs, text = roll_ability(self.roll, rng, self.who)
+        return Checked(res >= self.difficulty, tuple(recs), text)
+
+    def outcomes(self) -> Sequence[tuple[float, Checked]]:
+        return _check_outcomes(self.roll, self.difficulty)
 
 
 # ---- exact odds ------------------------------------------------------------------------------
@@ -367,8 +494,8 @@ def group_sides(check: GroupCheck, hr: KalyrHouseRules) -> tuple[list[AbilityRol
 def group_margins(own: Sequence[int], other: Sequence[int]) -> list[int]:
     """Each character's margin for damage: the other side's average roll minus theirs, rounded down
     (positive for a loser). Kalyr RPG ch. 3, Damage: group contests."""
-    avg = Fraction(sum(other), len(other))
-    return [math.floor(avg - r) for r in own]
+    total, n = sum(other), len(other)
+    return [(total - r * n) // n for r in own]
 
 
 # ---- judging and resolving -------------------------------------------------------------------

@@ -16,16 +16,118 @@ from pydantic import BaseModel, ValidationError
 
 from ...dice import DiceRng
 from ...errors import CombatError
+from ...forecast.chance import Chance, Rolled
 from ...rules.models import HouseRules
 from ...rules.protocol import CombatantStatus, Event
-from .character import Character
-from .detailed import detailed_round, minimum_to_hit
-from .fight_state import MAX_ROUNDS, Fighter, FightState, Tactics, is_out, make_fighter
+from .character import Character, armour_value, damage_bonus, damage_reduction, weapon_damage
+from .damage import contest_damage, take_wound
+from .detailed import detailed_round, minimum_to_hit, standing
+from .fight_state import (
+    MAX_ROUNDS,
+    Bout,
+    Contest,
+    Fighter,
+    Fighting,
+    FightState,
+    Played,
+    Tactics,
+    fudge_limit,
+    is_out,
+    make_fighter,
+)
 from .options import KalyrHouseRules
 from .simple import simple_round
 from .tracker import fight_order, fight_tracker
 
-__all__ = ["MAX_ROUNDS", "FightState", "Fighter", "KalyrCombat", "Tactics", "minimum_to_hit"]
+__all__ = [
+    "MAX_ROUNDS",
+    "FightState",
+    "Fighter",
+    "KalyrCombat",
+    "Tactics",
+    "bout_of",
+    "contest_of",
+    "contest_round",
+    "minimum_to_hit",
+    "play_round",
+]
+
+
+def contest_of(state: FightState, *, count: bool = True) -> Contest:
+    """What stays the same through the fight, read once from its state (``count``: count the rounds
+    and stop at the round cap, as the engine does; the exact chain counts none)."""
+    fighters = tuple(f for s in state.sides for f in s)
+    side = tuple(i for i, s in enumerate(state.sides) for _ in s)
+    phys = state.track == "physical"
+
+    def damage(a: Fighter, b: Fighter) -> int:  # what a adds to the margin against b (Damage)
+        weapon = weapon_damage(a.character) if phys else 0
+        armour = armour_value(b.character) if phys else 0
+        gift, reduction = damage_bonus(a.character), damage_reduction(b.character)
+        return contest_damage(0, weapon=weapon, gift=gift, armour=armour, reduction=reduction)
+
+    return Contest(
+        state=state,
+        fighters=fighters,
+        side=side,
+        members=(tuple(j for j, s in enumerate(side) if s == 0), tuple(j for j, s in enumerate(side) if s == 1)),
+        level=tuple(f.level for f in fighters),
+        approach=tuple(f.tactics.approach for f in fighters),
+        flimit=tuple(fudge_limit(f) for f in fighters),
+        withdraw=tuple(f.tactics.withdraw_at for f in fighters),
+        dconst=tuple(tuple(damage(a, b) for b in fighters) for a in fighters),
+        count=count,
+        detailed=standing(state, fighters) if state.mode == "detailed" else None,
+    )
+
+
+def bout_of(c: Contest, state: FightState) -> Bout:
+    """The part of the fight's state a round changes."""
+    track = state.track
+    return Bout(
+        fighters=tuple(
+            Fighting(f.character.damage.track(track).boxes_used(), f.character.fudge_points, f.withdrawn)
+            for f in c.fighters
+        ),
+        first=state.round == 0,
+        reach=state.reach_penalty,
+        inside=state.inside_reach,
+        scope=(state.scope_penalty[0], state.scope_penalty[1]),
+        over=state.over,
+        winner=state.winner,
+        played=state.round if c.count else 0,
+    )
+
+
+def contest_round(c: Contest, b: Bout, chance: Chance) -> Played:
+    """One round of the contest, written once: the engine plays it with the dice, the exact forecast
+    enumerates it (:func:`storymaster.forecast.chance.branches`)."""
+    return (detailed_round if c.state.mode == "detailed" else simple_round)(c, b, chance)
+
+
+def play_round(state: FightState, chance: Chance) -> tuple[FightState, list[Event]]:
+    """The engine's step: the round on the fight's state, the wounds marked on the characters."""
+    c = contest_of(state)
+    played = contest_round(c, bout_of(c, state), chance)
+    hr, bout = state.house_rules, played.bout
+    fighters = list(c.fighters)
+    for j, severity, reduce in played.marks:
+        f = fighters[j]
+        character, _ = take_wound(f.character, state.track, severity, fudge_reduce=reduce, advancement=hr.advancement)
+        fighters[j] = f.model_copy(update={"character": character})
+    for j, now in enumerate(bout.fighters):
+        if now.withdrawn and not fighters[j].withdrawn:
+            fighters[j] = fighters[j].model_copy(update={"withdrawn": True})
+    sides = tuple(tuple(fighters[j] for j in c.members[s]) for s in (0, 1))
+    update = {"round": state.round + 1, "sides": sides, "over": bout.over, "winner": bout.winner}
+    if state.mode == "detailed":
+        update |= {
+            "last_loser": played.loser,
+            "reach_penalty": bout.reach,
+            "inside_reach": bout.inside,
+            "scope_penalty": bout.scope,
+        }
+    return state.model_copy(update=update), played.events
 
 
 class KalyrCombat:
@@ -123,6 +225,4 @@ class KalyrCombat:
             raise CombatError("not a Kalyr fight state")
         if state.over:
             raise CombatError("the contest is already over")
-        if state.mode == "detailed":
-            return detailed_round(state, rng)
-        return simple_round(state, rng)
+        return play_round(state, Rolled(rng))

@@ -13,6 +13,7 @@ sheet with the condition written in: ``wound``, ``heal`` (a healing skill's resu
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field
@@ -80,6 +81,8 @@ class KalyrConditionRules(ConditionBase):
         "end_session": EndSession,
     }
     player_actions = frozenset({"spend_fudge"})
+    #: "Scratches go away at the end of a scene" (Getting rid of damage): closing a scene clears them
+    scene_end: ClassVar[Mapping[str, Any]] = MappingProxyType({"action": "end_scene"})
     advancement = Buy | AddKey
     gm_advancement = ()
 

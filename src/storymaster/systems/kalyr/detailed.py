@@ -3,30 +3,44 @@ Detailed Contests; Specific rules for Detailed Combats)."""
 
 from __future__ import annotations
 
-from ...dice import DiceRng
-from ...errors import CheckError
+from dataclasses import dataclass
+
+from ...forecast.chance import Chance
 from ...rules.protocol import Event
-from .abilities import ability_level, wound_modifier
-from .character import armour_value, damage_bonus, damage_reduction, shield_value, weapon_damage
-from .checks import AbilityRoll, roll_ability
+from .abilities import ability_level
+from .character import shield_value, weapon_damage
+from .checks import AbilityRoll, CheckRoll, FudgeRolls, roll_line
 from .damage import halve_for_detailed
 from .fight_state import (
     COMBAT,
+    Bout,
+    Contest,
+    Exchange,
+    Exchanging,
     Fighter,
     FightState,
+    Played,
+    contest_wound,
     is_critical,
-    is_out,
     over_text,
     reach_rank,
-    roll_fighter,
-    status_of,
-    wound_fighter,
-    wound_penalty,
 )
 from .ladder import level_name, parse_level
-from .wounds import DEFEATED, severity_name
+from .options import KalyrHouseRules
+from .wounds import DEFEATED, severity_for_damage, severity_name
 
-__all__ = ["detailed_round", "minimum_to_hit", "shield_modifier", "stance_modifier", "weapon_size_modifier"]
+__all__ = [
+    "Standing",
+    "all_out_offence",
+    "blow",
+    "detailed_round",
+    "exchange",
+    "minimum_to_hit",
+    "shield_modifier",
+    "stance_modifier",
+    "standing",
+    "weapon_size_modifier",
+]
 
 
 def minimum_to_hit(attacker_scale: int, target_scale: int) -> int:
@@ -55,256 +69,283 @@ def weapon_size_modifier(f: Fighter, foe: Fighter) -> int:
     return int(COMBAT["weapon_size_penalty"]) if theirs - mine >= int(COMBAT["weapon_size_gap"]) else 0
 
 
-def _reach(
-    state: FightState, fs: list[Fighter], mods: list[int], notes: list[str]
-) -> tuple[list[bool], int | None, bool]:
-    """Reach (Specific rules for Detailed Combats; ruling K19): -1 to the shorter weapon in round 1,
-    then to the previous round's loser; Close against Long cannot attack until it has dodged.
-    Returns who can attack, who carries the -1, and whether this is Close against Long."""
-    hr = state.house_rules
-    can_attack = [True, True]
-    reach = [reach_rank(f) for f in fs]
-    penalty = state.reach_penalty
-    if not hr.detailed_reach or state.ranged or reach[0] == reach[1]:
-        return can_attack, penalty, False
-    shorter = 0 if reach[0] < reach[1] else 1
-    close_vs_long = sorted(reach) == [0, 2]
-    if close_vs_long and not state.inside_reach:
-        can_attack[shorter] = False
-        notes.append(f"{fs[shorter].name}'s close weapon cannot reach {fs[1 - shorter].name}'s long one: dodge only")
-        return can_attack, penalty, True
-    who = shorter if penalty is None and state.round == 0 else penalty
-    if who is not None:
-        mods[who] -= 1
-        notes.append(f"{fs[who].name} has the worse of the reach: -1")
-    return can_attack, who, close_vs_long
+@dataclass(frozen=True)
+class Standing:
+    """What a detailed contest's optional rules fix for the whole fight, read once (Specific rules for
+    Detailed Combats): each fighter's standing modifiers with their reasons, the least result that hits
+    when they win (Scale, aimed blows), the level an aimed blow needs, stances, reach, the follow-up roll."""
+
+    parts: tuple[tuple[tuple[str, int], ...], ...]
+    need: tuple[int | None, ...]
+    aim: tuple[int | None, ...]
+    aoo: tuple[bool, bool]
+    aod: tuple[bool, bool]
+    rank: tuple[int, int]
+    reach_live: bool
+    close_vs_long: bool
+    shorter: int
+    dice: FudgeRolls
+    scope_levels: tuple[tuple[int, int] | None, ...]
 
 
-def _modifiers(
-    state: FightState, fs: list[Fighter], notes: list[str]
-) -> tuple[list[int], list[bool], int | None, bool]:
-    """Every modifier on both fighters' combat skill this round, with the reasons in ``notes``."""
+def standing(state: FightState, fs: tuple[Fighter, ...]) -> Standing:
     hr = state.house_rules
-    mods = [wound_penalty(f, state, notes) for f in fs]
-    can_attack, reach_penalty, close_vs_long = _reach(state, fs, mods, notes)
+    parts, need, aim, scope = [], [], [], []
     for i, f in enumerate(fs):
         foe = fs[1 - i]
-        parts: list[tuple[str, int]] = []
+        ps: list[tuple[str, int]] = []
         if hr.detailed_all_out and f.tactics.stance != "normal":
-            parts.append((f"{f.name} {f.tactics.stance.replace('_', '-')}", stance_modifier(f)))
+            ps.append((f"{f.name} {f.tactics.stance.replace('_', '-')}", stance_modifier(f)))
         if hr.detailed_aimed_blows and f.tactics.aim != "none":
-            parts.append((f"{f.name} aims at a small target", int(COMBAT["aimed_penalty"])))
+            ps.append((f"{f.name} aims at a small target", int(COMBAT["aimed_penalty"])))
         if hr.detailed_shields:
-            parts.append(
+            ps.append(
                 (
                     f"{foe.name}'s {foe.character.shield} shield against {f.name}",
                     shield_modifier(foe, ranged=state.ranged),
                 )
             )
         if hr.detailed_weapon_size and not state.ranged:
-            parts.append((f"{f.name}'s weapon is outsized", weapon_size_modifier(f, foe)))
-        parts.append((f"{f.name} is out-manoeuvred", state.scope_penalty[i]))
+            ps.append((f"{f.name}'s weapon is outsized", weapon_size_modifier(f, foe)))
+        parts.append(tuple(p for p in ps if p[1]))
+        least = minimum_to_hit(f.character.scale, foe.character.scale) if hr.detailed_minimum_to_hit else None
+        aim_level = None
+        if hr.detailed_aimed_blows and f.tactics.aim != "none":
+            aim_level = parse_level("Good" if f.tactics.aim == "good" else "Great")
+            floor = aim_level if f.tactics.aim == "good" else aim_level - 1
+            least = floor if least is None else max(least, floor)
+        need.append(least)
+        aim.append(aim_level)
+        if hr.detailed_all_out and hr.detailed_scope_out and f.tactics.stance == "all_out_defence":
+            scope.append((ability_level(f.character, "Perception")[0], ability_level(f.character, "Tactics")[0]))
+        else:
+            scope.append(None)
+    rank = (reach_rank(fs[0]), reach_rank(fs[1]))
+    return Standing(
+        parts=tuple(parts),
+        need=tuple(need),
+        aim=tuple(aim),
+        aoo=(fs[0].tactics.stance == "all_out_offence", fs[1].tactics.stance == "all_out_offence"),
+        aod=tuple(hr.detailed_all_out and f.tactics.stance == "all_out_defence" for f in fs),  # type: ignore[arg-type]
+        rank=rank,
+        reach_live=hr.detailed_reach and not state.ranged and rank[0] != rank[1],
+        close_vs_long=sorted(rank) == [0, 2],
+        shorter=0 if rank[0] < rank[1] else 1,
+        dice=FudgeRolls((fs[0].name, fs[1].name), relative=False),
+        scope_levels=tuple(scope),
+    )
+
+
+def all_out_offence(aoo: tuple[bool, bool], winner: int | None) -> tuple[int | None, tuple[int, int]]:
+    """All-out offence: +1 damage on a win; a tie or loss hands the foe the win and +2 damage
+    (Specific rules for Detailed Combats; ruling K21 for both attacking all-out). The round's winner
+    and each side's extra damage."""
+    if aoo[0] != aoo[1]:
+        attacker = 0 if aoo[0] else 1
+        if winner != attacker:
+            punished = int(COMBAT["all_out_offence_punished"])
+            return 1 - attacker, (punished, 0) if attacker == 1 else (0, punished)
+        gain = int(COMBAT["all_out_offence_damage"])
+        return winner, (gain, 0) if attacker == 0 else (0, gain)
+    if aoo[0] and aoo[1] and winner is not None:
+        gain = int(COMBAT["all_out_offence_damage"])
+        return winner, (gain, 0) if winner == 0 else (0, gain)
+    return winner, (0, 0)
+
+
+def blow(
+    sd: Standing,
+    hr: KalyrHouseRules,
+    winner: int,
+    results: list[int],
+    dice: tuple[int, ...],
+    can_attack: list[bool],
+) -> str:
+    """Whether the round's winner lands a blow: "dodge" (reach: cannot strike back), "standoff" (below
+    the minimum to hit: Scale, aimed blows), "defended" (all-out defence harms only on a critical) or "hit"."""
+    if not can_attack[winner]:
+        return "dodge"
+    need = sd.need[winner]
+    if need is not None and results[winner] < need:
+        return "standoff"
+    if sd.aod[winner] and not is_critical(hr, dice[winner], results[winner] - results[1 - winner]):
+        return "defended"
+    return "hit"
+
+
+def _sentence(c: Contest, kind: str, winner: int | None, results: list[int]) -> str:
+    if winner is None:
+        return "Stand-off: nobody is hurt."
+    sd: Standing = c.detailed
+    w, lo = c.fighters[winner], c.fighters[1 - winner]
+    if kind == "dodge":
+        return f"{w.name} dodges but cannot strike back this round."
+    if kind == "standoff":
+        need = level_name(sd.need[winner])  # type: ignore[arg-type]
+        return f"{w.name} wins but a {level_name(results[winner])} is below the {need} needed to hit: stand-off."
+    if kind == "defended":
+        return f"{w.name} fends off the attack from an all-out defence but cannot harm without a critical."
+    aim = sd.aim[winner]
+    where = "" if aim is None else " in the part aimed at" if results[winner] >= aim else " (not where aimed)"
+    return f"{w.name} wins by {results[winner] - results[1 - winner]} and hits {lo.name}{where}."
+
+
+def _before_the_roll(c: Contest, b: Bout) -> tuple[list[int], list[bool], int | None, bool, list[str]]:
+    """Every modifier on both fighters' combat skill this round, with the reasons; who can attack
+    (reach: Close against Long cannot until it has dodged, ruling K19), who carries the reach -1
+    (the shorter weapon in round 1, then the previous round's loser), and whether this is Close against Long."""
+    sd: Standing = c.detailed
+    notes: list[str] = []
+    mods = []
+    for i in (0, 1):
+        w, why = c.penalty(i, b.fighters[i].status)
+        if w:
+            notes.append(f"{c.fighters[i].name} wounds {w:+d} ({why})")
+        mods.append(w)
+    can_attack, penalty, close_vs_long = [True, True], b.reach, False
+    if sd.reach_live:
+        short, long = c.fighters[sd.shorter].name, c.fighters[1 - sd.shorter].name
+        if sd.close_vs_long and not b.inside:
+            can_attack[sd.shorter] = False
+            notes.append(f"{short}'s close weapon cannot reach {long}'s long one: dodge only")
+            close_vs_long = True
+        else:
+            penalty = sd.shorter if penalty is None and b.first else penalty
+            if penalty is not None:
+                mods[penalty] -= 1
+                notes.append(f"{c.fighters[penalty].name} has the worse of the reach: -1")
+            close_vs_long = sd.close_vs_long
+    for i in (0, 1):
+        parts = (*sd.parts[i], (f"{c.fighters[i].name} is out-manoeuvred", b.scope[i]))
         for why, value in parts:
             if value:
                 mods[i] += value
                 notes.append(f"{why}: {value:+d}")
-    return mods, can_attack, reach_penalty, close_vs_long
+    return mods, can_attack, penalty, close_vs_long, notes
 
 
-def _all_out_offence(fs: list[Fighter], winner: int | None, notes: list[str]) -> tuple[int | None, list[int]]:
-    """All-out offence: +1 damage on a win; a tie or loss hands the foe the win and +2 damage
-    (Specific rules for Detailed Combats; ruling K21 for both attacking all-out)."""
-    bonus = [0, 0]
-    aoo = [f.tactics.stance == "all_out_offence" for f in fs]
-    if aoo[0] != aoo[1]:
-        attacker = 0 if aoo[0] else 1
-        if winner != attacker:
-            winner = 1 - attacker
-            bonus[winner] += int(COMBAT["all_out_offence_punished"])
-            notes.append(f"{fs[attacker].name}'s all-out attack fails: {fs[winner].name} wins and gets +2 damage")
-        else:
-            bonus[attacker] += int(COMBAT["all_out_offence_damage"])
-    elif aoo[0] and aoo[1] and winner is not None:
-        bonus[winner] += int(COMBAT["all_out_offence_damage"])
-    return winner, bonus
+def _scope_roll(c: Contest, i: int, wound: int) -> CheckRoll:
+    """The Perception or Tactics roll (the better) after a successful all-out defence (ruling K13)."""
+    key = ("scope", i, wound)
+    ev = c.memo.get(key)
+    if ev is None:
+        perception, tactics = c.detailed.scope_levels[i]
+        r = AbilityRoll(ability=perception, second=tactics, combine="best", modifier=wound)
+        hr = c.state.house_rules
+        ev = c.memo[key] = CheckRoll(r, hr.scope_out_difficulty, f"{c.fighters[i].name} (Perception/Tactics)")
+    return ev
 
 
-def _does_it_hit(
-    state: FightState,
-    fs: list[Fighter],
-    winner: int,
-    results: list[int],
-    dice: list[int | None],
-    can_attack: list[bool],
-) -> tuple[str, str]:
-    """Whether the round's winner lands a blow: reach, minimum to hit (Scale, aimed blows) and
-    all-out defence (harms only on a critical). Returns (event kind, sentence)."""
-    hr = state.house_rules
-    w, lo = fs[winner], fs[1 - winner]
-    margin = results[winner] - results[1 - winner]
-    need = minimum_to_hit(w.character.scale, lo.character.scale) if hr.detailed_minimum_to_hit else None
-    aiming = hr.detailed_aimed_blows and w.tactics.aim != "none"
-    aimed_part = False
-    if aiming:
-        aim_level = parse_level("Good" if w.tactics.aim == "good" else "Great")
-        aimed_part = results[winner] >= aim_level
-        floor = aim_level if w.tactics.aim == "good" else aim_level - 1
-        need = floor if need is None else max(need, floor)
-    if not can_attack[winner]:
-        return "dodge", f"{w.name} dodges but cannot strike back this round."
-    if need is not None and results[winner] < need:
-        return (
-            "standoff",
-            f"{w.name} wins but a {level_name(results[winner])} is below the {level_name(need)} needed to hit: "
-            "stand-off.",
-        )
-    if hr.detailed_all_out and w.tactics.stance == "all_out_defence" and not is_critical(hr, dice[winner], margin):
-        return "defended", f"{w.name} fends off the attack from an all-out defence but cannot harm without a critical."
-    where = " in the part aimed at" if aimed_part else " (not where aimed)" if aiming else ""
-    return "hit", f"{w.name} wins by {margin} and hits {lo.name}{where}."
-
-
-def _scope_out(
-    state: FightState, fs: list[Fighter], loser: int | None, rng: DiceRng, rnd: int
-) -> tuple[list[int], list[Event]]:
-    """A successful all-out defence plus a Perception or Tactics roll puts the foe at -1 next round
-    (Specific rules for Detailed Combats; ruling K13)."""
-    hr = state.house_rules
-    scope, events = [0, 0], []
-    if not (hr.detailed_all_out and hr.detailed_scope_out):
-        return scope, events
-    for i, f in enumerate(fs):
-        if f.tactics.stance != "all_out_defence" or loser == i or is_out(f, state.track):
-            continue
-        try:
-            wmod, _ = wound_modifier(f.character, state.track, hr)
-        except CheckError:
-            wmod = 0
-        r = AbilityRoll(
-            ability=ability_level(f.character, "Perception")[0],
-            second=ability_level(f.character, "Tactics")[0],
-            combine="best",
-            modifier=wmod,
-        )
-        res, recs, txt = roll_ability(r, rng, f"{f.name} (Perception/Tactics)")
-        ok = res >= hr.scope_out_difficulty
-        if ok:
-            scope[1 - i] = int(COMBAT["scope_out_penalty"])
-        text = f"{txt}: {'success' if ok else 'failure'} against {level_name(hr.scope_out_difficulty)}"
-        events.append(
-            Event(
-                "scope",
-                text + (f"; {fs[1 - i].name} is at -1 next round" if ok else ""),
-                rnd,
-                f.name,
-                rolls=tuple(recs),
-            )
-        )
-    return scope, events
-
-
-def _ending(state: FightState, fs: list[Fighter], rnd: int) -> tuple[list[Fighter], bool, int | None, list[Event]]:
-    """The contest ends when one party is Defeated or admits defeat (withdraws), or at the round limit."""
-    for i, f in enumerate(fs):
-        if status_of(f, state.track) >= DEFEATED:
-            return fs, True, 1 - i, []
-    for i, f in enumerate(fs):
-        wa = f.tactics.withdraw_at
-        if wa is not None and status_of(f, state.track) >= wa:
-            fs = list(fs)
-            fs[i] = f.model_copy(update={"withdrawn": True})
-            text = f"{f.name} is {severity_name(status_of(f, state.track))} and admits defeat"
-            return fs, True, 1 - i, [Event("withdraw", text, rnd, f.name)]
-    if rnd >= state.max_rounds:
-        return fs, True, None, [Event("draw", f"No result after {rnd} rounds: called a draw.", rnd)]
-    return fs, False, None, []
-
-
-def detailed_round(state: FightState, rng: DiceRng) -> tuple[FightState, list[Event]]:
-    """One round of a detailed contest: an opposed roll; on a hit, damage halved rounding up
-    (Detailed Contests)."""
-    rnd = state.round + 1
-    hr = state.house_rules
-    fs = [state.sides[0][0], state.sides[1][0]]
-    notes: list[str] = []
-    mods, can_attack, reach_penalty, close_vs_long = _modifiers(state, fs, notes)
-    results, rolls, lines, dice = [], [], [], []
-    for i, f in enumerate(fs):
-        res, recs, text = roll_fighter(f, mods[i], rng, f.name)
-        results.append(res)
-        rolls += recs
-        lines.append(text)
-        dice.append(recs[0].total if recs else None)
+def exchange(
+    c: Contest, mods: list[int], can_attack: list[bool], notes: list[str], rnd: int, chance: Chance
+) -> Exchange:
+    """The roll of a detailed round: an opposed roll, all-out offence, whether the winner lands a blow
+    (:func:`blow`), and its damage halved rounding up (Detailed Contests; the winner's too under ruling
+    K11's house rule)."""
+    hr, sd = c.state.house_rules, c.detailed
+    rolled = chance.draw(sd.dice)
+    dice = rolled.totals
+    results = [c.level[0] + mods[0] + dice[0], c.level[1] + mods[1] + dice[1]]
     winner: int | None = 0 if results[0] > results[1] else 1 if results[1] > results[0] else None
-    bonus = [0, 0]
+    bonus = (0, 0)
     if hr.detailed_all_out:
-        winner, bonus = _all_out_offence(fs, winner, notes)
-    loser = None if winner is None else 1 - winner
-    if winner is None:
-        kind, sentence = "standoff", "Stand-off: nobody is hurt."
-    else:
-        kind, sentence = _does_it_hit(state, fs, winner, results, dice, can_attack)
-    hit = kind == "hit"
+        winner, bonus = all_out_offence(sd.aoo, winner)
+    kind = "standoff" if winner is None else blow(sd, hr, winner, results, dice, can_attack)
+    wounds: list[tuple[int, int]] = []
+    whys: list[tuple[str, int]] = []
+    if kind == "hit" and winner is not None:
+        loser, app = 1 - winner, c.approach[0] + c.approach[1]
+        pts = results[winner] - results[loser] + c.dconst[winner][loser] + app + bonus[winner]
+        wounds.append((loser, severity_for_damage(halve_for_detailed(pts))))
+        whys.append((f"damage to {c.fighters[loser].name} ({pts} halved, rounding up)", halve_for_detailed(pts)))
+        if hr.detailed_winner_takes_damage:
+            pts = results[loser] - results[winner] + c.dconst[loser][winner] + app + bonus[loser]
+            wounds.append((winner, severity_for_damage(halve_for_detailed(pts))))
+            whys.append((f"damage to {c.fighters[winner].name} ({pts} halved)", halve_for_detailed(pts)))
+    if not chance.narrate:
+        return Exchange(winner, tuple(wounds))
+    fs, notes = c.fighters, list(notes)
+    if hr.detailed_all_out and sd.aoo[0] != sd.aoo[1] and winner != (0 if sd.aoo[0] else 1):
+        attacker = fs[0 if sd.aoo[0] else 1].name
+        notes.append(f"{attacker}'s all-out attack fails: {fs[winner].name} wins and gets +2 damage")  # type: ignore[index]
+    lines = [roll_line(fs[i].name, c.level[i] + mods[i], rolled.records[i]) for i in (0, 1)]
     data = {
         "results": [level_name(x) for x in results],
         "modifiers": list(mods),
         "winner": winner,
-        "hit": hit,
+        "hit": kind == "hit",
         "notes": notes,
     }
-    events = [Event(kind, "; ".join(notes + lines) + ". " + sentence, rnd, data=data, rolls=tuple(rolls))]
-    new_fs = list(fs)
-    if hit and winner is not None and loser is not None:
-        app = fs[0].tactics.approach + fs[1].tactics.approach
-        w, lo = fs[winner], fs[loser]
-        pts = _detailed_points(results[winner] - results[loser], w, lo, app + bonus[winner], state)
-        new_fs[loser], ev = wound_fighter(
-            lo, halve_for_detailed(pts), state, rnd, f"damage to {lo.name} ({pts} halved, rounding up)"
-        )
-        events += ev
-        if hr.detailed_winner_takes_damage:
-            pts_w = _detailed_points(results[loser] - results[winner], lo, w, app + bonus[loser], state)
-            new_fs[winner], ev = wound_fighter(
-                w, halve_for_detailed(pts_w), state, rnd, f"damage to {w.name} ({pts_w} halved)"
-            )
-            events += ev
-    inside = state.inside_reach
+    text = "; ".join(notes + lines) + ". " + _sentence(c, kind, winner, results)
+    return Exchange(winner, tuple(wounds), (Event(kind, text, rnd, data=data, rolls=rolled.records), tuple(whys)))
+
+
+def detailed_round(c: Contest, b: Bout, chance: Chance) -> Played:
+    """One round of a detailed contest: the roll (:func:`exchange`) and its wounds; reach won or lost;
+    the out-manoeuvring roll after an all-out defence; the end when one party is Defeated or admits
+    defeat (withdraws), or at the round limit."""
+    st, hr, sd = c.state, c.state.house_rules, c.detailed
+    rnd = b.played + 1
+    pre = c.memo.get(b)
+    if pre is None:
+        mods, can_attack, reach, close_vs_long, notes = _before_the_roll(c, b)
+
+        def play(chance: Chance) -> Exchange:
+            return exchange(c, mods, can_attack, notes, rnd, chance)
+
+        event = Exchanging(play, ("roll", tuple(mods), tuple(can_attack)), c.memo)
+        pre = c.memo[b] = (reach, close_vs_long, event)
+    reach, close_vs_long, event = pre
+    ex = chance.draw(event)
+    loser = None if ex.winner is None else 1 - ex.winner
+    log: list[Event] | None = [ex.said[0]] if chance.narrate else None
+    fs = c.fighters
+    new = list(b.fighters)
+    marks: list[tuple[int, int, int]] = []
+    for k, (j, severity) in enumerate(ex.wounds):
+        why, pts = ex.said[1][k] if log is not None else ("", None)
+        contest_wound(c, new, j, severity, marks, log, rnd, why, pts)
+    inside = b.inside
     if close_vs_long and not inside:
-        shorter = 0 if reach_rank(fs[0]) < reach_rank(fs[1]) else 1
-        if loser != shorter:
-            inside, reach_penalty = True, 1 - shorter
-            text = (
-                f"{fs[shorter].name} ducks inside the long weapon's reach: {fs[1 - shorter].name} is at -1 next round"
-            )
-            events.append(Event("reach", text, rnd))
+        if loser != sd.shorter:
+            inside, reach = True, 1 - sd.shorter
+            if log is not None:
+                short, long = fs[sd.shorter].name, fs[1 - sd.shorter].name
+                text = f"{short} ducks inside the long weapon's reach: {long} is at -1 next round"
+                log.append(Event("reach", text, rnd))
         else:
-            reach_penalty = None
-    elif hr.detailed_reach and loser is not None and reach_rank(fs[0]) != reach_rank(fs[1]):
-        reach_penalty = loser
-    scope, ev = _scope_out(state, new_fs, loser, rng, rnd)
-    events += ev
-    new_fs, over, win, ev = _ending(state, new_fs, rnd)
-    events += ev
-    if over:
-        events.append(Event("over", over_text(win, [[new_fs[0]], [new_fs[1]]]), rnd, data={"winner": win}))
-    new = state.model_copy(
-        update={
-            "round": rnd,
-            "sides": ((new_fs[0],), (new_fs[1],)),
-            "over": over,
-            "winner": win,
-            "last_loser": loser,
-            "reach_penalty": reach_penalty,
-            "inside_reach": inside,
-            "scope_penalty": tuple(scope),
-        }
-    )
-    return new, events
-
-
-def _detailed_points(margin: int, w: Fighter, lo: Fighter, extra: int, state: FightState) -> int:
-    """Damage as in simple contests: margin, weapon, gifts, armour and approaches (Damage)."""
-    pts = margin + damage_bonus(w.character) - damage_reduction(lo.character) + extra
-    if state.track == "physical":
-        pts += weapon_damage(w.character) - armour_value(lo.character)
-    return pts
+            reach = None
+    elif hr.detailed_reach and loser is not None and sd.rank[0] != sd.rank[1]:
+        reach = loser
+    scope = [0, 0]
+    for i in (0, 1):
+        if sd.scope_levels[i] is None or loser == i or new[i].out:
+            continue
+        got = chance.draw(_scope_roll(c, i, c.penalty(i, new[i].status)[0]))
+        if got.ok:
+            scope[1 - i] = int(COMBAT["scope_out_penalty"])
+        if log is not None:
+            text = f"{got.text}: {'success' if got.ok else 'failure'} against {level_name(hr.scope_out_difficulty)}"
+            text += f"; {fs[1 - i].name} is at -1 next round" if got.ok else ""
+            log.append(Event("scope", text, rnd, fs[i].name, rolls=got.records))
+    over, win = False, None
+    for i in (0, 1):
+        if new[i].status >= DEFEATED:
+            over, win = True, 1 - i
+            break
+    for i in (0, 1):
+        wa = c.withdraw[i]
+        if not over and wa is not None and new[i].status >= wa:
+            new[i] = new[i]._replace(withdrawn=True)
+            over, win = True, 1 - i
+            if log is not None:
+                text = f"{fs[i].name} is {severity_name(new[i].status)} and admits defeat"
+                log.append(Event("withdraw", text, rnd, fs[i].name))
+    if c.count and not over and rnd >= st.max_rounds:
+        over = True
+        if log is not None:
+            log.append(Event("draw", f"No result after {rnd} rounds: called a draw.", rnd))
+    if over and log is not None:
+        log.append(Event("over", over_text(win, [[fs[0]], [fs[1]]]), rnd, data={"winner": win}))
+    bout = Bout(tuple(new), False, reach, inside, (scope[0], scope[1]), over, win, rnd if c.count else 0)
+    return Played(bout, log or [], marks, loser)

@@ -3,31 +3,41 @@ rolling, wounding (Kalyr RPG ch. 3: Damage; Fudge Points)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple
 
 from pydantic import Field
 
 from ...dice import DiceRng, RollRecord
 from ...errors import CheckError
+from ...forecast.chance import Chance, Rolled, branches
 from ...rules.models import Model
 from ...rules.protocol import Event
 from .abilities import ability_level, wound_modifier
 from .character import Character, weapon_reach
 from .checks import AbilityRoll, roll_ability
-from .damage import take_wound
+from .damage import WoundReport, take_wound
 from .data_files import table
 from .options import KalyrHouseRules
-from .wounds import DEFEATED, DESTROYED, Severity, TrackName, severity_for_damage
+from .wounds import DEFEATED, DESTROYED, Severity, Track, TrackName, Wound, open_box_in, severity_for_damage
 
 __all__ = [
     "COMBAT",
     "MAX_ROUNDS",
+    "Bout",
+    "Contest",
+    "Exchange",
+    "Exchanging",
     "FightState",
     "Fighter",
+    "Fighting",
+    "Played",
     "Tactics",
     "best_ability",
     "fighting_ability",
+    "fudge_limit",
+    "fudge_to_spend",
     "is_critical",
     "is_out",
     "make_fighter",
@@ -38,6 +48,7 @@ __all__ = [
     "wound_fighter",
     "wound_fighter_by_severity",
     "wound_penalty",
+    "wound_penalty_at",
 ]
 
 COMBAT = table("combat")
@@ -158,6 +169,25 @@ def roll_fighter(f: Fighter, modifier: int, rng: DiceRng, label: str) -> tuple[i
     return roll_ability(r, rng, label)
 
 
+def fudge_limit(f: Fighter) -> int | None:
+    """The lowest box a wound may land in before the fighter spends Fudge points on it (None: never)."""
+    return {"never": None, "defeated": DEFEATED, "destroyed": DESTROYED}[f.tactics.fudge_reduce_at]
+
+
+def fudge_to_spend(used: tuple[int, ...], fudge: int, severity: int, limit: int | None) -> int:
+    """Fudge points spent on a wound, one level each, while it would land in the ``limit`` box or
+    higher (Fudge Points: reduce a wound; ruling K29). ``used``: the boxes marked, Scratch to Destroyed."""
+    reduce = 0
+    if limit is None:
+        return 0
+    while reduce < fudge and severity - reduce > 0:
+        box = open_box_in(used, severity - reduce)
+        if box is None or box < limit:
+            break
+        reduce += 1
+    return reduce
+
+
 def wound_fighter(f: Fighter, points: int, state: FightState, rnd: int, why: str) -> tuple[Fighter, list[Event]]:
     """Damage points to a wound on the contest's track (Damage)."""
     return wound_fighter_by_severity(f, severity_for_damage(points), state, rnd, why, points)
@@ -169,16 +199,8 @@ def wound_fighter_by_severity(
     """Mark a wound; first spend Fudge points, one level each, while the wound would land at the
     fighter's ``fudge_reduce_at`` level or worse (Fudge Points: reduce a wound; ruling K29)."""
     track = state.track
-    reduce = 0
-    t = f.tactics.fudge_reduce_at
-    if severity > 0 and t != "never":
-        limit = DEFEATED if t == "defeated" else DESTROYED
-        tr = f.character.damage.track(track)
-        while reduce < f.character.fudge_points and severity - reduce > 0:
-            box = tr.open_box(severity - reduce)
-            if box is None or box < limit:
-                break
-            reduce += 1
+    used = f.character.damage.track(track).boxes_used()
+    reduce = fudge_to_spend(used, f.character.fudge_points, severity, fudge_limit(f))
     character, rep = take_wound(
         f.character, track, severity, fudge_reduce=reduce, advancement=state.house_rules.advancement
     )
@@ -201,6 +223,16 @@ def wound_fighter_by_severity(
         )
     ]
     return f.model_copy(update={"character": character}), events
+
+
+def wound_penalty_at(f: Fighter, status: int, state: FightState) -> tuple[int, str]:
+    """The wound penalty (and why) the fighter would have at ``status`` on the contest's track, the
+    other tracks as they are (Modifiers; Effects of Damage; ruling K5); 0 when Defeated or worse."""
+    if status >= DEFEATED:
+        return 0, ""
+    track = Track(wounds=(Wound(severity=status, box=status),)) if status else Track()
+    c = f.character.model_copy(update={"damage": f.character.damage.with_track(state.track, track)})
+    return wound_modifier(c, state.track, state.house_rules)
 
 
 def wound_penalty(f: Fighter, state: FightState, notes: list[str]) -> int:
@@ -228,3 +260,154 @@ def is_critical(hr: KalyrHouseRules, dice_total: int | None, margin: int) -> boo
     if hr.critical_rule == "dice_plus_4":
         return dice_total == 4
     return margin >= 3
+
+
+# ---- the fight as the round reads it (issue 14) ------------------------------------------------------
+
+
+class Fighting(NamedTuple):
+    """A fighter's part of a fight in progress: the boxes marked on the contest's track (how many of
+    each level, Scratch to Destroyed), Fudge points left, and whether they withdrew."""
+
+    used: tuple[int, ...]
+    fudge: int
+    withdrawn: bool = False
+
+    @property
+    def status(self) -> int:
+        """The highest box marked (0 unhurt)."""
+        for box in range(DESTROYED, 0, -1):
+            if self.used[box - 1]:
+                return box
+        return 0
+
+    @property
+    def out(self) -> bool:
+        """Defeated (or worse) on the track, or withdrawn (as :func:`is_out`)."""
+        return self.withdrawn or self.status >= DEFEATED
+
+
+class Bout(NamedTuple):
+    """What changes in a fight from round to round: the state the round function reads and returns
+    (hashable, so the exact chain can merge equal states). ``played`` counts the rounds only when the
+    contest counts them (the engine does; the exact chain does not, it caps the rounds itself)."""
+
+    fighters: tuple[Fighting, ...]
+    first: bool = True
+    reach: int | None = None
+    inside: bool = False
+    scope: tuple[int, int] = (0, 0)
+    over: bool = False
+    winner: int | None = None
+    played: int = 0
+
+
+class Played(NamedTuple):
+    """One round played: the next state, and for the engine the log (empty unless narrated), the
+    wounds to mark on the characters ((fighter, severity, Fudge points spent), in order) and the loser."""
+
+    bout: Bout
+    events: list[Event]
+    marks: list[tuple[int, int, int]]
+    loser: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """What the roll of a round decided, as the rest of the round reads it: the winner (None: nobody)
+    and the wounds it deals, in order, as (fighter, severity). ``said`` carries the engine's log of the
+    roll and each wound's reason and points; it is not compared (the chain merges equal exchanges)."""
+
+    winner: int | None
+    wounds: tuple[tuple[int, int], ...]
+    said: tuple[Any, ...] = field(default=(), compare=False)
+
+
+class Exchanging:
+    """The roll of a round as one coarse event (:mod:`storymaster.forecast.chance`): the engine plays
+    ``play`` with the real dice; the chain gets every distinct :class:`Exchange` of the same function
+    with its probability, enumerated once for each ``key`` (what the roll depends on) and cached."""
+
+    __slots__ = ("cache", "key", "play")
+
+    def __init__(self, play: Callable[[Chance], Exchange], key: Hashable, cache: dict[Any, Any]) -> None:
+        self.play, self.key, self.cache = play, key, cache
+
+    def sample(self, rng: DiceRng) -> Exchange:
+        """The roll with the fight's dice (and its log)."""
+        return self.play(Rolled(rng))
+
+    def outcomes(self) -> list[tuple[float, Exchange]]:
+        """Every distinct exchange with its probability."""
+        got = self.cache.get(self.key)
+        if got is None:
+            got = self.cache[self.key] = branches(self.play)
+        return got  # type: ignore[no-any-return]
+
+
+@dataclass(eq=False)
+class Contest:
+    """Everything that stays the same through a fight, read once from its state: fighters in side
+    order, their levels, approaches, Fudge and withdrawal tactics, wound penalties by status, the
+    damage each adds against each other one; for a detailed contest the standing modifiers."""
+
+    state: FightState
+    fighters: tuple[Fighter, ...]
+    side: tuple[int, ...]
+    members: tuple[tuple[int, ...], tuple[int, ...]]
+    level: tuple[int, ...]
+    approach: tuple[int, ...]
+    flimit: tuple[int | None, ...]
+    withdraw: tuple[int | None, ...]
+    dconst: tuple[tuple[int, ...], ...]
+    count: bool = True
+    detailed: Any = None
+    memo: dict[Any, Any] = field(default_factory=dict)
+    wounds: dict[tuple[Fighting, int, int | None], tuple[Fighting, int, int, int | None]] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return len(self.fighters)
+
+    def penalty(self, j: int, status: int) -> tuple[int, str]:
+        """Fighter j's wound penalty at a status on the contest's track, and why (0 when Defeated or worse)."""
+        key = ("penalty", j, status)
+        got = self.memo.get(key)
+        if got is None:
+            got = self.memo[key] = wound_penalty_at(self.fighters[j], status, self.state)
+        return got  # type: ignore[no-any-return]
+
+
+def contest_wound(
+    c: Contest,
+    fs: list[Fighting],
+    j: int,
+    severity: int,
+    marks: list[tuple[int, int, int]],
+    log: list[Event] | None,
+    rnd: int,
+    why: str,
+    points: int | None = None,
+) -> None:
+    """Mark a wound of ``severity`` on fighter j (as :func:`wound_fighter_by_severity`): Fudge points
+    first (:func:`fudge_to_spend`), then the box (:func:`.wounds.open_box_in`); logged when ``log``."""
+    key = (fs[j], severity, c.flimit[j])
+    done = c.wounds.get(key)
+    if done is None:
+        f = fs[j]
+        reduce = fudge_to_spend(f.used, f.fudge, severity, c.flimit[j])
+        left = max(severity - reduce, 0)
+        box = open_box_in(f.used, left) if left > 0 else None
+        used = f.used if box is None else tuple(u + (b == box) for b, u in enumerate(f.used, 1))
+        done = c.wounds[key] = (Fighting(used, f.fudge - reduce, f.withdrawn), reduce, left, box)
+    fs[j], reduce, left, box = done
+    marks.append((j, severity, reduce))
+    if log is not None:
+        name = c.fighters[j].name
+        wound = None if box is None else Wound(severity=left, box=box)
+        rep = WoundReport(c.state.track, left, wound, reduce, box == DESTROYED)
+        text = rep.text(name)
+        if points is not None:
+            text = f"{why}: {points} point(s). " + text
+        data = {"points": points, "severity": rep.severity, "box": rep.box, "fudge_spent": rep.reduced}
+        log.append(Event("wound", text, rnd, name, {**data, "key_due": rep.key_due}))

@@ -29,22 +29,37 @@ going then is a draw.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ...errors import OddsError
-from ...forecast import Batch, CombatantForecast, Forecast, absorb, run_simulation, side_label
+from ...forecast import Absorbed, Batch, CombatantForecast, Forecast, absorb, run_simulation, side_label
+from ...forecast.chance import Chance, branches
 from ...forecast.markov import MAX_STATES
-from .abilities import ability_level, wound_modifier
-from .character import armour_value, damage_bonus, damage_reduction, weapon_damage
-from .checks import AbilityRoll, roll_pmf
-from .damage import armament_bonus
-from .detailed import minimum_to_hit, shield_modifier, stance_modifier, weapon_size_modifier
-from .fight_state import COMBAT, Fighter, FightState, reach_rank
-from .ladder import level_name, parse_level
-from .wounds import BOXES, DEFEATED, DESTROYED, Track, Wound, severity_name
+from .checks import AbilityRoll, FudgeRoll, roll_pmf
+from .combat import bout_of, contest_of, contest_round
+from .fight_state import COMBAT, Bout, Contest, Fighter, Fighting, FightState
+from .ladder import level_name
+from .simple import one_on_one_bonus
+from .twins import (
+    KINDS,
+    NONE,
+    all_out_offence_v,
+    blow_v,
+    fudge_to_spend_v,
+    group_margins_v,
+    group_winner_v,
+    halve_for_detailed_v,
+    is_out_v,
+    mark_box_v,
+    open_box_in_v,
+    outnumbering_penalties_v,
+    severity_for_damage_v,
+    status_v,
+)
+from .wounds import DEFEATED, DESTROYED, severity_name
 
 __all__ = [
     "END_STATES",
@@ -69,17 +84,14 @@ EXACT_MAX_WORK = 2_000_000
 EXACT_MAX_EDGE_ROUNDS = 20_000_000
 TOLERANCE = 1e-12
 
-# 4dF: the chance of each total -4..+4 (1 4 10 16 19 16 10 4 1 out of 81)
-_DF = np.array([1, 4, 10, 16, 19, 16, 10, 4, 1], dtype=float) / 81.0
-_DF_CDF = np.cumsum(_DF)
+# 4dF: the chance of each total -4..+4 (the dice's own distribution), as a cdf for drawing
+_DF_CDF = np.cumsum([p for p, _ in FudgeRoll().outcomes()])
 _DF_CDF[-1] = 1.0
-_CAP = np.array([BOXES[b] for b in range(1, DESTROYED + 1)])
 
 # column layout of a fight row: per fighter FC columns, then the fight's own columns
 FC = 7  # box counts Scratch, Hurt, Very Hurt, Defeated, Destroyed; Fudge points; withdrawn
 FUDGE, WITHDRAWN = 5, 6
 FIRST, REACH, INSIDE, SC0, SC1, OVER, WIN, RND = range(8)
-NONE = -1
 
 #: the end states a combatant is reported in: the box reached on the contest's track, or a withdrawal
 END_STATES: tuple[str, ...] = (
@@ -104,292 +116,169 @@ def draw_meaning(state: FightState) -> str:
     return f"draw (no result after the {state.max_rounds}-round cap)"
 
 
-# ---- the fight as numbers --------------------------------------------------------------------------
+# ---- the fight as numbers, for the vectorised round ------------------------------------------------
 
 
 @dataclass
-class _Setup:
-    """Everything constant in a fight, as arrays indexed by fighter (sides in order)."""
+class _Sim:
+    """The contest's constants as arrays for the vectorised round, read from its :class:`Contest`."""
 
-    state: FightState
-    fighters: list[Fighter]
-    side: list[int]
+    c: Contest
     names: list[str]
-    members: tuple[list[int], list[int]]
-    level: np.ndarray
-    approach: np.ndarray
-    flimit: np.ndarray  # Fudge points are spent while the wound would land in this box or higher (99: never)
-    withdraw: np.ndarray  # withdraw_at (99: never)
-    wpen: np.ndarray  # (n, 6): wound penalty by status 0..5 (Defeated and up unused: 0)
-    dconst: np.ndarray  # (n, n): damage a fighter i adds against j: gifts, weapon minus armour
-    scope_pmf: list[dict[int, float]] = field(default_factory=list)
-    # detailed contests
-    cmod: np.ndarray | None = None
-    need: list[int | None] = field(default_factory=list)
-    aoo: list[bool] = field(default_factory=list)
-    aod: list[bool] = field(default_factory=list)
-    rank: list[int] = field(default_factory=list)
+    wpen: np.ndarray  # (n, 6): the wound penalty by status (Defeated and up: 0)
+    dconst: np.ndarray  # (n, n): the damage fighter i adds against j
+    cmod: np.ndarray  # (n,): a detailed contest's standing modifiers
+    scope: list[dict[int, float]]  # the Perception/Tactics result after an all-out defence, before modifiers
 
     @property
     def n(self) -> int:
-        return len(self.fighters)
+        return self.c.n
 
     @property
     def g(self) -> int:
-        return FC * self.n
+        return FC * self.c.n
 
 
-def _track_at(status: int) -> Track:
-    return Track(wounds=(Wound(severity=status, box=status),)) if status else Track()
-
-
-def _setup(state: FightState) -> _Setup:
+def _contest(state: FightState) -> Contest:
     if not isinstance(state, FightState):
         raise OddsError(f"not a Kalyr fight state: {type(state).__name__}")
-    hr = state.house_rules
-    fighters = [f for s in state.sides for f in s]
-    side = [i for i, s in enumerate(state.sides) for _ in s]
-    members = ([j for j in range(len(fighters)) if side[j] == 0], [j for j in range(len(fighters)) if side[j] == 1])
-    if len(state.sides) != 2 or not members[0] or not members[1]:
+    if len(state.sides) != 2 or not state.sides[0] or not state.sides[1]:
         raise OddsError("a Kalyr contest has two sides, each with at least one fighter")
+    if state.mode == "detailed" and len(state.sides[0]) + len(state.sides[1]) != 2:
+        raise OddsError("a detailed contest is fought one-on-one")
+    return contest_of(state)
+
+
+def _names(c: Contest) -> list[str]:
     names, seen = [], {}
-    for f in fighters:
+    for f in c.fighters:
         seen[f.name] = seen.get(f.name, 0) + 1
         names.append(f.name if seen[f.name] == 1 else f"{f.name} #{seen[f.name]}")
-    track = state.track
-    phys = track == "physical"
-    n = len(fighters)
-    wpen = np.zeros((n, 6), dtype=np.int64)
-    for j, f in enumerate(fighters):
-        for s in range(DEFEATED):
-            c = f.character.model_copy(update={"damage": f.character.damage.with_track(track, _track_at(s))})
-            wpen[j, s] = wound_modifier(c, track, hr)[0]
-    dconst = np.zeros((n, n), dtype=np.int64)
-    for i, a in enumerate(fighters):
-        for j, b in enumerate(fighters):
-            v = damage_bonus(a.character) - damage_reduction(b.character)
-            if phys:
-                v += weapon_damage(a.character) - armour_value(b.character)
-            dconst[i, j] = v
-    limits = {"never": 99, "defeated": DEFEATED, "destroyed": DESTROYED}
-    su = _Setup(
-        state=state,
-        fighters=fighters,
-        side=side,
-        names=names,
-        members=members,
-        level=np.array([f.level for f in fighters], dtype=np.int64),
-        approach=np.array([f.tactics.approach for f in fighters], dtype=np.int64),
-        flimit=np.array([limits[f.tactics.fudge_reduce_at] for f in fighters], dtype=np.int64),
-        withdraw=np.array(
-            [99 if f.tactics.withdraw_at is None else f.tactics.withdraw_at for f in fighters], dtype=np.int64
-        ),
-        wpen=wpen,
-        dconst=dconst,
+    return names
+
+
+def _setup(state: FightState) -> _Sim:
+    c = _contest(state)
+    sd = c.detailed
+    scope = [{0: 1.0} for _ in c.fighters]
+    for j, levels in enumerate(sd.scope_levels if sd else ()):
+        if levels is not None:
+            r = AbilityRoll(ability=levels[0], second=levels[1], combine="best")
+            scope[j] = {v: float(p) for v, p in roll_pmf(r).items()}
+    return _Sim(
+        c=c,
+        names=_names(c),
+        wpen=np.array([[c.penalty(j, s)[0] for s in range(DESTROYED + 1)] for j in range(c.n)], dtype=np.int64),
+        dconst=np.array(c.dconst, dtype=np.int64),
+        cmod=np.array([sum(v for _, v in parts) for parts in sd.parts] if sd else [0] * c.n, dtype=np.int64),
+        scope=scope,
     )
-    if state.mode == "detailed":
-        if n != 2:
-            raise OddsError("a detailed contest is fought one-on-one")
-        fs = fighters
-        cmod = np.zeros(2, dtype=np.int64)
-        for i, f in enumerate(fs):
-            foe = fs[1 - i]
-            if hr.detailed_all_out and f.tactics.stance != "normal":
-                cmod[i] += stance_modifier(f)
-            if hr.detailed_aimed_blows and f.tactics.aim != "none":
-                cmod[i] += int(COMBAT["aimed_penalty"])
-            if hr.detailed_shields:
-                cmod[i] += shield_modifier(foe, ranged=state.ranged)
-            if hr.detailed_weapon_size and not state.ranged:
-                cmod[i] += weapon_size_modifier(f, foe)
-        su.cmod = cmod
-        for w in (0, 1):
-            f, foe = fs[w], fs[1 - w]
-            need = minimum_to_hit(f.character.scale, foe.character.scale) if hr.detailed_minimum_to_hit else None
-            if hr.detailed_aimed_blows and f.tactics.aim != "none":
-                aim_level = parse_level("Good" if f.tactics.aim == "good" else "Great")
-                floor = aim_level if f.tactics.aim == "good" else aim_level - 1
-                need = floor if need is None else max(need, floor)
-            su.need.append(need)
-            su.aoo.append(f.tactics.stance == "all_out_offence")
-            su.aod.append(hr.detailed_all_out and f.tactics.stance == "all_out_defence")
-            su.rank.append(reach_rank(f))
-            if hr.detailed_all_out and hr.detailed_scope_out and f.tactics.stance == "all_out_defence":
-                r = AbilityRoll(
-                    ability=ability_level(f.character, "Perception")[0],
-                    second=ability_level(f.character, "Tactics")[0],
-                    combine="best",
-                )
-                su.scope_pmf.append({v: float(p) for v, p in roll_pmf(r).items()})
-            else:
-                su.scope_pmf.append({0: 1.0})
-    else:
-        su.scope_pmf = [{0: 1.0} for _ in fighters]
-    return su
 
 
-def start_row(su: _Setup, *, with_round: bool) -> np.ndarray:
-    """The fight's state as one row (the round counter kept only ``with_round``)."""
-    st = su.state
-    row = np.zeros(su.g + 8, dtype=np.int64)
-    for j, f in enumerate(su.fighters):
-        tr = f.character.damage.track(st.track)
-        for b in range(1, DESTROYED + 1):
-            row[FC * j + b - 1] = tr.used(b)
-        row[FC * j + FUDGE] = f.character.fudge_points
-        row[FC * j + WITHDRAWN] = int(f.withdrawn)
-    g = su.g
-    row[g + FIRST] = int(st.round == 0)
-    row[g + REACH] = NONE if st.reach_penalty is None else st.reach_penalty
-    row[g + INSIDE] = int(st.inside_reach)
-    row[g + SC0], row[g + SC1] = st.scope_penalty
-    row[g + OVER] = int(st.over)
-    row[g + WIN] = NONE if st.winner is None else st.winner
-    row[g + RND] = st.round if with_round else 0
+def start_row(si: _Sim, *, with_round: bool) -> np.ndarray:
+    """The fight's state (:func:`.combat.bout_of`) as one row (the round counter kept only ``with_round``)."""
+    b = bout_of(si.c, si.c.state)
+    row = np.zeros(si.g + 8, dtype=np.int64)
+    for j, f in enumerate(b.fighters):
+        row[FC * j : FC * j + DESTROYED] = f.used
+        row[FC * j + FUDGE], row[FC * j + WITHDRAWN] = f.fudge, f.withdrawn
+    fight = (b.first, NONE if b.reach is None else b.reach, b.inside, *b.scope, b.over)
+    row[si.g : si.g + RND + 1] = (*fight, NONE if b.winner is None else b.winner, b.played if with_round else 0)
     return row
 
 
-# ---- one round, for a batch of fights ----------------------------------------------------------------
+# ---- one round, for a batch of fights: the twins of the named rules ----------------------------------
 
 
-_BOX = np.arange(1, DESTROYED + 1, dtype=np.int64)
+def _used(X: np.ndarray, j: int) -> np.ndarray:
+    return X[:, FC * j : FC * j + DESTROYED]
 
 
 def _status(X: np.ndarray, j: int) -> np.ndarray:
-    """The highest box marked on fighter j's track (0 unhurt)."""
-    return ((X[:, FC * j : FC * j + DESTROYED] > 0) * _BOX).max(axis=1)
+    return status_v(_used(X, j))
 
 
-def _open_box(X: np.ndarray, j: int, sev: np.ndarray) -> np.ndarray:
-    """The box a wound of ``sev`` lands in (its own or the next open one up); 0 when none is open."""
-    ok = (sev[:, None] <= _BOX) & (X[:, FC * j : FC * j + DESTROYED] < _CAP)
-    return np.where(ok.any(axis=1), ok.argmax(axis=1) + 1, 0)
-
-
-def _severity(points: np.ndarray) -> np.ndarray:
-    """Damage points to a wound level (1 Scratch ... 5+ Destroyed; 0 or less: none)."""
-    return np.clip(points, 0, DESTROYED)
-
-
-def _halve(points: np.ndarray) -> np.ndarray:
-    """Detailed contests halve the damage, rounding up."""
-    return np.where(points > 0, -(-points // 2), points)
-
-
-def _wound(Y: np.ndarray, j: int, sev: np.ndarray, mask: np.ndarray, su: _Setup) -> None:
-    """Mark wounds of ``sev`` on fighter j where ``mask``, spending Fudge points as the fighter's
-    tactics say (as :func:`.fight_state.wound_fighter_by_severity`). Works on the wounded rows only."""
+def _wound(Y: np.ndarray, j: int, sev: np.ndarray, mask: np.ndarray, si: _Sim) -> None:
+    """Mark wounds of ``sev`` on fighter j where ``mask`` (as :func:`.fight_state.contest_wound`)."""
     sel = np.nonzero(mask & (sev > 0))[0]
     if not len(sel):
         return
-    Z = Y[sel]
-    sev = sev[sel]
-    fudge = Z[:, FC * j + FUDGE]
-    reduce = np.zeros(len(Z), dtype=np.int64)
-    limit = su.flimit[j]
-    still = np.full(len(Z), limit <= DESTROYED)
-    for _ in range(DESTROYED):
-        still &= (reduce < fudge) & (sev - reduce > 0)
-        if not still.any():
-            break
-        box = _open_box(Z, j, np.maximum(sev - reduce, 1))
-        still &= (box > 0) & (box >= limit)
-        reduce += still
+    used, fudge, sev = Y[sel, FC * j : FC * j + DESTROYED], Y[sel, FC * j + FUDGE], sev[sel]
+    reduce = fudge_to_spend_v(used, fudge, sev, si.c.flimit[j])
     left = sev - reduce
-    box = np.where(left > 0, _open_box(Z, j, np.maximum(left, 1)), 0)
-    for b in range(1, DESTROYED + 1):
-        Z[:, FC * j + b - 1] += box == b
-    Z[:, FC * j + FUDGE] = fudge - reduce
-    Y[sel] = Z
+    box = np.where(left > 0, open_box_in_v(used, np.maximum(left, 1)), 0)
+    Y[sel, FC * j : FC * j + DESTROYED] = mark_box_v(used, box)
+    Y[sel, FC * j + FUDGE] = fudge - reduce
 
 
-def _detailed_step(X: np.ndarray, dice: np.ndarray, sb: np.ndarray, su: _Setup, cap: bool) -> np.ndarray:
+def _detailed_step(X: np.ndarray, dice: np.ndarray, sb: np.ndarray, si: _Sim, cap: bool) -> np.ndarray:
     """One round of a detailed contest (:func:`.detailed.detailed_round`) for every row."""
-    st, hr, g, N = su.state, su.state.house_rules, su.g, len(X)
+    c, hr, g, N = si.c, si.c.state.house_rules, si.g, len(X)
+    sd = c.detailed
     status = [_status(X, 0), _status(X, 1)]
-    mods = [su.wpen[j][np.minimum(status[j], 5)] for j in (0, 1)]
+    mods = [si.wpen[j][status[j]] for j in (0, 1)]
     can = [np.ones(N, dtype=bool), np.ones(N, dtype=bool)]
     pen, inside, first = X[:, g + REACH], X[:, g + INSIDE] == 1, X[:, g + FIRST] == 1
-    ret_reach = pen.copy()
-    early = np.zeros(N, dtype=bool)
-    reach_differs = su.rank[0] != su.rank[1]
-    cvl = sorted(su.rank) == [0, 2]
-    shorter = 0 if su.rank[0] < su.rank[1] else 1
-    reach_live = hr.detailed_reach and not st.ranged and reach_differs
-    if reach_live:
-        if cvl:
+    ret_reach, early = pen.copy(), np.zeros(N, dtype=bool)
+    if sd.reach_live:
+        if sd.close_vs_long:
             early = ~inside
-            can[shorter] = inside.copy()
-        who = np.where((pen == NONE) & first, shorter, pen)
+            can[sd.shorter] = inside.copy()
+        who = np.where((pen == NONE) & first, sd.shorter, pen)
         for j in (0, 1):
             mods[j] = mods[j] - ((who == j) & ~early)
         ret_reach = np.where(early, pen, who)
-    assert su.cmod is not None
-    res = [su.level[j] + mods[j] + su.cmod[j] + X[:, g + SC0 + j] + dice[:, j] for j in (0, 1)]
+    res = [c.level[j] + mods[j] + si.cmod[j] + X[:, g + SC0 + j] + dice[:, j] for j in (0, 1)]
     winner = np.where(res[0] > res[1], 0, np.where(res[1] > res[0], 1, NONE))
-    bonus = [np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64)]
+    bonus = np.zeros((N, 2), dtype=np.int64)
     if hr.detailed_all_out:
-        if su.aoo[0] != su.aoo[1]:
-            att = 0 if su.aoo[0] else 1
-            fail = winner != att
-            winner = np.where(fail, 1 - att, winner)
-            bonus[1 - att] += fail * int(COMBAT["all_out_offence_punished"])
-            bonus[att] += (~fail) * int(COMBAT["all_out_offence_damage"])
-        elif su.aoo[0] and su.aoo[1]:
-            for j in (0, 1):
-                bonus[j] += (winner == j) * int(COMBAT["all_out_offence_damage"])
+        winner, bonus = all_out_offence_v(sd.aoo, winner)
     loser = np.where(winner >= 0, 1 - winner, NONE)
+    hit = blow_v(sd, hr, winner, (res[0], res[1]), (dice[:, 0], dice[:, 1]), (can[0], can[1])) == KINDS.index("hit")
     Y = X.copy()
+    app = c.approach[0] + c.approach[1]
     for w in (0, 1):
-        lo = 1 - w
-        hit = (winner == w) & can[w]
-        need = su.need[w]
-        if need is not None:
-            hit &= res[w] >= need
-        if su.aod[w]:
-            hit &= (dice[:, w] == 4) if hr.critical_rule == "dice_plus_4" else (res[w] - res[lo] >= 3)
-        app = su.approach[0] + su.approach[1]
-        pts = res[w] - res[lo] + su.dconst[w, lo] + app + bonus[w]
-        _wound(Y, lo, _severity(_halve(pts)), hit, su)
+        lo, rows = 1 - w, hit & (winner == w)
+        pts = res[w] - res[lo] + si.dconst[w, lo] + app + bonus[:, w]
+        _wound(Y, lo, severity_for_damage_v(halve_for_detailed_v(pts)), rows, si)
         if hr.detailed_winner_takes_damage:
-            pts_w = res[lo] - res[w] + su.dconst[lo, w] + app + bonus[lo]
-            _wound(Y, w, _severity(_halve(pts_w)), hit, su)
+            pts_w = res[lo] - res[w] + si.dconst[lo, w] + app + bonus[:, lo]
+            _wound(Y, w, severity_for_damage_v(halve_for_detailed_v(pts_w)), rows, si)
     new_inside, new_reach = inside.copy(), ret_reach.copy()
     rest = np.ones(N, dtype=bool)
-    if reach_live and cvl:
-        ok = early & (loser != shorter)
+    if sd.reach_live and sd.close_vs_long:
+        ok = early & (loser != sd.shorter)
         new_inside |= ok
-        new_reach = np.where(ok, 1 - shorter, np.where(early, NONE, new_reach))
+        new_reach = np.where(ok, 1 - sd.shorter, np.where(early, NONE, new_reach))
         rest = ~early
-    if hr.detailed_reach and reach_differs:
+    if hr.detailed_reach and sd.rank[0] != sd.rank[1]:
         new_reach = np.where(rest & (loser >= 0), loser, new_reach)
     scope = [np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64)]
-    if hr.detailed_all_out and hr.detailed_scope_out:
-        for i in (0, 1):
-            if su.fighters[i].tactics.stance != "all_out_defence":
-                continue
-            s_new = _status(Y, i)
-            ok = (loser != i) & (s_new < DEFEATED) & (Y[:, FC * i + WITHDRAWN] == 0)
-            ok &= sb[:, i] + su.wpen[i][np.minimum(s_new, 5)] >= hr.scope_out_difficulty
-            scope[1 - i] = np.where(ok, int(COMBAT["scope_out_penalty"]), scope[1 - i])
+    for i in (0, 1):
+        if sd.scope_levels[i] is None:
+            continue
+        s_new = _status(Y, i)
+        ok = (loser != i) & ~is_out_v(_used(Y, i), Y[:, FC * i + WITHDRAWN])
+        ok &= sb[:, i] + si.wpen[i][s_new] >= hr.scope_out_difficulty
+        scope[1 - i] = np.where(ok, int(COMBAT["scope_out_penalty"]), scope[1 - i])
     s0, s1 = _status(Y, 0), _status(Y, 1)
     d0 = s0 >= DEFEATED
     d1 = (s1 >= DEFEATED) & ~d0
     over = d0 | d1
     win = np.where(d0, 1, np.where(d1, 0, NONE))
     for i, s in ((0, s0), (1, s1)):
-        if su.withdraw[i] <= DESTROYED:
-            m = ~over & (s >= su.withdraw[i])
+        if c.withdraw[i] is not None:
+            m = ~over & (s >= c.withdraw[i])
             Y[:, FC * i + WITHDRAWN] |= m
             over |= m
             win = np.where(m, 1 - i, win)
-    return _finish(X, Y, over, win, su, cap, first=0, reach=new_reach, inside=new_inside, scope=scope)
+    return _finish(X, Y, over, win, si, cap, first=0, reach=new_reach, inside=new_inside, scope=scope)
 
 
-def _finish(X, Y, over, win, su: _Setup, cap: bool, **fight: Any) -> np.ndarray:
-    g = su.g
+def _finish(X, Y, over, win, si: _Sim, cap: bool, **fight: Any) -> np.ndarray:
+    g = si.g
     if cap:
-        m = ~over & (X[:, g + RND] + 1 >= su.state.max_rounds)
+        m = ~over & (X[:, g + RND] + 1 >= si.c.state.max_rounds)
         over = over | m
         win = np.where(m, NONE, win)
         Y[:, g + RND] = X[:, g + RND] + 1
@@ -405,269 +294,135 @@ def _finish(X, Y, over, win, su: _Setup, cap: bool, **fight: Any) -> np.ndarray:
     return Y
 
 
-def _active(X: np.ndarray, su: _Setup) -> np.ndarray:
+def _active(X: np.ndarray, si: _Sim) -> np.ndarray:
     """(N, n) who is still in the contest: not Defeated on its track, not withdrawn."""
-    return np.stack([(_status(X, j) < DEFEATED) & (X[:, FC * j + WITHDRAWN] == 0) for j in range(su.n)], axis=1)
+    return np.stack([~is_out_v(_used(X, j), X[:, FC * j + WITHDRAWN]) for j in range(si.n)], axis=1)
 
 
-def _pattern_code(act: np.ndarray) -> np.ndarray:
-    return act.astype(np.int64) @ (1 << np.arange(act.shape[1], dtype=np.int64))
-
-
-def _pattern_sides(code: int, su: _Setup) -> tuple[list[int], list[int]]:
-    return ([j for j in su.members[0] if code >> j & 1], [j for j in su.members[1] if code >> j & 1])
-
-
-def _simple_step(X: np.ndarray, dice: np.ndarray, sb: np.ndarray, su: _Setup, cap: bool) -> np.ndarray:
+def _simple_step(X: np.ndarray, dice: np.ndarray, sb: np.ndarray, si: _Sim, cap: bool) -> np.ndarray:
     """One roll of a simple (or group) contest (:func:`.simple.simple_round`) for every row."""
-    st, hr, N = su.state, su.state.house_rules, len(X)
-    phys = st.track == "physical"
+    c, st, hr, N = si.c, si.c.state, si.c.state.house_rules, len(X)
     Y = X.copy()
     outcome = np.full(N, NONE, dtype=np.int64)
-    status = [_status(X, j) for j in range(su.n)]
-    act = np.stack([(status[j] < DEFEATED) & (X[:, FC * j + WITHDRAWN] == 0) for j in range(su.n)], axis=1)
-    codes = _pattern_code(act)
+    act = _active(X, si)
+    codes = act.astype(np.int64) @ (1 << np.arange(si.n, dtype=np.int64))
     patterns = np.unique(codes).tolist()
     for code in patterns:
-        A = _pattern_sides(code, su)
+        A = [[j for j in c.members[s] if code >> j & 1] for s in (0, 1)]
         if not A[0] or not A[1]:
             raise OddsError("a side has nobody left to fight, yet the contest is not over: an inconsistent saved state")
         whole = len(patterns) == 1
         R = slice(None) if whole else np.nonzero(codes == code)[0]
-        mods = {j: su.wpen[j][np.minimum(status[j][R], 5)] for j in A[0] + A[1]}
+        mods = {j: si.wpen[j][_status(X[R], j)] for j in A[0] + A[1]}
         if len(A[0]) == 1 and len(A[1]) == 1:
-            a, b = A[0][0], A[1][0]
-            fa, fb = su.fighters[a], su.fighters[b]
-            if hr.simple_armament_bonus and phys:
-                ba, bb = armament_bonus(fa.character, fb.character)
-                mods[a] = mods[a] + ba
-                mods[b] = mods[b] + bb
-            if hr.simple_reach_bonus and phys and not st.ranged:
-                ra, rb = reach_rank(fa), reach_rank(fb)
-                if abs(ra - rb) >= 2:
-                    longer = a if ra > rb else b
-                    mods[longer] = mods[longer] + hr.simple_reach_bonus
+            bonus, _ = one_on_one_bonus(c, A[0][0], A[1][0])
+            mods[A[0][0]] = mods[A[0][0]] + bonus[0]
+            mods[A[1][0]] = mods[A[1][0]] + bonus[1]
         elif len(A[0]) != len(A[1]):
             small, big = (A[0], A[1]) if len(A[0]) < len(A[1]) else (A[1], A[0])
-            levels = np.stack([su.level[j] + mods[j] for j in small], axis=1)
-            order = np.argsort(-levels, axis=1, kind="stable")
-            rank = np.argsort(order, axis=1, kind="stable")
-            base, spare = divmod(len(big), len(small))
-            pen = np.maximum(base + (rank < spare) - 1, 0)
-            if hr.outnumbering_max_penalty is not None:
-                pen = np.minimum(pen, hr.outnumbering_max_penalty)
+            levels = np.stack([c.level[j] + mods[j] for j in small], axis=1)
+            pen = outnumbering_penalties_v(levels, len(big), hr.outnumbering_max_penalty)
             for k, j in enumerate(small):
-                mods[j] = mods[j] - pen[:, k]
-        res = {j: su.level[j] + mods[j] + dice[R, j] for j in A[0] + A[1]}
-        S = [sum(res[j] for j in A[s]) for s in (0, 1)]
-        n0, n1 = len(A[0]), len(A[1])
-        oc = np.where(S[0] * n1 > S[1] * n0, 0, np.where(S[1] * n0 > S[0] * n1, 1, NONE))
+                mods[j] = mods[j] + pen[:, k]
+        res = [np.stack([c.level[j] + mods[j] + dice[R, j] for j in A[s]], axis=1) for s in (0, 1)]
+        oc = group_winner_v(res[0], res[1])
         outcome[R] = oc
         Z = Y if whole else Y[R]
         m = len(oc)
-        if st.stakes is not None:
-            for s in (0, 1):
+        for s in (0, 1):
+            if st.stakes is not None:
                 for j in A[s]:
-                    _wound(Z, j, np.full(m, st.stakes), oc == 1 - s, su)
-        else:
-            for s in (0, 1):
-                o = 1 - s
-                no = len(A[o])
-                for i, j in enumerate(A[s]):
-                    foe = A[o][i % no]
-                    margin = (S[o] - no * res[j]) // no
-                    pts = margin + su.dconst[foe, j] + su.approach[j] + su.approach[foe]
-                    _wound(Z, j, _severity(pts), np.ones(m, dtype=bool), su)
+                    _wound(Z, j, np.full(m, st.stakes), oc == 1 - s, si)
+                continue
+            margins = group_margins_v(res[s], res[1 - s])
+            for i, j in enumerate(A[s]):
+                foe = A[1 - s][i % len(A[1 - s])]
+                pts = margins[:, i] + si.dconst[foe, j] + c.approach[j] + c.approach[foe]
+                _wound(Z, j, severity_for_damage_v(pts), np.ones(m, dtype=bool), si)
         if not whole:
             Y[R] = Z
     over = outcome >= 0
     win = outcome.copy()
     if st.on_tie == "draw":
         over[:] = True
-    out_after = ~_active(Y, su)
+    out_after = ~_active(Y, si)
     for s in (0, 1):
-        m = out_after[:, su.members[s]].all(axis=1) & ~over
+        m = out_after[:, list(c.members[s])].all(axis=1) & ~over
         over |= m
         win = np.where(m, 1 - s, win)
-    return _finish(X, Y, over, win, su, cap)
+    return _finish(X, Y, over, win, si, cap)
 
 
-def step(X: np.ndarray, dice: np.ndarray, sb: np.ndarray, su: _Setup, cap: bool = True) -> np.ndarray:
+def step(X: np.ndarray, dice: np.ndarray, sb: np.ndarray, si: _Sim, cap: bool = True) -> np.ndarray:
     """One round for every row of ``X`` (all still going): ``dice`` (N, n) each fighter's 4dF total,
     ``sb`` (N, n) each fighter's Perception/Tactics result before modifiers (detailed all-out defence)."""
-    return (_detailed_step if su.state.mode == "detailed" else _simple_step)(X, dice, sb, su, cap)
+    return (_detailed_step if si.c.state.mode == "detailed" else _simple_step)(X, dice, sb, si, cap)
 
 
 # ---- exact: the Markov chain ------------------------------------------------------------------------
 
 
-def _scope_buckets(su: _Setup, j: int) -> tuple[np.ndarray, np.ndarray]:
-    """The Perception/Tactics result collapsed to the values that can change the outcome."""
-    pmf = su.scope_pmf[j]
-    if len(pmf) == 1:
-        return np.array(list(pmf)), np.array(list(pmf.values()))
-    diff = su.state.house_rules.scope_out_difficulty
-    cuts = sorted({int(diff - w) for w in su.wpen[j][:DEFEATED]})
-    reps = [cuts[0] - 1, *cuts]
-    probs = [0.0] * len(reps)
-    for v, p in pmf.items():
-        k = sum(1 for c in cuts if v >= c)
-        probs[k] += p
-    keep = [(r, p) for r, p in zip(reps, probs, strict=True) if p > 0]
-    return np.array([r for r, _ in keep]), np.array([p for _, p in keep])
-
-
-def _combos(su: _Setup, rollers: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every combination of the round's dice for these rollers: (dice (C, n), scope (C, n), weights (C,))."""
-    n = su.n
-    dice = np.zeros((1, n), dtype=np.int64)
-    sb = np.zeros((1, n), dtype=np.int64)
-    w = np.ones(1)
-    faces = np.arange(-4, 5)
-    for j in rollers:
-        dice = np.repeat(dice, 9, axis=0)
-        dice[:, j] = np.tile(faces, len(dice) // 9)
-        sb = np.repeat(sb, 9, axis=0)
-        w = np.outer(w, _DF).ravel()
-    if su.state.mode == "detailed":
-        for j in rollers:
-            vals, probs = _scope_buckets(su, j)
-            k = len(vals)
-            if k == 1:
-                sb[:, j] = vals[0]
-                continue
-            dice = np.repeat(dice, k, axis=0)
-            sb = np.repeat(sb, k, axis=0)
-            sb[:, j] = np.tile(vals, len(sb) // k)
-            w = np.outer(w, probs).ravel()
-    return dice, sb, w
-
-
-def _radix(su: _Setup) -> tuple[np.ndarray, np.ndarray, int]:
-    """Each column's least value and place value, to number a chain state with one integer."""
-    lo, size = [], []
-    for f in su.fighters:
-        lo += [0] * FC
-        size += [BOXES[1] + 1, 2, 2, 2, 2, f.character.fudge_points + 1, 2]
-    lo += [0, -1, 0, -1, -1, 0, -1, 0]
-    size += [2, 3, 2, 2, 2, 2, 3, 1]  # the chain never carries the round counter
-    place = np.cumprod([1, *size[:-1]]).astype(np.int64)
-    return np.array(lo, dtype=np.int64), place, int(np.prod(np.array(size, dtype=object)))
-
-
-Moves = dict[tuple, list[tuple[float, tuple]]]
 TOO_BIG = "use --method simulate"
 
 
-def _transitions(su: _Setup, states: list[tuple[int, ...]], budget: list[int]) -> Moves:
-    """Each state's next states with their exact probabilities: every combination of the round's
-    dice pushed through :func:`step`, a batch of states at a time."""
-    X = np.array(states, dtype=np.int64)
-    out: Moves = {}
-    lo, place, span = _radix(su)
-    if su.state.mode == "detailed":
-        groups = [(np.arange(len(X)), [0, 1])]
-    else:
-        codes = _pattern_code(_active(X, su))
-        groups = []
-        for code in np.unique(codes).tolist():
-            A = _pattern_sides(code, su)
-            groups.append((np.nonzero(codes == code)[0], A[0] + A[1]))
-    for idx, rollers in groups:
-        if len(rollers) > EXACT_MAX_ROLLERS:
-            raise OddsError(
-                f"{len(rollers)} fighters roll each round: too many dice to forecast exactly",
-                hint=f"exact forecasts cover up to {EXACT_MAX_ROLLERS} fighters rolling at once; use --method simulate",
-            )
-        dice, sb, w = _combos(su, rollers)
-        C = len(w)
-        per = max(1, 200_000 // C)
-        for start in range(0, len(idx), per):
-            part = idx[start : start + per]
-            M = len(part)
-            budget[0] += M * C
-            if budget[0] > EXACT_MAX_WORK:
-                raise OddsError("the fight has too many states and dice combinations to forecast exactly", hint=TOO_BIG)
-            Y = step(np.repeat(X[part], C, axis=0), np.tile(dice, (M, 1)), np.tile(sb, (M, 1)), su, False)
-            src = np.repeat(np.arange(M, dtype=np.int64), C)
-            if span * M < 2**62:
-                keys = src * span + (Y - lo) @ place
-                _, first, inv = np.unique(keys, return_index=True, return_inverse=True)
-            else:  # pragma: no cover - a contest too wide for one integer key
-                rows = np.concatenate([src[:, None], Y], axis=1)
-                _, first, inv = np.unique(rows, axis=0, return_index=True, return_inverse=True)
-            probs = np.bincount(inv.ravel(), weights=np.tile(w, M), minlength=len(first))
-            for i, row, p in zip(src[first].tolist(), Y[first].tolist(), probs.tolist(), strict=True):
-                out.setdefault(states[part[i]], []).append((p, tuple(row)))
-    return out
+def _solve(state: FightState) -> tuple[Absorbed[Bout], int, dict[Bout, float]]:
+    """The chain of the round function itself (:func:`.combat.contest_round`): from each state,
+    :func:`~storymaster.forecast.chance.branches` plays the round once per chance branch; the states
+    reachable are built breadth first and the chain absorbed. Returns it, the number of states, and
+    the fights still going at the round cap, by state."""
+    c = contest_of(state, count=False)
+    start = bout_of(c, state)
+    table: dict[Bout, list[tuple[float, Bout]]] = {}
+    leaves = [0]
 
+    def moves(b: Bout) -> list[tuple[float, Bout]]:
+        if state.mode == "simple":
+            rollers = sum(1 for f in b.fighters if not f.out)
+            if rollers > EXACT_MAX_ROLLERS:
+                raise OddsError(
+                    f"{rollers} fighters roll each round: too many dice to forecast exactly",
+                    hint=f"exact forecasts cover up to {EXACT_MAX_ROLLERS} fighters rolling at once; {TOO_BIG}",
+                )
 
-def _solve(su: _Setup):
-    """Build the chain breadth first, check it can be solved in reasonable time, and absorb it.
-    Returns the absorbed chain, the number of states, and the live distribution at the round cap."""
-    g = su.g
-    start = tuple(start_row(su, with_round=False).tolist())
+        def play(chance: Chance) -> Bout:
+            leaves[0] += 1
+            return contest_round(c, b, chance).bout
 
-    def terminal(s: tuple) -> bool:
-        return s[g + OVER] == 1
+        out = branches(play)
+        if leaves[0] > EXACT_MAX_WORK:
+            raise OddsError("the fight has too many states and dice combinations to forecast exactly", hint=TOO_BIG)
+        return out
 
-    table: Moves = {}
-    budget = [0]
-    frontier = [] if terminal(start) else [start]
+    frontier = [] if start.over else [start]
     seen = set(frontier)
     while frontier:
-        moves = _transitions(su, frontier, budget)
-        table.update(moves)
         nxt = []
-        for lst in moves.values():
-            for _, t in lst:
-                if t not in seen and not terminal(t):
+        for b in frontier:
+            table[b] = moves(b)
+            for _, t in table[b]:
+                if t not in seen and not t.over:
                     seen.add(t)
                     nxt.append(t)
         if len(seen) > MAX_STATES:
             raise OddsError(f"the fight has more than {MAX_STATES} states: too big to forecast exactly", hint=TOO_BIG)
         frontier = nxt
-    remaining = max(1, su.state.max_rounds - su.state.round)
-    live = _live_after(table, start, remaining, terminal)
-    absorbed = absorb(start, table.__getitem__, terminal, max_rounds=remaining, tolerance=TOLERANCE)
+    remaining = max(1, state.max_rounds - state.round)
+    edges = max(1, sum(len(m) for m in table.values()))
+    rounds = min(remaining, EXACT_MAX_EDGE_ROUNDS // edges + 1)  # the solver's loop is plain Python: bounded
+    absorbed = absorb(start, table.__getitem__, lambda b: b.over, max_rounds=rounds, tolerance=TOLERANCE)
+    live = absorbed.live if absorbed.unresolved >= TOLERANCE else {}
+    if live and edges * rounds > EXACT_MAX_EDGE_ROUNDS:
+        raise OddsError("the fight lasts too long with too many states to forecast exactly", hint=TOO_BIG)
     return absorbed, len(seen), live
-
-
-def _live_after(table: dict, start: tuple, rounds: int, terminal: Callable[[tuple], bool]) -> dict[tuple, float]:
-    """The fights still going after ``rounds`` rounds (the round cap), by state: a vectorised pass
-    over the chain's edges. It also bounds the work :func:`absorb` will do, refusing what is too slow."""
-    if terminal(start):
-        return {}
-    index = {s: i for i, s in enumerate(table)}
-    src, dst, prob = [], [], []
-    for s, moves in table.items():
-        for p, t in moves:
-            j = index.get(t)
-            if j is not None:
-                src.append(index[s])
-                dst.append(j)
-                prob.append(p)
-    src_a, dst_a, prob_a = np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), np.array(prob)
-    edges = sum(len(m) for m in table.values())
-    v = np.zeros(len(index))
-    v[index[start]] = 1.0
-    for r in range(1, rounds + 1):
-        v = np.bincount(dst_a, weights=v[src_a] * prob_a, minlength=len(index))
-        if v.sum() < TOLERANCE:
-            return {}
-        if edges * r > EXACT_MAX_EDGE_ROUNDS:
-            raise OddsError("the fight lasts too long with too many states to forecast exactly", hint=TOO_BIG)
-    keys = list(index)
-    return {keys[i]: float(v[i]) for i in np.nonzero(v)[0].tolist()}
 
 
 def exact_forecast(state: FightState) -> Forecast:
     """The exact forecast (a Markov chain); :class:`OddsError` when the contest is too big for one."""
-    su = _setup(state)
-    absorbed, n_states, live = _solve(su)
-    g = su.g
+    c = _contest(state)
+    names = _names(c)
+    absorbed, n_states, live = _solve(state)
     p_win = [0.0, 0.0]
-    ends: list[dict[str, float]] = [{} for _ in su.fighters]
+    ends: list[dict[str, float]] = [{} for _ in c.fighters]
     rounds = dict(absorbed.rounds)
     error = absorbed.unresolved
     outcomes = list(absorbed.terminal.items())
@@ -678,41 +433,38 @@ def exact_forecast(state: FightState) -> Forecast:
         rounds[remaining] = rounds.get(remaining, 0.0) + absorbed.unresolved
         error = abs(absorbed.unresolved - sum(live.values()))
     p_draw = 0.0
-    for s, p in outcomes:
-        w = s[g + WIN] if s[g + OVER] else NONE
-        if w >= 0:
+    for b, p in outcomes:
+        w = b.winner if b.over else None
+        if w is not None:
             p_win[w] += p
         else:
             p_draw += p
-        for j in range(su.n):
-            label = _label(s, j)
+        for j, f in enumerate(b.fighters):
+            label = _label(f)
             ends[j][label] = ends[j].get(label, 0.0) + p
     notes = [f"exact: an absorbing Markov chain over {n_states:,} fight states"]
     if live:
         still = sum(live.values())
         notes.append(f"{still:.2e} of the fights are still going at the {state.max_rounds}-round cap: draws")
-    notes += _notes(su)
+    notes += _notes(c)
     return Forecast(
         system=SYSTEM_NAME,
         method="exact",
-        sides=_sides(su),
+        sides=_sides(c, names),
         p_win=tuple(p_win),
         p_draw=p_draw,
         rounds=dict(sorted(rounds.items())),
-        combatants=tuple(CombatantForecast(su.names[j], su.side[j], ends[j]) for j in range(su.n)),
+        combatants=tuple(CombatantForecast(names[j], c.side[j], ends[j]) for j in range(c.n)),
         error=error,
-        tactics=_tactics(su),
+        tactics=_tactics(c, names),
         draw_meaning=draw_meaning(state),
         notes=tuple(notes),
     )
 
 
-def _label(s: tuple | np.ndarray, j: int) -> str:
-    status = 0
-    for b in range(1, DESTROYED + 1):
-        if s[FC * j + b - 1] > 0:
-            status = b
-    if s[FC * j + WITHDRAWN] and status:
+def _label(f: Fighting) -> str:
+    status = f.status
+    if f.withdrawn and status:
         return f"withdrew at {severity_name(status)}"
     return severity_name(status) if status else "unhurt"
 
@@ -727,12 +479,12 @@ def _sampler(pmf: dict[int, float]) -> Callable[[np.random.Generator, int], np.n
     return lambda gen, m: vals[np.searchsorted(cdf, gen.random(m), side="right")]
 
 
-def batch_simulator(su: _Setup) -> Callable[[int, np.random.Generator], Batch]:
+def batch_simulator(si: _Sim) -> Callable[[int, np.random.Generator], Batch]:
     """A :func:`run_simulation` batch simulator: ``n`` fights at once, a numpy step per round."""
-    start = start_row(su, with_round=True)
-    g = su.g
-    scope = [_sampler(p) if len(p) > 1 else None for p in su.scope_pmf]
-    r0 = su.state.round
+    start = start_row(si, with_round=True)
+    g = si.g
+    scope = [_sampler(p) if len(p) > 1 else None for p in si.scope]
+    r0 = si.c.state.round
 
     def simulate(m: int, gen: np.random.Generator) -> Batch:
         X = np.tile(start, (m, 1))
@@ -741,16 +493,16 @@ def batch_simulator(su: _Setup) -> Callable[[int, np.random.Generator], Batch]:
             if not len(live):
                 break
             k = len(live)
-            dice = np.searchsorted(_DF_CDF, gen.random((k, su.n)), side="right") - 4
-            sb = np.zeros((k, su.n), dtype=np.int64)
+            dice = np.searchsorted(_DF_CDF, gen.random((k, si.n)), side="right") - 4
+            sb = np.zeros((k, si.n), dtype=np.int64)
             for j, f in enumerate(scope):
                 if f is not None:
                     sb[:, j] = f(gen, k)
-            X[live] = step(X[live], dice, sb, su, True)
+            X[live] = step(X[live], dice, sb, si, True)
         codes = {}
-        for j in range(su.n):
+        for j in range(si.n):
             status = _status(X, j)
-            codes[su.names[j]] = np.where(X[:, FC * j + WITHDRAWN] == 1, DESTROYED + status, status)
+            codes[si.names[j]] = np.where(X[:, FC * j + WITHDRAWN] == 1, DESTROYED + status, status)
         return Batch(winner=X[:, g + WIN], rounds=X[:, g + RND] - r0, end_states=codes, state_names=END_STATES)
 
     return simulate
@@ -765,18 +517,18 @@ def simulated_forecast(
     notes: tuple[str, ...] = (),
 ) -> Forecast:
     """The forecast by simulating ``samples`` fights in numpy batches (95% Wilson intervals)."""
-    su = _setup(state)
+    si = _setup(state)
     return run_simulation(
         SYSTEM_NAME,
-        batch_simulator(su),
-        sides=_sides(su),
-        combatant_sides={su.names[j]: su.side[j] for j in range(su.n)},
+        batch_simulator(si),
+        sides=_sides(si.c, si.names),
+        combatant_sides={si.names[j]: si.c.side[j] for j in range(si.n)},
         samples=samples,
         seed=seed,
-        tactics=_tactics(su),
+        tactics=_tactics(si.c, si.names),
         draw_meaning=draw_meaning(state),
         progress=progress,
-        notes=(*notes, *_notes(su)),
+        notes=(*notes, *_notes(si.c)),
     )
 
 
@@ -815,8 +567,8 @@ def forecast(
 # ---- words --------------------------------------------------------------------------------------
 
 
-def _sides(su: _Setup) -> tuple[tuple[str, ...], ...]:
-    return tuple(tuple(su.names[j] for j in su.members[s]) for s in (0, 1))
+def _sides(c: Contest, names: list[str]) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(names[j] for j in c.members[s]) for s in (0, 1))
 
 
 STANCE_WORDS = {"normal": "normal", "all_out_offence": "all-out offence", "all_out_defence": "all-out defence"}
@@ -841,31 +593,31 @@ def tactics_text(f: Fighter, state: FightState) -> str:
     return ", ".join(parts)
 
 
-def _tactics(su: _Setup) -> dict[str, str]:
+def _tactics(c: Contest, names: list[str]) -> dict[str, str]:
     out = {}
     for s in (0, 1):
-        texts = [tactics_text(su.fighters[j], su.state) for j in su.members[s]]
+        texts = [tactics_text(c.fighters[j], c.state) for j in c.members[s]]
         if len(texts) == 1:
             out[side_label(s)] = texts[0]
         else:
-            out[side_label(s)] = "; ".join(f"{su.names[j]}: {t}" for j, t in zip(su.members[s], texts, strict=True))
+            out[side_label(s)] = "; ".join(f"{names[j]}: {t}" for j, t in zip(c.members[s], texts, strict=True))
     return out
 
 
-def _notes(su: _Setup) -> list[str]:
-    st = su.state
+def _notes(c: Contest) -> list[str]:
+    st = c.state
     kind = (
         "detailed contest (one-on-one rounds, damage halved)"
         if st.mode == "detailed"
         else (
             "simple contest"
-            + (" (group)" if su.n > 2 else "")
+            + (" (group)" if c.n > 2 else "")
             + (f", stakes {severity_name(st.stakes)}" if st.stakes else "")
             + (", ties re-rolled" if st.on_tie == "reroll" else ", a tie is a draw")
         )
     )
     out = [f"{kind} on the {st.track} track" + (", missile combat" if st.ranged else "")]
-    if any(f.tactics.fudge_reduce_at == "destroyed" for f in su.fighters):
+    if any(f.tactics.fudge_reduce_at == "destroyed" for f in c.fighters):
         out.append(
             "Fudge points are spent automatically to keep a wound out of the Destroyed box (unless a tactic says not)"
         )

@@ -5,122 +5,167 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ...dice import DiceRng, RollRecord
+from ...forecast.chance import Chance
 from ...rules import side_label
 from ...rules.protocol import Event
-from .character import armour_value, damage_bonus, damage_reduction, weapon_damage
-from .checks import group_margins, outnumbering_penalties
+from .checks import FudgeRolls, group_margins, outnumbering_penalties, roll_line
 from .damage import armament_bonus
-from .fight_state import (
-    FightState,
-    is_out,
-    over_text,
-    reach_rank,
-    roll_fighter,
-    wound_fighter,
-    wound_fighter_by_severity,
-    wound_penalty,
-)
+from .fight_state import Bout, Contest, Exchange, Exchanging, Played, contest_wound, over_text, reach_rank
 from .ladder import level_name
+from .wounds import severity_for_damage
 
-__all__ = ["simple_round"]
+__all__ = ["group_winner", "one_on_one_bonus", "roll_off", "simple_round"]
 
 
-def simple_round(state: FightState, rng: DiceRng) -> tuple[FightState, list[Event]]:
-    rnd = state.round + 1
-    hr = state.house_rules
-    sides = [list(s) for s in state.sides]
-    active = [[f for f in s if not is_out(f, state.track)] for s in sides]
-    notes: list[str] = []
-    mods = [[wound_penalty(f, state, notes) for f in s] for s in active]
-    one_on_one = len(active[0]) == 1 and len(active[1]) == 1
-    if one_on_one and hr.simple_armament_bonus and state.track == "physical":
-        ba, bb = armament_bonus(active[0][0].character, active[1][0].character)
-        mods[0][0] += ba
-        mods[1][0] += bb
+def group_winner(own: list[int], other: list[int]) -> int | None:
+    """The side with the better average result wins (0 or 1); equal averages: None (Simple Group Contests)."""
+    a, b = sum(own) * len(other), sum(other) * len(own)
+    return 0 if a > b else 1 if b > a else None
+
+
+def one_on_one_bonus(c: Contest, a: int, b: int) -> tuple[tuple[int, int], list[str]]:
+    """One against one in a physical contest (Using Simple Contests for Fights): the better-armed
+    fighter's bonus (:func:`.damage.armament_bonus`), and the house rule's bonus for a much longer
+    reach (two steps or more); fighter a's and b's, with the reasons."""
+    st, hr = c.state, c.state.house_rules
+    fa, fb = c.fighters[a], c.fighters[b]
+    bonus, said = [0, 0], []
+    if hr.simple_armament_bonus and st.track == "physical":
+        ba, bb = armament_bonus(fa.character, fb.character)
+        bonus = [ba, bb]
         if ba or bb:
-            notes.append(f"{(active[0] if ba else active[1])[0].name} is better armed: {max(ba, bb):+d}")
-    if one_on_one and hr.simple_reach_bonus and state.track == "physical" and not state.ranged:
-        reach = [reach_rank(active[0][0]), reach_rank(active[1][0])]
+            said.append(f"{(fa if ba else fb).name} is better armed: {max(ba, bb):+d}")
+    if hr.simple_reach_bonus and st.track == "physical" and not st.ranged:
+        reach = [reach_rank(fa), reach_rank(fb)]
         if abs(reach[0] - reach[1]) >= 2:
             longer = 0 if reach[0] > reach[1] else 1
-            mods[longer][0] += hr.simple_reach_bonus
-            notes.append(f"{active[longer][0].name} has much the longer reach: {hr.simple_reach_bonus:+d}")
+            bonus[longer] += hr.simple_reach_bonus
+            said.append(f"{(fa, fb)[longer].name} has much the longer reach: {hr.simple_reach_bonus:+d}")
+    return (bonus[0], bonus[1]), said
+
+
+def _before_the_roll(c: Contest, b: Bout) -> tuple[list[list[int]], Exchanging]:
+    """Who rolls (fighters still in) and each roller's modifiers, with the reasons: the roll as an event."""
+    hr = c.state.house_rules
+    active = [[j for j in c.members[s] if not b.fighters[j].out] for s in (0, 1)]
+    notes: list[str] = []
+    mods = []
+    for s in (0, 1):
+        row = []
+        for j in active[s]:
+            w, why = c.penalty(j, b.fighters[j].status)
+            if w:
+                notes.append(f"{c.fighters[j].name} wounds {w:+d} ({why})")
+            row.append(w)
+        mods.append(row)
+    one_on_one = len(active[0]) == 1 and len(active[1]) == 1
+    if one_on_one:
+        bonus, said = one_on_one_bonus(c, active[0][0], active[1][0])
+        mods[0][0] += bonus[0]
+        mods[1][0] += bonus[1]
+        notes += said
     if not one_on_one and len(active[0]) != len(active[1]):
         small = 0 if len(active[0]) < len(active[1]) else 1
-        pens = outnumbering_penalties(
-            [f.level + m for f, m in zip(active[small], mods[small], strict=True)],
-            len(active[1 - small]),
-            hr.outnumbering_max_penalty,
-        )
-        for i, p in enumerate(pens):
+        levels = [c.level[j] + m for j, m in zip(active[small], mods[small], strict=True)]
+        for i, p in enumerate(outnumbering_penalties(levels, len(active[1 - small]), hr.outnumbering_max_penalty)):
             mods[small][i] += p
             if p:
-                notes.append(f"{active[small][i].name} is outnumbered: {p:+d}")
-    results: list[list[int]] = [[], []]
-    rolls: list[RollRecord] = []
-    lines: list[str] = []
-    for s in (0, 1):
-        for f, m in zip(active[s], mods[s], strict=True):
-            res, recs, text = roll_fighter(f, m, rng, f.name)
-            results[s].append(res)
-            rolls += recs
-            lines.append(text)
-    avg = [Fraction(sum(r), len(r)) for r in results]
-    outcome = 0 if avg[0] > avg[1] else 1 if avg[1] > avg[0] else None
-    events = [
-        Event(
-            "contest",
-            "; ".join(notes + lines)
-            + ". "
-            + ("Tie: the contest is unresolved." if outcome is None else f"Side {side_label(outcome)} wins."),
-            rnd,
-            data={
-                "results": [[level_name(x) for x in r] for r in results],
-                "modifiers": mods,
-                "averages": [float(a) for a in avg],
-                "winner": outcome,
-            },
-            rolls=tuple(rolls),
-        )
+                notes.append(f"{c.fighters[active[small][i]].name} is outnumbered: {p:+d}")
+    dice = FudgeRolls(tuple(c.fighters[j].name for j in active[0] + active[1]))
+    rnd = b.played + 1
+    effective = [[c.level[j] + m for j, m in zip(active[s], mods[s], strict=True)] for s in (0, 1)]
+    extra = [  # what each fighter's damage adds to the margin: the foe's weapon and gifts, own armour, approaches
+        [c.dconst[foe][j] + c.approach[j] + c.approach[foe] for j, foe in _paired(active[s], active[1 - s])]
+        for s in (0, 1)
     ]
-    # damage
-    new_active = [list(a) for a in active]
-    if state.stakes is not None:
+
+    def play(chance: Chance) -> Exchange:
+        return roll_off(c, active, effective, extra, notes, dice, rnd, chance)
+
+    key = ("roll", tuple(map(tuple, active)), tuple(map(tuple, mods)))
+    return active, Exchanging(play, key, c.memo)
+
+
+def _paired(own: list[int], foes: list[int]) -> list[tuple[int, int]]:
+    """Each fighter with the foe whose side's average they are measured against for damage."""
+    return [(j, foes[i % len(foes)]) for i, j in enumerate(own)]
+
+
+def roll_off(
+    c: Contest,
+    active: list[list[int]],
+    levels: list[list[int]],
+    extra: list[list[int]],
+    notes: list[str],
+    dice: FudgeRolls,
+    rnd: int,
+    chance: Chance,
+) -> Exchange:
+    """The roll of a simple (or group) contest: every fighter still in rolls, the better average wins;
+    without fixed stakes both sides can be hurt (margins from the other side's average, Damage), with
+    stakes the losing side takes them. Reads results only through their differences
+    (:class:`.checks.FudgeRolls`)."""
+    st = c.state
+    rolled = chance.draw(dice)
+    t, n0 = rolled.totals, len(levels[0])
+    results = [[x + t[i] for i, x in enumerate(levels[0])], [x + t[n0 + i] for i, x in enumerate(levels[1])]]
+    outcome = group_winner(results[0], results[1])
+    wounds: list[tuple[int, int]] = []
+    whys: list[tuple[str, int | None]] = []
+    if st.stakes is not None:
         if outcome is not None:
-            for i, f in enumerate(new_active[1 - outcome]):
-                new_active[1 - outcome][i], ev = wound_fighter_by_severity(f, state.stakes, state, rnd, "stakes")
-                events += ev
+            wounds = [(j, st.stakes) for j in active[1 - outcome]]
+            whys = [("stakes", None)] * len(wounds)
     else:
         for s in (0, 1):
-            margins = group_margins(results[s], results[1 - s])
-            for i, f in enumerate(new_active[s]):
-                foe = active[1 - s][i % len(active[1 - s])]
-                app = f.tactics.approach + foe.tactics.approach
-                pts = margins[i] + damage_bonus(foe.character) - damage_reduction(f.character) + app
-                if state.track == "physical":
-                    pts += weapon_damage(foe.character) - armour_value(f.character)
-                new_active[s][i], ev = wound_fighter(f, pts, state, rnd, f"damage to {f.name}")
-                events += ev
-    # write back
-    for s in (0, 1):
-        by_name = {id(a): b for a, b in zip(active[s], new_active[s], strict=True)}
-        sides[s] = [by_name.get(id(f), f) for f in sides[s]]
-    over, winner = False, None
-    if outcome is not None:
-        over, winner = True, outcome
-    elif state.on_tie == "draw":
+            for j, margin, more in zip(active[s], group_margins(results[s], results[1 - s]), extra[s], strict=True):
+                wounds.append((j, severity_for_damage(margin + more)))
+                whys.append((f"damage to {c.fighters[j].name}", margin + more))
+    if not chance.narrate:
+        return Exchange(outcome, tuple(wounds))
+    names = [c.fighters[j].name for j in active[0] + active[1]]
+    lines = [roll_line(*x) for x in zip(names, levels[0] + levels[1], rolled.records, strict=True)]
+    avg = [Fraction(sum(r), len(r)) for r in results]
+    verdict = "Tie: the contest is unresolved." if outcome is None else f"Side {side_label(outcome)} wins."
+    data = {
+        "results": [[level_name(x) for x in r] for r in results],
+        "modifiers": [[x - c.level[j] for j, x in zip(active[s], levels[s], strict=True)] for s in (0, 1)],
+        "averages": [float(a) for a in avg],
+        "winner": outcome,
+    }
+    said = Event("contest", "; ".join(notes + lines) + ". " + verdict, rnd, data=data, rolls=rolled.records)
+    return Exchange(outcome, tuple(wounds), (said, tuple(whys)))
+
+
+def simple_round(c: Contest, b: Bout, chance: Chance) -> Played:
+    """One roll of a simple (or group) contest (:func:`roll_off`), its wounds marked; the contest ends
+    with a winner, or on a tie rolls again or is an honourable draw (``on_tie``), or at the round cap."""
+    st = c.state
+    rnd = b.played + 1
+    pre = c.memo.get(b)
+    if pre is None:
+        pre = c.memo[b] = _before_the_roll(c, b)
+    ex = chance.draw(pre[1])
+    outcome = ex.winner
+    log: list[Event] | None = [ex.said[0]] if chance.narrate else None
+    fs = list(b.fighters)
+    marks: list[tuple[int, int, int]] = []
+    for k, (j, severity) in enumerate(ex.wounds):
+        why, pts = ex.said[1][k] if log is not None else ("", None)
+        contest_wound(c, fs, j, severity, marks, log, rnd, why, pts)
+    over, winner = outcome is not None, outcome
+    if outcome is None and st.on_tie == "draw":
         over = True
-        events.append(Event("draw", "The parties break off: an honourable draw.", rnd))
+        if log is not None:
+            log.append(Event("draw", "The parties break off: an honourable draw.", rnd))
     for s in (0, 1):
-        if all(is_out(f, state.track) for f in sides[s]) and not over:
+        if not over and all(fs[j].out for j in c.members[s]):
             over, winner = True, 1 - s
-    if not over and rnd >= state.max_rounds:
+    if c.count and not over and rnd >= st.max_rounds:
         over = True
-        events.append(Event("draw", f"No result after {rnd} rolls: called a draw.", rnd))
-    if over:
-        events.append(Event("over", over_text(winner, sides), rnd, data={"winner": winner}))
-    new = state.model_copy(
-        update={"round": rnd, "sides": tuple(tuple(s) for s in sides), "over": over, "winner": winner}
-    )
-    return new, events
+        if log is not None:
+            log.append(Event("draw", f"No result after {rnd} rolls: called a draw.", rnd))
+    if over and log is not None:
+        log.append(Event("over", over_text(winner, st.sides), rnd, data={"winner": winner}))
+    new = b._replace(fighters=tuple(fs), first=False, over=over, winner=winner, played=rnd if c.count else 0)
+    return Played(new, log or [], marks)

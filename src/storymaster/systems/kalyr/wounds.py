@@ -32,6 +32,7 @@ __all__ = [
     "healing_levels",
     "healing_time",
     "mark_wound",
+    "open_box_in",
     "rest_track",
     "severity_for_damage",
     "severity_name",
@@ -94,12 +95,13 @@ class Track(Model):
     def used(self, box: int) -> int:
         return sum(1 for w in self.wounds if w.box == box)
 
+    def boxes_used(self) -> tuple[int, ...]:
+        """How many boxes of each level are marked, Scratch to Destroyed."""
+        return tuple(self.used(box) for box in range(SCRATCH, DESTROYED + 1))
+
     def open_box(self, severity: int) -> int | None:
         """The box a wound of ``severity`` lands in: its own, or the next higher one that is open."""
-        for box in range(severity, DESTROYED + 1):
-            if self.used(box) < BOXES[box]:
-                return box
-        return None
+        return open_box_in(self.boxes_used(), severity)
 
     @property
     def status(self) -> int:
@@ -121,6 +123,15 @@ def severity_for_damage(points: int, /) -> int:
     if points <= 0:
         return 0
     return min(points, DESTROYED)
+
+
+def open_box_in(used: tuple[int, ...], severity: int, /) -> int | None:
+    """The box a wound of ``severity`` (1 or more) lands in, given the boxes marked of each level
+    (Scratch to Destroyed): its own, or the next higher one with a box open (Damage); None when none is."""
+    for box in range(severity, DESTROYED + 1):
+        if used[box - 1] < BOXES[box]:
+            return box
+    return None
 
 
 def mark_wound(track: Track, severity: int, /) -> tuple[Track, Wound | None]:

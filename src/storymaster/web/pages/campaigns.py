@@ -32,8 +32,10 @@ from .common import (
     see_other,
 )
 from .dashboard import dashboard_ctx
+from .forms import apply_op, read
 from .helpers import (
     campaign_ctx,
+    house_rules_controls,
     now_of,
     parse_doc,
     safe_next,
@@ -102,12 +104,25 @@ async def campaign_add_member(request: Request, cid: Id) -> Response:
 
 @router.post("/campaigns/{cid}/house-rules")
 async def campaign_house_rules(request: Request, cid: Id) -> Response:
+    """The GM's house rules: the form's controls (one per option), or a ``house_rules`` text (option: value)."""
+
     def go():
         v = require(request)
         form = form_of(request, v)
-        rules = parse_doc(request, str(form.get("house_rules") or ""), "house rules")
-        if not isinstance(rules, dict):
-            raise PageError(422, "house rules are a mapping of option: value")
+        if form.get("house_rules") is not None:
+            rules = parse_doc(request, str(form.get("house_rules") or ""), "house rules")
+            if not isinstance(rules, dict):
+                raise PageError(422, "house rules are a mapping of option: value")
+        else:
+            ctx = campaign_ctx(request, v, cid)
+            model = ctx["system"].house_rules_model
+            data = read(model, form, prefix="hr")
+            op = str(form.get("op") or "")
+            if op:  # a row added or removed without JavaScript: the form again, nothing saved
+                ctx["house_rules_nodes"] = house_rules_controls(ctx["system"], apply_op(data, op))
+                board = dashboard_ctx(store_of(request), v.caller.id, now_of(request), [cid])
+                return render(request, "campaign.html", v=v, house_rules_open=True, **ctx, **board)
+            rules = data
         campaigns.set_house_rules(cid, HouseRulesIn(house_rules=rules), store_of(request), v.caller, now_of(request))
         return see_other(f"/campaigns/{cid}#house-rules")
 

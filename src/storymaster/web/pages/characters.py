@@ -37,6 +37,7 @@ from .helpers import (
     store_of,
     whole,
 )
+from .living import action_forms
 from .sheets import (
     builder_view,
     read_builder,
@@ -173,6 +174,7 @@ async def character_page(request: Request, cid: Id, char: Id) -> Response:
             portrait_v=store_of(request).portrait_versions(cid).get(char),
             history=history,
             condition=condition,
+            action_forms=action_forms(ctx["system"], condition, is_gm=_is_gm(ctx)),
             sections=with_condition(sheet, condition) if sheet is not None else [],
             **ctx,
         )

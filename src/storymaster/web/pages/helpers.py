@@ -80,6 +80,21 @@ def sheet_report(request: Request, system_name: str, sheet: dict[str, Any], hous
     )
 
 
+def house_rules_controls(system: Any, values: Any) -> list[dict[str, Any]]:
+    """The system's house rules as controls (forms.py), holding ``values`` over the rules as written: every
+    option a labelled control with the book's default and its description."""
+    from pydantic import ValidationError
+
+    from .forms import controls
+
+    model = system.house_rules_model
+    try:
+        shown = model.model_validate(values or {}).model_dump(mode="json")
+    except ValidationError:  # what was submitted and refused: shown as it was
+        shown = {**model().model_dump(mode="json"), **dict(values or {})}
+    return controls(model, shown, prefix="hr")
+
+
 def campaign_ctx(request: Request, v: Visitor, cid: int) -> dict[str, Any]:
     store = store_of(request)
     view = campaigns.read(cid, store, v.caller)
@@ -94,4 +109,5 @@ def campaign_ctx(request: Request, v: Visitor, cid: int) -> dict[str, Any]:
         ctx["notes"] = campaigns.notes(cid, store, v.caller)
         ctx["invites"] = invites.list_invites(cid, store, v.caller, now_of(request))
         ctx["house_rules_yaml"] = yaml.safe_dump(view["house_rules"], sort_keys=True) if view["house_rules"] else ""
+        ctx["house_rules_nodes"] = house_rules_controls(system, view["house_rules"])
     return ctx

@@ -1,19 +1,75 @@
 """The sheet page's table controls (issue 19): the GM's adjustment by hand, the between-scenes rules
-(rest, healing, time, a hazard, a spent point) and experience, each sent to the table's API and logged."""
+(rest, healing, time, a hazard, a spent point) and experience, each sent to the table's API and logged.
+
+The between-scenes rules are a form each, every field of the system's request model a control
+(:mod:`.forms`, as the builder and the composer), not a YAML box; a ``fields`` text (``field: value`` a
+line) is still read where a form sends one (the GM's adjustment and experience forms)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from ...rules import RuleSystem
+from ...rules.condition import condition_of
 from ..deps import Id
 from ..routers import living
 from .common import PageError, form_of, require, run_page, see_other
-from .helpers import now_of, parse_doc, store_of
+from .forms import controls, label_of, read
+from .helpers import campaign_ctx, now_of, parse_doc, store_of
 
-__all__ = ["router"]
+__all__ = ["action_forms", "router"]
+
+#: the prefix of a between-scenes rule's controls: ``act.<action>.<field>``
+ACT = "act"
+
+
+def _skipped(rules: Any, is_gm: bool) -> tuple[str, ...]:
+    """The request fields not shown: the tag, and for a player what only the GM sets (a veto)."""
+    return ("action",) if is_gm else ("action", *sorted(getattr(rules, "gm_fields", ())))
+
+
+def action_forms(system: RuleSystem, condition: Mapping[str, Any] | None, *, is_gm: bool) -> list[dict[str, Any]]:
+    """The between-scenes rules the viewer may ask for (the GM: all; the owner: the player's), each with its
+    request model's fields as controls holding the model's defaults."""
+    rules = condition_of(system)
+    if rules is None or not condition:
+        return []
+    names = condition.get("actions" if is_gm else "player_actions") or []
+    out = []
+    for name in names:
+        model = rules.actions.get(name)
+        if model is None:
+            continue
+        doc = (model.__doc__ or "").strip().split("\n\n", 1)[0].replace("\n", " ")
+        out.append(
+            {
+                "name": name,
+                "label": label_of(name),
+                "help": doc,
+                "nodes": controls(model, {}, prefix=f"{ACT}.{name}", skip=_skipped(rules, is_gm)),
+                "reason_required": name in getattr(rules, "reason_required", ()),
+            }
+        )
+    return out
+
+
+def _action_request(request: Request, v: Any, cid: int, form: Any, action: str) -> dict[str, Any]:
+    """The request of a between-scenes form: its controls read back through the request model (or, from a
+    form that sends one, the ``fields`` text)."""
+    if form.get("fields") is not None:
+        return {**_mapping(request, str(form.get("fields") or ""), "fields"), "action": action}
+    ctx = campaign_ctx(request, v, cid)
+    is_gm = ctx["c"]["your_role"] == "gm"
+    rules = condition_of(ctx["system"])
+    model = rules.actions.get(action) if rules is not None else None
+    if model is None:
+        raise PageError(422, f"no between-scenes rule {action!r}", "choose one of the forms on the sheet page")
+    return {**read(model, form, prefix=f"{ACT}.{action}", skip=_skipped(rules, is_gm)), "action": action}
+
 
 router = APIRouter(include_in_schema=False)
 
@@ -38,14 +94,14 @@ async def character_at_the_table(request: Request, cid: Id, char: Id) -> Respons
         if what not in WHATS:
             raise PageError(422, f"no table form {what!r}", "adjust, action or advance")
         store, now = store_of(request), now_of(request)
-        fields = _mapping(request, str(form.get("fields") or ""), "fields")
         reason = str(form.get("reason") or "")[:500]
+        if what == "action":
+            request_ = _action_request(request, v, cid, form, str(form.get("action") or ""))
+            living.act(cid, char, living.ActIn(request=request_, reason=reason), store, v.caller, now)
+            return see_other(f"/campaigns/{cid}/characters/{char}#table")
+        fields = _mapping(request, str(form.get("fields") or ""), "fields")
         if what == "adjust":
             living.adjust_condition(cid, char, living.AdjustIn(values=fields, reason=reason), store, v.caller, now)
-        elif what == "action":
-            action = str(form.get("action") or "")
-            request_ = {**fields, "action": action}
-            living.act(cid, char, living.ActIn(request=request_, reason=reason), store, v.caller, now)
         else:
             living.advance(cid, char, living.AdvanceIn(request=fields), store, v.caller, now)
         return see_other(f"/campaigns/{cid}/characters/{char}#table")

@@ -75,7 +75,7 @@ def patch_scene(sid: Id, body: ScenePatch, store: StoreDep, caller: CallerDep, n
 def close_scene(sid: Id, store: StoreDep, caller: CallerDep, now: NowDep) -> dict[str, Any]:
     def decide(c: CampaignState, s: SceneState, seed: str):
         member(c, caller)
-        return cmd.close_scene(c, s, caller.id, seed=seed)
+        return cmd.close_scene(c, s, caller.id, seed=seed, system=system_of(c))
 
     store.scene_append(sid, decide, now_text(now), touches_campaign=True)
     return read_scene(sid, store, caller)
