@@ -914,17 +914,17 @@ class Strike:
     disarm: bool
     round: int
 
-    def _args(self) -> tuple[Any, ...]:
-        return (self.R, self.ak, self.arms, self.tk, self.target, self.distance, self.disarm, self.round)
+    def play(self, ch: Any) -> Struck:
+        return strike(self.R, self.ak, self.arms, self.tk, self.target, self.distance, self.disarm, self.round, ch)
 
     def sample(self, rng: DiceRng) -> Struck:
-        return strike(*self._args(), Rolled(rng, narrate=False))
+        return self.play(Rolled(rng, narrate=False))
 
     def outcomes(self) -> Sequence[tuple[float, Struck]]:
         key = (self.ak, self.arms, self.tk, self.target, self.distance, self.disarm)
         hit = self.R.strikes.get(key)
         if hit is None:
-            hit = self.R.strikes[key] = tuple(branches(lambda ch: strike(*self._args(), ch)))
+            hit = self.R.strikes[key] = tuple(branches(self.play))
         return hit
 
 
