@@ -55,7 +55,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-STATE = ROOT / ".mutation"
+STATE = Path(os.environ.get("MUTATION_STATE", ROOT / ".mutation"))  # a run from a snapshot keeps results here
 EQUIVALENT = ROOT / "tools" / "mutation-equivalent.txt"
 
 _SYSTEM_TESTS = {
@@ -729,6 +729,10 @@ def report() -> None:
     for module in MODULES + sorted(set(_known()) - set(MODULES)):
         s = summarise(module)
         if "total" not in s or not s["seen"]:
+            continue
+        stamp = STATE / _slug(module) / "source.sha256"
+        if stamp.read_text() != _sha((ROOT / module).read_bytes()):
+            print(f"| {module.removeprefix('src/storymaster/')} | the source changed since the run: run it again |")
             continue
         score = "-" if s["score"] is None else f"{s['score']}%"
         run = (

@@ -89,3 +89,17 @@ def test_wounds_and_healing_least_severe_first(card):
     assert [w.cause for w in p1.wounds] == ["sword"] and current_hp(p1) == 2
     assert heal(p1, 6).wounds == ()
     assert incapacitated(take_wounds(card("thief"), 2))
+
+
+def test_incapacitated_only_at_zero_hit_points(card):
+    """Part Five: HP = STR, the number of wounds a character can take before he is incapacitated. The thief has
+    STR 2: unhurt and with one wound he still fights; at two he is out (and stays at 0 HP with a third)."""
+    thief = card("thief")
+    assert [incapacitated(take_wounds(thief, n)) for n in (0, 1, 2, 3)] == [False, False, True, True]
+
+
+def test_taking_no_wounds_changes_nothing_and_a_negative_count_is_refused(card):
+    thief = card("thief")
+    assert take_wounds(thief, 0).wounds == thief.wounds
+    with pytest.raises(ValueError, match="cannot be negative"):
+        take_wounds(thief, -1)

@@ -9,7 +9,7 @@ import pytest
 from storymaster.dice import DiceRng
 from storymaster.errors import CombatError
 from storymaster.systems.philsys import damage as dmg
-from storymaster.systems.philsys.character import Character, hp_max
+from storymaster.systems.philsys.character import Character, Cost, hp_max
 from storymaster.systems.philsys.options import PhilsysHouseRules
 
 
@@ -113,3 +113,17 @@ def test_an_effect_without_duration_is_never_active() -> None:
     for duration in (0, -1, -3):
         assert not any(dmg.effect_active(1, 2, duration, r, t) for r in (1, 2, 3) for t in (0, 1, 2, 3))
     assert dmg.effect_active(1, 2, 1, 1, 2)  # while a 1-round effect holds on its own turn
+
+
+def test_damage_notation_with_a_small_or_negative_constant() -> None:
+    """The book writes 'STR+1d6' as '13+1d6'; a constant of 0 is left out, a negative one follows the dice as
+    dice notation does ('1d6-2'), and a constant of 1 is still written in front ('1+1d6')."""
+    assert [dmg.expr(c, "1d6") for c in (13, 1, 0, -2)] == ["13+1d6", "1+1d6", "1d6", "1d6-2"]
+    assert dmg.expr(4, "") == "4"
+
+
+def test_a_tech_pays_its_tp() -> None:
+    """Derived Substats: a tech's TP come off the TP pool (MP and HP untouched); short of TP it cannot be used."""
+    assert dmg.pay_cost(50, 10, 8, Cost(tp=3)) == (50, 10, 5)
+    with pytest.raises(CombatError, match="needs 9 TP"):
+        dmg.pay_cost(50, 10, 8, Cost(tp=9))

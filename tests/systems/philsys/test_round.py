@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from fractions import Fraction
 
 import pytest
 
 from storymaster.dice import DiceRng
+from storymaster.forecast import absorb
 from storymaster.forecast.chance import Rolled, Scripted, branches
 from storymaster.systems.philsys import SYSTEM
 from storymaster.systems.philsys.character import Character, at_pa
 from storymaster.systems.philsys.checks import MeleeAttack, check_odds
 from storymaster.systems.philsys.combat import body, setup
+from storymaster.systems.philsys.forecast import END_STATES, _label
 from storymaster.systems.philsys.options import PhilsysHouseRules
-from storymaster.systems.philsys.round import Bout, Contest, Die, initiative_pmf, play_round
+from storymaster.systems.philsys.round import Bout, Contest, Die, decided, initiative_pmf, play_round
 
 
 def brawler(name: str, hp: int, **stats: int) -> Character:
@@ -100,3 +103,150 @@ def test_initiative_odds_by_hand():
     tied = sum((px * py for x, px in two.items() for y, py in two.items() if x + 4 == y + 6), Fraction(0))
     odds = {ini.order: p for p, ini in initiative_pmf((4, 6), rr)}
     assert odds[(0, 1)] == pytest.approx(float(ahead + tied / 2), abs=1e-15)
+
+
+# --- the exact chain against the round itself, state by state --------------------------------
+
+
+def literal_chain(state):
+    """The duel as ``absorb(start, lambda s: branches(lambda ch: play_round(s, ch)))``: every state a node
+    (the parry flags, reset at each round's start, and the disabled-limb count, which no rule reads, left out)."""
+    su = setup(state)
+    hr = state.house_rules
+
+    def key(b: Bout):
+        if decided(b.bodies, su.specs):
+            standing = [s.side for x, s in zip(b.bodies, su.specs, strict=True) if x.active]
+            labels = tuple(
+                END_STATES[_label(x.hp, x.unconscious, x.dead, s.top, hr)]
+                for x, s in zip(b.bodies, su.specs, strict=True)
+            )
+            return ("end", standing[0] if standing else None, *labels)
+        return Bout(b.order, tuple(x._replace(parried=False, disabled_limbs=0) for x in b.bodies))
+
+    start = Bout(state.order, tuple(body(f) for f in state.fighters))
+    return absorb(
+        start,
+        lambda s: branches(lambda ch: key(play_round(su, s, ch))),
+        lambda s: s[0] == "end",
+        max_rounds=hr.max_rounds - state.round,
+    )
+
+
+def mage(name: str, hp: int, **extra) -> Character:
+    data = {
+        "name": name,
+        "stats": {"COU": 2, "AGI": 3, "INT": 2, "WIS": 2, "STR": 1, "STA": 2, "MAG": 3},
+        "skills": [{"name": "Melee Weapon (Swords)", "category": "melee", "rank": 2, "at_ranks": 1}],
+        "abilities": [
+            {"name": "Mend", "cost": {"mp": 4}, "effect": {"kind": "heal", "damage": "2+1d4"}},
+            {"name": "Bolt", "cost": {"mp": 5}, "effect": {"kind": "attack", "damage": "3+1d4"}},
+            {
+                "name": "Bash",
+                "cost": {"tp": 4, "hp": 1},
+                "effect": {"kind": "attack", "damage": "2+1d6", "magical": False},
+            },
+        ],
+        "current": {"hp": hp, "mp": 9, "tp": 4},
+        "equipment": {
+            "weapon": {"name": "Sword", "damage": [3, 5, 6], "skill": "Melee Weapon (Swords)"},
+            "shield": {"name": "Buckler", "ac": 6, "pa": 2, "at": -1},
+            "armor": {"name": "Vest", "ac": 4},
+        },
+    }
+    data.update(extra)
+    return Character.model_validate(data)
+
+
+def archer(name: str, hp: int) -> Character:
+    return Character.model_validate(
+        {
+            "name": name,
+            "stats": {"COU": 1, "AGI": 4, "INT": 1, "STR": 2, "STA": 2},
+            "current": {"hp": hp},
+            "equipment": {"missile": {"name": "Bow", "accuracy": 8, "damage": "1d6+1"}},
+        }
+    )
+
+
+LITERAL_DUELS = {
+    "heal, spell, tech with an HP cost, breaking shields, heavy wounds, bleeding": (
+        lambda: SYSTEM.combat.start(
+            [[mage("Ann", 14)], [brawler("Bo", 16, AGI=4, STR=1)]],
+            house_rules=PhilsysHouseRules(
+                critical_health_threshold=5,
+                heavy_wound_penalty=3,
+                shield_breaks=True,
+                bleeding=True,
+                bleeding_rate=2,
+                death_threshold=-6,
+                near_miss_half_damage=True,
+                critical_margin=10,
+            ),
+        )
+    ),
+    "head shots, unparried blows, no lost turns, a round cap": (
+        lambda: SYSTEM.combat.start(
+            [[archer("Cy", 12)], [mage("Di", 12)]],
+            house_rules=PhilsysHouseRules(
+                critical_health_threshold=4,
+                unparried_attacks_hit_automatically=True,
+                critical_failure_effect="none",
+                max_rounds=5,
+            ),
+            options={"aim": {"side0": "head"}, "tactics": {"side1": "melee"}},
+        )
+    ),
+    "limb shots, mid-fight with a lost turn to sit out": (
+        lambda: (
+            lambda st: st.model_copy(
+                update={
+                    "fighters": (st.fighters[0], st.fighters[1].model_copy(update={"lose_turn": True})),
+                    "order": (1, 0),
+                    "round": 2,
+                }
+            )
+        )(
+            SYSTEM.combat.start(
+                [[archer("Cy", 10)], [brawler("Bo", 11)]],
+                house_rules=PhilsysHouseRules(critical_health_threshold=4),
+                options={"aim": {"side0": "limb"}},
+            )
+        )
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(LITERAL_DUELS))
+def test_exact_chain_is_the_round_enumerated(name):
+    """The forecast's banded chain against the round enumerated state by state (no second statement of the
+    rules on either side): wins, draws, rounds and end states to 1e-10."""
+    st = LITERAL_DUELS[name]()
+    res = literal_chain(st)
+    f = SYSTEM.forecast(st, method="exact")
+    capped = st.house_rules.max_rounds < 100
+    assert (res.unresolved < 1e-12) or capped
+    win = [0.0, 0.0]
+    draw = 0.0
+    ends: list[dict[str, float]] = [defaultdict(float), defaultdict(float)]
+    for (_, who, l0, l1), p in res.terminal.items():
+        if who is None:
+            draw += p
+        else:
+            win[who] += p
+        ends[0][l0] += p
+        ends[1][l1] += p
+    rounds = dict(res.rounds)
+    for s, p in res.live.items():  # still going at the round cap: the draw
+        draw += p
+        rounds[st.house_rules.max_rounds - st.round] = rounds.get(st.house_rules.max_rounds - st.round, 0.0) + p
+        for k, x in enumerate(s.bodies):
+            top = setup(st).specs[k].top
+            ends[k][END_STATES[_label(x.hp, x.unconscious, x.dead, top, st.house_rules)]] += p
+    assert f.p_win == pytest.approx(tuple(win), abs=1e-10)
+    assert f.p_draw == pytest.approx(draw, abs=1e-10)
+    for r in set(f.rounds) | set(rounds):
+        assert f.rounds.get(r, 0.0) == pytest.approx(rounds.get(r, 0.0), abs=1e-10), r
+    for k, c in enumerate(f.combatants):
+        for lab in set(c.end_states) | set(ends[k]):
+            assert c.end_states.get(lab, 0.0) == pytest.approx(ends[k].get(lab, 0.0), abs=1e-10), (c.name, lab)

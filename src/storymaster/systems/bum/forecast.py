@@ -372,6 +372,7 @@ class _Sim:
         self.F = F = len(su.cards)
         self.side = np.array(su.sides)
         self.n_sides = int(self.side.max()) + 1
+        self.members = (self.side[:, None] == np.arange(self.n_sides)[None, :]).astype(np.int64)  # fighter x side
         self.surprised = su.surprised
         self.p_exch = np.zeros((F, F))
         for i in range(F):
@@ -445,8 +446,8 @@ class _Sim:
 
     # ------------------------------------------------------------------ helpers
     def _standing_by_side(self) -> np.ndarray:
-        up = self.hp > 0
-        return np.stack([up[:, self.side == k].any(axis=1) for k in range(self.n_sides)], axis=1)
+        """(fights, sides): whether the side has someone standing (a side's hit points summed: none below 0)."""
+        return (self.hp @ self.members) > 0
 
     def _sides_left(self) -> np.ndarray:
         return self._standing_by_side().sum(axis=1)
@@ -476,7 +477,7 @@ class _Sim:
 
     def _pick(self, i: int, m: np.ndarray, rolled: np.ndarray | None = None) -> np.ndarray:
         """The engine's target (:func:`.rounds.pick_target`), -1 outside ``m``."""
-        tgt = pick_target_v(i, self.pos, self.setup.sides, self.hp, self.setup.targets[i], rolled)
+        tgt = pick_target_v(i, self.pos, self.side, self.hp, self.setup.targets[i], rolled)
         return np.where(m, tgt, -1)
 
     def _hit(self, mask: np.ndarray, p: np.ndarray | float) -> np.ndarray:
@@ -562,12 +563,14 @@ class _Sim:
             self._reload(i, use & ~ready)
             m &= ~use
         # melee: close in (unless holding ground), then strike
-        after, strike = advance_v(self.dist, tactic, hr)
-        self.dist = np.where(m, after, self.dist)
-        self.acted[m & ~strike, i] = True
-        m &= strike
-        if not m.any():
-            return
+        far = m & (self.dist > 0)
+        if far.any():  # (in reach, the move changes nothing)
+            after, strike = advance_v(self.dist[far], tactic, hr)
+            self.dist[far] = after
+            self.acted[far, i] = ~strike
+            m[far] = strike
+            if not m.any():
+                return
         melee = WIELDING.index(c.melee)
         change = m & (self.wield[:, i] != melee)
         if missile is not None:  # Appendix A, Partially Loaded Weapons: setting a ready bow or crossbow down

@@ -177,6 +177,7 @@ class Setup:
     # the level 1-3 events of each fighter (and pair): made once, drawn every round
     _fixed: dict[int, Fixed] = field(default_factory=dict, compare=False, repr=False)
     _pairs: dict[tuple[int, int], Opposed] = field(default_factory=dict, compare=False, repr=False)
+    _attacks: dict[tuple[int, int, int, int], Opposed] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, s: FightState) -> Setup:
@@ -216,6 +217,15 @@ class Setup:
             labels = (f"{self.names[i]} fight roll", f"{self.names[t]} fight roll")
             event = exchange(self.hr, self.sides[i] == self.initiator, self.cards[i], self.cards[t], labels)
             self._pairs[i, t] = event
+        return event
+
+    def attack(self, i: int, t: int, attack: int, defence: int) -> Opposed:
+        """Level 4: ``i``'s attack total against ``t``'s defence total, an opposed roll (made once, drawn often)."""
+        key = (i, t, attack, defence)
+        event = self._attacks.get(key)
+        if event is None:
+            labels = (f"{self.names[i]} attack", f"{self.names[t]} defence")
+            event = self._attacks[key] = Opposed(attack, defence, self.attack_tie(i, t), labels)
         return event
 
     def attack_tie(self, i: int, t: int) -> Literal["actor", "opponent"] | None:
@@ -702,9 +712,8 @@ def _attack(w: _Work, i: int, t: int, slot: Slot, *, penalty: int = 0, ranged: b
     a_tot += penalty
     shielded = not (ranged and prof.modern and hr.modern_guns_ignore_armour)
     d_parts, d_tot = d.defence(ranged, w.wield[t], shielded)
-    tie_to = s.attack_tie(i, t)
     att, tgt = s.names[i], s.names[t]
-    roll = w.chance.draw(Opposed(a_tot, d_tot, tie_to, (f"{att} attack", f"{tgt} defence")))
+    roll = w.chance.draw(s.attack(i, t, a_tot, d_tot))
     hit = roll.ok
     if w.narrate:
         recs, totals = roll.rolls, roll.totals

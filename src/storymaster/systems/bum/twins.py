@@ -43,14 +43,12 @@ def _table(values: Sequence[Readiness]) -> Array:
     return np.array([READINESS.index(v) for v in values], dtype=np.int64)
 
 
-def pick_target_v(
-    i: int, pos: Array, sides: Sequence[int], hp: Array, target: int, rolled: Array | None = None
-) -> Array:
+def pick_target_v(i: int, pos: Array, sides: Array, hp: Array, target: int, rolled: Array | None = None) -> Array:
     """:func:`.rounds.pick_target` for each fight: ``pos[f, j]`` is fighter j's place in fight f's turn order,
-    ``hp`` and ``rolled`` are (fights, fighters); -1 where no foe stands."""
+    ``sides`` an array, ``hp`` and ``rolled`` are (fights, fighters); -1 where no foe stands."""
     n = len(sides)
     big = n + 1
-    foe = (np.asarray(sides) != sides[i])[None, :] & (hp > 0)
+    foe = (sides != sides[i])[None, :] & (hp > 0)
     key = np.where(foe, pos, big)
     tgt = np.argmin(key, axis=1)
     if rolled is not None:

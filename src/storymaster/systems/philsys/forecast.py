@@ -44,15 +44,16 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import CombatError, OddsError
+from ...errors import OddsError
 from ...forecast import Batch, CombatantForecast, Forecast, run_simulation, side_label
+from ...forecast.chance import branches
 from ...odds import distribution
 from . import damage as dmg
-from .character import Character, at_pa, hp_max, initiative_bonus
-from .checks import MagicAttack, MeleeAttack, MissileAttack, OpposedCheck, check_odds, melee_result_v
-from .combat import Fighter, FightState, _pick, best_attack, heal_threshold, melee_options
+from .character import hp_max
+from .checks import melee_result_v
+from .combat import Fighter, FightState, _pick, best_attack, heal_threshold, setup
 from .options import PhilsysHouseRules
-from .round import mean as _mean
+from .round import Body, Move, Setup, Spec, end_of_round, hurt, initiative_pmf, play_turn
 
 __all__ = [
     "END_STATES",
@@ -99,102 +100,6 @@ def _label(hp: int, unconscious: bool, dead: bool, top: int, hr: PhilsysHouseRul
 # --- static facts per fighter ---------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Ability:
-    mp: int
-    tp: int
-    hp: int
-    expr: str
-    magical: bool = True
-    atk: int = 0  # spells: the attack modifier before wound penalties
-
-
-@dataclass(frozen=True)
-class _Spec:
-    name: str
-    side: int
-    top: int  # max HP
-    sta: int
-    at0: int
-    pa0: int
-    sh_at: int
-    sh_pa: int
-    shield_ac: int | None
-    red: int  # what the fighter's armour stops of a physical blow (AC/3)
-    tactic: str
-    choices: tuple[tuple[str, str], ...]
-    forced: str | None
-    heals: tuple[_Ability, ...]
-    spells: tuple[_Ability, ...]
-    missile: tuple[int, str] | None  # (accuracy + skill rank, damage expression) when it shoots
-    aim: str
-    mdef: int  # missile defence modifier
-    resist: int  # magic resistance modifier
-    head_shot_kills: bool
-    has_limbs: bool
-    init_bonus: int
-
-
-def _spec(f: Fighter, state: FightState) -> _Spec:
-    c: Character = f.character
-    hr, opts = state.house_rules, state.options
-    tactic = _pick(opts.tactics, f) or "auto"
-    eq = c.equipment
-    choices = tuple(melee_options(c, hr))
-    forced = _pick(opts.attack, f)
-    if forced and forced not in {a for a, _ in choices}:
-        raise CombatError(
-            f"{f.name} cannot make a {forced!r} attack", hint="choose one of " + ", ".join(a for a, _ in choices)
-        )
-    heals: list[tuple[float, int, _Ability]] = []
-    spells: list[tuple[float, int, _Ability]] = []
-    for pos, a in enumerate(c.abilities):
-        if a.effect is None:
-            continue
-        expr = dmg.ability_damage_expr(c, a)
-        cost = (a.cost.mp, a.cost.tp, a.cost.hp)
-        if a.effect.kind == "heal":
-            heals.append((-_mean(expr), pos, _Ability(*cost, expr)))
-        elif a.effect.kind == "attack":
-            if a.is_spell and c.stats.MAG == 0:
-                continue
-            if _mean(expr) <= 0:
-                continue
-            sk = c.skill(a.skill) if a.skill else None
-            magical = a.effect.magical
-            spells.append((-_mean(expr), pos, _Ability(*cost, expr, magical, dmg.spell_attack_modifier(c, sk, 0))))
-    missile = None
-    if eq.missile is not None and tactic in ("auto", "missile"):
-        sk = c.skill(eq.missile.skill) if eq.missile.skill else None
-        missile = (eq.missile.accuracy + (sk.rank if sk else 0), dmg.missile_damage_expr(eq.missile, c.stats.STR))
-    at0, pa0 = at_pa(c, hr)
-    sh = eq.shield
-    return _Spec(
-        name=f.name,
-        side=f.side,
-        top=hp_max(c),
-        sta=c.stats.STA,
-        at0=at0,
-        pa0=pa0,
-        sh_at=sh.at if sh else 0,
-        sh_pa=sh.pa if sh else 0,
-        shield_ac=sh.ac if sh else None,
-        red=dmg.armor_stops(eq.armor),
-        tactic=tactic,
-        choices=choices,
-        forced=forced,
-        heals=tuple(a for *_, a in sorted(heals, key=lambda t: (t[0], t[1]))),
-        spells=tuple(a for *_, a in sorted(spells, key=lambda t: (t[0], t[1]))),
-        missile=missile,
-        aim=_pick(opts.aim, f) or "abdomen",
-        mdef=dmg.missile_defence_modifier(c, opts.distance, hr),
-        resist=dmg.magic_resist_modifier(c),
-        head_shot_kills=c.head_shot_kills,
-        has_limbs=c.has_limbs,
-        init_bonus=initiative_bonus(c, hr),
-    )
-
-
 @lru_cache(maxsize=1024)
 def _pmf(expression: str) -> tuple[np.ndarray, np.ndarray]:
     d = distribution(expression)
@@ -227,8 +132,12 @@ def _d(sides: int, gen: np.random.Generator, m: int) -> np.ndarray:
 @dataclass(frozen=True)
 class _Plan:
     state: FightState
-    specs: tuple[_Spec, ...]
+    setup: Setup
     n_sides: int
+
+    @property
+    def specs(self) -> tuple[Spec, ...]:
+        return self.setup.specs
 
     @property
     def hr(self) -> PhilsysHouseRules:
@@ -242,8 +151,7 @@ class _Plan:
 def _plan(state: FightState) -> _Plan:
     if not isinstance(state, FightState):
         raise OddsError(f"not a philsys fight state: {type(state).__name__}", hint="start one with SYSTEM.combat.start")
-    specs = tuple(_spec(f, state) for f in state.fighters)
-    return _Plan(state, specs, max(f.side for f in state.fighters) + 1)
+    return _Plan(state, setup(state), max(f.side for f in state.fighters) + 1)
 
 
 def tactics_text(state: FightState) -> dict[str, str]:
@@ -280,43 +188,14 @@ def exact_fits(state: FightState) -> bool:
     return exact_problem(state) is None
 
 
-@lru_cache(maxsize=4096)
-def _melee_odds(at: int, pa: int, hr: PhilsysHouseRules) -> tuple[float, float, float, float]:
-    o = check_odds(MeleeAttack(at=at, pa=pa, parry=True), hr)
-    return tuple(float(o.probability(k)) for k in ("critical hit", "hit", "miss", "critical failure"))  # type: ignore[return-value]
+def initiative_first(specs: Sequence[Any], hr: PhilsysHouseRules) -> float:
+    """The exact chance that fighter 0 acts before fighter 1 (from :func:`.round.initiative_pmf`)."""
+    pmf = initiative_pmf(tuple(s.init_bonus for s in specs), hr)
+    return sum(p for p, ini in pmf if ini.order == (0, 1))
 
 
-def _taken_pmf(expression: str, red: int, p_hit: float, p_crit: float) -> dict[int, float]:
-    values, probs = _pmf(expression)
-    raw = np.maximum(values, 0)
-    out: dict[int, float] = defaultdict(float)
-    for r, q in zip(raw.tolist(), probs.tolist(), strict=True):
-        if p_hit:
-            out[dmg.reduce_damage(r, red)] += p_hit * q
-        if p_crit:
-            out[dmg.reduce_damage(dmg.critical_damage(r), red)] += p_crit * q
-    return out
-
-
-def initiative_first(specs: Sequence[_Spec], hr: PhilsysHouseRules) -> float:
-    """The exact chance that fighter 0 acts before fighter 1 (ties re-rolled: even odds)."""
-    two = np.convolve(np.ones(6), np.ones(6)) / 36.0  # 2..12
-    use_mod = hr.initiative_ties == "modifier_then_reroll"
-    b0, b1 = specs[0].init_bonus, specs[1].init_bonus
-    first = tie = 0.0
-    for i, p in enumerate(two):
-        for j, q in enumerate(two):
-            k0 = (i + 2 + b0, b0 if use_mod else 0)
-            k1 = (j + 2 + b1, b1 if use_mod else 0)
-            if k0 > k1:
-                first += p * q
-            elif k0 == k1:
-                tie += p * q
-    return float(first + tie / 2)
-
-
-def _reachable(f: Fighter, s: _Spec) -> list[tuple[int, int]]:
-    """Every (MP, TP) the fighter can come to in a duel, the current one first.
+def _reachable(f: Fighter, s: Spec) -> list[tuple[int, int]]:
+    """Every (MP, TP) the fighter can come to in a duel, the current one first (for the size bound).
 
     Costs are only ever paid, and the engine only ever picks the first affordable heal or
     attack ability (best first); an ability with an HP cost may be out of reach at low HP,
@@ -346,43 +225,20 @@ def _reachable(f: Fighter, s: _Spec) -> list[tuple[int, int]]:
 MAX_RESOURCE_STATES = 400
 MAX_CELLS = 50_000_000
 
-
-@lru_cache(maxsize=4096)
-def _opposed_odds(at: int, pa: int) -> float:
-    """P(at + d20 > pa + d20): a tech against a parry roll."""
-    return float(check_odds(OpposedCheck(modifier=at, vs=pa)).probability("success"))
-
-
-@lru_cache(maxsize=4096)
-def _missile_odds(attack: int, defence: int) -> float:
-    return float(check_odds(MissileAttack(attack=attack, defence=defence)).probability("hit"))
-
-
-@lru_cache(maxsize=4096)
-def _magic_odds(attack: int, resist: int, hr: PhilsysHouseRules) -> tuple[float, float]:
-    o = check_odds(MagicAttack(attack=attack, resist=resist), hr)
-    return float(o.probability("hit")), float(o.probability("half damage"))
-
-
-def _ability_taken(a: _Ability, p_hit: float, p_half: float, armor: Any) -> dict[int, float]:
-    values, probs = _pmf(a.expr)
-    red = dmg.armor_stops(armor, magical=a.magical)
-    out: dict[int, float] = defaultdict(float)
-    for v, q in zip(np.maximum(values, 0).tolist(), probs.tolist(), strict=True):
-        if p_hit:
-            out[dmg.reduce_damage(v, red)] += p_hit * q
-        if p_half:
-            out[dmg.reduce_damage(dmg.half_damage(v), red)] += p_half * q
-    return out
+#: one outcome of a turn: (probability, attacker's lost-turn flag, attacker's HP change, attacker's state,
+#: damage the defender takes, defender's state, defender killed outright)
+_Move = tuple[float, int, int, int, int, int, bool]
 
 
 class _Duel:
     """The chain of a duel: G[(lose_0, lose_1, st_0, st_1)] = an (hp_0, hp_1) grid, for the fights still going.
 
     ``st`` indexes a fighter's reachable (MP, TP, heavy wound, broken shield); ``lose`` is a
-    lost turn to sit out. A turn splits each fighter's HP into bands where the engine's
-    choice and penalties are fixed (critical health, a quarter of max HP for healing, HP
-    costs), and moves each band's mass by every outcome at once.
+    lost turn to sit out. Every turn is the round's own (:func:`.round.play_turn`), enumerated by
+    :func:`~storymaster.forecast.chance.branches` on one fighter pair per band of HP in which nothing
+    the round decides on changes (critical health, a quarter of max HP for healing, HP costs); each
+    outcome then moves the whole band's mass at once: the attacker's HP by what it paid or healed
+    (never above the maximum), the defender's by the damage taken, a defender at 0 HP or less fallen.
     """
 
     def __init__(self, plan: _Plan):
@@ -394,9 +250,15 @@ class _Duel:
         self.states = [self._states(k) for k in (0, 1)]
         self.index = [{x: i for i, x in enumerate(xs)} for xs in self.states]
         # fallen[a][winner's HP, loser's HP + offset[a]]: the mass a has just put down
-        self.offset = [self._max_blow(a) for a in (0, 1)]
-        self.fallen = [np.zeros((self.size[a], self.offset[a] + 1)) for a in (0, 1)]
+        self.offset = [0, 0]
+        self.fallen = [np.zeros((self.size[a], 1)) for a in (0, 1)]
         self.killed = [np.zeros(self.size[a]) for a in (0, 1)]  # head shots: the winner's HP
+        self.standing = [
+            np.array([_label(h, False, False, s.top, self.hr) for h in range(n)])
+            for s, n in zip(self.s, self.size, strict=True)
+        ]
+        self._moves: dict[tuple[int, ...], list[_Move]] = {}
+        self._dead: dict[tuple[int, int], np.ndarray] = {}
         cells = 4 * len(self.states[0]) * len(self.states[1]) * self.size[0] * self.size[1]
         if cells > MAX_CELLS:  # the most there could be (only those that hold mass are kept)
             raise OddsError(
@@ -407,34 +269,13 @@ class _Duel:
         """(MP, TP, heavy wound, shield broken) fighter k can come to, the current one first."""
         f, s, hr = self.f[k], self.s[k], self.hr
         heavy0 = f.heavy_wound and hr.heavy_wound_penalty > 0
-        sb0 = f.shield_broken and s.shield_ac is not None
+        sb0 = f.shield_broken and s.shield is not None
         heavies = [heavy0] + ([True] if hr.heavy_wound_penalty and not heavy0 else [])
-        sbs = [sb0] + ([True] if hr.shield_breaks and s.shield_ac is not None and not sb0 else [])
+        sbs = [sb0] + ([True] if hr.shield_breaks and s.shield is not None and not sb0 else [])
         return [(mp, tp, h, b) for (mp, tp) in _reachable(f, s) for h in heavies for b in sbs]
 
-    def shot(self, a: int) -> tuple[str, str, bool]:
-        """Fighter a's shot at the other: (aim, damage expression, whether a head shot can kill outright)."""
-        s, g = self.s[a], self.s[1 - a]
-        assert s.missile is not None
-        aim = s.aim
-        if aim in ("limb", "head") and not g.has_limbs:
-            aim = "abdomen"
-        expression = dmg.location_damage_expr(s.missile[1], aim)
-        return aim, expression, aim == "head" and g.head_shot_kills
-
-    def _max_blow(self, a: int) -> int:
-        """The most damage fighter a can deal in one blow (a critical doubles), bounding the loser's HP."""
-        exprs = [e for _, e in self.s[a].choices] + [x.expr for x in self.s[a].spells]
-        if self.s[a].missile is not None:
-            exprs.append(self.shot(a)[1])
-        top = max(max(0, int(_pmf(e)[0].max())) for e in exprs)
-        return 2 * top + 1
-
-    def pen(self, hp: int, heavy: bool) -> int:
-        return dmg.wound_penalty(hp, self.hr, heavy)
-
     def bands(self, k: int, attacker: bool) -> list[tuple[int, int]]:
-        """[lo, hi) HP bands of fighter k in which nothing the engine decides on changes."""
+        """[lo, hi) HP bands of fighter k in which nothing the round decides on changes."""
         cuts = {1, self.size[k], self.hr.critical_health_threshold + 1}
         if attacker:
             cuts.add(heal_threshold(self.s[k].top) + 1)
@@ -442,56 +283,26 @@ class _Duel:
         edges = sorted(c for c in cuts if 1 <= c <= self.size[k])
         return [(lo, hi) for lo, hi in itertools.pairwise(edges) if lo < hi]
 
-    def at_pa(self, k: int, broken: bool) -> tuple[int, int]:
-        s = self.s[k]
-        if broken and s.shield_ac is not None:
-            return s.at0 - s.sh_at, s.pa0 - s.sh_pa
-        return s.at0, s.pa0
+    def body(self, k: int, lose: int, st: int, hp: int) -> Body:
+        mp, tp, heavy, broken = self.states[k][st]
+        return Body(hp, mp, tp, bool(lose), heavy_wound=heavy, shield_broken=broken)
 
-    def labels(self, k: int, lo: int, hi: int) -> np.ndarray:
-        hp = np.arange(lo, hi)
-        return np.where(
-            hp >= self.s[k].top, UNHURT, np.where(hp > self.hr.critical_health_threshold, WOUNDED, CRITICAL)
-        )
-
-    def loser_dead(self, final: np.ndarray) -> np.ndarray:
-        return dmg.is_dead_v(dmg.bleed_v(final, self.hr), self.hr)
-
-    def after(self, b: int, xb: tuple[int, int, bool, bool], taken: int, raw: int | None) -> int:
-        """The defender's state index after taking ``taken`` (``raw``: a melee blow's damage before armour)."""
-        hr, s = self.hr, self.s[b]
-        mp, tp, heavy, broken = xb
-        heavy = heavy or bool(hr.heavy_wound_penalty and dmg.heavy_blow(taken, s.top))
-        broken = broken or bool(
-            raw is not None
-            and hr.shield_breaks
-            and s.shield_ac is not None
-            and dmg.shield_overwhelmed(raw, s.shield_ac)
-        )
-        return self.index[b][(mp, tp, heavy, broken)]
-
-    def choose(self, a: int, xa: tuple, ha: int, xb: tuple, hb: int) -> tuple[str, Any]:
-        """The engine's choice for fighter a in state xa at HP ha (the other's state and HP for the penalties)."""
-        s = self.s[a]
-        mp, tp = xa[0], xa[1]
-        if s.tactic in ("auto", "magic"):
-            if ha <= heal_threshold(s.top):
-                for h in s.heals:
-                    if mp >= h.mp and tp >= h.tp and ha > h.hp:
-                        return "heal", h
-            for sp in s.spells:
-                if mp >= sp.mp and tp >= sp.tp and ha > sp.hp:
-                    return "ability", sp
-        b = 1 - a
-        if s.missile is not None:
-            return "shoot", self.shot(a)
-        if s.forced:
-            return "melee", next((x, e) for x, e in s.choices if x == s.forced)
-        at, _ = self.at_pa(a, xa[3])
-        _, pa = self.at_pa(b, xb[3])
-        return "melee", best_attack(
-            s.choices, at - self.pen(ha, xa[2]), pa - self.pen(hb, xb[2]), True, self.s[b].red, self.hr
-        )
+    def moves(self, a: int, la: int, lb: int, ra: int, rb: int, alo: int, blo: int) -> list[_Move]:
+        """Fighter a's turn from the band starting at (alo, blo): every outcome of the round's own turn."""
+        key = (a, la, lb, ra, rb, alo, blo)
+        out = self._moves.get(key)
+        if out is None:
+            b = 1 - a
+            pair = [self.body(a, la, ra, alo), self.body(b, lb, rb, blo)]
+            bodies = tuple(pair) if a == 0 else (pair[1], pair[0])
+            out = []
+            for q, new in branches(lambda ch: play_turn(self.plan.setup, bodies, a, ch)):
+                na, nb = new[a], new[b]
+                xa = self.index[a][(na.mp, na.tp, na.heavy_wound, na.shield_broken)]
+                xb = self.index[b][(nb.mp, nb.tp, nb.heavy_wound, nb.shield_broken)]
+                out.append((q, int(na.lose_turn), na.hp - alo, xa, blo - nb.hp, xb, nb.dead and nb.hp == blo))
+            self._moves[key] = out
+        return out
 
     def turn(self, G: dict, a: int) -> dict:
         """Fighter a's turn on every fight still going: G maps (lose0, lose1, st0, st1) to an HP grid (hp0, hp1)."""
@@ -509,127 +320,86 @@ class _Duel:
             else:
                 grid[cols, rows] += values.T
 
-        hr = self.hr
-        lose_to = 1 if hr.critical_failure_effect == "lose_next_turn" else 0
-        armor_b = self.f[b].character.equipment.armor
-        red = dmg.armor_stops(armor_b)
         top_a = self.s[a].top
         for key, grid in G.items():
             la, lb, ra, rb = key if a == 0 else (key[1], key[0], key[3], key[2])
             M = grid if a == 0 else grid.T  # (hp_a, hp_b)
-            if la:  # a lost turn is sat out
-                put(0, lb, ra, rb, slice(None), slice(None), M)
-                continue
-            xa, xb = self.states[a][ra], self.states[b][rb]
             for alo, ahi in self.bands(a, True):
                 for blo, bhi in self.bands(b, False):
                     block = M[alo:ahi, blo:bhi]
                     if not block.any():
                         continue
-                    pen_a, pen_b = self.pen(alo, xa[2]), self.pen(blo, xb[2])
-                    at = self.at_pa(a, xa[3])[0] - pen_a
-                    pa = self.at_pa(b, xb[3])[1] - pen_b
-                    kind, what = self.choose(a, xa, alo, xb, blo)
-                    if kind == "heal":
-                        ra2 = self.index[a][(xa[0] - what.mp, xa[1] - what.tp, xa[2], xa[3])]
-                        values, probs = _pmf(what.expr)
-                        for x, q in zip(np.maximum(values, 0).tolist(), probs.tolist(), strict=True):
-                            # new HP = min(max HP, HP - cost + x)
-                            shift = x - what.hp
-                            cut = max(alo, min(ahi, top_a - shift + 1))  # rows from here on end at max HP
+                    for q, la2, da, ra2, d, rb2, killed in self.moves(a, la, lb, ra, rb, alo, blo):
+                        if killed:  # a head shot's d6: killed outright, whatever the HP
+                            self.killed[a][alo + da : ahi + da] += q * block.sum(axis=1)
+                        elif da > 0:  # healed (nothing else happens): rows from `cut` on end at max HP
+                            assert d == 0
+                            cut = max(alo, min(ahi, top_a - da + 1))
                             if alo < cut:
                                 put(
-                                    0,
+                                    la2,
                                     lb,
                                     ra2,
-                                    rb,
-                                    slice(alo + shift, cut + shift),
+                                    rb2,
+                                    slice(alo + da, cut + da),
                                     slice(blo, bhi),
                                     q * block[: cut - alo],
                                 )
                             if cut < ahi:
-                                put(
-                                    0,
-                                    lb,
-                                    ra2,
-                                    rb,
-                                    slice(top_a, top_a + 1),
-                                    slice(blo, bhi),
-                                    q * block[cut - alo :].sum(axis=0, keepdims=True),
-                                )
-                        continue
-                    if kind == "shoot":
-                        aim, expression, can_kill = what
-                        atk = self.s[a].missile[0] + dmg.location_modifier(aim) - pen_a
-                        p_hit = _missile_odds(atk, self.s[b].mdef)
-                        p_kill = p_hit * dmg.head_shot_kill_chance() if can_kill else 0.0
-                        taken = _taken_pmf(expression, red, p_hit - p_kill, 0.0)
-                        outcomes = [(1.0 - p_hit, 0, 0, rb)]
-                        outcomes += [(q, 0, d, self.after(b, xb, d, None)) for d, q in taken.items()]
-                        self.spread(put, block, outcomes, lb, ra, 0, (alo, ahi), (blo, bhi), a)
-                        if p_kill:  # the d6 shows 1-5: killed outright, whatever the HP
-                            self.killed[a][alo:ahi] += p_kill * block.sum(axis=1)
-                        continue
-                    if kind == "ability":
-                        ra2 = self.index[a][(xa[0] - what.mp, xa[1] - what.tp, xa[2], xa[3])]
-                        if what.magical:
-                            p_hit, p_half = _magic_odds(what.atk - pen_a, self.s[b].resist, hr)
+                                rest = q * block[cut - alo :].sum(axis=0, keepdims=True)
+                                put(la2, lb, ra2, rb2, slice(top_a, top_a + 1), slice(blo, bhi), rest)
                         else:
-                            p_hit, p_half = _opposed_odds(at, pa), 0.0
-                        taken = _ability_taken(what, p_hit, p_half, armor_b)
-                        outcomes = [(1.0 - p_hit - p_half, 0, 0, rb)]
-                        outcomes += [(q, 0, d, self.after(b, xb, d, None)) for d, q in taken.items()]
-                        self.spread(put, block, outcomes, lb, ra2, what.hp, (alo, ahi), (blo, bhi), a)
-                        continue
-                    attack, expression = what
-                    p_crit, p_hit, p_miss, p_cf = _melee_odds(at + dmg.attack_penalty(attack), pa, hr)
-                    outcomes = [(p_miss, 0, 0, rb), (p_cf, lose_to, 0, rb)]
-                    merged: dict[tuple[int, int], float] = defaultdict(float)
-                    values, probs = _pmf(expression)
-                    for v, q in zip(np.maximum(values, 0).tolist(), probs.tolist(), strict=True):
-                        for p, raw in ((p_hit, v), (p_crit, dmg.critical_damage(v))):
-                            if p:
-                                d = dmg.reduce_damage(raw, red)
-                                merged[(d, self.after(b, xb, d, raw))] += p * q
-                    outcomes += [(q, 0, d, rb2) for (d, rb2), q in merged.items()]
-                    self.spread(put, block, outcomes, lb, ra, 0, (alo, ahi), (blo, bhi), a)
+                            self.spread(put, q * block, (la2, lb, ra2, rb2), da, d, (alo, ahi), (blo, bhi), a)
         return new
 
     def spread(
         self,
         put: Callable[..., None],
         block: np.ndarray,
-        outcomes: list[tuple[float, int, int, int]],
-        lb: int,
-        ra2: int,
-        cost_hp: int,
+        key: tuple[int, int, int, int],
+        da: int,
+        d: int,
         arange: tuple[int, int],
         brange: tuple[int, int],
         a: int,
     ) -> None:
-        """Move a band's mass by each (probability, attacker's lose flag, damage, defender's new state)."""
+        """Move a band's mass: the attacker's HP by ``da``, the defender's down by ``d`` (fallen at 0 or less)."""
         alo, ahi = arange
         blo, bhi = brange
-        a2lo, a2hi = alo - cost_hp, ahi - cost_hp
-        fallen = self.fallen[a]
-        off = self.offset[a]
-        for q, lose, d, rb2 in outcomes:
-            if q <= 0:
-                continue
-            s_lo = max(blo, d + 1)
-            if s_lo < bhi:
-                put(lose, lb, ra2, rb2, slice(a2lo, a2hi), slice(s_lo - d, bhi - d), q * block[:, s_lo - blo :])
-            f_hi = min(bhi, d + 1)
-            if blo < f_hi:  # the defender falls: (winner's HP, loser's HP + offset)
-                fallen[a2lo:a2hi, blo - d + off : f_hi - d + off] += q * block[:, : f_hi - blo]
+        a2lo, a2hi = alo + da, ahi + da
+        s_lo = max(blo, d + 1)
+        if s_lo < bhi:
+            put(*key, slice(a2lo, a2hi), slice(s_lo - d, bhi - d), block[:, s_lo - blo :])
+        f_hi = min(bhi, d + 1)
+        if blo < f_hi:  # the defender falls: (winner's HP, loser's HP + offset)
+            if d - 1 > self.offset[a]:
+                old, grow = self.fallen[a], d - 1 - self.offset[a]
+                self.fallen[a] = np.pad(old, ((0, 0), (grow, 0)))
+                self.offset[a] = d - 1
+            off = self.offset[a]
+            self.fallen[a][a2lo:a2hi, blo - d + off : f_hi - d + off] += block[:, : f_hi - blo]
+
+    def loser_dead(self, b: int, width: int) -> np.ndarray:
+        """Whether fighter b, put down to each HP from -(width-1) to 0, ends the round dead: the round's own
+        blow (unconscious, or dead at the threshold) and end of round (bleeding)."""
+        key = (b, width)
+        if key in self._dead:
+            return self._dead[key]
+        out = self._dead[key] = np.zeros(width, dtype=bool)
+        other = Body(1, 0, 0)
+        for c in range(width):
+            pair = [Body(1, 0, 0), other] if b == 0 else [other, Body(1, 0, 0)]
+            after = end_of_round(self.plan.setup, hurt(self.plan.setup, tuple(pair), b, 1 - (c - (width - 1))))
+            out[c] = after[b].dead
+        return out
 
     def settle_fallen(self, r: int, ends: dict, rounds: dict) -> None:
         """Book the fights decided this round: who won, and how each ended."""
         for a in (0, 1):
+            wl = self.standing[a]
             k = self.killed[a]
             if k.any():
                 rounds[r] += float(k.sum())
-                wl = self.labels(a, 0, k.size)
                 for w in (UNHURT, WOUNDED, CRITICAL):
                     p = float(k[wl == w].sum())
                     if p:
@@ -640,8 +410,7 @@ class _Duel:
             if total == 0.0:
                 continue
             rounds[r] += total
-            wl = self.labels(a, 0, m.shape[0])
-            dead = self.loser_dead(np.arange(m.shape[1]) - self.offset[a])
+            dead = self.loser_dead(1 - a, m.shape[1])
             for w in (UNHURT, WOUNDED, CRITICAL):
                 rows = m[wl == w]
                 if rows.size == 0:
@@ -669,8 +438,7 @@ class _Duel:
             live = float(sum(g.sum() for g in G.values()))
             if r == left and live > 0:  # the round cap: what is left is the draw
                 joint = sum(G.values())
-                l0 = self.labels(0, 0, self.size[0])
-                l1 = self.labels(1, 0, self.size[1])
+                l0, l1 = self.standing
                 for x in (UNHURT, WOUNDED, CRITICAL):
                     for y in (UNHURT, WOUNDED, CRITICAL):
                         p = float(joint[l0 == x][:, l1 == y].sum())
@@ -692,8 +460,8 @@ def _exact(plan: _Plan) -> Forecast:
     if plan.state.order:
         orders = [(tuple(plan.state.order), 1.0)]
     else:
-        p = initiative_first(plan.specs, plan.hr)
-        orders = [((0, 1), p), ((1, 0), 1.0 - p)]
+        pmf = initiative_pmf(tuple(s.init_bonus for s in plan.specs), plan.hr)
+        orders = [(ini.order, p) for p, ini in pmf]
     ends: dict[tuple[int, int, int], float] = defaultdict(float)
     rounds: dict[int, float] = defaultdict(float)
     error = 0.0
@@ -768,7 +536,7 @@ class _Sim:
         self.DEAD = col([f.dead for f in fs], bool)
         self.WAKE = col([-1 if f.wake_in is None else f.wake_in for f in fs], np.int64)
         self.HEAVY = col([f.heavy_wound for f in fs], bool)
-        self.SB = col([f.shield_broken and s.shield_ac is not None for f, s in zip(fs, self.specs, strict=True)], bool)
+        self.SB = col([f.shield_broken and s.shield is not None for f, s in zip(fs, self.specs, strict=True)], bool)
         self.PARRIED = np.zeros((n, self.N), dtype=bool)
         self.side = np.asarray([s.side for s in self.specs])
         self.top = np.asarray([s.top for s in self.specs])
@@ -805,9 +573,10 @@ class _Sim:
         s = self.specs[k]
         sb = self.SB[rows, k]
         p = self.pen(k, rows)
-        return s.at0 - s.sh_at * sb - p, s.pa0 - s.sh_pa * sb - p
+        sh_at, sh_pa = (s.shield.at, s.shield.pa) if s.shield else (0, 0)
+        return s.at0 - sh_at * sb - p, s.pa0 - sh_pa * sb - p
 
-    def first_affordable(self, abilities: Sequence[_Ability], k: int, rows: np.ndarray) -> np.ndarray:
+    def first_affordable(self, abilities: Sequence[Move], k: int, rows: np.ndarray) -> np.ndarray:
         pick = np.full(rows.size, -1, dtype=np.int64)
         mp, tp, hp = self.MP[rows, k], self.TP[rows, k], self.HP[rows, k]
         for q, a in enumerate(abilities):
@@ -815,7 +584,7 @@ class _Sim:
             pick[ok] = q
         return pick
 
-    def pay(self, k: int, rows: np.ndarray, a: _Ability) -> None:
+    def pay(self, k: int, rows: np.ndarray, a: Move) -> None:
         self.HP[rows, k] -= a.hp
         self.MP[rows, k] -= a.mp
         self.TP[rows, k] -= a.tp
@@ -909,7 +678,7 @@ class _Sim:
             else:
                 self.melee(k, rows, int(j))
 
-    def heal(self, k: int, rows: np.ndarray, a: _Ability, j: int) -> None:
+    def heal(self, k: int, rows: np.ndarray, a: Move, j: int) -> None:
         self.pay(k, rows, a)
         amount = np.maximum(0, _roll(a.expr, self.gen, rows.size))
         new = np.minimum(self.top[j], self.HP[rows, j] + amount)
@@ -917,7 +686,7 @@ class _Sim:
         self.WAKE[rows[w], j] = dmg.wake_delay(self.specs[j].sta)
         self.HP[rows, j] = new
 
-    def cast(self, k: int, rows: np.ndarray, a: _Ability, j: int) -> None:
+    def cast(self, k: int, rows: np.ndarray, a: Move, j: int) -> None:
         gen, m, hr = self.gen, rows.size, self.hr
         pen = self.pen(k, rows)
         at, _ = self.at_pa(k, rows)
@@ -936,8 +705,8 @@ class _Sim:
             hit = _d(20, gen, m) + at > defence
         amount = np.maximum(0, _roll(a.expr, gen, m))
         amount = np.where(half, dmg.half_damage(amount), amount)
-        armor = self.plan.state.fighters[j].character.equipment.armor
-        amount = dmg.reduce_damage_v(amount, dmg.armor_stops(armor, magical=a.magical))
+        g = self.specs[j]
+        amount = dmg.reduce_damage_v(amount, g.red_magic if a.magical else g.red)
         eff = hit | half
         self.hurt(j, rows[eff], amount[eff])
 
@@ -983,8 +752,8 @@ class _Sim:
             raw = np.where(crit, dmg.critical_damage(raw), raw)
             taken = dmg.reduce_damage_v(raw, red)
             landed = crit | hit
-            if hr.shield_breaks and g.shield_ac is not None:
-                brk = landed & ~self.SB[grp, j] & dmg.shield_overwhelmed_v(raw, g.shield_ac)
+            if hr.shield_breaks and g.shield is not None:
+                brk = landed & ~self.SB[grp, j] & dmg.shield_overwhelmed_v(raw, g.shield.ac)
                 self.SB[grp[brk], j] = True
             self.hurt(j, grp[landed], taken[landed])
             if hr.critical_failure_effect == "lose_next_turn":

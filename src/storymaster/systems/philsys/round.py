@@ -38,9 +38,12 @@ __all__ = [
     "Spec",
     "best_attack",
     "decided",
+    "end_of_round",
     "heal_threshold",
+    "hurt",
     "modified_at_pa",
     "play_round",
+    "play_turn",
     "roll_initiative",
 ]
 
@@ -157,6 +160,13 @@ def best_attack(
     choices: Sequence[tuple[str, str]], at: int, pa: int, parry: bool, red: int, hr: PhilsysHouseRules
 ) -> tuple[str, str]:
     """The automatic melee choice: the attack with the best expected damage after armour (first on ties)."""
+    return _best_attack(tuple(choices), at, pa, parry, red, hr)
+
+
+@lru_cache(maxsize=8192)
+def _best_attack(
+    choices: tuple[tuple[str, str], ...], at: int, pa: int, parry: bool, red: int, hr: PhilsysHouseRules
+) -> tuple[str, str]:
     best, best_val = choices[0], -1.0
     for a, e in choices:
         p_hit, p_crit = _hit_odds(at + dmg.attack_penalty(a), pa, parry, hr)
@@ -366,20 +376,60 @@ def play_round(setup: Setup, bout: Bout, ch: Chance, rnd: int = 0, log: list[Eve
         if b.parried:
             bodies[k] = b._replace(parried=False)
     for i in order:
-        b = bodies[i]
-        if not b.active:
-            continue
-        if b.lose_turn:
-            bodies[i] = b._replace(lose_turn=False)
-            if t.log is not None:
-                text = f"{specs[i].name} spends the turn recovering from a critical failure."
-                t.log.append(Event("recover", text, rnd, specs[i].name))
-            continue
-        if decided(bodies, specs):
+        if not _turn(t, i, setup):
             break
-        _take_turn(t, i, setup)
     _end_of_round(t)
     return Bout(order, tuple(bodies))
+
+
+def play_turn(setup: Setup, bodies: tuple[Body, ...], i: int, ch: Chance) -> tuple[Body, ...]:
+    """Fighter i's place in the Turn Sequence, as :func:`play_round` plays it (the exact chain moves whole
+    bands of HP by it, a turn at a time)."""
+    t = _Turn(setup, list(bodies), ch, 0, None)
+    _turn(t, i, setup)
+    return tuple(t.bodies)
+
+
+def end_of_round(setup: Setup, bodies: tuple[Body, ...]) -> tuple[Body, ...]:
+    """Bleeding and waking at the end of a round, as :func:`play_round` ends it (nothing random)."""
+    t = _Turn(setup, list(bodies), _NO_CHANCE, 0, None)
+    _end_of_round(t)
+    return tuple(t.bodies)
+
+
+def hurt(setup: Setup, bodies: tuple[Body, ...], j: int, amount: int) -> tuple[Body, ...]:
+    """Fighter j takes ``amount`` HP, as a blow in :func:`play_round` deals it (unconscious, dead, heavy wound)."""
+    t = _Turn(setup, list(bodies), _NO_CHANCE, 0, None)
+    _hurt(t, j, amount)
+    return tuple(t.bodies)
+
+
+def _turn(t: _Turn, i: int, setup: Setup) -> bool:
+    """Fighter i's turn if standing: a lost turn is sat out; False once the fight is decided (the round stops)."""
+    bodies, specs = t.bodies, t.specs
+    b = bodies[i]
+    if not b.active:
+        return True
+    if b.lose_turn:
+        bodies[i] = b._replace(lose_turn=False)
+        if t.log is not None:
+            text = f"{specs[i].name} spends the turn recovering from a critical failure."
+            t.log.append(Event("recover", text, t.rnd, specs[i].name))
+        return True
+    if decided(bodies, specs):
+        return False
+    _take_turn(t, i, setup)
+    return True
+
+
+class _Silent:
+    narrate = False
+
+    def draw(self, event: Any) -> Any:
+        raise AssertionError("nothing random here")
+
+
+_NO_CHANCE = _Silent()
 
 
 def _affordable(b: Body, a: Move) -> bool:
@@ -494,7 +544,12 @@ def _melee(t: _Turn, i: int, j: int) -> None:
         attack, expression = best_attack(s.choices, at, pa, parry, sg.red, hr)
     at += dmg.attack_penalty(attack)
     c = t.ch.draw(
-        Opposed(MeleeAttack(at=at, pa=pa, parry=parry), hr, (f"{s.name} attack d20", f"{sg.name} parry d20"), parry)
+        Opposed(
+            MeleeAttack.model_construct(at=at, pa=pa, parry=parry),
+            hr,
+            (f"{s.name} attack d20", f"{sg.name} parry d20"),
+            parry,
+        )
     )
     result = c.result
     if parry:
@@ -564,7 +619,7 @@ def _shoot(t: _Turn, i: int, j: int, setup: Setup) -> None:
     atk = s.missile[0] + dmg.location_modifier(aim) - _penalty(t, i)
     dfn = sg.mdef
     labels = (f"{s.name} missile d20", f"{sg.name} missile defence d20")
-    c = t.ch.draw(Opposed(MissileAttack(attack=atk, defence=dfn), hr, labels))
+    c = t.ch.draw(Opposed(MissileAttack.model_construct(attack=atk, defence=dfn), hr, labels))
     rolls = [c.attack, c.defence]
     text = ""
     data: dict[str, Any] = {}
@@ -631,7 +686,7 @@ def _cast(t: _Turn, i: int, j: int, a: Move) -> None:
         atk = a.atk - pen
         res = sg.resist
         labels = (f"{s.name} spell d20", f"{sg.name} resist d20")
-        c = t.ch.draw(Opposed(MagicAttack(attack=atk, resist=res), hr, labels))
+        c = t.ch.draw(Opposed(MagicAttack.model_construct(attack=atk, resist=res), hr, labels))
         rolls = [c.attack, c.defence]
         if t.log is not None:
             assert c.attack is not None and c.defence is not None
@@ -648,7 +703,9 @@ def _cast(t: _Turn, i: int, j: int, a: Move) -> None:
         g = t.bodies[j]
         parry = not g.parried
         labels = (f"{s.name} tech d20", f"{sg.name} parry d20")
-        c = t.ch.draw(Opposed(OpposedCheck(modifier=at, vs=pa, defender_rolls=parry), hr, labels, parry))
+        c = t.ch.draw(
+            Opposed(OpposedCheck.model_construct(modifier=at, vs=pa, defender_rolls=parry), hr, labels, parry)
+        )
         if parry:
             t.bodies[j] = g._replace(parried=True)
         rolls = [c.attack, c.defence] if parry else [c.attack]
