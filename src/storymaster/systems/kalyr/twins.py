@@ -8,9 +8,12 @@ Kept apart from the rule modules so that numpy is loaded only by a forecast.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
-from .detailed import Standing, all_out_offence
+from .detailed import Standing, all_out_offence, beaten, reach_after, reach_before
 from .options import KalyrHouseRules
 from .wounds import BOXES, DEFEATED, DESTROYED
 
@@ -18,7 +21,9 @@ __all__ = [
     "KINDS",
     "NONE",
     "all_out_offence_v",
+    "beaten_v",
     "blow_v",
+    "by_table",
     "fudge_to_spend_v",
     "group_margins_v",
     "group_winner_v",
@@ -28,6 +33,8 @@ __all__ = [
     "mark_box_v",
     "open_box_in_v",
     "outnumbering_penalties_v",
+    "reach_after_v",
+    "reach_before_v",
     "severity_for_damage_v",
     "status_v",
 ]
@@ -152,3 +159,40 @@ def outnumbering_penalties_v(levels: np.ndarray, foes: int, max_penalty: int | N
     if max_penalty is not None:
         pen = np.minimum(pen, max_penalty)
     return -pen  # type: ignore[no-any-return]
+
+
+def by_table(rule: Callable[..., tuple[Any, ...]], *cols: np.ndarray) -> list[np.ndarray]:
+    """A scalar rule over rows of a few small integers, as its own twin: evaluated once for each
+    distinct input row and spread to every row with it (NONE in and out for None)."""
+    keys, inv = np.unique(np.stack(cols, axis=1), axis=0, return_inverse=True)
+    args = [[None if v == NONE else v for v in k] for k in keys.tolist()]
+    table = np.array([[NONE if v is None else int(v) for v in rule(*a)] for a in args], dtype=np.int64)
+    return [table[inv.ravel(), i] for i in range(table.shape[1])]
+
+
+def reach_before_v(
+    sd: Standing, reach: np.ndarray, inside: np.ndarray, first: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`.detailed.reach_before`: who cannot attack, who is at -1, the -1 carried, Close against Long."""
+    dodger, minus, carried, cvl = by_table(lambda r, i, f: reach_before(sd, r, bool(i), bool(f)), reach, inside, first)
+    return dodger, minus, carried, cvl == 1
+
+
+def reach_after_v(
+    sd: Standing, detailed_reach: bool, carried: np.ndarray, inside: np.ndarray, cvl: np.ndarray, loser: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`.detailed.reach_after`: whether inside, and who carries the -1."""
+
+    def rule(r: int | None, i: int, c: int, lo: int | None) -> tuple[bool, int | None]:
+        return reach_after(sd, detailed_reach, r, bool(i), bool(c), lo)
+
+    now_inside, reach = by_table(rule, carried, inside, cvl, loser)
+    return now_inside == 1, reach
+
+
+def beaten_v(
+    status0: np.ndarray, status1: np.ndarray, withdraw: tuple[int | None, ...]
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`.detailed.beaten`: who loses (NONE: nobody yet), and whether by withdrawal."""
+    lost, withdrew = by_table(lambda a, b: beaten((a, b), withdraw), status0, status1)
+    return lost, withdrew == 1
