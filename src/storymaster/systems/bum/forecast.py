@@ -380,6 +380,7 @@ class _Sim:
                 if su.sides[i] != su.sides[j]:
                     self.p_exch[i, j] = p_ok(su.exchange(i, j))
         # per fighter, by weapon-in-hand code: the melee defence, and whether the weapon is a longspear
+        self.ties = [[su.attack_tie(i, j) for j in range(F)] for i in range(F)]
         self.parry_def = [np.array([c.defence(False, w)[1] for w in WIELDING]) for c in su.cards]
         self.longspear = [np.array([c.in_hand(w).longspear for w in WIELDING]) for c in su.cards]
 
@@ -450,7 +451,7 @@ class _Sim:
         return (self.hp @ self.members) > 0
 
     def _sides_left(self) -> np.ndarray:
-        return self._standing_by_side().sum(axis=1)
+        return np.count_nonzero(self._standing_by_side(), axis=1)
 
     def _only_side(self) -> np.ndarray:
         return np.argmax(self._standing_by_side(), axis=1)
@@ -615,7 +616,7 @@ class _Sim:
                 self._wound(self._hit(m, p_fixed_v(attack, self.s.sneak_dc)), j, wounds)
             return
         diff = attack - self.parry_def[j][self.wield[:, j]]
-        hit = self._hit(m, p_opposed_v(diff, self.setup.attack_tie(i, j)))
+        hit = self._hit(m, p_opposed_v(diff, self.ties[i][j]))
         self._wound(hit, j, wounds)
 
     def _shoot(self, i: int, shoot: np.ndarray, tgt: np.ndarray, pen: np.ndarray) -> None:
@@ -635,7 +636,7 @@ class _Sim:
             else:
                 shielded = not (missile.modern and hr.modern_guns_ignore_armour)
                 defence = self.cards[j].defence(True, None, shielded)[1]
-                hit = self._hit(mj, p_opposed_v(attack - defence, self.setup.attack_tie(i, j)))
+                hit = self._hit(mj, p_opposed_v(attack - defence, self.ties[i][j]))
                 self._wound(hit, j, missile.wounds)
         # after the shot: one missile fewer (if counted); the weapon's readiness after it
         left = None
