@@ -224,6 +224,16 @@ def test_work_grows_with_the_sides_and_the_depths() -> None:
         assert w == sorted(w) and len(set(w)) == len(w), series
 
 
+def test_an_explosion_no_face_triggers_costs_about_the_plain_term() -> None:
+    """d6!>=7 never explodes: its chain keeps six values (the bound had counted 66 and refused 100d6!!>=10,
+    which takes a tenth of a second)."""
+    from storymaster.odds.engine import cost
+
+    plain, never, real = (cost(parse(t))[1] for t in ("100d6", "100d6!>=7", "100d6!"))
+    assert plain < never < real / 10  # its weights are 6 ** 11 a die, not 6: dearer than the plain sum
+    assert distribution("100d6!!>=10").pmf() == distribution("100d6").pmf()
+
+
 @pytest.mark.parametrize(
     ("accepted", "refused"),
     [("500d6", "600d6"), ("180d6kh90", "200d6kh100"), ("30d10!kh10", "35d10!kh12"), ("10d10r1k5x>=8", "10d10r1k8x>=8")],

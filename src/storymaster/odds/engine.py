@@ -509,6 +509,7 @@ def _tally_dice(node: Dice, t: _Tally) -> tuple[int, float]:
     if node.explode or node.reroll is not None:
         t["trunc"] += node.faces + levels + depth
     scores = 1 if node.failure is None else 2
+    e = 0
     if levels:
         pen = 1 if node.explode_kind == "!p" else 0
         e = _count_matching(node.explode_on, t_lo, t_hi, node.faces)
@@ -528,6 +529,8 @@ def _tally_dice(node: Dice, t: _Tally) -> tuple[int, float]:
     else:
         t["map"] += tsz
     c_lo, c_hi = chain_range(node)
+    if levels and not e:  # no face explodes (d6!>=10): the chain keeps the throw's values
+        c_lo, c_hi = t_lo, t_hi
     m = c_hi - c_lo + 1
     bits = (1 + levels) * throw_bits
     if node.success is not None:
