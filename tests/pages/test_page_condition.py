@@ -117,3 +117,47 @@ def test_a_players_form_leaves_out_what_only_the_gm_sets(app) -> None:
     assert "act.spend_fudge.use" in _action_form(mine, "spend_fudge")
     assert "act.spend_fudge.vetoed" not in mine and 'id="act-rest"' not in mine
     assert "act.spend_fudge.vetoed" in _action_form(t.gm.get(url).text, "spend_fudge")
+
+
+def _adjust_form(page: str) -> str:
+    found = re.search(r'<details class="table-adjust" id="adjust"[^>]*>.*?</details>', page, re.S)
+    assert found is not None, "no adjustment form"
+    return found.group(0)
+
+
+def test_the_gms_adjustment_is_the_condition_models_fields(app) -> None:
+    """Loose and Fuzzy's condition (wounds, status): every value as it is now, a wound added as a row (without
+    JavaScript the server shows the form again with the row), the change logged with the GM's reason."""
+    from pages.pagekit import form_values
+
+    t = build_table(app, "fuzzy")
+    alis = t.chars["Alis"]
+    url = f"/campaigns/{t.cid}/characters/{alis}"
+
+    def condition() -> dict:
+        r = t.gm.client.get(f"/api/campaigns/{t.cid}/characters/{alis}/condition")
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    page = t.gm.get(url).text
+    form = _adjust_form(page)
+    assert "<textarea" not in form and 'name="set.status"' in form
+    assert "table-adjust" not in t.alice.get(url).text  # setting by hand is the GM's
+    data = {**form_values(form), "reason": "a fall"}
+    r = t.gm.post(url + "/table", data)  # nothing changed: refused
+    assert r.status_code == 422 and "changes nothing" in r.text
+    r = t.gm.post(url + "/table", {**data, "op": "add:wounds"})
+    assert r.status_code == 200 and condition()["condition"]["wounds"] == []
+    form = _adjust_form(r.text)
+    assert 'id="adjust" open' in form and 'name="set.wounds.0.level"' in form
+    data = {**form_values(form), "set.wounds.0.level": "moderate", "set.wounds.0.by": "a fall", "reason": "a fall"}
+    r = t.gm.post(url + "/table", data)  # the row's every required field is asked for, by name
+    assert r.status_code == 422 and "wounds.0.round" in r.text
+    data["set.wounds.0.round"] = "0"
+    assert t.gm.post(url + "/table", data).status_code == 303
+    now = condition()
+    assert [(w["level"], w["by"]) for w in now["condition"]["wounds"]] == [("moderate", "a fall")]
+    assert now["history"][-1]["why"] == {"kind": "gm", "reason": "a fall"}
+    # no reason: refused (the GM's change by hand says why)
+    data = {**form_values(_adjust_form(t.gm.get(url).text)), "set.wounds.0.level": "serious"}
+    assert t.gm.post(url + "/table", data).status_code == 422

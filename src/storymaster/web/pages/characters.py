@@ -37,7 +37,7 @@ from .helpers import (
     store_of,
     whole,
 )
-from .living import action_forms
+from .living import action_forms, adjust_controls
 from .sheets import (
     builder_view,
     read_builder,
@@ -148,36 +148,43 @@ async def character_create(request: Request, cid: Id) -> Response:
     return await run_page(request, go)
 
 
+def sheet_page(request: Request, v: Any, cid: int, char: int, *, adjust: dict[str, Any] | None = None) -> Response:
+    """The sheet page; ``adjust``: the GM's adjustment form again with these values (a row added or removed
+    without JavaScript), open."""
+    ctx = campaign_ctx(request, v, cid)
+    store = store_of(request)
+    view = characters.read_character(cid, char, store, v.caller)
+    can_edit = _is_gm(ctx) or view["owner"] == v.caller.id
+    sheet, why = sheet_view(ctx["system"], view["sheet"], ctx["c"]["house_rules"])
+    history = sheet_history(store.campaign_log(cid), char, ctx["names"], is_gm=_is_gm(ctx), viewer=v.caller.id)
+    try:  # the table's condition and resources now (a system without condition rules has none)
+        condition = living.read_condition(cid, char, store, v.caller)
+    except StorymasterError:
+        condition = None
+    return render(
+        request,
+        "sheet.html",
+        v=v,
+        ch=view,
+        rows=sheet_rows(view["sheet"]),
+        sheet=sheet,
+        sheet_problem=why,
+        can_edit=can_edit,
+        portrait_v=store_of(request).portrait_versions(cid).get(char),
+        history=history,
+        condition=condition,
+        action_forms=action_forms(ctx["system"], condition, is_gm=_is_gm(ctx)),
+        adjust_nodes=adjust_controls(ctx["system"], condition, adjust) if _is_gm(ctx) else [],
+        adjust_open=adjust is not None,
+        sections=with_condition(sheet, condition) if sheet is not None else [],
+        **ctx,
+    )
+
+
 @router.get("/campaigns/{cid}/characters/{char}", response_class=HTMLResponse)
 async def character_page(request: Request, cid: Id, char: Id) -> Response:
     def go():
-        v = require(request)
-        ctx = campaign_ctx(request, v, cid)
-        store = store_of(request)
-        view = characters.read_character(cid, char, store, v.caller)
-        can_edit = _is_gm(ctx) or view["owner"] == v.caller.id
-        sheet, why = sheet_view(ctx["system"], view["sheet"], ctx["c"]["house_rules"])
-        history = sheet_history(store.campaign_log(cid), char, ctx["names"], is_gm=_is_gm(ctx), viewer=v.caller.id)
-        try:  # the table's condition and resources now (a system without condition rules has none)
-            condition = living.read_condition(cid, char, store, v.caller)
-        except StorymasterError:
-            condition = None
-        return render(
-            request,
-            "sheet.html",
-            v=v,
-            ch=view,
-            rows=sheet_rows(view["sheet"]),
-            sheet=sheet,
-            sheet_problem=why,
-            can_edit=can_edit,
-            portrait_v=store_of(request).portrait_versions(cid).get(char),
-            history=history,
-            condition=condition,
-            action_forms=action_forms(ctx["system"], condition, is_gm=_is_gm(ctx)),
-            sections=with_condition(sheet, condition) if sheet is not None else [],
-            **ctx,
-        )
+        return sheet_page(request, require(request), cid, char)
 
     return await run_page(request, go)
 

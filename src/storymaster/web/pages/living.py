@@ -18,13 +18,26 @@ from ...rules.condition import condition_of
 from ..deps import Id
 from ..routers import living
 from .common import PageError, form_of, require, run_page, see_other
-from .forms import controls, label_of, read
+from .forms import apply_op, controls, label_of, read
 from .helpers import campaign_ctx, now_of, parse_doc, store_of
 
-__all__ = ["action_forms", "router"]
+__all__ = ["action_forms", "adjust_controls", "router"]
 
 #: the prefix of a between-scenes rule's controls: ``act.<action>.<field>``
 ACT = "act"
+#: the prefix of the GM's adjustment controls: ``set.<field>`` (the condition model's fields)
+SET = "set"
+
+
+def adjust_controls(
+    system: RuleSystem, condition: Mapping[str, Any] | None, draft: Mapping[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """The GM's adjustment by hand: every field of the system's condition model as a control, holding the
+    condition now (or ``draft``, the form as it was sent when a row was added or removed without JavaScript)."""
+    rules = condition_of(system)
+    if rules is None or not condition:
+        return []
+    return controls(rules.model, draft if draft is not None else condition.get("condition") or {}, prefix=SET)
 
 
 def _skipped(rules: Any, is_gm: bool) -> tuple[str, ...]:
@@ -98,6 +111,18 @@ async def character_at_the_table(request: Request, cid: Id, char: Id) -> Respons
         if what == "action":
             request_ = _action_request(request, v, cid, form, str(form.get("action") or ""))
             living.act(cid, char, living.ActIn(request=request_, reason=reason), store, v.caller, now)
+            return see_other(f"/campaigns/{cid}/characters/{char}#table")
+        if what == "adjust" and form.get("fields") is None:
+            rules = condition_of(campaign_ctx(request, v, cid)["system"])
+            if rules is None:
+                raise PageError(422, "this system keeps no condition at the table")
+            values = read(rules.model, form, prefix=SET)
+            op = str(form.get("op") or "")
+            if op:  # a row added or removed without JavaScript: the form again, nothing set
+                from .characters import sheet_page
+
+                return sheet_page(request, v, cid, char, adjust=apply_op(values, op))
+            living.adjust_condition(cid, char, living.AdjustIn(values=values, reason=reason), store, v.caller, now)
             return see_other(f"/campaigns/{cid}/characters/{char}#table")
         fields = _mapping(request, str(form.get("fields") or ""), "fields")
         if what == "adjust":
