@@ -66,6 +66,7 @@ __all__ = [
     "delayed",
     "exchange",
     "level_after_switch",
+    "level_event",
     "next_state",
     "p_ok",
     "pick_target",
@@ -480,6 +481,11 @@ def strikes_first(
         and not surprised
         and distance == 0
     )
+
+
+def level_event(rounds_played: int, old: int, new: int) -> Event:
+    """The log line of a level switch before the next round."""
+    return Event("level", f"The GM switches to combat level {new}.", rounds_played + 1, data={"from": old, "to": new})
 
 
 def after_shot(missile: WeaponProfile, ammo_left: int | None) -> Readiness:
@@ -966,11 +972,7 @@ def _play(s: Setup, x: RoundState, chance: Chance, events: list[Event] | None = 
     level = level_after_switch(s.switch, w.rnd, w.level)
     if level != w.level:
         if w.narrate:
-            w.events.append(
-                Event(
-                    "level", f"The GM switches to combat level {level}.", w.rnd + 1, data={"from": w.level, "to": level}
-                )
-            )
+            w.events.append(level_event(w.rnd, w.level, level))
         w.level = level
     if w.first:
         if x[2] is None:

@@ -36,6 +36,7 @@ __all__ = [
     "Bout",
     "Setup",
     "Spec",
+    "affords",
     "best_attack",
     "decided",
     "end_of_round",
@@ -432,8 +433,14 @@ class _Silent:
 _NO_CHANCE = _Silent()
 
 
+def affords(mp: Any, tp: Any, hp: Any, a: Move) -> Any:
+    """The automatic choice picks an ability only with its MP and TP at hand and more HP than its HP cost.
+    Comparisons joined with ``&``: one function serves ints and arrays (the simulation)."""
+    return (mp >= a.mp) & (tp >= a.tp) & (hp > a.hp)
+
+
 def _affordable(b: Body, a: Move) -> bool:
-    return b.mp >= a.mp and b.tp >= a.tp and b.hp > a.hp
+    return bool(affords(b.mp, b.tp, b.hp, a))
 
 
 def _penalty(t: _Turn, k: int) -> int:
@@ -497,7 +504,7 @@ def _heal(t: _Turn, i: int, j: int, a: Move) -> None:
     _pay(t, i, a)
     r = t.ch.draw(Roll(a.expr, f"{a.ability.name} healing"))
     g, sg = t.bodies[j], t.specs[j]
-    new_hp = min(sg.top, g.hp + max(0, r.total))
+    new_hp = dmg.healed(g.hp, r.total, sg.top)
     wake = g.wake_in
     if g.unconscious and new_hp > 0 and g.wake_in is None:
         wake = dmg.wake_delay(sg.sta)
