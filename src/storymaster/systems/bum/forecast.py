@@ -547,9 +547,10 @@ class _Sim:
         if self.r == 0 and self.surprised[i]:
             return
         st = m & (self.stun[:, i] > 0)
-        self.stun[st, i] -= 1
-        self.acted[st, i] = True
-        m &= ~st
+        if st.any():
+            self.stun[st, i] -= 1
+            self.acted[st, i] = True
+            m &= ~st
         tgt = self._pick(i, m)
         m &= tgt >= 0
         if not m.any():
@@ -558,11 +559,12 @@ class _Sim:
         if missile is not None:
             ammo = self.ammo[:, i] if self.counted[i] else None
             use = m & uses_missile_v(missile, tactic, self.ready[:, i], ammo, self.dist, self.r == 0, hr)
-            ready = self.ready[:, i] == READINESS.index("ready")
-            self.wield[use, i] = WIELDING.index("ranged")
-            self._shoot(i, use & ready, tgt, range_penalty_v(self.dist, missile, hr))
-            self._reload(i, use & ~ready)
-            m &= ~use
+            if use.any():
+                ready = self.ready[:, i] == READINESS.index("ready")
+                self.wield[use, i] = WIELDING.index("ranged")
+                self._shoot(i, use & ready, tgt, range_penalty_v(self.dist, missile, hr))
+                self._reload(i, use & ~ready)
+                m &= ~use
         # melee: close in (unless holding ground), then strike
         far = m & (self.dist > 0)
         if far.any():  # (in reach, the move changes nothing)
@@ -574,10 +576,11 @@ class _Sim:
                 return
         melee = WIELDING.index(c.melee)
         change = m & (self.wield[:, i] != melee)
-        if missile is not None:  # Appendix A, Partially Loaded Weapons: setting a ready bow or crossbow down
-            down = change & (self.wield[:, i] == WIELDING.index("ranged"))
-            self.ready[down, i] = set_down_v(missile.reload, self.ready[down, i])
-        self.wield[change, i] = melee
+        if change.any():
+            if missile is not None:  # Appendix A, Partially Loaded Weapons: setting a ready bow or crossbow down
+                down = change & (self.wield[:, i] == WIELDING.index("ranged"))
+                self.ready[down, i] = set_down_v(missile.reload, self.ready[down, i])
+            self.wield[change, i] = melee
         if hr.longspear_first_strike:
             self._longspear(i, m, tgt)
         m &= self.hp[:, i] > 0

@@ -53,7 +53,19 @@ from .character import hp_max
 from .checks import magic_result_v, melee_result_v, opposed_wins
 from .combat import Fighter, FightState, _pick, best_attack, heal_threshold, setup
 from .options import PhilsysHouseRules
-from .round import Body, Move, Setup, Spec, affords, end_of_round, hurt, initiative_pmf, play_turn
+from .round import (
+    Body,
+    Move,
+    Setup,
+    Spec,
+    affords,
+    end_of_round,
+    hurt,
+    initiative_pmf,
+    initiative_rank_v,
+    modified_at_pa_v,
+    play_turn,
+)
 
 __all__ = [
     "END_STATES",
@@ -563,8 +575,7 @@ class _Sim:
         gen, n = self.gen, self.n
         bonus = np.asarray([s.init_bonus for s in self.specs], dtype=np.int64)
         total = gen.integers(1, 7, size=(n, self.N)) + gen.integers(1, 7, size=(n, self.N)) + bonus
-        mod = bonus if self.hr.initiative_ties == "modifier_then_reroll" else np.zeros_like(bonus)
-        key = total * 4096.0 + (mod + 1024) + gen.random((n, self.N))  # ties: a uniform order, as re-rolls give
+        key = initiative_rank_v(total, bonus, self.hr) + gen.random((n, self.N))  # ties: uniform, as re-rolls give
         return np.argsort(-key, axis=1, kind="stable")
 
     def active(self, rows: np.ndarray) -> np.ndarray:
@@ -584,10 +595,9 @@ class _Sim:
 
     def at_pa(self, k: int, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         s = self.specs[k]
-        sb = self.SB[rows, k]
-        p = self.pen(k, rows)
-        sh_at, sh_pa = (s.shield.at, s.shield.pa) if s.shield else (0, 0)
-        return s.at0 - sh_at * sb - p, s.pa0 - sh_pa * sb - p
+        return modified_at_pa_v(
+            (s.at0, s.pa0), s.shield, self.SB[rows, k], self.HP[rows, k], self.HEAVY[rows, k], self.hr
+        )
 
     def first_affordable(self, abilities: Sequence[Move], k: int, rows: np.ndarray) -> np.ndarray:
         pick = np.full(rows.size, -1, dtype=np.int64)
@@ -723,12 +733,10 @@ class _Sim:
         gen, m = self.gen, rows.size
         s, g = self.specs[k], self.specs[j]
         assert s.missile is not None
-        aim = s.aim
-        if aim in ("limb", "head") and not g.has_limbs:
-            aim = "abdomen"
-        atk = s.missile[0] + dmg.location_modifier(aim) - self.pen(k, rows)
+        aim = dmg.aim_at(s.aim, g.has_limbs)
+        atk = dmg.missile_attack_modifier(s.missile[0], s.missile[1], aim) - self.pen(k, rows)
         hit = opposed_wins(_d(20, gen, m) + atk, _d(20, gen, m) + g.mdef)
-        expression = s.missile[1]
+        expression = s.missile[2]
         if aim == "head" and g.head_shot_kills:
             kill = hit & dmg.head_shot_kills_on_v(_d(6, gen, m))
             self.DEAD[rows[kill], j] = True
