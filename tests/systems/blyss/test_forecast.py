@@ -426,12 +426,16 @@ def _engine_round_by_brute_force(state: FightState) -> dict[tuple, float]:
 def _chain_round(state: FightState) -> dict[tuple, float]:
     from storymaster.systems.blyss.forecast import _Chain
 
-    chain = _Chain(state)
+    chain = _Chain(state)  # a step of the chain is one fighter's action: two steps to a round
     out: dict[tuple, float] = {}
     for p, s1 in chain.transitions(chain.start()):
-        nexts = [(1.0, s1)] if s1[0] else chain.transitions(s1)
+        nexts = [(1.0, s1)] if chain.over[s1] else chain.transitions(s1)
         for q, s2 in nexts:
-            out[(s2[3], s2[4])] = out.get((s2[3], s2[4]), 0.0) + p * q
+            key = tuple(
+                (m.dodges, m.flesh_wounds, m.health, m.unconscious, m.dying, m.armour_lives)
+                for m in chain.states[s2][0].fighters
+            )
+            out[key] = out.get(key, 0.0) + p * q
     return out
 
 

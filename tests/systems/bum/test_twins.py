@@ -93,7 +93,7 @@ def test_pick_target_twin_on_every_small_fight():
             pos = np.array([np.argsort(o) for o, _ in rows])
             hp = np.array([h for _, h in rows])
             r = None if rolled is None else np.tile(np.array(rolled), (len(rows), 1))
-            got = pick_target_v(i, pos, sides, hp, target, r)
+            got = pick_target_v(i, pos, np.array(sides), hp, target, r)
             want = [pick_target(i, o, sides, h, target, rolled) for o, h in rows]
             assert list(got) == want, (sides, i, target, rolled)
 

@@ -14,7 +14,7 @@ from storymaster.systems.philsys import SYSTEM
 from storymaster.systems.philsys.character import Character, at_pa
 from storymaster.systems.philsys.checks import MeleeAttack, check_odds
 from storymaster.systems.philsys.combat import body, setup
-from storymaster.systems.philsys.forecast import END_STATES, _label
+from storymaster.systems.philsys.forecast import END_STATES, end_code
 from storymaster.systems.philsys.options import PhilsysHouseRules
 from storymaster.systems.philsys.round import Bout, Contest, Die, decided, initiative_pmf, play_round
 
@@ -118,7 +118,7 @@ def literal_chain(state):
         if decided(b.bodies, su.specs):
             standing = [s.side for x, s in zip(b.bodies, su.specs, strict=True) if x.active]
             labels = tuple(
-                END_STATES[_label(x.hp, x.unconscious, x.dead, s.top, hr)]
+                END_STATES[end_code(x.hp, x.unconscious, x.dead, s.top, hr)]
                 for x, s in zip(b.bodies, su.specs, strict=True)
             )
             return ("end", standing[0] if standing else None, *labels)
@@ -242,7 +242,7 @@ def test_exact_chain_is_the_round_enumerated(name):
         rounds[st.house_rules.max_rounds - st.round] = rounds.get(st.house_rules.max_rounds - st.round, 0.0) + p
         for k, x in enumerate(s.bodies):
             top = setup(st).specs[k].top
-            ends[k][END_STATES[_label(x.hp, x.unconscious, x.dead, top, st.house_rules)]] += p
+            ends[k][END_STATES[end_code(x.hp, x.unconscious, x.dead, top, st.house_rules)]] += p
     assert f.p_win == pytest.approx(tuple(win), abs=1e-10)
     assert f.p_draw == pytest.approx(draw, abs=1e-10)
     for r in set(f.rounds) | set(rounds):

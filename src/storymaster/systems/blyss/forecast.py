@@ -12,15 +12,13 @@ Two methods, both following :mod:`storymaster.systems.blyss.combat` rule for rul
 - ``exact``: an absorbing Markov chain (:func:`storymaster.forecast.absorb`) over the duel's states, for
   the small case where it fits: a **duel (one against one) in which both fighters attack every round**
   (tactic ``attack``), both can reach each other without moving (melee within 5 ft, or a ranged weapon),
-  no weapon on the ground, aim or counterattack pending; every house rule that bears on such a duel
-  applies (Initiative re-rolled each round, its last tie, the armour contest and ties, heavy blows,
-  damage spilling over, Flesh Wounds' penalty, minimum damage, the round cap). A step of the chain is
-  one attack; its state is (over, who acts first this round, which attack of the round, each fighter's
-  Dodges / Flesh Wounds / Health / unconscious / dying flags and armour lives). Every die is convolved
-  exactly (attack pools face by face, so the armour's 'beat the best attack die' is exact), in floating
-  point. Dying checks never happen inside a duel (the fight ends the round one fighter goes down), so
-  the chain needs none. A duel still going at the round cap is a draw; the chain does not keep its
-  fighters' wound levels then and reports them as "standing at the round cap".
+  no aim or counterattack pending (a weapon on the ground is recovered, as in the engine). The chain does
+  not restate the rules: each of its steps is one beat of the engine's own round
+  (:func:`~.round.play_beat`, one fighter's action), every branch of its dice enumerated exactly by
+  :func:`storymaster.forecast.chance.branches` (an attack is one coarse event whose outcomes are those of
+  :func:`~.round.strike`, cached per situation), in floating point. Every house rule the round reads
+  applies. A duel still going at the round cap is a draw; the chain does not keep its fighters' wound
+  levels then and reports them as "standing at the round cap".
 - ``auto``: exact when the fight is such a duel, else simulated.
 
 A *draw* in BLYSS: nobody is left standing at the end of a round, or the house rule's round cap
@@ -29,9 +27,7 @@ A *draw* in BLYSS: nobody is left standing at the end of a round, or the house r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from functools import lru_cache
-from operator import itemgetter
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -42,9 +38,9 @@ from ...dice.ast import BinOp, Const, Dice, Expr, Neg, is_plain_arithmetic
 from ...dice.batch import _eval as _eval_batch
 from ...errors import OddsError
 from ...forecast import Batch, CombatantForecast, Forecast, absorb, run_simulation
+from ...forecast.chance import branches
 from ...forecast.simulate import ADAPTIVE_ERROR, ADAPTIVE_MAX
 from .character import (
-    armour_soak_chance,
     armour_soaks_v,
     damaged_armour_rating_v,
     movement_feet,
@@ -56,7 +52,6 @@ from .combat import (
     UNARMED,
     Fighter,
     FightState,
-    _current_ar,
     action_round_order,
     aim_pool,
     attack_pool,
@@ -64,9 +59,10 @@ from .combat import (
     defence_pool,
     initiative_pool,
 )
-from .dicepool import die_succeeds, die_succeeds_v
-from .living import WOUND_LEVELS, health_thirds, wound_level, wound_level_codes, wound_penalty
+from .dicepool import die_succeeds_v
+from .living import WOUND_LEVELS, wound_level, wound_level_codes, wound_penalty
 from .options import BlyssHouseRules
+from .round import Mover, Roster, RoundState, exact_damage, play_beat, to_state
 from .scale import pool_for_rank
 from .tables import table
 
@@ -780,8 +776,8 @@ def exact_applies(state: FightState) -> str | None:
     for f in fs:
         if f.tactic != "attack":
             return f"{f.id} fights with tactic '{f.tactic}'; the chain covers fighters who attack every round"
-        if f.weapon_dropped or f.counter_ready or f.aim_bonus or f.aimed_this_round:
-            return f"{f.id} has a dropped weapon, a counterattack or an aim pending"
+        if f.counter_ready or f.aim_bonus or f.aimed_this_round:
+            return f"{f.id} has a counterattack or an aim pending"
         if not f.active:
             return f"{f.id} is already down"
         w = f.wielded()
@@ -789,290 +785,72 @@ def exact_applies(state: FightState) -> str | None:
             return f"{f.id} must first close the distance"
         if hr.armour_contest_against == "damage_roll":
             try:
-                _exact_damage(w.damage)
+                exact_damage(w.damage)
             except OddsError as exc:
                 return str(exc)
     return None
 
 
-def _dice_dp(dice: tuple[int, ...], td: int, dm: int) -> dict[tuple[int, int], float]:
-    """Exact distribution of (net successes, highest face) of a pool against a TD."""
-    dist: dict[tuple[int, int, int], float] = {(0, 0, 0): 1.0}
-    for sides in dice:
-        nxt: dict[tuple[int, int, int], float] = {}
-        q = 1.0 / sides
-        for (hits, ones, mx), p in dist.items():
-            for face in range(1, sides + 1):
-                key = (hits + die_succeeds(face, td, dm), ones + (face == 1), max(mx, face))
-                nxt[key] = nxt.get(key, 0.0) + p * q
-        dist = nxt
-    out: dict[tuple[int, int], float] = {}
-    for (hits, ones, mx), p in dist.items():
-        key = (max(hits - ones, 0), mx)
-        out[key] = out.get(key, 0.0) + p
-    return out
-
-
-@lru_cache(maxsize=4096)
-def _attack_dist(dice: tuple[int, ...], td: int, dm: int) -> tuple[float, tuple[tuple[int, float], ...]]:
-    """(chance to miss, ((highest attack face, chance to hit with it), ...))."""
-    miss = 0.0
-    hits: dict[int, float] = {}
-    for (succ, mx), p in _dice_dp(dice, td, dm).items():
-        if succ > 0:
-            hits[mx] = hits.get(mx, 0.0) + p
-        else:
-            miss += p
-    return miss, tuple(sorted(hits.items()))
-
-
-@lru_cache(maxsize=4096)
-def _success_chance(dice: tuple[int, ...], td: int, dm: int = 0) -> float:
-    return sum(p for (succ, _), p in _dice_dp(dice, td, dm).items() if succ > 0)
-
-
-@lru_cache(maxsize=4096)
-@lru_cache(maxsize=256)
-def _exact_damage(expr: str) -> tuple[tuple[int, int, float], ...]:
-    """Exact distribution of a damage expression: (total, highest die face or the total, chance)."""
-    none = -(10**9)
-
-    def ev(node: Expr) -> dict[tuple[int, int], float]:
-        if isinstance(node, Const):
-            return {(node.value, none): 1.0}
-        if isinstance(node, Dice):
-            if not node.plain or node.fudge:
-                raise OddsError(
-                    f"damage '{node}' (exploding, keep or Fudge dice) is not in the exact chain",
-                    hint="forecast it by simulation instead (--method simulate)",
-                )
-            dist = {(0, none): 1.0}
-            for _ in range(node.count):
-                nxt: dict[tuple[int, int], float] = {}
-                for (t, m), p in dist.items():
-                    for face in range(1, node.faces + 1):
-                        k = (t + face, max(m, face))
-                        nxt[k] = nxt.get(k, 0.0) + p / node.faces
-                dist = nxt
-            return dist
-        if isinstance(node, Neg):
-            return {(-t, m): p for (t, m), p in ev(node.operand).items()}
-        if not isinstance(node, BinOp) or node.op == "/":
-            raise OddsError(
-                f"damage '{expr}' is not in the exact chain (only dice, numbers, +, - and *)",
-                hint="forecast it by simulation instead (--method simulate)",
-            )
-        left, right = ev(node.left), ev(node.right)
-        out: dict[tuple[int, int], float] = {}
-        for (t1, m1), p1 in left.items():
-            for (t2, m2), p2 in right.items():
-                t = t1 + t2 if node.op == "+" else t1 - t2 if node.op == "-" else t1 * t2
-                k = (t, max(m1, m2))
-                out[k] = out.get(k, 0.0) + p1 * p2
-        return out
-
-    dist = ev(parse(expr))
-    if len(dist) > 5000:
-        raise OddsError(f"damage '{expr}' has too many outcomes for the exact chain", hint="use --method simulate")
-    return tuple((t, t if m == none else m, p) for (t, m), p in sorted(dist.items()))
-
-
-# a fighter in the chain: (dodges, flesh wounds, health, unconscious, dying, armour lives)
-_FState = tuple[int, int, int, bool, bool, tuple[int, ...]]
-# a state of the chain: (over, who acts first or -1, phase 0 / 1 within the round, fighter 0, fighter 1)
-_CState = tuple[bool, int, int, _FState, _FState]
-
-
 class _Chain:
-    """One BLYSS duel as an absorbing Markov chain, round by round (see the module docstring)."""
+    """One BLYSS duel as an absorbing Markov chain: each step is one beat of the engine's own round
+    (:func:`~.round.play_beat`: a fighter's action; the round's start in the first beat, its end in the last),
+    every branch of its dice enumerated by :func:`~storymaster.forecast.chance.branches`. States are numbered
+    as they are met (absorb then works on small integers); rounds are counted by absorb, not kept in the
+    state, which is put in a canonical form: the round number as "first round or later", and between
+    rounds, the declarations (each round makes new ones), an Initiative order that is rolled again anyway,
+    and the kind of blow that last hit a fighter still standing (read only by a dying check) forgotten."""
 
     def __init__(self, state: FightState) -> None:
-        self.R = _Roster(state)
         self.state = state
-        self.hr = state.house_rules
-        self.dist = state.distance
-        self._attacks: dict[tuple, list[tuple[float, _FState]]] = {}
-        self._init: dict[tuple, float] = {}
-        self._heavy_below = table("wounds")["heavy_wounds_below_health"]
+        self.R = Roster(state, cap=False)
+        self.reroll = state.house_rules.reroll_initiative_each_round
+        self.number: dict[tuple[RoundState, int], int] = {}
+        self.states: list[tuple[RoundState, int]] = []
+        self.over: list[bool] = []
 
-    def start(self) -> _CState:
-        fs = self.state.fighters
-        order = -1  # Initiative still to roll (round 1, or every round by house rule)
-        if self.state.round > 0 and self.state.order and not self.hr.reroll_initiative_each_round:
-            order = 0 if action_round_order(self.state.order, self.hr)[0] == fs[0].id else 1
-        return (False, order, 0, *(self._fstate(f) for f in fs))  # type: ignore[return-value]
+    def _canon(self, st: RoundState, cursor: int) -> int:
+        movers = st.fighters
+        if cursor == 0 and any(m.declared is not None or m.acted for m in movers):
+            movers = tuple(m._replace(declared=None, acted=False) for m in movers)
+        if any(m.last_blow_blunt and m.active for m in movers):
+            movers = tuple(m._replace(last_blow_blunt=False) if m.active else m for m in movers)
+        fresh = cursor == 0 and self.reroll  # Initiative is rolled at the start of every round
+        st = st._replace(round=1 if fresh else min(st.round, 1), fighters=movers, order=() if fresh else st.order)
+        key = (st, cursor)
+        i = self.number.get(key)
+        if i is None:
+            i = self.number[key] = len(self.states)
+            self.states.append(key)
+            self.over.append(st.over)
+        return i
 
-    @staticmethod
-    def _fstate(f: Fighter) -> _FState:
-        v = f.vitals
-        return (v.dodges, v.flesh_wounds, v.health, v.unconscious, v.dying, tuple(f.armour_lives))
+    def start(self) -> int:
+        return self._canon(to_state(self.state), 0)
 
-    @staticmethod
-    def _active(x: _FState) -> bool:
-        return not (x[3] or x[4])
-
-    def _level(self, k: int, x: _FState) -> int:
-        """The engine's ``wound_level`` (0 Healthy .. 4 Heavy Wounds, 5 Incapacitated)."""
-        if not self._active(x):
-            return 5
-        d, f, h = x[0], x[1], x[2]
-        maxh, lost = int(self.R.maxh[k]), int(self.R.maxh[k]) - h
-        if lost >= 1:
-            if h < self._heavy_below:
-                return 4
-            if lost >= health_thirds(maxh, 2):
-                return 3
-            if lost >= health_thirds(maxh, 1):
-                return 2
-        return 1 if d == 0 and f < int(self.R.maxf[k]) else 0
-
-    def _first_chance(self, a: _FState, b: _FState) -> float:
-        """Chance that fighter 0 wins Initiative: by net successes, their value, rank, then roll-off."""
-        key = (self._level(0, a), self._level(1, b))
-        if key in self._init:
-            return self._init[key]
-        R, hr = self.R, self.hr
-        dists = []
-        for k, lv in enumerate(key):
-            dice, dm, rank = R.pool("init", k, lv, 0)
-            d: dict[tuple[int, int], float] = {(0, 0): 1.0}
-            for sides in dice:
-                nxt: dict[tuple[int, int], float] = {}
-                for (net, value), p in d.items():
-                    for face in range(1, sides + 1):
-                        met = die_succeeds(face, hr.initiative_td, dm)
-                        kk = (net + (1 if met else -1 if face == 1 else 0), value + (face if met else 0))
-                        nxt[kk] = nxt.get(kk, 0.0) + p / sides
-                d = nxt
-            out: dict[tuple[int, int, int], float] = {}
-            for (net, value), p in d.items():
-                kk = (max(net, 0), value, rank)
-                out[kk] = out.get(kk, 0.0) + p
-            dists.append(out)
-        tie_first = 0.505 if hr.initiative_final_tie == "roll_off" else 1.0  # d100 each; a tie keeps listing order
-        p0 = 0.0
-        for ka, pa in dists[0].items():
-            for kb, pb in dists[1].items():
-                if ka > kb:
-                    p0 += pa * pb
-                elif ka == kb:
-                    p0 += pa * pb * tie_first
-        self._init[key] = p0
-        return p0
-
-    def _attack(self, ak: int, att: _FState, tk: int, tgt: _FState) -> list[tuple[float, _FState]]:
-        """Where one attack by fighter ``ak`` leaves fighter ``tk`` (the engine's _attack and _land_blow)."""
-        R, hr = self.R, self.hr
-        amask = sum(1 << p for p, lv in enumerate(att[5]) if lv > 0)
-        key = (ak, self._level(ak, att), amask, tgt)
-        hit = self._attacks.get(key)
-        if hit is not None:
-            return hit
-        dice, dm, _ = R.pool("attack", ak, key[1], amask, 0, 0, self.dist)
-        called = R.fighters[ak].called_shot
-        td = called_shot_td(called, aimed=False)
-        miss, hits = _attack_dist(dice, td, dm)
-        out: dict[_FState, float] = {}
-
-        def add(p: float, x: _FState) -> None:
-            if p > 0:
-                out[x] = out.get(x, 0.0) + p
-
-        add(miss, tgt)
-        w = R.weapon_of(ak, False)
-        strength = (not w.ranged) if w.strength_applies is None else w.strength_applies
-        bonus = strength_damage_bonus(R.fighters[ak].character.attributes.strength) if strength else 0
-        damage = _exact_damage(w.damage)
-        loc = _LOC_INDEX[_LOCATION[called]]
-        d, f, h, unc, dying, lives = tgt
-        piece = next((p for p, lv in enumerate(lives) if lv > 0 and R.cover[tk, p, loc]), None)
-        ar = _current_ar(R.fighters[tk].character.armour[piece], lives[piece]) if piece is not None else 0
-        armour_dice = pool_for_rank(ar) if ar > 0 else ()
-        ko_td = table("wounds")["knockout_td"]
-        ko_p = _success_chance(pool_for_rank(w.knockout_rank), ko_td) if w.knockout_rank else 0.0
-        by_damage: dict[tuple[int, int], float] = {}
-        for total, best, p in damage:
-            k2 = (max(hr.minimum_damage, total + bonus), best)
-            by_damage[k2] = by_damage.get(k2, 0.0) + p
-        for face, p_hit in hits:
-            for (dmg, best_dmg), p_dmg in by_damage.items():
-                p = p_hit * p_dmg
-                against = best_dmg if hr.armour_contest_against == "damage_roll" else face
-                soak = armour_soak_chance(armour_dice, against, hr.armour_ties_soak) if armour_dice else 0.0
-                add(p * soak, tgt)
-                p *= 1.0 - soak
-                if p <= 0:
-                    continue
-                choice = R.fighters[tk].armour_choice
-                if choice == "auto":
-                    choice = "armour" if dmg > d else "body"
-                if piece is not None and choice == "armour":
-                    heavy = hr.armour_heavy_blow is not None and dmg >= hr.armour_heavy_blow
-                    nl = list(lives)
-                    nl[piece] = max(0, nl[piece] - (2 if heavy else 1))
-                    after: _FState = (d, f, h, unc, dying, tuple(nl))
-                else:
-                    left, d2, f2 = dmg, d, f
-                    if left and d2 > 0:
-                        took = min(left, d2)
-                        d2 -= took
-                        left = left - took if hr.damage_spills_over else 0
-                    if left and f2 > 0:
-                        took = min(left, f2)
-                        f2 -= took
-                        left = left - took if hr.damage_spills_over else 0
-                    h2 = h - left
-                    after = (d2, f2, h2, unc or (left > 0 and h2 <= 0), dying or (left > 0 and h2 < 0), lives)
-                if ko_p and self._active(after):
-                    add(p * ko_p, (*after[:3], True, after[4], after[5]))  # type: ignore[arg-type]
-                    add(p * (1 - ko_p), after)
-                else:
-                    add(p, after)
-        result = [(p, x) for x, p in out.items()]
-        self._attacks[key] = result
-        return result
-
-    def transitions(self, s: _CState) -> Iterable[tuple[float, _CState]]:
-        """Half a round: the first actor's attack (phase 0), then the other's if still standing (phase 1).
-
-        States are (over, who acts first this round or -1 before Initiative, phase, fighter 0, fighter 1);
-        each attack is one step of the chain, so a round is two steps (fewer successors than a whole round)."""
-        _, order, phase, a, b = s
-        keep = not self.hr.reroll_initiative_each_round
-        out: dict[_CState, float] = {}
-        if phase == 0:
-            if order >= 0:
-                firsts = [(order, 1.0)]
-            else:
-                p0 = self._first_chance(a, b)  # fighter 0 wins Initiative
-                first0 = action_round_order((0, 1), self.hr)[0] == 0  # and then acts first?
-                firsts = [(0, p0), (1, 1.0 - p0)] if first0 else [(0, 1.0 - p0), (1, p0)]
-            for first, pf in firsts:
-                if pf <= 0:
-                    continue
-                second = 1 - first
-                for p1, tgt in self._attack(first, (a, b)[first], second, (a, b)[second]):
-                    pair = (a, tgt) if second == 1 else (tgt, b)
-                    down = not self._active(tgt)
-                    nxt = (down, first if (keep or not down) else -1, 0 if down else 1, *pair)
-                    out[nxt] = out.get(nxt, 0.0) + pf * p1  # type: ignore[index]
-        else:
-            first, second = order, 1 - order
-            for p2, tgt in self._attack(second, (a, b)[second], first, (a, b)[first]):
-                pair = (tgt, b) if first == 0 else (a, tgt)
-                nxt = (not self._active(tgt), order if keep else -1, 0, *pair)
-                out[nxt] = out.get(nxt, 0.0) + p2  # type: ignore[index]
-        return [(p, x) for x, p in out.items()]
-
-    def end_word(self, k: int, x: _FState) -> str:
+    def transitions(self, i: int) -> list[tuple[float, int]]:
+        st, cursor = self.states[i]
         R = self.R
-        if x[4]:
+        out: dict[int, float] = {}
+        for p, (st2, c2) in branches(lambda ch: play_beat(st, cursor, R, ch, [])):
+            j = self._canon(st2, c2)
+            out[j] = out.get(j, 0.0) + p
+        return [(p, j) for j, p in out.items()]
+
+    def is_terminal(self, i: int) -> bool:
+        return self.over[i]
+
+    def end_word(self, k: int, m: Mover) -> str:
+        if m.dead:
+            return "dead"
+        if m.coma:
+            return "coma"
+        if m.dying:
             return "dying"
-        if x[3]:
-            return "unconscious"
-        if (x[0], x[1], x[2]) == (R.maxd[k], R.maxf[k], R.maxh[k]):
+        if m.unconscious:
+            return "stabilised" if m.stabilised else "unconscious"
+        if (m.dodges, m.flesh_wounds, m.health) == (self.R.maxd[k], self.R.maxf[k], self.R.maxh[k]):
             return "unhurt"
-        return _LEVELS[self._level(k, x)]
+        return _LEVELS[self.R.level(k, m)]
 
 
 def _exact(state: FightState, tolerance: float = 1e-12) -> Forecast:
@@ -1083,13 +861,14 @@ def _exact(state: FightState, tolerance: float = 1e-12) -> Forecast:
         )
     chain = _Chain(state)
     cap = state.house_rules.max_rounds - state.round
-    res = absorb(chain.start(), chain.transitions, itemgetter(0), max_rounds=2 * cap, tolerance=tolerance)
+    res = absorb(chain.start(), chain.transitions, chain.over.__getitem__, max_rounds=2 * cap, tolerance=tolerance)
     fs = state.fighters
     p_win = [0.0, 0.0]
     p_draw = 0.0
     ends: list[dict[str, float]] = [{}, {}]
-    for (_, _, _, a, b), p in res.terminal.items():
-        up = [chain._active(a), chain._active(b)]
+    for i, p in res.terminal.items():
+        a, b = chain.states[i][0].fighters
+        up = [a.active, b.active]
         if up[0] and not up[1]:
             p_win[fs[0].side] += p
         elif up[1] and not up[0]:

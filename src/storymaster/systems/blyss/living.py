@@ -22,16 +22,21 @@ __all__ = [
     "WOUND_LEVELS",
     "Vitals",
     "apply_damage",
+    "blow_flags",
     "deprivation_penalty",
     "deprivation_pool_ranks",
     "deprivation_recovery",
     "dying_check",
+    "dying_result",
     "health_thirds",
     "knockout_check",
+    "spill_damage",
+    "spill_damage_v",
     "starvation_check",
     "stay_awake_check",
     "threshold_hours",
     "wound_level",
+    "wound_level_code",
     "wound_level_codes",
     "wound_penalty",
 ]
@@ -78,32 +83,67 @@ class Vitals(Model):
         return self.dodges + self.flesh_wounds + max(self.health, 0)
 
 
-def apply_damage(v: Vitals, damage: int, *, spill: bool = True) -> tuple[Vitals, dict[str, int]]:
-    """Deal damage to Dodges first, then Flesh Wounds, then Health (Derived Attributes: Dodges, Flesh
-    Wounds, Health). Ruling: one blow runs on from one to the next (house rule ``damage_spills_over``).
-    Health 0 knocks the character out; below 0 they are dying (Unconsciousness; Dying)."""
+def spill_damage(d: int, f: int, h: int, damage: int, spill: bool = True, /) -> tuple[int, int, int]:
+    """What one blow takes from Dodges, Flesh Wounds and Health, in that order (Derived Attributes: Dodges,
+    Flesh Wounds, Health). Ruling: the blow runs on from one to the next (house rule ``damage_spills_over``);
+    without it, it stops at the track it started in. Returns (taken from Dodges, from Flesh Wounds, from
+    Health). Plain integers, so the engine's round (through :func:`apply_damage`) and the forecast share it;
+    :func:`spill_damage_v` is its array twin."""
     left = max(0, damage)
-    took = {"dodges": 0, "flesh_wounds": 0, "health": 0}
-    d, f, h = v.dodges, v.flesh_wounds, v.health
+    took_d = took_f = 0
     if left and d > 0:
-        took["dodges"] = min(left, d)
-        d -= took["dodges"]
-        left = left - took["dodges"] if spill else 0
+        took_d = min(left, d)
+        left = left - took_d if spill else 0
     if left and f > 0:
-        took["flesh_wounds"] = min(left, f)
-        f -= took["flesh_wounds"]
-        left = left - took["flesh_wounds"] if spill else 0
-    if left:
-        took["health"] = left
-        h -= left
-    update: dict[str, object] = {"dodges": d, "flesh_wounds": f, "health": h}
-    if h <= 0 and took["health"]:
-        update["unconscious"] = True
-        if h < 0 and not v.dying and not v.stabilised and not v.dead:
-            update["dying"] = True
-        if h < 0 and v.stabilised:  # hurt again after stabilising: dying once more
-            update.update(dying=True, stabilised=False, dying_checks=0)
+        took_f = min(left, f)
+        left = left - took_f if spill else 0
+    return took_d, took_f, left
+
+
+def spill_damage_v(
+    d: np.ndarray, f: np.ndarray, damage: np.ndarray, spill: bool = True, /
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`spill_damage` on arrays (the simulation's twin, tested against it on every small input)."""
+    left = np.maximum(0, damage)
+    took_d = np.where((left > 0) & (d > 0), np.minimum(left, np.maximum(d, 0)), 0)
+    left = np.where(took_d > 0, left - took_d if spill else 0, left)
+    took_f = np.where((left > 0) & (f > 0), np.minimum(left, np.maximum(f, 0)), 0)
+    left = np.where(took_f > 0, left - took_f if spill else 0, left)
+    return took_d, took_f, left
+
+
+def apply_damage(v: Vitals, damage: int, *, spill: bool = True) -> tuple[Vitals, dict[str, int]]:
+    """Deal damage to Dodges first, then Flesh Wounds, then Health (:func:`spill_damage`). Health 0 knocks
+    the character out; below 0 they are dying (Unconsciousness; Dying)."""
+    took_d, took_f, took_h = spill_damage(v.dodges, v.flesh_wounds, v.health, damage, spill)
+    took = {"dodges": took_d, "flesh_wounds": took_f, "health": took_h}
+    h = v.health - took_h
+    unc, dying, stab, checks = blow_flags(h, took_h, v.unconscious, v.dying, v.stabilised, v.dead, v.dying_checks)
+    update: dict[str, object] = {
+        "dodges": v.dodges - took_d,
+        "flesh_wounds": v.flesh_wounds - took_f,
+        "health": h,
+        "unconscious": unc,
+        "dying": dying,
+        "stabilised": stab,
+        "dying_checks": checks,
+    }
     return v.model_copy(update=update), took
+
+
+def blow_flags(
+    health: int, took_health: int, unconscious: bool, dying: bool, stabilised: bool, dead: bool, dying_checks: int, /
+) -> tuple[bool, bool, bool, int]:
+    """(unconscious, dying, stabilised, dying checks) after a blow that took ``took_health`` Health and left
+    ``health``: Health 0 knocks the character out; below 0 they are dying (Unconsciousness; Dying); a
+    stabilised character hurt below 0 again is dying once more, their checks counted afresh."""
+    if health <= 0 and took_health:
+        unconscious = True
+        if health < 0 and not dying and not stabilised and not dead:
+            dying = True
+        if health < 0 and stabilised:
+            dying, stabilised, dying_checks = True, False, 0
+    return unconscious, dying, stabilised, dying_checks
 
 
 WoundLevel = Literal["Healthy", "Flesh Wounds", "Light Wounds", "Moderate Wounds", "Heavy Wounds", "Incapacitated"]
@@ -116,6 +156,22 @@ def health_thirds(max_health: Any, thirds: Any, /) -> Any:
     return -(-(thirds * max_health) // 3)
 
 
+def wound_level_code(d: int, fw: int, h: int, max_fw: int, max_h: int, active: bool = True, /) -> int:
+    """:func:`wound_level` on plain values, as a code into :data:`WOUND_LEVELS` (0 Healthy .. 4 Heavy Wounds,
+    5 Incapacitated): the form the engine's round and the exact chain use."""
+    if not active:
+        return 5
+    lost = max_h - h
+    if lost >= 1:
+        if h < table("wounds")["heavy_wounds_below_health"]:
+            return 4
+        if lost >= health_thirds(max_h, 2):
+            return 3
+        if lost >= health_thirds(max_h, 1):
+            return 2
+    return 1 if d == 0 and fw < max_fw else 0
+
+
 def wound_level(v: Vitals) -> WoundLevel:
     """The character's Wound Level (Table 2-03); the most severe that applies, not cumulative.
 
@@ -123,20 +179,8 @@ def wound_level(v: Vitals) -> WoundLevel:
     Health (rounded up) gone; Heavy Wounds need Health lost and below 10 (so for a low-Stamina
     character Heavy can come straight after Flesh Wounds, as the table says).
     """
-    if not v.active:
-        return "Incapacitated"
-    lost = v.max_health - v.health
-    heavy_below = table("wounds")["heavy_wounds_below_health"]
-    if lost >= 1:
-        if v.health < heavy_below:
-            return "Heavy Wounds"
-        if lost >= health_thirds(v.max_health, 2):
-            return "Moderate Wounds"
-        if lost >= health_thirds(v.max_health, 1):
-            return "Light Wounds"
-    if v.dodges == 0 and v.flesh_wounds < v.max_flesh_wounds:
-        return "Flesh Wounds"
-    return "Healthy"
+    code = wound_level_code(v.dodges, v.flesh_wounds, v.health, v.max_flesh_wounds, v.max_health, v.active)
+    return WOUND_LEVELS[code]  # type: ignore[return-value]
 
 
 def wound_level_codes(
@@ -176,6 +220,15 @@ def knockout_check(
     return (rp is not None and rp.judgement.succeeded), (rp.record if rp else None)
 
 
+def dying_result(rank: int, passed: bool, coma_rule: str, blunt: bool, /) -> str:
+    """One dying check's result (Dying; Death): with the cumulative penalty at Stamina rank ``rank``,
+    "dead" or "coma" (house rule ``coma_instead_of_death``) when the rank is 0 or less (no roll), else
+    "stabilised" when the Test ``passed``, "failed" otherwise."""
+    if rank <= 0:
+        return "coma" if coma_rule == "always" or (blunt and coma_rule == "blunt") else "dead"
+    return "stabilised" if passed else "failed"
+
+
 def dying_check(
     v: Vitals, stamina: int, rng: DiceRng, hr: BlyssHouseRules | None = None, *, blunt: bool = False
 ) -> tuple[Vitals, str, RollRecord | None]:
@@ -186,13 +239,22 @@ def dying_check(
     if not v.dying:
         return v, "not dying", None
     rank = stamina - v.dying_checks
-    if rank <= 0:
-        if hr.coma_instead_of_death == "always" or (blunt and hr.coma_instead_of_death == "blunt"):
-            return v.model_copy(update={"dying": False, "coma": True}), "falls into a coma", None
+    rp = (
+        None
+        if rank <= 0
+        else roll_against(pool_for_rank(rank), table("wounds")["dying_td"], rng, hr, label="dying check")
+    )
+    result = dying_result(rank, rp is not None and rp.judgement.succeeded, hr.coma_instead_of_death, blunt)
+    if result == "coma":
+        return v.model_copy(update={"dying": False, "coma": True}), "falls into a coma", None
+    if result == "dead":
         return v.model_copy(update={"dying": False, "dead": True}), "dies", None
-    rp = roll_against(pool_for_rank(rank), table("wounds")["dying_td"], rng, hr, label="dying check")
-    if rp is not None and rp.judgement.succeeded:
-        return v.model_copy(update={"dying": False, "stabilised": True}), f"stabilises (Stamina rank {rank})", rp.record
+    if result == "stabilised":
+        return (
+            v.model_copy(update={"dying": False, "stabilised": True}),
+            f"stabilises (Stamina rank {rank})",
+            rp.record if rp else None,
+        )
     return (
         v.model_copy(update={"dying_checks": v.dying_checks + 1}),
         f"fails to stabilise (Stamina rank {rank})",

@@ -372,6 +372,7 @@ class _Sim:
         self.F = F = len(su.cards)
         self.side = np.array(su.sides)
         self.n_sides = int(self.side.max()) + 1
+        self.members = (self.side[:, None] == np.arange(self.n_sides)[None, :]).astype(np.int64)  # fighter x side
         self.surprised = su.surprised
         self.p_exch = np.zeros((F, F))
         for i in range(F):
@@ -379,6 +380,7 @@ class _Sim:
                 if su.sides[i] != su.sides[j]:
                     self.p_exch[i, j] = p_ok(su.exchange(i, j))
         # per fighter, by weapon-in-hand code: the melee defence, and whether the weapon is a longspear
+        self.ties = [[su.attack_tie(i, j) for j in range(F)] for i in range(F)]
         self.parry_def = [np.array([c.defence(False, w)[1] for w in WIELDING]) for c in su.cards]
         self.longspear = [np.array([c.in_hand(w).longspear for w in WIELDING]) for c in su.cards]
 
@@ -445,11 +447,11 @@ class _Sim:
 
     # ------------------------------------------------------------------ helpers
     def _standing_by_side(self) -> np.ndarray:
-        up = self.hp > 0
-        return np.stack([up[:, self.side == k].any(axis=1) for k in range(self.n_sides)], axis=1)
+        """(fights, sides): whether the side has someone standing (a side's hit points summed: none below 0)."""
+        return (self.hp @ self.members) > 0
 
     def _sides_left(self) -> np.ndarray:
-        return self._standing_by_side().sum(axis=1)
+        return np.count_nonzero(self._standing_by_side(), axis=1)
 
     def _only_side(self) -> np.ndarray:
         return np.argmax(self._standing_by_side(), axis=1)
@@ -476,7 +478,7 @@ class _Sim:
 
     def _pick(self, i: int, m: np.ndarray, rolled: np.ndarray | None = None) -> np.ndarray:
         """The engine's target (:func:`.rounds.pick_target`), -1 outside ``m``."""
-        tgt = pick_target_v(i, self.pos, self.setup.sides, self.hp, self.setup.targets[i], rolled)
+        tgt = pick_target_v(i, self.pos, self.side, self.hp, self.setup.targets[i], rolled)
         return np.where(m, tgt, -1)
 
     def _hit(self, mask: np.ndarray, p: np.ndarray | float) -> np.ndarray:
@@ -545,9 +547,10 @@ class _Sim:
         if self.r == 0 and self.surprised[i]:
             return
         st = m & (self.stun[:, i] > 0)
-        self.stun[st, i] -= 1
-        self.acted[st, i] = True
-        m &= ~st
+        if st.any():
+            self.stun[st, i] -= 1
+            self.acted[st, i] = True
+            m &= ~st
         tgt = self._pick(i, m)
         m &= tgt >= 0
         if not m.any():
@@ -556,24 +559,28 @@ class _Sim:
         if missile is not None:
             ammo = self.ammo[:, i] if self.counted[i] else None
             use = m & uses_missile_v(missile, tactic, self.ready[:, i], ammo, self.dist, self.r == 0, hr)
-            ready = self.ready[:, i] == READINESS.index("ready")
-            self.wield[use, i] = WIELDING.index("ranged")
-            self._shoot(i, use & ready, tgt, range_penalty_v(self.dist, missile, hr))
-            self._reload(i, use & ~ready)
-            m &= ~use
+            if use.any():
+                ready = self.ready[:, i] == READINESS.index("ready")
+                self.wield[use, i] = WIELDING.index("ranged")
+                self._shoot(i, use & ready, tgt, range_penalty_v(self.dist, missile, hr))
+                self._reload(i, use & ~ready)
+                m &= ~use
         # melee: close in (unless holding ground), then strike
-        after, strike = advance_v(self.dist, tactic, hr)
-        self.dist = np.where(m, after, self.dist)
-        self.acted[m & ~strike, i] = True
-        m &= strike
-        if not m.any():
-            return
+        far = m & (self.dist > 0)
+        if far.any():  # (in reach, the move changes nothing)
+            after, strike = advance_v(self.dist[far], tactic, hr)
+            self.dist[far] = after
+            self.acted[far, i] = ~strike
+            m[far] = strike
+            if not m.any():
+                return
         melee = WIELDING.index(c.melee)
         change = m & (self.wield[:, i] != melee)
-        if missile is not None:  # Appendix A, Partially Loaded Weapons: setting a ready bow or crossbow down
-            down = change & (self.wield[:, i] == WIELDING.index("ranged"))
-            self.ready[down, i] = set_down_v(missile.reload, self.ready[down, i])
-        self.wield[change, i] = melee
+        if change.any():
+            if missile is not None:  # Appendix A, Partially Loaded Weapons: setting a ready bow or crossbow down
+                down = change & (self.wield[:, i] == WIELDING.index("ranged"))
+                self.ready[down, i] = set_down_v(missile.reload, self.ready[down, i])
+            self.wield[change, i] = melee
         if hr.longspear_first_strike:
             self._longspear(i, m, tgt)
         m &= self.hp[:, i] > 0
@@ -612,7 +619,7 @@ class _Sim:
                 self._wound(self._hit(m, p_fixed_v(attack, self.s.sneak_dc)), j, wounds)
             return
         diff = attack - self.parry_def[j][self.wield[:, j]]
-        hit = self._hit(m, p_opposed_v(diff, self.setup.attack_tie(i, j)))
+        hit = self._hit(m, p_opposed_v(diff, self.ties[i][j]))
         self._wound(hit, j, wounds)
 
     def _shoot(self, i: int, shoot: np.ndarray, tgt: np.ndarray, pen: np.ndarray) -> None:
@@ -632,7 +639,7 @@ class _Sim:
             else:
                 shielded = not (missile.modern and hr.modern_guns_ignore_armour)
                 defence = self.cards[j].defence(True, None, shielded)[1]
-                hit = self._hit(mj, p_opposed_v(attack - defence, self.setup.attack_tie(i, j)))
+                hit = self._hit(mj, p_opposed_v(attack - defence, self.ties[i][j]))
                 self._wound(hit, j, missile.wounds)
         # after the shot: one missile fewer (if counted); the weapon's readiness after it
         left = None

@@ -66,6 +66,7 @@ __all__ = [
     "delayed",
     "exchange",
     "level_after_switch",
+    "level_event",
     "next_state",
     "p_ok",
     "pick_target",
@@ -177,6 +178,7 @@ class Setup:
     # the level 1-3 events of each fighter (and pair): made once, drawn every round
     _fixed: dict[int, Fixed] = field(default_factory=dict, compare=False, repr=False)
     _pairs: dict[tuple[int, int], Opposed] = field(default_factory=dict, compare=False, repr=False)
+    _attacks: dict[tuple[int, int, int, int], Opposed] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, s: FightState) -> Setup:
@@ -216,6 +218,15 @@ class Setup:
             labels = (f"{self.names[i]} fight roll", f"{self.names[t]} fight roll")
             event = exchange(self.hr, self.sides[i] == self.initiator, self.cards[i], self.cards[t], labels)
             self._pairs[i, t] = event
+        return event
+
+    def attack(self, i: int, t: int, attack: int, defence: int) -> Opposed:
+        """Level 4: ``i``'s attack total against ``t``'s defence total, an opposed roll (made once, drawn often)."""
+        key = (i, t, attack, defence)
+        event = self._attacks.get(key)
+        if event is None:
+            labels = (f"{self.names[i]} attack", f"{self.names[t]} defence")
+            event = self._attacks[key] = Opposed(attack, defence, self.attack_tie(i, t), labels)
         return event
 
     def attack_tie(self, i: int, t: int) -> Literal["actor", "opponent"] | None:
@@ -472,6 +483,11 @@ def strikes_first(
     )
 
 
+def level_event(rounds_played: int, old: int, new: int) -> Event:
+    """The log line of a level switch before the next round."""
+    return Event("level", f"The GM switches to combat level {new}.", rounds_played + 1, data={"from": old, "to": new})
+
+
 def after_shot(missile: WeaponProfile, ammo_left: int | None) -> Readiness:
     """Appendix A, Reloading: a bow or crossbow must be loaded again; a firearm is empty unless another loaded
     gun is at hand ('a character carrying multiple pistols can fire one each round'); thrown weapons stay ready."""
@@ -702,9 +718,8 @@ def _attack(w: _Work, i: int, t: int, slot: Slot, *, penalty: int = 0, ranged: b
     a_tot += penalty
     shielded = not (ranged and prof.modern and hr.modern_guns_ignore_armour)
     d_parts, d_tot = d.defence(ranged, w.wield[t], shielded)
-    tie_to = s.attack_tie(i, t)
     att, tgt = s.names[i], s.names[t]
-    roll = w.chance.draw(Opposed(a_tot, d_tot, tie_to, (f"{att} attack", f"{tgt} defence")))
+    roll = w.chance.draw(s.attack(i, t, a_tot, d_tot))
     hit = roll.ok
     if w.narrate:
         recs, totals = roll.rolls, roll.totals
@@ -957,11 +972,7 @@ def _play(s: Setup, x: RoundState, chance: Chance, events: list[Event] | None = 
     level = level_after_switch(s.switch, w.rnd, w.level)
     if level != w.level:
         if w.narrate:
-            w.events.append(
-                Event(
-                    "level", f"The GM switches to combat level {level}.", w.rnd + 1, data={"from": w.level, "to": level}
-                )
-            )
+            w.events.append(level_event(w.rnd, w.level, level))
         w.level = level
     if w.first:
         if x[2] is None:

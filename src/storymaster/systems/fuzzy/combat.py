@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -46,16 +46,24 @@ __all__ = [
     "Pool",
     "RoundPlan",
     "Wound",
+    "blow_outcome",
+    "body_test",
     "can_harm",
+    "carry_over",
     "defence_total",
     "exchange_margins",
     "harm_level",
+    "harm_spend",
     "killing_points",
+    "level_multiple",
+    "next_manoeuvre",
     "opponents_penalty",
+    "pairings",
     "plan_round",
     "play_round",
     "roll_exchanges",
     "spend_points",
+    "tenacity_test",
     "with_tactics",
     "wound_penalty",
 ]
@@ -63,8 +71,6 @@ __all__ = [
 Stance = Literal["normal", "offensive", "defensive", "all-out attack", "all-out defence"]
 HarmLevel = Literal["moderate", "serious", "mortal", "killed"]
 Status = Literal["fighting", "incapacitated", "unconscious", "dead", "escaped"]
-
-LEVEL_MULTIPLE = {"superficial": 0, "moderate": 1, "serious": 2, "mortal": 3, "killed": 4}
 
 
 class Manoeuvre(Model):
@@ -171,6 +177,12 @@ def _level_penalties() -> Mapping[str, int]:
 
 
 @cache
+def level_multiple(level: str) -> int:
+    """The multiple of the Defence Total a wound level takes (the wound table: moderate 1x ... killed 4x)."""
+    return int(next(row["multiple"] for row in wound_levels() if row["name"] == level))
+
+
+@cache
 def _failed_test(level: str) -> str:
     """What a failed Tenacity test after a wound of this level does (the wound table's ``on_failed_test``)."""
     return str(next(row["on_failed_test"] for row in wound_levels() if row["name"] == level))
@@ -184,7 +196,7 @@ def wound_penalty(wounds: Sequence[Wound]) -> int:
     return max(by_level[w.level] for w in wounds)
 
 
-@cache
+@lru_cache(maxsize=4096)  # bounded: a long-running server forecasts many fights
 def harm_level(points: int, defence: int) -> str:
     """What spending ``points`` against a Defence Total does: superficial, moderate (1x), serious (2x), mortal (3x),
     killed (4x).
@@ -215,7 +227,7 @@ def roll_modifiers(f: Fighter) -> list[tuple[str, int]]:
     return list(_roll_modifiers(f.encumbrance, f.tactics.appropriateness, f.roll_bonus))
 
 
-@cache
+@lru_cache(maxsize=4096)  # bounded: a long-running server forecasts many fights
 def _roll_modifiers(encumbrance: str, appropriateness: int, roll_bonus: int) -> tuple[tuple[str, int], ...]:
     mods = []
     enc = int(_table("encumbrance")[encumbrance] or 0)
@@ -248,7 +260,7 @@ def defence_total(defender: Fighter, attacker: Fighter) -> tuple[int, list[tuple
     return total, list(mods)
 
 
-@cache
+@lru_cache(maxsize=4096)  # bounded: a long-running server forecasts many fights
 def _defence_total(
     ability: str, base: int, weapon_name: str, lethality: str, armour_name: str, intent: str, pen: int, stance_name: str
 ) -> tuple[int, tuple[tuple[str, int], ...]]:
@@ -335,6 +347,78 @@ def can_harm(attacker: Fighter) -> bool:
     return attacker.tactics.stance != "all-out defence" and _table("weapon")[attacker.weapon_lethality] is not None
 
 
+def carry_over(gained: int, theirs: int, house: FuzzyHouseRules) -> tuple[int, int]:
+    """The ``advantage_on_loss`` ruling when the loser held ``theirs`` points against the winner.
+
+    Returns (points the winner adds, points the loser keeps): 'keep' takes nothing away, 'offset'
+    cancels the loser's points with the margin first, 'lose' wipes them.
+    """
+    if house.advantage_on_loss == "offset":
+        cancel = min(theirs, gained)
+        return gained - cancel, theirs - cancel
+    if house.advantage_on_loss == "lose":
+        return gained, 0
+    return gained, theirs
+
+
+def harm_spend(points: int, dtotal: int, attacker: Fighter) -> int:
+    """The Advantage Points the winner spends on harm this round (0: none).
+
+    All of them in an all-out attack ("must spend all their Advantage points to hurt their opponents");
+    otherwise the largest multiple of the Defence Total affordable, up to a killing blow, once it reaches
+    the side's ``harm_at`` level. Nothing from a fighter who cannot hurt.
+    """
+    if not can_harm(attacker):
+        return 0
+    if attacker.tactics.stance == "all-out attack":
+        return points
+    m = min(level_multiple("killed"), points // dtotal)
+    return m * dtotal if m >= 1 and m >= level_multiple(attacker.tactics.harm_at) else 0
+
+
+def next_manoeuvre(attacker: Fighter, points: int) -> Manoeuvre | None:
+    """The manoeuvre bought when no harm is spent: the first of the side's list not yet bought and affordable."""
+    for man in attacker.tactics.manoeuvres:
+        if man.name not in attacker.bought and man.cost <= points:
+            return man
+    return None
+
+
+def tenacity_test(defender: Fighter, wounds: Sequence[Wound], house: FuzzyHouseRules) -> AbilityTest:
+    """The Tenacity test after a new wound: Tenacity less the (new) injury penalty, against ``tenacity_target``."""
+    dice = effective_dice(defender.tenacity, wound_penalty(wounds))
+    return AbilityTest(dice, house.tenacity_target, house, f"{defender.key} Tenacity")
+
+
+def body_test(attacker: Fighter, house: FuzzyHouseRules) -> AbilityTest:
+    """The Body test to hold back a non-lethal blow ("Sicko GMs may ask you to make a Body test")."""
+    if house.nonlethal_body_test is None:
+        raise CombatError("no Body test under these house rules")
+    dice = effective_dice(attacker.body, wound_penalty(attacker.wounds))
+    return AbilityTest(dice, house.nonlethal_body_test, house, f"{attacker.key} Body test")
+
+
+def blow_outcome(level: str, lethal: bool, passed: bool, house: FuzzyHouseRules) -> dict[str, Any]:
+    """What a blow of ``level`` does to the defender besides the wound itself (``passed``: his Tenacity test).
+
+    A killing blow (no test): dead, or down and dying if the GM is feeling nice, or knocked out when
+    non-lethal. A wound: a failed test drops him (the wound table's ``on_failed_test``); a lethal mortal
+    wound leaves him dying (``mortal_wound_deaths``).
+    """
+    if level == "killed":
+        if lethal and house.killing_blow_leaves_dying:
+            return {"status": "unconscious", "dying": True}
+        if lethal:
+            return {"status": "dead"}
+        return {"status": "unconscious", "knocked_out": True}
+    update: dict[str, Any] = {}
+    if not passed:
+        update["status"] = _failed_test(level)
+    if level == "mortal" and lethal and house.mortal_wound_deaths:
+        update["dying"] = True
+    return update
+
+
 def killing_points(attacker: Fighter, defender: Fighter, house: FuzzyHouseRules) -> int | None:
     """The Advantage Points that buy a killing blow (4x the Defence Total): past them, nothing more happens.
 
@@ -342,7 +426,7 @@ def killing_points(attacker: Fighter, defender: Fighter, house: FuzzyHouseRules)
     """
     if not can_harm(attacker) or (attacker.tactics.intent != "lethal" and house.nonlethal_body_test is not None):
         return None
-    return LEVEL_MULTIPLE["killed"] * defence_total(defender, attacker)[0]
+    return level_multiple("killed") * defence_total(defender, attacker)[0]
 
 
 @dataclass(frozen=True)
@@ -435,14 +519,13 @@ def roll_exchanges(
         gained = abs(margin)
         theirs = pools.get((lose, win), 0)
         line = ""
-        if theirs and house.advantage_on_loss == "offset":
-            cancel = min(theirs, gained)
-            pools[(lose, win)] = theirs - cancel
-            gained -= cancel
-            line = f"; {cancel} cancel {lose}'s points"
-        elif theirs and house.advantage_on_loss == "lose":
-            pools[(lose, win)] = 0
-            line = f"; {lose} loses {theirs} carried points"
+        if theirs:
+            gained, left = carry_over(gained, theirs, house)
+            pools[(lose, win)] = left
+            if house.advantage_on_loss == "offset":
+                line = f"; {theirs - left} cancel {lose}'s points"
+            elif house.advantage_on_loss == "lose":
+                line = f"; {lose} loses {theirs} carried points"
         pools[(win, lose)] = pools.get((win, lose), 0) + gained
         if narrate:
             line = f"{win} wins by {abs(margin)}{line}, now {pools[(win, lose)]} Advantage Points against {lose}."
@@ -529,13 +612,7 @@ def _spend(
     t = attacker.tactics
     harms = can_harm(attacker)
     dtotal, mods = defence_total(defender, attacker)
-    spend = 0
-    if harms and t.stance == "all-out attack":
-        spend = points  # "must spend all their Advantage points to hurt their opponents"
-    elif harms:
-        m = min(4, points // dtotal)
-        if m >= 1 and m >= LEVEL_MULTIPLE[t.harm_at]:
-            spend = m * dtotal
+    spend = harm_spend(points, dtotal, attacker)
     if spend:
         pools[(win, lose)] = points - spend
         level = harm_level(spend, dtotal)
@@ -552,9 +629,8 @@ def _spend(
             )
         _harm(fighters, win, lose, level, rnd, chance, house, events)
         return
-    for man in t.manoeuvres:
-        if man.name in attacker.bought or man.cost > points:
-            continue
+    man = next_manoeuvre(attacker, points)
+    if man is not None:
         pools[(win, lose)] = points - man.cost
         upd: dict[str, Any] = {
             "bought": (*attacker.bought, man.name),
@@ -577,7 +653,7 @@ def _spend(
             else (
                 f"{attacker.weapon} cannot hurt anyone"
                 if not harms
-                else f"waiting for {LEVEL_MULTIPLE[t.harm_at]}x Defence Total {dtotal}"
+                else f"waiting for {level_multiple(t.harm_at)}x Defence Total {dtotal}"
             )
         )
         events.append(
@@ -618,14 +694,7 @@ def _harm(
             )
         return
     if not lethal and house.nonlethal_body_test is not None:
-        body = chance.draw(
-            AbilityTest(
-                effective_dice(attacker.body, wound_penalty(attacker.wounds)),
-                house.nonlethal_body_test,
-                house,
-                f"{win} Body test",
-            )
-        )
+        body = chance.draw(body_test(attacker, house))
         if narrate:
             assert body.roll is not None
             events.append(
@@ -642,16 +711,14 @@ def _harm(
         if not body.passed:
             return
     if level == "killed":
-        if lethal and house.killing_blow_leaves_dying:
-            fighters[lose] = defender.model_copy(update={"status": "unconscious", "dying": True})
-            text = f"{lose} falls, bleeding to death (no Tenacity test; the GM is feeling nice)."
-        elif lethal:
-            fighters[lose] = defender.model_copy(update={"status": "dead"})
-            text = f"{lose} is killed (no Tenacity test)."
-        else:
-            fighters[lose] = defender.model_copy(update={"status": "unconscious", "knocked_out": True})
-            text = f"{lose} is knocked out (non-lethal) and will recover in a few hours."
+        fighters[lose] = defender.model_copy(update=blow_outcome(level, lethal, False, house))
         if narrate:
+            if lethal and house.killing_blow_leaves_dying:
+                text = f"{lose} falls, bleeding to death (no Tenacity test; the GM is feeling nice)."
+            elif lethal:
+                text = f"{lose} is killed (no Tenacity test)."
+            else:
+                text = f"{lose} is knocked out (non-lethal) and will recover in a few hours."
             events.append(Event("wound", text, rnd, win, {"level": level}))
         return
     wounds = (*defender.wounds, Wound(level=level, by=win, round=rnd, lethal=lethal))  # type: ignore[arg-type]
@@ -667,14 +734,11 @@ def _harm(
                 {"level": level, "penalty": pen},
             )
         )
-    dice = effective_dice(defender.tenacity, pen)
-    test = chance.draw(AbilityTest(dice, house.tenacity_target, house, f"{lose} Tenacity"))
-    update: dict[str, Any] = {"wounds": wounds}
+    tenacity = tenacity_test(defender, wounds, house)
+    dice = tenacity.dice
+    test = chance.draw(tenacity)
+    update: dict[str, Any] = {"wounds": wounds, **blow_outcome(level, lethal, test.passed, house)}
     fail_to = _failed_test(level)
-    if not test.passed:
-        update["status"] = fail_to
-    if level == "mortal" and lethal and house.mortal_wound_deaths:
-        update["dying"] = True
     fighters[lose] = defender.model_copy(update=update)
     if narrate:
         assert test.roll is not None
@@ -733,18 +797,20 @@ def _tactics_for(options: Mapping[str, Any], side: int, name: str) -> CombatTact
     return raw if isinstance(raw, CombatTactics) else CombatTactics.model_validate(raw)
 
 
-def engagements(state: FightState) -> list[tuple[str, str]]:
-    """Who fights whom this round: the larger side's fighters share out the smaller side's in turn."""
+def pairings(state: FightState) -> list[tuple[Fighter, Fighter]]:
+    """Who fights whom this round, as (a fighter of the larger side, his opponent), in the larger side's order:
+    the larger side's fighters share out the smaller side's in turn (side 1 counts as the larger when equal).
+    """
     up = [[f for f in state.fighters if f.side == s and f.up] for s in (0, 1)]
     if not up[0] or not up[1]:
         return []
     small, large = (up[0], up[1]) if len(up[0]) <= len(up[1]) else (up[1], up[0])
-    pairs = []
-    for i, f in enumerate(large):
-        g = small[i % len(small)]
-        a, b = (f, g) if f.side == 0 else (g, f)
-        pairs.append((a.key, b.key))
-    return pairs
+    return [(f, small[i % len(small)]) for i, f in enumerate(large)]
+
+
+def engagements(state: FightState) -> list[tuple[str, str]]:
+    """Who fights whom this round (:func:`pairings`), each pair side 0 first."""
+    return [(f.key, g.key) if f.side == 0 else (g.key, f.key) for f, g in pairings(state)]
 
 
 class FuzzyCombat:

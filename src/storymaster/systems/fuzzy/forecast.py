@@ -1,15 +1,6 @@
 """Whole-fight forecasts for Loose and Fuzzy fights: an exact chain for duels, numpy simulation otherwise.
 
-Both follow :class:`~storymaster.systems.fuzzy.combat.FuzzyCombat` rule for rule
-and choice for choice: the same engagements (the larger side shares out the
-smaller side's fighters), the same dice (every die penalty, modifier and the
-critical bonus die, drawn from the exact roll distribution), the same
-Advantage Point pools per pair with the ``advantage_on_loss`` ruling, the same
-automatic spending (wait for ``harm_at``, spend the least multiple of the
-Defence Total that reaches the best level affordable, all-out attack spends
-everything, otherwise buy the side's manoeuvres in order), the same wounds,
-Tenacity tests, dying, knock-outs, the optional Body test for non-lethal
-blows, and the ``max_rounds`` stand-off.
+Neither states a rule of its own: the chain plays the engine's round, the simulation its rules' twins.
 
 * **Exact** (:func:`exact_forecast`): a duel, i.e. exactly one fighter still
   up on each side (at the start of a fight or mid-way; the others' ends are
@@ -25,8 +16,9 @@ blows, and the ``max_rounds`` stand-off.
   without limit) and for the non-lethal Body test (every failed test leaves
   the points over, so pools grow far).
 * **Simulated** (:func:`simulate_forecast`): anything, many fights at once in
-  numpy arrays (a Python loop over rounds and fighters only), through
-  :func:`storymaster.forecast.run_simulation`.
+  numpy arrays (a Python loop over rounds and fighters only), the same round
+  through the rules' vectorised twins (:mod:`storymaster.systems.fuzzy.vectorised`),
+  via :func:`storymaster.forecast.run_simulation`.
 
 A draw is a fight nobody wins: both sides down in the same round (possible only
 with several fighters a side) or a stand-off at the ``max_rounds`` cap. Rounds
@@ -35,31 +27,25 @@ are counted from the state forecast (the further rounds a fight lasts).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 import numpy as np
 
 from ...errors import OddsError
 from ...forecast import Batch, Chance, CombatantForecast, Forecast, absorb, branches, run_simulation
-from .combat import (
-    LEVEL_MULTIPLE,
-    CombatTactics,
-    Fighter,
-    FightState,
-    Pool,
-    Wound,
-    can_harm,
-    plan_round,
-    roll_exchanges,
-    roll_modifiers,
-    spend_points,
+from .combat import CombatTactics, Fighter, FightState, Pool, can_harm, plan_round, roll_exchanges, spend_points
+from .vectorised import (
+    LEVELS,
+    STATUSES,
+    FightTables,
+    TotalSampler,
+    carry_over_v,
+    harm_level_v,
+    harm_spend_v,
+    with_worst,
 )
-from .options import FuzzyHouseRules
-from .rolls import effective_dice, total_distribution
-from .tables import combat_table, wound_levels
 
 __all__ = [
     "DRAW_MEANING",
@@ -75,12 +61,8 @@ __all__ = [
 SYSTEM_NAME = "fuzzy"
 DRAW_MEANING = "draw (all down at once, or a stand-off at the round cap)"
 
-STATUSES = ("fighting", "incapacitated", "unconscious", "dead", "escaped")
-FIGHTING, INCAPACITATED, UNCONSCIOUS, DEAD, ESCAPED = range(5)
-LEVELS = ("superficial", "moderate", "serious", "mortal", "killed")
+FIGHTING, UNCONSCIOUS, DEAD = (STATUSES.index(s) for s in ("fighting", "unconscious", "dead"))
 UP_WORDS = ("unhurt", "moderate wound", "serious wound", "mortal wound")
-#: what a failed Tenacity test does after a wound of each level (1..3)
-FAIL_TO = {1: INCAPACITATED, 2: INCAPACITATED, 3: UNCONSCIOUS}
 #: a stand-off mass at the round cap above this gets its own pass (with the round in the state)
 CAP_MASS_SPLIT = 1e-9
 
@@ -97,26 +79,11 @@ def _label(status: int, worst: int, dying: bool, knocked_out: bool) -> str:
     return base + (", dying" if dying else "")
 
 
-def _all_labels() -> tuple[str, ...]:
-    out: list[str] = []
-    for s in range(5):
-        for w in range(4):
-            for d in (False, True):
-                for k in (False, True):
-                    lab = _label(s, w, d, k)
-                    if lab not in out:
-                        out.append(lab)
-    return tuple(out)
-
-
+_ALL = list(itertools.product(range(len(STATUSES)), range(len(UP_WORDS)), (False, True), (False, True)))
 #: every end state a combatant can have, in the system's own words
-STATE_NAMES = _all_labels()
-_CODE = np.zeros((5, 4, 2, 2), dtype=np.int64)
-for _s in range(5):
-    for _w in range(4):
-        for _d in range(2):
-            for _k in range(2):
-                _CODE[_s, _w, _d, _k] = STATE_NAMES.index(_label(_s, _w, bool(_d), bool(_k)))
+STATE_NAMES = tuple(dict.fromkeys(_label(*k) for k in _ALL))
+#: the index in STATE_NAMES of each (status, worst wound, dying, knocked out)
+_CODE = np.array([STATE_NAMES.index(_label(*k)) for k in _ALL]).reshape(len(STATUSES), len(UP_WORDS), 2, 2)
 
 
 def _worst(f: Fighter) -> int:
@@ -165,112 +132,6 @@ def _remaining(state: FightState) -> int:
     return max(1, state.house_rules.max_rounds - state.round)
 
 
-# -- the rules as numbers, shared by both methods -------------------------------------------------
-
-
-@cache
-def _dice_penalties() -> tuple[int, ...]:
-    by = {row["name"]: int(row["dice_penalty"]) for row in wound_levels()}
-    return tuple(by[LEVELS[w]] if w else 0 for w in range(4))
-
-
-def _p_at_least(dice: int, target: int, house: FuzzyHouseRules) -> float:
-    return float(sum(p for t, p in total_distribution(dice, house).items() if t >= target))
-
-
-@dataclass(frozen=True)
-class _Rules:
-    """Everything fixed for the fight: per fighter and per (defender, attacker) pair."""
-
-    n: int
-    side: np.ndarray  # (F,)
-    dice: np.ndarray
-    hindrance: np.ndarray
-    flat: np.ndarray  # encumbrance + appropriateness (the roll bonus is added per fight)
-    crowd_fixed: np.ndarray  # -1 for auto, else the fixed die penalty
-    defence0: np.ndarray  # (F def, F att): Defence Total before the injury penalty (not floored)
-    can_harm: np.ndarray
-    all_out: np.ndarray
-    harm_mult: np.ndarray
-    lethal: np.ndarray
-    p_ten: np.ndarray  # (F, 4): chance to pass Tenacity with a worst wound of level w
-    p_body: np.ndarray  # (F, 4): chance to pass the non-lethal Body test with own worst wound w (1 if no test)
-    body_test: np.ndarray  # (F,): the attacker makes the non-lethal Body test
-    manoeuvres: tuple[tuple[tuple[int, int, int, bool], ...], ...]  # per fighter: (name index, cost, bonus, ends)
-    names: tuple[tuple[str, ...], ...]  # per fighter: distinct manoeuvre names
-    pen: tuple[int, ...]
-    house: FuzzyHouseRules
-
-
-def _rules(state: FightState) -> _Rules:
-    house = state.house_rules
-    fs = state.fighters
-    n = len(fs)
-    pen = _dice_penalties()
-    weapon = combat_table("weapon")
-    armour = combat_table("armour")
-    stance = combat_table("stance")
-    intent = combat_table("intent")
-    opponents = combat_table("opponents")
-    defence0 = np.zeros((n, n), dtype=np.int64)
-    for i, d in enumerate(fs):
-        for j, a in enumerate(fs):
-            v = d.defence_base + int(weapon[a.weapon_lethality] or 0) + int(armour[d.armour] or 0)
-            if a.tactics.intent == "non-lethal":
-                unsuitable = a.weapon_lethality in ("especially damaging", "really deadly")
-                v += int(intent["non-lethal with an unsuitable weapon" if unsuitable else "non-lethal"] or 0)
-            defence0[i, j] = v + int(stance[d.tactics.stance] or 0)
-    flat = []
-    for f in fs:
-        mods = roll_modifiers(f.model_copy(update={"roll_bonus": 0}))
-        flat.append(sum(v for _, v in mods))
-    p_ten = np.array(
-        [[_p_at_least(effective_dice(f.tenacity, pen[w]), house.tenacity_target, house) for w in range(4)] for f in fs]
-    )
-    if house.nonlethal_body_test is not None:
-        p_body = np.array(
-            [
-                [_p_at_least(effective_dice(f.body, pen[w]), house.nonlethal_body_test, house) for w in range(4)]
-                for f in fs
-            ]
-        )
-    else:
-        p_body = np.ones((n, 4))
-    mans = []
-    names = []
-    for f in fs:
-        nm: list[str] = []
-        row = []
-        for m in f.tactics.manoeuvres:
-            if m.name not in nm:
-                nm.append(m.name)
-            row.append((nm.index(m.name), m.cost, m.roll_bonus, m.ends_fight))
-        mans.append(tuple(row))
-        names.append(tuple(nm))
-    return _Rules(
-        n=n,
-        side=np.array([f.side for f in fs]),
-        dice=np.array([f.dice for f in fs]),
-        hindrance=np.array([f.hindrance for f in fs]),
-        flat=np.array(flat),
-        crowd_fixed=np.array([-1 if f.tactics.crowd == "auto" else int(opponents[f.tactics.crowd] or 0) for f in fs]),
-        defence0=defence0,
-        can_harm=np.array(
-            [f.tactics.stance != "all-out defence" and weapon[f.weapon_lethality] is not None for f in fs]
-        ),
-        all_out=np.array([f.tactics.stance == "all-out attack" for f in fs]),
-        harm_mult=np.array([LEVEL_MULTIPLE[f.tactics.harm_at] for f in fs]),
-        lethal=np.array([f.tactics.intent == "lethal" for f in fs]),
-        p_ten=p_ten,
-        p_body=p_body,
-        body_test=np.array([house.nonlethal_body_test is not None and f.tactics.intent != "lethal" for f in fs]),
-        manoeuvres=tuple(mans),
-        names=tuple(names),
-        pen=pen,
-        house=house,
-    )
-
-
 def _over_forecast(state: FightState) -> Forecast:
     """A fight that is already over: its end, with certainty."""
     w = state.winner
@@ -295,16 +156,6 @@ def _over_forecast(state: FightState) -> Forecast:
 _F = tuple[int, int, bool, bool, int, frozenset[int]]
 
 
-def _duel(state: FightState) -> tuple[int, int]:
-    up = [[i for i, f in enumerate(state.fighters) if f.side == s and f.up] for s in (0, 1)]
-    if len(up[0]) != 1 or len(up[1]) != 1:
-        raise OddsError(
-            "the exact forecast covers duels: exactly one fighter still up on each side",
-            hint="use --method simulate (or auto) for fights with several fighters a side",
-        )
-    return up[0][0], up[1][0]
-
-
 class _Duel:
     """The chain's states of a duel, and the fight states the round is played from.
 
@@ -325,6 +176,7 @@ class _Duel:
         self.states: dict[Any, FightState] = {}
         self.spent: dict[Any, list[tuple[float, int]]] = {}
         self.ids: dict[Any, int] = {}
+        self.moves: dict[int, list[tuple[float, int]]] = {}
         self.keys: list[Any] = []
 
     def number(self, s: Any) -> int:
@@ -372,16 +224,9 @@ class _Duel:
             fs = list(self.state.fighters)
             for x, k in ((0, ka), (1, kb)):
                 w, status, dying, ko, rb, bought = k
-                f = self.fighters[x].model_copy(
-                    update={
-                        "wounds": (Wound(level=LEVELS[w], by="", round=0),) if w else (),  # type: ignore[arg-type]
-                        "status": STATUSES[status],
-                        "dying": dying,
-                        "knocked_out": ko,
-                        "roll_bonus": rb,
-                        "bought": tuple(self.names[x][i] for i in sorted(bought)),
-                    }
-                )
+                names = tuple(self.names[x][i] for i in sorted(bought))
+                update = {"status": STATUSES[status], "dying": dying, "knocked_out": ko, "bought": names}
+                f = with_worst(self.fighters[x], w, rb).model_copy(update=update)
                 self.seen[id(f)] = (f, k)
                 fs[self.idx[x]] = f
             a, b = self.fighters[0].key, self.fighters[1].key
@@ -397,6 +242,8 @@ class _Duel:
         left, so it is worked out once for all the states and margins that lead to the same pools.
         """
         s = self.keys[i >> 1]
+        if i in self.moves:
+            return self.moves[i]
         fight = self.fight(s)
         plan = plan_round(fight)
         a, b = self.fighters[0].key, self.fighters[1].key
@@ -414,7 +261,8 @@ class _Duel:
                 after = self.spent[(ka, kb, mid)] = self.spend(fight, mid)
             for q, t in after:
                 out[t] = out.get(t, 0.0) + p * q
-        return [(q, t) for t, q in out.items()]
+        self.moves[i] = [(q, t) for t, q in out.items()]
+        return self.moves[i]
 
     def spend(self, fight: FightState, mid: tuple[int, int, tuple[tuple[str, str], ...]]) -> list[tuple[float, int]]:
         a, b = self.fighters[0].key, self.fighters[1].key
@@ -439,7 +287,13 @@ def exact_forecast(state: FightState, *, tolerance: float = 1e-12) -> Forecast:
     """The exact forecast of a duel as an absorbing Markov chain (see the module docstring)."""
     if state.over:
         return _over_forecast(state)
-    ia, ib = _duel(state)
+    up = [[i for i, f in enumerate(state.fighters) if f.side == s and f.up] for s in (0, 1)]
+    if len(up[0]) != 1 or len(up[1]) != 1:
+        raise OddsError(
+            "the exact forecast covers duels: exactly one fighter still up on each side",
+            hint="use --method simulate (or auto) for fights with several fighters a side",
+        )
+    (ia,), (ib,) = up
     house = state.house_rules
     fa, fb = state.fighters[ia], state.fighters[ib]
     if house.advantage_on_loss == "offset" and not (can_harm(fa) and can_harm(fb)):
@@ -455,13 +309,7 @@ def exact_forecast(state: FightState, *, tolerance: float = 1e-12) -> Forecast:
             hint="use --method simulate",
         )
     duel = _Duel(state, ia, ib)
-    cache: dict[int, list[tuple[float, int]]] = {}
-
-    def cached(s: int) -> list[tuple[float, int]]:
-        if s not in cache:
-            cache[s] = duel.transitions(s)
-        return cache[s]
-
+    cached = duel.transitions
     start = duel.number(
         duel.key({f.key: f for f in state.fighters}, {(p.holder, p.against): p.points for p in state.pools})
     )
@@ -554,69 +402,33 @@ def _exact_result(
 # -- simulation: many fights at once ---------------------------------------------------------------------
 
 
-class _Dice:
-    """Draw ability-roll totals for arrays of dice counts from the exact distribution (inverse CDF)."""
-
-    def __init__(self, house: FuzzyHouseRules) -> None:
-        self.house = house
-        self.tables: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-    def table(self, d: int) -> tuple[np.ndarray, np.ndarray]:
-        if d not in self.tables:
-            dist = sorted(total_distribution(d, self.house).items())
-            values = np.array([t for t, _ in dist], dtype=np.int64)
-            cdf = np.cumsum([float(p) for _, p in dist])
-            cdf[-1] = 1.0
-            self.tables[d] = (values, cdf)
-        return self.tables[d]
-
-    def roll(self, dice: np.ndarray, gen: np.random.Generator) -> np.ndarray:
-        u = gen.random(dice.shape[0])
-        out = np.empty(dice.shape[0], dtype=np.int64)
-        for d in np.unique(dice).tolist():
-            values, cdf = self.table(int(d))
-            m = dice == d
-            k = np.searchsorted(cdf, u[m], side="right")
-            out[m] = values[np.minimum(k, len(values) - 1)]
-        return out
-
-
 def _simulator(state: FightState) -> Callable[[int, np.random.Generator], Batch]:
-    rules = _rules(state)
+    """The same round as :func:`~storymaster.systems.fuzzy.combat.play_round`, for many fights at once,
+    through the rules' vectorised twins (:mod:`storymaster.systems.fuzzy.vectorised`)."""
+    tab = FightTables(state)
     house = state.house_rules
-    F = rules.n
-    keys = [f.key for f in state.fighters]
-    side = rules.side
-    pen = np.array(rules.pen)
-    dice_draw = _Dice(house)
+    fs = state.fighters
+    F = len(fs)
+    keys = [f.key for f in fs]
+    side = np.array([f.side for f in fs])
+    can, all_out, harm_at = tab.attackers()
+    names = tab.names
+    totals = TotalSampler(house)
     remaining = _remaining(state)
-    start_round = state.round
-    n_names = max((len(nm) for nm in rules.names), default=0)
-    w0 = np.array([_worst(f) for f in state.fighters])
-    s0 = np.array([STATUSES.index(f.status) for f in state.fighters])
-    d0 = np.array([f.dying for f in state.fighters])
-    k0 = np.array([f.knocked_out for f in state.fighters])
-    rb0 = np.array([f.roll_bonus for f in state.fighters])
-    bought0 = np.zeros((F, max(1, n_names)), dtype=bool)
-    for i, f in enumerate(state.fighters):
-        for name in f.bought:
-            if name in rules.names[i]:
-                bought0[i, rules.names[i].index(name)] = True
+    start = [(_worst(f), STATUSES.index(f.status), f.dying, f.knocked_out, f.roll_bonus) for f in fs]
+    w0, s0, d0, k0, rb0 = (np.array(c) for c in zip(*start, strict=True))
+    width = max(1, *(len(nm) for nm in names))
+    bought0 = np.array(
+        [[i < len(nm) and nm[i] in f.bought for i in range(width)] for f, nm in zip(fs, names, strict=True)]
+    )
     pool0 = np.zeros((F, F), dtype=np.int64)
     for p in state.pools:
         pool0[keys.index(p.holder), keys.index(p.against)] = p.points
     side_members = [np.flatnonzero(side == s) for s in (0, 1)]
-    fail_to = np.array([FIGHTING, INCAPACITATED, INCAPACITATED, UNCONSCIOUS, FIGHTING])
-    huge = house.huge_crowd
 
     def simulate(n: int, gen: np.random.Generator) -> Batch:
-        W = np.tile(w0, (n, 1))
-        S = np.tile(s0, (n, 1))
-        DY = np.tile(d0, (n, 1))
-        KO = np.tile(k0, (n, 1))
-        RB = np.tile(rb0, (n, 1))
-        BOUGHT = np.tile(bought0, (n, 1, 1))
-        POOL = np.tile(pool0, (n, 1, 1))
+        W, S, DY, KO, RB = (np.tile(x, (n, 1)) for x in (w0, s0, d0, k0, rb0))
+        BOUGHT, POOL = np.tile(bought0, (n, 1, 1)), np.tile(pool0, (n, 1, 1))
         winner = np.full(n, -1, dtype=np.int64)
         rounds = np.zeros(n, dtype=np.int64)
         live = np.ones(n, dtype=bool)
@@ -624,61 +436,27 @@ def _simulator(state: FightState) -> Callable[[int, np.random.Generator], Batch]
             L = np.flatnonzero(live)
             if L.size == 0:
                 break
-            m = L.size
-            ar = np.arange(m)
-            w, s, dy, ko, rb = W[L], S[L], DY[L], KO[L], RB[L]
-            bought, pool = BOUGHT[L], POOL[L]
-            up = s == FIGHTING
-            # engagements: the larger side's fighters, in order, share out the smaller side's in turn
-            rank = np.full((m, F), -1, dtype=np.int64)
-            counts = []
-            for sm in side_members:
-                c = np.cumsum(up[:, sm], axis=1) - 1
-                rank[:, sm] = np.where(up[:, sm], c, -1)
-                counts.append(up[:, sm].sum(axis=1))
-            small_is_0 = counts[0] <= counts[1]
-            u_small = np.where(small_is_0, counts[0], counts[1])
-            large_side = np.where(small_is_0, 1, 0)
-            slots = []  # per large-side fighter, in state order: (mask, that fighter, its opponent)
-            engaged = np.zeros((m, F), dtype=np.int64)
-            for f in range(F):
-                mask = up[:, f] & (large_side == side[f]) & (u_small > 0)
-                if not mask.any():
-                    continue
-                want = np.where(mask, rank[:, f] % np.maximum(u_small, 1), -1)
-                opp = np.full(m, -1, dtype=np.int64)
-                for g in side_members[1 - side[f]]:
-                    opp = np.where(mask & (rank[:, g] == want), g, opp)
-                engaged[mask, f] += 1
-                engaged[ar[mask], opp[mask]] += 1
-                slots.append((mask, f, opp))
-            crowd = np.where(engaged >= huge, 2, np.where(engaged >= 2, 1, 0))
-            crowd = np.where(rules.crowd_fixed >= 0, rules.crowd_fixed, crowd)
-            dice_now = np.maximum(1, rules.dice - pen[w] - crowd - rules.hindrance)
-            flat_now = rules.flat + rb
-            # the exchanges: one contested roll per pairing
+            w, s, dy, ko, rb, bought, pool = W[L], S[L], DY[L], KO[L], RB[L], BOUGHT[L], POOL[L]
+            opp, engaged = tab.pairs(s == FIGHTING)
+            # the exchanges: one contested roll per pairing, each larger-side fighter's in the fighters' order
             results = []
-            for mask, f, opp in slots:
-                sel = np.flatnonzero(mask)
-                o = opp[sel]
-                t_f = dice_draw.roll(dice_now[sel, f], gen) + flat_now[sel, f]
-                t_o = dice_draw.roll(dice_now[sel, o], gen) + flat_now[sel, o]
+            for f in range(F):
+                sel = np.flatnonzero(opp[:, f] >= 0)
+                if sel.size == 0:
+                    continue
+                o = opp[sel, f]
+                score = []
+                for x in (np.full(sel.size, f), o):
+                    dice = tab.dice[x, w[sel, x], engaged[sel, x]]
+                    score.append(totals.roll(dice, gen) + tab.flat[x, rb[sel, x] - tab.rb_low])
                 if side[f] == 0:  # the margin is side 0's score minus side 1's, as the engine reckons it
-                    margin, a, b = t_f - t_o, np.full(sel.size, f), o
+                    margin, a, b = score[0] - score[1], np.full(sel.size, f), o
                 else:
-                    margin, a, b = t_o - t_f, o, np.full(sel.size, f)
+                    margin, a, b = score[1] - score[0], o, np.full(sel.size, f)
                 nz = margin != 0
                 sel, a, b, margin = sel[nz], a[nz], b[nz], margin[nz]
-                win_ = np.where(margin > 0, a, b)
-                lose = np.where(margin > 0, b, a)
-                gained = np.abs(margin)
-                theirs = pool[sel, lose, win_]
-                if house.advantage_on_loss == "offset":
-                    cancel = np.minimum(theirs, gained)
-                    pool[sel, lose, win_] = theirs - cancel
-                    gained = gained - cancel
-                elif house.advantage_on_loss == "lose":
-                    pool[sel, lose, win_] = 0
+                win_, lose = np.where(margin > 0, a, b), np.where(margin > 0, b, a)
+                gained, pool[sel, lose, win_] = carry_over_v(np.abs(margin), pool[sel, lose, win_], house)
                 pool[sel, win_, lose] += gained
                 results.append((sel, win_, lose))
             # the end of the round: each winner spends, in the order of the pairings
@@ -688,61 +466,32 @@ def _simulator(state: FightState) -> Callable[[int, np.random.Generator], Batch]
                 if sel.size == 0:
                     continue
                 points = pool[sel, win_, lose]
-                d = np.maximum(1, rules.defence0[lose, win_] - pen[w[sel, lose]])
-                can = rules.can_harm[win_]
-                mult = np.minimum(4, points // d)
-                spend = np.where(
-                    can & rules.all_out[win_],
-                    points,
-                    np.where(can & (mult >= 1) & (mult >= rules.harm_mult[win_]), mult * d, 0),
-                )
+                d = tab.defence[lose, win_, w[sel, lose]]
+                spend = harm_spend_v(points, d, can[win_], all_out[win_], harm_at[win_])
                 hit = spend > 0
-                hs, hw, hl, hsp, hd = sel[hit], win_[hit], lose[hit], spend[hit], d[hit]
+                hs, hw, hl, hsp = sel[hit], win_[hit], lose[hit], spend[hit]
                 pool[hs, hw, hl] -= hsp
-                level = np.minimum(4, hsp // hd)
+                level = harm_level_v(hsp, d[hit])
                 real = level > 0
-                if rules.body_test.any():
-                    p_ok = np.where(rules.body_test[hw], rules.p_body[hw, w[hs, hw]], 1.0)
-                    real &= gen.random(hs.size) < p_ok
+                if tab.body.any():
+                    real &= gen.random(hs.size) < np.where(tab.body[hw], tab.p_body[hw, w[hs, hw]], 1.0)
                 hs, hw, hl, level = hs[real], hw[real], hl[real], level[real]
-                lethal = rules.lethal[hw]
-                kill = level == 4
-                ks, kl, klet = hs[kill], hl[kill], lethal[kill]
-                if house.killing_blow_leaves_dying:  # a lethal 4x blow leaves the foe down and dying
-                    s[ks, kl] = UNCONSCIOUS
-                    dy[ks, kl] |= klet
-                else:
-                    s[ks, kl] = np.where(klet, DEAD, UNCONSCIOUS)
-                ko[ks, kl] |= ~klet  # a non-lethal 4x blow knocks out
-                ws, wl, wlev, wlet = hs[~kill], hl[~kill], level[~kill], lethal[~kill]
-                nw = np.maximum(w[ws, wl], wlev)
-                w[ws, wl] = nw
-                if house.mortal_wound_deaths:
-                    dy[ws, wl] |= (wlev == 3) & wlet
-                passed = gen.random(ws.size) < rules.p_ten[wl, nw]
-                s[ws, wl] = np.where(passed, s[ws, wl], fail_to[wlev])
-                # no harm spent: buy the first manoeuvre affordable and not yet bought
-                rest = ~hit
-                ms, mw, mp = sel[rest], win_[rest], points[rest]
-                for x in range(F):
-                    if not rules.manoeuvres[x]:
-                        continue
-                    todo = mw == x
-                    for ni, cost, bonus, ends in rules.manoeuvres[x]:
-                        buy = todo & ~bought[ms, x, ni] & (mp >= cost)
-                        bs = ms[buy]
-                        if bs.size:
-                            pool[bs, x, lose[rest][buy]] -= cost
-                            bought[bs, x, ni] = True
-                            rb[bs, x] += bonus
-                            if ends:
-                                s[bs, x] = ESCAPED
-                        todo &= ~buy
+                lethal = tab.lethal[hw]
+                kill = level == len(LEVELS) - 1  # a killing blow: no Tenacity test
+                ks, kl = hs[kill], hl[kill]
+                s[ks, kl], dy[ks, kl], ko[ks, kl] = tab.after_blow(level[kill], lethal[kill], False, s, dy, ko, ks, kl)
+                ws, wl, wlev = hs[~kill], hl[~kill], level[~kill]
+                w[ws, wl] = np.maximum(w[ws, wl], wlev)  # the rules read the worst wound only
+                passed = gen.random(ws.size) < tab.p_tenacity[wl, w[ws, wl]]
+                s[ws, wl], dy[ws, wl], ko[ws, wl] = tab.after_blow(wlev, lethal[~kill], passed, s, dy, ko, ws, wl)
+                for x in range(F):  # no harm spent: a manoeuvre
+                    buy = ~hit & (win_ == x)
+                    tab.buy(x, sel[buy], lose[buy], points[buy], pool, bought, rb, s)
             W[L], S[L], DY[L], KO[L], RB[L], BOUGHT[L], POOL[L] = w, s, dy, ko, rb, bought, pool
             up = s == FIGHTING
             up0 = up[:, side_members[0]].any(axis=1)
             up1 = up[:, side_members[1]].any(axis=1)
-            ended = ~(up0 & up1) | (start_round + r >= house.max_rounds)
+            ended = ~(up0 & up1) | (state.round + r >= house.max_rounds)
             winner[L] = np.where(up0 & ~up1, 0, np.where(up1 & ~up0, 1, -1))
             rounds[L[ended]] = r
             live[L[ended]] = False

@@ -230,8 +230,10 @@ def wound_penalty_at(f: Fighter, status: int, state: FightState) -> tuple[int, s
     other tracks as they are (Modifiers; Effects of Damage; ruling K5); 0 when Defeated or worse."""
     if status >= DEFEATED:
         return 0, ""
-    track = Track(wounds=(Wound(severity=status, box=status),)) if status else Track()
-    c = f.character.model_copy(update={"damage": f.character.damage.with_track(state.track, track)})
+    c = f.character
+    if c.damage.track(state.track).status != status:  # the same penalty as any track at that status
+        track = Track(wounds=(Wound(severity=status, box=status),)) if status else Track()
+        c = c.model_copy(update={"damage": c.damage.with_track(state.track, track)})
     return wound_modifier(c, state.track, state.house_rules)
 
 
@@ -359,7 +361,7 @@ class Contest:
     approach: tuple[int, ...]
     flimit: tuple[int | None, ...]
     withdraw: tuple[int | None, ...]
-    dconst: tuple[tuple[int, ...], ...]
+    dconst: tuple[tuple[int, ...], ...]  # what i adds to the margin against j (foes only)
     count: bool = True
     detailed: Any = None
     memo: dict[Any, Any] = field(default_factory=dict)
