@@ -97,6 +97,7 @@ _SYSTEM_TESTS = {
     ],
     "bum": [
         "tests/systems/bum/test_checks.py",
+        "tests/systems/bum/test_check_texts.py",
         "tests/systems/bum/test_combat.py",
         "tests/systems/bum/test_character.py",
         "tests/systems/bum/test_hazards.py",
@@ -106,6 +107,7 @@ _SYSTEM_TESTS = {
     ],
     "fuzzy": [
         "tests/systems/fuzzy/test_checks.py",
+        "tests/systems/fuzzy/test_check_texts.py",
         "tests/systems/fuzzy/test_odds.py",
         "tests/systems/fuzzy/test_golden.py",
         "tests/systems/fuzzy/test_combat.py",

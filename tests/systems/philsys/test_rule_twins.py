@@ -235,3 +235,42 @@ def test_end_code_twin(threshold: int) -> None:
         for top in (20, 30):
             got = end_code_v(hp, np.full(hp.size, unc), np.full(hp.size, dead), top, hr).tolist()
             assert got == [end_code(h, unc, dead, top, hr) for h in hp.tolist()]
+
+
+@pytest.mark.parametrize("heavy_penalty", [0, 4])
+def test_modified_at_pa_twin(heavy_penalty: int) -> None:
+    from storymaster.systems.philsys.character import Shield
+    from storymaster.systems.philsys.round import modified_at_pa, modified_at_pa_v
+
+    hr = PhilsysHouseRules(heavy_wound_penalty=heavy_penalty, critical_health_threshold=6)
+    hp, broken, heavy = (g.ravel() for g in np.meshgrid(np.arange(-3, 12), [False, True], [False, True]))
+    for shield in (None, Shield(name="Buckler", ac=8, pa=1), Shield(name="Tower", ac=12, at=-2, pa=3)):
+        at, pa = modified_at_pa_v((14, 11), shield, broken, hp, heavy, hr)
+        want = [
+            modified_at_pa((14, 11), shield, b, h, w, hr)
+            for b, h, w in zip(broken.tolist(), hp.tolist(), heavy.tolist(), strict=True)
+        ]
+        assert list(zip(at.tolist(), pa.tolist(), strict=True)) == want
+
+
+@pytest.mark.parametrize("ties", ["modifier_then_reroll", "reroll"])
+def test_initiative_rank_twin_sorts_like_the_key(ties: str) -> None:
+    from storymaster.systems.philsys.round import initiative_key, initiative_rank_v
+
+    hr = PhilsysHouseRules(initiative_ties=ties)
+    total, bonus = (g.ravel() for g in np.meshgrid(np.arange(-2, 25), np.arange(-3, 12)))
+    rank = initiative_rank_v(total, bonus, hr).tolist()
+    keys = [initiative_key(t, b, hr) for t, b in zip(total.tolist(), bonus.tolist(), strict=True)]
+    for i in range(0, len(keys), 7):  # every pair with every 7th fighter: the same order, the same ties
+        for j in range(len(keys)):
+            assert (rank[i] > rank[j]) == (keys[i] > keys[j]) and (rank[i] == rank[j]) == (keys[i] == keys[j])
+
+
+def test_aim_at() -> None:
+    assert [dmg.aim_at(a, True) for a in ("limb", "abdomen", "torso", "head")] == ["limb", "abdomen", "torso", "head"]
+    assert [dmg.aim_at(a, False) for a in ("limb", "abdomen", "torso", "head")] == [
+        "abdomen",
+        "abdomen",
+        "torso",
+        "abdomen",
+    ]

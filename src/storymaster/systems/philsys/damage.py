@@ -25,6 +25,7 @@ from .tables import tables
 
 __all__ = [
     "ability_damage_expr",
+    "aim_at",
     "apply_armor",
     "armor_stops",
     "bleed",
@@ -155,6 +156,11 @@ def size_modifier(size: str, distance: str) -> int:
     except KeyError:
         msg = f"no size modifier for {size!r} at {distance!r} range"
         raise CombatError(msg, hint="range is medium or long") from None
+
+
+def aim_at(aim: str, has_limbs: bool) -> str:
+    """Where a shot aims: a target without limbs or head (``has_limbs`` off) is shot at the body (abdomen)."""
+    return "abdomen" if aim in ("limb", "head") and not has_limbs else aim
 
 
 def missile_attack_modifier(weapon: MissileWeapon, skill_rank: int, location: str) -> int:

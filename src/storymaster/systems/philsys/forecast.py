@@ -1,30 +1,25 @@
 """Whole-fight forecasts for Philsys: exact for a duel, simulated (numpy, many fights at once) otherwise.
 
-Both follow the fight engine (:mod:`.combat`) rule for rule and choice for choice:
-initiative (bonus + 2d6, ties to the higher modifier then re-rolled), every
-conscious fighter's turn in that order, healing a side member at a quarter of
-their HP or less, the best affordable attack spell or tech, a missile weapon,
-else the melee attack with the best expected damage (the engine's own
-:func:`~.combat.best_attack`); AT+d20 against PA+d20 with one parry roll per
-defender per round, criticals at the critical margin, damage dice minus AC/3,
-critical health and heavy-wound penalties, unconsciousness at 0 HP, death at the
-death threshold, bleeding, waking after healing, critical failures losing the
-next turn, breaking shields, head shots, and the round cap.
+Neither states the round again: it is written once, in :mod:`.round` (issue 14), and the engine plays it.
 
-**Exact** (``method="exact"``): every duel, one fighter against one (melee, techs,
-spells, healing, shots and head shots, heavy wounds, breaking shields, bleeding,
-every house rule). It is an absorbing Markov chain over both fighters' HP,
-reachable (MP, TP, heavy wound, broken shield) and lost turn to sit out,
-propagated one round at a time in floating point with numpy: the discrete states
-that hold probability each keep an HP grid, and a turn moves whole HP bands (where
-the engine's choice and penalties are fixed) by every outcome at once. The
-probability left unresolved when it stops (below 1e-12, or none at the round cap,
-where the rest is the draw) is reported as ``error``. Both initiative orders are
-weighed by their exact odds. A duel with more than ``MAX_CELLS`` potential states
-is refused (``auto`` then simulates).
+**Exact** (``method="exact"``): every duel, one fighter against one (every tactic and house rule). An
+absorbing Markov chain over both fighters' HP, reachable (MP, TP, heavy wound, broken shield) and lost
+turn to sit out, propagated one round at a time in floating point with numpy: the discrete states that
+hold probability each keep an HP grid. Each turn is the round's own (:func:`.round.play_turn`),
+enumerated by :func:`~storymaster.forecast.chance.branches` on one pair of fighters per band of HP in
+which nothing the round decides on changes (critical health, a quarter of max HP for healing, HP
+costs); every outcome then moves the band's whole mass at once. (``test_round.py`` checks the chain
+against ``absorb(start, lambda s: branches(lambda ch: play_round(s, ch)))``, state by state, which is
+far too slow for 70-HP fighters.) The probability left unresolved when it stops (below 1e-12, or none
+at the round cap, where the rest is the draw) is reported as ``error``. The initiative orders are
+weighed by their exact odds. A duel with more than ``MAX_CELLS`` potential states is refused (``auto``
+then simulates).
 
-**Simulated** (``method="simulate"``): any fight, vectorised over fights (loops
-over rounds and fighters only), through :func:`storymaster.forecast.run_simulation`.
+**Simulated** (``method="simulate"``): any fight, vectorised over fights (loops over rounds and fighters
+only), through :func:`storymaster.forecast.run_simulation`. The turn is the round's, over arrays: every
+rule through the array twin of its named function (``melee_result_v``, ``magic_result_v``,
+``opposed_wins``, ``affords``, ``pay_cost_v``, ``healed_v``, ``modified_at_pa_v``, ...), each tested
+against the scalar on every input of a small domain (``test_rule_twins.py``).
 
 End states, in the book's words: ``unhurt`` (full HP), ``wounded``, ``critical
 health`` (at the critical-health threshold or below), ``unconscious``, ``dead``.
@@ -53,7 +48,19 @@ from .character import hp_max
 from .checks import magic_result_v, melee_result_v, opposed_wins
 from .combat import Fighter, FightState, _pick, best_attack, heal_threshold, setup
 from .options import PhilsysHouseRules
-from .round import Body, Move, Setup, Spec, affords, end_of_round, hurt, initiative_pmf, play_turn
+from .round import (
+    Body,
+    Move,
+    Setup,
+    Spec,
+    affords,
+    end_of_round,
+    hurt,
+    initiative_pmf,
+    initiative_rank_v,
+    modified_at_pa_v,
+    play_turn,
+)
 
 __all__ = [
     "END_STATES",
@@ -563,8 +570,7 @@ class _Sim:
         gen, n = self.gen, self.n
         bonus = np.asarray([s.init_bonus for s in self.specs], dtype=np.int64)
         total = gen.integers(1, 7, size=(n, self.N)) + gen.integers(1, 7, size=(n, self.N)) + bonus
-        mod = bonus if self.hr.initiative_ties == "modifier_then_reroll" else np.zeros_like(bonus)
-        key = total * 4096.0 + (mod + 1024) + gen.random((n, self.N))  # ties: a uniform order, as re-rolls give
+        key = initiative_rank_v(total, bonus, self.hr) + gen.random((n, self.N))  # ties: uniform, as re-rolls give
         return np.argsort(-key, axis=1, kind="stable")
 
     def active(self, rows: np.ndarray) -> np.ndarray:
@@ -584,10 +590,9 @@ class _Sim:
 
     def at_pa(self, k: int, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         s = self.specs[k]
-        sb = self.SB[rows, k]
-        p = self.pen(k, rows)
-        sh_at, sh_pa = (s.shield.at, s.shield.pa) if s.shield else (0, 0)
-        return s.at0 - sh_at * sb - p, s.pa0 - sh_pa * sb - p
+        return modified_at_pa_v(
+            (s.at0, s.pa0), s.shield, self.SB[rows, k], self.HP[rows, k], self.HEAVY[rows, k], self.hr
+        )
 
     def first_affordable(self, abilities: Sequence[Move], k: int, rows: np.ndarray) -> np.ndarray:
         pick = np.full(rows.size, -1, dtype=np.int64)
@@ -723,12 +728,10 @@ class _Sim:
         gen, m = self.gen, rows.size
         s, g = self.specs[k], self.specs[j]
         assert s.missile is not None
-        aim = s.aim
-        if aim in ("limb", "head") and not g.has_limbs:
-            aim = "abdomen"
-        atk = s.missile[0] + dmg.location_modifier(aim) - self.pen(k, rows)
+        aim = dmg.aim_at(s.aim, g.has_limbs)
+        atk = dmg.missile_attack_modifier(s.missile[0], s.missile[1], aim) - self.pen(k, rows)
         hit = opposed_wins(_d(20, gen, m) + atk, _d(20, gen, m) + g.mdef)
-        expression = s.missile[1]
+        expression = s.missile[2]
         if aim == "head" and g.head_shot_kills:
             kill = hit & dmg.head_shot_kills_on_v(_d(6, gen, m))
             self.DEAD[rows[kill], j] = True

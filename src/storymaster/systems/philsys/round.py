@@ -22,12 +22,14 @@ from functools import lru_cache
 from itertools import permutations, product
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from ...dice import DiceRng, RollRecord, roll
 from ...forecast.chance import Chance
 from ...odds import distribution
 from ...rules.protocol import Event
 from . import damage as dmg
-from .character import Ability, Character, Shield, at_pa, hp_max, initiative_bonus
+from .character import Ability, Character, MissileWeapon, Shield, at_pa, hp_max, initiative_bonus
 from .checks import MagicAttack, MeleeAttack, MissileAttack, OpposedCheck, check_odds
 from .options import PhilsysHouseRules
 
@@ -42,7 +44,10 @@ __all__ = [
     "end_of_round",
     "heal_threshold",
     "hurt",
+    "initiative_key",
+    "initiative_rank_v",
     "modified_at_pa",
+    "modified_at_pa_v",
     "play_round",
     "play_turn",
     "roll_initiative",
@@ -122,7 +127,7 @@ class Spec:
     forced: str | None
     heals: tuple[Move, ...]  # best first
     spells: tuple[Move, ...]  # best first (attack spells and techs with a positive mean)
-    missile: tuple[int, str] | None  # (accuracy + skill rank, damage expression) when it shoots
+    missile: tuple[MissileWeapon, int, str] | None  # (weapon, skill rank, damage expression) when it shoots
     aim: str
     mdef: int  # missile defence modifier
     resist: int  # magic resistance modifier
@@ -273,6 +278,19 @@ class Initiative(NamedTuple):
     rolls: tuple[RollRecord, ...] = ()
 
 
+def initiative_key(total: int, bonus: int, hr: PhilsysHouseRules) -> tuple[int, int]:
+    """What the Turn Sequence ranks by, highest first: the total, then (by default) the higher modifier;
+    what is still equal is re-rolled between the tied."""
+    return total, bonus if hr.initiative_ties == "modifier_then_reroll" else 0
+
+
+def initiative_rank_v(total: np.ndarray, bonus: np.ndarray, hr: PhilsysHouseRules) -> np.ndarray:
+    """:func:`initiative_key` as one number per fighter that sorts alike (the simulation's twin; totals and
+    modifiers within +-1000)."""
+    mod = bonus if hr.initiative_ties == "modifier_then_reroll" else np.zeros_like(bonus)
+    return total * 4096.0 + (mod + 1024)
+
+
 def roll_initiative(
     bonuses: Sequence[int], rng: DiceRng, hr: PhilsysHouseRules, names: Sequence[str] | None = None
 ) -> tuple[list[int], list[int], list[RollRecord]]:
@@ -287,8 +305,7 @@ def roll_initiative(
         r = roll("2d6", rng, label=f"initiative {n}")
         rolls.append(r)
         totals.append(r.total + b)
-    use_mod = hr.initiative_ties == "modifier_then_reroll"
-    keys: list[list[int]] = [[t, b if use_mod else 0] for t, b in zip(totals, bonuses, strict=True)]
+    keys: list[list[int]] = [list(initiative_key(t, b, hr)) for t, b in zip(totals, bonuses, strict=True)]
     # re-roll among fighters whose keys tie, until every key is distinct
     for _ in range(50):
         groups: dict[tuple[int, ...], list[int]] = {}
@@ -312,13 +329,12 @@ def initiative_pmf(bonuses: tuple[int, ...], hr: PhilsysHouseRules) -> tuple[tup
     them; fighters whose keys tie are re-rolled among themselves until distinct, which puts them in
     each of their orders alike."""
     two = {s: (6 - abs(s - 7)) / 36 for s in range(2, 13)}
-    use_mod = hr.initiative_ties == "modifier_then_reroll"
     out: dict[tuple[int, ...], float] = {}
     for sums in product(two, repeat=len(bonuses)):
         p = 1.0
         for s in sums:
             p *= two[s]
-        keys = [(s + b, b if use_mod else 0) for s, b in zip(sums, bonuses, strict=True)]
+        keys = [initiative_key(s + b, b, hr) for s, b in zip(sums, bonuses, strict=True)]
         ranked = sorted(set(keys), reverse=True)
         groups = [[i for i, k in enumerate(keys) if k == key] for key in ranked]
         orders = list(product(*(permutations(g) for g in groups)))
@@ -456,6 +472,17 @@ def modified_at_pa(
     if broken and shield is not None:
         at, pa = at - shield.at, pa - shield.pa
     p = dmg.wound_penalty(hp, hr, heavy)
+    return at - p, pa - p
+
+
+def modified_at_pa_v(
+    base: tuple[int, int], shield: Shield | None, broken: Any, hp: Any, heavy: Any, hr: PhilsysHouseRules
+) -> tuple[Any, Any]:
+    """:func:`modified_at_pa` for arrays of fights (the simulation's twin, tested against it on every input)."""
+    at, pa = base
+    if shield is not None:
+        at, pa = at - shield.at * broken, pa - shield.pa * broken
+    p = dmg.wound_penalty_v(hp, heavy, hr)
     return at - p, pa - p
 
 
@@ -620,10 +647,8 @@ def _melee(t: _Turn, i: int, j: int) -> None:
 def _shoot(t: _Turn, i: int, j: int, setup: Setup) -> None:
     s, sg, hr = t.specs[i], t.specs[j], t.hr
     assert s.missile is not None
-    aim = s.aim
-    if aim in ("limb", "head") and not sg.has_limbs:
-        aim = "abdomen"
-    atk = s.missile[0] + dmg.location_modifier(aim) - _penalty(t, i)
+    aim = dmg.aim_at(s.aim, sg.has_limbs)
+    atk = dmg.missile_attack_modifier(s.missile[0], s.missile[1], aim) - _penalty(t, i)
     dfn = sg.mdef
     labels = (f"{s.name} missile d20", f"{sg.name} missile defence d20")
     c = t.ch.draw(Opposed(MissileAttack.model_construct(attack=atk, defence=dfn), hr, labels))
@@ -658,7 +683,7 @@ def _shoot(t: _Turn, i: int, j: int, setup: Setup) -> None:
                 t.log.append(Event("missile", text, t.rnd, s.name, data, tuple(rolls)))  # type: ignore[arg-type]
             return
         text += f" Head shot, the d6 shows 6: {sg.name} survives."
-    expression = dmg.location_damage_expr(s.missile[1], aim)
+    expression = dmg.location_damage_expr(s.missile[2], aim)
     r = t.ch.draw(Roll(expression, f"{s.name} missile damage {expression}"))
     rolls.append(r.record)
     taken = dmg.reduce_damage(max(0, r.total), sg.red)
@@ -810,7 +835,7 @@ def spec(
     missile = None
     if eq.missile is not None and tactic in ("auto", "missile"):
         sk = c.skill(eq.missile.skill) if eq.missile.skill else None
-        missile = (eq.missile.accuracy + (sk.rank if sk else 0), dmg.missile_damage_expr(eq.missile, c.stats.STR))
+        missile = (eq.missile, sk.rank if sk else 0, dmg.missile_damage_expr(eq.missile, c.stats.STR))
     at0, pa0 = at_pa(c, hr)
     return Spec(
         name=name,
