@@ -193,3 +193,34 @@ def test_group_margins_round_down_not_to_nearest_nor_toward_zero():
     assert group_margins([0, 2], [1, 2]) == [1, -1]
     assert group_margins([0], [0, 0, 1]) == [0]  # 1/3 rounds down to 0
     assert group_margins([1], [0, 0, 1]) == [-1]  # -2/3 rounds down to -1
+
+
+def test_contest_damage_defaults_add_nothing():
+    """Only the bonuses a fight has count: the margin alone is the damage."""
+    assert contest_damage(3) == 3
+    assert contest_damage(3, weapon=2, armour=1) == 4
+
+
+def test_wound_report_words_for_each_box():
+    """Tracks (Scratch x3, Hurt, Very Hurt, Defeated, Destroyed, one box each above Scratch): a wound goes in its
+    own box, else the next open box up, else nowhere; Destroyed owes a new Key. Words written by hand."""
+    c = Character(name="X")
+    c, r = take_wound(c, "physical", SCRATCH)
+    assert r.text("X") == "X takes a physical Scratch"
+    c, r = take_wound(c, "physical", HURT)
+    assert r.text("X") == "X takes a physical Hurt"
+    c, r = take_wound(c, "physical", HURT)
+    assert r.text("X") == "X takes a physical Hurt, marked in the Very Hurt box (no open Hurt box)"
+    c, r = take_wound(c, "physical", 0)
+    assert r.text("X") == "X takes no physical damage"
+    c, r = take_wound(c, "mental", DESTROYED)
+    assert r.text("X") == "X takes a mental Destroyed; Destroyed: the character gains a new Key tied to this conflict"
+    c, r = take_wound(c, "mental", DESTROYED)
+    assert r.text("X") == "X takes a mental Destroyed, but every box from there up is already marked"
+
+
+def test_no_weeks_of_rest_heal_nothing():
+    c, _ = take_wound(Character(name="X"), "physical", HURT)
+    assert rest(c, 0) == c
+    with pytest.raises(CheckError, match="cannot be negative"):
+        rest(c, -1)
