@@ -435,7 +435,7 @@ def _mul(da: float, db: float) -> float:
     small, big = min(da, db), max(da, db)
     if small <= _KARATSUBA:
         return small * big
-    return big / small * _KARATSUBA * _KARATSUBA * (small / _KARATSUBA) ** 1.585
+    return big / small * _KARATSUBA * _KARATSUBA * float((small / _KARATSUBA) ** 1.585)
 
 
 def _tally_convolve(t: _Tally, la: int, lb: int, bits_a: float, bits_b: float) -> None:
