@@ -414,8 +414,8 @@ def section_d(verdicts: list[tuple[str, bool]]) -> None:
         (
             "work bound near the limit",
             target(
-                f"the work bound predicts real time within 3x near the limit ({len(near)} questions of 0.1-2 s,"
-                " both sides of 10,000,000 steps)",
+                f"the work bound predicts real time within 3x near the limit ({len(near)} heavy questions,"
+                " most of 0.1-2 s, both sides of 10,000,000 steps)",
                 f"CPU measured/predicted {min(probe_factors):.2f}..{max(probe_factors):.2f}"
                 f" (wall {min(wall_probe):.2f}..{max(wall_probe):.2f})",
                 f"worst {worst_probe:.2f}x",

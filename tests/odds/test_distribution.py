@@ -239,8 +239,8 @@ def test_an_explosion_no_face_triggers_costs_about_the_plain_term() -> None:
     [("500d6", "600d6"), ("180d6kh90", "200d6kh100"), ("30d10!kh10", "35d10!kh12"), ("10d10r1k5x>=8", "10d10r1k8x>=8")],
 )
 def test_the_bound_accepts_under_a_second_and_refuses_over(accepted: str, refused: str) -> None:
-    """Each pair was timed by bench/run.py section (d) (CPU time of a new question): the first 0.4-0.9 s,
-    the second 1.4-3 s. The bound sits between them (a structural check: no timing here)."""
+    """Each pair was timed by bench/run.py section (d) (CPU time of a new question, load 14-17): the
+    first 0.55-1.0 s, the second 1.2-3.5 s. The bound sits between them (a structural check: no timing)."""
     from storymaster.odds.distribution import MAX_WORK
     from storymaster.odds.engine import cost
 

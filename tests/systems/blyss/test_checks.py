@@ -470,3 +470,17 @@ def test_success_sentence_counts_from_the_faces(td: int) -> None:
         assert out.explanation.endswith(end), (seed, out.explanation)
         seen.add((met == len(faces), n))
     assert {(False, 1), (False, 2)} <= seen and (td > 4 or (True, 3) in seen)  # a d4 meets TD 3 only
+
+
+def test_initiative_successes_and_value_from_the_faces() -> None:
+    """Initiative (ruling 7): net successes against TD 6 (each 1 cancels one), then the value of the dice that
+    succeeded; both worked out here from each fighter's faces, and the words name them."""
+    entries = [("Ann", Pool(ranks=(6, 2))), ("Bo", Pool(ranks=(4,)))]
+    for seed in range(40):
+        ordered, text = roll_initiative(entries, DiceRng(seed))
+        for r in ordered:
+            faces = r.record.faces
+            met = [f for f in faces if f >= 6]
+            n = max(0, len(met) - sum(f == 1 for f in faces))
+            assert r.successes == n, (seed, r)
+            assert f"{r.name}: {n} success{'' if n == 1 else 'es'} (value {r.value}," in text

@@ -372,7 +372,7 @@ class _Sim:
         self.F = F = len(su.cards)
         self.side = np.array(su.sides)
         self.n_sides = int(self.side.max()) + 1
-        self.members = (self.side[:, None] == np.arange(self.n_sides)[None, :]).astype(np.int64)  # fighter x side
+        self.members = [np.flatnonzero(self.side == k) for k in range(self.n_sides)]
         self.surprised = su.surprised
         self.p_exch = np.zeros((F, F))
         for i in range(F):
@@ -447,11 +447,19 @@ class _Sim:
 
     # ------------------------------------------------------------------ helpers
     def _standing_by_side(self) -> np.ndarray:
-        """(fights, sides): whether the side has someone standing (a side's hit points summed: none below 0)."""
-        return (self.hp @ self.members) > 0
+        """(fights, sides): whether the side has someone standing."""
+        up = self.hp > 0
+        out = np.empty((up.shape[0], self.n_sides), dtype=bool)
+        for k, members in enumerate(self.members):
+            out[:, k] = up[:, members].any(axis=1)
+        return out
 
     def _sides_left(self) -> np.ndarray:
-        return np.count_nonzero(self._standing_by_side(), axis=1)
+        up = self.hp > 0
+        left = np.zeros(up.shape[0], dtype=np.int64)
+        for members in self.members:
+            left += up[:, members].any(axis=1)
+        return left
 
     def _only_side(self) -> np.ndarray:
         return np.argmax(self._standing_by_side(), axis=1)

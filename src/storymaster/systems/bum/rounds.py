@@ -296,22 +296,27 @@ def p_ok(event: Opposed | Fixed) -> float:
     return sum(p for p, r in event.outcomes() if r.ok)
 
 
-@dataclass(frozen=True, slots=True)
 class Opposed:
     """Part Two, Opposed Rolls: d6 + ``bonus`` against d6 + ``vs``, ties rolled again (or settled by the house
     rule's ``tie_to``); ok: the roller wins. Only the difference of the totals matters to the chance."""
 
-    bonus: int
-    vs: int
-    tie_to: str | None
-    labels: tuple[str, str] = ("roller", "opponent")
+    __slots__ = ("bonus", "labels", "pmf", "tie_to", "vs")
+
+    def __init__(
+        self, bonus: int, vs: int, tie_to: str | None, labels: tuple[str, str] = ("roller", "opponent")
+    ) -> None:
+        self.bonus, self.vs, self.tie_to, self.labels = bonus, vs, tie_to, labels
+        self.pmf = _opposed_pmf(max(-6, min(6, bonus - vs)), tie_to)
+
+    def __repr__(self) -> str:
+        return f"Opposed({self.bonus}, {self.vs}, {self.tie_to!r}, {self.labels!r})"
 
     def sample(self, rng: DiceRng) -> Roll:
         won, recs, totals = roll_opposed(self.bonus, self.vs, rng, self.tie_to, self.labels)  # type: ignore[arg-type]
         return Roll(won, recs, totals)
 
     def outcomes(self) -> Sequence[tuple[float, Roll]]:
-        return _opposed_pmf(max(-6, min(6, self.bonus - self.vs)), self.tie_to)
+        return self.pmf
 
 
 @dataclass(frozen=True, slots=True)

@@ -290,18 +290,20 @@ def exchange(
         winner, bonus = all_out_offence(sd.aoo, winner)
     kind = "standoff" if winner is None else blow(sd, hr, winner, results, dice, can_attack)
     wounds: list[tuple[int, int]] = []
-    whys: list[tuple[str, int]] = []
+    points: list[int] = []
     if kind == "hit" and winner is not None:
         loser, app = 1 - winner, c.approach[0] + c.approach[1]
-        pts = results[winner] - results[loser] + c.dconst[winner][loser] + app + bonus[winner]
-        wounds.append((loser, severity_for_damage(halve_for_detailed(pts))))
-        whys.append((f"damage to {c.fighters[loser].name} ({pts} halved, rounding up)", halve_for_detailed(pts)))
+        points.append(results[winner] - results[loser] + c.dconst[winner][loser] + app + bonus[winner])
+        wounds.append((loser, severity_for_damage(halve_for_detailed(points[0]))))
         if hr.detailed_winner_takes_damage:
-            pts = results[loser] - results[winner] + c.dconst[loser][winner] + app + bonus[loser]
-            wounds.append((winner, severity_for_damage(halve_for_detailed(pts))))
-            whys.append((f"damage to {c.fighters[winner].name} ({pts} halved)", halve_for_detailed(pts)))
+            points.append(results[loser] - results[winner] + c.dconst[loser][winner] + app + bonus[loser])
+            wounds.append((winner, severity_for_damage(halve_for_detailed(points[1]))))
     if not chance.narrate:
         return Exchange(winner, tuple(wounds))
+    whys = [
+        (f"damage to {c.fighters[j].name} ({pts} halved{', rounding up' if k == 0 else ''})", halve_for_detailed(pts))
+        for k, ((j, _), pts) in enumerate(zip(wounds, points, strict=True))
+    ]
     fs, notes = c.fighters, list(notes)
     if hr.detailed_all_out and sd.aoo[0] != sd.aoo[1] and winner != (0 if sd.aoo[0] else 1):
         attacker = fs[0 if sd.aoo[0] else 1].name

@@ -128,14 +128,14 @@ class _Sim:
     g: int  # the first of the fight's own columns
 
 
-def _contest(state: FightState) -> Contest:
+def _contest(state: FightState, *, count: bool = True) -> Contest:
     if not isinstance(state, FightState):
         raise OddsError(f"not a Kalyr fight state: {type(state).__name__}")
     if len(state.sides) != 2 or not state.sides[0] or not state.sides[1]:
         raise OddsError("a Kalyr contest has two sides, each with at least one fighter")
     if state.mode == "detailed" and len(state.sides[0]) + len(state.sides[1]) != 2:
         raise OddsError("a detailed contest is fought one-on-one")
-    return contest_of(state)
+    return contest_of(state, count=count)
 
 
 def _names(c: Contest) -> list[str]:
@@ -326,12 +326,12 @@ def step(X: np.ndarray, dice: np.ndarray, sb: np.ndarray, si: _Sim, cap: bool = 
 TOO_BIG = "use --method simulate"
 
 
-def _solve(state: FightState) -> tuple[Absorbed[Bout], int, dict[Bout, float]]:
+def _solve(c: Contest) -> tuple[Absorbed[Bout], int, dict[Bout, float]]:
     """The chain of the round function itself (:func:`.combat.contest_round`): from each state,
     :func:`~storymaster.forecast.chance.branches` plays the round once per chance branch; the states
     reachable are built breadth first and the chain absorbed. Returns it, the number of states, and
     the fights still going at the round cap, by state."""
-    c = contest_of(state, count=False)
+    state = c.state
     start = bout_of(c, state)
     table: dict[Bout, list[tuple[float, Bout]]] = {}
     leaves = [0]
@@ -379,9 +379,9 @@ def _solve(state: FightState) -> tuple[Absorbed[Bout], int, dict[Bout, float]]:
 
 def exact_forecast(state: FightState) -> Forecast:
     """The exact forecast (a Markov chain); :class:`OddsError` when the contest is too big for one."""
-    c = _contest(state)
+    c = _contest(state, count=False)
     names = _names(c)
-    absorbed, n_states, live = _solve(state)
+    absorbed, n_states, live = _solve(c)
     p_win = [0.0, 0.0]
     ends: list[dict[str, float]] = [{} for _ in c.fighters]
     rounds = dict(absorbed.rounds)

@@ -1,30 +1,25 @@
 """Whole-fight forecasts for Philsys: exact for a duel, simulated (numpy, many fights at once) otherwise.
 
-Both follow the fight engine (:mod:`.combat`) rule for rule and choice for choice:
-initiative (bonus + 2d6, ties to the higher modifier then re-rolled), every
-conscious fighter's turn in that order, healing a side member at a quarter of
-their HP or less, the best affordable attack spell or tech, a missile weapon,
-else the melee attack with the best expected damage (the engine's own
-:func:`~.combat.best_attack`); AT+d20 against PA+d20 with one parry roll per
-defender per round, criticals at the critical margin, damage dice minus AC/3,
-critical health and heavy-wound penalties, unconsciousness at 0 HP, death at the
-death threshold, bleeding, waking after healing, critical failures losing the
-next turn, breaking shields, head shots, and the round cap.
+Neither states the round again: it is written once, in :mod:`.round` (issue 14), and the engine plays it.
 
-**Exact** (``method="exact"``): every duel, one fighter against one (melee, techs,
-spells, healing, shots and head shots, heavy wounds, breaking shields, bleeding,
-every house rule). It is an absorbing Markov chain over both fighters' HP,
-reachable (MP, TP, heavy wound, broken shield) and lost turn to sit out,
-propagated one round at a time in floating point with numpy: the discrete states
-that hold probability each keep an HP grid, and a turn moves whole HP bands (where
-the engine's choice and penalties are fixed) by every outcome at once. The
-probability left unresolved when it stops (below 1e-12, or none at the round cap,
-where the rest is the draw) is reported as ``error``. Both initiative orders are
-weighed by their exact odds. A duel with more than ``MAX_CELLS`` potential states
-is refused (``auto`` then simulates).
+**Exact** (``method="exact"``): every duel, one fighter against one (every tactic and house rule). An
+absorbing Markov chain over both fighters' HP, reachable (MP, TP, heavy wound, broken shield) and lost
+turn to sit out, propagated one round at a time in floating point with numpy: the discrete states that
+hold probability each keep an HP grid. Each turn is the round's own (:func:`.round.play_turn`),
+enumerated by :func:`~storymaster.forecast.chance.branches` on one pair of fighters per band of HP in
+which nothing the round decides on changes (critical health, a quarter of max HP for healing, HP
+costs); every outcome then moves the band's whole mass at once. (``test_round.py`` checks the chain
+against ``absorb(start, lambda s: branches(lambda ch: play_round(s, ch)))``, state by state, which is
+far too slow for 70-HP fighters.) The probability left unresolved when it stops (below 1e-12, or none
+at the round cap, where the rest is the draw) is reported as ``error``. The initiative orders are
+weighed by their exact odds. A duel with more than ``MAX_CELLS`` potential states is refused (``auto``
+then simulates).
 
-**Simulated** (``method="simulate"``): any fight, vectorised over fights (loops
-over rounds and fighters only), through :func:`storymaster.forecast.run_simulation`.
+**Simulated** (``method="simulate"``): any fight, vectorised over fights (loops over rounds and fighters
+only), through :func:`storymaster.forecast.run_simulation`. The turn is the round's, over arrays: every
+rule through the array twin of its named function (``melee_result_v``, ``magic_result_v``,
+``opposed_wins``, ``affords``, ``pay_cost_v``, ``healed_v``, ``modified_at_pa_v``, ...), each tested
+against the scalar on every input of a small domain (``test_rule_twins.py``).
 
 End states, in the book's words: ``unhurt`` (full HP), ``wounded``, ``critical
 health`` (at the critical-health threshold or below), ``unconscious``, ``dead``.
