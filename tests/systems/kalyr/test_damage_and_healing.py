@@ -224,3 +224,30 @@ def test_no_weeks_of_rest_heal_nothing():
     assert rest(c, 0) == c
     with pytest.raises(CheckError, match="cannot be negative"):
         rest(c, -1)
+
+
+def test_a_spent_fudge_point_is_an_experience_point():
+    """Fudge Points: 'Every time a player spends a Fudge Point, they gain an Experience Point' (advancement=False
+    is the program's switch for a fight that awards none); a wound of no level takes no Fudge point."""
+    from storymaster.systems.kalyr.damage import take_damage
+
+    c = Character(name="X", fudge_points=2)
+    after, _ = take_wound(c, "physical", HURT, fudge_reduce=1)
+    assert (after.fudge_points, after.experience) == (1, 1)
+    after, _ = take_damage(c, "physical", 2, fudge_reduce=1)  # 2 points: Hurt, reduced to a Scratch
+    assert (after.fudge_points, after.experience) == (1, 1)
+    after, _ = take_wound(c, "physical", HURT, fudge_reduce=1, advancement=False)
+    assert (after.fudge_points, after.experience) == (1, 0)
+    for severity in (0, -1):
+        after, _ = take_wound(c, "physical", severity, fudge_reduce=1)
+        assert (after.fudge_points, after.experience) == (2, 0)
+
+
+def test_an_unarmed_simple_contest_hurts_by_the_margin():
+    """Using Simple Contests for Fights, unarmed: no weapon or armour, no approaches: each side's damage points are
+    the margin against it (negative for the winner, who takes no wound)."""
+    from storymaster.systems.kalyr.damage import simple_contest_damage
+
+    a, b = Character(name="A"), Character(name="B")
+    assert simple_contest_damage(a, 3, b, 1, armed=False) == (-2, 2)
+    assert simple_contest_damage(a, 1, b, 4, armed=False) == (3, -3)
