@@ -251,3 +251,14 @@ def test_an_unarmed_simple_contest_hurts_by_the_margin():
     a, b = Character(name="A"), Character(name="B")
     assert simple_contest_damage(a, 3, b, 1, armed=False) == (-2, 2)
     assert simple_contest_damage(a, 1, b, 4, armed=False) == (3, -3)
+
+
+def test_healing_more_levels_than_a_wound_has_removes_it():
+    """Getting rid of damage: each level healed takes a wound one step down, and a Scratch is no level (a Hurt
+    healed 1 is gone). A Hurt healed 3 (Superb) is gone too, not left below zero; a Very Hurt healed 1 is Hurt."""
+    t, _ = mark_wound(Track(), HURT)
+    assert heal_track(t, 3).wounds == ()
+    assert heal_track(t, 1).wounds == ()
+    t, _ = mark_wound(Track(), VERY_HURT)
+    assert [w.severity for w in heal_track(t, 1).wounds] == [HURT]
+    assert heal_track(t, 2).wounds == ()
