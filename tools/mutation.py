@@ -97,6 +97,7 @@ _SYSTEM_TESTS = {
     ],
     "bum": [
         "tests/systems/bum/test_checks.py",
+        "tests/systems/bum/test_check_texts.py",
         "tests/systems/bum/test_combat.py",
         "tests/systems/bum/test_character.py",
         "tests/systems/bum/test_hazards.py",
@@ -106,6 +107,7 @@ _SYSTEM_TESTS = {
     ],
     "fuzzy": [
         "tests/systems/fuzzy/test_checks.py",
+        "tests/systems/fuzzy/test_check_texts.py",
         "tests/systems/fuzzy/test_odds.py",
         "tests/systems/fuzzy/test_golden.py",
         "tests/systems/fuzzy/test_combat.py",
@@ -576,6 +578,10 @@ def run(module: str, budget: float, fresh: bool, verbose: bool = False, limit: i
     home, mutants, _ = prepare(module, fresh)
     done = _load(home)
     todo = [m for m in mutants if _key(m) not in done]
+    # the judged mutants must stay a prefix of the random order (a uniform sample): mutants inside the prefix
+    # (survivors reopened by --recheck-survivors) are judged whatever the budget says
+    judged_at = [i for i, m in enumerate(mutants) if _key(m) in done]
+    must = {_key(m) for m in mutants[: (max(judged_at) + 1 if judged_at else 0)] if _key(m) not in done}
     if limit is not None:
         todo = todo[:limit]
     if not todo:
@@ -595,7 +601,7 @@ def run(module: str, budget: float, fresh: bool, verbose: bool = False, limit: i
     )
     with (home / "results.jsonl").open("a") as out:
         for m in todo:
-            if time.monotonic() - t_start > budget:
+            if time.monotonic() - t_start > budget and _key(m) not in must:
                 break
             _, tests = server.plan(m)
             limit_s = 30.0 + 3 * sum(server.seconds.get(t, 0.0) for t in tests)

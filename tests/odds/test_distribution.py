@@ -191,3 +191,59 @@ def test_keep_work_grows_with_the_dice_and_the_kept() -> None:
     assert work("8d6kh3") < work("8d20kh3") < work("8d100kh3")
     assert work("4d6kh3") < work("4d6!kh3")
     assert work("10d6") < work("100d6") < work("1000d6")
+
+
+@pytest.mark.parametrize(
+    "family",
+    ["{n}d6", "{n}d6kh{h}", "{n}d6kl{h}", "{n}d6!", "{n}d6!!", "{n}d10!kh{h}", "{n}d10>=8f1", "{n}d6>=5kh{h}",
+     "{n}dF", "{n}d6r1", "{n}d6ro1", "{n}d6k>3", "{n}d6mi2", "{n}d6*{n}d6", "floor({n}d6/3)", "{{{n}d6, {n}d6}}kh1",
+     "{{{n}d6, {n}d6, {n}d6}}kh2"],
+)  # fmt: skip
+def test_work_grows_with_the_dice(family: str) -> None:
+    """Issue 17: more dice, more work, whatever the construct (the bound's structure, not its timing)."""
+    from storymaster.odds.engine import cost
+
+    works = [cost(parse(family.format(n=n, h=max(1, n // 2))))[1] for n in (2, 4, 8, 16, 32, 64)]
+    assert works == sorted(works) and len(set(works)) == len(works)
+
+
+def test_work_grows_with_the_sides_and_the_depths() -> None:
+    from storymaster.odds.engine import cost
+
+    def works(texts: list[str]) -> list[int]:
+        return [cost(parse(t))[1] for t in texts]
+
+    for series in (
+        [f"10d{s}" for s in (4, 6, 10, 20, 100, 1000)],
+        [f"10d{s}kh5" for s in (4, 6, 10, 20, 100)],
+        [f"3d6!({d})" for d in (1, 2, 5, 10, 30, 100)],
+        [f"3d6r({d})1" for d in (1, 2, 5, 10, 30, 100)],
+        [f"4d10r({d})1!kh2" for d in (1, 3, 10)],
+    ):
+        w = works(series)
+        assert w == sorted(w) and len(set(w)) == len(w), series
+
+
+def test_an_explosion_no_face_triggers_costs_about_the_plain_term() -> None:
+    """d6!>=7 never explodes: its chain keeps six values (the bound had counted 66 and refused 100d6!!>=10,
+    which takes a tenth of a second)."""
+    from storymaster.odds.engine import cost
+
+    plain, never, real = (cost(parse(t))[1] for t in ("100d6", "100d6!>=7", "100d6!"))
+    assert plain < never < real / 10  # its weights are 6 ** 11 a die, not 6: dearer than the plain sum
+    assert distribution("100d6!!>=10").pmf() == distribution("100d6").pmf()
+
+
+@pytest.mark.parametrize(
+    ("accepted", "refused"),
+    [("500d6", "600d6"), ("180d6kh90", "200d6kh100"), ("30d10!kh10", "35d10!kh12"), ("10d10r1k5x>=8", "10d10r1k8x>=8")],
+)
+def test_the_bound_accepts_under_a_second_and_refuses_over(accepted: str, refused: str) -> None:
+    """Each pair was timed by bench/run.py section (d) (CPU time of a new question, load 14-17): the
+    first 0.55-1.0 s, the second 1.2-3.5 s. The bound sits between them (a structural check: no timing)."""
+    from storymaster.odds.distribution import MAX_WORK
+    from storymaster.odds.engine import cost
+
+    assert cost(parse(accepted))[1] <= MAX_WORK < cost(parse(refused))[1]
+    with pytest.raises(OddsError, match="too long"):
+        distribution(refused)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from pages.pagekit import build_table
+import pytest
+from pages.pagekit import build_table, form_values
 
 
 def test_the_composers_odds_show_the_wound_penalty(app) -> None:
@@ -70,7 +71,6 @@ def _action_form(page: str, action: str) -> str:
 def test_between_scenes_rules_are_forms_with_the_models_fields(app) -> None:
     """BLYSS's ``time`` (Fatigue, Hunger and Thirst): hours, asleep, eating, drinking as controls holding the
     request model's defaults (eating and drinking: yes), read back through the model; no YAML box."""
-    from pages.pagekit import form_values
 
     t = build_table(app, "blyss")
     alis = t.chars["Alis"]
@@ -128,7 +128,6 @@ def _adjust_form(page: str) -> str:
 def test_the_gms_adjustment_is_the_condition_models_fields(app) -> None:
     """Loose and Fuzzy's condition (wounds, status): every value as it is now, a wound added as a row (without
     JavaScript the server shows the form again with the row), the change logged with the GM's reason."""
-    from pages.pagekit import form_values
 
     t = build_table(app, "fuzzy")
     alis = t.chars["Alis"]
@@ -161,3 +160,63 @@ def test_the_gms_adjustment_is_the_condition_models_fields(app) -> None:
     # no reason: refused (the GM's change by hand says why)
     data = {**form_values(_adjust_form(t.gm.get(url).text)), "set.wounds.0.level": "serious"}
     assert t.gm.post(url + "/table", data).status_code == 422
+
+
+def _advance_form(page: str, kind: str) -> str:
+    found = re.search(rf'<details class="table-advance" id="adv-{kind}"[^>]*>.*?</details>', page, re.S)
+    assert found is not None, f"no {kind} form"
+    return found.group(0)
+
+
+def test_experience_is_a_form_per_request(app) -> None:
+    """BLYSS Experience: the SM's award ("Always award 3 CP", +1 per very challenging experience) and the
+    player's spending, each its own form made from the request model; the award is not the player's."""
+
+    t = build_table(app, "blyss")
+    alis = t.chars["Alis"]
+    url = f"/campaigns/{t.cid}/characters/{alis}"
+
+    def sheet() -> dict:
+        r = t.gm.client.get(f"/api/campaigns/{t.cid}/characters/{alis}")
+        assert r.status_code == 200, r.text
+        return r.json()["sheet"]
+
+    gm_page, mine = t.gm.get(url).text, t.alice.get(url).text
+    award = _advance_form(gm_page, "AwardExperience")
+    assert "<textarea" not in award and 'name="adv.AwardExperience.challenges"' in award
+    assert 'id="adv-AwardExperience"' not in mine and 'id="adv-SpendCP"' in mine
+    before = sheet().get("cp_earned", 0)
+    data = {**form_values(award), "adv.AwardExperience.challenges": "2"}
+    assert t.gm.post(url + "/table", data).status_code == 303
+    assert sheet()["cp_earned"] == before + 3 + 2
+    # the player spends one CP towards the next rank of Strength (a partial purchase is noted)
+    spend = {**form_values(_advance_form(mine, "SpendCP")), "adv.SpendCP.target": "Strength", "adv.SpendCP.cp": "1"}
+    assert t.alice.post(url + "/table", spend).status_code == 303
+    history = t.gm.client.get(f"/api/campaigns/{t.cid}/characters/{alis}/condition").json()["history"]
+    assert [h["why"]["kind"] for h in history][-2:] == ["advance", "advance"]
+    # the award sent by the player is refused (the SM awards CP)
+    assert t.alice.post(url + "/table", data).status_code in (403, 422)
+    assert sheet()["cp_earned"] == before + 5
+
+
+@pytest.mark.parametrize("system", ["blyss", "bum", "fuzzy", "kalyr", "philsys"])
+def test_every_systems_table_forms_are_read_back_as_their_own_request(app, system: str) -> None:
+    """Each system's between-scenes and experience forms, sent as the page holds them: the table answers
+    (done, or refused with the rules' reason), never with a server error, and an experience form is never read as
+    another request of the system's."""
+
+    t = build_table(app, system)
+    url = f"/campaigns/{t.cid}/characters/{t.chars['Alis']}"
+    page = t.gm.get(url).text
+    forms = re.findall(r'<details class="table-(?:action|advance|adjust)" id="[^"]+"[^>]*>.*?</details>', page, re.S)
+    assert forms and 'name="fields"' not in "".join(forms)  # no YAML box (a description may be a text area)
+    for form in forms:
+        r = t.gm.post(url + "/table", {**form_values(form), "reason": "a test"})
+        assert r.status_code in (303, 403, 409, 422), (system, form[:80], r.status_code)
+        assert "the table reads this as" not in r.text, (system, form[:80])
+    # a list of rows added without JavaScript: the form again, open, with a row
+    rows = [f for f in forms if "data-add-row" in f]
+    for form in rows[:1]:
+        op = re.search(r'name="op" value="(add:[^"]+)"', form).group(1)
+        r = t.gm.post(url + "/table", {**form_values(form), "op": op})
+        assert r.status_code == 200 and " open>" in r.text

@@ -415,3 +415,72 @@ def test_initiative_ties_go_by_the_value_of_the_succeeding_dice_then_rank() -> N
     assert order([("a", Pool(ranks=(3,))), ("b", one)], 7, 7) == ["b", "a"]
     # a full tie stays in listing order under sm_order
     assert order([("a", one), ("b", one)], 7, 7) == ["a", "b"]
+
+
+def test_contest_winner_whoever_succeeds_then_most_successes() -> None:
+    """Character Contests: whoever succeeds wins; both succeeding, the most successes; else a draw."""
+    from storymaster.systems.blyss.checks import contest_winner
+    from storymaster.systems.blyss.dicepool import Judgement
+
+    def j(kind: str, successes: int) -> Judgement:
+        return Judgement(kind, successes, 0, 0, 0)
+
+    assert contest_winner(j("success", 1), j("failure", 0)) == 0
+    assert contest_winner(j("failure", 0), j("success", 1)) == 1
+    assert contest_winner(j("success", 3), j("success", 2)) == 0
+    assert contest_winner(j("success", 2), j("critical success", 3)) == 1
+    assert contest_winner(j("success", 2), j("success", 2)) is None
+    assert contest_winner(j("failure", 0), j("screw-up", 0)) is None
+
+
+def test_contest_tds_total_or_highest_rank() -> None:
+    """Each side rolls against the other's rank: the pool's total ranks (default) or its highest (house rule)."""
+    from storymaster.systems.blyss.checks import contest_tds
+
+    check = BlyssContest(a=Pool(name="A", ranks=(4, 2)), b=Pool(name="B", ranks=(3, 1)))
+    assert contest_tds(check, BlyssHouseRules()) == (4, 6)
+    assert contest_tds(check, BlyssHouseRules(contest_td="highest_rank")) == (3, 4)
+
+
+def test_contest_odds_name_win_and_loss_apart() -> None:
+    check = BlyssContest(a=Pool(name="A", ranks=(4,)), b=Pool(name="B", ranks=(6,)))
+    (wa, wb), draw = brute_contest((10,), 6, (12, 4), 4)
+    assert SYSTEM.odds(check).extra == {"p_win": wa, "p_draw": draw, "p_lose": wb}
+
+
+@pytest.mark.parametrize("td", [3, 6])
+def test_success_sentence_counts_from_the_faces(td: int) -> None:
+    """Character Tests: each die meeting the TD is a success, each 1 cancels one (Screw-Ups); every die meeting
+    it is a critical success. The last sentence, worked out here from the faces rolled, singular for one."""
+    check = BlyssTest(name="Climb", ranks=(6, 2), td=td)
+    seen = set()
+    for seed in range(120):
+        out = SYSTEM.resolve(check, DiceRng(seed))
+        faces = out.rolls[0].faces
+        met, ones = sum(f >= td for f in faces), sum(f == 1 for f in faces)
+        n = met - ones
+        if met == len(faces):
+            end = f"Every die met the TD: a critical success with {n} success{'' if n == 1 else 'es'}."
+        elif n > 0:
+            end = f"Success with {n} success{'' if n == 1 else 'es'}" + (
+                f" after {ones} cancelled by 1s." if ones else "."
+            )
+        else:
+            continue
+        assert out.explanation.endswith(end), (seed, out.explanation)
+        seen.add((met == len(faces), n))
+    assert {(False, 1), (False, 2)} <= seen and (td > 4 or (True, 3) in seen)  # a d4 meets TD 3 only
+
+
+def test_initiative_successes_and_value_from_the_faces() -> None:
+    """Initiative (ruling 7): net successes against TD 6 (each 1 cancels one), then the value of the dice that
+    succeeded; both worked out here from each fighter's faces, and the words name them."""
+    entries = [("Ann", Pool(ranks=(6, 2))), ("Bo", Pool(ranks=(4,)))]
+    for seed in range(40):
+        ordered, text = roll_initiative(entries, DiceRng(seed))
+        for r in ordered:
+            faces = r.record.faces
+            met = [f for f in faces if f >= 6]
+            n = max(0, len(met) - sum(f == 1 for f in faces))
+            assert r.successes == n, (seed, r)
+            assert f"{r.name}: {n} success{'' if n == 1 else 'es'} (value {r.value}," in text

@@ -112,3 +112,57 @@ def test_the_round_gives_the_same_fight_with_dice_with_scripted_outcomes_and_wit
             assert again.events == [] and (played.events or not chance.seen)
             state, _ = SYSTEM.combat.step(state, DiceRng(seed, "round", before))
             assert state.fighters == tuple(played.fighters[f.key] for f in state.fighters)
+
+
+def _exact_without(monkeypatch, state: FightState, *, lump: bool = True, clamp: bool = True):
+    from storymaster.systems.fuzzy import combat, forecast
+
+    with monkeypatch.context() as m:
+        if not lump:
+            m.setattr(combat, "killing_points", lambda *args: None)
+        if not clamp:
+            m.setattr(forecast._Duel, "clamp", lambda self, x, pool, bought: pool)
+        return forecast.exact_forecast(state).to_json()
+
+
+def _close(a, b):
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float):
+        return abs(a - b) < 1e-12
+    return a == b
+
+
+@pytest.mark.parametrize("ruling", ["keep", "offset", "lose"])
+def test_the_chain_lumping_margins_past_a_killing_blow_changes_no_answer(monkeypatch, ruling):
+    """The chain's one shortcut in the contested roll, against the chain without it (every margin its own branch)."""
+    state = SYSTEM.combat.start(
+        [[_fighter("A", 3)], [_fighter("B", 2, weapon_lethality="especially damaging")]],
+        house_rules=FuzzyHouseRules(advantage_on_loss=ruling, max_rounds=12),
+        options={"tactics": [{"harm_at": "serious"}, {"stance": "all-out attack"}]},
+    )
+    assert _close(_exact_without(monkeypatch, state), _exact_without(monkeypatch, state, lump=False))
+
+
+def test_the_chain_capping_a_harmless_fighters_points_changes_no_answer(monkeypatch):
+    """A fighter who cannot hurt keeps no more points in the chain than his manoeuvres still cost; a short fight
+    (the round cap keeps the chain finite) gives the same answer without that cap."""
+    state = SYSTEM.combat.start(
+        [[_fighter("A", 3)], [_fighter("B", 3)]],
+        house_rules=FuzzyHouseRules(max_rounds=6),
+        options={
+            "tactics": [
+                {
+                    "stance": "all-out defence",
+                    "manoeuvres": [
+                        {"name": "feint", "cost": 2, "roll_bonus": 1},
+                        {"name": "leg it", "cost": 5, "ends_fight": True},
+                    ],
+                },
+                {"harm_at": "mortal"},
+            ]
+        },
+    )
+    assert _close(_exact_without(monkeypatch, state), _exact_without(monkeypatch, state, clamp=False))

@@ -193,3 +193,61 @@ def test_group_margins_round_down_not_to_nearest_nor_toward_zero():
     assert group_margins([0, 2], [1, 2]) == [1, -1]
     assert group_margins([0], [0, 0, 1]) == [0]  # 1/3 rounds down to 0
     assert group_margins([1], [0, 0, 1]) == [-1]  # -2/3 rounds down to -1
+
+
+def test_contest_damage_defaults_add_nothing():
+    """Only the bonuses a fight has count: the margin alone is the damage."""
+    assert contest_damage(3) == 3
+    assert contest_damage(3, weapon=2, armour=1) == 4
+
+
+def test_wound_report_words_for_each_box():
+    """Tracks (Scratch x3, Hurt, Very Hurt, Defeated, Destroyed, one box each above Scratch): a wound goes in its
+    own box, else the next open box up, else nowhere; Destroyed owes a new Key. Words written by hand."""
+    c = Character(name="X")
+    c, r = take_wound(c, "physical", SCRATCH)
+    assert r.text("X") == "X takes a physical Scratch"
+    c, r = take_wound(c, "physical", HURT)
+    assert r.text("X") == "X takes a physical Hurt"
+    c, r = take_wound(c, "physical", HURT)
+    assert r.text("X") == "X takes a physical Hurt, marked in the Very Hurt box (no open Hurt box)"
+    c, r = take_wound(c, "physical", 0)
+    assert r.text("X") == "X takes no physical damage"
+    c, r = take_wound(c, "mental", DESTROYED)
+    assert r.text("X") == "X takes a mental Destroyed; Destroyed: the character gains a new Key tied to this conflict"
+    c, r = take_wound(c, "mental", DESTROYED)
+    assert r.text("X") == "X takes a mental Destroyed, but every box from there up is already marked"
+
+
+def test_no_weeks_of_rest_heal_nothing():
+    c, _ = take_wound(Character(name="X"), "physical", HURT)
+    assert rest(c, 0) == c
+    with pytest.raises(CheckError, match="cannot be negative"):
+        rest(c, -1)
+
+
+def test_a_spent_fudge_point_is_an_experience_point():
+    """Fudge Points: 'Every time a player spends a Fudge Point, they gain an Experience Point' (advancement=False
+    is the program's switch for a fight that awards none); a wound of no level takes no Fudge point."""
+    from storymaster.systems.kalyr.damage import take_damage
+
+    c = Character(name="X", fudge_points=2)
+    after, _ = take_wound(c, "physical", HURT, fudge_reduce=1)
+    assert (after.fudge_points, after.experience) == (1, 1)
+    after, _ = take_damage(c, "physical", 2, fudge_reduce=1)  # 2 points: Hurt, reduced to a Scratch
+    assert (after.fudge_points, after.experience) == (1, 1)
+    after, _ = take_wound(c, "physical", HURT, fudge_reduce=1, advancement=False)
+    assert (after.fudge_points, after.experience) == (1, 0)
+    for severity in (0, -1):
+        after, _ = take_wound(c, "physical", severity, fudge_reduce=1)
+        assert (after.fudge_points, after.experience) == (2, 0)
+
+
+def test_an_unarmed_simple_contest_hurts_by_the_margin():
+    """Using Simple Contests for Fights, unarmed: no weapon or armour, no approaches: each side's damage points are
+    the margin against it (negative for the winner, who takes no wound)."""
+    from storymaster.systems.kalyr.damage import simple_contest_damage
+
+    a, b = Character(name="A"), Character(name="B")
+    assert simple_contest_damage(a, 3, b, 1, armed=False) == (-2, 2)
+    assert simple_contest_damage(a, 1, b, 4, armed=False) == (3, -3)

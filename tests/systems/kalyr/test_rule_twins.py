@@ -11,7 +11,7 @@ import pytest
 from storymaster.systems.kalyr import twins
 from storymaster.systems.kalyr.checks import group_margins, outnumbering_penalties
 from storymaster.systems.kalyr.damage import halve_for_detailed
-from storymaster.systems.kalyr.detailed import Standing, all_out_offence, blow
+from storymaster.systems.kalyr.detailed import Standing, all_out_offence, beaten, blow, reach_after, reach_before
 from storymaster.systems.kalyr.fight_state import Fighting, fudge_to_spend, is_critical
 from storymaster.systems.kalyr.options import KalyrHouseRules
 from storymaster.systems.kalyr.simple import group_winner
@@ -130,3 +130,53 @@ def test_outnumbering_penalties_twin(n, foes, cap):
     rows = list(product(range(-2, 3), repeat=n))
     got = twins.outnumbering_penalties_v(_arr(rows), foes, cap)
     assert got.tolist() == [outnumbering_penalties(list(r), foes, cap) for r in rows]
+
+
+def _reach_standing(rank: tuple[int, int], live: bool) -> Standing:
+    return Standing(
+        parts=((), ()),
+        need=(None, None),
+        aim=(None, None),
+        aoo=(False, False),
+        aod=(False, False),
+        rank=rank,
+        reach_live=live,
+        close_vs_long=sorted(rank) == [0, 2],
+        shorter=0 if rank[0] < rank[1] else 1,
+        dice=None,  # type: ignore[arg-type]
+        scope_levels=(None, None),
+    )
+
+
+def _n(x):
+    return twins.NONE if x is None else int(x)
+
+
+REACH_STANDINGS = [_reach_standing(r, live) for r in [(0, 2), (2, 0), (1, 2), (1, 1)] for live in (False, True)]
+
+
+@pytest.mark.parametrize("sd", REACH_STANDINGS)
+def test_reach_before_twin(sd):
+    rows = list(product([None, 0, 1], [False, True], [False, True]))
+    cols = [_arr([_n(r) for r, _, _ in rows]), _arr([i for _, i, _ in rows]), _arr([f for _, _, f in rows])]
+    got = [x.tolist() for x in twins.reach_before_v(sd, *cols)]
+    want = [reach_before(sd, r, i, f) for r, i, f in rows]
+    assert got == [[_n(w[k]) if k < 3 else bool(w[k]) for w in want] for k in range(4)]
+
+
+@pytest.mark.parametrize("sd", REACH_STANDINGS)
+@pytest.mark.parametrize("detailed_reach", [False, True])
+def test_reach_after_twin(sd, detailed_reach):
+    rows = list(product([None, 0, 1], [False, True], [False, True], [None, 0, 1]))
+    cols = [_arr([_n(r[0]) for r in rows]), _arr([r[1] for r in rows]), _arr([r[2] for r in rows])]
+    inside, reach = twins.reach_after_v(sd, detailed_reach, *cols, _arr([_n(r[3]) for r in rows]))
+    want = [reach_after(sd, detailed_reach, *r) for r in rows]
+    assert inside.tolist() == [w[0] for w in want] and reach.tolist() == [_n(w[1]) for w in want]
+
+
+@pytest.mark.parametrize("withdraw", list(product([None, 1, 2, 3], repeat=2)))
+def test_beaten_twin(withdraw):
+    rows = list(product(range(DESTROYED + 1), repeat=2))
+    lost, by_withdrawal = twins.beaten_v(_arr([a for a, _ in rows]), _arr([b for _, b in rows]), withdraw)
+    want = [beaten(r, withdraw) for r in rows]
+    assert lost.tolist() == [_n(w[0]) for w in want] and by_withdrawal.tolist() == [w[1] for w in want]

@@ -158,3 +158,119 @@ def test_bleed_twin() -> None:
     ):
         assert dmg.bleed_v(hps, hr).tolist() == [dmg.bleed(h, hr) for h in hps.tolist()]
     assert [dmg.bleed(h, PhilsysHouseRules(bleeding=True)) for h in (0, -1)] == [0, -2]  # 'below 0 HP': not at 0
+
+
+# --- the simulation's twins of the round's rules (issue 14) -----------------------------------
+
+
+@pytest.mark.parametrize("near_miss", [False, True])
+def test_magic_result_twin(near_miss: bool) -> None:
+    from storymaster.systems.philsys.checks import magic_result, magic_result_v
+
+    hr = PhilsysHouseRules(near_miss_half_damage=near_miss)
+    hit, half = magic_result_v(MARGINS, hr)
+    assert hit.dtype == half.dtype == np.bool_
+    for m, h, x in zip(MARGINS.tolist(), hit, half, strict=True):
+        assert (bool(h), bool(x)) == (magic_result(m, hr) == "hit", magic_result(m, hr) == "half damage"), m
+
+
+def test_opposed_wins_serves_ints_and_arrays() -> None:
+    from storymaster.systems.philsys.checks import opposed_wins
+
+    a, d = np.meshgrid(np.arange(-3, 25), np.arange(-3, 25))
+    got = opposed_wins(a.ravel(), d.ravel())
+    assert got.tolist() == [opposed_wins(x, y) for x, y in zip(a.ravel().tolist(), d.ravel().tolist(), strict=True)]
+    assert opposed_wins(7, 7) is False and opposed_wins(8, 7) is True  # a tie goes to the defender
+
+
+def test_pay_cost_twin() -> None:
+    from storymaster.systems.philsys.character import Cost
+
+    hp, mp, tp = (g.ravel() for g in np.meshgrid(np.arange(-2, 9), np.arange(0, 9), np.arange(0, 6)))
+    for cmp, ctp, chp in itertools.product(range(6), range(4), range(3)):
+        cost = Cost(mp=cmp, tp=ctp, hp=chp)
+        ok = tp >= ctp  # a tech cannot be used without its TP: the scalar refuses, the twin is never asked
+        got = dmg.pay_cost_v(hp[ok], mp[ok], tp[ok], cost)
+        want = [
+            dmg.pay_cost(h, m, t, cost)
+            for h, m, t in zip(hp[ok].tolist(), mp[ok].tolist(), tp[ok].tolist(), strict=True)
+        ]
+        assert list(zip(*(x.tolist() for x in got), strict=True)) == want
+
+
+def test_healed_twin() -> None:
+    hp, amount = (g.ravel() for g in np.meshgrid(np.arange(-12, 30), np.arange(-4, 30)))
+    for top in (1, 10, 25):
+        assert dmg.healed_v(hp, amount, top).tolist() == [
+            dmg.healed(h, x, top) for h, x in zip(hp.tolist(), amount.tolist(), strict=True)
+        ]
+    assert dmg.healed(5, -3, 20) == 5 and dmg.healed(18, 6, 20) == 20
+
+
+def test_is_unconscious_serves_arrays() -> None:
+    hp = np.arange(-12, 5)
+    assert dmg.is_unconscious(hp).tolist() == [dmg.is_unconscious(h) for h in hp.tolist()]
+
+
+def test_affords_twin() -> None:
+    from storymaster.systems.philsys.round import Move, affords
+
+    mp, tp, hp = (g.ravel() for g in np.meshgrid(np.arange(0, 7), np.arange(0, 5), np.arange(-1, 5)))
+    for a in (Move(0, 0, 0, "1"), Move(3, 0, 0, "1"), Move(0, 2, 1, "1"), Move(4, 3, 2, "1")):
+        got = affords(mp, tp, hp, a).tolist()
+        assert got == [bool(affords(m, t, h, a)) for m, t, h in zip(mp.tolist(), tp.tolist(), hp.tolist(), strict=True)]
+        # the book's costs: MP and TP at hand; an HP cost needs more HP than it takes (never paid into 0)
+        assert got == [
+            m >= a.mp and t >= a.tp and h > a.hp for m, t, h in zip(mp.tolist(), tp.tolist(), hp.tolist(), strict=True)
+        ]
+
+
+@pytest.mark.parametrize("threshold", [0, 5, 15])
+def test_end_code_twin(threshold: int) -> None:
+    from storymaster.systems.philsys.forecast import end_code, end_code_v
+
+    hr = PhilsysHouseRules(critical_health_threshold=threshold)
+    hp = np.arange(-12, 40)
+    for unc, dead in itertools.product([False, True], repeat=2):
+        for top in (20, 30):
+            got = end_code_v(hp, np.full(hp.size, unc), np.full(hp.size, dead), top, hr).tolist()
+            assert got == [end_code(h, unc, dead, top, hr) for h in hp.tolist()]
+
+
+@pytest.mark.parametrize("heavy_penalty", [0, 4])
+def test_modified_at_pa_twin(heavy_penalty: int) -> None:
+    from storymaster.systems.philsys.character import Shield
+    from storymaster.systems.philsys.round import modified_at_pa, modified_at_pa_v
+
+    hr = PhilsysHouseRules(heavy_wound_penalty=heavy_penalty, critical_health_threshold=6)
+    hp, broken, heavy = (g.ravel() for g in np.meshgrid(np.arange(-3, 12), [False, True], [False, True]))
+    for shield in (None, Shield(name="Buckler", ac=8, pa=1), Shield(name="Tower", ac=12, at=-2, pa=3)):
+        at, pa = modified_at_pa_v((14, 11), shield, broken, hp, heavy, hr)
+        want = [
+            modified_at_pa((14, 11), shield, b, h, w, hr)
+            for b, h, w in zip(broken.tolist(), hp.tolist(), heavy.tolist(), strict=True)
+        ]
+        assert list(zip(at.tolist(), pa.tolist(), strict=True)) == want
+
+
+@pytest.mark.parametrize("ties", ["modifier_then_reroll", "reroll"])
+def test_initiative_rank_twin_sorts_like_the_key(ties: str) -> None:
+    from storymaster.systems.philsys.round import initiative_key, initiative_rank_v
+
+    hr = PhilsysHouseRules(initiative_ties=ties)
+    total, bonus = (g.ravel() for g in np.meshgrid(np.arange(-2, 25), np.arange(-3, 12)))
+    rank = initiative_rank_v(total, bonus, hr).tolist()
+    keys = [initiative_key(t, b, hr) for t, b in zip(total.tolist(), bonus.tolist(), strict=True)]
+    for i in range(0, len(keys), 7):  # every pair with every 7th fighter: the same order, the same ties
+        for j in range(len(keys)):
+            assert (rank[i] > rank[j]) == (keys[i] > keys[j]) and (rank[i] == rank[j]) == (keys[i] == keys[j])
+
+
+def test_aim_at() -> None:
+    assert [dmg.aim_at(a, True) for a in ("limb", "abdomen", "torso", "head")] == ["limb", "abdomen", "torso", "head"]
+    assert [dmg.aim_at(a, False) for a in ("limb", "abdomen", "torso", "head")] == [
+        "abdomen",
+        "abdomen",
+        "torso",
+        "abdomen",
+    ]

@@ -38,7 +38,7 @@ from .fighters import (
     simple_bonus,
 )
 from .options import BumHouseRules
-from .rounds import play_round, sides_left
+from .rounds import level_event, play_round, sides_left
 from .tracker import fight_order, fight_tracker
 
 __all__ = [
@@ -63,10 +63,7 @@ def switch_level(state: FightState, level: int) -> tuple[FightState, list[Event]
     """Part Five: change the combat level between rounds (e.g. a quicker level for the goons)."""
     if level not in (1, 2, 3, 4):
         raise CombatError(f"there is no combat level {level}", hint="B.U.M. has levels 1, 2, 3 and 4")
-    ev = Event(
-        "level", f"The GM switches to combat level {level}.", state.round + 1, data={"from": state.level, "to": level}
-    )
-    return state.model_copy(update={"level": level}), [ev]
+    return state.model_copy(update={"level": level}), [level_event(state.round, state.level, level)]
 
 
 def apply_hazard(

@@ -58,7 +58,9 @@ class Tend(BaseModel):
     """The GM says how long a wound takes to heal (Wounds/Injury: 'The GM must decide')."""
 
     action: Literal["tend"] = "tend"
-    wound: int | None = Field(None, ge=0, description="which wound (0 = the first marked); None: every untended one")
+    wound: int | None = Field(
+        None, ge=0, description="which wound (0 = the first marked); left empty: every untended one"
+    )
     heal_days: int = Field(ge=0, le=10_000)
 
 

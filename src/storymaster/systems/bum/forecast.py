@@ -372,7 +372,7 @@ class _Sim:
         self.F = F = len(su.cards)
         self.side = np.array(su.sides)
         self.n_sides = int(self.side.max()) + 1
-        self.members = (self.side[:, None] == np.arange(self.n_sides)[None, :]).astype(np.int64)  # fighter x side
+        self.members = [np.flatnonzero(self.side == k) for k in range(self.n_sides)]
         self.surprised = su.surprised
         self.p_exch = np.zeros((F, F))
         for i in range(F):
@@ -380,6 +380,7 @@ class _Sim:
                 if su.sides[i] != su.sides[j]:
                     self.p_exch[i, j] = p_ok(su.exchange(i, j))
         # per fighter, by weapon-in-hand code: the melee defence, and whether the weapon is a longspear
+        self.ties = [[su.attack_tie(i, j) for j in range(F)] for i in range(F)]
         self.parry_def = [np.array([c.defence(False, w)[1] for w in WIELDING]) for c in su.cards]
         self.longspear = [np.array([c.in_hand(w).longspear for w in WIELDING]) for c in su.cards]
 
@@ -446,11 +447,19 @@ class _Sim:
 
     # ------------------------------------------------------------------ helpers
     def _standing_by_side(self) -> np.ndarray:
-        """(fights, sides): whether the side has someone standing (a side's hit points summed: none below 0)."""
-        return (self.hp @ self.members) > 0
+        """(fights, sides): whether the side has someone standing."""
+        up = self.hp > 0
+        out = np.empty((up.shape[0], self.n_sides), dtype=bool)
+        for k, members in enumerate(self.members):
+            out[:, k] = up[:, members].any(axis=1)
+        return out
 
     def _sides_left(self) -> np.ndarray:
-        return self._standing_by_side().sum(axis=1)
+        up = self.hp > 0
+        left = np.zeros(up.shape[0], dtype=np.int64)
+        for members in self.members:
+            left += up[:, members].any(axis=1)
+        return left
 
     def _only_side(self) -> np.ndarray:
         return np.argmax(self._standing_by_side(), axis=1)
@@ -546,9 +555,10 @@ class _Sim:
         if self.r == 0 and self.surprised[i]:
             return
         st = m & (self.stun[:, i] > 0)
-        self.stun[st, i] -= 1
-        self.acted[st, i] = True
-        m &= ~st
+        if st.any():
+            self.stun[st, i] -= 1
+            self.acted[st, i] = True
+            m &= ~st
         tgt = self._pick(i, m)
         m &= tgt >= 0
         if not m.any():
@@ -557,11 +567,12 @@ class _Sim:
         if missile is not None:
             ammo = self.ammo[:, i] if self.counted[i] else None
             use = m & uses_missile_v(missile, tactic, self.ready[:, i], ammo, self.dist, self.r == 0, hr)
-            ready = self.ready[:, i] == READINESS.index("ready")
-            self.wield[use, i] = WIELDING.index("ranged")
-            self._shoot(i, use & ready, tgt, range_penalty_v(self.dist, missile, hr))
-            self._reload(i, use & ~ready)
-            m &= ~use
+            if use.any():
+                ready = self.ready[:, i] == READINESS.index("ready")
+                self.wield[use, i] = WIELDING.index("ranged")
+                self._shoot(i, use & ready, tgt, range_penalty_v(self.dist, missile, hr))
+                self._reload(i, use & ~ready)
+                m &= ~use
         # melee: close in (unless holding ground), then strike
         far = m & (self.dist > 0)
         if far.any():  # (in reach, the move changes nothing)
@@ -573,10 +584,11 @@ class _Sim:
                 return
         melee = WIELDING.index(c.melee)
         change = m & (self.wield[:, i] != melee)
-        if missile is not None:  # Appendix A, Partially Loaded Weapons: setting a ready bow or crossbow down
-            down = change & (self.wield[:, i] == WIELDING.index("ranged"))
-            self.ready[down, i] = set_down_v(missile.reload, self.ready[down, i])
-        self.wield[change, i] = melee
+        if change.any():
+            if missile is not None:  # Appendix A, Partially Loaded Weapons: setting a ready bow or crossbow down
+                down = change & (self.wield[:, i] == WIELDING.index("ranged"))
+                self.ready[down, i] = set_down_v(missile.reload, self.ready[down, i])
+            self.wield[change, i] = melee
         if hr.longspear_first_strike:
             self._longspear(i, m, tgt)
         m &= self.hp[:, i] > 0
@@ -615,7 +627,7 @@ class _Sim:
                 self._wound(self._hit(m, p_fixed_v(attack, self.s.sneak_dc)), j, wounds)
             return
         diff = attack - self.parry_def[j][self.wield[:, j]]
-        hit = self._hit(m, p_opposed_v(diff, self.setup.attack_tie(i, j)))
+        hit = self._hit(m, p_opposed_v(diff, self.ties[i][j]))
         self._wound(hit, j, wounds)
 
     def _shoot(self, i: int, shoot: np.ndarray, tgt: np.ndarray, pen: np.ndarray) -> None:
@@ -635,7 +647,7 @@ class _Sim:
             else:
                 shielded = not (missile.modern and hr.modern_guns_ignore_armour)
                 defence = self.cards[j].defence(True, None, shielded)[1]
-                hit = self._hit(mj, p_opposed_v(attack - defence, self.setup.attack_tie(i, j)))
+                hit = self._hit(mj, p_opposed_v(attack - defence, self.ties[i][j]))
                 self._wound(hit, j, missile.wounds)
         # after the shot: one missile fewer (if counted); the weapon's readiness after it
         left = None

@@ -66,6 +66,7 @@ __all__ = [
     "delayed",
     "exchange",
     "level_after_switch",
+    "level_event",
     "next_state",
     "p_ok",
     "pick_target",
@@ -295,22 +296,27 @@ def p_ok(event: Opposed | Fixed) -> float:
     return sum(p for p, r in event.outcomes() if r.ok)
 
 
-@dataclass(frozen=True, slots=True)
 class Opposed:
     """Part Two, Opposed Rolls: d6 + ``bonus`` against d6 + ``vs``, ties rolled again (or settled by the house
     rule's ``tie_to``); ok: the roller wins. Only the difference of the totals matters to the chance."""
 
-    bonus: int
-    vs: int
-    tie_to: str | None
-    labels: tuple[str, str] = ("roller", "opponent")
+    __slots__ = ("bonus", "labels", "pmf", "tie_to", "vs")
+
+    def __init__(
+        self, bonus: int, vs: int, tie_to: str | None, labels: tuple[str, str] = ("roller", "opponent")
+    ) -> None:
+        self.bonus, self.vs, self.tie_to, self.labels = bonus, vs, tie_to, labels
+        self.pmf = _opposed_pmf(max(-6, min(6, bonus - vs)), tie_to)
+
+    def __repr__(self) -> str:
+        return f"Opposed({self.bonus}, {self.vs}, {self.tie_to!r}, {self.labels!r})"
 
     def sample(self, rng: DiceRng) -> Roll:
         won, recs, totals = roll_opposed(self.bonus, self.vs, rng, self.tie_to, self.labels)  # type: ignore[arg-type]
         return Roll(won, recs, totals)
 
     def outcomes(self) -> Sequence[tuple[float, Roll]]:
-        return _opposed_pmf(max(-6, min(6, self.bonus - self.vs)), self.tie_to)
+        return self.pmf
 
 
 @dataclass(frozen=True, slots=True)
@@ -480,6 +486,11 @@ def strikes_first(
         and not surprised
         and distance == 0
     )
+
+
+def level_event(rounds_played: int, old: int, new: int) -> Event:
+    """The log line of a level switch before the next round."""
+    return Event("level", f"The GM switches to combat level {new}.", rounds_played + 1, data={"from": old, "to": new})
 
 
 def after_shot(missile: WeaponProfile, ammo_left: int | None) -> Readiness:
@@ -966,11 +977,7 @@ def _play(s: Setup, x: RoundState, chance: Chance, events: list[Event] | None = 
     level = level_after_switch(s.switch, w.rnd, w.level)
     if level != w.level:
         if w.narrate:
-            w.events.append(
-                Event(
-                    "level", f"The GM switches to combat level {level}.", w.rnd + 1, data={"from": w.level, "to": level}
-                )
-            )
+            w.events.append(level_event(w.rnd, w.level, level))
         w.level = level
     if w.first:
         if x[2] is None:

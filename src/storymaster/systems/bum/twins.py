@@ -49,26 +49,23 @@ def pick_target_v(i: int, pos: Array, sides: Array, hp: Array, target: int, roll
     n = len(sides)
     big = n + 1
     foe = (sides != sides[i])[None, :] & (hp > 0)
-    key = np.where(foe, pos, big)
-    tgt = np.argmin(key, axis=1)
+    tgt = np.argmin(np.where(foe, pos, big), axis=1)
     if rolled is not None:
-        key2 = np.where(foe & ~rolled, pos, big)
-        tgt = np.where(key2.min(axis=1) < big, np.argmin(key2, axis=1), tgt)
+        fresh = foe & ~rolled
+        tgt = np.where(fresh.any(axis=1), np.argmin(np.where(fresh, pos, big), axis=1), tgt)
     if 0 <= target < n and sides[target] != sides[i]:
         tgt = np.where(hp[:, target] > 0, target, tgt)
-    return np.where(key.min(axis=1) < big, tgt, -1)
+    return np.where(foe.any(axis=1), tgt, -1)
 
 
 def p_opposed_v(diff: Array | int, tie_to: str | None) -> Array:
     """The chance an :class:`.rounds.Opposed` roll with this difference of bonuses comes out ok, for each fight."""
-    table = _opposed_table(tie_to)
-    return table[np.clip(np.asarray(diff), -6, 6) + 6]
+    return _opposed_table(tie_to)[np.minimum(np.maximum(diff, -6), 6) + 6]
 
 
 def p_fixed_v(bonus: Array | int, dc: int) -> Array:
     """The chance a :class:`.rounds.Fixed` roll of d6 + ``bonus`` makes ``dc``, for each fight."""
-    table = _fixed_table()
-    return table[np.clip(np.asarray(bonus) - dc, -7, 7) + 7]
+    return _fixed_table()[np.minimum(np.maximum(np.asarray(bonus) - dc, -7), 7) + 7]
 
 
 _TABLES: dict[str | None, Array] = {}

@@ -97,7 +97,7 @@ class NewDisability(_Request):
     action: Literal["new-disability"] = "new-disability"
     name: str = Field(min_length=1, max_length=80)
     rating: int = Field(1, ge=1, le=100)
-    voluntary: bool = Field(True, description="False for one gained by the misfortunes of play (no points).")
+    voluntary: bool = Field(True, description="No (unticked) for one gained by the misfortunes of play (no points).")
     hinders: str | None = None
     description: str = ""
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -196,7 +196,7 @@ def wound_penalty(wounds: Sequence[Wound]) -> int:
     return max(by_level[w.level] for w in wounds)
 
 
-@cache
+@lru_cache(maxsize=4096)  # bounded: a long-running server forecasts many fights
 def harm_level(points: int, defence: int) -> str:
     """What spending ``points`` against a Defence Total does: superficial, moderate (1x), serious (2x), mortal (3x),
     killed (4x).
@@ -227,7 +227,7 @@ def roll_modifiers(f: Fighter) -> list[tuple[str, int]]:
     return list(_roll_modifiers(f.encumbrance, f.tactics.appropriateness, f.roll_bonus))
 
 
-@cache
+@lru_cache(maxsize=4096)  # bounded: a long-running server forecasts many fights
 def _roll_modifiers(encumbrance: str, appropriateness: int, roll_bonus: int) -> tuple[tuple[str, int], ...]:
     mods = []
     enc = int(_table("encumbrance")[encumbrance] or 0)
@@ -260,7 +260,7 @@ def defence_total(defender: Fighter, attacker: Fighter) -> tuple[int, list[tuple
     return total, list(mods)
 
 
-@cache
+@lru_cache(maxsize=4096)  # bounded: a long-running server forecasts many fights
 def _defence_total(
     ability: str, base: int, weapon_name: str, lethality: str, armour_name: str, intent: str, pen: int, stance_name: str
 ) -> tuple[int, tuple[tuple[str, int], ...]]:

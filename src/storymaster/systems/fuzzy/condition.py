@@ -49,7 +49,7 @@ class TakeWound(BaseModel):
     lethal: bool = True
     by: str = Field("a hazard", max_length=200)
     tenacity: bool | None = Field(
-        None, description="the Tenacity test's result if the GM gives it; None: rolled (in a scene)"
+        None, description="the Tenacity test's result if the GM gives it; left empty: rolled (in a scene)"
     )
 
 

@@ -1,15 +1,6 @@
 """Whole-fight forecasts for Loose and Fuzzy fights: an exact chain for duels, numpy simulation otherwise.
 
-Both follow :class:`~storymaster.systems.fuzzy.combat.FuzzyCombat` rule for rule
-and choice for choice: the same engagements (the larger side shares out the
-smaller side's fighters), the same dice (every die penalty, modifier and the
-critical bonus die, drawn from the exact roll distribution), the same
-Advantage Point pools per pair with the ``advantage_on_loss`` ruling, the same
-automatic spending (wait for ``harm_at``, spend the least multiple of the
-Defence Total that reaches the best level affordable, all-out attack spends
-everything, otherwise buy the side's manoeuvres in order), the same wounds,
-Tenacity tests, dying, knock-outs, the optional Body test for non-lethal
-blows, and the ``max_rounds`` stand-off.
+Neither states a rule of its own: the chain plays the engine's round, the simulation its rules' twins.
 
 * **Exact** (:func:`exact_forecast`): a duel, i.e. exactly one fighter still
   up on each side (at the start of a fight or mid-way; the others' ends are
@@ -25,8 +16,9 @@ blows, and the ``max_rounds`` stand-off.
   without limit) and for the non-lethal Body test (every failed test leaves
   the points over, so pools grow far).
 * **Simulated** (:func:`simulate_forecast`): anything, many fights at once in
-  numpy arrays (a Python loop over rounds and fighters only), through
-  :func:`storymaster.forecast.run_simulation`.
+  numpy arrays (a Python loop over rounds and fighters only), the same round
+  through the rules' vectorised twins (:mod:`storymaster.systems.fuzzy.vectorised`),
+  via :func:`storymaster.forecast.run_simulation`.
 
 A draw is a fight nobody wins: both sides down in the same round (possible only
 with several fighters a side) or a stand-off at the ``max_rounds`` cap. Rounds
@@ -35,6 +27,7 @@ are counted from the state forecast (the further rounds a fight lasts).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -51,7 +44,6 @@ from .vectorised import (
     carry_over_v,
     harm_level_v,
     harm_spend_v,
-    next_manoeuvre_v,
     with_worst,
 )
 
@@ -69,7 +61,7 @@ __all__ = [
 SYSTEM_NAME = "fuzzy"
 DRAW_MEANING = "draw (all down at once, or a stand-off at the round cap)"
 
-FIGHTING, UNCONSCIOUS, DEAD, ESCAPED = (STATUSES.index(s) for s in ("fighting", "unconscious", "dead", "escaped"))
+FIGHTING, UNCONSCIOUS, DEAD = (STATUSES.index(s) for s in ("fighting", "unconscious", "dead"))
 UP_WORDS = ("unhurt", "moderate wound", "serious wound", "mortal wound")
 #: a stand-off mass at the round cap above this gets its own pass (with the round in the state)
 CAP_MASS_SPLIT = 1e-9
@@ -87,26 +79,11 @@ def _label(status: int, worst: int, dying: bool, knocked_out: bool) -> str:
     return base + (", dying" if dying else "")
 
 
-def _all_labels() -> tuple[str, ...]:
-    out: list[str] = []
-    for s in range(5):
-        for w in range(4):
-            for d in (False, True):
-                for k in (False, True):
-                    lab = _label(s, w, d, k)
-                    if lab not in out:
-                        out.append(lab)
-    return tuple(out)
-
-
+_ALL = list(itertools.product(range(len(STATUSES)), range(len(UP_WORDS)), (False, True), (False, True)))
 #: every end state a combatant can have, in the system's own words
-STATE_NAMES = _all_labels()
-_CODE = np.zeros((5, 4, 2, 2), dtype=np.int64)
-for _s in range(5):
-    for _w in range(4):
-        for _d in range(2):
-            for _k in range(2):
-                _CODE[_s, _w, _d, _k] = STATE_NAMES.index(_label(_s, _w, bool(_d), bool(_k)))
+STATE_NAMES = tuple(dict.fromkeys(_label(*k) for k in _ALL))
+#: the index in STATE_NAMES of each (status, worst wound, dying, knocked out)
+_CODE = np.array([STATE_NAMES.index(_label(*k)) for k in _ALL]).reshape(len(STATUSES), len(UP_WORDS), 2, 2)
 
 
 def _worst(f: Fighter) -> int:
@@ -179,16 +156,6 @@ def _over_forecast(state: FightState) -> Forecast:
 _F = tuple[int, int, bool, bool, int, frozenset[int]]
 
 
-def _duel(state: FightState) -> tuple[int, int]:
-    up = [[i for i, f in enumerate(state.fighters) if f.side == s and f.up] for s in (0, 1)]
-    if len(up[0]) != 1 or len(up[1]) != 1:
-        raise OddsError(
-            "the exact forecast covers duels: exactly one fighter still up on each side",
-            hint="use --method simulate (or auto) for fights with several fighters a side",
-        )
-    return up[0][0], up[1][0]
-
-
 class _Duel:
     """The chain's states of a duel, and the fight states the round is played from.
 
@@ -209,6 +176,7 @@ class _Duel:
         self.states: dict[Any, FightState] = {}
         self.spent: dict[Any, list[tuple[float, int]]] = {}
         self.ids: dict[Any, int] = {}
+        self.moves: dict[int, list[tuple[float, int]]] = {}
         self.keys: list[Any] = []
 
     def number(self, s: Any) -> int:
@@ -256,15 +224,9 @@ class _Duel:
             fs = list(self.state.fighters)
             for x, k in ((0, ka), (1, kb)):
                 w, status, dying, ko, rb, bought = k
-                f = with_worst(self.fighters[x], w).model_copy(
-                    update={
-                        "status": STATUSES[status],
-                        "dying": dying,
-                        "knocked_out": ko,
-                        "roll_bonus": rb,
-                        "bought": tuple(self.names[x][i] for i in sorted(bought)),
-                    }
-                )
+                names = tuple(self.names[x][i] for i in sorted(bought))
+                update = {"status": STATUSES[status], "dying": dying, "knocked_out": ko, "bought": names}
+                f = with_worst(self.fighters[x], w, rb).model_copy(update=update)
                 self.seen[id(f)] = (f, k)
                 fs[self.idx[x]] = f
             a, b = self.fighters[0].key, self.fighters[1].key
@@ -280,6 +242,8 @@ class _Duel:
         left, so it is worked out once for all the states and margins that lead to the same pools.
         """
         s = self.keys[i >> 1]
+        if i in self.moves:
+            return self.moves[i]
         fight = self.fight(s)
         plan = plan_round(fight)
         a, b = self.fighters[0].key, self.fighters[1].key
@@ -297,7 +261,8 @@ class _Duel:
                 after = self.spent[(ka, kb, mid)] = self.spend(fight, mid)
             for q, t in after:
                 out[t] = out.get(t, 0.0) + p * q
-        return [(q, t) for t, q in out.items()]
+        self.moves[i] = [(q, t) for t, q in out.items()]
+        return self.moves[i]
 
     def spend(self, fight: FightState, mid: tuple[int, int, tuple[tuple[str, str], ...]]) -> list[tuple[float, int]]:
         a, b = self.fighters[0].key, self.fighters[1].key
@@ -322,7 +287,13 @@ def exact_forecast(state: FightState, *, tolerance: float = 1e-12) -> Forecast:
     """The exact forecast of a duel as an absorbing Markov chain (see the module docstring)."""
     if state.over:
         return _over_forecast(state)
-    ia, ib = _duel(state)
+    up = [[i for i, f in enumerate(state.fighters) if f.side == s and f.up] for s in (0, 1)]
+    if len(up[0]) != 1 or len(up[1]) != 1:
+        raise OddsError(
+            "the exact forecast covers duels: exactly one fighter still up on each side",
+            hint="use --method simulate (or auto) for fights with several fighters a side",
+        )
+    (ia,), (ib,) = up
     house = state.house_rules
     fa, fb = state.fighters[ia], state.fighters[ib]
     if house.advantage_on_loss == "offset" and not (can_harm(fa) and can_harm(fb)):
@@ -338,13 +309,7 @@ def exact_forecast(state: FightState, *, tolerance: float = 1e-12) -> Forecast:
             hint="use --method simulate",
         )
     duel = _Duel(state, ia, ib)
-    cache: dict[int, list[tuple[float, int]]] = {}
-
-    def cached(s: int) -> list[tuple[float, int]]:
-        if s not in cache:
-            cache[s] = duel.transitions(s)
-        return cache[s]
-
+    cached = duel.transitions
     start = duel.number(
         duel.key({f.key: f for f in state.fighters}, {(p.holder, p.against): p.points for p in state.pools})
     )
@@ -447,19 +412,15 @@ def _simulator(state: FightState) -> Callable[[int, np.random.Generator], Batch]
     keys = [f.key for f in fs]
     side = np.array([f.side for f in fs])
     can, all_out, harm_at = tab.attackers()
-    names = [tuple(dict.fromkeys(m.name for m in f.tactics.manoeuvres)) for f in fs]
+    names = tab.names
     totals = TotalSampler(house)
     remaining = _remaining(state)
-    w0 = np.array([_worst(f) for f in fs])
-    s0 = np.array([STATUSES.index(f.status) for f in fs])
-    d0 = np.array([f.dying for f in fs])
-    k0 = np.array([f.knocked_out for f in fs])
-    rb0 = np.array([f.roll_bonus for f in fs])
-    bought0 = np.zeros((F, max(1, max(len(nm) for nm in names))), dtype=bool)
-    for i, f in enumerate(fs):
-        for name in f.bought:
-            if name in names[i]:
-                bought0[i, names[i].index(name)] = True
+    start = [(_worst(f), STATUSES.index(f.status), f.dying, f.knocked_out, f.roll_bonus) for f in fs]
+    w0, s0, d0, k0, rb0 = (np.array(c) for c in zip(*start, strict=True))
+    width = max(1, *(len(nm) for nm in names))
+    bought0 = np.array(
+        [[i < len(nm) and nm[i] in f.bought for i in range(width)] for f, nm in zip(fs, names, strict=True)]
+    )
     pool0 = np.zeros((F, F), dtype=np.int64)
     for p in state.pools:
         pool0[keys.index(p.holder), keys.index(p.against)] = p.points
@@ -515,34 +476,17 @@ def _simulator(state: FightState) -> Callable[[int, np.random.Generator], Batch]
                 if tab.body.any():
                     real &= gen.random(hs.size) < np.where(tab.body[hw], tab.p_body[hw, w[hs, hw]], 1.0)
                 hs, hw, hl, level = hs[real], hw[real], hl[real], level[real]
-                lethal = tab.lethal[hw].astype(np.int64)
-                kill = level == len(LEVELS) - 1
+                lethal = tab.lethal[hw]
+                kill = level == len(LEVELS) - 1  # a killing blow: no Tenacity test
                 ks, kl = hs[kill], hl[kill]
-                out = (level[kill], lethal[kill], 0)
-                s[ks, kl] = np.where(tab.blow_status[out] >= 0, tab.blow_status[out], s[ks, kl])
-                dy[ks, kl] |= tab.blow_dying[out]
-                ko[ks, kl] |= tab.blow_ko[out]
-                ws, wl, wlev, wlet = hs[~kill], hl[~kill], level[~kill], lethal[~kill]
-                w[ws, wl] = np.maximum(w[ws, wl], wlev)
-                passed = (gen.random(ws.size) < tab.p_tenacity[wl, w[ws, wl]]).astype(np.int64)
-                out = (wlev, wlet, passed)
-                s[ws, wl] = np.where(tab.blow_status[out] >= 0, tab.blow_status[out], s[ws, wl])
-                dy[ws, wl] |= tab.blow_dying[out]
-                # no harm spent: buy the first manoeuvre affordable and not yet bought
-                ms, mw, ml, mp = sel[~hit], win_[~hit], lose[~hit], points[~hit]
-                for x in range(F):
-                    todo = mw == x
-                    if not fs[x].tactics.manoeuvres or not todo.any():
-                        continue
-                    xs, xl = ms[todo], ml[todo]
-                    pick = next_manoeuvre_v(fs[x].tactics.manoeuvres, names[x], bought[xs, x], mp[todo])
-                    for j, man in enumerate(fs[x].tactics.manoeuvres):
-                        bs, bl = xs[pick == j], xl[pick == j]
-                        pool[bs, x, bl] -= man.cost
-                        bought[bs, x, names[x].index(man.name)] = True
-                        rb[bs, x] += man.roll_bonus
-                        if man.ends_fight:
-                            s[bs, x] = ESCAPED
+                s[ks, kl], dy[ks, kl], ko[ks, kl] = tab.after_blow(level[kill], lethal[kill], False, s, dy, ko, ks, kl)
+                ws, wl, wlev = hs[~kill], hl[~kill], level[~kill]
+                w[ws, wl] = np.maximum(w[ws, wl], wlev)  # the rules read the worst wound only
+                passed = gen.random(ws.size) < tab.p_tenacity[wl, w[ws, wl]]
+                s[ws, wl], dy[ws, wl], ko[ws, wl] = tab.after_blow(wlev, lethal[~kill], passed, s, dy, ko, ws, wl)
+                for x in range(F):  # no harm spent: a manoeuvre
+                    buy = ~hit & (win_ == x)
+                    tab.buy(x, sel[buy], lose[buy], points[buy], pool, bought, rb, s)
             W[L], S[L], DY[L], KO[L], RB[L], BOUGHT[L], POOL[L] = w, s, dy, ko, rb, bought, pool
             up = s == FIGHTING
             up0 = up[:, side_members[0]].any(axis=1)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from typing import Literal
 
 from ...dice import DiceRng, RollRecord, roll
@@ -261,7 +261,7 @@ def p_at_least(dice: int, target: int, house: FuzzyHouseRules) -> float:
     return _p_at_least(dice, target, house.critical_bonus_max_explosions, house.one_die_second_die_for_criticals)
 
 
-@cache
+@lru_cache(maxsize=4096)  # bounded: a long-running server forecasts many fights
 def _p_at_least(dice: int, target: int, max_explosions: int, one_die_check: bool) -> float:
     dist = _roll_distribution(dice, max_explosions, one_die_check)
     return float(sum((p for (_, t), p in dist.items() if t >= target), Fraction(0)))
@@ -298,7 +298,7 @@ class AbilityTest:
         )
 
 
-@cache
+@lru_cache(maxsize=4096)  # bounded: a long-running server forecasts many fights
 def _test_outcomes(
     dice: int, target: int, max_explosions: int, one_die_check: bool
 ) -> tuple[tuple[float, AbilityTestResult], ...]:
@@ -345,7 +345,7 @@ class Contest:
         )
 
 
-@cache
+@lru_cache(maxsize=4096)  # bounded: a long-running server forecasts many fights
 def _contest_outcomes(
     dice: tuple[int, int],
     flat: int,
@@ -363,7 +363,7 @@ def _contest_outcomes(
     return tuple((p, Contested(g)) for g, p in lumped.items())
 
 
-@cache
+@lru_cache(maxsize=4096)  # bounded: a long-running server forecasts many fights
 def margin_pmf(
     dice: tuple[int, int], flat: int, max_explosions: int, one_die_check: bool
 ) -> tuple[tuple[int, float], ...]:

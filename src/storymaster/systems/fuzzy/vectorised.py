@@ -148,7 +148,54 @@ class FightTables:
                         self.blow_status[lv, lethal, passed] = STATUSES.index(out["status"])
                     self.blow_dying[lv, lethal, passed] = bool(out.get("dying"))
                     self.blow_ko[lv, lethal, passed] = bool(out.get("knocked_out"))
+        self.names = [tuple(dict.fromkeys(m.name for m in f.tactics.manoeuvres)) for f in fs]
         self._pairs: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def after_blow(
+        self,
+        level: np.ndarray,
+        lethal: np.ndarray,
+        passed: np.ndarray | bool,
+        status: np.ndarray,
+        dying: np.ndarray,
+        ko: np.ndarray,
+        fights: np.ndarray,
+        who: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:func:`~storymaster.systems.fuzzy.combat.blow_outcome` applied to fighter ``who`` of each of ``fights``:
+        his new status, dying and knocked-out flags."""
+        at = (level, lethal.astype(np.int64), np.asarray(passed).astype(np.int64))
+        new = self.blow_status[at]
+        return (
+            np.where(new >= 0, new, status[fights, who]),
+            dying[fights, who] | self.blow_dying[at],
+            ko[fights, who] | self.blow_ko[at],
+        )
+
+    def buy(
+        self,
+        x: int,
+        fights: np.ndarray,
+        against: np.ndarray,
+        points: np.ndarray,
+        pool: np.ndarray,
+        bought: np.ndarray,
+        roll_bonus: np.ndarray,
+        status: np.ndarray,
+    ) -> None:
+        """Fighter ``x`` buys :func:`next_manoeuvre_v` in each of ``fights`` (the engine's ``_spend`` when no harm is
+        spent): the cost from his points ``against``, the name bought, its roll bonus, his escape."""
+        mans = self.state.fighters[x].tactics.manoeuvres
+        if not mans or fights.size == 0:
+            return
+        pick = next_manoeuvre_v(mans, self.names[x], bought[fights, x], points)
+        for j, man in enumerate(mans):
+            bs, bl = fights[pick == j], against[pick == j]
+            pool[bs, x, bl] -= man.cost
+            bought[bs, x, self.names[x].index(man.name)] = True
+            roll_bonus[bs, x] += man.roll_bonus
+            if man.ends_fight:
+                status[bs, x] = STATUSES.index("escaped")
 
     def attackers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per fighter, what :func:`harm_spend_v` reads of him: can hurt, fights all-out, his ``harm_at`` multiple."""

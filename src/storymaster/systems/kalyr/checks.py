@@ -275,22 +275,26 @@ def _total_outcomes() -> tuple[tuple[float, FudgeTotals], ...]:
 
 
 @cache
+def _four_df_counts() -> tuple[tuple[int, int], ...]:
+    """Each 4dF total with the number of its 81 ways."""
+    return tuple((t, int(p * 81)) for t, p in sorted(_four_df().items()))
+
+
+@cache
 def _relative_outcomes(k: int) -> tuple[tuple[float, FudgeTotals], ...]:
-    """The pmf of :func:`relative_totals` over ``k`` independent 4dF totals."""
-    dice = sorted(_four_df().items())
-    out: dict[tuple[int, ...], Fraction] = {}
-    for combo in product(dice, repeat=k):
+    """The pmf of :func:`relative_totals` over ``k`` independent 4dF totals (counted in integers)."""
+    ways: dict[tuple[int, ...], int] = {}
+    for combo in product(_four_df_counts(), repeat=k):
         key = relative_totals(tuple(t for t, _ in combo))
-        out[key] = out.get(key, Fraction(0)) + math.prod((p for _, p in combo), start=Fraction(1))
-    return tuple((float(p), FudgeTotals(key)) for key, p in out.items())
+        ways[key] = ways.get(key, 0) + math.prod(n for _, n in combo)
+    return tuple((n / 81**k, FudgeTotals(key)) for key, n in ways.items())
 
 
 @cache
 def _joint_outcomes(k: int) -> tuple[tuple[float, FudgeTotals], ...]:
-    dice = sorted(_four_df().items())
     return tuple(
-        (float(math.prod((p for _, p in combo), start=Fraction(1))), FudgeTotals(tuple(t for t, _ in combo)))
-        for combo in product(dice, repeat=k)
+        (math.prod(n for _, n in combo) / 81**k, FudgeTotals(tuple(t for t, _ in combo)))
+        for combo in product(_four_df_counts(), repeat=k)
     )
 
 

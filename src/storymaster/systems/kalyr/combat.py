@@ -75,7 +75,10 @@ def contest_of(state: FightState, *, count: bool = True) -> Contest:
         approach=tuple(f.tactics.approach for f in fighters),
         flimit=tuple(fudge_limit(f) for f in fighters),
         withdraw=tuple(f.tactics.withdraw_at for f in fighters),
-        dconst=tuple(tuple(damage(a, b) for b in fighters) for a in fighters),
+        dconst=tuple(
+            tuple(damage(a, b) if side[i] != side[j] else 0 for j, b in enumerate(fighters))
+            for i, a in enumerate(fighters)
+        ),
         count=count,
         detailed=standing(state, fighters) if state.mode == "detailed" else None,
     )

@@ -32,10 +32,13 @@ from .wounds import DEFEATED, severity_for_damage, severity_name
 __all__ = [
     "Standing",
     "all_out_offence",
+    "beaten",
     "blow",
     "detailed_round",
     "exchange",
     "minimum_to_hit",
+    "reach_after",
+    "reach_before",
     "shield_modifier",
     "stance_modifier",
     "standing",
@@ -173,6 +176,46 @@ def blow(
     return "hit"
 
 
+def reach_before(
+    sd: Standing, reach: int | None, inside: bool, first: bool
+) -> tuple[int | None, int | None, int | None, bool]:
+    """Reach before the roll (Specific rules for Detailed Combats; ruling K19): who cannot attack (a
+    Close weapon against a Long one, until it has ducked inside), who is at -1 (the shorter weapon in
+    round 1, then the previous round's loser), the -1 carried on, and whether this is Close against Long."""
+    if not sd.reach_live:
+        return None, None, reach, False
+    if sd.close_vs_long and not inside:
+        return sd.shorter, None, reach, True
+    who = sd.shorter if reach is None and first else reach
+    return None, who, who, sd.close_vs_long
+
+
+def reach_after(
+    sd: Standing, detailed_reach: bool, carried: int | None, inside: bool, close_vs_long: bool, loser: int | None
+) -> tuple[bool, int | None]:
+    """Reach after the roll (ruling K19): a Close weapon that did not lose ducks inside the Long one's
+    reach (the Long one at -1 next round), one that lost stays out; otherwise the loser carries the -1.
+    Whether inside, and who carries the -1."""
+    if close_vs_long and not inside:
+        return (True, 1 - sd.shorter) if loser != sd.shorter else (False, None)
+    if detailed_reach and loser is not None and sd.rank[0] != sd.rank[1]:
+        return inside, loser
+    return inside, carried
+
+
+def beaten(status: tuple[int, int], withdraw: tuple[int | None, ...]) -> tuple[int | None, bool]:
+    """Who loses the contest after this round (Detailed Contests): the first party Defeated or worse,
+    else the first whose wounds reached their ``withdraw_at`` and admits defeat; whether by withdrawal."""
+    for i in (0, 1):
+        if status[i] >= DEFEATED:
+            return i, False
+    for i in (0, 1):
+        wa = withdraw[i]
+        if wa is not None and status[i] >= wa:
+            return i, True
+    return None, False
+
+
 def _sentence(c: Contest, kind: str, winner: int | None, results: list[int]) -> str:
     if winner is None:
         return "Stand-off: nobody is hurt."
@@ -202,19 +245,14 @@ def _before_the_roll(c: Contest, b: Bout) -> tuple[list[int], list[bool], int | 
         if w:
             notes.append(f"{c.fighters[i].name} wounds {w:+d} ({why})")
         mods.append(w)
-    can_attack, penalty, close_vs_long = [True, True], b.reach, False
-    if sd.reach_live:
-        short, long = c.fighters[sd.shorter].name, c.fighters[1 - sd.shorter].name
-        if sd.close_vs_long and not b.inside:
-            can_attack[sd.shorter] = False
-            notes.append(f"{short}'s close weapon cannot reach {long}'s long one: dodge only")
-            close_vs_long = True
-        else:
-            penalty = sd.shorter if penalty is None and b.first else penalty
-            if penalty is not None:
-                mods[penalty] -= 1
-                notes.append(f"{c.fighters[penalty].name} has the worse of the reach: -1")
-            close_vs_long = sd.close_vs_long
+    dodger, minus, penalty, close_vs_long = reach_before(sd, b.reach, b.inside, b.first)
+    can_attack = [dodger != 0, dodger != 1]
+    if dodger is not None:
+        short, long = c.fighters[dodger].name, c.fighters[1 - dodger].name
+        notes.append(f"{short}'s close weapon cannot reach {long}'s long one: dodge only")
+    if minus is not None:
+        mods[minus] -= 1
+        notes.append(f"{c.fighters[minus].name} has the worse of the reach: -1")
     for i in (0, 1):
         parts = (*sd.parts[i], (f"{c.fighters[i].name} is out-manoeuvred", b.scope[i]))
         for why, value in parts:
@@ -252,18 +290,20 @@ def exchange(
         winner, bonus = all_out_offence(sd.aoo, winner)
     kind = "standoff" if winner is None else blow(sd, hr, winner, results, dice, can_attack)
     wounds: list[tuple[int, int]] = []
-    whys: list[tuple[str, int]] = []
+    points: list[int] = []
     if kind == "hit" and winner is not None:
         loser, app = 1 - winner, c.approach[0] + c.approach[1]
-        pts = results[winner] - results[loser] + c.dconst[winner][loser] + app + bonus[winner]
-        wounds.append((loser, severity_for_damage(halve_for_detailed(pts))))
-        whys.append((f"damage to {c.fighters[loser].name} ({pts} halved, rounding up)", halve_for_detailed(pts)))
+        points.append(results[winner] - results[loser] + c.dconst[winner][loser] + app + bonus[winner])
+        wounds.append((loser, severity_for_damage(halve_for_detailed(points[0]))))
         if hr.detailed_winner_takes_damage:
-            pts = results[loser] - results[winner] + c.dconst[loser][winner] + app + bonus[loser]
-            wounds.append((winner, severity_for_damage(halve_for_detailed(pts))))
-            whys.append((f"damage to {c.fighters[winner].name} ({pts} halved)", halve_for_detailed(pts)))
+            points.append(results[loser] - results[winner] + c.dconst[loser][winner] + app + bonus[loser])
+            wounds.append((winner, severity_for_damage(halve_for_detailed(points[1]))))
     if not chance.narrate:
         return Exchange(winner, tuple(wounds))
+    whys = [
+        (f"damage to {c.fighters[j].name} ({pts} halved{', rounding up' if k == 0 else ''})", halve_for_detailed(pts))
+        for k, ((j, _), pts) in enumerate(zip(wounds, points, strict=True))
+    ]
     fs, notes = c.fighters, list(notes)
     if hr.detailed_all_out and sd.aoo[0] != sd.aoo[1] and winner != (0 if sd.aoo[0] else 1):
         attacker = fs[0 if sd.aoo[0] else 1].name
@@ -305,18 +345,10 @@ def detailed_round(c: Contest, b: Bout, chance: Chance) -> Played:
     for k, (j, severity) in enumerate(ex.wounds):
         why, pts = ex.said[1][k] if log is not None else ("", None)
         contest_wound(c, new, j, severity, marks, log, rnd, why, pts)
-    inside = b.inside
-    if close_vs_long and not inside:
-        if loser != sd.shorter:
-            inside, reach = True, 1 - sd.shorter
-            if log is not None:
-                short, long = fs[sd.shorter].name, fs[1 - sd.shorter].name
-                text = f"{short} ducks inside the long weapon's reach: {long} is at -1 next round"
-                log.append(Event("reach", text, rnd))
-        else:
-            reach = None
-    elif hr.detailed_reach and loser is not None and sd.rank[0] != sd.rank[1]:
-        reach = loser
+    inside, reach = reach_after(sd, hr.detailed_reach, reach, b.inside, close_vs_long, loser)
+    if inside and not b.inside and log is not None:
+        short, long = fs[sd.shorter].name, fs[1 - sd.shorter].name
+        log.append(Event("reach", f"{short} ducks inside the long weapon's reach: {long} is at -1 next round", rnd))
     scope = [0, 0]
     for i in (0, 1):
         if sd.scope_levels[i] is None or loser == i or new[i].out:
@@ -328,19 +360,13 @@ def detailed_round(c: Contest, b: Bout, chance: Chance) -> Played:
             text = f"{got.text}: {'success' if got.ok else 'failure'} against {level_name(hr.scope_out_difficulty)}"
             text += f"; {fs[1 - i].name} is at -1 next round" if got.ok else ""
             log.append(Event("scope", text, rnd, fs[i].name, rolls=got.records))
-    over, win = False, None
-    for i in (0, 1):
-        if new[i].status >= DEFEATED:
-            over, win = True, 1 - i
-            break
-    for i in (0, 1):
-        wa = c.withdraw[i]
-        if not over and wa is not None and new[i].status >= wa:
-            new[i] = new[i]._replace(withdrawn=True)
-            over, win = True, 1 - i
-            if log is not None:
-                text = f"{fs[i].name} is {severity_name(new[i].status)} and admits defeat"
-                log.append(Event("withdraw", text, rnd, fs[i].name))
+    lost, withdrew = beaten((new[0].status, new[1].status), c.withdraw)
+    over, win = lost is not None, None if lost is None else 1 - lost
+    if withdrew and lost is not None:
+        new[lost] = new[lost]._replace(withdrawn=True)
+        if log is not None:
+            text = f"{fs[lost].name} is {severity_name(new[lost].status)} and admits defeat"
+            log.append(Event("withdraw", text, rnd, fs[lost].name))
     if c.count and not over and rnd >= st.max_rounds:
         over = True
         if log is not None:

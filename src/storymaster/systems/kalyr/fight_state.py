@@ -9,18 +9,16 @@ from typing import Any, Literal, NamedTuple
 
 from pydantic import Field
 
-from ...dice import DiceRng, RollRecord
-from ...errors import CheckError
+from ...dice import DiceRng
 from ...forecast.chance import Chance, Rolled, branches
 from ...rules.models import Model
 from ...rules.protocol import Event
 from .abilities import ability_level, wound_modifier
 from .character import Character, weapon_reach
-from .checks import AbilityRoll, roll_ability
-from .damage import WoundReport, take_wound
+from .damage import WoundReport
 from .data_files import table
 from .options import KalyrHouseRules
-from .wounds import DEFEATED, DESTROYED, Severity, Track, TrackName, Wound, open_box_in, severity_for_damage
+from .wounds import DEFEATED, DESTROYED, Severity, Track, TrackName, Wound, open_box_in
 
 __all__ = [
     "COMBAT",
@@ -43,11 +41,6 @@ __all__ = [
     "make_fighter",
     "over_text",
     "reach_rank",
-    "roll_fighter",
-    "status_of",
-    "wound_fighter",
-    "wound_fighter_by_severity",
-    "wound_penalty",
     "wound_penalty_at",
 ]
 
@@ -153,20 +146,9 @@ def make_fighter(character: Character, tactics: Tactics, track: TrackName, *, ra
     return Fighter(character=character, tactics=tactics, ability=name, level=level)
 
 
-def status_of(f: Fighter, track: TrackName) -> int:
-    """The highest box marked on the contest's track."""
-    return f.character.damage.track(track).status
-
-
 def is_out(f: Fighter, track: TrackName) -> bool:
     """Defeated (or worse) on the track, or withdrawn: out of the contest (Detailed Contests)."""
-    return f.withdrawn or status_of(f, track) >= DEFEATED
-
-
-def roll_fighter(f: Fighter, modifier: int, rng: DiceRng, label: str) -> tuple[int, list[RollRecord], str]:
-    """4dF on the fighter's ability plus the round's modifiers (Ability Checks)."""
-    r = AbilityRoll(ability=f.level, modifier=modifier, name=label)
-    return roll_ability(r, rng, label)
+    return f.withdrawn or f.character.damage.track(track).status >= DEFEATED
 
 
 def fudge_limit(f: Fighter) -> int | None:
@@ -188,61 +170,16 @@ def fudge_to_spend(used: tuple[int, ...], fudge: int, severity: int, limit: int 
     return reduce
 
 
-def wound_fighter(f: Fighter, points: int, state: FightState, rnd: int, why: str) -> tuple[Fighter, list[Event]]:
-    """Damage points to a wound on the contest's track (Damage)."""
-    return wound_fighter_by_severity(f, severity_for_damage(points), state, rnd, why, points)
-
-
-def wound_fighter_by_severity(
-    f: Fighter, severity: int, state: FightState, rnd: int, why: str, points: int | None = None
-) -> tuple[Fighter, list[Event]]:
-    """Mark a wound; first spend Fudge points, one level each, while the wound would land at the
-    fighter's ``fudge_reduce_at`` level or worse (Fudge Points: reduce a wound; ruling K29)."""
-    track = state.track
-    used = f.character.damage.track(track).boxes_used()
-    reduce = fudge_to_spend(used, f.character.fudge_points, severity, fudge_limit(f))
-    character, rep = take_wound(
-        f.character, track, severity, fudge_reduce=reduce, advancement=state.house_rules.advancement
-    )
-    text = rep.text(f.name)
-    if points is not None:
-        text = f"{why}: {points} point(s). " + text
-    events = [
-        Event(
-            "wound",
-            text,
-            rnd,
-            f.name,
-            {
-                "points": points,
-                "severity": rep.severity,
-                "box": rep.box,
-                "fudge_spent": rep.reduced,
-                "key_due": rep.key_due,
-            },
-        )
-    ]
-    return f.model_copy(update={"character": character}), events
-
-
 def wound_penalty_at(f: Fighter, status: int, state: FightState) -> tuple[int, str]:
     """The wound penalty (and why) the fighter would have at ``status`` on the contest's track, the
     other tracks as they are (Modifiers; Effects of Damage; ruling K5); 0 when Defeated or worse."""
     if status >= DEFEATED:
         return 0, ""
-    track = Track(wounds=(Wound(severity=status, box=status),)) if status else Track()
-    c = f.character.model_copy(update={"damage": f.character.damage.with_track(state.track, track)})
+    c = f.character
+    if c.damage.track(state.track).status != status:  # the same penalty as any track at that status
+        track = Track(wounds=(Wound(severity=status, box=status),)) if status else Track()
+        c = c.model_copy(update={"damage": c.damage.with_track(state.track, track)})
     return wound_modifier(c, state.track, state.house_rules)
-
-
-def wound_penalty(f: Fighter, state: FightState, notes: list[str]) -> int:
-    try:
-        w, why = wound_modifier(f.character, state.track, state.house_rules)
-    except CheckError:
-        return 0
-    if w:
-        notes.append(f"{f.name} wounds {w:+d} ({why})")
-    return w
 
 
 def over_text(winner: int | None, sides: Sequence[Sequence[Fighter]]) -> str:
@@ -359,7 +296,7 @@ class Contest:
     approach: tuple[int, ...]
     flimit: tuple[int | None, ...]
     withdraw: tuple[int | None, ...]
-    dconst: tuple[tuple[int, ...], ...]
+    dconst: tuple[tuple[int, ...], ...]  # what i adds to the margin against j (foes only)
     count: bool = True
     detailed: Any = None
     memo: dict[Any, Any] = field(default_factory=dict)

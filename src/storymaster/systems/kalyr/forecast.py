@@ -1,36 +1,25 @@
-"""Whole-fight forecasts for Kalyr contests (issue 10): exact Markov chains and vectorised simulation.
+"""Whole-fight forecasts for Kalyr contests (issues 10, 14): the exact chain of the round itself, and a
+vectorised simulation built from the twins of its rules.
 
-One round of a contest is written once, as a numpy function over a batch of fights
-(:func:`step`): each row is a fight's state (every fighter's boxes on the contest's track, Fudge
-points, withdrawal; the reach, out-manoeuvre and round counters of a detailed contest), and the
-dice of the round are given as arrays. The same function serves both methods:
-
-* **exact** (:func:`exact_forecast`): from each state, every combination of the round's dice is
-  fed through :func:`step` with its exact probability; the reachable states form an absorbing
-  Markov chain solved by :func:`storymaster.forecast.absorb`. Used for every detailed contest
-  (one-on-one, wound tracks with overflow, halved damage, Fudge points spent on wounds, reach,
-  all-out stances, the Perception/Tactics follow-up, withdrawal) and for simple and group contests
-  with at most :data:`EXACT_MAX_ROLLERS` fighters rolling at once. The chain is refused
-  (:class:`~storymaster.errors.OddsError`; ``auto`` then simulates) when more fighters roll, when it
-  would push more than :data:`EXACT_MAX_WORK` state-and-dice rows through a round, has more than
-  ``MAX_STATES`` states, or would need more than :data:`EXACT_MAX_EDGE_ROUNDS` transition-rounds to
-  absorb (many Fudge points, two all-out defenders). ``error`` is the mass left unresolved (at most
-  1e-12); fights still going at the round cap are counted as draws, as the engine calls them.
+* **exact** (:func:`exact_forecast`): the round the engine plays (:func:`.combat.contest_round`) is
+  enumerated from each state by :func:`storymaster.forecast.chance.branches` (every chance branch with its
+  probability; the roll as one coarse event of cached exchanges), the reachable states built breadth
+  first and absorbed by :func:`storymaster.forecast.absorb`. Every detailed contest, and simple and
+  group contests with at most :data:`EXACT_MAX_ROLLERS` fighters rolling at once. Refused
+  (:class:`~storymaster.errors.OddsError`; ``auto`` then simulates) when more fighters roll, when the
+  rounds played to enumerate pass :data:`EXACT_MAX_WORK`, past ``MAX_STATES`` states, or past
+  :data:`EXACT_MAX_EDGE_ROUNDS` transition-rounds to absorb. ``error`` is the mass left unresolved (at
+  most 1e-12); fights still going at the round cap are draws, as the engine calls them.
 * **simulate** (:func:`simulated_forecast`): many fights at once through
-  :func:`storymaster.forecast.run_simulation`, the dice drawn from numpy's generator; a Python loop
-  over rounds (and over fighters), never over fights.
-
-Both follow the engine (:mod:`.detailed`, :mod:`.simple`) rule for rule, with the fighters'
-own :class:`~.fight_state.Tactics` and the fight's house rules; the tests compare them with
-the engine fight by fight. The engine's round cap (``max_rounds``) is honoured: a fight still
-going then is a draw.
+  :func:`storymaster.forecast.run_simulation`: each row a fight's state, one numpy round (:func:`step`)
+  built from the vectorised twins of the round's named rules (:mod:`.twins`), the constants read from
+  the round's :class:`~.fight_state.Contest`; a Python loop over rounds and fighters, never over fights.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -40,13 +29,14 @@ from ...forecast.chance import Chance, branches
 from ...forecast.markov import MAX_STATES
 from .checks import AbilityRoll, FudgeRoll, roll_pmf
 from .combat import bout_of, contest_of, contest_round
-from .fight_state import COMBAT, Bout, Contest, Fighter, Fighting, FightState
+from .fight_state import COMBAT, Bout, Contest, Fighter, FightState
 from .ladder import level_name
 from .simple import one_on_one_bonus
 from .twins import (
     KINDS,
     NONE,
     all_out_offence_v,
+    beaten_v,
     blow_v,
     fudge_to_spend_v,
     group_margins_v,
@@ -56,10 +46,12 @@ from .twins import (
     mark_box_v,
     open_box_in_v,
     outnumbering_penalties_v,
+    reach_after_v,
+    reach_before_v,
     severity_for_damage_v,
     status_v,
 )
-from .wounds import DEFEATED, DESTROYED, severity_name
+from .wounds import DESTROYED, severity_name
 
 __all__ = [
     "END_STATES",
@@ -78,7 +70,7 @@ __all__ = [
 SYSTEM_NAME = "kalyr"
 #: simple/group contests are solved exactly while at most this many fighters roll each round
 EXACT_MAX_ROLLERS = 3
-#: rows of (state x dice combination) the exact method may push through a round before giving up
+#: rounds the exact method may play (over all states and chance branches) before giving up
 EXACT_MAX_WORK = 2_000_000
 #: transitions times rounds the chain may need before it is absorbed (the solver's loop is plain Python)
 EXACT_MAX_EDGE_ROUNDS = 20_000_000
@@ -103,8 +95,11 @@ END_STATES: tuple[str, ...] = (
 
 def end_state(f: Fighter, track: str) -> str:
     """How a fighter ends a contest, in the book's words: unhurt, Scratch ... Destroyed, or withdrew."""
-    status = f.character.damage.track(track).status  # type: ignore[arg-type]
-    if f.withdrawn and status:
+    return _label(f.character.damage.track(track).status, f.withdrawn)  # type: ignore[arg-type]
+
+
+def _label(status: int, withdrawn: bool) -> str:
+    if withdrawn and status:
         return f"withdrew at {severity_name(status)}"
     return severity_name(status) if status else "unhurt"
 
@@ -129,24 +124,18 @@ class _Sim:
     dconst: np.ndarray  # (n, n): the damage fighter i adds against j
     cmod: np.ndarray  # (n,): a detailed contest's standing modifiers
     scope: list[dict[int, float]]  # the Perception/Tactics result after an all-out defence, before modifiers
-
-    @property
-    def n(self) -> int:
-        return self.c.n
-
-    @property
-    def g(self) -> int:
-        return FC * self.c.n
+    n: int  # fighters
+    g: int  # the first of the fight's own columns
 
 
-def _contest(state: FightState) -> Contest:
+def _contest(state: FightState, *, count: bool = True) -> Contest:
     if not isinstance(state, FightState):
         raise OddsError(f"not a Kalyr fight state: {type(state).__name__}")
     if len(state.sides) != 2 or not state.sides[0] or not state.sides[1]:
         raise OddsError("a Kalyr contest has two sides, each with at least one fighter")
     if state.mode == "detailed" and len(state.sides[0]) + len(state.sides[1]) != 2:
         raise OddsError("a detailed contest is fought one-on-one")
-    return contest_of(state)
+    return contest_of(state, count=count)
 
 
 def _names(c: Contest) -> list[str]:
@@ -172,6 +161,8 @@ def _setup(state: FightState) -> _Sim:
         dconst=np.array(c.dconst, dtype=np.int64),
         cmod=np.array([sum(v for _, v in parts) for parts in sd.parts] if sd else [0] * c.n, dtype=np.int64),
         scope=scope,
+        n=c.n,
+        g=FC * c.n,
     )
 
 
@@ -216,25 +207,17 @@ def _detailed_step(X: np.ndarray, dice: np.ndarray, sb: np.ndarray, si: _Sim, ca
     c, hr, g, N = si.c, si.c.state.house_rules, si.g, len(X)
     sd = c.detailed
     status = [_status(X, 0), _status(X, 1)]
-    mods = [si.wpen[j][status[j]] for j in (0, 1)]
-    can = [np.ones(N, dtype=bool), np.ones(N, dtype=bool)]
-    pen, inside, first = X[:, g + REACH], X[:, g + INSIDE] == 1, X[:, g + FIRST] == 1
-    ret_reach, early = pen.copy(), np.zeros(N, dtype=bool)
-    if sd.reach_live:
-        if sd.close_vs_long:
-            early = ~inside
-            can[sd.shorter] = inside.copy()
-        who = np.where((pen == NONE) & first, sd.shorter, pen)
-        for j in (0, 1):
-            mods[j] = mods[j] - ((who == j) & ~early)
-        ret_reach = np.where(early, pen, who)
+    first, inside = X[:, g + FIRST], X[:, g + INSIDE]
+    dodger, minus, carried, cvl = reach_before_v(sd, X[:, g + REACH], inside, first)
+    mods = [si.wpen[j][status[j]] - (minus == j) for j in (0, 1)]
     res = [c.level[j] + mods[j] + si.cmod[j] + X[:, g + SC0 + j] + dice[:, j] for j in (0, 1)]
     winner = np.where(res[0] > res[1], 0, np.where(res[1] > res[0], 1, NONE))
     bonus = np.zeros((N, 2), dtype=np.int64)
     if hr.detailed_all_out:
         winner, bonus = all_out_offence_v(sd.aoo, winner)
     loser = np.where(winner >= 0, 1 - winner, NONE)
-    hit = blow_v(sd, hr, winner, (res[0], res[1]), (dice[:, 0], dice[:, 1]), (can[0], can[1])) == KINDS.index("hit")
+    can = (dodger != 0, dodger != 1)
+    hit = blow_v(sd, hr, winner, (res[0], res[1]), (dice[:, 0], dice[:, 1]), can) == KINDS.index("hit")
     Y = X.copy()
     app = c.approach[0] + c.approach[1]
     for w in (0, 1):
@@ -244,15 +227,7 @@ def _detailed_step(X: np.ndarray, dice: np.ndarray, sb: np.ndarray, si: _Sim, ca
         if hr.detailed_winner_takes_damage:
             pts_w = res[lo] - res[w] + si.dconst[lo, w] + app + bonus[:, lo]
             _wound(Y, w, severity_for_damage_v(halve_for_detailed_v(pts_w)), rows, si)
-    new_inside, new_reach = inside.copy(), ret_reach.copy()
-    rest = np.ones(N, dtype=bool)
-    if sd.reach_live and sd.close_vs_long:
-        ok = early & (loser != sd.shorter)
-        new_inside |= ok
-        new_reach = np.where(ok, 1 - sd.shorter, np.where(early, NONE, new_reach))
-        rest = ~early
-    if hr.detailed_reach and sd.rank[0] != sd.rank[1]:
-        new_reach = np.where(rest & (loser >= 0), loser, new_reach)
+    new_inside, new_reach = reach_after_v(sd, hr.detailed_reach, carried, inside, cvl, loser)
     scope = [np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64)]
     for i in (0, 1):
         if sd.scope_levels[i] is None:
@@ -261,36 +236,22 @@ def _detailed_step(X: np.ndarray, dice: np.ndarray, sb: np.ndarray, si: _Sim, ca
         ok = (loser != i) & ~is_out_v(_used(Y, i), Y[:, FC * i + WITHDRAWN])
         ok &= sb[:, i] + si.wpen[i][s_new] >= hr.scope_out_difficulty
         scope[1 - i] = np.where(ok, int(COMBAT["scope_out_penalty"]), scope[1 - i])
-    s0, s1 = _status(Y, 0), _status(Y, 1)
-    d0 = s0 >= DEFEATED
-    d1 = (s1 >= DEFEATED) & ~d0
-    over = d0 | d1
-    win = np.where(d0, 1, np.where(d1, 0, NONE))
-    for i, s in ((0, s0), (1, s1)):
-        if c.withdraw[i] is not None:
-            m = ~over & (s >= c.withdraw[i])
-            Y[:, FC * i + WITHDRAWN] |= m
-            over |= m
-            win = np.where(m, 1 - i, win)
-    return _finish(X, Y, over, win, si, cap, first=0, reach=new_reach, inside=new_inside, scope=scope)
+    lost, withdrew = beaten_v(_status(Y, 0), _status(Y, 1), c.withdraw)
+    for i in (0, 1):
+        Y[:, FC * i + WITHDRAWN] |= withdrew & (lost == i)
+    over, win = lost >= 0, np.where(lost >= 0, 1 - lost, NONE)
+    Y[:, g + REACH], Y[:, g + INSIDE], Y[:, g + SC0], Y[:, g + SC1] = new_reach, new_inside, *scope
+    return _finish(X, Y, over, win, si, cap)
 
 
-def _finish(X, Y, over, win, si: _Sim, cap: bool, **fight: Any) -> np.ndarray:
+def _finish(X: np.ndarray, Y: np.ndarray, over: np.ndarray, win: np.ndarray, si: _Sim, cap: bool) -> np.ndarray:
+    """The end of the round for every row: the round cap (a draw), over, the winner."""
     g = si.g
     if cap:
         m = ~over & (X[:, g + RND] + 1 >= si.c.state.max_rounds)
-        over = over | m
-        win = np.where(m, NONE, win)
+        over, win = over | m, np.where(m, NONE, win)
         Y[:, g + RND] = X[:, g + RND] + 1
-    Y[:, g + OVER] = over
-    Y[:, g + WIN] = win
-    if "reach" in fight:
-        Y[:, g + FIRST] = fight["first"]
-        Y[:, g + REACH] = fight["reach"]
-        Y[:, g + INSIDE] = fight["inside"]
-        Y[:, g + SC0], Y[:, g + SC1] = fight["scope"]
-    else:
-        Y[:, g + FIRST] = 0
+    Y[:, g + OVER], Y[:, g + WIN], Y[:, g + FIRST] = over, win, 0
     return Y
 
 
@@ -365,12 +326,12 @@ def step(X: np.ndarray, dice: np.ndarray, sb: np.ndarray, si: _Sim, cap: bool = 
 TOO_BIG = "use --method simulate"
 
 
-def _solve(state: FightState) -> tuple[Absorbed[Bout], int, dict[Bout, float]]:
+def _solve(c: Contest) -> tuple[Absorbed[Bout], int, dict[Bout, float]]:
     """The chain of the round function itself (:func:`.combat.contest_round`): from each state,
     :func:`~storymaster.forecast.chance.branches` plays the round once per chance branch; the states
     reachable are built breadth first and the chain absorbed. Returns it, the number of states, and
     the fights still going at the round cap, by state."""
-    c = contest_of(state, count=False)
+    state = c.state
     start = bout_of(c, state)
     table: dict[Bout, list[tuple[float, Bout]]] = {}
     leaves = [0]
@@ -418,9 +379,9 @@ def _solve(state: FightState) -> tuple[Absorbed[Bout], int, dict[Bout, float]]:
 
 def exact_forecast(state: FightState) -> Forecast:
     """The exact forecast (a Markov chain); :class:`OddsError` when the contest is too big for one."""
-    c = _contest(state)
+    c = _contest(state, count=False)
     names = _names(c)
-    absorbed, n_states, live = _solve(state)
+    absorbed, n_states, live = _solve(c)
     p_win = [0.0, 0.0]
     ends: list[dict[str, float]] = [{} for _ in c.fighters]
     rounds = dict(absorbed.rounds)
@@ -440,7 +401,7 @@ def exact_forecast(state: FightState) -> Forecast:
         else:
             p_draw += p
         for j, f in enumerate(b.fighters):
-            label = _label(f)
+            label = _label(f.status, f.withdrawn)
             ends[j][label] = ends[j].get(label, 0.0) + p
     notes = [f"exact: an absorbing Markov chain over {n_states:,} fight states"]
     if live:
@@ -460,13 +421,6 @@ def exact_forecast(state: FightState) -> Forecast:
         draw_meaning=draw_meaning(state),
         notes=tuple(notes),
     )
-
-
-def _label(f: Fighting) -> str:
-    status = f.status
-    if f.withdrawn and status:
-        return f"withdrew at {severity_name(status)}"
-    return severity_name(status) if status else "unhurt"
 
 
 # ---- simulation ----------------------------------------------------------------------------------

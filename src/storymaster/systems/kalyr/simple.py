@@ -105,13 +105,13 @@ def roll_off(
     without fixed stakes both sides can be hurt (margins from the other side's average, Damage), with
     stakes the losing side takes them. Reads results only through their differences
     (:class:`.checks.FudgeRolls`)."""
-    st = c.state
+    st, narrate = c.state, chance.narrate
     rolled = chance.draw(dice)
     t, n0 = rolled.totals, len(levels[0])
     results = [[x + t[i] for i, x in enumerate(levels[0])], [x + t[n0 + i] for i, x in enumerate(levels[1])]]
     outcome = group_winner(results[0], results[1])
     wounds: list[tuple[int, int]] = []
-    whys: list[tuple[str, int | None]] = []
+    whys: list[tuple[str, int | None]] = []  # the log's reasons, when narrating
     if st.stakes is not None:
         if outcome is not None:
             wounds = [(j, st.stakes) for j in active[1 - outcome]]
@@ -120,8 +120,9 @@ def roll_off(
         for s in (0, 1):
             for j, margin, more in zip(active[s], group_margins(results[s], results[1 - s]), extra[s], strict=True):
                 wounds.append((j, severity_for_damage(margin + more)))
-                whys.append((f"damage to {c.fighters[j].name}", margin + more))
-    if not chance.narrate:
+                if narrate:
+                    whys.append((f"damage to {c.fighters[j].name}", margin + more))
+    if not narrate:
         return Exchange(outcome, tuple(wounds))
     names = [c.fighters[j].name for j in active[0] + active[1]]
     lines = [roll_line(*x) for x in zip(names, levels[0] + levels[1], rolled.records, strict=True)]

@@ -8,9 +8,12 @@ Kept apart from the rule modules so that numpy is loaded only by a forecast.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
-from .detailed import Standing, all_out_offence
+from .detailed import Standing, all_out_offence, beaten, reach_after, reach_before
 from .options import KalyrHouseRules
 from .wounds import BOXES, DEFEATED, DESTROYED
 
@@ -18,7 +21,9 @@ __all__ = [
     "KINDS",
     "NONE",
     "all_out_offence_v",
+    "beaten_v",
     "blow_v",
+    "by_table",
     "fudge_to_spend_v",
     "group_margins_v",
     "group_winner_v",
@@ -28,6 +33,8 @@ __all__ = [
     "mark_box_v",
     "open_box_in_v",
     "outnumbering_penalties_v",
+    "reach_after_v",
+    "reach_before_v",
     "severity_for_damage_v",
     "status_v",
 ]
@@ -36,12 +43,14 @@ __all__ = [
 NONE = -1
 _BOX = np.arange(1, DESTROYED + 1, dtype=np.int64)
 _CAP = np.array([BOXES[b] for b in range(1, DESTROYED + 1)], dtype=np.int64)
+_BIT = 1 << np.arange(DESTROYED, dtype=np.int64)  # the boxes marked as a bit mask; its highest bit is the status
+_HIGHEST = np.array([m.bit_length() for m in range(1 << DESTROYED)], dtype=np.int64)
 KINDS = ("hit", "standoff", "defended", "dodge")
 
 
 def status_v(used: np.ndarray) -> np.ndarray:
     """:attr:`.fight_state.Fighting.status`: the highest box marked, for rows of box counts (N, 5)."""
-    return ((used > 0) * _BOX).max(axis=1)  # type: ignore[no-any-return]
+    return _HIGHEST[(used > 0) @ _BIT]  # type: ignore[no-any-return]
 
 
 def is_out_v(used: np.ndarray, withdrawn: np.ndarray) -> np.ndarray:
@@ -94,13 +103,10 @@ def is_critical_v(hr: KalyrHouseRules, dice_total: np.ndarray, margin: np.ndarra
 
 def all_out_offence_v(aoo: tuple[bool, bool], winner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`.detailed.all_out_offence`: the winner (NONE: nobody) and each side's extra damage (N, 2)."""
-    out_w, bonus = winner.copy(), np.zeros((len(winner), 2), dtype=np.int64)
-    for w in (NONE, 0, 1):  # the rule per winner, applied to the rows with that winner
-        nw, b = all_out_offence(aoo, None if w == NONE else w)
-        rows = winner == w
-        out_w[rows] = NONE if nw is None else nw
-        bonus[rows] = b
-    return out_w, bonus
+    table = [all_out_offence(aoo, w) for w in (None, 0, 1)]  # the rule for each winner, looked up per row
+    w_of = np.array([NONE if w is None else w for w, _ in table], dtype=np.int64)
+    bonus_of = np.array([b for _, b in table], dtype=np.int64)
+    return w_of[winner + 1], bonus_of[winner + 1]
 
 
 def blow_v(
@@ -152,3 +158,50 @@ def outnumbering_penalties_v(levels: np.ndarray, foes: int, max_penalty: int | N
     if max_penalty is not None:
         pen = np.minimum(pen, max_penalty)
     return -pen  # type: ignore[no-any-return]
+
+
+def by_table(rule: Callable[..., tuple[Any, ...]], outputs: int, *cols: np.ndarray) -> list[np.ndarray]:
+    """A scalar rule over rows of a few small integers (-1 to 6; NONE in and out for None), as its own
+    twin: evaluated once for each distinct input row present and spread to every row with it."""
+    code = np.zeros(len(cols[0]), dtype=np.int64)
+    for col in cols:
+        code = code * 8 + (col + 1)
+    lookup = np.zeros((8 ** len(cols), outputs), dtype=np.int64)
+    for key in np.flatnonzero(np.bincount(code, minlength=8 ** len(cols))).tolist():
+        args: list[int | None] = []
+        k = key
+        for _ in cols:
+            k, v = divmod(k, 8)
+            args.insert(0, None if v == 0 else v - 1)
+        lookup[key] = [NONE if v is None else int(v) for v in rule(*args)]
+    return [lookup[code, i] for i in range(outputs)]
+
+
+def reach_before_v(
+    sd: Standing, reach: np.ndarray, inside: np.ndarray, first: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`.detailed.reach_before`: who cannot attack, who is at -1, the -1 carried, Close against Long."""
+    dodger, minus, carried, cvl = by_table(
+        lambda r, i, f: reach_before(sd, r, bool(i), bool(f)), 4, reach, inside, first
+    )
+    return dodger, minus, carried, cvl == 1
+
+
+def reach_after_v(
+    sd: Standing, detailed_reach: bool, carried: np.ndarray, inside: np.ndarray, cvl: np.ndarray, loser: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`.detailed.reach_after`: whether inside, and who carries the -1."""
+
+    def rule(r: int | None, i: int, c: int, lo: int | None) -> tuple[bool, int | None]:
+        return reach_after(sd, detailed_reach, r, bool(i), bool(c), lo)
+
+    now_inside, reach = by_table(rule, 2, carried, inside, cvl, loser)
+    return now_inside == 1, reach
+
+
+def beaten_v(
+    status0: np.ndarray, status1: np.ndarray, withdraw: tuple[int | None, ...]
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`.detailed.beaten`: who loses (NONE: nobody yet), and whether by withdrawal."""
+    lost, withdrew = by_table(lambda a, b: beaten((a, b), withdraw), 2, status0, status1)
+    return lost, withdrew == 1

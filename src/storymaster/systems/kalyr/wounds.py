@@ -97,7 +97,10 @@ class Track(Model):
 
     def boxes_used(self) -> tuple[int, ...]:
         """How many boxes of each level are marked, Scratch to Destroyed."""
-        return tuple(self.used(box) for box in range(SCRATCH, DESTROYED + 1))
+        used = [0] * DESTROYED
+        for w in self.wounds:
+            used[w.box - 1] += 1
+        return tuple(used)
 
     def open_box(self, severity: int) -> int | None:
         """The box a wound of ``severity`` lands in: its own, or the next higher one that is open."""

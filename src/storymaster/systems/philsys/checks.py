@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
+from typing import Any
 
 import icepool
 import numpy as np
@@ -30,7 +31,10 @@ __all__ = [
     "StatCheck",
     "check_odds",
     "magic_result",
+    "magic_result_v",
     "melee_result",
+    "melee_result_v",
+    "opposed_wins",
     "resolve_check",
 ]
 
@@ -140,8 +144,8 @@ def check_succeeds(total: int, td: int) -> bool:
     return total >= td
 
 
-def opposed_wins(attacker_total: int, defender_total: int) -> bool:
-    """Resolving Melee Attacks: 'In the case of a tie, the defender wins.'"""
+def opposed_wins(attacker_total: Any, defender_total: Any) -> Any:
+    """Resolving Melee Attacks: 'In the case of a tie, the defender wins.' A comparison: serves ints and arrays."""
     return attacker_total > defender_total
 
 
@@ -182,6 +186,13 @@ def magic_result(margin: int, hr: PhilsysHouseRules) -> str:
     return "resisted"
 
 
+def magic_result_v(margin: np.ndarray, hr: PhilsysHouseRules) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`magic_result` for an array of margins: (hit, half damage) masks; the rest is resisted."""
+    hit = margin > 0
+    half = ~hit & (margin >= -1) if hr.near_miss_half_damage else np.zeros_like(hit)
+    return hit, half
+
+
 # --- odds -------------------------------------------------------------------------------
 
 _D20 = icepool.d20
@@ -207,11 +218,11 @@ def classify(check: Check, margin: int, hr: PhilsysHouseRules) -> str:
     if isinstance(check, D20Check):
         return "success" if margin >= 0 else "failure"
     if isinstance(check, OpposedCheck):
-        return "success" if margin > 0 else "failure"
+        return "success" if opposed_wins(margin, 0) else "failure"
     if isinstance(check, MeleeAttack):
         return melee_result(margin, check.parry, hr)
     if isinstance(check, MissileAttack):
-        return "hit" if margin > 0 else "miss"
+        return "hit" if opposed_wins(margin, 0) else "miss"
     if isinstance(check, MagicAttack):
         return magic_result(margin, hr)
     raise CheckError(f"philsys cannot resolve a {type(check).__name__}")

@@ -3,6 +3,8 @@
 ``start`` rolls nothing; the first ``step`` rolls initiative (once, at the beginning of combat),
 then every ``step`` plays one round: each conscious fighter, in initiative order, takes a turn
 with automatic choices (tactics per fighter or side). Randomness only from the ``DiceRng`` passed in.
+The round itself is :func:`.round.play_round`, played here with the dice (``Rolled``); the exact
+forecast enumerates the same function.
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ from .tables import tables
 
 __all__ = [
     "ability_damage_expr",
+    "aim_at",
     "apply_armor",
     "armor_stops",
     "bleed",
@@ -35,6 +36,8 @@ __all__ = [
     "head_shot_kill_chance",
     "head_shot_kills_on",
     "head_shot_kills_on_v",
+    "healed",
+    "healed_v",
     "heavy_blow",
     "heavy_blow_v",
     "is_dead",
@@ -46,6 +49,7 @@ __all__ = [
     "missile_damage_expr",
     "missile_defence_modifier",
     "pay_cost",
+    "pay_cost_v",
     "reduce_damage",
     "reduce_damage_v",
     "resurrection_hours",
@@ -154,6 +158,11 @@ def size_modifier(size: str, distance: str) -> int:
         raise CombatError(msg, hint="range is medium or long") from None
 
 
+def aim_at(aim: str, has_limbs: bool) -> str:
+    """Where a shot aims: a target without limbs or head (``has_limbs`` off) is shot at the body (abdomen)."""
+    return "abdomen" if aim in ("limb", "head") and not has_limbs else aim
+
+
 def missile_attack_modifier(weapon: MissileWeapon, skill_rank: int, location: str) -> int:
     """Accuracy rate + skill + target location modifier (the d20 is added when rolling)."""
     return weapon.accuracy + skill_rank + location_modifier(location)
@@ -236,6 +245,22 @@ def pay_cost(hp: int, mp: int, tp: int, cost: Cost) -> tuple[int, int, int]:
     return hp - from_hp, mp - from_mp, tp - cost.tp
 
 
+def pay_cost_v(hp: np.ndarray, mp: np.ndarray, tp: np.ndarray, cost: Cost) -> tuple[np.ndarray, ...]:
+    """:func:`pay_cost` on arrays, for fights that can pay the TP (the simulation's twin, tested against it)."""
+    from_mp = np.minimum(mp, cost.mp)
+    return hp - (cost.mp - from_mp + cost.hp), mp - from_mp, tp - cost.tp
+
+
+def healed(hp: int, amount: int, top: int) -> int:
+    """Healing adds its roll (never a loss) up to the maximum HP."""
+    return min(top, hp + max(0, amount))
+
+
+def healed_v(hp: np.ndarray, amount: np.ndarray, top: int) -> np.ndarray:
+    """:func:`healed` on arrays (the simulation's twin, tested against it on every input)."""
+    return np.minimum(top, hp + np.maximum(0, amount))
+
+
 # --- wounds and death -------------------------------------------------------------------
 
 
@@ -283,8 +308,8 @@ def is_heavy_wound(damage: int, c: Character) -> bool:
     return heavy_blow(damage, hp_max(c))
 
 
-def is_unconscious(hp: int) -> bool:
-    """At 0 HP or less a character falls unconscious."""
+def is_unconscious(hp: Any) -> Any:
+    """At 0 HP or less a character falls unconscious. A comparison, so one function serves ints and arrays."""
     return hp <= 0
 
 

@@ -1,30 +1,25 @@
 """Whole-fight forecasts for Philsys: exact for a duel, simulated (numpy, many fights at once) otherwise.
 
-Both follow the fight engine (:mod:`.combat`) rule for rule and choice for choice:
-initiative (bonus + 2d6, ties to the higher modifier then re-rolled), every
-conscious fighter's turn in that order, healing a side member at a quarter of
-their HP or less, the best affordable attack spell or tech, a missile weapon,
-else the melee attack with the best expected damage (the engine's own
-:func:`~.combat.best_attack`); AT+d20 against PA+d20 with one parry roll per
-defender per round, criticals at the critical margin, damage dice minus AC/3,
-critical health and heavy-wound penalties, unconsciousness at 0 HP, death at the
-death threshold, bleeding, waking after healing, critical failures losing the
-next turn, breaking shields, head shots, and the round cap.
+Neither states the round again: it is written once, in :mod:`.round` (issue 14), and the engine plays it.
 
-**Exact** (``method="exact"``): every duel, one fighter against one (melee, techs,
-spells, healing, shots and head shots, heavy wounds, breaking shields, bleeding,
-every house rule). It is an absorbing Markov chain over both fighters' HP,
-reachable (MP, TP, heavy wound, broken shield) and lost turn to sit out,
-propagated one round at a time in floating point with numpy: the discrete states
-that hold probability each keep an HP grid, and a turn moves whole HP bands (where
-the engine's choice and penalties are fixed) by every outcome at once. The
-probability left unresolved when it stops (below 1e-12, or none at the round cap,
-where the rest is the draw) is reported as ``error``. Both initiative orders are
-weighed by their exact odds. A duel with more than ``MAX_CELLS`` potential states
-is refused (``auto`` then simulates).
+**Exact** (``method="exact"``): every duel, one fighter against one (every tactic and house rule). An
+absorbing Markov chain over both fighters' HP, reachable (MP, TP, heavy wound, broken shield) and lost
+turn to sit out, propagated one round at a time in floating point with numpy: the discrete states that
+hold probability each keep an HP grid. Each turn is the round's own (:func:`.round.play_turn`),
+enumerated by :func:`~storymaster.forecast.chance.branches` on one pair of fighters per band of HP in
+which nothing the round decides on changes (critical health, a quarter of max HP for healing, HP
+costs); every outcome then moves the band's whole mass at once. (``test_round.py`` checks the chain
+against ``absorb(start, lambda s: branches(lambda ch: play_round(s, ch)))``, state by state, which is
+far too slow for 70-HP fighters.) The probability left unresolved when it stops (below 1e-12, or none
+at the round cap, where the rest is the draw) is reported as ``error``. The initiative orders are
+weighed by their exact odds. A duel with more than ``MAX_CELLS`` potential states is refused (``auto``
+then simulates).
 
-**Simulated** (``method="simulate"``): any fight, vectorised over fights (loops
-over rounds and fighters only), through :func:`storymaster.forecast.run_simulation`.
+**Simulated** (``method="simulate"``): any fight, vectorised over fights (loops over rounds and fighters
+only), through :func:`storymaster.forecast.run_simulation`. The turn is the round's, over arrays: every
+rule through the array twin of its named function (``melee_result_v``, ``magic_result_v``,
+``opposed_wins``, ``affords``, ``pay_cost_v``, ``healed_v``, ``modified_at_pa_v``, ...), each tested
+against the scalar on every input of a small domain (``test_rule_twins.py``).
 
 End states, in the book's words: ``unhurt`` (full HP), ``wounded``, ``critical
 health`` (at the critical-health threshold or below), ``unconscious``, ``dead``.
@@ -50,14 +45,28 @@ from ...forecast.chance import branches
 from ...odds import distribution
 from . import damage as dmg
 from .character import hp_max
-from .checks import melee_result_v
+from .checks import magic_result_v, melee_result_v, opposed_wins
 from .combat import Fighter, FightState, _pick, best_attack, heal_threshold, setup
 from .options import PhilsysHouseRules
-from .round import Body, Move, Setup, Spec, end_of_round, hurt, initiative_pmf, play_turn
+from .round import (
+    Body,
+    Move,
+    Setup,
+    Spec,
+    affords,
+    end_of_round,
+    hurt,
+    initiative_pmf,
+    initiative_rank_v,
+    modified_at_pa_v,
+    play_turn,
+)
 
 __all__ = [
     "END_STATES",
     "METHODS",
+    "end_code",
+    "end_code_v",
     "end_state",
     "end_states",
     "exact_fits",
@@ -79,7 +88,7 @@ CHUNK = 100_000
 
 def end_state(f: Fighter, hr: PhilsysHouseRules) -> str:
     """A fighter's condition in the book's words (see the module docstring)."""
-    return END_STATES[_label(f.hp, f.unconscious, f.dead, hp_max(f.character), hr)]
+    return END_STATES[end_code(f.hp, f.unconscious, f.dead, hp_max(f.character), hr)]
 
 
 def end_states(state: FightState) -> dict[str, str]:
@@ -87,7 +96,8 @@ def end_states(state: FightState) -> dict[str, str]:
     return {f.name: end_state(f, state.house_rules) for f in state.fighters}
 
 
-def _label(hp: int, unconscious: bool, dead: bool, top: int, hr: PhilsysHouseRules) -> int:
+def end_code(hp: int, unconscious: bool, dead: bool, top: int, hr: PhilsysHouseRules) -> int:
+    """A fighter's condition as an index into :data:`END_STATES` (``top``: maximum HP)."""
     if dead:
         return DEAD
     if unconscious:
@@ -95,6 +105,16 @@ def _label(hp: int, unconscious: bool, dead: bool, top: int, hr: PhilsysHouseRul
     if hp >= top:
         return UNHURT
     return WOUNDED if hp > hr.critical_health_threshold else CRITICAL
+
+
+def end_code_v(
+    hp: np.ndarray, unconscious: np.ndarray, dead: np.ndarray, top: Any, hr: PhilsysHouseRules
+) -> np.ndarray:
+    """:func:`end_code` on arrays (the simulation's twin, tested against it on every input)."""
+    out = np.where(hr.critical_health_threshold < hp, WOUNDED, CRITICAL)
+    out = np.where(top <= hp, UNHURT, out)
+    out = np.where(unconscious, UNCONSCIOUS, out)
+    return np.where(dead, DEAD, out)
 
 
 # --- static facts per fighter ---------------------------------------------------------------
@@ -254,7 +274,7 @@ class _Duel:
         self.fallen = [np.zeros((self.size[a], 1)) for a in (0, 1)]
         self.killed = [np.zeros(self.size[a]) for a in (0, 1)]  # head shots: the winner's HP
         self.standing = [
-            np.array([_label(h, False, False, s.top, self.hr) for h in range(n)])
+            np.array([end_code(h, False, False, s.top, self.hr) for h in range(n)])
             for s, n in zip(self.s, self.size, strict=True)
         ]
         self._moves: dict[tuple[int, ...], list[_Move]] = {}
@@ -550,8 +570,7 @@ class _Sim:
         gen, n = self.gen, self.n
         bonus = np.asarray([s.init_bonus for s in self.specs], dtype=np.int64)
         total = gen.integers(1, 7, size=(n, self.N)) + gen.integers(1, 7, size=(n, self.N)) + bonus
-        mod = bonus if self.hr.initiative_ties == "modifier_then_reroll" else np.zeros_like(bonus)
-        key = total * 4096.0 + (mod + 1024) + gen.random((n, self.N))  # ties: a uniform order, as re-rolls give
+        key = initiative_rank_v(total, bonus, self.hr) + gen.random((n, self.N))  # ties: uniform, as re-rolls give
         return np.argsort(-key, axis=1, kind="stable")
 
     def active(self, rows: np.ndarray) -> np.ndarray:
@@ -571,23 +590,21 @@ class _Sim:
 
     def at_pa(self, k: int, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         s = self.specs[k]
-        sb = self.SB[rows, k]
-        p = self.pen(k, rows)
-        sh_at, sh_pa = (s.shield.at, s.shield.pa) if s.shield else (0, 0)
-        return s.at0 - sh_at * sb - p, s.pa0 - sh_pa * sb - p
+        return modified_at_pa_v(
+            (s.at0, s.pa0), s.shield, self.SB[rows, k], self.HP[rows, k], self.HEAVY[rows, k], self.hr
+        )
 
     def first_affordable(self, abilities: Sequence[Move], k: int, rows: np.ndarray) -> np.ndarray:
         pick = np.full(rows.size, -1, dtype=np.int64)
         mp, tp, hp = self.MP[rows, k], self.TP[rows, k], self.HP[rows, k]
         for q, a in enumerate(abilities):
-            ok = (pick < 0) & (mp >= a.mp) & (tp >= a.tp) & (hp > a.hp)
-            pick[ok] = q
+            pick[(pick < 0) & affords(mp, tp, hp, a)] = q
         return pick
 
     def pay(self, k: int, rows: np.ndarray, a: Move) -> None:
-        self.HP[rows, k] -= a.hp
-        self.MP[rows, k] -= a.mp
-        self.TP[rows, k] -= a.tp
+        assert a.ability is not None
+        paid = dmg.pay_cost_v(self.HP[rows, k], self.MP[rows, k], self.TP[rows, k], a.ability.cost)
+        self.HP[rows, k], self.MP[rows, k], self.TP[rows, k] = paid
 
     def hurt(self, j: int, rows: np.ndarray, amount: np.ndarray) -> None:
         """The engine's _damage_target, for many fights."""
@@ -598,7 +615,7 @@ class _Sim:
         dead = dmg.is_dead_v(hp, hr)
         self.DEAD[rows[dead], j] = True
         self.UNC[rows[dead], j] = True
-        ko = ~dead & (hp <= 0) & ~self.UNC[rows, j]
+        ko = ~dead & dmg.is_unconscious(hp) & ~self.UNC[rows, j]
         self.UNC[rows[ko], j] = True
         self.WAKE[rows[ko], j] = -1
         self.HP[rows, j] = hp
@@ -680,8 +697,7 @@ class _Sim:
 
     def heal(self, k: int, rows: np.ndarray, a: Move, j: int) -> None:
         self.pay(k, rows, a)
-        amount = np.maximum(0, _roll(a.expr, self.gen, rows.size))
-        new = np.minimum(self.top[j], self.HP[rows, j] + amount)
+        new = dmg.healed_v(self.HP[rows, j], _roll(a.expr, self.gen, rows.size), self.top[j])
         w = self.UNC[rows, j] & (new > 0) & (self.WAKE[rows, j] < 0)
         self.WAKE[rows[w], j] = dmg.wake_delay(self.specs[j].sta)
         self.HP[rows, j] = new
@@ -695,14 +711,12 @@ class _Sim:
         half = np.zeros(m, dtype=bool)
         if a.magical:
             margin = _d(20, gen, m) + (a.atk - pen) - (_d(20, gen, m) + self.specs[j].resist)
-            hit = margin > 0
-            if hr.near_miss_half_damage:
-                half = ~hit & (margin >= -1)
+            hit, half = magic_result_v(margin, hr)
         else:
             parry = ~self.PARRIED[rows, j]
             defence = np.where(parry, _d(20, gen, m) + pa, pa)
             self.PARRIED[rows, j] = True
-            hit = _d(20, gen, m) + at > defence
+            hit = opposed_wins(_d(20, gen, m) + at, defence)
         amount = np.maximum(0, _roll(a.expr, gen, m))
         amount = np.where(half, dmg.half_damage(amount), amount)
         g = self.specs[j]
@@ -714,12 +728,10 @@ class _Sim:
         gen, m = self.gen, rows.size
         s, g = self.specs[k], self.specs[j]
         assert s.missile is not None
-        aim = s.aim
-        if aim in ("limb", "head") and not g.has_limbs:
-            aim = "abdomen"
-        atk = s.missile[0] + dmg.location_modifier(aim) - self.pen(k, rows)
-        hit = _d(20, gen, m) + atk > _d(20, gen, m) + g.mdef
-        expression = s.missile[1]
+        aim = dmg.aim_at(s.aim, g.has_limbs)
+        atk = dmg.missile_attack_modifier(s.missile[0], s.missile[1], aim) - self.pen(k, rows)
+        hit = opposed_wins(_d(20, gen, m) + atk, _d(20, gen, m) + g.mdef)
+        expression = s.missile[2]
         if aim == "head" and g.head_shot_kills:
             kill = hit & dmg.head_shot_kills_on_v(_d(6, gen, m))
             self.DEAD[rows[kill], j] = True
@@ -784,11 +796,7 @@ class _Sim:
         return Batch(winner, rounds, {s.name: codes[:, k] for k, s in enumerate(self.specs)}, END_STATES)
 
     def codes(self) -> np.ndarray:
-        thr = self.hr.critical_health_threshold
-        out = np.where(thr < self.HP, WOUNDED, CRITICAL)
-        out = np.where(self.top <= self.HP, UNHURT, out)
-        out = np.where(self.UNC, UNCONSCIOUS, out)
-        return np.where(self.DEAD, DEAD, out)
+        return end_code_v(self.HP, self.UNC, self.DEAD, self.top, self.hr)
 
 
 def simulate_batch(state: FightState) -> Callable[[int, np.random.Generator], Batch]:

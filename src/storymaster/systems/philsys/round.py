@@ -22,12 +22,14 @@ from functools import lru_cache
 from itertools import permutations, product
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from ...dice import DiceRng, RollRecord, roll
 from ...forecast.chance import Chance
 from ...odds import distribution
 from ...rules.protocol import Event
 from . import damage as dmg
-from .character import Ability, Character, Shield, at_pa, hp_max, initiative_bonus
+from .character import Ability, Character, MissileWeapon, Shield, at_pa, hp_max, initiative_bonus
 from .checks import MagicAttack, MeleeAttack, MissileAttack, OpposedCheck, check_odds
 from .options import PhilsysHouseRules
 
@@ -36,12 +38,16 @@ __all__ = [
     "Bout",
     "Setup",
     "Spec",
+    "affords",
     "best_attack",
     "decided",
     "end_of_round",
     "heal_threshold",
     "hurt",
+    "initiative_key",
+    "initiative_rank_v",
     "modified_at_pa",
+    "modified_at_pa_v",
     "play_round",
     "play_turn",
     "roll_initiative",
@@ -121,7 +127,7 @@ class Spec:
     forced: str | None
     heals: tuple[Move, ...]  # best first
     spells: tuple[Move, ...]  # best first (attack spells and techs with a positive mean)
-    missile: tuple[int, str] | None  # (accuracy + skill rank, damage expression) when it shoots
+    missile: tuple[MissileWeapon, int, str] | None  # (weapon, skill rank, damage expression) when it shoots
     aim: str
     mdef: int  # missile defence modifier
     resist: int  # magic resistance modifier
@@ -272,6 +278,19 @@ class Initiative(NamedTuple):
     rolls: tuple[RollRecord, ...] = ()
 
 
+def initiative_key(total: int, bonus: int, hr: PhilsysHouseRules) -> tuple[int, int]:
+    """What the Turn Sequence ranks by, highest first: the total, then (by default) the higher modifier;
+    what is still equal is re-rolled between the tied."""
+    return total, bonus if hr.initiative_ties == "modifier_then_reroll" else 0
+
+
+def initiative_rank_v(total: np.ndarray, bonus: np.ndarray, hr: PhilsysHouseRules) -> np.ndarray:
+    """:func:`initiative_key` as one number per fighter that sorts alike (the simulation's twin; totals and
+    modifiers within +-1000)."""
+    mod = bonus if hr.initiative_ties == "modifier_then_reroll" else np.zeros_like(bonus)
+    return total * 4096.0 + (mod + 1024)
+
+
 def roll_initiative(
     bonuses: Sequence[int], rng: DiceRng, hr: PhilsysHouseRules, names: Sequence[str] | None = None
 ) -> tuple[list[int], list[int], list[RollRecord]]:
@@ -286,8 +305,7 @@ def roll_initiative(
         r = roll("2d6", rng, label=f"initiative {n}")
         rolls.append(r)
         totals.append(r.total + b)
-    use_mod = hr.initiative_ties == "modifier_then_reroll"
-    keys: list[list[int]] = [[t, b if use_mod else 0] for t, b in zip(totals, bonuses, strict=True)]
+    keys: list[list[int]] = [list(initiative_key(t, b, hr)) for t, b in zip(totals, bonuses, strict=True)]
     # re-roll among fighters whose keys tie, until every key is distinct
     for _ in range(50):
         groups: dict[tuple[int, ...], list[int]] = {}
@@ -311,13 +329,12 @@ def initiative_pmf(bonuses: tuple[int, ...], hr: PhilsysHouseRules) -> tuple[tup
     them; fighters whose keys tie are re-rolled among themselves until distinct, which puts them in
     each of their orders alike."""
     two = {s: (6 - abs(s - 7)) / 36 for s in range(2, 13)}
-    use_mod = hr.initiative_ties == "modifier_then_reroll"
     out: dict[tuple[int, ...], float] = {}
     for sums in product(two, repeat=len(bonuses)):
         p = 1.0
         for s in sums:
             p *= two[s]
-        keys = [(s + b, b if use_mod else 0) for s, b in zip(sums, bonuses, strict=True)]
+        keys = [initiative_key(s + b, b, hr) for s, b in zip(sums, bonuses, strict=True)]
         ranked = sorted(set(keys), reverse=True)
         groups = [[i for i, k in enumerate(keys) if k == key] for key in ranked]
         orders = list(product(*(permutations(g) for g in groups)))
@@ -432,8 +449,14 @@ class _Silent:
 _NO_CHANCE = _Silent()
 
 
+def affords(mp: Any, tp: Any, hp: Any, a: Move) -> Any:
+    """The automatic choice picks an ability only with its MP and TP at hand and more HP than its HP cost.
+    Comparisons joined with ``&``: one function serves ints and arrays (the simulation)."""
+    return (mp >= a.mp) & (tp >= a.tp) & (hp > a.hp)
+
+
 def _affordable(b: Body, a: Move) -> bool:
-    return b.mp >= a.mp and b.tp >= a.tp and b.hp > a.hp
+    return bool(affords(b.mp, b.tp, b.hp, a))
 
 
 def _penalty(t: _Turn, k: int) -> int:
@@ -449,6 +472,17 @@ def modified_at_pa(
     if broken and shield is not None:
         at, pa = at - shield.at, pa - shield.pa
     p = dmg.wound_penalty(hp, hr, heavy)
+    return at - p, pa - p
+
+
+def modified_at_pa_v(
+    base: tuple[int, int], shield: Shield | None, broken: Any, hp: Any, heavy: Any, hr: PhilsysHouseRules
+) -> tuple[Any, Any]:
+    """:func:`modified_at_pa` for arrays of fights (the simulation's twin, tested against it on every input)."""
+    at, pa = base
+    if shield is not None:
+        at, pa = at - shield.at * broken, pa - shield.pa * broken
+    p = dmg.wound_penalty_v(hp, heavy, hr)
     return at - p, pa - p
 
 
@@ -497,7 +531,7 @@ def _heal(t: _Turn, i: int, j: int, a: Move) -> None:
     _pay(t, i, a)
     r = t.ch.draw(Roll(a.expr, f"{a.ability.name} healing"))
     g, sg = t.bodies[j], t.specs[j]
-    new_hp = min(sg.top, g.hp + max(0, r.total))
+    new_hp = dmg.healed(g.hp, r.total, sg.top)
     wake = g.wake_in
     if g.unconscious and new_hp > 0 and g.wake_in is None:
         wake = dmg.wake_delay(sg.sta)
@@ -517,19 +551,21 @@ def _hurt(t: _Turn, j: int, amount: int) -> list[str]:
     g, sg, hr = t.bodies[j], t.specs[j], t.hr
     hp = g.hp - amount
     upd: dict[str, Any] = {"hp": hp}
-    notes = []
+    note = ""
     if hr.heavy_wound_penalty and dmg.heavy_blow(amount, sg.top):
         upd["heavy_wound"] = True
     if dmg.is_dead(hp, hr):
         upd.update(dead=True, unconscious=True)
-        notes.append(f"{sg.name} is dead.")
+        note = "{} is dead."
     elif dmg.is_unconscious(hp) and not g.unconscious:
         upd.update(unconscious=True, wake_in=None)
-        notes.append(f"{sg.name} falls unconscious.")
+        note = "{} falls unconscious."
     elif 0 < hp <= hr.critical_health_threshold and g.hp > hr.critical_health_threshold:
-        notes.append(f"{sg.name} is at critical health (-{hr.critical_health_penalty}/-{hr.critical_health_penalty}).")
+        note = "{} is at critical health (-{p}/-{p})."
     t.bodies[j] = g._replace(**upd)
-    return notes
+    if t.log is None or not note:
+        return []
+    return [note.format(sg.name, p=hr.critical_health_penalty)]
 
 
 def _melee(t: _Turn, i: int, j: int) -> None:
@@ -590,9 +626,9 @@ def _melee(t: _Turn, i: int, j: int) -> None:
         if shield is not None and not g.shield_broken and dmg.shield_overwhelmed(raw, shield.ac):
             if hr.shield_breaks:
                 t.bodies[j] = t.bodies[j]._replace(shield_broken=True)
-                notes.append(f"The blow exceeds {shield.name}'s AC {shield.ac}: the shield breaks.")
-            else:
-                notes.append(f"The blow exceeds {shield.name}'s AC {shield.ac}: the shield is dented.")
+            if t.log is not None:
+                what = "breaks" if hr.shield_breaks else "is dented"
+                notes.append(f"The blow exceeds {shield.name}'s AC {shield.ac}: the shield {what}.")
         if t.log is not None:
             text += f" {'Critical hit' if result == 'critical hit' else 'Hit'}: {expression} rolls {rd.total}"
             text += " doubled to " + str(raw) if result == "critical hit" else ""
@@ -603,7 +639,7 @@ def _melee(t: _Turn, i: int, j: int) -> None:
         text += " Critical failure!"
         if hr.critical_failure_effect == "lose_next_turn":
             t.bodies[i] = t.bodies[i]._replace(lose_turn=True)
-            text += f" {s.name} loses the next turn."
+            text += f" {s.name} loses the next turn." if t.log is not None else ""
     elif t.log is not None:
         text += " Miss." if data["margin"] < 0 else " A tie goes to the defender: miss."
     if t.log is not None:
@@ -613,10 +649,8 @@ def _melee(t: _Turn, i: int, j: int) -> None:
 def _shoot(t: _Turn, i: int, j: int, setup: Setup) -> None:
     s, sg, hr = t.specs[i], t.specs[j], t.hr
     assert s.missile is not None
-    aim = s.aim
-    if aim in ("limb", "head") and not sg.has_limbs:
-        aim = "abdomen"
-    atk = s.missile[0] + dmg.location_modifier(aim) - _penalty(t, i)
+    aim = dmg.aim_at(s.aim, sg.has_limbs)
+    atk = dmg.missile_attack_modifier(s.missile[0], s.missile[1], aim) - _penalty(t, i)
     dfn = sg.mdef
     labels = (f"{s.name} missile d20", f"{sg.name} missile defence d20")
     c = t.ch.draw(Opposed(MissileAttack.model_construct(attack=atk, defence=dfn), hr, labels))
@@ -650,21 +684,23 @@ def _shoot(t: _Turn, i: int, j: int, setup: Setup) -> None:
                 data["killed"] = True
                 t.log.append(Event("missile", text, t.rnd, s.name, data, tuple(rolls)))  # type: ignore[arg-type]
             return
-        text += f" Head shot, the d6 shows 6: {sg.name} survives."
-    expression = dmg.location_damage_expr(s.missile[1], aim)
+        text += f" Head shot, the d6 shows 6: {sg.name} survives." if t.log is not None else ""
+    expression = dmg.location_damage_expr(s.missile[2], aim)
     r = t.ch.draw(Roll(expression, f"{s.name} missile damage {expression}"))
     rolls.append(r.record)
     taken = dmg.reduce_damage(max(0, r.total), sg.red)
-    text += f" Hit: {expression} rolls {r.total}, armour stops {max(0, r.total) - taken}, {sg.name} takes {taken}."
+    if t.log is not None:
+        stopped = max(0, r.total) - taken
+        text += f" Hit: {expression} rolls {r.total}, armour stops {stopped}, {sg.name} takes {taken}."
     if aim == "limb":
         rl = t.ch.draw(Roll("1d6", f"limb d6 on {sg.name}"))
         rolls.append(rl.record)
-        if dmg.limb_disabled_on(rl.total):
+        disabled = dmg.limb_disabled_on(rl.total)
+        if disabled:
             g = t.bodies[j]
             t.bodies[j] = g._replace(disabled_limbs=g.disabled_limbs + 1)
-            notes.append(f"The limb d6 shows {rl.total}: the limb is disabled.")
-        else:
-            notes.append(f"The limb d6 shows {rl.total}: the limb still works.")
+        if t.log is not None:
+            notes.append(f"The limb d6 shows {rl.total}: the limb {'is disabled' if disabled else 'still works'}.")
     notes += _hurt(t, j, taken)
     if t.log is not None:
         text += (" " + " ".join(notes)) if notes else ""
@@ -803,7 +839,7 @@ def spec(
     missile = None
     if eq.missile is not None and tactic in ("auto", "missile"):
         sk = c.skill(eq.missile.skill) if eq.missile.skill else None
-        missile = (eq.missile.accuracy + (sk.rank if sk else 0), dmg.missile_damage_expr(eq.missile, c.stats.STR))
+        missile = (eq.missile, sk.rank if sk else 0, dmg.missile_damage_expr(eq.missile, c.stats.STR))
     at0, pa0 = at_pa(c, hr)
     return Spec(
         name=name,

@@ -37,7 +37,7 @@ from .helpers import (
     store_of,
     whole,
 )
-from .living import action_forms, adjust_controls
+from .living import action_forms, adjust_controls, advance_forms
 from .sheets import (
     builder_view,
     read_builder,
@@ -148,9 +148,17 @@ async def character_create(request: Request, cid: Id) -> Response:
     return await run_page(request, go)
 
 
-def sheet_page(request: Request, v: Any, cid: int, char: int, *, adjust: dict[str, Any] | None = None) -> Response:
-    """The sheet page; ``adjust``: the GM's adjustment form again with these values (a row added or removed
-    without JavaScript), open."""
+def sheet_page(
+    request: Request,
+    v: Any,
+    cid: int,
+    char: int,
+    *,
+    adjust: dict[str, Any] | None = None,
+    advance: tuple[str, Any] | None = None,
+) -> Response:
+    """The sheet page; ``adjust`` (the GM's adjustment) or ``advance`` (an experience request's name and
+    values): that form again with these values, open (a row added or removed without JavaScript)."""
     ctx = campaign_ctx(request, v, cid)
     store = store_of(request)
     view = characters.read_character(cid, char, store, v.caller)
@@ -176,6 +184,7 @@ def sheet_page(request: Request, v: Any, cid: int, char: int, *, adjust: dict[st
         action_forms=action_forms(ctx["system"], condition, is_gm=_is_gm(ctx)),
         adjust_nodes=adjust_controls(ctx["system"], condition, adjust) if _is_gm(ctx) else [],
         adjust_open=adjust is not None,
+        advance_forms=advance_forms(ctx["system"], condition, is_gm=_is_gm(ctx), draft=advance),
         sections=with_condition(sheet, condition) if sheet is not None else [],
         **ctx,
     )

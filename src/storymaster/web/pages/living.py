@@ -7,12 +7,16 @@ line) is still read where a form sends one (the GM's adjustment and experience f
 
 from __future__ import annotations
 
+import re
+import types
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from pydantic import BaseModel
 
+from ...errors import StorymasterError
 from ...rules import RuleSystem
 from ...rules.condition import condition_of
 from ..deps import Id
@@ -21,12 +25,14 @@ from .common import PageError, form_of, require, run_page, see_other
 from .forms import apply_op, controls, label_of, read
 from .helpers import campaign_ctx, now_of, parse_doc, store_of
 
-__all__ = ["action_forms", "adjust_controls", "router"]
+__all__ = ["action_forms", "adjust_controls", "advance_forms", "router"]
 
 #: the prefix of a between-scenes rule's controls: ``act.<action>.<field>``
 ACT = "act"
 #: the prefix of the GM's adjustment controls: ``set.<field>`` (the condition model's fields)
 SET = "set"
+#: the prefix of an experience request's controls: ``adv.<request model>.<field>``
+ADV = "adv"
 
 
 def adjust_controls(
@@ -68,6 +74,87 @@ def action_forms(system: RuleSystem, condition: Mapping[str, Any] | None, *, is_
             }
         )
     return out
+
+
+def _members(ann: Any) -> list[type]:
+    """The request models of an advancement annotation (a model, or an annotated union of them)."""
+    origin = get_origin(ann)
+    if origin is Annotated:
+        return _members(get_args(ann)[0])
+    if origin in (Union, types.UnionType):
+        return [m for a in get_args(ann) for m in _members(a)]
+    return [ann] if isinstance(ann, type) and issubclass(ann, BaseModel) else []
+
+
+def _tags(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's own fixed tag (``kind: spend``, ``action: buy``): fields of one literal value, which a form
+    does not show and the table needs to tell the requests apart."""
+    out = {}
+    for name, f in model.model_fields.items():
+        if get_origin(f.annotation) is Literal and len(get_args(f.annotation)) == 1:
+            out[name] = get_args(f.annotation)[0]
+    return out
+
+
+def _words(name: str) -> str:
+    """``AwardExperience`` -> "Award experience"; ``SpendCP`` -> "Spend CP"."""
+    parts = re.findall(r"[A-Z]+(?![a-z])|[A-Z][a-z]+|[a-z]+|\d+", name)
+    return " ".join(p if p.isupper() and len(p) > 1 else p.lower() for p in parts).capitalize()
+
+
+def advance_forms(
+    system: RuleSystem, condition: Mapping[str, Any] | None, *, is_gm: bool, draft: tuple[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Experience: one form per advancement request of the system the viewer may make (the GM: all; the
+    owner: all but the GM's awards), each request model's fields as controls; ``draft``: (the request's name,
+    the values sent) when a row was added or removed without JavaScript."""
+    rules = condition_of(system)
+    if rules is None or not condition or getattr(rules, "advancement", None) is None:
+        return []
+    gm_only = tuple(getattr(rules, "gm_advancement", ()))
+    out = []
+    for model in _members(getattr(rules, "advancement", None)):
+        if not is_gm and issubclass(model, gm_only):
+            continue
+        name = model.__name__
+        values = draft[1] if draft is not None and draft[0] == name else {}
+        doc = (model.__doc__ or "").strip().split("\n\n", 1)[0].replace("\n", " ")
+        out.append(
+            {
+                "name": name,
+                "label": _words(name),
+                "help": doc,
+                "nodes": controls(model, values, prefix=f"{ADV}.{name}", skip=_skipped(rules, is_gm)),
+                "open": draft is not None and draft[0] == name,
+            }
+        )
+    return out
+
+
+def _advance_request(request: Request, v: Any, cid: int, char: int, form: Any) -> Any:
+    """The request of an experience form, read back through its model with its tag; or the sheet page again
+    (a row added or removed without JavaScript)."""
+    ctx = campaign_ctx(request, v, cid)
+    is_gm = ctx["c"]["your_role"] == "gm"
+    rules = condition_of(ctx["system"])
+    kind = str(form.get("advance_kind") or "")
+    model = next((m for m in _members(getattr(rules, "advancement", None)) if m.__name__ == kind), None)
+    if rules is None or model is None:
+        raise PageError(422, f"no experience request {kind!r}", "choose one of the forms on the sheet page")
+    data = read(model, form, prefix=f"{ADV}.{kind}", skip=_skipped(rules, is_gm))
+    op = str(form.get("op") or "")
+    if op:
+        from .characters import sheet_page
+
+        return sheet_page(request, v, cid, char, advance=(kind, apply_op(data, op)))
+    data = {**data, **_tags(model)}
+    try:
+        parsed = rules.advance_request(data)  # type: ignore[attr-defined]  # ConditionBase's, not the protocol's
+    except StorymasterError as exc:
+        raise PageError(422, exc.message, getattr(exc, "hint", "") or "") from None
+    if type(parsed) is not model:  # the table would read it as another request: never apply that
+        raise PageError(422, f"the table reads this as {type(parsed).__name__}, not {kind}")
+    return data
 
 
 def _action_request(request: Request, v: Any, cid: int, form: Any, action: str) -> dict[str, Any]:
@@ -123,6 +210,12 @@ async def character_at_the_table(request: Request, cid: Id, char: Id) -> Respons
 
                 return sheet_page(request, v, cid, char, adjust=apply_op(values, op))
             living.adjust_condition(cid, char, living.AdjustIn(values=values, reason=reason), store, v.caller, now)
+            return see_other(f"/campaigns/{cid}/characters/{char}#table")
+        if what == "advance" and form.get("fields") is None:
+            got = _advance_request(request, v, cid, char, form)
+            if isinstance(got, Response):
+                return got
+            living.advance(cid, char, living.AdvanceIn(request=got), store, v.caller, now)
             return see_other(f"/campaigns/{cid}/characters/{char}#table")
         fields = _mapping(request, str(form.get("fields") or ""), "fields")
         if what == "adjust":

@@ -1,0 +1,90 @@
+"""Loose and Fuzzy checks: what the words and numbers of a resolved check say, and the edges of the inputs.
+
+The expected relations come from the book ("Dice-Rolling": the score against the target, the higher score
+wins a contest; the ruling on contest ties) and plain arithmetic on the scores the outcome reports; the texts of
+describe() are written by hand. Added for surviving mutants of checks.py (issue 14).
+"""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from storymaster.dice import DiceRng
+from storymaster.systems.fuzzy.checks import (
+    AbilityCheck,
+    ContestCheck,
+    Lottery,
+    ability_odds,
+    resolve_ability,
+    resolve_contest,
+)
+from storymaster.systems.fuzzy.options import FuzzyHouseRules
+
+HOUSE = FuzzyHouseRules()
+
+
+def test_describe_texts() -> None:
+    assert AbilityCheck(ability="Climb", dice=3, target=7).describe() == "Climb 3d6 vs 7"
+    assert AbilityCheck(dice=3, target=7).describe() == "3d6 vs 7"
+    first = {"name": "Ann", "dice": 3, "modifier": 2, "penalty_dice": 1}
+    check = ContestCheck(first=first, second={"name": "Bo", "dice": 2})
+    assert check.describe() == "Ann 3d6 (-1 dice)+2 vs Bo 2d6"
+
+
+def test_the_two_sides_of_a_contest_need_different_names() -> None:
+    name = "".join(["An", "n"])  # an equal name that is another string object, as one read from a file is
+    with pytest.raises(ValidationError, match="different names"):
+        ContestCheck(first={"name": "Ann", "dice": 2}, second={"name": name, "dice": 2})
+
+
+def test_a_lottery_takes_two_to_twelve_entrants() -> None:
+    Lottery(entrants={f"p{i}": 1 for i in range(12)})
+    with pytest.raises(ValidationError, match="at most 12"):
+        Lottery(entrants={f"p{i}": 1 for i in range(13)})
+    with pytest.raises(ValidationError, match="at least two"):
+        Lottery(entrants={"p0": 1})
+
+
+@pytest.mark.parametrize("dice, target", [(1, 4), (2, 7), (3, 11), (4, 14)])
+def test_failure_and_success_chances_add_up_to_one(dice: int, target: int) -> None:
+    odds = ability_odds(AbilityCheck(dice=dice, target=target), HOUSE)
+    assert odds.extra["p_failure"] + odds.p_success == 1
+
+
+def test_an_ability_roll_reports_the_margin_and_the_dice() -> None:
+    seen = set()
+    for seed in range(60):
+        out = resolve_ability(AbilityCheck(ability="Climb", dice=1, target=4), DiceRng(seed), HOUSE)
+        score, target = out.details["score"], out.details["target"]
+        assert out.margin == score - target
+        assert f"{'made it' if score >= target else 'missed'} by {abs(score - target)}." in out.explanation
+        assert out.explanation.startswith("Climb: rolled 1 die: ")
+        seen.add(score >= target)
+    assert seen == {True, False}
+
+
+@pytest.mark.parametrize("ties", ["stand-off", "defender"])
+def test_a_contest_reports_who_won_by_how_much(ties: str) -> None:
+    house = FuzzyHouseRules(contest_ties=ties)
+    check = ContestCheck(first={"name": "Ann", "dice": 2, "modifier": 1}, second={"name": "Bo", "dice": 2})
+    kinds = set()
+    for seed in range(80):
+        out = resolve_contest(check, DiceRng(seed), house)
+        a, b = out.details["scores"]
+        assert out.margin == a - b
+        assert "Ann rolled 2 dice: " in out.explanation and f"score {a - 1} +1 = {a}." in out.explanation
+        if a > b:
+            assert (out.result, out.success) == ("Ann wins", True)
+            assert out.explanation.endswith(f"Ann wins by {a - b}.")
+        elif a < b:
+            assert (out.result, out.success) == ("Bo wins", False)
+            assert out.explanation.endswith(f"Bo wins by {b - a}.")
+        elif ties == "stand-off":
+            assert (out.result, out.success) == ("stand-off", None)
+            assert out.explanation.endswith(f"A tie at {a}: a stand-off, nobody wins.")
+        else:
+            assert (out.result, out.success) == ("Bo wins", False)
+            assert out.explanation.endswith("Bo wins (ties go to the second side).")
+        kinds.add((a > b) - (a < b))
+    assert kinds == {1, 0, -1}
