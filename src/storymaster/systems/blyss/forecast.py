@@ -55,6 +55,7 @@ from .combat import (
     action_round_order,
     aim_pool,
     attack_pool,
+    attribute,
     called_shot_td,
     defence_pool,
     initiative_pool,
@@ -132,8 +133,8 @@ class _Roster:
         self.armed = self.weapon >= 0
         w = [f.character.weapons[f.weapon] if f.weapon is not None else UNARMED for f in fs]
         self.ranged = np.array([x.ranged for x in w])
-        self.stamina = np.array([f.character.attributes.stamina for f in fs])
-        self.move_ft = np.array([movement_feet(f.character.attributes.agility) for f in fs])
+        self.stamina = np.array([attribute(f, "stamina", self.hr, in_a_test=True) for f in fs])
+        self.move_ft = np.array([movement_feet(attribute(f, "agility", self.hr, in_a_test=False)) for f in fs])
         self.maxd = np.array([f.vitals.max_dodges for f in fs])
         self.maxf = np.array([f.vitals.max_flesh_wounds for f in fs])
         self.maxh = np.array([f.vitals.max_health for f in fs])
@@ -628,7 +629,11 @@ class _Sim:
         if key not in self.damage:
             w = self.R.weapon_of(k, dropped)
             strength = (not w.ranged) if w.strength_applies is None else w.strength_applies
-            bonus = strength_damage_bonus(self.R.fighters[k].character.attributes.strength) if strength else 0
+            bonus = (
+                strength_damage_bonus(attribute(self.R.fighters[k], "strength", self.R.hr, in_a_test=False))
+                if strength
+                else 0
+            )
             self.damage[key] = (_DamageRoller(w.damage), bonus, w.blunt, w.knockout_rank or 0)
         return self.damage[key]
 

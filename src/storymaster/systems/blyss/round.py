@@ -665,7 +665,7 @@ def begin_round(st: RoundState, R: Roster, ch: Any, ev: list[Event]) -> RoundSta
     for k, f in enumerate(st.fighters):
         if not f.dying:
             continue
-        stamina = R.fighters[k].character.attributes.stamina
+        stamina = _combat.attribute(R.fighters[k], "stamina", hr, in_a_test=True)
         rank = stamina - f.dying_checks
         passed, rec = False, None
         if rank > 0:
@@ -827,7 +827,7 @@ def _act(st: RoundState, R: Roster, k: int, ch: Any, ev: list[Event]) -> RoundSt
             )
         return st
     if kind == "move":
-        feet = movement_feet(R.fighters[k].character.attributes.agility)
+        feet = movement_feet(_combat.attribute(R.fighters[k], "agility", R.hr, in_a_test=False))
         new = max(0, st.distance - feet)
         st = st._replace(distance=new)
         if ch.narrate:
@@ -1137,7 +1137,8 @@ def _land_blow(
     by_damage = hr.armour_contest_against == "damage_roll"
     dmg = ch.draw(DamageRoll(w.damage, by_damage, label=f"{aid} damage"))
     strength_applies = (not w.ranged) if w.strength_applies is None else w.strength_applies
-    bonus = strength_damage_bonus(R.fighters[ak].character.attributes.strength) if strength_applies else 0
+    strength = _combat.attribute(R.fighters[ak], "strength", hr, in_a_test=False)
+    bonus = strength_damage_bonus(strength) if strength_applies else 0
     damage = max(hr.minimum_damage, dmg.total + bonus)
     recs: list[RollRecord] = [dmg.record] if dmg.record else []
     text = ""
