@@ -154,7 +154,8 @@ def test_a_fatigued_duellist_wins_less_by_hand_under_both_house_rules() -> None:
     }
     got = {}
     for mode, (pa, ahead) in cases.items():
-        hr = BlyssHouseRules(deprivation_penalty=mode or "per_statistic")
+        # the race by hand reads a Screw-Up as a plain failure (house rule; Screw-Ups in a fight: test_screw_ups.py)
+        hr = BlyssHouseRules(deprivation_penalty=mode or "per_statistic", combat_screw_up="none")
         st = ENG.start([[ANN], [BO]], house_rules=hr)
         if mode:
             st = deprived(st, "Ann", hr, fatigue=1)
@@ -169,7 +170,7 @@ def test_a_fatigued_duellist_wins_less_by_hand_under_both_house_rules() -> None:
 
 
 def test_the_simulation_feels_the_deprivation_too() -> None:
-    hr = BlyssHouseRules()
+    hr = BlyssHouseRules(combat_screw_up="none")  # the race by hand: a Screw-Up is a plain failure
     st = deprived(ENG.start([[ANN], [BO]], house_rules=hr), "Ann", hr, fatigue=1)
     n = 20_000
     sim = SYSTEM.forecast(st, method="simulate", samples=n, seed=11)

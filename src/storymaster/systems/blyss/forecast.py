@@ -60,7 +60,7 @@ from .combat import (
     defence_pool,
     initiative_pool,
 )
-from .dicepool import die_succeeds_v
+from .dicepool import CRITICAL_SCREW_UP, SCREW_UP, die_succeeds_v, judge_kind_v
 from .living import WOUND_LEVELS, wound_level, wound_level_codes, wound_penalty
 from .options import BlyssHouseRules
 from .round import Mover, Roster, RoundState, exact_damage, play_beat, to_state
@@ -350,6 +350,7 @@ class _Sim:
             "blunt": rep([f.last_blow_blunt for f in fs], bool),
             "lives": lives,
             "dropped": rep([f.weapon_dropped for f in fs], bool),
+            "lost": np.zeros((n, K), dtype=bool),  # the weapon lost to a critical Screw-Up (dropped for good)
             "aimb": rep([f.aim_bonus for f in fs]),
             "aimc": rep([f.aim_called for f in fs], bool),
             "aimt": rep([f.aimed_this_round for f in fs]),
@@ -483,11 +484,12 @@ class _Sim:
         tgt = t.copy()
         todo = t >= 0
         kind[~todo] = NONE
-        rec = todo & S["dropped"][r, a]
+        rec = todo & S["dropped"][r, a] & ~S["lost"][r, a]
         kind[rec] = RECOVER
         tgt[rec] = -1
         todo &= ~rec
-        mv = todo & ~R.ranged[a] & (S["dist"][r] > MELEE_REACH_FT)
+        ranged = R.ranged[a] & ~S["dropped"][r, a]
+        mv = todo & ~ranged & (S["dist"][r] > MELEE_REACH_FT)
         kind[mv] = MOVE
         tgt[mv] = -1
         todo &= ~mv
@@ -504,7 +506,7 @@ class _Sim:
                     & np.isin(S["decl"][r, j], (ATTACK, DISARM))
                     & (S["dtgt"][r, j] == a)
                 )
-                kind[hit] = np.where(R.armed[a[hit]], DEFEND, EVADE)  # weapon_dropped is handled above
+                kind[hit] = np.where(R.armed[a[hit]] & ~S["dropped"][r[hit], a[hit]], DEFEND, EVADE)
                 tgt[hit] = j
                 found |= hit
             todo &= ~found
@@ -573,6 +575,14 @@ class _Sim:
         td = np.where(counter, np.maximum(0, td - self.counter_red), td)
         faces = _roll(sides, gen)
         hit = _successes(faces, td, dm_a) > 0
+        if R.hr.combat_screw_up == "drop_weapon":  # round.screw_up_weapon
+            ones = (faces == 1).sum(axis=1)
+            hits = die_succeeds_v(faces, td[:, None], dm_a[:, None]).sum(axis=1)
+            kind = judge_kind_v((sides > 0).sum(axis=1), ones, hits)
+            screw = (kind >= SCREW_UP) & R.armed[a] & ~S["dropped"][r, a]
+            S["dropped"][r[screw], a[screw]] = True
+            lost = screw & (kind == CRITICAL_SCREW_UP)
+            S["lost"][r[lost], a[lost]] = True
         S["counter"][r, a] = False
         S["aimb"][r, a] = 0
         # the target's defences
