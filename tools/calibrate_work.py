@@ -48,7 +48,8 @@ CALIBRATION = [
     # near the limit (about a second): where the bound must be right
     "160d6kh80", "120d10kh40", "250d4kh120", "80d8kh40", "6d8r1!kh3", "8d12r1!kh4", "12d6r1!kh6", "5d10r(20)1kh3",
     "20d6r(30)1kh10", "8d10r1k6x>=8", "10d10r1k4x>=9", "9d10k8x>=9", "12d8r1k6x>=7", "500d2kh250", "1000d2kh500",
-    "400d3kh200", "400d4kh150", "50d20kh25", "8d10r1!kh4", "12d10!kh6", "40d10!kh5", "250d6", "350d6", "80d20",
+    "400d3kh200", "400d4kh150", "10d10k5x>=8", "10d10r(1)1k5x>=8", "10d10r(3)1k5x>=8", "10d10r(6)1k5x>=8",
+    "10d10r(20)1k5x>=8", "50d20kh25", "8d10r1!kh4", "12d10!kh6", "40d10!kh5", "250d6", "350d6", "80d20",
     "700d6>=5f1", "25d10!", "12d6r1!", "300d4+300d4",
     # explosions, compounding, penetrating
     "2d6!", "d10!", "2d10!", "6d6!", "10d6!", "20d6!", "2d8!!", "3d10!!", "8d6!!", "d6!p", "4d6!p", "3d6!>=5",

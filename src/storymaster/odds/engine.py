@@ -379,41 +379,43 @@ def _extreme(parts: list[Any], highest: bool) -> Dense:
 # questions (tools/calibrate_work.py: CPU time of a new question in a warm process, on the project's
 # machine) and checked on the bench suite and on questions near the limit (bench/run.py, section (d)).
 
-#: bits in one machine digit of a Python integer (a multiplication costs about digits x digits)
+#: bits in one machine digit of a Python integer (a multiplication costs about digits x digits), and the
+#: size from which CPython multiplies by Karatsuba's method
 _DIGIT_BITS = 30
+_KARATSUBA = 70
 
 #: the weight of each kind of operation, in steps (STEP_SECONDS each), as tools/calibrate_work.py fitted them
-#: (2026-11-24, 186 questions); a weight of 0 is a kind too cheap to tell apart from the others it comes with
+#: (2026-11-24, 191 questions); a weight of 0 is a kind too cheap to tell apart from the others it comes with
 WEIGHTS: dict[str, float] = {
     "question": 280.0,  # parse, check, build the answer: once per question
     "node": 71.0,  # one node of the expression
     "face": 11.0,  # one face of a throw (with its reroll weights)
-    "chain": 0.62,  # one value moved while building an explosion chain
-    "chain_d": 0.075,  # ... and per machine digit of its weight
-    "trunc": 12.0,  # one face or level of the truncated-mass sum (fractions)
-    "map": 0.58,  # one value mapped through a dict
-    "fill": 0.93,  # one slot of a dense list filled
+    "chain": 0.6,  # one value moved while building an explosion chain
+    "chain_d": 0.081,  # ... and per machine digit of its weight
+    "trunc": 23.0,  # one face or level of the truncated-mass sum (fractions)
+    "map": 0.56,  # one value mapped through a dict
+    "fill": 0.94,  # one slot of a dense list filled
     "conv": 1.0,  # one multiply-add of a convolution
-    "conv_dd": 0.0066,  # ... per product of the two weights' machine digits
-    "conv_d": 0.00033,  # ... per machine digit of either weight
+    "conv_dd": 0.0067,  # ... per product of the two weights' machine digits
+    "conv_d": 0.0003,  # ... per machine digit of either weight
     "pair": 1.1,  # one pair of values combined through a dict (products, comparisons, floor division)
     "frac": 15.0,  # one pair of values combined in fractions (division inside floor/ceil/round)
     "frac_map": 15.0,  # one fraction rounded
     "extreme": 0.0,  # one value of one item, for the highest/lowest item of a set
-    "k_inner": 2.3,  # keep programme: one state and one choice
-    "k_inner_d": 0.11,  # ... per machine digit of the largest weight
-    "k_inner_dd": 0.00019,  # ... per squared machine digit (rerolls and explosions make weights of thousands of bits)
+    "k_inner": 4.4,  # keep programme: one state and one choice
+    "k_inner_d": 0.0,  # ... per machine digit of the largest weight
+    "k_inner_dd": 0.0,  # ... per squared machine digit (rerolls and explosions make weights of thousands of bits)
     "k_comb": 0.0,  # keep programme: one multiplication inside a binomial coefficient
-    "k_comb_d": 0.011,  # ... per machine digit
-    "k_state": 4.4,  # keep programme: one state (closing it in closed form)
-    "k_state_dd": 0.00099,  # ... per squared machine digit (the power it raises)
-    "k_mn": 0.3,  # keep programme: one entry of an outcome's table of powers
-    "k_mn_d": 0.0037,  # ... per machine digit
+    "k_comb_d": 0.012,  # ... per machine digit
+    "k_state": 0.35,  # keep programme: one state (closing it in closed form)
+    "k_state_dd": 0.0047,  # ... per squared machine digit (the power it raises)
+    "k_mn": 0.29,  # keep programme: one entry of an outcome's table of powers
+    "k_mn_d": 0.0032,  # ... per machine digit
     "out": 0.0,  # one value of the answer (sort, common divisor, reduce)
     "out_d": 0.0,  # ... per machine digit of its weight
     "pool": 0.49,  # icepool's pool algorithm: one running total of one count of one item at one outcome
     "pool_d": 0.098,  # ... per machine digit of the weights
-    "pool_q": 18000.0,  # icepool's pool algorithm: once
+    "pool_q": 19000.0,  # icepool's pool algorithm: once
 }
 
 
@@ -426,11 +428,21 @@ def _digits(bits: float) -> float:
     return max(1.0, bits / _DIGIT_BITS)
 
 
+def _mul(da: float, db: float) -> float:
+    """Digit operations of one multiplication of da- by db-digit integers, as CPython does it: digit by
+    digit up to 70 digits, Karatsuba above (three half-size products instead of four: n ** log2(3)),
+    the longer number cut into pieces the size of the shorter."""
+    small, big = min(da, db), max(da, db)
+    if small <= _KARATSUBA:
+        return small * big
+    return big / small * _KARATSUBA * _KARATSUBA * float((small / _KARATSUBA) ** 1.585)
+
+
 def _tally_convolve(t: _Tally, la: int, lb: int, bits_a: float, bits_b: float) -> None:
     da, db = _digits(bits_a), _digits(bits_b)
     steps = la * lb
     t["conv"] += steps
-    t["conv_dd"] += steps * da * db
+    t["conv_dd"] += steps * _mul(da, db)
     t["conv_d"] += steps * (da + db)
 
 
@@ -468,9 +480,9 @@ def _tally_kept(t: _Tally, n: int, k: int, m: int, bits: float, gain_range: int 
     d = _digits(n * bits)
     t["k_inner"] += inner
     t["k_inner_d"] += inner * d
-    t["k_inner_dd"] += inner * d * d
+    t["k_inner_dd"] += inner * _mul(d, d)
     t["k_state"] += states
-    t["k_state_dd"] += states * d * d
+    t["k_state_dd"] += states * _mul(d, d)
     t["k_mn"] += m * n
     t["k_mn_d"] += m * n * d
 

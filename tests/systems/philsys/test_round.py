@@ -133,10 +133,10 @@ def literal_chain(state):
     )
 
 
-def mage(name: str, hp: int, **extra) -> Character:
+def mage(name: str, hp: int, mp: int = 9, **extra) -> Character:
     data = {
         "name": name,
-        "stats": {"COU": 2, "AGI": 3, "INT": 2, "WIS": 2, "STR": 1, "STA": 2, "MAG": 3},
+        "stats": {"COU": 2, "AGI": 3, "INT": 2, "WIS": 2, "STR": 1, "STA": -5, "MAG": 3},
         "skills": [{"name": "Melee Weapon (Swords)", "category": "melee", "rank": 2, "at_ranks": 1}],
         "abilities": [
             {"name": "Mend", "cost": {"mp": 4}, "effect": {"kind": "heal", "damage": "2+1d4"}},
@@ -147,7 +147,7 @@ def mage(name: str, hp: int, **extra) -> Character:
                 "effect": {"kind": "attack", "damage": "2+1d6", "magical": False},
             },
         ],
-        "current": {"hp": hp, "mp": 9, "tp": 4},
+        "current": {"hp": hp, "mp": mp, "tp": 4},
         "equipment": {
             "weapon": {"name": "Sword", "damage": [3, 5, 6], "skill": "Melee Weapon (Swords)"},
             "shield": {"name": "Buckler", "ac": 6, "pa": 2, "at": -1},
@@ -170,9 +170,9 @@ def archer(name: str, hp: int) -> Character:
 
 
 LITERAL_DUELS = {
-    "heal, spell, tech with an HP cost, breaking shields, heavy wounds, bleeding": (
+    "heal or spell, tech with an HP cost, breaking shields, near misses, bleeding": (
         lambda: SYSTEM.combat.start(
-            [[mage("Ann", 14)], [brawler("Bo", 16, AGI=4, STR=1)]],
+            [[mage("Ann", 12, mp=5)], [brawler("Bo", 10, AGI=4, STR=1)]],
             house_rules=PhilsysHouseRules(
                 critical_health_threshold=5,
                 heavy_wound_penalty=3,
@@ -182,6 +182,7 @@ LITERAL_DUELS = {
                 death_threshold=-6,
                 near_miss_half_damage=True,
                 critical_margin=10,
+                max_rounds=10,
             ),
         )
     ),

@@ -551,19 +551,21 @@ def _hurt(t: _Turn, j: int, amount: int) -> list[str]:
     g, sg, hr = t.bodies[j], t.specs[j], t.hr
     hp = g.hp - amount
     upd: dict[str, Any] = {"hp": hp}
-    notes = []
+    note = ""
     if hr.heavy_wound_penalty and dmg.heavy_blow(amount, sg.top):
         upd["heavy_wound"] = True
     if dmg.is_dead(hp, hr):
         upd.update(dead=True, unconscious=True)
-        notes.append(f"{sg.name} is dead.")
+        note = "{} is dead."
     elif dmg.is_unconscious(hp) and not g.unconscious:
         upd.update(unconscious=True, wake_in=None)
-        notes.append(f"{sg.name} falls unconscious.")
+        note = "{} falls unconscious."
     elif 0 < hp <= hr.critical_health_threshold and g.hp > hr.critical_health_threshold:
-        notes.append(f"{sg.name} is at critical health (-{hr.critical_health_penalty}/-{hr.critical_health_penalty}).")
+        note = "{} is at critical health (-{p}/-{p})."
     t.bodies[j] = g._replace(**upd)
-    return notes
+    if t.log is None or not note:
+        return []
+    return [note.format(sg.name, p=hr.critical_health_penalty)]
 
 
 def _melee(t: _Turn, i: int, j: int) -> None:
@@ -624,9 +626,9 @@ def _melee(t: _Turn, i: int, j: int) -> None:
         if shield is not None and not g.shield_broken and dmg.shield_overwhelmed(raw, shield.ac):
             if hr.shield_breaks:
                 t.bodies[j] = t.bodies[j]._replace(shield_broken=True)
-                notes.append(f"The blow exceeds {shield.name}'s AC {shield.ac}: the shield breaks.")
-            else:
-                notes.append(f"The blow exceeds {shield.name}'s AC {shield.ac}: the shield is dented.")
+            if t.log is not None:
+                what = "breaks" if hr.shield_breaks else "is dented"
+                notes.append(f"The blow exceeds {shield.name}'s AC {shield.ac}: the shield {what}.")
         if t.log is not None:
             text += f" {'Critical hit' if result == 'critical hit' else 'Hit'}: {expression} rolls {rd.total}"
             text += " doubled to " + str(raw) if result == "critical hit" else ""
@@ -637,7 +639,7 @@ def _melee(t: _Turn, i: int, j: int) -> None:
         text += " Critical failure!"
         if hr.critical_failure_effect == "lose_next_turn":
             t.bodies[i] = t.bodies[i]._replace(lose_turn=True)
-            text += f" {s.name} loses the next turn."
+            text += f" {s.name} loses the next turn." if t.log is not None else ""
     elif t.log is not None:
         text += " Miss." if data["margin"] < 0 else " A tie goes to the defender: miss."
     if t.log is not None:
@@ -682,21 +684,23 @@ def _shoot(t: _Turn, i: int, j: int, setup: Setup) -> None:
                 data["killed"] = True
                 t.log.append(Event("missile", text, t.rnd, s.name, data, tuple(rolls)))  # type: ignore[arg-type]
             return
-        text += f" Head shot, the d6 shows 6: {sg.name} survives."
+        text += f" Head shot, the d6 shows 6: {sg.name} survives." if t.log is not None else ""
     expression = dmg.location_damage_expr(s.missile[2], aim)
     r = t.ch.draw(Roll(expression, f"{s.name} missile damage {expression}"))
     rolls.append(r.record)
     taken = dmg.reduce_damage(max(0, r.total), sg.red)
-    text += f" Hit: {expression} rolls {r.total}, armour stops {max(0, r.total) - taken}, {sg.name} takes {taken}."
+    if t.log is not None:
+        stopped = max(0, r.total) - taken
+        text += f" Hit: {expression} rolls {r.total}, armour stops {stopped}, {sg.name} takes {taken}."
     if aim == "limb":
         rl = t.ch.draw(Roll("1d6", f"limb d6 on {sg.name}"))
         rolls.append(rl.record)
-        if dmg.limb_disabled_on(rl.total):
+        disabled = dmg.limb_disabled_on(rl.total)
+        if disabled:
             g = t.bodies[j]
             t.bodies[j] = g._replace(disabled_limbs=g.disabled_limbs + 1)
-            notes.append(f"The limb d6 shows {rl.total}: the limb is disabled.")
-        else:
-            notes.append(f"The limb d6 shows {rl.total}: the limb still works.")
+        if t.log is not None:
+            notes.append(f"The limb d6 shows {rl.total}: the limb {'is disabled' if disabled else 'still works'}.")
     notes += _hurt(t, j, taken)
     if t.log is not None:
         text += (" " + " ".join(notes)) if notes else ""
