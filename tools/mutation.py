@@ -569,6 +569,7 @@ def prepare(module: str, fresh: bool) -> tuple[Path, list[dict], int]:
         random.Random(module).shuffle(mutants)
         (home / "mutants.json").write_text(json.dumps({"left_out": left_out, "mutants": mutants}))
         stamp.write_text(digest)
+        (home / "source.py").write_bytes(source)  # what the mutants were made from (the report reads it)
     data = json.loads((home / "mutants.json").read_text())
     return home, data["mutants"], data["left_out"]
 
@@ -658,6 +659,12 @@ def _limit_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     return spans
 
 
+def _judged_source(module: str) -> str:
+    """The source the module's mutants were made from (the work tree may have moved on since)."""
+    kept = STATE / _slug(module) / "source.py"
+    return (kept if kept.is_file() else ROOT / module).read_text(encoding="utf-8")
+
+
 def summarise(module: str) -> dict:
     """Counts for a module. ``score``: killed / (judged - equivalent - limit); ``score_all`` counts the input
     limits' mutants too. ``interval``: a 95% Wilson interval of ``score`` when only a sample is judged."""
@@ -667,7 +674,7 @@ def summarise(module: str) -> dict:
     data = json.loads((home / "mutants.json").read_text())
     rows = _load(home)
     eq = _equivalents()
-    source = (ROOT / module).read_text(encoding="utf-8")
+    source = _judged_source(module)
     limits = _limit_spans(source)
     c = {"killed": 0, "timeout": 0, "survived": 0, "equivalent": 0, "invalid": 0, "error": 0}
     c |= {"limit_killed": 0, "limit_survived": 0}
@@ -710,7 +717,7 @@ def summarise(module: str) -> dict:
 
 def survivors(module: str) -> None:
     home = STATE / _slug(module)
-    source = (ROOT / module).read_text(encoding="utf-8")
+    source = _judged_source(module)
     eq = _equivalents()
     limits = _limit_spans(source)
     import difflib
@@ -737,9 +744,9 @@ def report() -> None:
         if "total" not in s or not s["seen"]:
             continue
         stamp = STATE / _slug(module) / "source.sha256"
+        name = module.removeprefix("src/storymaster/")
         if stamp.read_text() != _sha((ROOT / module).read_bytes()):
-            print(f"| {module.removeprefix('src/storymaster/')} | the source changed since the run: run it again |")
-            continue
+            name += " (run on an earlier version)"
         score = "-" if s["score"] is None else f"{s['score']}%"
         run = (
             "all mutants"
@@ -748,7 +755,7 @@ def report() -> None:
         )
         err = f" ({s['error']} errors)" if s["error"] else ""
         print(
-            f"| {module.removeprefix('src/storymaster/')} | {s['total']} | {s['seen']}{err} | {s['killed_all']} "
+            f"| {name} | {s['total']} | {s['seen']}{err} | {s['killed_all']} "
             f"| {s['survived']} | {s['equivalent']} | {s['limit_killed']}/{s['limit_survived']} | {s['invalid']} "
             f"| {score} | {s['score_all']}% | {run} |"
         )
