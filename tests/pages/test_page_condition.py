@@ -220,3 +220,22 @@ def test_every_systems_table_forms_are_read_back_as_their_own_request(app, syste
         op = re.search(r'name="op" value="(add:[^"]+)"', form).group(1)
         r = t.gm.post(url + "/table", {**form_values(form), "op": op})
         assert r.status_code == 200 and " open>" in r.text
+
+
+def test_closing_a_scene_from_its_page_clears_kalyr_scratches(app) -> None:
+    """The scene page's close (confirmed) ends the book's scene for its cast: "Scratches go away at the end of a
+    scene" (Kalyr, Getting rid of damage), shown on the sheet's history with the reason."""
+    t = build_table(app, "kalyr")
+    alis = t.chars["Alis"]
+    api = f"/api/campaigns/{t.cid}/characters/{alis}"
+    r = t.gm.client.post(
+        api + "/actions",
+        json={"request": {"action": "wound", "track": "physical", "severity": "Scratch"}},
+        headers={"X-CSRF-Token": t.gm.csrf},
+    )
+    assert r.status_code == 200, r.text
+    assert [w["box"] for w in t.gm.client.get(api + "/condition").json()["condition"]["damage"]["physical"]["wounds"]]
+    assert t.gm.post(f"/scenes/{t.sid}/close", {"confirm": "yes"}).status_code == 303
+    cond = t.gm.client.get(api + "/condition").json()
+    assert cond["condition"]["damage"]["physical"]["wounds"] == []
+    assert "(end of scene)" in t.alice.get(f"/campaigns/{t.cid}/characters/{alis}").text

@@ -61,9 +61,11 @@ class Table(Generic[T]):
     roll: Callable[[DiceRng], T]
 
     def sample(self, rng: DiceRng) -> T:
+        """Roll the real dice with ``roll``."""
         return self.roll(rng)
 
     def outcomes(self) -> Sequence[tuple[float, T]]:
+        """The distribution as given."""
         return self.pmf
 
 
@@ -87,6 +89,7 @@ class Rolled:
         self.narrate = narrate
 
     def draw(self, event: Event[T]) -> T:
+        """Roll ``event`` with the fight's generator."""
         return event.sample(self.rng)
 
 
@@ -100,6 +103,7 @@ class Scripted:
         self.narrate = narrate
 
     def draw(self, event: Event[T]) -> T:
+        """The next value of the script (an AssertionError when it has run out)."""
         if not self.values:
             raise AssertionError(f"the round drew more than the script holds (next event: {event!r})")
         return self.values.pop(0)  # type: ignore[return-value]

@@ -89,6 +89,9 @@ def agree(a: Forecast, b: Forecast, n1: int, n2: int | None = None, ends: bool =
 
 # ---------------------------------------------------------------- worked by hand
 ANN = ch("Ann", Weapon(name="Axe", damage="30", skill="Armed Combat"), strength=4, agility=4)
+#: the races below are worked by hand with a Screw-Up as a plain failure (house rule ``combat_screw_up``;
+#: the default, a dropped or lost weapon, is worked by hand in test_screw_ups.py)
+PLAIN_SCREW_UPS = BlyssHouseRules(combat_screw_up="none")
 BO = ch("Bo", Weapon(name="Club", damage="30", skill="Armed Combat"), skill=2)
 
 
@@ -108,7 +111,7 @@ def test_one_blow_duel_worked_by_hand() -> None:
     race = (1 - q**100) / (1 - q)  # 100 rounds at most
     p_ann = first * pa * race + (1 - first) * (1 - pb) * pa * race
     p_bo = first * (1 - pa) * pb * race + (1 - first) * pb * race
-    fc = SYSTEM.forecast(ENG.start([[ANN], [BO]]), method="exact")
+    fc = SYSTEM.forecast(ENG.start([[ANN], [BO]], house_rules=PLAIN_SCREW_UPS), method="exact")
     assert fc.method == "exact" and fc.error < 1e-11
     assert fc.p_win[0] == pytest.approx(p_ann, abs=1e-11) and fc.p_win[1] == pytest.approx(p_bo, abs=1e-11)
     assert fc.p_draw == pytest.approx(q**100, abs=1e-11)
@@ -121,7 +124,7 @@ def test_one_blow_duel_worked_by_hand() -> None:
 def test_one_blow_duel_mid_fight_order_is_kept() -> None:
     """From a saved round-1 state in which Bo acts first (Ann won Initiative; the slower acts first), Initiative
     is not rolled again."""
-    st = ENG.start([[ANN], [BO]])
+    st = ENG.start([[ANN], [BO]], house_rules=PLAIN_SCREW_UPS)
     st = st.model_copy(update={"round": 1, "order": ("Ann", "Bo")})
     pa, pb = 27 / 80, 5 / 48
     q = (1 - pa) * (1 - pb)

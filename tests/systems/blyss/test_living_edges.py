@@ -91,3 +91,80 @@ def test_a_failed_starvation_check_costs_a_wounds_worth() -> None:
     assert after.health == 13 and text == "loses 7 Health"
     low, text, _ = starvation_check(vitals(0, 0, 5, maxh=20, unconscious=True), 1, DiceRng(3))
     assert low.health == 0 and low.dying and text == "loses 5 Health and is now dying"
+
+
+def test_spill_damage_array_twin_on_every_small_input() -> None:
+    """spill_damage_v (the simulation's twin) against spill_damage on every small input, with and without
+    spill-over (its docstring said so; no test did it)."""
+    import itertools
+
+    import numpy as np
+
+    from storymaster.systems.blyss.living import spill_damage, spill_damage_v
+
+    grid = list(itertools.product(range(-1, 4), range(-1, 4), range(-2, 12)))
+    d, f, dmg = (np.array(x) for x in zip(*grid, strict=True))
+    for spill in (True, False):
+        arrays = spill_damage_v(d, f, dmg, spill)
+        for i, (di, fi, gi) in enumerate(grid):
+            assert tuple(int(a[i]) for a in arrays) == spill_damage(di, fi, 0, gi, spill), (di, fi, gi, spill)
+
+
+def test_health_one_left_is_still_awake() -> None:
+    """Unconsciousness: Health 0 knocks the character out; 1 left does not."""
+    v, _ = apply_damage(vitals(0, 0, 10), 9)
+    assert (v.health, v.unconscious) == (1, False)
+    v, _ = apply_damage(vitals(0, 0, 10), 10)
+    assert (v.health, v.unconscious, v.dying) == (0, True, False)
+
+
+def test_a_failed_dying_check_adds_to_the_penalty() -> None:
+    """Dying: a Stamina Test at TD 6, -1 rank per check failed; a d4 (rank 1) can never show 6, so it fails and
+    the character is still dying, one failed check more."""
+    v = vitals(0, 0, -3, maxh=20, unconscious=True, dying=True)
+    for seed in range(20):
+        after, _, _ = dying_check(v, 1, DiceRng(seed))
+        assert (after.dying, after.stabilised, after.dying_checks) == (True, False, 1)
+
+
+def test_deprivation_ranks_per_statistic_or_per_test() -> None:
+    """Ruling B-L2: every statistic rolled loses the ranks (default), or the Test loses them once (per_test)."""
+    from storymaster.systems.blyss.living import deprivation_pool_ranks
+
+    assert deprivation_pool_ranks(2, 3) == 6
+    assert deprivation_pool_ranks(2, 0) == 2  # a pool of loose dice counts as one
+    assert deprivation_pool_ranks(2, 3, BlyssHouseRules(deprivation_penalty="per_test")) == 2
+    assert deprivation_pool_ranks(0, 3) == 0 and deprivation_pool_ranks(-1, 3) == 0
+
+
+def test_a_blow_spills_over_by_default() -> None:
+    """Dodges first, then Flesh Wounds, then Health; by default (ruling) a blow runs on from one to the next."""
+    from storymaster.systems.blyss.living import spill_damage
+
+    assert spill_damage(2, 3, 10, 7) == (2, 3, 2)
+    assert spill_damage(2, 3, 10, 7, False) == (2, 0, 0)
+
+
+def test_coma_ends_dying_and_a_stabilising_check_shows_its_roll() -> None:
+    """Dying; Death: at rank 0 no roll: dead, or a coma under the house rule (no longer dying either way). A
+    passed check stabilises, and the roll that did it is returned."""
+    v = vitals(0, 0, -3, maxh=20, unconscious=True, dying=True, dying_checks=2)
+    after, text, rec = dying_check(v, 2, DiceRng(0), BlyssHouseRules(coma_instead_of_death="always"))
+    assert (after.coma, after.dying, after.dead, text, rec) == (True, False, False, "falls into a coma", None)
+    after, text, rec = dying_check(v, 2, DiceRng(0))
+    assert (after.dead, after.dying, text) == (True, False, "dies")
+    fresh = vitals(0, 0, -3, maxh=20, unconscious=True, dying=True)
+    for seed in range(60):
+        after, text, rec = dying_check(fresh, 8, DiceRng(seed))
+        if after.stabilised:
+            assert text == "stabilises (Stamina rank 8)" and rec is not None and not after.dying
+            break
+    else:
+        raise AssertionError("Stamina 8 never stabilised in 60 tries")
+
+
+def test_no_deprivation_penalty_before_the_threshold() -> None:
+    """Fatigue: the Threshold is Stamina x 8 hours; before it (and at it) no ranks are lost."""
+    from storymaster.systems.blyss.living import deprivation_penalty
+
+    assert [deprivation_penalty("fatigue", h, 3) for h in (0, 10, 24, 25)] == [0, 0, 0, 1]

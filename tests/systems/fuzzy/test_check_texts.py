@@ -88,3 +88,45 @@ def test_a_contest_reports_who_won_by_how_much(ties: str) -> None:
             assert out.explanation.endswith("Bo wins (ties go to the second side).")
         kinds.add((a > b) - (a < b))
     assert kinds == {1, 0, -1}
+
+
+def test_the_target_is_explained_part_by_part() -> None:
+    """Dice-Rolling: hard is 11; 'barely relates' +2; the GM's +1; a narrower skill -2: target 12. A plain
+    check is no Disability roll."""
+    check = AbilityCheck(dice=3, target="hard", fit="barely", target_modifier=1, narrower_skill=2)
+    out = resolve_ability(check, DiceRng(1), HOUSE)
+    assert out.details["target"] == 12
+    assert "against target 12 (hard 11, ability fits 'barely' +2, GM +1, narrower skill -2): " in out.explanation
+    assert "Disability" not in out.explanation
+
+
+def test_contest_odds_under_each_tie_ruling() -> None:
+    """The ruling on ties: 'stand-off' keeps the tie apart; 'defender' gives it to the second side; 'reroll'
+    divides the rest by 1 - P(tie) (re-rolled until someone is higher). Built on the stand-off figures."""
+    from storymaster.systems.fuzzy.checks import contest_odds
+
+    check = ContestCheck(first={"name": "Ann", "dice": 2, "modifier": 1}, second={"name": "Bo", "dice": 2})
+    base = contest_odds(check, FuzzyHouseRules(contest_ties="stand-off"))
+    win, tie, lose = base.extra["p_win"], base.extra["p_tie"], base.extra["p_lose"]
+    assert win + tie + lose == 1 and 0 < tie < 1
+    assert base.probabilities == {"Ann wins": win, "stand-off": tie, "Bo wins": lose}
+    defender = contest_odds(check, FuzzyHouseRules(contest_ties="defender")).probabilities
+    assert defender == {"Ann wins": win, "Bo wins": lose + tie}
+    reroll = contest_odds(check, FuzzyHouseRules(contest_ties="reroll")).probabilities
+    assert reroll == {"Ann wins": win / (1 - tie), "Bo wins": lose / (1 - tie)}
+
+
+def test_luck_rolls_in_words() -> None:
+    """Luck and Unluck: against a target, the thing happens when the total reaches it."""
+    from storymaster.systems.fuzzy.checks import KarmaRoll, resolve_karma
+
+    seen = set()
+    for seed in range(40):
+        out = resolve_karma(KarmaRoll(kind="luck", dice=1, target=4), DiceRng(seed), HOUSE)
+        total = out.details["total"]
+        assert out.explanation.startswith("Luck roll of 1 die: ")
+        happens = "happens" if total >= 4 else "does not happen"
+        assert out.explanation.endswith(f"Against 4: the random good thing {happens}.")
+        assert out.success == (total >= 4) and out.margin == total - 4
+        seen.add(total >= 4)
+    assert seen == {True, False}

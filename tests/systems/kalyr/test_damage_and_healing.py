@@ -251,3 +251,39 @@ def test_an_unarmed_simple_contest_hurts_by_the_margin():
     a, b = Character(name="A"), Character(name="B")
     assert simple_contest_damage(a, 3, b, 1, armed=False) == (-2, 2)
     assert simple_contest_damage(a, 1, b, 4, armed=False) == (3, -3)
+
+
+def test_healing_more_levels_than_a_wound_has_removes_it():
+    """Getting rid of damage: each level healed takes a wound one step down, and a Scratch is no level (a Hurt
+    healed 1 is gone). A Hurt healed 3 (Superb) is gone too, not left below zero; a Very Hurt healed 1 is Hurt."""
+    t, _ = mark_wound(Track(), HURT)
+    assert heal_track(t, 3).wounds == ()
+    assert heal_track(t, 1).wounds == ()
+    t, _ = mark_wound(Track(), VERY_HURT)
+    assert [w.severity for w in heal_track(t, 1).wounds] == [HURT]
+    assert heal_track(t, 2).wounds == ()
+
+
+def test_scratches_heal_with_the_first_level_and_take_no_time():
+    """Getting rid of damage: a Scratch is no level; healing times go by the level each wound heals from
+    (Hurt 1 ... Destroyed 7, ruling K9), so Scratches and an empty track take none, and healing 0 levels none."""
+    from storymaster.systems.kalyr.wounds import healing_time
+
+    t, _ = mark_wound(Track(), SCRATCH)
+    t, _ = mark_wound(t, HURT)
+    assert heal_track(t, 1).wounds == ()
+    assert healing_time(t, 1) == 1
+    assert healing_time(t, 0) == 0
+    s, _ = mark_wound(Track(), SCRATCH)
+    assert healing_time(s, 1) == 0
+    assert healing_time(Track(), 2) == 0
+    assert heal_track(t, 0) == t and heal_track(t, -1) == t  # no levels (or a bad count) heal nothing
+
+
+def test_wound_levels_by_name_or_number_only():
+    from storymaster.systems.kalyr.wounds import parse_severity
+
+    assert parse_severity(3) == VERY_HURT and parse_severity("very hurt") == VERY_HURT
+    for bad in (7, 0, True):
+        with pytest.raises(CheckError, match="is not a wound level"):
+            parse_severity(bad)

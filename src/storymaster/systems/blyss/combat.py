@@ -42,7 +42,7 @@ from .character import (
     validate_character,
 )
 from .checks import Pool, pool_dice
-from .living import Vitals, deprivation_pool_ranks, wound_level, wound_penalty
+from .living import Vitals, deprivation_pool_ranks, deprived_rank, wound_level, wound_penalty
 from .options import BlyssHouseRules
 from .round import Roster, from_state, play_round, to_state
 from .tables import table
@@ -54,6 +54,7 @@ __all__ = [
     "Fighter",
     "action_round_order",
     "aim_pool",
+    "attribute",
     "best_attack_face",
     "called_shot_td",
     "initiative_pool",
@@ -152,6 +153,12 @@ def _deprived(f: Fighter, pool: Pool, hr: BlyssHouseRules, notes: list[str] | No
     if notes is not None:
         notes.append(f"fatigue, hunger, thirst -{extra} rank(s)")
     return pool.model_copy(update={"penalty_ranks": pool.penalty_ranks + extra})
+
+
+def attribute(f: Fighter, name: str, hr: BlyssHouseRules, *, in_a_test: bool) -> int:
+    """The fighter's Attribute ``name`` now, with Fatigue, Hunger and Thirst (:func:`living.deprived_rank`):
+    Stamina in a dying check (a Test), Strength for the damage bonus and Agility for Movement (not Tests)."""
+    return deprived_rank(getattr(f.character.attributes, name), f.deprivation, hr, in_a_test=in_a_test)
 
 
 def aim_pool(f: Fighter, hr: BlyssHouseRules) -> Pool:

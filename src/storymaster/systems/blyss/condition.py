@@ -36,6 +36,7 @@ from .living import (
     deprivation_penalty,
     deprivation_pool_ranks,
     deprivation_recovery,
+    deprived_rank,
     dying_check,
     starvation_check,
     wound_level,
@@ -324,14 +325,15 @@ class BlyssConditionRules(ConditionBase):
         if isinstance(request, DyingCheck):
             if not cond.vitals.dying:
                 raise RulesInputError(f"{who} is not dying")
-            v, text, rec = dying_check(cond.vitals, character.attributes.stamina, needs_dice(rng, "a dying check"), hr)
+            stamina = deprived_rank(character.attributes.stamina, deprivation_ranks(cond), hr, in_a_test=True)
+            v, text, rec = dying_check(cond.vitals, stamina, needs_dice(rng, "a dying check"), hr)
             return cond.model_copy(update={"vitals": v}), [
                 Event("dying", f"{who} {text}.", rolls=(rec,) if rec else ())
             ]
         if isinstance(request, StarvationCheck):
             if not (cond.vitals.unconscious and (cond.hunger or cond.thirst)):
                 raise RulesInputError(f"{who} is not unconscious from hunger or thirst")
-            rank = character.attributes.stamina - deprivation_ranks(cond)
+            rank = deprived_rank(character.attributes.stamina, deprivation_ranks(cond), hr, in_a_test=True)
             v, text, rec = starvation_check(cond.vitals, rank, needs_dice(rng, "a starvation check"), hr)
             return cond.model_copy(update={"vitals": v}), [
                 Event("starvation", f"{who} {text}.", rolls=(rec,) if rec else ())

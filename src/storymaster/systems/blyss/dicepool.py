@@ -26,6 +26,7 @@ __all__ = [
     "die_succeeds",
     "die_succeeds_v",
     "judge",
+    "judge_kind_v",
     "outcome_key",
     "outcome_order",
 ]
@@ -59,6 +60,18 @@ def die_succeeds(face: int, td: int, die_modifier: int = 0, *, literal_ones: boo
 def die_succeeds_v(faces: np.ndarray, td: Any, die_modifier: Any = 0) -> np.ndarray:
     """:func:`die_succeeds` (ruling 3's default) on numpy arrays of faces; ``td`` and ``die_modifier`` broadcast."""
     return (faces >= 2) & (faces + die_modifier >= td)
+
+
+#: :func:`judge_kind_v`'s codes for :class:`Judgement` kinds (a critical success reads as a success)
+FAILURE, SUCCESS, SCREW_UP, CRITICAL_SCREW_UP = 0, 1, 2, 3
+
+
+def judge_kind_v(n: np.ndarray, ones: np.ndarray, hits: np.ndarray) -> np.ndarray:
+    """:func:`judge`'s kind on arrays of counts (``n`` dice, ``ones`` of them 1s, ``hits`` meeting the TD; no
+    Golden Rolls or carried Screw-Ups), as codes FAILURE, SUCCESS, SCREW_UP, CRITICAL_SCREW_UP: the
+    simulation's twin, tested against :func:`judge` on every small count."""
+    out = np.where(hits > ones, SUCCESS, np.where(ones > hits, SCREW_UP, FAILURE))
+    return np.where((n > 0) & (ones == n), CRITICAL_SCREW_UP, out)
 
 
 def die_category(

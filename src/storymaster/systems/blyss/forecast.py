@@ -55,11 +55,12 @@ from .combat import (
     action_round_order,
     aim_pool,
     attack_pool,
+    attribute,
     called_shot_td,
     defence_pool,
     initiative_pool,
 )
-from .dicepool import die_succeeds_v
+from .dicepool import CRITICAL_SCREW_UP, SCREW_UP, die_succeeds_v, judge_kind_v
 from .living import WOUND_LEVELS, wound_level, wound_level_codes, wound_penalty
 from .options import BlyssHouseRules
 from .round import Mover, Roster, RoundState, exact_damage, play_beat, to_state
@@ -132,8 +133,8 @@ class _Roster:
         self.armed = self.weapon >= 0
         w = [f.character.weapons[f.weapon] if f.weapon is not None else UNARMED for f in fs]
         self.ranged = np.array([x.ranged for x in w])
-        self.stamina = np.array([f.character.attributes.stamina for f in fs])
-        self.move_ft = np.array([movement_feet(f.character.attributes.agility) for f in fs])
+        self.stamina = np.array([attribute(f, "stamina", self.hr, in_a_test=True) for f in fs])
+        self.move_ft = np.array([movement_feet(attribute(f, "agility", self.hr, in_a_test=False)) for f in fs])
         self.maxd = np.array([f.vitals.max_dodges for f in fs])
         self.maxf = np.array([f.vitals.max_flesh_wounds for f in fs])
         self.maxh = np.array([f.vitals.max_health for f in fs])
@@ -349,6 +350,7 @@ class _Sim:
             "blunt": rep([f.last_blow_blunt for f in fs], bool),
             "lives": lives,
             "dropped": rep([f.weapon_dropped for f in fs], bool),
+            "lost": np.zeros((n, K), dtype=bool),  # the weapon lost to a critical Screw-Up (dropped for good)
             "aimb": rep([f.aim_bonus for f in fs]),
             "aimc": rep([f.aim_called for f in fs], bool),
             "aimt": rep([f.aimed_this_round for f in fs]),
@@ -482,11 +484,12 @@ class _Sim:
         tgt = t.copy()
         todo = t >= 0
         kind[~todo] = NONE
-        rec = todo & S["dropped"][r, a]
+        rec = todo & S["dropped"][r, a] & ~S["lost"][r, a]
         kind[rec] = RECOVER
         tgt[rec] = -1
         todo &= ~rec
-        mv = todo & ~R.ranged[a] & (S["dist"][r] > MELEE_REACH_FT)
+        ranged = R.ranged[a] & ~S["dropped"][r, a]
+        mv = todo & ~ranged & (S["dist"][r] > MELEE_REACH_FT)
         kind[mv] = MOVE
         tgt[mv] = -1
         todo &= ~mv
@@ -503,7 +506,7 @@ class _Sim:
                     & np.isin(S["decl"][r, j], (ATTACK, DISARM))
                     & (S["dtgt"][r, j] == a)
                 )
-                kind[hit] = np.where(R.armed[a[hit]], DEFEND, EVADE)  # weapon_dropped is handled above
+                kind[hit] = np.where(R.armed[a[hit]] & ~S["dropped"][r[hit], a[hit]], DEFEND, EVADE)
                 tgt[hit] = j
                 found |= hit
             todo &= ~found
@@ -572,6 +575,14 @@ class _Sim:
         td = np.where(counter, np.maximum(0, td - self.counter_red), td)
         faces = _roll(sides, gen)
         hit = _successes(faces, td, dm_a) > 0
+        if R.hr.combat_screw_up == "drop_weapon":  # round.screw_up_weapon
+            ones = (faces == 1).sum(axis=1)
+            hits = die_succeeds_v(faces, td[:, None], dm_a[:, None]).sum(axis=1)
+            kind = judge_kind_v((sides > 0).sum(axis=1), ones, hits)
+            screw = (kind >= SCREW_UP) & R.armed[a] & ~S["dropped"][r, a]
+            S["dropped"][r[screw], a[screw]] = True
+            lost = screw & (kind == CRITICAL_SCREW_UP)
+            S["lost"][r[lost], a[lost]] = True
         S["counter"][r, a] = False
         S["aimb"][r, a] = 0
         # the target's defences
@@ -618,7 +629,11 @@ class _Sim:
         if key not in self.damage:
             w = self.R.weapon_of(k, dropped)
             strength = (not w.ranged) if w.strength_applies is None else w.strength_applies
-            bonus = strength_damage_bonus(self.R.fighters[k].character.attributes.strength) if strength else 0
+            bonus = (
+                strength_damage_bonus(attribute(self.R.fighters[k], "strength", self.R.hr, in_a_test=False))
+                if strength
+                else 0
+            )
             self.damage[key] = (_DamageRoller(w.damage), bonus, w.blunt, w.knockout_rank or 0)
         return self.damage[key]
 

@@ -26,6 +26,7 @@ __all__ = [
     "deprivation_penalty",
     "deprivation_pool_ranks",
     "deprivation_recovery",
+    "deprived_rank",
     "dying_check",
     "dying_result",
     "health_thirds",
@@ -291,6 +292,19 @@ def deprivation_pool_ranks(ranks: int, statistics: int, hr: BlyssHouseRules | No
         return 0
     per = max(1, statistics) if hr.deprivation_penalty == "per_statistic" else 1
     return ranks * per
+
+
+def deprived_rank(rank: int, ranks: int, hr: BlyssHouseRules | None = None, /, *, in_a_test: bool) -> int:
+    """A statistic's rank as Fatigue, Hunger and Thirst (``ranks`` together) leave it (ruling B-L6): in a Test of
+    that one statistic (a dying or starvation Stamina check) it loses them under either house rule
+    (:func:`deprivation_pool_ranks` of one statistic); read outside a Test (Strength's damage bonus,
+    Agility's Movement) it loses them only where the statistics themselves decrease (``per_statistic``, the
+    book's "all of their attributes ... decrease"), not where the Test bears them (``per_test``). Never
+    below 0."""
+    hr = hr or BlyssHouseRules()
+    if in_a_test:
+        return max(0, rank - deprivation_pool_ranks(ranks, 1, hr))
+    return max(0, rank - ranks) if hr.deprivation_penalty == "per_statistic" else rank
 
 
 def deprivation_recovery(kind: Deprivation, penalty: int, hours: float, /) -> int:

@@ -154,6 +154,14 @@ class BlyssHouseRules(HouseRules):
         description="A blow of at least this much damage taken on the armour costs it two lives (Armour Rating: "
         "'at the GM's discretion it can be ruined more rapidly if the damage dealt to it is high'). Off by default.",
     )
+    combat_screw_up: Literal["drop_weapon", "none"] = Field(
+        "drop_weapon",
+        description="What a Screw-Up on an attack or disarm roll does in a fight (Screw-Ups: the character ends up "
+        "'worse off'; 'A Screw-Up could mean the character dropping their weapon'; a critical one allows 'no chance "
+        "of recovery'). The book leaves the effect to the SM; ruling: 'drop_weapon' (the book's own example): the "
+        "weapon falls and takes a round to recover (Equipment Use), and after a critical Screw-Up it is lost for the "
+        "rest of the fight (the fighter goes on unarmed). 'none': the roll only fails.",
+    )
     defence_draw: Literal["defender", "reroll"] = Field(
         "defender",
         description="Equal successes in a Defend/Evade contest: the attack does not land ('the characters draw'), "

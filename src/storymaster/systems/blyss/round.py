@@ -57,6 +57,7 @@ __all__ = [
     "from_state",
     "play_beat",
     "play_round",
+    "screw_up_weapon",
     "to_state",
 ]
 
@@ -664,7 +665,7 @@ def begin_round(st: RoundState, R: Roster, ch: Any, ev: list[Event]) -> RoundSta
     for k, f in enumerate(st.fighters):
         if not f.dying:
             continue
-        stamina = R.fighters[k].character.attributes.stamina
+        stamina = _combat.attribute(R.fighters[k], "stamina", hr, in_a_test=True)
         rank = stamina - f.dying_checks
         passed, rec = False, None
         if rank > 0:
@@ -826,7 +827,7 @@ def _act(st: RoundState, R: Roster, k: int, ch: Any, ev: list[Event]) -> RoundSt
             )
         return st
     if kind == "move":
-        feet = movement_feet(R.fighters[k].character.attributes.agility)
+        feet = movement_feet(_combat.attribute(R.fighters[k], "agility", R.hr, in_a_test=False))
         new = max(0, st.distance - feet)
         st = st._replace(distance=new)
         if ch.narrate:
@@ -928,6 +929,16 @@ class Strike:
         return hit
 
 
+def screw_up_weapon(kind: str, weapon: int | None, dropped: bool, rule: str, /) -> tuple[int | None, bool]:
+    """The attacker's weapon (index, on the ground) after an attack or disarm roll of this ``kind`` (Screw-Ups;
+    house rule ``combat_screw_up``, default 'drop_weapon'): a Screw-Up drops the weapon in hand (a round to
+    recover it), a critical Screw-Up loses it for the rest of the fight (None: unarmed). Fists cannot be
+    dropped, and with 'none' a Screw-Up is only a failure."""
+    if rule == "none" or weapon is None or dropped or kind not in ("screw-up", "critical screw-up"):
+        return weapon, dropped
+    return (None, False) if kind == "critical screw-up" else (weapon, True)
+
+
 def _attack(st: RoundState, R: Roster, ak: int, tk: int, ch: Any, ev: list[Event], *, disarm: bool) -> RoundState:
     """An Attack or a Disarm (Attacking; Disarming; Defending; Evading; Counterattacking): :func:`strike`, played
     in place when the dice are rolled (or scripted), drawn as one coarse event when the chain enumerates."""
@@ -1001,9 +1012,10 @@ def strike(
     )
     recs: list[RollRecord] = [r.record] if r.record else []
     hit = r.succeeded
+    weapon = screw_up_weapon(r.kind, arms.weapon, arms.weapon_dropped, hr.combat_screw_up)
     line = ""
     if narrate:
-        j = r.judgement or Judgement("failure", 0, 0, 0, 0)
+        j = r.as_judgement()
         verb = "tries to disarm" if disarm else "attacks"
         where = f" ({location})" if location else ""
         line = f"{aid} {verb} {tid}{where} with {w.name}: pool {'+'.join(f'd{s}' for s in dice) or 'd0'} vs TD {td}"
@@ -1071,13 +1083,21 @@ def strike(
                     "target": tid,
                     "hit": hit,
                     "td": td,
-                    "outcome": (r.judgement or Judgement("failure", 0, 0, 0, 0)).key,
+                    "outcome": r.as_judgement().key,
                     "dice": list(dice),
                 },
                 tuple(recs),
             )
         )
-    weapon = (arms.weapon, arms.weapon_dropped)
+    if weapon != (arms.weapon, arms.weapon_dropped) and narrate:
+        if weapon[0] is None:
+            text = (
+                f"{aid} critically screws up: their {w.name} is lost for the rest of the fight (Screw-Ups: no "
+                "chance of recovery); they fight on unarmed."
+            )
+        else:
+            text = f"{aid} screws up and drops their {w.name}: a round to recover it (Screw-Ups; Equipment Use)."
+        ev.append(Event("screw-up", text, rnd, aid, {"outcome": r.kind, "weapon_lost": weapon[0] is None}))
     if not hit:
         return Struck(tgt, *weapon, tuple(ev))
     if disarm:
@@ -1117,7 +1137,8 @@ def _land_blow(
     by_damage = hr.armour_contest_against == "damage_roll"
     dmg = ch.draw(DamageRoll(w.damage, by_damage, label=f"{aid} damage"))
     strength_applies = (not w.ranged) if w.strength_applies is None else w.strength_applies
-    bonus = strength_damage_bonus(R.fighters[ak].character.attributes.strength) if strength_applies else 0
+    strength = _combat.attribute(R.fighters[ak], "strength", hr, in_a_test=False)
+    bonus = strength_damage_bonus(strength) if strength_applies else 0
     damage = max(hr.minimum_damage, dmg.total + bonus)
     recs: list[RollRecord] = [dmg.record] if dmg.record else []
     text = ""

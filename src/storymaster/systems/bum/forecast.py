@@ -59,7 +59,8 @@ from .fighters import (
     melee_slot,
     missile_of,
 )
-from .rounds import RoundState, Setup, card, delayed, exchange, level_after_switch, next_state, p_ok
+from .options import BumHouseRules
+from .rounds import Card, RoundState, Setup, card, delayed, exchange, level_after_switch, next_state, p_ok
 from .twins import (
     READINESS,
     WIELDING,
@@ -218,6 +219,22 @@ class _Chain:
         return [(p, (self.flat, *y[1:])) for p, y in out]  # type: ignore[misc]
 
 
+_P_EXCHANGE: dict[tuple[int, bool, Card, Card], tuple[BumHouseRules, float]] = {}
+
+
+def _p_exchange(hr: BumHouseRules, initiating: bool, a: Card, b: Card) -> float:
+    """The chance of :func:`.rounds.exchange` coming out ok, remembered by house rules (frozen: by identity)."""
+    key = (id(hr), initiating, a, b)
+    hit = _P_EXCHANGE.get(key)
+    if hit is not None and hit[0] is hr:
+        return hit[1]
+    if len(_P_EXCHANGE) > 4096:
+        _P_EXCHANGE.clear()
+    p = p_ok(exchange(hr, initiating, a, b))
+    _P_EXCHANGE[key] = (hr, p)
+    return p
+
+
 def _duel_closed_form(state: FightState) -> Forecast | None:
     """A duel fought at level 2 or 3 throughout, in closed form (None when it does not apply).
 
@@ -236,7 +253,7 @@ def _duel_closed_form(state: FightState) -> Forecast | None:
         fa, fb = fb, fa
     hr = state.house_rules
     ca, cb = card(fa.character, hr), card(fb.character, hr)
-    p = p_ok(exchange(hr, fa.side == state.initiator, ca, cb))
+    p = _p_exchange(hr, fa.side == state.initiator, ca, cb)
     q = 1.0 - p
     ha, hb = fa.hp, fb.hp
     budget = max(1, state.max_rounds - state.round)

@@ -1,9 +1,10 @@
 """The sheet page's table controls (issue 19): the GM's adjustment by hand, the between-scenes rules
 (rest, healing, time, a hazard, a spent point) and experience, each sent to the table's API and logged.
 
-The between-scenes rules are a form each, every field of the system's request model a control
-(:mod:`.forms`, as the builder and the composer), not a YAML box; a ``fields`` text (``field: value`` a
-line) is still read where a form sends one (the GM's adjustment and experience forms)."""
+Every form is made from the system's own models by :mod:`.forms` (as the builder and the composer are),
+not a YAML box: a form per between-scenes rule (its request model), the GM's adjustment (the condition
+model, holding the values now) and a form per experience request (the advancement models). A ``fields``
+text (``field: value`` a line) is still read from any of them that sends one."""
 
 from __future__ import annotations
 
