@@ -132,8 +132,33 @@ MODULES = [
 ]
 
 
+#: modules judged by a narrower set than their system's tests: the files that exercise the module (a mutant
+#: is judged by those of them that executed its statement, so a narrower set mostly shortens the line map)
+TESTS: dict[str, list[str]] = {
+    "src/storymaster/systems/fuzzy/combat.py": [
+        "tests/systems/fuzzy/test_round.py",
+        "tests/systems/fuzzy/test_combat.py",
+        "tests/systems/fuzzy/test_golden.py",
+        "tests/systems/fuzzy/test_forecast.py",
+        "tests/systems/fuzzy/test_vectorised.py",
+    ],
+    "src/storymaster/systems/fuzzy/forecast.py": [
+        "tests/systems/fuzzy/test_forecast.py",
+        "tests/systems/fuzzy/test_vectorised.py",
+        "tests/systems/fuzzy/test_round.py",
+    ],
+    "src/storymaster/systems/fuzzy/vectorised.py": [
+        "tests/systems/fuzzy/test_vectorised.py",
+        "tests/systems/fuzzy/test_forecast.py",
+    ],
+}
+
+
 def tests_for(module: str) -> list[str]:
-    """The tests for a module: its system's in-process tests (plus its forecast tests for a forecast module)."""
+    """The tests for a module: its own list in TESTS, else its system's in-process tests (plus its forecast
+    tests for a forecast module)."""
+    if module in TESTS:
+        return list(TESTS[module])
     parts = Path(module).parts
     if "systems" in parts:
         system = parts[parts.index("systems") + 1]
@@ -769,6 +794,45 @@ def _known() -> list[str]:
     return out
 
 
+def rekey_equivalents(module: str, old_source: str) -> tuple[int, list[str]]:
+    """Move the module's entries in the equivalents file from ``old_source`` to the module's current source:
+    an entry moves to the one mutant of the same operator whose line and mutated line read as they did."""
+    new_source = (ROOT / module).read_text(encoding="utf-8")
+    new_mutants, _ = enumerate_mutants(new_source)
+    old_mutants, _ = enumerate_mutants(old_source)
+    old_lines, new_lines = old_source.splitlines(), new_source.splitlines()
+    out, moved, lost = [], 0, []
+    for line in EQUIVALENT.read_text().splitlines():
+        spec, sep, why = line.partition("#")
+        if not spec.strip().startswith(module + ":"):
+            out.append(line)
+            continue
+        _, lineno, op, occ = spec.strip().rsplit(":", 3)
+        old_mut = mutated_source(old_source, op, int(occ)) or ""
+        want = (old_lines[int(lineno) - 1].strip(), old_mut.splitlines()[int(lineno) - 1].strip() if old_mut else "")
+
+        def same(ms: list[dict], src: str, lines: list[str], op: str = op, want: tuple = want) -> list[dict]:
+            found = []
+            for m in sorted(ms, key=lambda m: m["occ"]):
+                if m["op"] == op and lines[m["line"] - 1].strip() == want[0]:
+                    mut = mutated_source(src, op, m["occ"]) or ""
+                    if mut and mut.splitlines()[m["line"] - 1].strip() == want[1]:
+                        found.append(m)
+            return found
+
+        hits, before = same(new_mutants, new_source, new_lines), same(old_mutants, old_source, old_lines)
+        rank = [i for i, m in enumerate(before) if m["occ"] == int(occ)]
+        if len(hits) == len(before) and rank:  # the same text may occur more than once: keep its rank
+            new_spec = f"{module}:{hits[rank[0]]['line']}:{op}:{hits[rank[0]]['occ']}"
+            moved += new_spec != spec.strip()
+            out.append(f"{new_spec}  {sep}{why}")
+        else:
+            lost.append(spec.strip())
+            out.append(line)
+    EQUIVALENT.write_text("\n".join(out) + "\n")
+    return moved, lost
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("modules", nargs="*", help="module paths (default: every module of issue 14, in order)")
@@ -779,6 +843,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--report", action="store_true", help="print the table of every module run so far")
     ap.add_argument("--survivors", action="store_true", help="list the surviving mutants of the modules")
     ap.add_argument("--verbose", action="store_true", help="one line per mutant; the children's output")
+    ap.add_argument("--rekey", metavar="OLD_SOURCE", help="move the module's equivalents from OLD_SOURCE's lines")
     args = ap.parse_args(argv)
     try:
         import cosmic_ray  # noqa: F401
@@ -787,6 +852,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.report:
         report()
+        return 0
+    if args.rekey:
+        moved, lost = rekey_equivalents(args.modules[0], Path(args.rekey).read_text(encoding="utf-8"))
+        print(f"{moved} moved; not found in the new source: {lost}")
         return 0
     modules = args.modules or [m for m in MODULES if (ROOT / m).is_file()]
     for module in modules:
