@@ -132,8 +132,33 @@ MODULES = [
 ]
 
 
+#: modules judged by a narrower set than their system's tests: the files that exercise the module (a mutant
+#: is judged by those of them that executed its statement, so a narrower set mostly shortens the line map)
+TESTS: dict[str, list[str]] = {
+    "src/storymaster/systems/fuzzy/combat.py": [
+        "tests/systems/fuzzy/test_round.py",
+        "tests/systems/fuzzy/test_combat.py",
+        "tests/systems/fuzzy/test_golden.py",
+        "tests/systems/fuzzy/test_forecast.py",
+        "tests/systems/fuzzy/test_vectorised.py",
+    ],
+    "src/storymaster/systems/fuzzy/forecast.py": [
+        "tests/systems/fuzzy/test_forecast.py",
+        "tests/systems/fuzzy/test_vectorised.py",
+        "tests/systems/fuzzy/test_round.py",
+    ],
+    "src/storymaster/systems/fuzzy/vectorised.py": [
+        "tests/systems/fuzzy/test_vectorised.py",
+        "tests/systems/fuzzy/test_forecast.py",
+    ],
+}
+
+
 def tests_for(module: str) -> list[str]:
-    """The tests for a module: its system's in-process tests (plus its forecast tests for a forecast module)."""
+    """The tests for a module: its own list in TESTS, else its system's in-process tests (plus its forecast
+    tests for a forecast module)."""
+    if module in TESTS:
+        return list(TESTS[module])
     parts = Path(module).parts
     if "systems" in parts:
         system = parts[parts.index("systems") + 1]
