@@ -327,3 +327,25 @@ def test_end_of_round_twin(hr: PhilsysHouseRules) -> None:
         after = end_of_round(su, (Body(30, 0, 0), b))[1]
         want = (after.hp, after.unconscious, after.dead, -1 if after.wake_in is None else after.wake_in)
         assert tuple(v[n].item() for v in got) == want, (h, u, d, k)
+
+
+@pytest.mark.parametrize(
+    "house",
+    [
+        {},
+        {"critical_health_missile": True},
+        {"critical_health_missile": True, "critical_health_penalty": 6, "heavy_wound_penalty": 4},
+    ],
+)
+def test_missile_wound_penalty_twin(house: dict[str, object]) -> None:
+    """Ruling P-L1: nothing off a shot by the book; the whole wound penalty under the house rule."""
+    hr = PhilsysHouseRules(**house)  # type: ignore[arg-type]
+    hp = np.arange(-12, 40)
+    for heavy in (False, True):
+        got = dmg.missile_wound_penalty_v(hp, np.full(hp.shape, heavy), hr)
+        for h, g in zip(hp.tolist(), got.tolist(), strict=True):
+            assert g == dmg.missile_wound_penalty(h, hr, heavy), (h, heavy)
+            if not hr.critical_health_missile:
+                assert g == 0
+            elif 0 < h <= hr.critical_health_threshold:
+                assert g >= hr.critical_health_penalty

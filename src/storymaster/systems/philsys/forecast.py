@@ -712,7 +712,9 @@ class _Sim:
         s, g = self.specs[k], self.specs[j]
         assert s.missile is not None
         aim = dmg.aim_at(s.aim, g.has_limbs)
-        atk = dmg.missile_attack_modifier(s.missile[0], s.missile[1], aim) - self.pen(k, rows)
+        atk = dmg.missile_attack_modifier(s.missile[0], s.missile[1], aim) - dmg.missile_wound_penalty_v(
+            self.HP[rows, k], self.HEAVY[rows, k], self.hr
+        )
         hit = opposed_wins(_d(20, gen, m) + atk, _d(20, gen, m) + g.mdef)
         expression = s.missile[2]
         if aim == "head" and g.head_shot_kills:

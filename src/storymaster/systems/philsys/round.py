@@ -688,7 +688,10 @@ def _shoot(t: _Turn, i: int, j: int, setup: Setup) -> None:
     s, sg, hr = t.specs[i], t.specs[j], t.hr
     assert s.missile is not None
     aim = dmg.aim_at(s.aim, sg.has_limbs)
-    atk = dmg.missile_attack_modifier(s.missile[0], s.missile[1], aim) - _penalty(t, i)
+    b = t.bodies[i]
+    atk = dmg.missile_attack_modifier(s.missile[0], s.missile[1], aim) - dmg.missile_wound_penalty(
+        b.hp, hr, b.heavy_wound
+    )
     dfn = sg.mdef
     labels = (f"{s.name} missile d20", f"{sg.name} missile defence d20")
     c = t.ch.draw(Opposed(MissileAttack.model_construct(attack=atk, defence=dfn), hr, labels))
