@@ -710,6 +710,8 @@ def summarise(module: str) -> dict:
         o = r["outcome"]
         if o == "error 4" and r["how"] in ("slow", "reexec"):
             o = "incompetent"  # pytest's usage error: a conftest could not import the mutated module
+        if o == "error 98" and r["how"] == "reexec":
+            o = "incompetent"  # running the mutated module raised (e.g. set / set): it cannot be imported
         if o.startswith("error") or o == "no-mutation":
             mutated = mutated_source(source, r["op"], r["occ"])
             o = "invalid" if mutated is None or not _compiles(mutated, module) else "error"

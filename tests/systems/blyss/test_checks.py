@@ -513,3 +513,21 @@ def test_combined_test_description_names_the_assisted_character() -> None:
     assert CombinedTest(assisted=Pool(name="Yama", ranks=(3,)), helpers=helpers, td=6).describe() == (
         "Combined Test for Yama vs TD 6"
     )
+
+
+def test_contest_outcome_success_is_side_a_winning() -> None:
+    """The Outcome's success is True when A (the first side) wins, False when B does, None for a draw; with the
+    no-contest house rule the stronger side's free win is reported the same way."""
+    check = BlyssContest(a=Pool(name="A", ranks=(3,)), b=Pool(name="B", ranks=(3,)))
+    seen = set()
+    for seed in range(60):
+        out = SYSTEM.resolve(check, DiceRng(seed))
+        expected = {"A wins": True, "B wins": False, "draw": None}[out.result]
+        assert out.success is expected, (seed, out.result, out.success)
+        seen.add(out.result)
+    assert seen == {"A wins", "B wins", "draw"}
+    hr = BlyssHouseRules(no_contest_rank_gap=3)
+    strong_a = BlyssContest(a=Pool(name="A", ranks=(5,)), b=Pool(name="B", ranks=(1,)))
+    assert SYSTEM.resolve(strong_a, DiceRng(0), hr).success is True
+    strong_b = BlyssContest(a=Pool(name="A", ranks=(1,)), b=Pool(name="B", ranks=(5,)))
+    assert SYSTEM.resolve(strong_b, DiceRng(0), hr).success is False
