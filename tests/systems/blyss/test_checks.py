@@ -531,3 +531,11 @@ def test_contest_outcome_success_is_side_a_winning() -> None:
     assert SYSTEM.resolve(strong_a, DiceRng(0), hr).success is True
     strong_b = BlyssContest(a=Pool(name="A", ranks=(1,)), b=Pool(name="B", ranks=(5,)))
     assert SYSTEM.resolve(strong_b, DiceRng(0), hr).success is False
+
+
+def test_a_one_sided_die_is_no_die() -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="dice have 2 to 100 sides"):
+        Pool(dice=(1,))
+    assert Pool(dice=(2, 4)).dice == (2, 4)
