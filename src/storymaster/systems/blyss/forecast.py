@@ -37,8 +37,9 @@ from ...dice import parse
 from ...dice.ast import BinOp, Const, Dice, Expr, Neg, is_plain_arithmetic
 from ...dice.batch import _eval as _eval_batch
 from ...errors import OddsError
-from ...forecast import Batch, CombatantForecast, Forecast, absorb, run_simulation
+from ...forecast import Absorbed, Batch, CombatantForecast, Forecast, run_simulation
 from ...forecast.chance import branches
+from ...forecast.markov import MAX_STATES
 from ...forecast.simulate import ADAPTIVE_ERROR, ADAPTIVE_MAX
 from .character import (
     armour_soaks_v,
@@ -854,6 +855,64 @@ class _Chain:
     def is_terminal(self, i: int) -> bool:
         return self.over[i]
 
+    def absorb(self, max_rounds: int, tolerance: float) -> Absorbed[int]:
+        """:func:`storymaster.forecast.absorb` on this chain, the same answer (up to the order of floating-point
+        sums), with the mass moved by numpy: every state's moves are found once, as absorb finds them (when
+        the state first holds mass), and each step is one weighted bincount over all the moves found."""
+        start = self.start()
+        if self.over[start]:
+            return Absorbed({start: 1.0}, {0: 1.0}, 0.0, 1)
+        src: list[int] = []
+        dst: list[int] = []
+        prob: list[float] = []
+        expanded = np.zeros(0, dtype=bool)
+        mass = np.zeros(1)
+        mass[start] = 1.0
+        terminal = np.zeros(1)
+        rounds: dict[int, float] = {}
+        arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        seen = 0
+        for r in range(1, max_rounds + 1):
+            n = len(self.states)
+            if len(expanded) < n:
+                expanded = np.concatenate([expanded, np.zeros(n - len(expanded), dtype=bool)])
+            new = np.flatnonzero((mass > 0) & ~expanded[: len(mass)])
+            for i in new.tolist():
+                moves = [(q, t) for q, t in self.transitions(i) if q > 0]
+                total = sum(q for q, _ in moves)
+                if abs(total - 1) > 1e-9:
+                    raise ValueError(f"transitions from {self.states[i]!r} sum to {total}, not 1")
+                for q, t in moves:
+                    src.append(i)
+                    dst.append(t)
+                    prob.append(q)
+                seen += 1
+                if seen > MAX_STATES:
+                    raise OddsError(
+                        f"the fight has more than {MAX_STATES} states: too big to forecast exactly",
+                        hint="forecast it by simulation instead",
+                    )
+            if len(new) or arrays is None:
+                expanded[new] = True
+                arrays = (np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), np.array(prob))
+            n = len(self.states)
+            over = np.array(self.over, dtype=bool)
+            if len(mass) < n:
+                mass = np.concatenate([mass, np.zeros(n - len(mass))])
+                terminal = np.concatenate([terminal, np.zeros(n - len(terminal))])
+            a_src, a_dst, a_p = arrays
+            flow = np.bincount(a_dst, weights=a_p * mass[a_src], minlength=n)
+            ended = np.where(over, flow, 0.0)
+            if ended.any():
+                terminal += ended
+                rounds[r] = float(ended.sum())
+            mass = np.where(over, 0.0, flow)
+            if mass.sum() < tolerance:
+                break
+        live = {int(i): float(mass[i]) for i in np.flatnonzero(mass)}
+        ends = {int(i): float(terminal[i]) for i in np.flatnonzero(terminal)}
+        return Absorbed(ends, rounds, float(mass.sum()), seen, live)
+
     def end_word(self, k: int, m: Mover) -> str:
         if m.dead:
             return "dead"
@@ -876,7 +935,7 @@ def _exact(state: FightState, tolerance: float = 1e-12) -> Forecast:
         )
     chain = _Chain(state)
     cap = state.house_rules.max_rounds - state.round
-    res = absorb(chain.start(), chain.transitions, chain.over.__getitem__, max_rounds=2 * cap, tolerance=tolerance)
+    res = chain.absorb(2 * cap, tolerance)
     fs = state.fighters
     p_win = [0.0, 0.0]
     p_draw = 0.0
