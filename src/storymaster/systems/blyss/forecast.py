@@ -47,19 +47,14 @@ from .character import (
     movement_feet,
     strength_damage_bonus,
 )
-from .checks import pool_dice
 from .combat import (
     MELEE_REACH_FT,
     UNARMED,
     Fighter,
     FightState,
     action_round_order,
-    aim_pool,
-    attack_pool,
     attribute,
     called_shot_td,
-    defence_pool,
-    initiative_pool,
 )
 from .dicepool import CRITICAL_SCREW_UP, SCREW_UP, die_succeeds_v, judge_kind_v
 from .living import WOUND_LEVELS, wound_level, wound_level_codes, wound_penalty
@@ -150,56 +145,24 @@ class _Roster:
         self.penalties = [wound_penalty(level, self.hr) for level in _LEVELS]
         self.pen_rank = np.array([p[0] for p in self.penalties])
         self.pen_die = np.array([p[1] for p in self.penalties])
+        self.round = Roster(state)
         self._pool_cache: dict[tuple, tuple[tuple[int, ...], int, int]] = {}
         self._weapons: dict[tuple[int, bool], Any] = {}
 
-    # -- pools through the engine's own helpers ------------------------------------------------
-    def _fighter(self, k: int, mask: int, aim: int = 0, dropped: bool = False) -> Fighter:
-        f = self.fighters[k]
-        base = f.model_copy(
-            update={
-                "vitals": f.vitals.model_copy(
-                    update={
-                        "dodges": f.vitals.max_dodges,
-                        "flesh_wounds": f.vitals.max_flesh_wounds,
-                        "health": f.vitals.max_health,
-                        "unconscious": False,
-                        "dying": False,
-                        "dead": False,
-                        "coma": False,
-                        "stabilised": False,
-                    }
-                )
-            }
-        )
-        lives = tuple(3 if (mask >> p) & 1 else 0 for p in range(len(f.character.armour)))
-        return base.model_copy(update={"armour_lives": lives, "aim_bonus": aim, "weapon_dropped": dropped})
-
+    # -- pools: the round's (round.Roster.pool, through the engine's own helpers) ---------------------
     def pool(
         self, kind: str, k: int, level: int, mask: int, aim: int = 0, dropped: int = 0, dist: int = 0
     ) -> tuple[tuple[int, ...], int, int]:
-        """(dice, die modifier, rank total) of fighter k's pool of this kind in this situation."""
+        """(dice, die modifier, rank total) of fighter k's pool of this kind in this situation (armour ``mask``:
+        a bit per piece with lives left)."""
         key = (kind, k, level, mask, aim, dropped, dist)
         hit = self._pool_cache.get(key)
-        if hit is not None:
-            return hit
-        hr = self.hr
-        f = self._fighter(k, mask, aim, bool(dropped))
-        wr, dm = self.penalties[level]
-        if kind == "attack":
-            pool, _ = attack_pool(f, self.state.model_copy(update={"distance": dist}))
-        elif kind in ("defend", "evade", "strength"):
-            pool = defence_pool(f, self.state, kind)
-        elif kind == "aim":
-            pool = aim_pool(f, hr)
-        elif kind == "init":
-            pool = initiative_pool(f, hr)
-        else:  # pragma: no cover
-            raise ValueError(kind)
-        pool = pool.model_copy(update={"penalty_ranks": pool.penalty_ranks + wr, "die_modifier": dm})
-        out = (pool_dice(pool, hr), dm, pool.rank_total(hr))
-        self._pool_cache[key] = out
-        return out
+        if hit is None:
+            alive = tuple(bool((mask >> p) & 1) for p in range(len(self.fighters[k].character.armour)))
+            weapon = self.fighters[k].weapon
+            pool, dice, _ = self.round.pool(kind, k, level, alive, aim, weapon, bool(dropped), dist)
+            hit = self._pool_cache[key] = (dice, pool.die_modifier, pool.rank_total(self.hr))
+        return hit
 
     def weapon_of(self, k: int, dropped: bool) -> Any:
         f = self.fighters[k]
