@@ -57,7 +57,7 @@ from .combat import (
     called_shot_td,
 )
 from .dicepool import CRITICAL_SCREW_UP, SCREW_UP, die_succeeds_v, judge_kind_v
-from .living import WOUND_LEVELS, wound_level, wound_level_codes, wound_penalty
+from .living import WOUND_LEVELS, blow_flags_v, spill_damage_v, wound_level, wound_level_codes, wound_penalty
 from .options import BlyssHouseRules
 from .round import Mover, Roster, RoundState, exact_damage, play_beat, to_state
 from .scale import pool_for_rank
@@ -656,20 +656,21 @@ class _Sim:
         body = live & ~to_armour
         if body.any():
             i = np.nonzero(body)[0]
-            rr, tt, left = r[i], t[i], damage[i].copy()
+            rr, tt = r[i], t[i]
             d, f, h = S["d"][rr, tt], S["f"][rr, tt], S["h"][rr, tt]
-            spill = hr.damage_spills_over
-            took = np.where(d > 0, np.minimum(left, d), 0)
-            d2 = d - took
-            left = np.where(d > 0, left - took if spill else 0, left)
-            took = np.where((left > 0) & (f > 0), np.minimum(left, f), 0)
-            f2 = f - took
-            left = np.where((left > 0) & (f > 0), left - took if spill else 0, left)
-            h2 = h - left
-            S["d"][rr, tt], S["f"][rr, tt], S["h"][rr, tt] = d2, f2, h2
-            hurt = left > 0
-            S["unc"][rr, tt] |= hurt & (h2 <= 0)
-            S["dying"][rr, tt] |= hurt & (h2 < 0)  # a target is standing, so never dying or stabilised before
+            took_d, took_f, took_h = spill_damage_v(d, f, damage[i], hr.damage_spills_over)
+            h2 = h - took_h
+            S["d"][rr, tt], S["f"][rr, tt], S["h"][rr, tt] = d - took_d, f - took_f, h2
+            flags = blow_flags_v(
+                h2,
+                took_h,
+                S["unc"][rr, tt],
+                S["dying"][rr, tt],
+                S["stab"][rr, tt],
+                S["dead"][rr, tt],
+                S["dchecks"][rr, tt],
+            )
+            S["unc"][rr, tt], S["dying"][rr, tt], S["stab"][rr, tt], S["dchecks"][rr, tt] = flags
             S["blunt"][rr, tt] = blunt[i]
         ko = live & (ko_rank > 0) & self._active(S)[r, t]
         if ko.any():
