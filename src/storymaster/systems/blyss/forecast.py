@@ -680,32 +680,39 @@ class _Sim:
 
     # -- the batch -----------------------------------------------------------------------------------
     def run(self, n: int, gen: np.random.Generator) -> Batch:
+        """``n`` fights; the batch keeps only the fights still going (a fight that ends leaves its result and is
+        dropped from the arrays, so a round costs what is still going)."""
         R = self.R
-        st = R.state
         S = self._start(n)
-        steps = 0
-        rnd = st.round
+        rnd = R.state.round
         live = np.arange(n)
+        winner = np.full(n, -1, dtype=np.int64)
+        rounds = np.zeros(n, dtype=np.int64)
+        ends = {fid: np.zeros(n, dtype=np.int64) for fid in R.ids}
+        steps = 0
         while len(live):
             rnd += 1
             steps += 1
-            sub = {k: v[live] for k, v in S.items()}
-            self._round(sub, rnd, gen)
-            standing = self._active(sub)
+            self._round(S, rnd, gen)
+            standing = self._active(S)
             sides_up = np.zeros((len(live), R.n_sides), dtype=bool)
             for s in range(R.n_sides):
                 sides_up[:, s] = (standing & (R.side[None, :] == s)).any(axis=1)
             count = sides_up.sum(axis=1)
             done = count <= 1
-            sub["winner"] = np.where(count == 1, sides_up.argmax(axis=1), -1)
             if rnd >= R.hr.max_rounds:
                 done[:] = True
-            sub["over"] = done
-            sub["rounds"][:] = steps
-            for k, v in sub.items():
-                S[k][live] = v
-            live = live[~done]
-        return Batch(winner=S["winner"], rounds=S["rounds"], end_states=self._ends(S), state_names=END_STATES)
+            if not done.any():
+                continue
+            rows = live[done]
+            winner[rows] = np.where(count == 1, sides_up.argmax(axis=1), -1)[done]
+            rounds[rows] = steps
+            for fid, codes in self._ends({k: v[done] for k, v in S.items()}).items():
+                ends[fid][rows] = codes
+            keep = ~done
+            S = {k: v[keep] for k, v in S.items()}
+            live = live[keep]
+        return Batch(winner=winner, rounds=rounds, end_states=ends, state_names=END_STATES)
 
     def _ends(self, S: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         R = self.R
