@@ -132,8 +132,34 @@ MODULES = [
 ]
 
 
+#: modules judged by a narrower set than their system's tests: the files that exercise the module (a mutant
+#: is judged by those of them that executed its statement, so a narrower set mostly shortens the line map)
+TESTS: dict[str, list[str]] = {
+    "src/storymaster/systems/fuzzy/combat.py": [
+        "tests/systems/fuzzy/test_round.py",
+        "tests/systems/fuzzy/test_combat.py",
+        "tests/systems/fuzzy/test_combat_edges.py",
+        "tests/systems/fuzzy/test_golden.py",
+        "tests/systems/fuzzy/test_forecast.py",
+        "tests/systems/fuzzy/test_vectorised.py",
+    ],
+    "src/storymaster/systems/fuzzy/forecast.py": [
+        "tests/systems/fuzzy/test_forecast.py",
+        "tests/systems/fuzzy/test_vectorised.py",
+        "tests/systems/fuzzy/test_round.py",
+    ],
+    "src/storymaster/systems/fuzzy/vectorised.py": [
+        "tests/systems/fuzzy/test_vectorised.py",
+        "tests/systems/fuzzy/test_forecast.py",
+    ],
+}
+
+
 def tests_for(module: str) -> list[str]:
-    """The tests for a module: its system's in-process tests (plus its forecast tests for a forecast module)."""
+    """The tests for a module: its own list in TESTS, else its system's in-process tests (plus its forecast
+    tests for a forecast module)."""
+    if module in TESTS:
+        return list(TESTS[module])
     parts = Path(module).parts
     if "systems" in parts:
         system = parts[parts.index("systems") + 1]
@@ -569,6 +595,7 @@ def prepare(module: str, fresh: bool) -> tuple[Path, list[dict], int]:
         random.Random(module).shuffle(mutants)
         (home / "mutants.json").write_text(json.dumps({"left_out": left_out, "mutants": mutants}))
         stamp.write_text(digest)
+        (home / "source.py").write_bytes(source)  # what the mutants were made from (the report reads it)
     data = json.loads((home / "mutants.json").read_text())
     return home, data["mutants"], data["left_out"]
 
@@ -658,6 +685,12 @@ def _limit_spans(source: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
     return spans
 
 
+def _judged_source(module: str) -> str:
+    """The source the module's mutants were made from (the work tree may have moved on since)."""
+    kept = STATE / _slug(module) / "source.py"
+    return (kept if kept.is_file() else ROOT / module).read_text(encoding="utf-8")
+
+
 def summarise(module: str) -> dict:
     """Counts for a module. ``score``: killed / (judged - equivalent - limit); ``score_all`` counts the input
     limits' mutants too. ``interval``: a 95% Wilson interval of ``score`` when only a sample is judged."""
@@ -667,7 +700,7 @@ def summarise(module: str) -> dict:
     data = json.loads((home / "mutants.json").read_text())
     rows = _load(home)
     eq = _equivalents()
-    source = (ROOT / module).read_text(encoding="utf-8")
+    source = _judged_source(module)
     limits = _limit_spans(source)
     c = {"killed": 0, "timeout": 0, "survived": 0, "equivalent": 0, "invalid": 0, "error": 0}
     c |= {"limit_killed": 0, "limit_survived": 0}
@@ -677,6 +710,8 @@ def summarise(module: str) -> dict:
         o = r["outcome"]
         if o == "error 4" and r["how"] in ("slow", "reexec"):
             o = "incompetent"  # pytest's usage error: a conftest could not import the mutated module
+        if o == "error 98" and r["how"] == "reexec":
+            o = "incompetent"  # running the mutated module raised (e.g. set / set): it cannot be imported
         if o.startswith("error") or o == "no-mutation":
             mutated = mutated_source(source, r["op"], r["occ"])
             o = "invalid" if mutated is None or not _compiles(mutated, module) else "error"
@@ -710,7 +745,7 @@ def summarise(module: str) -> dict:
 
 def survivors(module: str) -> None:
     home = STATE / _slug(module)
-    source = (ROOT / module).read_text(encoding="utf-8")
+    source = _judged_source(module)
     eq = _equivalents()
     limits = _limit_spans(source)
     import difflib
@@ -737,9 +772,9 @@ def report() -> None:
         if "total" not in s or not s["seen"]:
             continue
         stamp = STATE / _slug(module) / "source.sha256"
+        name = module.removeprefix("src/storymaster/")
         if stamp.read_text() != _sha((ROOT / module).read_bytes()):
-            print(f"| {module.removeprefix('src/storymaster/')} | the source changed since the run: run it again |")
-            continue
+            name += " (run on an earlier version)"
         score = "-" if s["score"] is None else f"{s['score']}%"
         run = (
             "all mutants"
@@ -748,7 +783,7 @@ def report() -> None:
         )
         err = f" ({s['error']} errors)" if s["error"] else ""
         print(
-            f"| {module.removeprefix('src/storymaster/')} | {s['total']} | {s['seen']}{err} | {s['killed_all']} "
+            f"| {name} | {s['total']} | {s['seen']}{err} | {s['killed_all']} "
             f"| {s['survived']} | {s['equivalent']} | {s['limit_killed']}/{s['limit_survived']} | {s['invalid']} "
             f"| {score} | {s['score_all']}% | {run} |"
         )
@@ -762,6 +797,45 @@ def _known() -> list[str]:
     return out
 
 
+def rekey_equivalents(module: str, old_source: str) -> tuple[int, list[str]]:
+    """Move the module's entries in the equivalents file from ``old_source`` to the module's current source:
+    an entry moves to the one mutant of the same operator whose line and mutated line read as they did."""
+    new_source = (ROOT / module).read_text(encoding="utf-8")
+    new_mutants, _ = enumerate_mutants(new_source)
+    old_mutants, _ = enumerate_mutants(old_source)
+    old_lines, new_lines = old_source.splitlines(), new_source.splitlines()
+    out, moved, lost = [], 0, []
+    for line in EQUIVALENT.read_text().splitlines():
+        spec, sep, why = line.partition("#")
+        if not spec.strip().startswith(module + ":"):
+            out.append(line)
+            continue
+        _, lineno, op, occ = spec.strip().rsplit(":", 3)
+        old_mut = mutated_source(old_source, op, int(occ)) or ""
+        want = (old_lines[int(lineno) - 1].strip(), old_mut.splitlines()[int(lineno) - 1].strip() if old_mut else "")
+
+        def same(ms: list[dict], src: str, lines: list[str], op: str = op, want: tuple = want) -> list[dict]:
+            found = []
+            for m in sorted(ms, key=lambda m: m["occ"]):
+                if m["op"] == op and lines[m["line"] - 1].strip() == want[0]:
+                    mut = mutated_source(src, op, m["occ"]) or ""
+                    if mut and mut.splitlines()[m["line"] - 1].strip() == want[1]:
+                        found.append(m)
+            return found
+
+        hits, before = same(new_mutants, new_source, new_lines), same(old_mutants, old_source, old_lines)
+        rank = [i for i, m in enumerate(before) if m["occ"] == int(occ)]
+        if len(hits) == len(before) and rank:  # the same text may occur more than once: keep its rank
+            new_spec = f"{module}:{hits[rank[0]]['line']}:{op}:{hits[rank[0]]['occ']}"
+            moved += new_spec != spec.strip()
+            out.append(f"{new_spec}  {sep}{why}")
+        else:
+            lost.append(spec.strip())
+            out.append(line)
+    EQUIVALENT.write_text("\n".join(out) + "\n")
+    return moved, lost
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("modules", nargs="*", help="module paths (default: every module of issue 14, in order)")
@@ -772,6 +846,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--report", action="store_true", help="print the table of every module run so far")
     ap.add_argument("--survivors", action="store_true", help="list the surviving mutants of the modules")
     ap.add_argument("--verbose", action="store_true", help="one line per mutant; the children's output")
+    ap.add_argument("--rekey", metavar="OLD_SOURCE", help="move the module's equivalents from OLD_SOURCE's lines")
     args = ap.parse_args(argv)
     try:
         import cosmic_ray  # noqa: F401
@@ -780,6 +855,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.report:
         report()
+        return 0
+    if args.rekey:
+        moved, lost = rekey_equivalents(args.modules[0], Path(args.rekey).read_text(encoding="utf-8"))
+        print(f"{moved} moved; not found in the new source: {lost}")
         return 0
     modules = args.modules or [m for m in MODULES if (ROOT / m).is_file()]
     for module in modules:

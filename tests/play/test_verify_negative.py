@@ -198,3 +198,23 @@ def test_a_commitment_to_another_seed_is_refused(tally) -> None:
     assert entries[0].body.get("seed_sha256") == sha256_hex("a different seed")
     with pytest.raises(VerificationError, match="entry 4"):
         verify_export(_export(entries))
+
+
+# --- what the report says about a genuine export ------------------------------------------------------
+
+
+def test_the_report_counts_what_the_export_holds(tally, good) -> None:
+    """The verifier's report, checked against how the export was built: every entry unsalted (sealed with no
+    salt), none redacted, unsigned (no key given), two rolls shown and replayed from the revealed seed."""
+    log = good["scenes"][0]["log"]
+    r = verify_export(good)["logs"][0]
+    assert r["entries"] == len(log)
+    assert (r["redacted_entries"], r["unsalted_entries"], r["signed"]) == (0, len(log), False)
+    assert (r["rolls_shown"], r["rolls_hidden"], r["rolls_replayed"], r["seed_revealed"]) == (2, 0, 2, True)
+
+
+def test_before_the_reveal_nothing_is_replayed(tally) -> None:
+    """An open scene (no closing entry, no seed): its rolls cannot be replayed yet, and the report says so."""
+    entries = _scene_log(tally)[:-1]
+    r = verify_export(_export(entries, seed=None))["logs"][0]
+    assert (r["entries"], r["rolls_replayed"], r["seed_revealed"]) == (len(entries), 0, False)

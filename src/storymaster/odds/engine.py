@@ -23,6 +23,7 @@ from functools import partial
 from typing import Any
 
 from ..dice.ast import Cmp, Compare, Const, Dice, Expr, Func, Group, Label, Neg, compare, round_value
+from ..dice.bounds import bounds, chain_range, throw_range
 
 __all__ = ["Dense", "NeedsIcepool", "cost", "evaluate"]
 
@@ -419,9 +420,8 @@ WEIGHTS: dict[str, float] = {
 }
 
 
-class _Tally(dict[str, float]):
-    def __missing__(self, key: str) -> float:
-        return 0.0
+#: operations by kind, every kind of WEIGHTS present (a plain dict: the bound is computed for every new question)
+_Tally = dict[str, float]
 
 
 def _digits(bits: float) -> float:
@@ -506,8 +506,6 @@ def _count_matching(cmp: Cmp | None, lo: int, hi: int, default: int) -> int:
 
 def _tally_dice(node: Dice, t: _Tally) -> tuple[int, float]:
     """Steps of :func:`dice`; returns the result's length and the bits of its total weight."""
-    from ..dice.bounds import bounds, chain_range, throw_range
-
     lo, hi = bounds(node)
     n = node.count
     if n == 0 or (node.keep is not None and node.keep[1] == 0):
@@ -567,8 +565,6 @@ def _tally_dice(node: Dice, t: _Tally) -> tuple[int, float]:
 def _tally(node: Expr, t: _Tally, exact: bool = False) -> tuple[int, float, bool]:
     """Steps of :func:`evaluate`: returns the length of the result, the bits of its total weight,
     and whether its values are fractions (a dict, not a dense list)."""
-    from ..dice.bounds import bounds
-
     t["node"] += 1
     if isinstance(node, Const):
         return 1, 0.0, False
@@ -604,8 +600,6 @@ def _tally(node: Expr, t: _Tally, exact: bool = False) -> tuple[int, float, bool
 
 
 def _tally_group(node: Group, t: _Tally) -> tuple[int, float, bool]:
-    from ..dice.bounds import bounds
-
     parts = [_tally(i, t) for i in node.items]
     lo, hi = bounds(node)
     if node.keep is not None:
@@ -643,16 +637,14 @@ def _tally_group(node: Group, t: _Tally) -> tuple[int, float, bool]:
 def work_tally(node: Expr) -> tuple[int, dict[str, float]]:
     """``(support, tally)``: the number of distinct values of the answer, and the operations a new
     question takes, by kind (:data:`WEIGHTS`)."""
-    from ..dice.bounds import bounds
-
-    t = _Tally()
+    t = dict.fromkeys(WEIGHTS, 0.0)
     _, bits, _ = _tally(node, t)
     lo, hi = bounds(node)
     support = hi - lo + 1
     t["question"] += 1
     t["out"] += support
     t["out_d"] += support * _digits(bits)
-    return support, dict(t)
+    return support, t
 
 
 def cost(node: Expr) -> tuple[int, int]:

@@ -468,6 +468,7 @@ def test_success_sentence_counts_from_the_faces(td: int) -> None:
         else:
             continue
         assert out.explanation.endswith(end), (seed, out.explanation)
+        assert f"{met} {'die meets' if met == 1 else 'dice meet'} the TD; {ones} rolled a 1." in out.explanation
         seen.add((met == len(faces), n))
     assert {(False, 1), (False, 2)} <= seen and (td > 4 or (True, 3) in seen)  # a d4 meets TD 3 only
 
@@ -484,3 +485,57 @@ def test_initiative_successes_and_value_from_the_faces() -> None:
             n = max(0, len(met) - sum(f == 1 for f in faces))
             assert r.successes == n, (seed, r)
             assert f"{r.name}: {n} success{'' if n == 1 else 'es'} (value {r.value}," in text
+
+
+def test_pool_text_with_a_rank_0_statistic() -> None:
+    """Table 2-01: 'd0' is a statistic at rank 0 (Non-existant); d10 is rank 4."""
+    from storymaster.systems.blyss.checks import pool_from_text
+
+    assert pool_from_text("d0, d10").ranks == (0, 4)
+    assert pool_from_text("d10,d0").ranks == (4, 0)
+
+
+def test_no_contest_either_way_round() -> None:
+    """House rule no_contest_rank_gap: a side ranked that far above the other wins without a roll, A or B."""
+    hr = BlyssHouseRules(no_contest_rank_gap=3)
+    check = BlyssContest(a=Pool(name="Novice", ranks=(1,)), b=Pool(name="Boxer", ranks=(4,)))
+    assert SYSTEM.resolve(check, DiceRng(0), hr).result == "Boxer wins"
+    assert SYSTEM.odds(check, hr).probability("Boxer wins") == 1
+    close = BlyssContest(a=Pool(name="Novice", ranks=(2,)), b=Pool(name="Boxer", ranks=(4,)))
+    assert SYSTEM.odds(close, hr).probability("Novice wins") > 0
+
+
+def test_combined_test_description_names_the_assisted_character() -> None:
+    helpers = (Pool(ranks=(2,)),)
+    assert CombinedTest(assisted=Pool(ranks=(3,)), helpers=helpers, td=6).describe() == (
+        "Combined Test for the assisted character vs TD 6"
+    )
+    assert CombinedTest(assisted=Pool(name="Yama", ranks=(3,)), helpers=helpers, td=6).describe() == (
+        "Combined Test for Yama vs TD 6"
+    )
+
+
+def test_contest_outcome_success_is_side_a_winning() -> None:
+    """The Outcome's success is True when A (the first side) wins, False when B does, None for a draw; with the
+    no-contest house rule the stronger side's free win is reported the same way."""
+    check = BlyssContest(a=Pool(name="A", ranks=(3,)), b=Pool(name="B", ranks=(3,)))
+    seen = set()
+    for seed in range(60):
+        out = SYSTEM.resolve(check, DiceRng(seed))
+        expected = {"A wins": True, "B wins": False, "draw": None}[out.result]
+        assert out.success is expected, (seed, out.result, out.success)
+        seen.add(out.result)
+    assert seen == {"A wins", "B wins", "draw"}
+    hr = BlyssHouseRules(no_contest_rank_gap=3)
+    strong_a = BlyssContest(a=Pool(name="A", ranks=(5,)), b=Pool(name="B", ranks=(1,)))
+    assert SYSTEM.resolve(strong_a, DiceRng(0), hr).success is True
+    strong_b = BlyssContest(a=Pool(name="A", ranks=(1,)), b=Pool(name="B", ranks=(5,)))
+    assert SYSTEM.resolve(strong_b, DiceRng(0), hr).success is False
+
+
+def test_a_one_sided_die_is_no_die() -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="dice have 2 to 100 sides"):
+        Pool(dice=(1,))
+    assert Pool(dice=(2, 4)).dice == (2, 4)

@@ -135,3 +135,36 @@ def test_deprivation_ranks_per_statistic_or_per_test() -> None:
     assert deprivation_pool_ranks(2, 0) == 2  # a pool of loose dice counts as one
     assert deprivation_pool_ranks(2, 3, BlyssHouseRules(deprivation_penalty="per_test")) == 2
     assert deprivation_pool_ranks(0, 3) == 0 and deprivation_pool_ranks(-1, 3) == 0
+
+
+def test_a_blow_spills_over_by_default() -> None:
+    """Dodges first, then Flesh Wounds, then Health; by default (ruling) a blow runs on from one to the next."""
+    from storymaster.systems.blyss.living import spill_damage
+
+    assert spill_damage(2, 3, 10, 7) == (2, 3, 2)
+    assert spill_damage(2, 3, 10, 7, False) == (2, 0, 0)
+
+
+def test_coma_ends_dying_and_a_stabilising_check_shows_its_roll() -> None:
+    """Dying; Death: at rank 0 no roll: dead, or a coma under the house rule (no longer dying either way). A
+    passed check stabilises, and the roll that did it is returned."""
+    v = vitals(0, 0, -3, maxh=20, unconscious=True, dying=True, dying_checks=2)
+    after, text, rec = dying_check(v, 2, DiceRng(0), BlyssHouseRules(coma_instead_of_death="always"))
+    assert (after.coma, after.dying, after.dead, text, rec) == (True, False, False, "falls into a coma", None)
+    after, text, rec = dying_check(v, 2, DiceRng(0))
+    assert (after.dead, after.dying, text) == (True, False, "dies")
+    fresh = vitals(0, 0, -3, maxh=20, unconscious=True, dying=True)
+    for seed in range(60):
+        after, text, rec = dying_check(fresh, 8, DiceRng(seed))
+        if after.stabilised:
+            assert text == "stabilises (Stamina rank 8)" and rec is not None and not after.dying
+            break
+    else:
+        raise AssertionError("Stamina 8 never stabilised in 60 tries")
+
+
+def test_no_deprivation_penalty_before_the_threshold() -> None:
+    """Fatigue: the Threshold is Stamina x 8 hours; before it (and at it) no ranks are lost."""
+    from storymaster.systems.blyss.living import deprivation_penalty
+
+    assert [deprivation_penalty("fatigue", h, 3) for h in (0, 10, 24, 25)] == [0, 0, 0, 1]

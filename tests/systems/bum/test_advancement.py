@@ -103,3 +103,17 @@ def test_taking_no_wounds_changes_nothing_and_a_negative_count_is_refused(card):
     assert take_wounds(thief, 0).wounds == thief.wounds
     with pytest.raises(ValueError, match="cannot be negative"):
         take_wounds(thief, -1)
+
+
+def test_healing_goes_least_severe_first_and_days_count(card):
+    """Part Five: wounds heal independently, least severe first; a wound whose time has passed is gone, one the
+    GM has not timed stays. One wound is the default; 0 days heal nothing; negative days are refused."""
+    thief = card("player1")
+    assert len(take_wounds(thief).wounds) == 1
+    p = take_wounds(thief, 1, "sword", heal_days=7)
+    p = take_wounds(p, 1, "curse")  # no healing time set
+    p = take_wounds(p, 1, "punch", heal_days=2)
+    assert [w.cause for w in heal(p, 0).wounds] == ["punch", "sword", "curse"]
+    assert [(w.cause, w.heal_days) for w in heal(p, 3).wounds] == [("sword", 4), ("curse", None)]
+    with pytest.raises(ValueError, match="cannot be negative"):
+        heal(p, -1)

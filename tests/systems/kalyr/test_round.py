@@ -95,3 +95,52 @@ def test_the_log_does_not_change_the_round():
         silent = contest_round(contest_of(s), b, Rolled(DiceRng(seed, "round"), narrate=False))
         assert told.bout == silent.bout and told.marks == silent.marks and told.loser == silent.loser
         assert told.events and not silent.events
+
+
+def test_the_engine_reads_a_changed_fight_afresh():
+    """The engine keeps what a fight's rounds cannot change from step to step; a state changed between steps
+    (house rules, another track's damage, tactics) is read afresh: the same as with nothing kept."""
+    from storymaster.systems.kalyr import combat
+    from storymaster.systems.kalyr.options import KalyrHouseRules
+    from storymaster.systems.kalyr.wounds import Track
+
+    rnd = random.Random(11)
+    changes = 0
+    for seed in range(120):
+        s = _random_fight(rnd)
+        if s.over:
+            continue
+        s, _ = combat.KalyrCombat().step(s, DiceRng(seed, "warm"))
+        if s.over:
+            continue
+        f = s.sides[0][0]
+        other = "mental" if s.track != "mental" else "social"
+        hurt = f.character.model_copy(
+            update={
+                "damage": f.character.damage.with_track(
+                    other, Track.model_validate({"wounds": [{"severity": 4, "box": 4}]})
+                )
+            }
+        )
+        for changed in (
+            s.model_copy(update={"house_rules": KalyrHouseRules(detailed_shields=False, detailed_reach=False)}),
+            s.model_copy(update={"sides": ((f.model_copy(update={"character": hurt}), *s.sides[0][1:]), s.sides[1])}),
+            s.model_copy(
+                update={
+                    "sides": (
+                        (
+                            f.model_copy(update={"tactics": f.tactics.model_copy(update={"approach": 2})}),
+                            *s.sides[0][1:],
+                        ),
+                        s.sides[1],
+                    )
+                }
+            ),
+        ):
+            combat.KalyrCombat().step(s, DiceRng(seed, "again"))  # the unchanged fight's contest is kept
+            warm = combat.KalyrCombat().step(changed, DiceRng(seed, "next"))
+            combat._CONTESTS.clear()
+            cold = combat.KalyrCombat().step(changed, DiceRng(seed, "next"))
+            assert warm[0] == cold[0] and [e.text for e in warm[1]] == [e.text for e in cold[1]]
+            changes += 1
+    assert changes >= 30

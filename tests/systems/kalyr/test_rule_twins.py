@@ -14,7 +14,7 @@ from storymaster.systems.kalyr.damage import halve_for_detailed
 from storymaster.systems.kalyr.detailed import Standing, all_out_offence, beaten, blow, reach_after, reach_before
 from storymaster.systems.kalyr.fight_state import Fighting, fudge_to_spend, is_critical
 from storymaster.systems.kalyr.options import KalyrHouseRules
-from storymaster.systems.kalyr.simple import group_winner
+from storymaster.systems.kalyr.simple import contest_result, group_winner
 from storymaster.systems.kalyr.wounds import BOXES, DEFEATED, DESTROYED, open_box_in, severity_for_damage
 
 # every way a track's boxes can be marked: 0..3 Scratches, 0..1 of each other level
@@ -180,3 +180,13 @@ def test_beaten_twin(withdraw):
     lost, by_withdrawal = twins.beaten_v(_arr([a for a, _ in rows]), _arr([b for _, b in rows]), withdraw)
     want = [beaten(r, withdraw) for r in rows]
     assert lost.tolist() == [_n(w[0]) for w in want] and by_withdrawal.tolist() == [w[1] for w in want]
+
+
+@pytest.mark.parametrize("on_tie", ["reroll", "draw"])
+def test_contest_result_twin(on_tie):
+    rows = list(product([None, 0, 1], [False, True], [False, True]))
+    over, winner = twins.contest_result_v(
+        _arr([_n(o) for o, _, _ in rows]), on_tie, _arr([a for _, a, _ in rows]), _arr([b for _, _, b in rows])
+    )
+    want = [contest_result(o, on_tie, (a, b)) for o, a, b in rows]
+    assert over.tolist() == [w[0] for w in want] and winner.tolist() == [_n(w[1]) for w in want]

@@ -326,3 +326,29 @@ def test_turn_actions():
     assert turn_problems(["attack", "attack"]) == ["only one attack per turn"]
     assert turn_problems(["long", "move"]) == ["a long action takes the whole turn (free actions aside)"]
     assert turn_problems(["teleport"]) == ["unknown action 'teleport'"]
+
+
+@pytest.mark.parametrize("house", [{}, {"critical_health_missile": True}])
+def test_critical_health_takes_nothing_off_a_shot_unless_the_house_rule_says(house):
+    """Ruling P-L1 in fights as at the table: the book's critical-health penalty names AT/PA and spellcasting,
+    so a wounded archer shoots as well as a fresh one; ``critical_health_missile`` (an addition) takes it off."""
+    hr = PhilsysHouseRules(**house)
+
+    def shot_modifier(hp: int | None, seed: int) -> int | None:
+        state = ENGINE.start([[example("chandler")], [example("guard")]], house_rules=hr)
+        if hp is not None:
+            fighters = list(state.fighters)
+            fighters[0] = fighters[0].model_copy(update={"hp": hp})
+            state = state.model_copy(update={"fighters": tuple(fighters)})
+        _, events = ENGINE.step(state, DiceRng(seed))
+        shot = next((e for e in events if e.kind == "missile"), None)
+        if shot is None:  # the guard struck first and put the wounded archer down
+            return None
+        d20 = next(r for r in shot.rolls if "missile d20" in r.label).total
+        return int(shot.data["attack_total"]) - d20
+
+    pairs = [(shot_modifier(None, seed), shot_modifier(10, seed)) for seed in range(12)]
+    pairs = [(f, w) for f, w in pairs if f is not None and w is not None]
+    assert pairs  # 10 HP is critical health (threshold 15)
+    expected = hr.critical_health_penalty if hr.critical_health_missile else 0
+    assert {f - w for f, w in pairs} == {expected}

@@ -274,3 +274,78 @@ def test_aim_at() -> None:
         "torso",
         "abdomen",
     ]
+
+
+def _duel_setup(hr: PhilsysHouseRules):
+    from storymaster.systems.philsys import SYSTEM
+    from storymaster.systems.philsys.character import Character
+    from storymaster.systems.philsys.combat import setup
+
+    c = Character.model_validate({"name": "A", "stats": {"STA": -5}})  # 30 HP: heavy blows within reach
+    return setup(SYSTEM.combat.start([[c], [c.model_copy(update={"name": "B"})]], house_rules=hr))
+
+
+@pytest.mark.parametrize(
+    "hr",
+    [PhilsysHouseRules(), PhilsysHouseRules(heavy_wound_penalty=4, death_threshold=-3)],
+)
+def test_hurt_twin(hr: PhilsysHouseRules) -> None:
+    from storymaster.systems.philsys.round import Body, hurt, hurt_v
+
+    su = _duel_setup(hr)
+    top = su.specs[1].top
+    grid = np.meshgrid(np.arange(-4, 16), [False, True], [False, True], [-1, 3], np.arange(0, 26))
+    hp, unc, heavy, wake, amount = (g.ravel() for g in grid)
+    got = hurt_v(hp, unc, heavy, wake, amount, top, hr)
+    for n, (h, u, w, k, x) in enumerate(
+        zip(hp.tolist(), unc.tolist(), heavy.tolist(), wake.tolist(), amount.tolist(), strict=True)
+    ):
+        b = Body(h, 0, 0, unconscious=u, heavy_wound=w, wake_in=None if k < 0 else k)
+        after = hurt(su, (Body(30, 0, 0), b), 1, x)[1]
+        want = (
+            after.hp,
+            after.unconscious,
+            after.dead,
+            after.heavy_wound,
+            -1 if after.wake_in is None else after.wake_in,
+        )
+        assert tuple(v[n].item() for v in got) == want, (h, u, w, k, x)
+
+
+@pytest.mark.parametrize(
+    "hr", [PhilsysHouseRules(), PhilsysHouseRules(bleeding=True, bleeding_rate=2, death_threshold=-6)]
+)
+def test_end_of_round_twin(hr: PhilsysHouseRules) -> None:
+    from storymaster.systems.philsys.round import Body, end_of_round, end_of_round_v
+
+    su = _duel_setup(hr)
+    grid = np.meshgrid(np.arange(-9, 6), [False, True], [False, True], [-1, 0, 1, 2, 5])
+    hp, unc, dead, wake = (g.ravel() for g in grid)
+    got = end_of_round_v(hp, unc, dead, wake, hr)
+    for n, (h, u, d, k) in enumerate(zip(hp.tolist(), unc.tolist(), dead.tolist(), wake.tolist(), strict=True)):
+        b = Body(h, 0, 0, unconscious=u, dead=d, wake_in=None if k < 0 else k)
+        after = end_of_round(su, (Body(30, 0, 0), b))[1]
+        want = (after.hp, after.unconscious, after.dead, -1 if after.wake_in is None else after.wake_in)
+        assert tuple(v[n].item() for v in got) == want, (h, u, d, k)
+
+
+@pytest.mark.parametrize(
+    "house",
+    [
+        {},
+        {"critical_health_missile": True},
+        {"critical_health_missile": True, "critical_health_penalty": 6, "heavy_wound_penalty": 4},
+    ],
+)
+def test_missile_wound_penalty_twin(house: dict[str, object]) -> None:
+    """Ruling P-L1: nothing off a shot by the book; the whole wound penalty under the house rule."""
+    hr = PhilsysHouseRules(**house)  # type: ignore[arg-type]
+    hp = np.arange(-12, 40)
+    for heavy in (False, True):
+        got = dmg.missile_wound_penalty_v(hp, np.full(hp.shape, heavy), hr)
+        for h, g in zip(hp.tolist(), got.tolist(), strict=True):
+            assert g == dmg.missile_wound_penalty(h, hr, heavy), (h, heavy)
+            if not hr.critical_health_missile:
+                assert g == 0
+            elif 0 < h <= hr.critical_health_threshold:
+                assert g >= hr.critical_health_penalty

@@ -90,7 +90,8 @@ def bout_of(c: Contest, state: FightState) -> Bout:
     return Bout(
         fighters=tuple(
             Fighting(f.character.damage.track(track).boxes_used(), f.character.fudge_points, f.withdrawn)
-            for f in c.fighters
+            for side in state.sides
+            for f in side
         ),
         first=state.round == 0,
         reach=state.reach_penalty,
@@ -108,12 +109,37 @@ def contest_round(c: Contest, b: Bout, chance: Chance) -> Played:
     return (detailed_round if c.state.mode == "detailed" else simple_round)(c, b, chance)
 
 
+_CONTESTS: dict[tuple[Any, ...], Contest] = {}
+
+
+def _engine_contest(state: FightState) -> Contest:
+    """The contest of a fight the engine steps, read once per fight: nothing a round changes goes into it,
+    so a later state of the same fight (the same house rules, tactics, equipment and ability objects, the
+    other damage tracks untouched) reuses it. Object identities are safe keys here: the cached contest
+    holds its first state, so those objects stay alive and no new object can take their ids."""
+    others = [t for t in ("physical", "mental", "social") if t != state.track]
+    key: tuple[Any, ...] = (id(state.house_rules), state.mode, state.track, state.ranged, state.on_tie)
+    key += (state.stakes, state.max_rounds)
+    for side in state.sides:
+        for f in side:
+            ch = f.character
+            key += (len(side), f.name, f.ability, f.level, id(f.tactics), id(ch.weapon), id(ch.armour), ch.shield)
+            key += (ch.scale, id(ch.gifts), id(ch.abilities), id(ch.incompetences))
+            key += tuple(id(getattr(ch.damage, t)) for t in others)
+    c = _CONTESTS.get(key)
+    if c is None:
+        if len(_CONTESTS) >= 32:
+            _CONTESTS.pop(next(iter(_CONTESTS)))
+        c = _CONTESTS[key] = contest_of(state)
+    return c
+
+
 def play_round(state: FightState, chance: Chance) -> tuple[FightState, list[Event]]:
     """The engine's step: the round on the fight's state, the wounds marked on the characters."""
-    c = contest_of(state)
+    c = _engine_contest(state)
     played = contest_round(c, bout_of(c, state), chance)
     hr, bout = state.house_rules, played.bout
-    fighters = list(c.fighters)
+    fighters = [f for side in state.sides for f in side]
     for j, severity, reduce in played.marks:
         f = fighters[j]
         character, _ = take_wound(f.character, state.track, severity, fudge_reduce=reduce, advancement=hr.advancement)

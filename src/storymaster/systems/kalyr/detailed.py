@@ -27,6 +27,7 @@ from .fight_state import (
 )
 from .ladder import level_name, parse_level
 from .options import KalyrHouseRules
+from .simple import group_winner
 from .wounds import DEFEATED, severity_for_damage, severity_name
 
 __all__ = [
@@ -284,7 +285,7 @@ def exchange(
     rolled = chance.draw(sd.dice)
     dice = rolled.totals
     results = [c.level[0] + mods[0] + dice[0], c.level[1] + mods[1] + dice[1]]
-    winner: int | None = 0 if results[0] > results[1] else 1 if results[1] > results[0] else None
+    winner = group_winner([results[0]], [results[1]])  # the better result (Resolving Contests)
     bonus = (0, 0)
     if hr.detailed_all_out:
         winner, bonus = all_out_offence(sd.aoo, winner)

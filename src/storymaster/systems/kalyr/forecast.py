@@ -38,6 +38,7 @@ from .twins import (
     all_out_offence_v,
     beaten_v,
     blow_v,
+    contest_result_v,
     fudge_to_spend_v,
     group_margins_v,
     group_winner_v,
@@ -211,7 +212,7 @@ def _detailed_step(X: np.ndarray, dice: np.ndarray, sb: np.ndarray, si: _Sim, ca
     dodger, minus, carried, cvl = reach_before_v(sd, X[:, g + REACH], inside, first)
     mods = [si.wpen[j][status[j]] - (minus == j) for j in (0, 1)]
     res = [c.level[j] + mods[j] + si.cmod[j] + X[:, g + SC0 + j] + dice[:, j] for j in (0, 1)]
-    winner = np.where(res[0] > res[1], 0, np.where(res[1] > res[0], 1, NONE))
+    winner = group_winner_v(res[0][:, None], res[1][:, None])
     bonus = np.zeros((N, 2), dtype=np.int64)
     if hr.detailed_all_out:
         winner, bonus = all_out_offence_v(sd.aoo, winner)
@@ -302,15 +303,9 @@ def _simple_step(X: np.ndarray, dice: np.ndarray, sb: np.ndarray, si: _Sim, cap:
                 _wound(Z, j, severity_for_damage_v(pts), np.ones(m, dtype=bool), si)
         if not whole:
             Y[R] = Z
-    over = outcome >= 0
-    win = outcome.copy()
-    if st.on_tie == "draw":
-        over[:] = True
     out_after = ~_active(Y, si)
-    for s in (0, 1):
-        m = out_after[:, list(c.members[s])].all(axis=1) & ~over
-        over |= m
-        win = np.where(m, 1 - s, win)
+    gone = [out_after[:, list(c.members[s])].all(axis=1) for s in (0, 1)]
+    over, win = contest_result_v(outcome, st.on_tie, gone[0], gone[1])
     return _finish(X, Y, over, win, si, cap)
 
 

@@ -14,13 +14,27 @@ from .fight_state import Bout, Contest, Exchange, Exchanging, Played, contest_wo
 from .ladder import level_name
 from .wounds import severity_for_damage
 
-__all__ = ["group_winner", "one_on_one_bonus", "roll_off", "simple_round"]
+__all__ = ["contest_result", "group_winner", "one_on_one_bonus", "roll_off", "simple_round"]
 
 
 def group_winner(own: list[int], other: list[int]) -> int | None:
     """The side with the better average result wins (0 or 1); equal averages: None (Simple Group Contests)."""
     a, b = sum(own) * len(other), sum(other) * len(own)
     return 0 if a > b else 1 if b > a else None
+
+
+def contest_result(outcome: int | None, on_tie: str, gone: tuple[bool, bool]) -> tuple[bool, int | None]:
+    """Whether a simple contest is over after a roll, and who won (Simple Contests; Using Simple Contests
+    for Fights): the roll's winner wins; a tie is an honourable draw under ``on_tie="draw"``, else it is
+    rolled again unless a side has nobody left in (``gone``), which loses."""
+    if outcome is not None:
+        return True, outcome
+    if on_tie == "draw":
+        return True, None
+    for s in (0, 1):
+        if gone[s]:
+            return True, 1 - s
+    return False, None
 
 
 def one_on_one_bonus(c: Contest, a: int, b: int) -> tuple[tuple[int, int], list[str]]:
@@ -154,14 +168,10 @@ def simple_round(c: Contest, b: Bout, chance: Chance) -> Played:
     for k, (j, severity) in enumerate(ex.wounds):
         why, pts = ex.said[1][k] if log is not None else ("", None)
         contest_wound(c, fs, j, severity, marks, log, rnd, why, pts)
-    over, winner = outcome is not None, outcome
-    if outcome is None and st.on_tie == "draw":
-        over = True
-        if log is not None:
-            log.append(Event("draw", "The parties break off: an honourable draw.", rnd))
-    for s in (0, 1):
-        if not over and all(fs[j].out for j in c.members[s]):
-            over, winner = True, 1 - s
+    gone = (all(fs[j].out for j in c.members[0]), all(fs[j].out for j in c.members[1]))
+    over, winner = contest_result(outcome, st.on_tie, gone)
+    if outcome is None and st.on_tie == "draw" and log is not None:
+        log.append(Event("draw", "The parties break off: an honourable draw.", rnd))
     if c.count and not over and rnd >= st.max_rounds:
         over = True
         if log is not None:

@@ -15,6 +15,7 @@ import numpy as np
 
 from .detailed import Standing, all_out_offence, beaten, reach_after, reach_before
 from .options import KalyrHouseRules
+from .simple import contest_result
 from .wounds import BOXES, DEFEATED, DESTROYED
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "beaten_v",
     "blow_v",
     "by_table",
+    "contest_result_v",
     "fudge_to_spend_v",
     "group_margins_v",
     "group_winner_v",
@@ -205,3 +207,11 @@ def beaten_v(
     """:func:`.detailed.beaten`: who loses (NONE: nobody yet), and whether by withdrawal."""
     lost, withdrew = by_table(lambda a, b: beaten((a, b), withdraw), 2, status0, status1)
     return lost, withdrew == 1
+
+
+def contest_result_v(
+    outcome: np.ndarray, on_tie: str, gone0: np.ndarray, gone1: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`.simple.contest_result`: whether over, and the winner (NONE: nobody)."""
+    over, winner = by_table(lambda o, a, b: contest_result(o, on_tie, (bool(a), bool(b))), 2, outcome, gone0, gone1)
+    return over == 1, winner

@@ -176,11 +176,14 @@ class PhilsysConditionRules(ConditionBase):
         book names AT/PA and spellcasting only, so other checks are as they were (ruling P-L1)."""
         c = PhilsysCondition.model_validate(condition)
         pen = dmg.wound_penalty(c.hp, hr, c.heavy_wound)
+        if isinstance(check, MissileAttack):
+            shot = dmg.missile_wound_penalty(c.hp, hr, c.heavy_wound)
+            return check.model_copy(update={"attack": check.attack - shot}) if shot else check
         if not pen:
             return check
         if isinstance(check, MeleeAttack):
             return check.model_copy(update={"at": check.at - pen})
-        if isinstance(check, MagicAttack) or (isinstance(check, MissileAttack) and hr.critical_health_missile):
+        if isinstance(check, MagicAttack):
             return check.model_copy(update={"attack": check.attack - pen})
         return check
 

@@ -277,6 +277,21 @@ def wound_penalty_v(hp: np.ndarray, heavy_wound: np.ndarray, hr: PhilsysHouseRul
     return crit * hr.critical_health_penalty + heavy_wound * hr.heavy_wound_penalty
 
 
+def missile_wound_penalty(hp: int, hr: PhilsysHouseRules | None = None, heavy_wound: bool = False) -> int:
+    """The wound penalty on a missile attack: none by the book, which names AT/PA and spellcasting only
+    (ruling P-L1); the whole :func:`wound_penalty` under the house rule ``critical_health_missile`` (an
+    addition). The one statement of the rule: checks at the table, the fight's round and its simulation."""
+    hr = hr or PhilsysHouseRules()
+    return wound_penalty(hp, hr, heavy_wound) if hr.critical_health_missile else 0
+
+
+def missile_wound_penalty_v(hp: np.ndarray, heavy_wound: np.ndarray, hr: PhilsysHouseRules) -> np.ndarray:
+    """:func:`missile_wound_penalty` on arrays (the simulation's twin, tested against it on every input)."""
+    if hr.critical_health_missile:
+        return wound_penalty_v(hp, heavy_wound, hr)
+    return np.zeros(np.shape(hp), dtype=np.int64)
+
+
 def heavy_blow(damage: int, top: int) -> bool:
     """A heavy wound: 'more than 3/4 or so of a character's total HP from one attack' (``top``: maximum HP)."""
     return 4 * damage > 3 * top

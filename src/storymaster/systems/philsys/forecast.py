@@ -55,7 +55,9 @@ from .round import (
     Spec,
     affords,
     end_of_round,
+    end_of_round_v,
     hurt,
+    hurt_v,
     initiative_pmf,
     initiative_rank_v,
     modified_at_pa_v,
@@ -607,18 +609,12 @@ class _Sim:
         self.HP[rows, k], self.MP[rows, k], self.TP[rows, k] = paid
 
     def hurt(self, j: int, rows: np.ndarray, amount: np.ndarray) -> None:
-        """The engine's _damage_target, for many fights."""
-        hr = self.hr
-        hp = self.HP[rows, j] - amount
-        if hr.heavy_wound_penalty:
-            self.HEAVY[rows, j] |= dmg.heavy_blow_v(amount, self.top[j])
-        dead = dmg.is_dead_v(hp, hr)
+        """The round's blow (:func:`.round.hurt`), for many fights."""
+        out = hurt_v(
+            self.HP[rows, j], self.UNC[rows, j], self.HEAVY[rows, j], self.WAKE[rows, j], amount, self.top[j], self.hr
+        )
+        self.HP[rows, j], self.UNC[rows, j], dead, self.HEAVY[rows, j], self.WAKE[rows, j] = out
         self.DEAD[rows[dead], j] = True
-        self.UNC[rows[dead], j] = True
-        ko = ~dead & dmg.is_unconscious(hp) & ~self.UNC[rows, j]
-        self.UNC[rows[ko], j] = True
-        self.WAKE[rows[ko], j] = -1
-        self.HP[rows, j] = hp
 
     # -- a round
     def round(self, idx: np.ndarray) -> None:
@@ -641,22 +637,9 @@ class _Sim:
         self.end_of_round(idx)
 
     def end_of_round(self, idx: np.ndarray) -> None:
-        hr = self.hr
         for k in range(self.N):
-            alive = ~self.DEAD[idx, k]
-            if hr.bleeding:
-                b = alive & (self.HP[idx, k] < 0)
-                rows = idx[b]
-                self.HP[rows, k] = dmg.bleed_v(self.HP[rows, k], hr)
-                self.DEAD[rows[dmg.is_dead_v(self.HP[rows, k], hr)], k] = True
-                alive &= ~b
-            w = alive & self.UNC[idx, k] & (self.HP[idx, k] > 0) & (self.WAKE[idx, k] >= 0)
-            rows = idx[w]
-            left = self.WAKE[rows, k] - 1
-            up = left <= 0
-            self.UNC[rows[up], k] = False
-            self.WAKE[rows[up], k] = -1
-            self.WAKE[rows[~up], k] = left[~up]
+            out = end_of_round_v(self.HP[idx, k], self.UNC[idx, k], self.DEAD[idx, k], self.WAKE[idx, k], self.hr)
+            self.HP[idx, k], self.UNC[idx, k], self.DEAD[idx, k], self.WAKE[idx, k] = out
 
     def turn(self, k: int, sel: np.ndarray) -> None:
         s = self.specs[k]
@@ -729,7 +712,9 @@ class _Sim:
         s, g = self.specs[k], self.specs[j]
         assert s.missile is not None
         aim = dmg.aim_at(s.aim, g.has_limbs)
-        atk = dmg.missile_attack_modifier(s.missile[0], s.missile[1], aim) - self.pen(k, rows)
+        atk = dmg.missile_attack_modifier(s.missile[0], s.missile[1], aim) - dmg.missile_wound_penalty_v(
+            self.HP[rows, k], self.HEAVY[rows, k], self.hr
+        )
         hit = opposed_wins(_d(20, gen, m) + atk, _d(20, gen, m) + g.mdef)
         expression = s.missile[2]
         if aim == "head" and g.head_shot_kills:

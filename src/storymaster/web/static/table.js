@@ -13,9 +13,11 @@
   // Character builder: the running totals and creation problems as you type.
   document.querySelectorAll("form[data-check]").forEach(function (form) {
 
+    var asked = 0;  // only the newest request's answer is shown: an older one may arrive after it
     var run = debounce(function () {
+      var mine = ++asked;
       post(form.dataset.check, form).then(function (r) { return r.json(); }).then(function (j) {
-        if (!j.html) return;
+        if (mine !== asked || !j.html) return;
         var old = document.getElementById("report");
         var box = document.createElement("div"); box.innerHTML = j.html;
         old.replaceWith(box.firstElementChild);
@@ -27,10 +29,13 @@
 
   // Composer: the exact odds of the roll while typing.
   document.querySelectorAll("form[data-preview]").forEach(function (form) {
+    var asked = 0;  // only the newest preview is shown: under load an older answer may arrive after it
     var run = debounce(function () {
+      var mine = ++asked;
       var kind = form.querySelector("input[name=roll_kind]:checked");
       if (!kind || kind.value === "none") { document.getElementById("odds").innerHTML = ""; return; }
       post(form.dataset.preview, form).then(function (r) { return r.json(); }).then(function (j) {
+        if (mine !== asked) return;
         var odds = document.getElementById("odds");
         if (j.html) { var box = document.createElement("div"); box.innerHTML = j.html; odds.replaceWith(box.firstElementChild); }
         else if (j.error) { odds.textContent = "No odds yet: " + j.error; }
@@ -188,11 +193,14 @@
 
     var box = document.getElementById("inline-odds");
     if (text && box && form.dataset.inlineOdds) {
+      var asked = 0;  // only the newest answer is shown
       var odds = debounce(function () {
+        var mine = ++asked;
         if (!/\[\[|\[roll|^\s*\/r/im.test(text.value)) { box.innerHTML = ""; return; }
         fetch(form.dataset.inlineOdds, { method: "POST", credentials: "same-origin",
           headers: { "Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": csrfOf(form) },
           body: JSON.stringify({ text: text.value }) }).then(function (r) { return r.json(); }).then(function (j) {
+          if (mine !== asked) return;
           box.innerHTML = "";
           if (j.error) { var p = document.createElement("p"); p.className = "alert"; p.textContent = "Not yet a roll: " + j.error; box.appendChild(p); return; }
           var ul = document.createElement("ul");
