@@ -12,6 +12,7 @@ from storymaster.errors import CombatError
 from storymaster.systems.fuzzy import SYSTEM
 from storymaster.systems.fuzzy.character import CombatProfile, FuzzyCharacter, RequiredAbilities
 from storymaster.systems.fuzzy.combat import FightState, level_multiple, pairings
+from storymaster.systems.fuzzy.options import FuzzyHouseRules
 
 ENGINE = SYSTEM.combat
 
@@ -129,3 +130,27 @@ def test_a_defence_total_of_zero_is_raised_to_one_and_says_so():
     assert spend.data["defence"] == 1 and spend.data["points"] == 4
     assert "Defence Total 1:" in spend.text and "floor of 1" in spend.text
     assert st1.fighter("B").status == "dead"
+
+
+@pytest.mark.parametrize(
+    "rule,told",
+    [
+        ("keep", "B wins by 1, now 1"),
+        ("offset", "B wins by 1; 1 cancel A's points, now 0"),
+        ("lose", "B wins by 1; A loses 3 carried points, now 1"),
+    ],
+)
+def test_the_advantage_on_loss_ruling_is_told_as_it_is_applied(rule, told):
+    # round 1: A 5+3 = 8 vs B 2+3 = 5, A holds 3 (both wait for a killing blow); round 2: A 2+3 = 5 vs B 3+3 = 6:
+    # B wins by 1. 'keep': A keeps 3, B has 1; 'offset': B's 1 cancels 1 of A's, B has 0; 'lose': A's 3 are gone
+    house = FuzzyHouseRules(advantage_on_loss=rule)
+    state = ENGINE.start(
+        [[fighter("A")], [fighter("B")]],
+        house_rules=house,
+        options={"tactics": [{"harm_at": "killed"}, {"harm_at": "killed"}]},
+    )
+    st1, _ = ENGINE.step(state, ScriptedRng([5, 3, 2, 3]))
+    _, ev = ENGINE.step(st1, ScriptedRng([2, 3, 3, 3]))
+    (exchange,) = [e.text for e in ev if e.kind == "exchange"]
+    assert told in exchange
+    assert ("cancel" in exchange) == (rule == "offset") and ("carried points" in exchange) == (rule == "lose")
