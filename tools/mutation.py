@@ -138,6 +138,7 @@ TESTS: dict[str, list[str]] = {
     "src/storymaster/systems/fuzzy/combat.py": [
         "tests/systems/fuzzy/test_round.py",
         "tests/systems/fuzzy/test_combat.py",
+        "tests/systems/fuzzy/test_combat_edges.py",
         "tests/systems/fuzzy/test_golden.py",
         "tests/systems/fuzzy/test_forecast.py",
         "tests/systems/fuzzy/test_vectorised.py",

@@ -37,8 +37,9 @@ from ...dice import parse
 from ...dice.ast import BinOp, Const, Dice, Expr, Neg, is_plain_arithmetic
 from ...dice.batch import _eval as _eval_batch
 from ...errors import OddsError
-from ...forecast import Batch, CombatantForecast, Forecast, absorb, run_simulation
+from ...forecast import Absorbed, Batch, CombatantForecast, Forecast, run_simulation
 from ...forecast.chance import branches
+from ...forecast.markov import MAX_STATES
 from ...forecast.simulate import ADAPTIVE_ERROR, ADAPTIVE_MAX
 from .character import (
     armour_soaks_v,
@@ -46,22 +47,17 @@ from .character import (
     movement_feet,
     strength_damage_bonus,
 )
-from .checks import pool_dice
 from .combat import (
     MELEE_REACH_FT,
     UNARMED,
     Fighter,
     FightState,
     action_round_order,
-    aim_pool,
-    attack_pool,
     attribute,
     called_shot_td,
-    defence_pool,
-    initiative_pool,
 )
 from .dicepool import CRITICAL_SCREW_UP, SCREW_UP, die_succeeds_v, judge_kind_v
-from .living import WOUND_LEVELS, wound_level, wound_level_codes, wound_penalty
+from .living import WOUND_LEVELS, blow_flags_v, spill_damage_v, wound_level, wound_level_codes, wound_penalty
 from .options import BlyssHouseRules
 from .round import Mover, Roster, RoundState, exact_damage, play_beat, to_state
 from .scale import pool_for_rank
@@ -149,56 +145,24 @@ class _Roster:
         self.penalties = [wound_penalty(level, self.hr) for level in _LEVELS]
         self.pen_rank = np.array([p[0] for p in self.penalties])
         self.pen_die = np.array([p[1] for p in self.penalties])
+        self.round = Roster(state)
         self._pool_cache: dict[tuple, tuple[tuple[int, ...], int, int]] = {}
         self._weapons: dict[tuple[int, bool], Any] = {}
 
-    # -- pools through the engine's own helpers ------------------------------------------------
-    def _fighter(self, k: int, mask: int, aim: int = 0, dropped: bool = False) -> Fighter:
-        f = self.fighters[k]
-        base = f.model_copy(
-            update={
-                "vitals": f.vitals.model_copy(
-                    update={
-                        "dodges": f.vitals.max_dodges,
-                        "flesh_wounds": f.vitals.max_flesh_wounds,
-                        "health": f.vitals.max_health,
-                        "unconscious": False,
-                        "dying": False,
-                        "dead": False,
-                        "coma": False,
-                        "stabilised": False,
-                    }
-                )
-            }
-        )
-        lives = tuple(3 if (mask >> p) & 1 else 0 for p in range(len(f.character.armour)))
-        return base.model_copy(update={"armour_lives": lives, "aim_bonus": aim, "weapon_dropped": dropped})
-
+    # -- pools: the round's (round.Roster.pool, through the engine's own helpers) ---------------------
     def pool(
         self, kind: str, k: int, level: int, mask: int, aim: int = 0, dropped: int = 0, dist: int = 0
     ) -> tuple[tuple[int, ...], int, int]:
-        """(dice, die modifier, rank total) of fighter k's pool of this kind in this situation."""
+        """(dice, die modifier, rank total) of fighter k's pool of this kind in this situation (armour ``mask``:
+        a bit per piece with lives left)."""
         key = (kind, k, level, mask, aim, dropped, dist)
         hit = self._pool_cache.get(key)
-        if hit is not None:
-            return hit
-        hr = self.hr
-        f = self._fighter(k, mask, aim, bool(dropped))
-        wr, dm = self.penalties[level]
-        if kind == "attack":
-            pool, _ = attack_pool(f, self.state.model_copy(update={"distance": dist}))
-        elif kind in ("defend", "evade", "strength"):
-            pool = defence_pool(f, self.state, kind)
-        elif kind == "aim":
-            pool = aim_pool(f, hr)
-        elif kind == "init":
-            pool = initiative_pool(f, hr)
-        else:  # pragma: no cover
-            raise ValueError(kind)
-        pool = pool.model_copy(update={"penalty_ranks": pool.penalty_ranks + wr, "die_modifier": dm})
-        out = (pool_dice(pool, hr), dm, pool.rank_total(hr))
-        self._pool_cache[key] = out
-        return out
+        if hit is None:
+            alive = tuple(bool((mask >> p) & 1) for p in range(len(self.fighters[k].character.armour)))
+            weapon = self.fighters[k].weapon
+            pool, dice, _ = self.round.pool(kind, k, level, alive, aim, weapon, bool(dropped), dist)
+            hit = self._pool_cache[key] = (dice, pool.die_modifier, pool.rank_total(self.hr))
+        return hit
 
     def weapon_of(self, k: int, dropped: bool) -> Any:
         f = self.fighters[k]
@@ -692,20 +656,21 @@ class _Sim:
         body = live & ~to_armour
         if body.any():
             i = np.nonzero(body)[0]
-            rr, tt, left = r[i], t[i], damage[i].copy()
+            rr, tt = r[i], t[i]
             d, f, h = S["d"][rr, tt], S["f"][rr, tt], S["h"][rr, tt]
-            spill = hr.damage_spills_over
-            took = np.where(d > 0, np.minimum(left, d), 0)
-            d2 = d - took
-            left = np.where(d > 0, left - took if spill else 0, left)
-            took = np.where((left > 0) & (f > 0), np.minimum(left, f), 0)
-            f2 = f - took
-            left = np.where((left > 0) & (f > 0), left - took if spill else 0, left)
-            h2 = h - left
-            S["d"][rr, tt], S["f"][rr, tt], S["h"][rr, tt] = d2, f2, h2
-            hurt = left > 0
-            S["unc"][rr, tt] |= hurt & (h2 <= 0)
-            S["dying"][rr, tt] |= hurt & (h2 < 0)  # a target is standing, so never dying or stabilised before
+            took_d, took_f, took_h = spill_damage_v(d, f, damage[i], hr.damage_spills_over)
+            h2 = h - took_h
+            S["d"][rr, tt], S["f"][rr, tt], S["h"][rr, tt] = d - took_d, f - took_f, h2
+            flags = blow_flags_v(
+                h2,
+                took_h,
+                S["unc"][rr, tt],
+                S["dying"][rr, tt],
+                S["stab"][rr, tt],
+                S["dead"][rr, tt],
+                S["dchecks"][rr, tt],
+            )
+            S["unc"][rr, tt], S["dying"][rr, tt], S["stab"][rr, tt], S["dchecks"][rr, tt] = flags
             S["blunt"][rr, tt] = blunt[i]
         ko = live & (ko_rank > 0) & self._active(S)[r, t]
         if ko.any():
@@ -715,32 +680,39 @@ class _Sim:
 
     # -- the batch -----------------------------------------------------------------------------------
     def run(self, n: int, gen: np.random.Generator) -> Batch:
+        """``n`` fights; the batch keeps only the fights still going (a fight that ends leaves its result and is
+        dropped from the arrays, so a round costs what is still going)."""
         R = self.R
-        st = R.state
         S = self._start(n)
-        steps = 0
-        rnd = st.round
+        rnd = R.state.round
         live = np.arange(n)
+        winner = np.full(n, -1, dtype=np.int64)
+        rounds = np.zeros(n, dtype=np.int64)
+        ends = {fid: np.zeros(n, dtype=np.int64) for fid in R.ids}
+        steps = 0
         while len(live):
             rnd += 1
             steps += 1
-            sub = {k: v[live] for k, v in S.items()}
-            self._round(sub, rnd, gen)
-            standing = self._active(sub)
+            self._round(S, rnd, gen)
+            standing = self._active(S)
             sides_up = np.zeros((len(live), R.n_sides), dtype=bool)
             for s in range(R.n_sides):
                 sides_up[:, s] = (standing & (R.side[None, :] == s)).any(axis=1)
             count = sides_up.sum(axis=1)
             done = count <= 1
-            sub["winner"] = np.where(count == 1, sides_up.argmax(axis=1), -1)
             if rnd >= R.hr.max_rounds:
                 done[:] = True
-            sub["over"] = done
-            sub["rounds"][:] = steps
-            for k, v in sub.items():
-                S[k][live] = v
-            live = live[~done]
-        return Batch(winner=S["winner"], rounds=S["rounds"], end_states=self._ends(S), state_names=END_STATES)
+            if not done.any():
+                continue
+            rows = live[done]
+            winner[rows] = np.where(count == 1, sides_up.argmax(axis=1), -1)[done]
+            rounds[rows] = steps
+            for fid, codes in self._ends({k: v[done] for k, v in S.items()}).items():
+                ends[fid][rows] = codes
+            keep = ~done
+            S = {k: v[keep] for k, v in S.items()}
+            live = live[keep]
+        return Batch(winner=winner, rounds=rounds, end_states=ends, state_names=END_STATES)
 
     def _ends(self, S: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         R = self.R
@@ -854,6 +826,64 @@ class _Chain:
     def is_terminal(self, i: int) -> bool:
         return self.over[i]
 
+    def absorb(self, max_rounds: int, tolerance: float) -> Absorbed[int]:
+        """:func:`storymaster.forecast.absorb` on this chain, the same answer (up to the order of floating-point
+        sums), with the mass moved by numpy: every state's moves are found once, as absorb finds them (when
+        the state first holds mass), and each step is one weighted bincount over all the moves found."""
+        start = self.start()
+        if self.over[start]:
+            return Absorbed({start: 1.0}, {0: 1.0}, 0.0, 1)
+        src: list[int] = []
+        dst: list[int] = []
+        prob: list[float] = []
+        expanded = np.zeros(0, dtype=bool)
+        mass = np.zeros(1)
+        mass[start] = 1.0
+        terminal = np.zeros(1)
+        rounds: dict[int, float] = {}
+        arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        seen = 0
+        for r in range(1, max_rounds + 1):
+            n = len(self.states)
+            if len(expanded) < n:
+                expanded = np.concatenate([expanded, np.zeros(n - len(expanded), dtype=bool)])
+            new = np.flatnonzero((mass > 0) & ~expanded[: len(mass)])
+            for i in new.tolist():
+                moves = [(q, t) for q, t in self.transitions(i) if q > 0]
+                total = sum(q for q, _ in moves)
+                if abs(total - 1) > 1e-9:
+                    raise ValueError(f"transitions from {self.states[i]!r} sum to {total}, not 1")
+                for q, t in moves:
+                    src.append(i)
+                    dst.append(t)
+                    prob.append(q)
+                seen += 1
+                if seen > MAX_STATES:
+                    raise OddsError(
+                        f"the fight has more than {MAX_STATES} states: too big to forecast exactly",
+                        hint="forecast it by simulation instead",
+                    )
+            if len(new) or arrays is None:
+                expanded[new] = True
+                arrays = (np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), np.array(prob))
+            n = len(self.states)
+            over = np.array(self.over, dtype=bool)
+            if len(mass) < n:
+                mass = np.concatenate([mass, np.zeros(n - len(mass))])
+                terminal = np.concatenate([terminal, np.zeros(n - len(terminal))])
+            a_src, a_dst, a_p = arrays
+            flow = np.bincount(a_dst, weights=a_p * mass[a_src], minlength=n)
+            ended = np.where(over, flow, 0.0)
+            if ended.any():
+                terminal += ended
+                rounds[r] = float(ended.sum())
+            mass = np.where(over, 0.0, flow)
+            if mass.sum() < tolerance:
+                break
+        live = {int(i): float(mass[i]) for i in np.flatnonzero(mass)}
+        ends = {int(i): float(terminal[i]) for i in np.flatnonzero(terminal)}
+        return Absorbed(ends, rounds, float(mass.sum()), seen, live)
+
     def end_word(self, k: int, m: Mover) -> str:
         if m.dead:
             return "dead"
@@ -876,7 +906,7 @@ def _exact(state: FightState, tolerance: float = 1e-12) -> Forecast:
         )
     chain = _Chain(state)
     cap = state.house_rules.max_rounds - state.round
-    res = absorb(chain.start(), chain.transitions, chain.over.__getitem__, max_rounds=2 * cap, tolerance=tolerance)
+    res = chain.absorb(2 * cap, tolerance)
     fs = state.fighters
     p_win = [0.0, 0.0]
     p_draw = 0.0

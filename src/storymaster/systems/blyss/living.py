@@ -23,6 +23,7 @@ __all__ = [
     "Vitals",
     "apply_damage",
     "blow_flags",
+    "blow_flags_v",
     "deprivation_penalty",
     "deprivation_pool_ranks",
     "deprivation_recovery",
@@ -155,6 +156,28 @@ def health_thirds(max_health: Any, thirds: Any, /) -> Any:
     thirds; Hunger/Thirst: "a Wound's worth of Health"). Integer arithmetic, so the same function serves ints
     and numpy arrays (the forecast's exact chain and simulation)."""
     return -(-(thirds * max_health) // 3)
+
+
+def blow_flags_v(
+    health: np.ndarray,
+    took_health: np.ndarray,
+    unconscious: np.ndarray,
+    dying: np.ndarray,
+    stabilised: np.ndarray,
+    dead: np.ndarray,
+    dying_checks: np.ndarray,
+    /,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`blow_flags` on arrays (the simulation's twin, tested against it on every small input)."""
+    hit = (health <= 0) & (took_health > 0)
+    below = hit & (health < 0)
+    again = below & stabilised
+    return (
+        unconscious | hit,
+        dying | (below & ~dying & ~stabilised & ~dead) | again,
+        stabilised & ~again,
+        np.where(again, 0, dying_checks),
+    )
 
 
 def wound_level_code(d: int, fw: int, h: int, max_fw: int, max_h: int, active: bool = True, /) -> int:

@@ -129,9 +129,10 @@ RoundState._replace = _fast_replace({name: i for i, name in enumerate(RoundState
 
 
 def _put(st: RoundState, k: int, f: Mover) -> RoundState:
-    fs = list(st.fighters)
-    fs[k] = f
-    return st._replace(fighters=tuple(fs))
+    fs = st.fighters
+    if fs[k] is f:
+        return st
+    return tuple.__new__(RoundState, (st[0], (*fs[:k], f, *fs[k + 1 :]), *st[2:]))
 
 
 # ---------------------------------------------------------------- what never changes in a fight
@@ -660,7 +661,12 @@ def begin_round(st: RoundState, R: Roster, ch: Any, ev: list[Event]) -> RoundSta
     Declaration Round, slowest first (The Declaration Round)."""
     hr = R.hr
     rnd = st.round + 1
-    st = st._replace(round=rnd, fighters=tuple(f._replace(acted=False, declared=None) for f in st.fighters))
+    st = st._replace(
+        round=rnd,
+        fighters=tuple(
+            f if (f.declared is None and not f.acted) else f._replace(acted=False, declared=None) for f in st.fighters
+        ),
+    )
     # Dying: a Stamina check each turn after falling below 0 (Dying)
     for k, f in enumerate(st.fighters):
         if not f.dying:
@@ -751,6 +757,8 @@ def end_round(st: RoundState, R: Roster, ev: list[Event], narrate: bool) -> Roun
                 aimed_this_round=0,
                 aim_called=f.aim_called if f.aimed_this_round else False,
             )
+            if (f.aimed_this_round or f.aim_bonus or f.aim_called)
+            else f
             for f in st.fighters
         )
     )
@@ -954,7 +962,8 @@ def _attack(st: RoundState, R: Roster, ak: int, tk: int, ch: Any, ev: list[Event
     )
     args = (R, ak, arms, tk, st.fighters[tk], st.distance, disarm, st.round)
     res = strike(*args, ch) if ch.narrate else ch.draw(Strike(*args))
-    att = att._replace(counter_ready=False, aim_bonus=0, weapon=res.weapon, weapon_dropped=res.weapon_dropped)
+    if att.counter_ready or att.aim_bonus or (res.weapon, res.weapon_dropped) != (att.weapon, att.weapon_dropped):
+        att = att._replace(counter_ready=False, aim_bonus=0, weapon=res.weapon, weapon_dropped=res.weapon_dropped)
     ev.extend(res.events)
     return _put(_put(st, ak, att), tk, res.target)
 
