@@ -11,16 +11,17 @@ from fuzzy_helpers import ScriptedRng
 from storymaster.errors import CombatError
 from storymaster.systems.fuzzy import SYSTEM
 from storymaster.systems.fuzzy.character import CombatProfile, FuzzyCharacter, RequiredAbilities
-from storymaster.systems.fuzzy.combat import FightState, pairings
+from storymaster.systems.fuzzy.combat import FightState, level_multiple, pairings
+from storymaster.systems.fuzzy.options import FuzzyHouseRules
 
 ENGINE = SYSTEM.combat
 
 
-def fighter(name: str, body: int = 2, tenacity: int = 2) -> FuzzyCharacter:
+def fighter(name: str, body: int = 2, tenacity: int = 2, lethality: str = "normal") -> FuzzyCharacter:
     return FuzzyCharacter(
         name=name,
         required=RequiredAbilities(body=body, tenacity=tenacity),
-        combat=CombatProfile(weapon="sword", weapon_lethality="normal"),
+        combat=CombatProfile(weapon="sword", weapon_lethality=lethality),
     )
 
 
@@ -93,3 +94,63 @@ class _NotAFuzzyFight:
 def test_another_systems_state_is_refused(method):
     with pytest.raises(CombatError, match="not a fuzzy fight state"):
         getattr(ENGINE, method)(_NotAFuzzyFight())
+
+
+@pytest.mark.parametrize("level,multiple", [("moderate", 1), ("serious", 2), ("mortal", 3), ("killed", 4)])
+def test_each_wound_level_takes_its_multiple_of_the_defence_total(level, multiple):
+    # the book: "At least 1x their Defense total ... 2x ... 3x ... At least 4x their Defense total: Killed"
+    assert level_multiple(level) == multiple
+
+
+def test_waiting_for_a_serious_wound_keeps_points_worth_only_a_moderate_one():
+    # A waits for 2x; A 5+2 = 7 vs B 2+3 = 5: 2 points against a Defence Total of 2 is only 1x: kept
+    st1, ev = ENGINE.step(
+        start([[fighter("A")], [fighter("B")]], [{"harm_at": "serious"}, {}]), ScriptedRng([5, 2, 2, 3])
+    )
+    assert st1.fighter("B").wounds == ()
+    assert [(p.holder, p.points) for p in st1.pools] == [("A", 2)]
+    assert [e.kind for e in ev] == ["exchange", "carry"]
+
+
+def test_one_die_against_two_opponents_is_never_below_one():
+    # the book: "-1 die (down to a minimum of 1) if you are fighting multiple people": Body 1 - 1 = 0, so 1 die.
+    # Faces: Hero 3 vs Thug 1+2 = 3, a stand-off; Hero 3 vs Thug #2 1+2 = 3, a stand-off
+    state = ENGINE.start([[fighter("Hero", body=1)], [fighter("Thug"), fighter("Thug")]])
+    _, ev = ENGINE.step(state, ScriptedRng([3, 1, 2, 3, 1, 2]))
+    hero = [e.text for e in ev if e.kind == "exchange"]
+    assert len(hero) == 2 and all("Hero [Body 1d6 (1 -1 for 2 opponents, never below 1)]" in t for t in hero)
+
+
+def test_a_defence_total_of_zero_is_raised_to_one_and_says_so():
+    # the book: "-1 point. If the attacker is using an especially damaging weapon" and "No Defense total can be
+    # less than 1": B's Body 1 - 1 = 0, so 1. A 5+4 = 9 vs B 2: 7 points >= 4x 1: killed
+    a, b = fighter("A", lethality="especially damaging"), fighter("B", body=1)
+    st1, ev = ENGINE.step(start([[a], [b]]), ScriptedRng([5, 4, 2]))
+    (spend,) = [e for e in ev if e.kind == "spend"]
+    assert spend.data["defence"] == 1 and spend.data["points"] == 4
+    assert "Defence Total 1:" in spend.text and "floor of 1" in spend.text
+    assert st1.fighter("B").status == "dead"
+
+
+@pytest.mark.parametrize(
+    "rule,told",
+    [
+        ("keep", "B wins by 1, now 1"),
+        ("offset", "B wins by 1; 1 cancel A's points, now 0"),
+        ("lose", "B wins by 1; A loses 3 carried points, now 1"),
+    ],
+)
+def test_the_advantage_on_loss_ruling_is_told_as_it_is_applied(rule, told):
+    # round 1: A 5+3 = 8 vs B 2+3 = 5, A holds 3 (both wait for a killing blow); round 2: A 2+3 = 5 vs B 3+3 = 6:
+    # B wins by 1. 'keep': A keeps 3, B has 1; 'offset': B's 1 cancels 1 of A's, B has 0; 'lose': A's 3 are gone
+    house = FuzzyHouseRules(advantage_on_loss=rule)
+    state = ENGINE.start(
+        [[fighter("A")], [fighter("B")]],
+        house_rules=house,
+        options={"tactics": [{"harm_at": "killed"}, {"harm_at": "killed"}]},
+    )
+    st1, _ = ENGINE.step(state, ScriptedRng([5, 3, 2, 3]))
+    _, ev = ENGINE.step(st1, ScriptedRng([2, 3, 3, 3]))
+    (exchange,) = [e.text for e in ev if e.kind == "exchange"]
+    assert told in exchange
+    assert ("cancel" in exchange) == (rule == "offset") and ("carried points" in exchange) == (rule == "lose")
