@@ -166,7 +166,12 @@ def tests_for(module: str) -> list[str]:
         extra = [f"tests/systems/{system}/test_forecast.py"] if module.endswith("forecast.py") else []
         return [*_SYSTEM_TESTS.get(system, [f"tests/systems/{system}"]), *extra]
     if module.endswith("play/verify.py"):
-        return ["tests/play/test_verify_negative.py", "tests/play/test_verify_trust.py", "tests/play/test_chain.py"]
+        return [
+            "tests/play/test_verify_negative.py",
+            "tests/play/test_verify_trust.py",
+            "tests/play/test_chain.py",
+            "tests/web/test_trust.py",  # signed exports and the claimed posts: only these tests reach them
+        ]
     return [f"tests/{parts[2]}"] if len(parts) > 3 else ["tests"]
 
 

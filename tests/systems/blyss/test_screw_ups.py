@@ -19,7 +19,17 @@ from storymaster.systems.blyss.combat import BlyssCombat, FightState
 from storymaster.systems.blyss.dicepool import Counts, judge, judge_kind_v
 from storymaster.systems.blyss.forecast import end_state
 from storymaster.systems.blyss.options import BlyssHouseRules
-from storymaster.systems.blyss.round import Judged, Order, Roster, from_state, play_round, screw_up_weapon, to_state
+from storymaster.systems.blyss.round import (
+    Damage,
+    Judged,
+    Order,
+    Roster,
+    Soak,
+    from_state,
+    play_round,
+    screw_up_weapon,
+    to_state,
+)
 
 
 class _CodeBuiltEngine(BlyssCombat):
@@ -214,3 +224,25 @@ def test_exact_and_simulated_forecasts_agree_with_the_engine_when_screw_ups_bite
         ENG.start([[ann], [bo]], house_rules=BlyssHouseRules(combat_screw_up="none")), method="exact"
     )
     assert abs(plain.p_win[0] - exact.p_win[0]) > 0.005
+
+
+def test_a_hit_the_armour_soaks_still_spoils_an_aim() -> None:
+    """Aiming: an Aim Test "automatically fails if the character is interrupted, such as being hit by an attack";
+    the armour soaking the damage does not undo the hit (the engine used to keep the aim then, while its log
+    said it was spoilt)."""
+    plate = Armour(name="Plate", cover=("T",), armour_rating=5)
+    ann = Character(
+        name="Ann",
+        attributes=Attributes(dexterity=5, intelligence=5),
+        traits=(Trait(name="Armed Combat", rank=3),),
+        weapons=(MAUL,),
+        armour=(plate,),
+    )
+    st = ENG.start([[ann], [brute("Bo")]], options={"tactic": ["aim", "attack"]})
+    # Bo wins Initiative, so Ann (slower) acts first: she aims (2 successes); Bo hits; the Plate soaks it all
+    script = [Order((1, 0)), Judged("success", successes=2), Judged("success", best=9), Damage(29), Soak(True, 12)]
+    st, ev = play(st, script)
+    assert any(e.kind == "aim" and "spoilt" in e.text for e in ev)
+    assert any(e.kind == "armour" and e.data.get("soaked") for e in ev)
+    ann_now = st.get("Ann")
+    assert ann_now.aim_bonus == 0 and ann_now.vitals.health == ann_now.vitals.max_health

@@ -77,3 +77,34 @@ def test_a_tied_blow_misses_and_a_tied_spell_is_resisted() -> None:
     assert _text(spell, 4, 3) == (
         "The caster rolled 4+15 = 19; the target rolled 3+22 = 25. Lower by 6: the spell is resisted."
     )
+
+
+def test_stat_and_skill_totals_and_descriptions() -> None:
+    """Basic Tests of Skill: a stat check is Stat*3 (+ modifiers); a skill check the three bases plus the rank
+    (none given: 0)."""
+    from storymaster.systems.philsys.checks import SkillCheck, StatCheck
+
+    assert StatCheck(stat=2, modifier=3, td=10).total_modifier() == 9
+    assert SkillCheck(bases=(1, 2, 3), td=5).total_modifier() == 6
+    assert OpposedCheck(modifier=2, vs=4, defender_rolls=False).describe() == "d20+2 vs no roll+4 (defender wins ties)"
+    assert MeleeAttack(at=5, pa=7, parry=False).describe() == "melee AT 5 vs PA 7 (no parry roll)"
+    assert MeleeAttack(at=5, pa=7).describe() == "melee AT 5 vs PA 7"
+
+
+def test_blows_in_words() -> None:
+    """A hit by its margin; with the house rule, an unparried blow lands whatever the margin; a defender winning
+    by 15 or more makes a critical failure (Combat walkthrough)."""
+    assert _text(MeleeAttack(at=5, pa=7), 15, 10) == (
+        "The attacker rolled 15+5 = 20; the defender rolled 10+7 = 17. Higher by 3: a hit."
+    )
+    unparried = PhilsysHouseRules(unparried_attacks_hit_automatically=True)
+    out = resolve_check(MeleeAttack(at=5, pa=7, parry=False), ScriptedRng(1), unparried)
+    assert out.explanation == (
+        "The attacker rolled 1+5 = 6; the defender has no roll left this round and stands on 7."
+        " No parry roll left: the blow lands."
+    )
+    assert _text(MeleeAttack(at=0, pa=7), 1, 9) == (
+        "The attacker rolled 1+0 = 1; the defender rolled 9+7 = 16. The defender won by 15 (15 or more):"
+        " a critical failure."
+    )
+    assert resolve_check(D20Check(modifier=0, td=1), ScriptedRng(5)).result == "success"  # house rules default

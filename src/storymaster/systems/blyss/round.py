@@ -1114,12 +1114,11 @@ def strike(
             ev.append(Event("disarmed", f"{tid} is disarmed and must spend a round recovering the weapon.", rnd, tid))
         return Struck(tgt._replace(weapon_dropped=True), *weapon, tuple(ev))
     # a hit spoils an Aim (Aiming: 'automatically fails if the character is interrupted')
-    before_spoil = tgt
     if tgt.aimed_this_round:
         tgt = tgt._replace(aimed_this_round=0)
         if narrate:
             ev.append(Event("aim", f"{tid}'s aim is spoilt by the hit.", rnd, tid))
-    tgt = _land_blow(R, ak, tk, tgt, w, r, location, rnd, ch, ev, soaked_keeps=before_spoil)
+    tgt = _land_blow(R, ak, tk, tgt, w, r, location, rnd, ch, ev)
     return Struck(tgt, *weapon, tuple(ev))
 
 
@@ -1134,12 +1133,10 @@ def _land_blow(
     rnd: int,
     ch: Any,
     ev: list[Event],
-    *,
-    soaked_keeps: Mover,
 ) -> Mover:
     """Damage, the Armour Rating contest, armour's lives, the knockout chance (Weapons: Damage; Armour).
-    Returns the target. A blow the armour soaks leaves ``soaked_keeps`` (the engine has always kept the
-    target as it was before the hit spoilt an aim then)."""
+    Returns the target. A blow the armour soaks has still hit: an aim it spoilt stays spoilt (Aiming: an Aim
+    "automatically fails if the character is interrupted, such as being hit by an attack")."""
     hr = R.hr
     narrate = ch.narrate
     aid, tid = R.ids[ak], R.ids[tk]
@@ -1173,7 +1170,7 @@ def _land_blow(
             if narrate:
                 text += f"; {a.name} (AR {ar}) rolls {soak.best} against {against} and soaks it all."
                 ev.append(Event("armour", f"{tid}: {text}", rnd, tid, {"soaked": True, "damage": damage}, tuple(recs)))
-            return soaked_keeps
+            return tgt
         choice = R.choice[tk]
         if choice == "auto":
             choice = "armour" if damage > tgt.dodges else "body"
