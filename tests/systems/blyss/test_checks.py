@@ -539,3 +539,15 @@ def test_a_one_sided_die_is_no_die() -> None:
     with pytest.raises(ValidationError, match="dice have 2 to 100 sides"):
         Pool(dice=(1,))
     assert Pool(dice=(2, 4)).dice == (2, 4)
+
+
+def test_initiative_roll_off_orders_by_the_d100() -> None:
+    """Ruling 7: a last tie is rolled off, a d100 each, highest first (house rule initiative_final_tie)."""
+    hr = BlyssHouseRules(initiative_final_tie="roll_off")
+    entries = [("Ann", Pool(ranks=(0,))), ("Bo", Pool(ranks=(0,))), ("Cy", Pool(ranks=(0,)))]
+    for seed in range(10):
+        ordered, text = roll_initiative(entries, DiceRng(seed), hr)
+        d100 = [r.rolloff.total for r in ordered]
+        if len(set(d100)) == 3:
+            assert d100 == sorted(d100, reverse=True), (seed, d100)
+        assert "tie between Ann, Bo, Cy: rolled off" in text
