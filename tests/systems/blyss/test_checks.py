@@ -551,3 +551,21 @@ def test_initiative_roll_off_orders_by_the_d100() -> None:
         if len(set(d100)) == 3:
             assert d100 == sorted(d100, reverse=True), (seed, d100)
         assert "tie between Ann, Bo, Cy: rolled off" in text
+
+
+def test_a_combined_test_in_words_and_the_void_effort() -> None:
+    """Combined Tests: helpers roll first (named 'helper 1' ... when nameless), their successes become ranks; a
+    helper's critical Screw-Up (every die a 1: a d4 shows 1 a quarter of the time) voids the whole effort."""
+    check = CombinedTest(assisted=Pool(ranks=(3,)), helpers=(Pool(ranks=(1,)),), td=6)
+    kinds = set()
+    for seed in range(80):
+        out = SYSTEM.resolve(check, DiceRng(seed))
+        assert out.explanation.startswith("helper 1: rolled d4=")
+        voided = out.result == "critical screw-up" and out.details["voided"]
+        if voided:
+            assert (out.success, out.margin, len(out.rolls)) == (False, 0, 1)
+            assert "the whole effort is void" in out.explanation
+        else:
+            assert out.details["voided"] is False and len(out.rolls) == 2
+        kinds.add(voided)
+    assert kinds == {True, False}
