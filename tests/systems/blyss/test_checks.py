@@ -569,3 +569,21 @@ def test_a_combined_test_in_words_and_the_void_effort() -> None:
             assert out.details["voided"] is False and len(out.rolls) == 2
         kinds.add(voided)
     assert kinds == {True, False}
+
+
+def test_combined_contest_draws_rolled_again_and_outcomes() -> None:
+    """Combined Contests: with draws not allowed they are rolled again, so each team's chance is its chance with
+    draws divided by 1 - P(draw); a resolved contest's success is team A winning, its margin A's successes less B's."""
+    from storymaster.systems.blyss.checks import CombinedContest
+
+    check = CombinedContest(a=Pool(name="A", ranks=(3,)), a_helpers=(Pool(ranks=(2,)),), b=Pool(name="B", ranks=(4,)))
+    with_draws = SYSTEM.odds(check)
+    draw = with_draws.probability("draw")
+    assert 0 < draw < 1
+    again = SYSTEM.odds(check.model_copy(update={"draw_allowed": False}))
+    assert again.probability("draw") == 0
+    assert again.probability("A wins") == with_draws.probability("A wins") / (1 - draw)
+    assert again.probability("B wins") == with_draws.probability("B wins") / (1 - draw)
+    for seed in range(40):
+        out = SYSTEM.resolve(check, DiceRng(seed))
+        assert out.success is {"A wins": True, "B wins": False, "draw": None}[out.result]
