@@ -539,3 +539,51 @@ def test_a_one_sided_die_is_no_die() -> None:
     with pytest.raises(ValidationError, match="dice have 2 to 100 sides"):
         Pool(dice=(1,))
     assert Pool(dice=(2, 4)).dice == (2, 4)
+
+
+def test_initiative_roll_off_orders_by_the_d100() -> None:
+    """Ruling 7: a last tie is rolled off, a d100 each, highest first (house rule initiative_final_tie)."""
+    hr = BlyssHouseRules(initiative_final_tie="roll_off")
+    entries = [("Ann", Pool(ranks=(0,))), ("Bo", Pool(ranks=(0,))), ("Cy", Pool(ranks=(0,)))]
+    for seed in range(10):
+        ordered, text = roll_initiative(entries, DiceRng(seed), hr)
+        d100 = [r.rolloff.total for r in ordered]
+        if len(set(d100)) == 3:
+            assert d100 == sorted(d100, reverse=True), (seed, d100)
+        assert "tie between Ann, Bo, Cy: rolled off" in text
+
+
+def test_a_combined_test_in_words_and_the_void_effort() -> None:
+    """Combined Tests: helpers roll first (named 'helper 1' ... when nameless), their successes become ranks; a
+    helper's critical Screw-Up (every die a 1: a d4 shows 1 a quarter of the time) voids the whole effort."""
+    check = CombinedTest(assisted=Pool(ranks=(3,)), helpers=(Pool(ranks=(1,)),), td=6)
+    kinds = set()
+    for seed in range(80):
+        out = SYSTEM.resolve(check, DiceRng(seed))
+        assert out.explanation.startswith("helper 1: rolled d4=")
+        voided = out.result == "critical screw-up" and out.details["voided"]
+        if voided:
+            assert (out.success, out.margin, len(out.rolls)) == (False, 0, 1)
+            assert "the whole effort is void" in out.explanation
+        else:
+            assert out.details["voided"] is False and len(out.rolls) == 2
+        kinds.add(voided)
+    assert kinds == {True, False}
+
+
+def test_combined_contest_draws_rolled_again_and_outcomes() -> None:
+    """Combined Contests: with draws not allowed they are rolled again, so each team's chance is its chance with
+    draws divided by 1 - P(draw); a resolved contest's success is team A winning, its margin A's successes less B's."""
+    from storymaster.systems.blyss.checks import CombinedContest
+
+    check = CombinedContest(a=Pool(name="A", ranks=(3,)), a_helpers=(Pool(ranks=(2,)),), b=Pool(name="B", ranks=(4,)))
+    with_draws = SYSTEM.odds(check)
+    draw = with_draws.probability("draw")
+    assert 0 < draw < 1
+    again = SYSTEM.odds(check.model_copy(update={"draw_allowed": False}))
+    assert again.probability("draw") == 0
+    assert again.probability("A wins") == with_draws.probability("A wins") / (1 - draw)
+    assert again.probability("B wins") == with_draws.probability("B wins") / (1 - draw)
+    for seed in range(40):
+        out = SYSTEM.resolve(check, DiceRng(seed))
+        assert out.success is {"A wins": True, "B wins": False, "draw": None}[out.result]

@@ -130,3 +130,40 @@ def test_luck_rolls_in_words() -> None:
         assert out.success == (total >= 4) and out.margin == total - 4
         seen.add(total >= 4)
     assert seen == {True, False}
+
+
+def test_dice_lost_to_penalties_in_words() -> None:
+    """Combat Rules: -1 die per penalty, 'down to a minimum of 1': the floor is named only when it bites."""
+    from storymaster.systems.fuzzy.checks import _dice_phrase
+
+    assert _dice_phrase(3, 2, 1) == "1 die (3 less a penalty of 2)"
+    assert _dice_phrase(2, 3, 1) == "1 die (2 less a penalty of 3, but never below one die)"
+    assert _dice_phrase(4, 0, 4) == "4 dice"
+
+
+def test_a_lottery_names_the_good_or_the_bad_thing() -> None:
+    """'The lottery': Luck decides who the good thing happens to, Unluck who the bad thing happens to."""
+    from storymaster.systems.fuzzy.checks import resolve_lottery
+
+    for kind, event in (("luck", "the good thing"), ("unluck", "the bad thing")):
+        out = resolve_lottery(Lottery(kind=kind, entrants={"Ann": 2, "Bo": 2}), DiceRng(3), HOUSE)
+        assert out.explanation.endswith(f"rolled highest: {event} happens to them."), out.explanation
+
+
+def test_other_systems_checks_are_refused() -> None:
+    from storymaster.errors import CheckError
+    from storymaster.systems.fuzzy.checks import resolve_check
+    from storymaster.systems.philsys.checks import D20Check
+
+    with pytest.raises(CheckError, match="the fuzzy system cannot resolve a D20Check"):
+        resolve_check(D20Check(modifier=0, td=5), DiceRng(0), HOUSE)
+
+
+def test_open_luck_odds_count_criticals_as_an_ability_roll_does() -> None:
+    """An open Luck roll is the same dice as an Ability roll: the same chances of a critical either way."""
+    from storymaster.systems.fuzzy.checks import KarmaRoll, karma_odds
+
+    open_roll = karma_odds(KarmaRoll(dice=2), HOUSE).extra
+    ability = ability_odds(AbilityCheck(dice=2, target=1), HOUSE).extra
+    for k in ("p_critical_success", "p_critical_failure"):
+        assert open_roll[k] == ability[k] and 0 < open_roll[k] < 1

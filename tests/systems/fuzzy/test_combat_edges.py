@@ -11,7 +11,16 @@ from fuzzy_helpers import ScriptedRng
 from storymaster.errors import CombatError
 from storymaster.systems.fuzzy import SYSTEM
 from storymaster.systems.fuzzy.character import CombatProfile, FuzzyCharacter, RequiredAbilities
-from storymaster.systems.fuzzy.combat import FightState, level_multiple, pairings
+from storymaster.systems.fuzzy.combat import (
+    Fighter,
+    FightState,
+    blow_outcome,
+    engagements,
+    exchange_dice,
+    level_multiple,
+    opponents_penalty,
+    pairings,
+)
 from storymaster.systems.fuzzy.options import FuzzyHouseRules
 
 ENGINE = SYSTEM.combat
@@ -154,3 +163,54 @@ def test_the_advantage_on_loss_ruling_is_told_as_it_is_applied(rule, told):
     (exchange,) = [e.text for e in ev if e.kind == "exchange"]
     assert told in exchange
     assert ("cancel" in exchange) == (rule == "offset") and ("carried points" in exchange) == (rule == "lose")
+
+
+@pytest.mark.parametrize(
+    "level,status", [("moderate", "incapacitated"), ("serious", "incapacitated"), ("mortal", "unconscious")]
+)
+def test_a_failed_tenacity_test_drops_the_wounded_as_the_book_says(level, status):
+    # the book: moderate "or fall down incapacitated", serious "or fall down incapacitated", mortal "Otherwise,
+    # they fall down unconscious"
+    assert blow_outcome(level, True, False, FuzzyHouseRules())["status"] == status
+    assert "status" not in blow_outcome(level, True, True, FuzzyHouseRules())
+
+
+@pytest.mark.parametrize("crowd,dice", [("one", 0), ("multiple", 1), ("huge crowd", 2)])
+def test_a_crowd_named_by_the_tactics_costs_what_the_book_says(crowd, dice):
+    # the book: "-1 die ... if you are fighting multiple people. -2 dice if you are fighting a huge crowd"; one
+    # opponent costs nothing, whatever the count of engagements
+    assert opponents_penalty(3, FuzzyHouseRules(), crowd) == dice
+
+
+def test_a_fighter_made_without_a_hindrance_rolls_all_its_dice():
+    f = Fighter(
+        key="A",
+        name="A",
+        side=0,
+        ability="Body",
+        dice=3,
+        defence_ability="Body",
+        defence_base=3,
+        tenacity=2,
+        body=3,
+        weapon="sword",
+        weapon_lethality="normal",
+        armour="none",
+        encumbrance="none",
+    )
+    assert exchange_dice(f, 1, FuzzyHouseRules()) == (3, 0)
+
+
+def test_the_larger_side_zero_still_pairs_off_side_zero_first():
+    state = start([[fighter("A1"), fighter("A2"), fighter("A3")], [fighter("B1"), fighter("B2")]])
+    assert engagements(state) == [("A1", "B1"), ("A2", "B2"), ("A3", "B1")]
+    state = start([[fighter("A1"), fighter("A2")], [fighter("B1"), fighter("B2"), fighter("B3")]])
+    assert engagements(state) == [("A1", "B1"), ("A2", "B2"), ("A1", "B3")]
+
+
+def test_a_fight_with_nobody_up_on_either_side_ends_with_no_winner():
+    state = start([[fighter("A")], [fighter("B")]])
+    down = tuple(f.model_copy(update={"status": "unconscious"}) for f in state.fighters)
+    st1, ev = ENGINE.step(state.model_copy(update={"fighters": down}), ScriptedRng([]))
+    assert st1.over and st1.winner is None and ENGINE.is_over(st1)
+    assert [e.kind for e in ev] == ["end"]

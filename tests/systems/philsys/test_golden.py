@@ -320,3 +320,12 @@ def test_catalogue_gear_by_name():
     assert Character(name="y", equipment={"armor": "Robes"}).equipment.armor.ac == 6
     with pytest.raises(ValidationError, match="no weapon called 'Vorpal Blade' in the catalogue"):
         Character(name="z", equipment={"weapon": "Vorpal Blade"})
+
+
+def test_missile_attack_modifier_for_each_target_location():
+    """Resolving Ranged Attacks: accuracy + skill + the location's modifier (limb -4, abdomen 0, torso -2,
+    head -8): Chandler's pistol at the abdomen is 16 (the walkthrough), so 12, 14 and 8 elsewhere."""
+    chandler = example("chandler")
+    pistol, rank = chandler.equipment.missile, chandler.skill("Weapon (Firearms)").rank
+    got = {loc: dmg.missile_attack_modifier(pistol, rank, loc) for loc in ("abdomen", "limb", "torso", "head")}
+    assert got == {"abdomen": 16, "limb": 12, "torso": 14, "head": 8}
