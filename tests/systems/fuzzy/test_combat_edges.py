@@ -214,3 +214,22 @@ def test_a_fight_with_nobody_up_on_either_side_ends_with_no_winner():
     st1, ev = ENGINE.step(state.model_copy(update={"fighters": down}), ScriptedRng([]))
     assert st1.over and st1.winner is None and ENGINE.is_over(st1)
     assert [e.kind for e in ev] == ["end"]
+
+
+def test_a_manoeuvre_with_no_bonus_stated_adds_nothing_to_later_rolls():
+    # the book's manoeuvres (a corner, the high ground, a door) cost points; a bonus is only what the GM rules.
+    # A 5+3 = 8 vs B 2+3 = 5: 3 points (A waits for a killing blow) buy the door for 2
+    tactics = [{"harm_at": "killed", "manoeuvres": [{"name": "close the door"}]}, {}]
+    st1, ev = ENGINE.step(start([[fighter("A")], [fighter("B")]], tactics), ScriptedRng([5, 3, 2, 3]))
+    assert st1.fighter("A").bought == ("close the door",) and st1.fighter("A").roll_bonus == 0
+    (bought,) = [e.text for e in ev if e.kind == "manoeuvre"]
+    assert "later rolls" not in bought
+
+
+def test_a_fight_already_past_the_round_limit_stops_after_its_next_round():
+    # max_rounds: "A fight that lasts this many rounds stops as a stand-off": a fight resumed at round 5 under a
+    # limit of 3 has lasted longer; its next round (a stand-off: 3+4 vs 5+2) ends it
+    state = ENGINE.start([[fighter("A")], [fighter("B")]], house_rules=FuzzyHouseRules(max_rounds=3))
+    st1, ev = ENGINE.step(state.model_copy(update={"round": 5}), ScriptedRng([3, 4, 5, 2]))
+    assert st1.round == 6 and st1.over and st1.winner is None
+    assert ev[-1].kind == "end"
