@@ -255,3 +255,26 @@ def test_a_defence_total_of_one_unfloored_does_not_claim_the_floor():
 def test_an_empty_side_is_named_counting_from_one():
     with pytest.raises(CombatError, match="side 2 has nobody"):
         ENGINE.start([[fighter("A")], []])
+
+
+def test_the_exact_forecast_lumps_no_margins_of_a_fighter_who_cannot_hurt(monkeypatch):
+    # the chain lumps the margins past a killing blow (nothing more can happen); a fighter who cannot hurt (all-out
+    # defence) buys no killing blow, and his points still buy a costly way out: every margin is its own branch.
+    # Against the chain with no lumping at all (killing_points None everywhere)
+    from storymaster.systems.fuzzy import combat, forecast
+
+    state = ENGINE.start(
+        [[fighter("A", body=3)], [fighter("B", body=1)]],
+        house_rules=FuzzyHouseRules(max_rounds=4),
+        options={
+            "tactics": [
+                {"stance": "all-out defence", "manoeuvres": [{"name": "leg it", "cost": 9, "ends_fight": True}]},
+                {},
+            ]
+        },
+    )
+    as_is = forecast.exact_forecast(state).to_json()
+    with monkeypatch.context() as m:
+        m.setattr(combat, "killing_points", lambda *args: None)
+        unlumped = forecast.exact_forecast(state).to_json()
+    assert as_is == unlumped
