@@ -341,14 +341,19 @@ class _Tracer:
 class _CoveragePlugin:
     """Which test executed which line of the traced files, and how long each test took."""
 
-    def __init__(self, tracer: _Tracer) -> None:
+    def __init__(self, tracer: _Tracer, caches: list | None = None) -> None:
         self.tracer = tracer
+        self.caches = caches or []  # the traced module's lru caches, emptied before each test (see below)
         self.lines: dict[tuple[str, int], set[str]] = defaultdict(set)
         self.seconds: dict[str, float] = {}
         self.failed: list[str] = []
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
+        # a cached function's body runs only in the first test that calls it: without emptying its cache, the
+        # later tests would not be listed as executing it, and its mutants would be judged by too few tests
+        for cache in self.caches:
+            cache.cache_clear()
         t0 = time.perf_counter()
         with self.tracer.tracing() as hits:
             outcome = yield
@@ -425,7 +430,14 @@ class Server:
             module = importlib.import_module(self.name)
         self.import_lines = {line for _, line in hits}
         self.live = module
-        plugin = _CoveragePlugin(tracer)
+        caches = [
+            obj
+            for obj in gc.get_objects()
+            if type(obj).__name__ == "_lru_cache_wrapper"
+            and getattr(getattr(obj, "__wrapped__", None), "__code__", None) is not None
+            and obj.__wrapped__.__code__.co_filename == self.path
+        ]
+        plugin = _CoveragePlugin(tracer, caches)
         t0 = time.monotonic()
         with open(os.devnull, "w") as null, contextlib.redirect_stdout(null):
             rc = pytest.main(["-q", "-p", "no:cacheprovider", "-p", "no:randomly", *self.tests], plugins=[plugin])
