@@ -233,3 +233,48 @@ def test_a_fight_already_past_the_round_limit_stops_after_its_next_round():
     st1, ev = ENGINE.step(state.model_copy(update={"round": 5}), ScriptedRng([3, 4, 5, 2]))
     assert st1.round == 6 and st1.over and st1.winner is None
     assert ev[-1].kind == "end"
+
+
+def test_new_tactics_change_only_the_named_fighter():
+    from storymaster.systems.fuzzy.combat import with_tactics
+
+    state = start([[fighter("A")], [fighter("B")]])
+    changed = with_tactics(state, "A", {"stance": "defensive"})
+    assert changed.fighter("A").tactics.stance == "defensive"
+    assert changed.fighter("B").tactics.stance == "normal"
+
+
+def test_a_defence_total_of_one_unfloored_does_not_claim_the_floor():
+    # B's Body 1, a normal sword: Defence Total 1 with nothing floored. A 5+4 = 9 vs B 2: 7 points >= 4x 1: killed
+    st1, ev = ENGINE.step(start([[fighter("A")], [fighter("B", body=1)]]), ScriptedRng([5, 4, 2]))
+    (spend,) = [e for e in ev if e.kind == "spend"]
+    assert spend.data["defence"] == 1 and "floor of 1" not in spend.text
+    assert st1.fighter("B").status == "dead"
+
+
+def test_an_empty_side_is_named_counting_from_one():
+    with pytest.raises(CombatError, match="side 2 has nobody"):
+        ENGINE.start([[fighter("A")], []])
+
+
+def test_the_exact_forecast_lumps_no_margins_of_a_fighter_who_cannot_hurt(monkeypatch):
+    # the chain lumps the margins past a killing blow (nothing more can happen); a fighter who cannot hurt (all-out
+    # defence) buys no killing blow, and his points still buy a costly way out: every margin is its own branch.
+    # Against the chain with no lumping at all (killing_points None everywhere)
+    from storymaster.systems.fuzzy import combat, forecast
+
+    state = ENGINE.start(
+        [[fighter("A", body=3)], [fighter("B", body=1)]],
+        house_rules=FuzzyHouseRules(max_rounds=4),
+        options={
+            "tactics": [
+                {"stance": "all-out defence", "manoeuvres": [{"name": "leg it", "cost": 9, "ends_fight": True}]},
+                {},
+            ]
+        },
+    )
+    as_is = forecast.exact_forecast(state).to_json()
+    with monkeypatch.context() as m:
+        m.setattr(combat, "killing_points", lambda *args: None)
+        unlumped = forecast.exact_forecast(state).to_json()
+    assert as_is == unlumped
