@@ -168,3 +168,17 @@ def test_no_deprivation_penalty_before_the_threshold() -> None:
     from storymaster.systems.blyss.living import deprivation_penalty
 
     assert [deprivation_penalty("fatigue", h, 3) for h in (0, 10, 24, 25)] == [0, 0, 0, 1]
+
+
+def test_deprived_rank_in_and_outside_a_test() -> None:
+    """Ruling B-L6: in a Test of the one statistic it loses the ranks under either house rule; read outside a Test
+    it loses them only per_statistic (the statistics decrease); never below 0. Worked by hand."""
+    from storymaster.systems.blyss.living import deprived_rank
+
+    per_test = BlyssHouseRules(deprivation_penalty="per_test")
+    for hr in (BlyssHouseRules(), per_test):
+        assert deprived_rank(4, 1, hr, in_a_test=True) == 3
+        assert deprived_rank(1, 3, hr, in_a_test=True) == 0
+    assert deprived_rank(4, 1, BlyssHouseRules(), in_a_test=False) == 3
+    assert deprived_rank(1, 3, BlyssHouseRules(), in_a_test=False) == 0
+    assert deprived_rank(4, 1, per_test, in_a_test=False) == 4
