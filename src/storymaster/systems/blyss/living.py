@@ -24,6 +24,7 @@ __all__ = [
     "apply_damage",
     "blow_flags",
     "blow_flags_v",
+    "can_act",
     "deprivation_penalty",
     "deprivation_pool_ranks",
     "deprivation_recovery",
@@ -37,6 +38,7 @@ __all__ = [
     "starvation_check",
     "stay_awake_check",
     "threshold_hours",
+    "vitals_left",
     "wound_level",
     "wound_level_code",
     "wound_level_codes",
@@ -78,11 +80,22 @@ class Vitals(Model):
     @property
     def active(self) -> bool:
         """Can act: not unconscious, dying, dead or in a coma."""
-        return not (self.unconscious or self.dying or self.dead or self.coma)
+        return can_act(self.unconscious, self.dying, self.dead, self.coma)
 
     @property
     def total(self) -> int:
-        return self.dodges + self.flesh_wounds + max(self.health, 0)
+        return vitals_left(self.dodges, self.flesh_wounds, self.health)
+
+
+def can_act(unconscious: bool, dying: bool, dead: bool, coma: bool, /) -> bool:
+    """Who can act: nobody unconscious, dying, dead or in a coma. The one statement for the Vitals and the
+    round's compact state."""
+    return not (unconscious or dying or dead or coma)
+
+
+def vitals_left(dodges: int, flesh_wounds: int, health: int, /) -> int:
+    """What a blow must still get through: Dodges, Flesh Wounds and the Health above 0."""
+    return dodges + flesh_wounds + max(health, 0)
 
 
 def spill_damage(d: int, f: int, h: int, damage: int, spill: bool = True, /) -> tuple[int, int, int]:

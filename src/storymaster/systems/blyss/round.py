@@ -41,7 +41,16 @@ from .character import (
 )
 from .checks import Pool, contest_winner, pool_dice, roll_initiative
 from .dicepool import Counts, Judgement, counts_of, die_succeeds, judge
-from .living import WOUND_LEVELS, blow_flags, dying_result, spill_damage, wound_level_code, wound_penalty
+from .living import (
+    WOUND_LEVELS,
+    blow_flags,
+    can_act,
+    dying_result,
+    spill_damage,
+    vitals_left,
+    wound_level_code,
+    wound_penalty,
+)
 from .options import BlyssHouseRules
 from .scale import pool_for_rank
 from .tables import table
@@ -90,11 +99,11 @@ class Mover(NamedTuple):
 
     @property
     def active(self) -> bool:
-        return not (self.unconscious or self.dying or self.dead or self.coma)
+        return can_act(self.unconscious, self.dying, self.dead, self.coma)
 
     @property
     def total(self) -> int:
-        return self.dodges + self.flesh_wounds + max(self.health, 0)
+        return vitals_left(self.dodges, self.flesh_wounds, self.health)
 
 
 _MOVER_INDEX = {name: i for i, name in enumerate(Mover._fields)}
