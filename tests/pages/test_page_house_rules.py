@@ -36,6 +36,9 @@ def test_house_rules_are_controls_and_a_change_changes_only_that_option(app) -> 
     assert kept() == {**before, "deprivation_penalty": "per_test"}  # only that option changed
     form = _form(t.gm.get(url).text)
     assert re.search(r'name="hr.deprivation_penalty".*?<option selected>per_test</option>', form, re.S)
+    # the table lists only what differs from the book, in words (every other option is the book's)
+    shown = t.alice.get(url).text
+    assert "<dt>Deprivation penalty</dt><dd>per_test</dd>" in shown and "Max rounds" not in shown
     # a refused value says why and changes nothing
     bad = {**form_values(form), "hr.max_rounds": "lots"}
     r = t.gm.post(url + "/house-rules", bad)
@@ -54,5 +57,6 @@ def test_house_rules_are_controls_and_a_change_changes_only_that_option(app) -> 
     data["hr.free_common_traits.0"] = ""
     assert t.gm.post(url + "/house-rules", data).status_code == 303
     assert kept() == before
+    assert "The rules as written." in t.alice.get(url).text
     # a player sees the house rules, not the form
     assert "hr.max_rounds" not in t.alice.get(url).text

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
 from fastapi import Request
 
 from ...rules import get_system
@@ -99,15 +98,17 @@ def campaign_ctx(request: Request, v: Visitor, cid: int) -> dict[str, Any]:
     store = store_of(request)
     view = campaigns.read(cid, store, v.caller)
     system = get_system(view["system"])
+    book = system.house_rules_model().model_dump(mode="json")
     ctx: dict[str, Any] = {
         "c": view,
         "system_name": view["system"],
         "system": system,
         "names": {m["user"]: m["name"] for m in view["members"]},
+        # the options the GM changed (the campaign keeps every option, the book's value where unchanged)
+        "house_rules_changed": {k: val for k, val in (view["house_rules"] or {}).items() if val != book.get(k)},
     }
     if view["your_role"] == "gm":
         ctx["notes"] = campaigns.notes(cid, store, v.caller)
         ctx["invites"] = invites.list_invites(cid, store, v.caller, now_of(request))
-        ctx["house_rules_yaml"] = yaml.safe_dump(view["house_rules"], sort_keys=True) if view["house_rules"] else ""
         ctx["house_rules_nodes"] = house_rules_controls(system, view["house_rules"])
     return ctx
