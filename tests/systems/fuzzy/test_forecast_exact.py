@@ -497,7 +497,8 @@ def test_a_sides_tactics_once_when_all_alike_else_per_fighter():
     f = simulate_forecast(state, samples=200, seed=1)
     keys = [x.key for x in state.fighters]
     assert f.tactics == {
-        "A": f"{keys[0]}: normal stance, harm at moderate, lethal; {keys[1]}: defensive stance, harm at moderate, lethal",
+        "A": f"{keys[0]}: normal stance, harm at moderate, lethal; "
+        f"{keys[1]}: defensive stance, harm at moderate, lethal",
         "B": "normal stance, harm at moderate, lethal",
     }
     assert f.sides == ((keys[0], keys[1]), (keys[2],))
