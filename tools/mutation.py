@@ -155,6 +155,29 @@ TESTS: dict[str, list[str]] = {
         "tests/systems/fuzzy/test_forecast_exact.py",
         "tests/systems/fuzzy/test_forecast.py",
     ],
+    # Kalyr: the checks (dice, odds, words, group contests, Fudge shifts) and the round's dice events
+    "src/storymaster/systems/kalyr/checks.py": [
+        "tests/systems/kalyr/test_odds.py",
+        "tests/systems/kalyr/test_golden_examples.py",
+        "tests/systems/kalyr/test_check_texts.py",
+        "tests/systems/kalyr/test_fudge_and_advancement.py",
+        "tests/systems/kalyr/test_choices_and_refusals.py",
+        "tests/systems/kalyr/test_abilities_and_modifiers.py",
+        "tests/systems/kalyr/test_rule_twins.py",
+    ],
+    # the engine's glue around the round: scripted rounds (test_combat_edges) are the cheap killers
+    "src/storymaster/systems/kalyr/combat.py": [
+        "tests/systems/kalyr/test_combat_edges.py",
+        "tests/systems/kalyr/test_combat.py",
+        "tests/systems/kalyr/test_round.py",
+    ],
+    # the vectorised twins: each against its scalar rule on every input of a small domain
+    "src/storymaster/systems/kalyr/twins.py": [
+        "tests/systems/kalyr/test_rule_twins.py",
+    ],
+    "src/storymaster/systems/kalyr/forecast.py": [
+        "tests/systems/kalyr/test_forecast.py",
+    ],
 }
 
 
