@@ -150,6 +150,28 @@ TESTS: dict[str, list[str]] = {
         "tests/systems/fuzzy/test_vectorised.py",
         "tests/systems/fuzzy/test_round.py",
     ],
+    # B.U.M.: the engine (combat.py), the round stated once (rounds.py), its vectorised twins and the forecast
+    "src/storymaster/systems/bum/combat.py": [
+        "tests/systems/bum/test_combat.py",
+        "tests/systems/bum/test_combat_edges.py",
+        "tests/systems/bum/test_round.py",
+        "tests/systems/bum/test_tracker.py",
+    ],
+    "src/storymaster/systems/bum/rounds.py": [
+        "tests/systems/bum/test_round.py",
+        "tests/systems/bum/test_combat.py",
+        "tests/systems/bum/test_combat_edges.py",
+        "tests/systems/bum/test_twins.py",
+        "tests/systems/bum/test_forecast_engine.py",
+    ],
+    "src/storymaster/systems/bum/twins.py": [
+        "tests/systems/bum/test_twins.py",
+    ],
+    "src/storymaster/systems/bum/forecast.py": [
+        "tests/systems/bum/test_forecast.py",
+        "tests/systems/bum/test_forecast_engine.py",
+        "tests/systems/bum/test_forecast_random.py",
+    ],
     "src/storymaster/systems/fuzzy/vectorised.py": [
         "tests/systems/fuzzy/test_vectorised.py",
         "tests/systems/fuzzy/test_forecast_exact.py",
