@@ -159,6 +159,7 @@ TESTS: dict[str, list[str]] = {
     ],
     "src/storymaster/systems/bum/rounds.py": [
         "tests/systems/bum/test_round.py",
+        "tests/systems/bum/test_round_edges.py",
         "tests/systems/bum/test_combat.py",
         "tests/systems/bum/test_combat_edges.py",
         "tests/systems/bum/test_twins.py",
