@@ -13,7 +13,7 @@ from storymaster.errors import CombatError
 from storymaster.odds import distribution
 from storymaster.systems.philsys import SYSTEM
 from storymaster.systems.philsys.character import Character, Stats, Weapon
-from storymaster.systems.philsys.combat import FightOptions, Fighter, melee_options, setup
+from storymaster.systems.philsys.combat import Fighter, FightOptions, melee_options, setup
 from storymaster.systems.philsys.options import PhilsysHouseRules
 
 ENGINE = SYSTEM.combat
