@@ -149,6 +149,11 @@ TESTS: dict[str, list[str]] = {
         "tests/systems/fuzzy/test_vectorised.py",
         "tests/systems/fuzzy/test_round.py",
     ],
+    "src/storymaster/systems/philsys/twins.py": [
+        "tests/systems/philsys/test_turn_twin.py",
+        "tests/systems/philsys/test_rule_twins.py",
+        "tests/systems/philsys/test_forecast.py",
+    ],
     "src/storymaster/systems/fuzzy/vectorised.py": [
         "tests/systems/fuzzy/test_vectorised.py",
         "tests/systems/fuzzy/test_forecast.py",
