@@ -623,7 +623,8 @@ def test_simulated_round_cap():
         assert near(c.end_states["unhurt"], F(35, 72) + F(1, 36), n)
 
 
-def test_simulated_two_against_one():
+@pytest.mark.parametrize("mirror", [False, True])
+def test_simulated_two_against_one(mirror):
     """A and C (side A) against B, one die each (B's 'multiple' opponents cost a die, but never below one),
     Tenacity 7: every exchange won drops the loser. Each round A's exchange with B, then C's; the winners
     spend in that order, and a fighter already down is not hurt again.
@@ -634,11 +635,14 @@ def test_simulated_two_against_one():
     (tie, B wins C's) in the duel left (1/2): 13/28; C when B wins both, after (B, tie) half the time, or after
     (tie, B): 2/7. The fight ends in round 1 unless both tie or one ties and B wins the other: 1 - 1/6.
     A loser's wound is min(margin, 4) given a win: incapacitated 9/15, unconscious and dying 3/15, dead 3/15.
+    Mirrored (B on side A, the pair on side B), the same by symmetry: the larger side's fighters in order.
     """
-    state = ENGINE.start([[one_die("A"), one_die("C")], [one_die("B")]], house_rules=house(tenacity_target=7))
+    pair, lone = [one_die("A"), one_die("C")], [one_die("B")]
+    state = ENGINE.start([lone, pair] if mirror else [pair, lone], house_rules=house(tenacity_target=7))
     n = 30_000
     s = simulate_forecast(state, samples=n, seed=6)
-    assert near(s.p_win[1], F(1, 4), n) and near(s.p_win[0], F(3, 4), n) and s.p_draw == 0.0
+    b_side = 0 if mirror else 1
+    assert near(s.p_win[b_side], F(1, 4), n) and near(s.p_win[1 - b_side], F(3, 4), n) and s.p_draw == 0.0
     assert near(s.rounds[1], F(5, 6), n)
     split = {"incapacitated": F(9, 15), "unconscious, dying": F(3, 15), "dead": F(3, 15)}
     for name, down in (("A", F(13, 28)), ("C", F(2, 7)), ("B", F(3, 4))):
@@ -724,3 +728,107 @@ def test_a_manoeuvre_bought_changes_later_rolls(bonus):
     assert near(s.p_win[0], ends[("end", 0)], n), (s.p_win, float(ends[("end", 0)]))
     for r, p in enumerate(rounds_until_end((0, 0, False), step, 4), start=1):
         assert near(s.rounds.get(r, 0.0), p, n), r
+
+
+# -- from a state mid-fight: wounds, a manoeuvre bought, a fighter already down -------------------------------
+
+
+def test_from_a_mortally_wounded_fighter():
+    """A starts mortally wounded and dying (one die stays one die; his Defence Total 1 - 3 is floored at 1): the
+    wound chain from ((mortal, dying), (none, not dying)); his labels keep 'mortal wound, dying'."""
+    from storymaster.systems.fuzzy.combat import Wound
+
+    target = 4
+    state = duel(house(tenacity_target=target))
+    a, b = state.fighters
+    a = a.model_copy(update={"wounds": (Wound(level="mortal", by=b.key, round=1),), "dying": True})
+    state = state.model_copy(update={"fighters": (a, b), "round": 1})
+    step = wound_chain(target)
+    begin = ((3, True), (0, False))
+    ends = solve(begin, step)
+    check(exact_forecast(state), ends)
+    n = 20_000
+    s = simulate_forecast(state, samples=n, seed=9)
+    sim_check(s, ends, n)
+    for r, p in enumerate(rounds_until_end(begin, step, 3), start=1):
+        assert near(s.rounds.get(r, 0.0), p, n), r
+
+
+@pytest.mark.parametrize("bonus", [1, -1])
+def test_from_a_manoeuvre_already_bought(bonus):
+    """A bought 'high ground' before (his roll bonus on him): the manoeuvre chain from (0, 0, bought)."""
+    state = duel(
+        house(),
+        [
+            {"harm_at": "killed", "manoeuvres": [{"name": "high ground", "cost": 2, "roll_bonus": bonus}]},
+            {"harm_at": "killed"},
+        ],
+    )
+    a, b = state.fighters
+    a = a.model_copy(update={"bought": ("high ground",), "roll_bonus": bonus})
+    state = state.model_copy(update={"fighters": (a, b), "round": 3})
+    step = manoeuvre_chain(bonus)
+    ends = solve((0, 0, True), step)
+    assert ends[("end", 0)] != F(1, 2)
+    f = exact_forecast(state)
+    assert f.p_win[0] == pytest.approx(float(ends[("end", 0)]), abs=1e-12)
+    n = 20_000
+    s = simulate_forecast(state, samples=n, seed=10)
+    assert near(s.p_win[0], ends[("end", 0)], n), (s.p_win, float(ends[("end", 0)]))
+    for r, p in enumerate(rounds_until_end((0, 0, True), step, 3), start=1):
+        assert near(s.rounds.get(r, 0.0), p, n), r
+
+
+def test_an_all_out_attack_that_only_scratches():
+    """A attacks all-out (book: "must spend all their Advantage points"), B wears armour: B's Defence Total 2,
+    A's 1 (1 - 2 for his all-out attack, floored at 1). Tenacity 7 drops anyone hurt. A round A wins by 1 is
+    spent on a superficial blow (nothing happens); by 2-3 a moderate wound, 4-5 serious: B incapacitated. B
+    spends at once (1x his total of 1 per point): A drops as in the wound chain. Per decided round A drops B
+    with 10/36, B drops A with 15/36: side A wins 2/5."""
+    state = duel(house(tenacity_target=7), [{"stance": "all-out attack"}, {}], b=one_die("B", armour="armour"))
+    f = exact_forecast(state)
+    n = 20_000
+    s = simulate_forecast(state, samples=n, seed=12)
+    want_a = {"unhurt": F(2, 5), "incapacitated": F(9, 15) * F(3, 5)}
+    want_a |= {"unconscious, dying": F(3, 15) * F(3, 5), "dead": F(3, 15) * F(3, 5)}
+    want_b = {"unhurt": F(3, 5), "incapacitated": F(2, 5)}
+    assert f.p_win[0] == pytest.approx(0.4, abs=1e-12) and near(s.p_win[0], F(2, 5), n)
+    for name, want in (("A", want_a), ("B", want_b)):
+        ex = dict(next(c for c in f.combatants if c.name == name).end_states)
+        sim = dict(next(c for c in s.combatants if c.name == name).end_states)
+        assert set(ex) == set(want) and set(sim) <= set(want)
+        for k, v in want.items():
+            assert ex[k] == pytest.approx(float(v), abs=1e-12) and near(sim.get(k, 0.0), v, n), (name, k)
+    # a round decides with 25/36 each time
+    assert f.rounds[1] == pytest.approx(25 / 36, abs=1e-12) and near(s.rounds[1], F(25, 36), n)
+
+
+def test_a_fighter_already_down_keeps_his_end_minus_the_stand_off_left_out():
+    """A team fight down to one a side, capped so that the stand-off (1/6)^12 is left out of the ends: the fallen
+    fighters' certain ends carry the same mass as the duel's (1 - (1/6)^12)."""
+    state = ENGINE.start(
+        [[one_die("A"), one_die("C")], [one_die("B"), one_die("D")]],
+        house_rules=house(tenacity_target=7, max_rounds=12),
+    )
+    down = {"C": {"status": "incapacitated"}, "D": {"status": "dead"}}
+    state = state.model_copy(
+        update={"fighters": tuple(f.model_copy(update=down.get(f.name, {})) for f in state.fighters)}
+    )
+    f = exact_forecast(state)
+    left = float(F(1, 6) ** 12)
+    ends = {c.name: dict(c.end_states) for c in f.combatants}
+    assert ends["C"] == {"incapacitated": pytest.approx(1 - left, abs=1e-15)}
+    assert ends["D"] == {"dead": pytest.approx(1 - left, abs=1e-15)}
+    assert f.error == pytest.approx(left, rel=1e-9) and f.p_draw == pytest.approx(left, rel=1e-9)
+
+
+def test_no_chance_above_one():
+    """Sums of many small chances: every figure is a probability."""
+    for state in (
+        duel(house(advantage_on_loss="lose"), [{"harm_at": "killed"}, {}], b=one_die("B", weapon_lethality="harmless")),
+        duel(house(tenacity_target=1)),
+        duel(house(advantage_on_loss="lose", max_rounds=400), [{"intent": "non-lethal", "harm_at": "killed"}, {}]),
+    ):
+        f = exact_forecast(state)
+        assert all(0.0 <= p <= 1.0 for p in (*f.p_win, f.p_draw, *f.rounds.values()))
+        assert all(0.0 <= p <= 1.0 for c in f.combatants for p in c.end_states.values())
