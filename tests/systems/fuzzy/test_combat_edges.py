@@ -278,3 +278,19 @@ def test_the_exact_forecast_lumps_no_margins_of_a_fighter_who_cannot_hurt(monkey
         m.setattr(combat, "killing_points", lambda *args: None)
         unlumped = forecast.exact_forecast(state).to_json()
     assert as_is == unlumped
+
+
+@pytest.mark.parametrize(
+    "dice,hindrance,shown", [(1, 1, "1d6 (1 -1 hindered, never below 1)"), (3, 1, "2d6 (3 -1 hindered)")]
+)
+def test_a_hindered_fighter_is_never_below_one_die_and_the_log_says_so(dice, hindrance, shown):
+    # the Clumsy spot rule takes its dice off the fighting dice "to a minimum of 1 Body dice": Body 1 hindered by 1
+    # still rolls one die, and the log names the floor; Body 3 hindered by 1 rolls 2, no floor.
+    # Faces: Hero's dice, then Thug's 2 dice; a stand-off either way (Hero 3 vs 1+2, Hero 1+2 vs 1+2)
+    state = start([[fighter("Hero", body=dice)], [fighter("Thug")]])
+    hero = state.fighters[0].model_copy(update={"hindrance": hindrance})
+    state = state.model_copy(update={"fighters": (hero, state.fighters[1])})
+    faces = [3, 1, 2] if dice - hindrance <= 1 else [1, 2, 1, 2]
+    _, ev = ENGINE.step(state, ScriptedRng(faces))
+    (text,) = [e.text for e in ev if e.kind == "exchange"]
+    assert f"Hero [Body {shown}]" in text

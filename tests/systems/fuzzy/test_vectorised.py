@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -177,3 +178,168 @@ def test_the_total_sampler_draws_the_exact_distribution(dice):
     dist = sorted(total_distribution(dice, house).items())
     assert values.tolist() == [t for t, _ in dist]
     assert np.diff(np.concatenate(([0.0], cdf))) == pytest.approx([float(p) for _, p in dist], abs=1e-15)
+
+
+# -- what a blow does and what a manoeuvre buys, applied to arrays, against the scalar rules -----------------
+
+
+@pytest.mark.parametrize("house", HOUSES, ids=["book", "house rules"])
+def test_after_blow_is_blow_outcome_on_every_input(house):
+    """Every blow level x lethal x passed, on a fighter in every status, dying or not, knocked out or not: the
+    twin's status and flags are blow_outcome's update applied to him (status unchanged when it names none;
+    a flag once set stays set, as the engine's model_copy of an update without it keeps it)."""
+    state = SYSTEM.combat.start([[_character("A", 3)], [_character("B", 3)]], house_rules=house)
+    t = FightTables(state)
+    cases = list(
+        itertools.product(range(1, len(LEVELS)), (False, True), (False, True), range(len(STATUSES)), (0, 1), (0, 1))
+    )
+    n = len(cases)
+    level = np.array([c[0] for c in cases])
+    lethal = np.array([c[1] for c in cases])
+    passed = np.array([c[2] for c in cases])
+    # fight i's fighter 1 is the one hit; fighter 0 holds other values, which must not leak in
+    status = np.array([[0, c[3]] for c in cases])
+    dying = np.array([[True, bool(c[4])] for c in cases])
+    ko = np.array([[True, bool(c[5])] for c in cases])
+    fights, who = np.arange(n), np.ones(n, dtype=np.int64)
+    new_s, new_d, new_k = t.after_blow(level, lethal, passed, status, dying, ko, fights, who)
+    f0 = state.fighters[1]
+    for i, (lv, le, pa, st, dy, k) in enumerate(cases):
+        f = f0.model_copy(update={"status": STATUSES[st], "dying": bool(dy), "knocked_out": bool(k)})
+        want = f.model_copy(update=blow_outcome(LEVELS[lv], le, pa, house))
+        assert (STATUSES[new_s[i]], bool(new_d[i]), bool(new_k[i])) == (want.status, want.dying, want.knocked_out)
+    # one 'passed' for all (the killing blow's call passes False)
+    s2, _, _ = t.after_blow(level, lethal, False, status, dying, ko, fights, who)
+    for i, (lv, le, _pa, st, _dy, _k) in enumerate(cases):
+        want = blow_outcome(LEVELS[lv], le, False, house).get("status", STATUSES[st])
+        assert STATUSES[s2[i]] == want
+
+
+def test_buy_is_the_engines_manoeuvre_purchase_on_every_input():
+    """Fighter x buys next_manoeuvre_v in each fight: against the engine's own spending (combat._spend, with a
+    fighter who cannot hurt, so no harm is ever due) for every bought subset and every points total 0..8, one
+    fight at a time and all at once."""
+    from storymaster.forecast import Rolled
+    from storymaster.systems.fuzzy.combat import _spend
+
+    tactics = CombatTactics(
+        stance="all-out defence",
+        manoeuvres=[
+            {"name": "feint", "cost": 2, "roll_bonus": 1},
+            {"name": "high ground", "cost": 4, "roll_bonus": 2},
+            {"name": "stumble", "cost": 1, "roll_bonus": -1},
+            {"name": "out of the window", "cost": 3, "ends_fight": True},
+        ],
+    )
+    state = SYSTEM.combat.start([[_character("A", 3), _character("B", 3)], [_character("C", 3)]])
+    state = state.model_copy(
+        update={
+            "fighters": (
+                state.fighters[0],
+                state.fighters[1].model_copy(update={"tactics": tactics}),
+                state.fighters[2],
+            )
+        }
+    )
+    t = FightTables(state)
+    x = 1
+    names = t.names[x]
+    assert names == ("feint", "high ground", "stumble", "out of the window")
+    cases = list(itertools.product(itertools.product((False, True), repeat=len(names)), range(9), (0, 2), (-1, 0, 3)))
+    want = []
+    for bought, points, against, rb in cases:
+        f = state.fighters[x].model_copy(
+            update={"bought": tuple(n for n, b in zip(names, bought, strict=True) if b), "roll_bonus": rb}
+        )
+        fighters = {g.key: g for g in state.fighters}
+        fighters[f.key] = f
+        opp = state.fighters[against].key
+        pools = {(f.key, opp): points}
+        _spend(fighters, pools, f.key, opp, 1, Rolled(None, narrate=False), state.house_rules, [])  # type: ignore[arg-type]
+        g = fighters[f.key]
+        want.append((pools[(f.key, opp)], tuple(n in g.bought for n in names), g.roll_bonus, g.status))
+
+    def apply(idx: list[int]):
+        m = len(idx)
+        pool = np.zeros((m, 3, 3), dtype=np.int64)
+        bought = np.zeros((m, 3, len(names)), dtype=bool)
+        rb = np.zeros((m, 3), dtype=np.int64)
+        status = np.zeros((m, 3), dtype=np.int64)
+        points = np.array([cases[i][1] for i in idx], dtype=np.int64)
+        against = np.array([cases[i][2] for i in idx], dtype=np.int64)
+        for j, i in enumerate(idx):
+            pool[j, x, cases[i][2]] = cases[i][1]
+            bought[j, x] = cases[i][0]
+            rb[j, x] = cases[i][3]
+        t.buy(x, np.arange(m), against, points, pool, bought, rb, status)
+        return [
+            (int(pool[j, x, cases[i][2]]), tuple(bool(b) for b in bought[j, x]), int(rb[j, x]), STATUSES[status[j, x]])
+            for j, i in enumerate(idx)
+        ], (pool, bought, rb, status)
+
+    got, (pool, bought, rb, status) = apply(list(range(len(cases))))
+    assert got == want
+    # nothing else changes: the other fighters' pools, flags, bonuses and statuses
+    others = [0, 2]
+    assert not bought[:, others].any() and not rb[:, others].any() and not status[:, others].any()
+    assert not pool[:, others].any()
+    for i in range(0, len(cases), 37):  # one fight at a time
+        assert apply([i])[0] == [want[i]]
+    # a fighter with no manoeuvres, or no fights, changes nothing
+    empty = np.array([], dtype=np.int64)
+    pool = np.full((2, 3, 3), 5)
+    t.buy(
+        0,
+        np.arange(2),
+        np.array([1, 1]),
+        np.array([5, 5]),
+        pool,
+        np.zeros((2, 3, 4), bool),
+        np.zeros((2, 3), int),
+        np.zeros((2, 3), int),
+    )
+    t.buy(x, empty, empty, empty, pool, np.zeros((2, 3, 4), bool), np.zeros((2, 3), int), np.zeros((2, 3), int))
+    assert (pool == 5).all()
+
+
+class _FixedUniforms:
+    """A generator stand-in whose ``random(n)`` hands out the given numbers (in [0, 1))."""
+
+    def __init__(self, us):
+        self.us = np.asarray(us, dtype=float)
+
+    def random(self, n):
+        assert n == self.us.size
+        return self.us
+
+
+@pytest.mark.parametrize("dice", [1, 2, 3])
+def test_the_total_sampler_is_the_inverse_cdf(dice):
+    """u in [0, 1) maps to the total t whose interval [F(t-1), F(t)) holds it, F the exact CDF in Fractions
+    (summed here): each total is drawn with its chance. Checked at 0, at each interval's middle and just below 1
+    (not at the ends themselves: there the float CDF's rounding decides); dice counts mixed in one call."""
+    house = FuzzyHouseRules(critical_bonus_max_explosions=2)
+    dist = sorted(total_distribution(dice, house).items())
+    edges, acc = [], Fraction(0)
+    for _, p in dist:
+        acc += p
+        edges.append(acc)
+    us, want = [0.0], [dist[0][0]]
+    lo = Fraction(0)
+    for (t, _), hi in zip(dist, edges, strict=True):
+        us.append(float((lo + hi) / 2))
+        want.append(t)
+        lo = hi
+    us.append(np.nextafter(1.0, 0.0))
+    want.append(dist[-1][0])
+    sampler = TotalSampler(house)
+    got = sampler.roll(np.full(len(us), dice), _FixedUniforms(us))
+    assert got.tolist() == want
+    # mixed with one-die rolls in the same call: each keeps its own table
+    one = sorted(total_distribution(1, house).items())
+    mixed = np.array([dice, 1] * len(us))
+    u2 = np.repeat(us, 2)
+    got2 = sampler.roll(mixed, _FixedUniforms(u2))
+    assert got2[0::2].tolist() == want
+    cdf1 = np.cumsum([float(p) for _, p in one])
+    assert got2[1::2].tolist() == [one[min(int(np.searchsorted(cdf1, u, side="right")), len(one) - 1)][0] for u in us]
