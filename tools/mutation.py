@@ -150,6 +150,11 @@ TESTS: dict[str, list[str]] = {
         "tests/systems/fuzzy/test_vectorised.py",
         "tests/systems/fuzzy/test_round.py",
     ],
+    "src/storymaster/systems/philsys/twins.py": [
+        "tests/systems/philsys/test_turn_twin.py",
+        "tests/systems/philsys/test_rule_twins.py",
+        "tests/systems/philsys/test_forecast.py",
+    ],
     # the Philsys fight: scripted rounds (test_round.py) are the cheapest killers; test_forecast.py is left out
     # (3.5 min: each survivor would run it), the exact chain against the round enumerated is in test_round.py
     "src/storymaster/systems/philsys/combat.py": [
@@ -167,6 +172,7 @@ TESTS: dict[str, list[str]] = {
         "tests/systems/philsys/test_combat.py",
         "tests/systems/philsys/test_rule_twins.py",
         "tests/systems/philsys/test_golden.py",
+        "tests/systems/philsys/test_turn_twin.py",
     ],
     # B.U.M.: the engine (combat.py), the round stated once (rounds.py), its vectorised twins and the forecast
     "src/storymaster/systems/bum/combat.py": [
