@@ -316,9 +316,15 @@ def _check_posts(where: str, claimed: Any, rebuilt: list[dict[str, Any]]) -> Non
                     f"its {key} is not what the log says",
                     "the post was edited outside the log",
                 )
-    if len(claimed) != len(rebuilt):
-        missing = sorted(set(by_id) - {p.get("id") for p in claimed})
-        raise _bad(where, f"leaves out post(s) {missing} that the log shows")
+    shown = [p["id"] for p in claimed]  # each one a post of the log (checked above)
+    if shown != [p["id"] for p in rebuilt]:  # every post of the log, each once, in the log's order
+        missing = sorted(set(by_id) - set(shown))
+        if missing:
+            raise _bad(where, f"leaves out post(s) {missing} that the log shows")
+        twice = sorted({pid for pid in shown if shown.count(pid) > 1})
+        if twice:
+            raise _bad(where, f"shows post(s) {twice} more than once")
+        raise _bad(where, "shows its posts out of the log's order")
 
 
 def _unsigned_export(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -337,13 +343,14 @@ def _unsigned_export(doc: Mapping[str, Any]) -> dict[str, Any]:
             raise VerificationError("a scene of the export is not an object")
         sid = s.get("id") if _is_int(s.get("id")) else None
         reports.append(verify_log(s.get("log"), name=f"scene {s.get('id')}", scene_id=sid))
-        if any(r["entries"] - r["redacted_entries"] - r["unsalted_entries"] for r in reports):
-            raise VerificationError(
-                f"scene {s.get('id')}: salted logs come only in signed (version 2) exports",
-                hint="this export was downgraded: its signatures were taken out",
-            )
     if not reports:
         raise VerificationError("the export holds no logs")
+    for r in reports:  # every log, the campaign's too (a campaign export may hold no scene)
+        if r["entries"] - r["redacted_entries"] - r["unsalted_entries"]:
+            raise VerificationError(
+                f"{r['log']}: salted logs come only in signed (version 2) exports",
+                hint="this export was downgraded: its signatures were taken out",
+            )
     return {
         "ok": True,
         "version": 1,
