@@ -360,7 +360,7 @@ def test_a_drawn_defence_goes_to_the_defender_unless_rolled_again() -> None:
     rank 5, Bo's d8 + d6 against Ann's rank 7."""
     ann_hit = Judged("success", best=9, also=((True, 1),), judgement=Judgement("success", 1, 0, 0, 0))
     st = ENG.start([[ann()], [bo()]], options={"tactic": {"Bo": "defensive"}})
-    st2, ev, drawn = play(st, [Order((1, 0)), ann_hit, Judged("success", 1)])
+    st2, _, drawn = play(st, [Order((1, 0)), ann_hit, Judged("success", 1)])
     assert len(drawn) == 3 and st2.get("Bo").vitals.dodges == 3 and st2.get("Bo").counter_ready
     hr = BlyssHouseRules(defence_draw="reroll")
     st = ENG.start([[ann()], [bo()]], options={"tactic": {"Bo": "defensive"}}, house_rules=hr)
