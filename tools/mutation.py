@@ -187,20 +187,21 @@ TESTS: dict[str, list[str]] = {
         "tests/systems/bum/test_combat.py",
         "tests/systems/bum/test_combat_edges.py",
         "tests/systems/bum/test_twins.py",
-        "tests/systems/bum/test_forecast_engine.py",
     ],
     "src/storymaster/systems/bum/twins.py": [
         "tests/systems/bum/test_twins.py",
     ],
+    # test_forecast_engine.py is left out of these lists (600 engine fights a scenario: each survivor would run it)
     "src/storymaster/systems/bum/forecast.py": [
         "tests/systems/bum/test_forecast.py",
-        "tests/systems/bum/test_forecast_engine.py",
         "tests/systems/bum/test_forecast_random.py",
+        "tests/systems/bum/test_forecast_edges.py",
     ],
     "src/storymaster/systems/fuzzy/vectorised.py": [
+        # the twins against their scalar rules, and the simulation against exact chains (test_forecast.py's
+        # engine and CLI runs are left out: they make the line map 15 minutes at this machine's load)
         "tests/systems/fuzzy/test_vectorised.py",
         "tests/systems/fuzzy/test_forecast_exact.py",
-        "tests/systems/fuzzy/test_forecast.py",
     ],
     # Kalyr: the checks (dice, odds, words, group contests, Fudge shifts) and the round's dice events
     "src/storymaster/systems/kalyr/checks.py": [
@@ -748,7 +749,10 @@ def recheck_survivors(module: str) -> int:
     if judged_at:
         old = int((home / "prefix").read_text()) if (home / "prefix").is_file() else 0
         (home / "prefix").write_text(str(max(old, max(judged_at) + 1)))
-    keep = [r for r in rows.values() if r["outcome"] != "survived"]
+    # a survivor listed equivalent is kept as judged, not run again: the list says no test can tell it apart, and
+    # a survivor runs every covering test (minutes each on a loaded machine)
+    eq = _equivalents()
+    keep = [r for r in rows.values() if r["outcome"] != "survived" or (module, r["line"], r["op"], r["occ"]) in eq]
     (home / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in keep))
     return len(rows) - len(keep)
 
