@@ -587,3 +587,191 @@ def test_combined_contest_draws_rolled_again_and_outcomes() -> None:
     for seed in range(40):
         out = SYSTEM.resolve(check, DiceRng(seed))
         assert out.success is {"A wins": True, "B wins": False, "draw": None}[out.result]
+
+
+# ------------------------------------------------------------- from the mutation survivors (issue 14)
+def test_an_empty_pool_and_the_minimum_die_pool_by_the_best_statistic() -> None:
+    """Table 2-02: TD 0 asks a Minimum Die Pool of d0, TD 2 of d4 (rank 1). A pool of no statistics at all has
+    rank 0 under the 'best_statistic' house rule too: it may attempt TD 0 (and fails: no dice), not TD 2."""
+    hr = BlyssHouseRules(minimum_pool="best_statistic")
+    odds = SYSTEM.odds(BlyssTest(td=0), hr)
+    assert odds.p_success == 0 and odds.probability("failure") == 1
+    with pytest.raises(CheckError, match="Minimum Die Pool of rank 1"):
+        SYSTEM.odds(BlyssTest(td=2), hr)
+
+
+@pytest.mark.parametrize(
+    ("sides", "face", "golden_line"),
+    [
+        ((12,), 12, "Golden Rolls: 1 (of which 0 below the TD count as automatic successes)."),  # 12 meets TD 8
+        ((4,), 4, "Golden Rolls: 1 (of which 1 below the TD count as automatic successes)."),  # 4 does not
+    ],
+)
+def test_golden_rolls_in_words_whether_or_not_they_meet_the_td(sides, face, golden_line) -> None:
+    """Golden Rolls: a die showing its highest face is an automatic success whether or not it meets the TD; the
+    words count them and name those below the TD, for a golden die that meets it as for one that does not."""
+    out = SYSTEM.resolve(BlyssTest(dice=sides, td=8, golden=True, sm_allows=True), _Dealt(face))
+    assert golden_line in out.explanation
+    assert out.success and out.details["successes"] == 1
+    plain = SYSTEM.resolve(BlyssTest(dice=sides, td=8, golden=False, sm_allows=True), _Dealt(face))
+    assert "Golden Rolls" not in plain.explanation
+
+
+def test_odds_extras_of_a_pool_that_cannot_succeed_critically() -> None:
+    """d12 + d4 + d10 at TD 8: a d4 never meets 8, so no critical success (0, not a missing value); straight 1s
+    (1/480) are the only critical Screw-Up; the Screw-Ups' chance is the brute force's."""
+    odds = SYSTEM.odds(BlyssTest(dice=(12, 4, 10), td=8))
+    brute = brute_odds((12, 4, 10), 8)
+    assert odds.extra["p_critical_success"] == 0
+    assert odds.extra["p_critical_screw_up"] == Fraction(1, 480)
+    assert odds.extra["p_screw_up"] == sum(p for k, p in brute.items() if "screw-up" in k)
+
+
+def test_a_helpers_critical_screw_up_carries_no_screw_ups_of_its_own() -> None:
+    """Combined Tests: a helper's critical Screw-Up voids the effort; only the uncancelled Screw-Ups of helpers
+    who screwed up (not critically) carry over. A lone d4 helper showing 1 carries none."""
+    check = CombinedTest(assisted=Pool(ranks=(3,)), helpers=(Pool(ranks=(1,)),), td=6)
+    out = SYSTEM.resolve(check, _Dealt(1))
+    assert out.details == {"helper_successes": 0, "carried_screw_ups": 0, "voided": True}
+    # a helper's d6 showing 1 (a Screw-Up of degree 1, not critical: the d4 shows 2) carries one
+    two = CombinedTest(assisted=Pool(ranks=(3,)), helpers=(Pool(ranks=(1, 2)),), td=6)
+    out = SYSTEM.resolve(two, _Dealt(2, 1, 7))  # helper d4=2, d6=1; the assisted d8 shows 7
+    assert out.details["carried_screw_ups"] == 1 and out.details["voided"] is False
+
+
+def test_combined_odds_without_house_rules_given() -> None:
+    """combined_odds called with no house rules reads the book's defaults (as SYSTEM.odds does)."""
+    from storymaster.systems.blyss.checks import combined_odds
+
+    check = CombinedTest(assisted=Pool(ranks=(3, 2)), helpers=(Pool(ranks=(4,)), Pool(ranks=(2,))), td=8)
+    assert dict(combined_odds(check).probabilities) == brute_combined((3, 2), [(10,), (6,)], 8)
+
+
+def test_team_distribution_groups_by_result() -> None:
+    """A Combined Test's distribution has each result once, not one entry per way it came about: the voided
+    effort and the assisted character's own straight 1s are the one result 'critical screw-up'."""
+    from storymaster.systems.blyss.checks import team_distribution
+
+    dist = team_distribution(Pool(ranks=(3,)), [Pool(ranks=(1,))], 6, BlyssHouseRules(), False)
+    assert all((j.cancelled, j.golden_used) == (0, 0) for j in dist)
+    crit = [p for j, p in dist.items() if j.kind == "critical screw-up"]
+    # the d4 helper never meets TD 6 (no help): it shows 1 (1/4, the effort is void), else the assisted d8 shows 1
+    assert crit == [Fraction(1, 4) + Fraction(3, 4) * Fraction(1, 8)]
+    assert sum(dist.values()) == 1
+
+
+def test_combined_contest_in_rolls_and_margin_from_the_faces() -> None:
+    """Combined Contests without helpers: A (rank 6: d12 + d4) rolls against B's rank 4, B (d10) against A's 6.
+    A's 12 and 4 both meet 4 (two successes), B's 7 meets 6 (one): A wins by 2 - 1 = 1; both rolls are kept."""
+    from storymaster.systems.blyss.checks import CombinedContest
+
+    check = CombinedContest(a=Pool(name="A", ranks=(6,)), b=Pool(name="B", ranks=(4,)))
+    out = SYSTEM.resolve(check, _Dealt(12, 4, 7))
+    assert (out.result, out.success, out.margin) == ("A wins", True, 1)
+    assert [r.faces for r in out.rolls] == [(12, 4), (7,)]
+
+
+def test_a_combined_contest_nobody_can_win_without_draws_is_refused() -> None:
+    """Two d0 teams always fail, so they always draw; with draws rolled again the odds would never end."""
+    from storymaster.systems.blyss.checks import CombinedContest
+
+    check = CombinedContest(a=Pool(ranks=(0,)), b=Pool(ranks=(0,)), draw_allowed=False)
+    with pytest.raises(CheckError, match="neither team can ever win"):
+        SYSTEM.odds(check)
+
+
+def test_a_pool_rolled_with_no_die_modifier() -> None:
+    """roll_against with no die modifier (the knockout, dying and stay-awake checks call it so): a natural 8 meets
+    TD 8 (Character Tests: 'equal or beat')."""
+    from storymaster.systems.blyss.checks import roll_against
+
+    rp = roll_against((8,), 8, _Dealt(8), BlyssHouseRules())
+    assert rp is not None and rp.judgement.kind == "critical success" and rp.judgement.successes == 1
+
+
+def test_judgement_distribution_groups_by_result() -> None:
+    """The exact distribution of a pool has each result once (kind, successes, Screw-Ups), not one entry per way
+    it came about (which dice cancelled, which Golden Rolls were used)."""
+    from storymaster.systems.blyss.checks import judgement_distribution
+
+    dist = judgement_distribution((12, 4, 10), 8, BlyssHouseRules(), golden=True)
+    assert all((j.cancelled, j.golden_used) == (0, 0) for j in dist)
+    assert len({j.key for j in dist}) == len(dist)
+    assert {j.key: p for j, p in dist.items()} == brute_odds((12, 4, 10), 8, golden=True)
+
+
+def test_contest_td_of_a_pool_with_no_statistics_is_rank_0() -> None:
+    """Character Contests: each side's TD is the other's rank; a pool of no statistics has rank 0 (d0), read by
+    the total or the highest rank alike."""
+    from storymaster.systems.blyss.checks import contest_tds
+
+    check = BlyssContest(a=Pool(name="A"), b=Pool(name="B", ranks=(3,)))
+    assert contest_tds(check, BlyssHouseRules(contest_td="highest_rank")) == (3, 0)
+    assert contest_tds(check, BlyssHouseRules()) == (3, 0)
+
+
+def test_resolve_contest_without_house_rules_given() -> None:
+    """resolve_contest called with no house rules reads the book's defaults: A (d10, rank 4) rolls against B's rank
+    6, B (d12 + d4) against A's 4; A's 5 fails, B's 12 and 3 give one success: B wins."""
+    from storymaster.systems.blyss.checks import resolve_contest
+
+    check = BlyssContest(a=Pool(name="A", ranks=(4,)), b=Pool(name="B", ranks=(6,)))
+    out = resolve_contest(check, _Dealt(5, 12, 3))
+    assert (out.result, out.details["td_a"], out.details["td_b"]) == ("B wins", 6, 4)
+
+
+def test_a_voided_team_effort_reads_as_nothing_but_the_critical_screw_up() -> None:
+    """Combined Contests: a helper's critical Screw-Up voids the team's effort: a critical Screw-Up with no
+    successes, Screw-Ups, cancelled dice or Golden Rolls of its own."""
+    from storymaster.systems.blyss.checks import _team_roll
+    from storymaster.systems.blyss.dicepool import Judgement
+
+    j, recs, lines = _team_roll(Pool(ranks=(3,)), [Pool(ranks=(1,))], 4, _Dealt(1), BlyssHouseRules(), True, "Reds")
+    assert j == Judgement("critical screw-up", 0, 0, 0, 0)
+    assert len(recs) == 1 and lines[-1] == "Reds: a helper's critical Screw-Up voids the effort."
+
+
+def test_a_pool_written_wrong_is_refused_in_words() -> None:
+    from storymaster.systems.blyss.checks import pool_from_text
+
+    with pytest.raises(CheckError, match=r"the pool 'd12\+x'"):
+        pool_from_text("d12+x")
+
+
+def test_an_empty_pool_judges_as_a_plain_failure() -> None:
+    from storymaster.systems.blyss.checks import judgement_distribution
+    from storymaster.systems.blyss.dicepool import Judgement
+
+    assert judgement_distribution((), 6, BlyssHouseRules()) == {Judgement("failure", 0, 0, 0, 0): 1}
+
+
+@pytest.mark.parametrize(("faces", "why"), [((9, 1), "the 1s cancelled the successes"), ((3, 2), "no die met the TD")])
+def test_a_plain_failure_says_why(faces, why) -> None:
+    """Screw-Ups: 'If all successes are negated by Screw-Ups, and there are no additional 1s, the Test is treated
+    as if it were a normal failure'; or no die met the TD at all. d10 + d8 against TD 8."""
+    out = SYSTEM.resolve(BlyssTest(dice=(10, 8), td=8), _Dealt(*faces))
+    assert out.result == "failure"
+    assert out.explanation.endswith(f"No successes remain ({why}): a plain failure.")
+
+
+def test_odds_note_the_expected_successes() -> None:
+    """A d8 at TD 8: one success on an 8 (1/8), none otherwise: 1/8 expected. d12 + d4 at TD 4, by brute force."""
+    assert SYSTEM.odds(BlyssTest(dice=(8,), td=8)).note.endswith("expected successes 0.125 (exactly 1/8)")
+    brute = Fraction(0)
+    for a in range(1, 13):
+        for b in range(1, 5):
+            brute += Fraction(max(0, (a >= 4) + (b >= 4) - (a == 1) - (b == 1)), 48)
+    odds = SYSTEM.odds(BlyssTest(dice=(12, 4), td=4, golden=False))
+    assert odds.note.endswith(f"expected successes {float(brute):.3f} (exactly {brute})")
+
+
+@pytest.mark.parametrize("gap", [3, 4, 5])
+def test_no_contest_when_the_gap_is_at_least_the_house_rules(gap) -> None:
+    """House rule no_contest_rank_gap 3 ('three or higher more than their opponent's rank'): a gap of 3, 4 or 5
+    is no contest, either side round."""
+    hr = BlyssHouseRules(no_contest_rank_gap=3)
+    strong_a = BlyssContest(a=Pool(name="A", ranks=(1 + gap,)), b=Pool(name="B", ranks=(1,)))
+    strong_b = BlyssContest(a=Pool(name="A", ranks=(1,)), b=Pool(name="B", ranks=(1 + gap,)))
+    assert SYSTEM.odds(strong_a, hr).probability("A wins") == 1
+    assert SYSTEM.odds(strong_b, hr).probability("B wins") == 1
+    assert SYSTEM.resolve(strong_b, DiceRng(0), hr).details == {"winner": "B", "rolled": False}

@@ -233,6 +233,8 @@ def test_bad_starts_say_why():
         E.start([[a], [b]], house_rules=PhilsysHouseRules())
     with pytest.raises(CombatError, match="one tactics mapping per side"):
         E.start([[a], [b]], options={"tactics": [{}]})
+    with pytest.raises(CombatError, match="one tactics mapping per side"):
+        E.start([[a], [b]], options={"tactics": [{}, {}, {}]})
     with pytest.raises(CombatError, match="bad tactics"):
         E.start([[a], [b]], options={"tactics": [{}, {"approach": 5}]})
     with pytest.raises(CombatError, match="one-on-one"):
@@ -245,8 +247,13 @@ def test_bad_starts_say_why():
         E.start([[a], [b]], options={"abilities": {"Z": "Melee"}})
     with pytest.raises(CombatError, match=r"side 2: .* is not a Kalyr character"):
         E.start([[a], [object()]])
+    with pytest.raises(CombatError, match="bad fight option mode"):  # not a mode, whatever the sides
+        E.start([[a, b], [fighter("C")]], options={"mode": "brawl"})
     with pytest.raises(CombatError, match="bad fight option max_rounds"):
         E.start([[a], [b]], options={"max_rounds": 0})
+    # two bad options: the first of the fight's fields is named (on_tie comes before max_rounds)
+    with pytest.raises(CombatError, match="bad fight option on_tie"):
+        E.start([[a], [b]], options={"on_tie": "maybe", "max_rounds": 0})
     down = fighter("Down", damage={"physical": {"wounds": [{"severity": "Defeated", "box": "Defeated"}]}})
     with pytest.raises(CombatError, match="side 1 is already Defeated on the physical track"):
         E.start([[down], [b]])

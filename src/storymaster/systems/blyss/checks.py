@@ -39,6 +39,7 @@ __all__ = [
     "combined_contest_odds",
     "combined_odds",
     "contest_odds",
+    "initiative_order",
     "make_pool",
     "pool_dice",
     "pool_from_text",
@@ -849,5 +850,10 @@ def roll_initiative(
                         rec,
                     )
                 lines.append("tie between " + ", ".join(rolls[i].name for i in idxs) + ": rolled off")
-    ordered = sorted(rolls, key=lambda r: (keyf(r), r.tiebreak), reverse=True)
-    return ordered, "; ".join(lines)
+    return initiative_order(rolls), "; ".join(lines)
+
+
+def initiative_order(rolls: Sequence[InitiativeRoll]) -> list[InitiativeRoll]:
+    """Initiative order, fastest first (Combat Mechanics: Initiative): net successes, then the value of the dice
+    that met the TD, then Initiative rank, then the tie-break (the roll-off's, or listing order)."""
+    return sorted(rolls, key=lambda r: (r.successes, r.value, r.rank, r.tiebreak), reverse=True)

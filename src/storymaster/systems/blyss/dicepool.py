@@ -29,6 +29,7 @@ __all__ = [
     "judge_kind_v",
     "outcome_key",
     "outcome_order",
+    "successes_v",
 ]
 
 # categories of one die
@@ -60,6 +61,14 @@ def die_succeeds(face: int, td: int, die_modifier: int = 0, *, literal_ones: boo
 def die_succeeds_v(faces: np.ndarray, td: Any, die_modifier: Any = 0) -> np.ndarray:
     """:func:`die_succeeds` (ruling 3's default) on numpy arrays of faces; ``td`` and ``die_modifier`` broadcast."""
     return (faces >= 2) & (faces + die_modifier >= td)
+
+
+def successes_v(faces: np.ndarray, td: Any, die_modifier: Any = 0) -> np.ndarray:
+    """:func:`judge`'s successes on rolled faces (n, dice; a 0 is no die), ``td`` and ``die_modifier`` per row or one
+    for all: the dice that meet the TD less one for each 1, none left for a failure or a Screw-Up (no Golden
+    Rolls). The simulation's twin, tested against :func:`judge` on every roll of small pools."""
+    hits = die_succeeds_v(faces, np.asarray(td).reshape(-1, 1), np.asarray(die_modifier).reshape(-1, 1))
+    return np.maximum(hits.sum(axis=1) - (faces == 1).sum(axis=1), 0)
 
 
 #: :func:`judge_kind_v`'s codes for :class:`Judgement` kinds (a critical success reads as a success)

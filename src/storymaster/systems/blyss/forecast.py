@@ -33,128 +33,96 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
-from ...dice import parse
-from ...dice.ast import BinOp, Const, Dice, Expr, Neg, is_plain_arithmetic
-from ...dice.batch import _eval as _eval_batch
 from ...errors import OddsError
 from ...forecast import Absorbed, Batch, CombatantForecast, Forecast, run_simulation
 from ...forecast.chance import branches
 from ...forecast.markov import MAX_STATES
 from ...forecast.simulate import ADAPTIVE_ERROR, ADAPTIVE_MAX
-from .character import (
-    armour_soaks_v,
-    damaged_armour_rating_v,
-    movement_feet,
-    strength_damage_bonus,
-)
-from .combat import (
-    MELEE_REACH_FT,
-    UNARMED,
-    Fighter,
-    FightState,
-    action_round_order,
-    attribute,
-    called_shot_td,
-)
-from .dicepool import CRITICAL_SCREW_UP, SCREW_UP, die_succeeds_v, judge_kind_v
-from .living import WOUND_LEVELS, blow_flags_v, spill_damage_v, wound_level, wound_level_codes, wound_penalty
-from .options import BlyssHouseRules
+from .character import armour_soaks_v, damaged_armour_rating_v, movement_feet
+from .combat import MELEE_REACH_FT, Fighter, FightState, action_round_order, attribute
+from .dicepool import die_succeeds_v, judge_kind_v, successes_v
+from .living import blow_flags_v, dying_result_v, spill_damage_v, wound_level_code, wound_level_codes
 from .round import Mover, Roster, RoundState, exact_damage, play_beat, to_state
 from .scale import pool_for_rank
 from .tables import table
+from .vectorised import (
+    ATTACK,
+    CALLED_SHOTS,
+    DEFEND,
+    DISARM,
+    END_STATES,
+    EVADE,
+    LOCATION_OF_CALLED,
+    LOCATIONS,
+    NONE,
+    NOTHING,
+    DamageSampler,
+    armour_lives_after_v,
+    armour_takes_blow_v,
+    contest_winner_v,
+    covering_piece_v,
+    declare_v,
+    defence_of_v,
+    end_code,
+    end_codes_v,
+    initiative_order_v,
+    pick_target_v,
+    screw_up_weapon_v,
+    td_tables,
+    vitals_left_v,
+)
 
 __all__ = ["END_STATES", "blyss_forecast", "end_state", "exact_applies", "simulate_batch"]
 
-#: how a fighter can end a fight, in BLYSS's own words (Wound Levels, Table 2-03; Rules for Living)
-END_STATES = (
-    "unhurt",
-    "Healthy",
-    "Flesh Wounds",
-    "Light Wounds",
-    "Moderate Wounds",
-    "Heavy Wounds",
-    "unconscious",
-    "stabilised",
-    "dying",
-    "coma",
-    "dead",
-)
-_LEVELS = WOUND_LEVELS
 #: the exact chain's word for a fighter still up when the round cap ends the fight (it keeps no wound level then)
 STANDING_AT_CAP = "standing at the round cap"
 DRAW_MEANING = "draw (nobody left standing, or a stand-off at the round cap)"
-
-# action codes (the engine's Action.kind; -1 = nothing declared)
-NOTHING, NONE, RECOVER, MOVE, DEFEND, EVADE, AIM, DISARM, ATTACK = -1, 0, 1, 2, 3, 4, 5, 6, 7
-_TACTICS = {"attack": 0, "defensive": 1, "aim": 2, "disarm": 3}
-_LOC_INDEX = {"T": 0, "A": 1, "H": 2, "F": 3, "L": 4}
-_LOCATION = {None: "T", "limb": "A", "head": "H", "eye": "F"}
-_CALLED = {None: 0, "limb": 1, "head": 2, "eye": 3}
-_CALLED_NAMES = (None, "limb", "head", "eye")
+_TACTICS = ("attack", "defensive", "aim", "disarm")
+RECOVER, MOVE, AIM = 1, 2, 5
 
 
 def end_state(f: Fighter) -> str:
     """One fighter's end of a fight in BLYSS's words: unhurt, a Wound Level, or how they are down."""
     v = f.vitals
-    if v.dead:
-        return "dead"
-    if v.coma:
-        return "coma"
-    if v.dying:
-        return "dying"
-    if v.unconscious:
-        return "stabilised" if v.stabilised else "unconscious"
-    if (v.dodges, v.flesh_wounds, v.health) == (v.max_dodges, v.max_flesh_wounds, v.max_health):
-        return "unhurt"
-    return wound_level(v)
+    unhurt = (v.dodges, v.flesh_wounds, v.health) == (v.max_dodges, v.max_flesh_wounds, v.max_health)
+    level = wound_level_code(v.dodges, v.flesh_wounds, v.health, v.max_flesh_wounds, v.max_health, v.active)
+    return END_STATES[end_code(v.dead, v.coma, v.dying, v.unconscious, v.stabilised, unhurt, level)]
 
 
 # ---------------------------------------------------------------- the fight's fixed facts
 class _Roster:
-    """What does not change during a fight: the fighters' sheets, sides, tactics, weapons, armour."""
+    """What does not change during a fight, as arrays by fighter (the round's :class:`~.round.Roster` within)."""
 
     def __init__(self, state: FightState) -> None:
-        self.state = state
-        self.hr: BlyssHouseRules = state.house_rules
-        fs = state.fighters
-        self.fighters = fs
-        self.K = len(fs)
-        self.ids = [f.id for f in fs]
-        self.side = np.array([f.side for f in fs])
+        self.state, self.hr = state, state.house_rules
+        self.round = R = Roster(state)
+        fs = self.fighters = state.fighters
+        self.K, self.ids = R.K, R.ids
+        self.side = np.array(R.side)
         self.n_sides = int(self.side.max()) + 1
-        self.tactic = np.array([_TACTICS[f.tactic] for f in fs])
-        self.called = np.array([_CALLED[f.called_shot] for f in fs])
-        self.choice = np.array([{"auto": 0, "body": 1, "armour": 2}[f.armour_choice] for f in fs])
-        self.weapon = np.array([-1 if f.weapon is None else f.weapon for f in fs])
-        self.armed = self.weapon >= 0
-        w = [f.character.weapons[f.weapon] if f.weapon is not None else UNARMED for f in fs]
-        self.ranged = np.array([x.ranged for x in w])
+        self.enemy_of = self.side[:, None] != self.side[None, :]
+        self.tactic = np.array([_TACTICS.index(t) for t in R.tactic])
+        self.called = np.array([CALLED_SHOTS.index(c) for c in R.called])
+        self.choice = np.array([("auto", "body", "armour").index(c) for c in R.choice])
+        self.armed = np.array([f.weapon is not None for f in fs])
+        self.ranged = np.array([R.wielded_as(k, f.weapon, False).ranged for k, f in enumerate(fs)])
         self.stamina = np.array([attribute(f, "stamina", self.hr, in_a_test=True) for f in fs])
         self.move_ft = np.array([movement_feet(attribute(f, "agility", self.hr, in_a_test=False)) for f in fs])
-        self.maxd = np.array([f.vitals.max_dodges for f in fs])
-        self.maxf = np.array([f.vitals.max_flesh_wounds for f in fs])
-        self.maxh = np.array([f.vitals.max_health for f in fs])
+        self.maxd, self.maxf, self.maxh = np.array(R.maxd), np.array(R.maxf), np.array(R.maxh)
         self.P = max([len(f.character.armour) for f in fs] + [1])
-        self.cover = np.zeros((self.K, self.P, 5), dtype=bool)
+        self.cover = np.zeros((self.K, self.P, len(LOCATIONS)), dtype=bool)
         self.ar = np.zeros((self.K, self.P), dtype=np.int64)
         for k, f in enumerate(fs):
             for p, a in enumerate(f.character.armour):
                 self.ar[k, p] = a.armour_rating
-                for loc in a.cover:
-                    self.cover[k, p, _LOC_INDEX[loc]] = True
-        self.penalties = [wound_penalty(level, self.hr) for level in _LEVELS]
-        self.pen_rank = np.array([p[0] for p in self.penalties])
-        self.pen_die = np.array([p[1] for p in self.penalties])
-        self.round = Roster(state)
+                self.cover[k, p, [LOCATIONS.index(loc) for loc in a.cover]] = True
         self._pool_cache: dict[tuple, tuple[tuple[int, ...], int, int]] = {}
-        self._weapons: dict[tuple[int, bool], Any] = {}
 
-    # -- pools: the round's (round.Roster.pool, through the engine's own helpers) ---------------------
     def pool(
         self, kind: str, k: int, level: int, mask: int, aim: int = 0, dropped: int = 0, dist: int = 0
     ) -> tuple[tuple[int, ...], int, int]:
-        """(dice, die modifier, rank total) of fighter k's pool of this kind in this situation (armour ``mask``:
-        a bit per piece with lives left)."""
+        """(dice, die modifier, rank total) of fighter k's pool of this kind in this situation (the round's
+        :meth:`~.round.Roster.pool`; armour ``mask``: a bit per piece with lives left)."""
         key = (kind, k, level, mask, aim, dropped, dist)
         hit = self._pool_cache.get(key)
         if hit is None:
@@ -164,17 +132,14 @@ class _Roster:
             hit = self._pool_cache[key] = (dice, pool.die_modifier, pool.rank_total(self.hr))
         return hit
 
-    def weapon_of(self, k: int, dropped: bool) -> Any:
-        f = self.fighters[k]
-        return UNARMED if (f.weapon is None or dropped) else f.character.weapons[f.weapon]
-
 
 # ---------------------------------------------------------------- numpy dice
 _PoolRow = tuple[tuple[int, ...], int, int]
 
 
 def _lookup(keys: np.ndarray, fn: Callable[..., _PoolRow]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per row of ``keys`` (n, m): padded dice sides (0 = no die), die modifier, rank total."""
+    """Per row of ``keys`` (n, m): padded dice sides (0 = no die), die modifier, rank total, from ``fn`` called once
+    per distinct row."""
     n = keys.shape[0]
     if n == 0:
         return np.zeros((0, 1), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
@@ -197,8 +162,7 @@ def _lookup(keys: np.ndarray, fn: Callable[..., _PoolRow]) -> tuple[np.ndarray, 
         inv = inv.reshape(-1)
     uniq = (ucodes[:, None] // strides[None, :]) % radix[None, :]
     rows = [fn(*map(int, u)) for u in uniq]
-    width = max([len(r[0]) for r in rows] + [1])
-    table_ = np.zeros((len(rows), width), dtype=np.int64)
+    table_ = np.zeros((len(rows), max([len(r[0]) for r in rows] + [1])), dtype=np.int64)
     for i, r in enumerate(rows):
         table_[i, : len(r[0])] = r[0]
     dm = np.array([r[1] for r in rows], dtype=np.int64)
@@ -211,64 +175,12 @@ def _roll(sides: np.ndarray, gen: np.random.Generator) -> np.ndarray:
     return np.where(sides > 0, faces, 0)
 
 
-def _successes(faces: np.ndarray, td: Any, dm: Any) -> np.ndarray:
-    """Net successes (the engine's ``judge``: each 1 cancels a success; success means at least one left)."""
-    td = np.asarray(td).reshape(-1, 1)
-    dm = np.asarray(dm).reshape(-1, 1)
-    ones = (faces == 1).sum(axis=1)
-    hits = die_succeeds_v(faces, td, dm).sum(axis=1)
-    return np.maximum(hits - ones, 0)
-
-
 _RANK_SIDES = np.array([list(pool_for_rank(r)) + [0] * (4 - len(pool_for_rank(r))) for r in range(21)])
 
 
 def _rank_pool_success(ranks: np.ndarray, td: int, gen: np.random.Generator) -> np.ndarray:
     """A plain rank's pool (no modifiers) against a TD: succeeded or not, per row."""
-    s = _RANK_SIDES[np.clip(ranks, 0, 20)]
-    return _successes(_roll(s, gen), td, 0) > 0
-
-
-class _DamageRoller:
-    """A weapon's damage expression on arrays: the total and the highest die face (for the armour contest)."""
-
-    def __init__(self, expr: str) -> None:
-        self.node = parse(expr)
-
-    def roll(self, n: int, gen: np.random.Generator, want_faces: bool) -> tuple[np.ndarray, np.ndarray]:
-        if not want_faces:
-            total = _eval_batch(self.node, n, gen)
-            total = np.broadcast_to(np.asarray(total, dtype=np.int64), (n,)).copy()
-            return total, total
-        best = np.full(n, -(10**9), dtype=np.int64)
-        total = self._eval(self.node, n, gen, best)
-        total = np.broadcast_to(np.asarray(total, dtype=np.int64), (n,)).copy()
-        best = np.where(best == -(10**9), total, best)  # a set number: the engine compares its total
-        return total, best
-
-    def _eval(self, node: Expr, n: int, gen: np.random.Generator, best: np.ndarray) -> Any:
-        if isinstance(node, Const):
-            return node.value
-        if isinstance(node, Dice):
-            if not node.plain or node.fudge:
-                raise OddsError(
-                    f"damage '{node}' with the armour contest against the damage roll is not simulated",
-                    hint="use plain dice for the weapon's damage, or the default armour contest",
-                )
-            if node.count == 0:
-                return 0
-            faces = gen.integers(1, node.faces + 1, size=(n, node.count))
-            np.maximum(best, faces.max(axis=1), out=best)
-            return faces.sum(axis=1)
-        if isinstance(node, Neg):
-            return -self._eval(node.operand, n, gen, best)
-        if not isinstance(node, BinOp) or node.op == "/":
-            raise OddsError(
-                f"damage '{self.node}' with the armour contest against the damage roll is not simulated",
-                hint="use plain dice for the weapon's damage, or the default armour contest",
-            )
-        a, b = self._eval(node.left, n, gen, best), self._eval(node.right, n, gen, best)
-        return a + b if node.op == "+" else a - b if node.op == "-" else a * b
+    return successes_v(_roll(_RANK_SIDES[np.clip(ranks, 0, 20)], gen), td, 0) > 0
 
 
 # ---------------------------------------------------------------- one batch of fights
@@ -277,15 +189,9 @@ class _Sim:
 
     def __init__(self, roster: _Roster) -> None:
         self.R = roster
-        td = table("wounds")
-        self.attack_td = np.array([called_shot_td(c, aimed=False) for c in _CALLED_NAMES])
-        self.aimed_td = np.array([called_shot_td(c, aimed=True) for c in _CALLED_NAMES])
-        self.aim_td = np.array([td["aim_td"]] + [called_shot_td(c, aimed=True) for c in _CALLED_NAMES[1:]])
-        self.counter_red = td["counterattack_td_reduction"]
-        self.dying_td = td["dying_td"]
-        self.ko_td = td["knockout_td"]
-        self.loc_of_called = np.array([_LOC_INDEX[_LOCATION[c]] for c in _CALLED_NAMES])
-        self.damage: dict[tuple[int, bool], tuple[_DamageRoller, int, bool, int]] = {}
+        self.attack_td, self.aim_td = td_tables()
+        self.dying_td, self.ko_td = table("wounds")["dying_td"], table("wounds")["knockout_td"]
+        self.damage: dict[tuple[int, bool], tuple[DamageSampler, int, bool, int]] = {}
 
     def _start(self, n: int) -> dict[str, np.ndarray]:
         st = self.R.state
@@ -297,10 +203,8 @@ class _Sim:
 
         lives = np.zeros((n, K, P), dtype=np.int64)
         for k, f in enumerate(fs):
-            for p, lv in enumerate(f.armour_lives):
-                lives[:, k, p] = lv
-        id_index = {fid: i for i, fid in enumerate(self.R.ids)}
-        order = [id_index[o] for o in st.order] if st.order else list(range(K))
+            lives[:, k, : len(f.armour_lives)] = f.armour_lives
+        order = [self.R.ids.index(o) for o in st.order] if st.order else list(range(K))
         return {
             "d": rep([f.vitals.dodges for f in fs]),
             "f": rep([f.vitals.flesh_wounds for f in fs]),
@@ -324,9 +228,6 @@ class _Sim:
             "acted": np.zeros((n, K), dtype=bool),
             "dist": np.full(n, st.distance, dtype=np.int64),
             "order": rep(order),
-            "over": np.zeros(n, dtype=bool),
-            "winner": np.full(n, -1, dtype=np.int64),
-            "rounds": np.zeros(n, dtype=np.int64),
         }
 
     # -- small helpers over the live batch ---------------------------------------------------------
@@ -342,15 +243,12 @@ class _Sim:
         alive = S["lives"][rows, who] > 0  # (m, P)
         return (alive * (1 << np.arange(self.R.P))).sum(axis=1)
 
+    def _in_hand(self, S: dict[str, np.ndarray], rows: np.ndarray, who: np.ndarray) -> np.ndarray:
+        return self.R.armed[who] & ~S["dropped"][rows, who]
+
     def _pick_target(self, S: dict[str, np.ndarray], rows: np.ndarray, who: np.ndarray) -> np.ndarray:
-        """The weakest standing enemy (lowest Dodges + Flesh Wounds + Health, then listing order); -1 if none."""
-        R = self.R
-        act = self._active(S)[rows]
-        total = S["d"][rows] + S["f"][rows] + np.maximum(S["h"][rows], 0)
-        enemy = (R.side[None, :] != R.side[who][:, None]) & act
-        cost = np.where(enemy, total * (R.K + 1) + np.arange(R.K)[None, :], np.iinfo(np.int64).max)
-        t = cost.argmin(axis=1)
-        return np.where(enemy.any(axis=1), t, -1)
+        enemy = self.R.enemy_of[who] & self._active(S)[rows]
+        return pick_target_v(enemy, vitals_left_v(S["d"][rows], S["f"][rows], S["h"][rows]))
 
     # -- a round -------------------------------------------------------------------------------------
     def _round(self, S: dict[str, np.ndarray], rnd: int, gen: np.random.Generator) -> None:
@@ -360,37 +258,34 @@ class _Sim:
         S["acted"][:] = False
         S["decl"][:] = NOTHING
         S["dtgt"][:] = -1
-        # dying checks, in listing order
+        # dying checks, in listing order (round.begin_round)
         for k in range(K):
             dy = S["dying"][:, k]
             if not dy.any():
                 continue
             rank = R.stamina[k] - S["dchecks"][:, k]
-            out = dy & (rank <= 0)
-            rule = hr.coma_instead_of_death
-            coma = out & ((rule == "always") | ((rule == "blunt") & S["blunt"][:, k]))
+            passed = _rank_pool_success(np.maximum(rank, 0), self.dying_td, gen)
+            failed, stable, dead, coma = (
+                dy & (dying_result_v(rank, passed, hr.coma_instead_of_death, S["blunt"][:, k]) == i) for i in range(4)
+            )
             S["coma"][:, k] |= coma
-            S["dead"][:, k] |= out & ~coma
-            roll = dy & ~out
-            ok = roll & _rank_pool_success(np.maximum(rank, 0), self.dying_td, gen)
-            S["stab"][:, k] |= ok
-            S["dchecks"][:, k] += roll & ~ok
-            S["dying"][:, k] &= ~(out | ok)
-        # Initiative
+            S["dead"][:, k] |= dead
+            S["stab"][:, k] |= stable
+            S["dchecks"][:, k] += failed
+            S["dying"][:, k] &= failed
         if rnd == 1 or hr.reroll_initiative_each_round:
             self._initiative(S, gen)
         active0 = self._active(S)
-        # Declaration Round, slowest first
-        for p in range(K - 1, -1, -1):
+        for p in range(K - 1, -1, -1):  # the Declaration Round, slowest first
             a = S["order"][:, p]
             m = active0[rows, a]
             if m.any():
                 self._declare(S, rows[m], a[m])
-        # Action Round, in the Declaration Round's order by default (combat.action_round_order)
+        # the Action Round, in the Declaration Round's order by default (combat.action_round_order; round._act)
         for p in action_round_order(range(K), hr):
             a = S["order"][:, p]
-            act = self._active(S)[rows, a] & ~S["acted"][rows, a] & (S["decl"][rows, a] != NOTHING)
             kind = S["decl"][rows, a]
+            act = self._active(S)[rows, a] & ~S["acted"][rows, a] & (kind != NOTHING)
             act &= ~np.isin(kind, (DEFEND, EVADE, NONE))
             if not act.any():
                 continue
@@ -425,70 +320,41 @@ class _Sim:
         R, hr = self.R, self.R.hr
         n, K = S["d"].shape
         levels = self._levels(S)
-        keys = np.zeros((n, K), dtype=np.int64)
+        cols = []
         for k in range(K):
-            sides, dm, rank = _lookup(
-                np.stack([np.full(n, k), levels[:, k]], axis=1), lambda k_, lv: R.pool("init", k_, lv, 0)
-            )
+            keys = np.stack([np.full(n, k), levels[:, k]], axis=1)
+            sides, dm, rank = _lookup(keys, lambda k_, lv: R.pool("init", k_, lv, 0))
             faces = _roll(sides, gen)
-            succ = _successes(faces, hr.initiative_td, dm)
-            met = die_succeeds_v(faces, hr.initiative_td, dm[:, None])
-            value = (faces * met).sum(axis=1)
-            if hr.initiative_final_tie == "roll_off":
-                tb = gen.integers(1, 101, size=n) * 1000 - k
-            else:
-                tb = np.full(n, -k)
-            keys[:, k] = ((succ * 4000 + value) * 128 + rank) * 200_000 + tb + K
-        S["order"] = np.argsort(-keys, axis=1, kind="stable")
+            value = (faces * die_succeeds_v(faces, hr.initiative_td, dm[:, None])).sum(axis=1)
+            tb = gen.integers(1, 101, size=n) * 1000 - k if hr.initiative_final_tie == "roll_off" else np.full(n, -k)
+            cols.append((successes_v(faces, hr.initiative_td, dm), value, rank, tb))
+        S["order"] = initiative_order_v(*(np.stack(c, axis=1) for c in zip(*cols, strict=True)))
 
     def _declare(self, S: dict[str, np.ndarray], r: np.ndarray, a: np.ndarray) -> None:
         R = self.R
         t = self._pick_target(S, r, a)
-        kind = np.full(len(r), ATTACK, dtype=np.int64)
-        tgt = t.copy()
-        todo = t >= 0
-        kind[~todo] = NONE
-        rec = todo & S["dropped"][r, a] & ~S["lost"][r, a]
-        kind[rec] = RECOVER
-        tgt[rec] = -1
-        todo &= ~rec
-        ranged = R.ranged[a] & ~S["dropped"][r, a]
-        mv = todo & ~ranged & (S["dist"][r] > MELEE_REACH_FT)
-        kind[mv] = MOVE
-        tgt[mv] = -1
-        todo &= ~mv
-        dfn = todo & (R.tactic[a] == 1) & ~S["counter"][r, a]
-        if dfn.any():
-            act = self._active(S)
-            found = np.zeros(len(r), dtype=bool)
-            for j in range(R.K):
-                hit = (
-                    dfn
-                    & ~found
-                    & (R.side[j] != R.side[a])
-                    & act[r, j]
-                    & np.isin(S["decl"][r, j], (ATTACK, DISARM))
-                    & (S["dtgt"][r, j] == a)
-                )
-                kind[hit] = np.where(R.armed[a[hit]] & ~S["dropped"][r[hit], a[hit]], DEFEND, EVADE)
-                tgt[hit] = j
-                found |= hit
-            todo &= ~found
-        aim = todo & (R.tactic[a] == 2) & (S["aimb"][r, a] == 0)
-        kind[aim] = AIM
-        todo &= ~aim
-        t_safe = np.maximum(t, 0)
-        dis = todo & (R.tactic[a] == 3) & R.armed[t_safe] & ~S["dropped"][r, t_safe]
-        kind[dis] = DISARM
-        S["decl"][r, a] = kind
-        S["dtgt"][r, a] = tgt
+        S["decl"][r, a], S["dtgt"][r, a] = declare_v(
+            a,
+            t,
+            R.enemy_of,
+            self._active(S)[r],
+            S["decl"][r],
+            S["dtgt"][r],
+            S["dropped"][r, a] & ~S["lost"][r, a],
+            self._in_hand(S, r, a),
+            R.ranged[a] & ~S["dropped"][r, a],
+            S["dist"][r] > MELEE_REACH_FT,
+            R.tactic[a],
+            S["counter"][r, a],
+            S["aimb"][r, a],
+            self._in_hand(S, r, np.maximum(t, 0)),
+        )
 
     def _aim(self, S: dict[str, np.ndarray], r: np.ndarray, a: np.ndarray, gen: np.random.Generator) -> None:
         R = self.R
         levels = self._levels(S)[r, a]
         sides, dm, _ = _lookup(np.stack([a, levels], axis=1), lambda k, lv: R.pool("aim", k, lv, 0))
-        succ = _successes(_roll(sides, gen), self.aim_td[R.called[a]], dm)
-        S["aimt"][r, a] = succ
+        S["aimt"][r, a] = successes_v(_roll(sides, gen), self.aim_td[R.called[a]], dm)
         S["aimc"][r, a] = R.called[a] > 0
 
     def _contest(
@@ -503,17 +369,17 @@ class _Sim:
         gen: np.random.Generator,
     ) -> tuple[np.ndarray, np.ndarray]:
         """A Defend / Evade / Strength contest: (attacker still hits, defender's roll succeeded)."""
-        d_succ = _successes(_roll(d_sides, gen), d_td, dm_d)
-        a_succ = _successes(faces, a_td, dm_a)
+        d_succ = successes_v(_roll(d_sides, gen), d_td, dm_d)
+        a_succ = successes_v(faces, a_td, dm_a)
         if self.R.hr.defence_draw == "reroll":
             for _ in range(20):
-                draw = a_succ == d_succ  # both fail, or the same number of successes
+                draw = contest_winner_v(a_succ, d_succ) < 0
                 if not draw.any():
                     break
-                a2 = _successes(_roll(sides[draw], gen), a_td[draw], dm_a[draw])
-                d2 = _successes(_roll(d_sides[draw], gen), d_td[draw], dm_d[draw])
+                a2 = successes_v(_roll(sides[draw], gen), a_td[draw], dm_a[draw])
+                d2 = successes_v(_roll(d_sides[draw], gen), d_td[draw], dm_d[draw])
                 a_succ[draw], d_succ[draw] = a2, d2
-        return a_succ > d_succ, d_succ > 0
+        return contest_winner_v(a_succ, d_succ) == 0, d_succ > 0
 
     def _attack(
         self,
@@ -534,28 +400,26 @@ class _Sim:
         sides, dm_a, rank_a = _lookup(keys, lambda *k: R.pool("attack", *k))
         called = np.where(disarm, 0, R.called[a])
         aimed = S["aimc"][r, a] & (S["aimb"][r, a] > 0)
-        td = np.where(aimed, self.aimed_td[called], self.attack_td[called])
-        counter = S["counter"][r, a]
-        td = np.where(counter, np.maximum(0, td - self.counter_red), td)
+        td = self.attack_td[called, aimed.astype(np.int64), S["counter"][r, a].astype(np.int64)]
         faces = _roll(sides, gen)
-        hit = _successes(faces, td, dm_a) > 0
+        hit = successes_v(faces, td, dm_a) > 0
         if R.hr.combat_screw_up == "drop_weapon":  # round.screw_up_weapon
-            ones = (faces == 1).sum(axis=1)
             hits = die_succeeds_v(faces, td[:, None], dm_a[:, None]).sum(axis=1)
-            kind = judge_kind_v((sides > 0).sum(axis=1), ones, hits)
-            screw = (kind >= SCREW_UP) & R.armed[a] & ~S["dropped"][r, a]
-            S["dropped"][r[screw], a[screw]] = True
-            lost = screw & (kind == CRITICAL_SCREW_UP)
-            S["lost"][r[lost], a[lost]] = True
+            kind = judge_kind_v((sides > 0).sum(axis=1), (faces == 1).sum(axis=1), hits)
+            drop, lose = screw_up_weapon_v(kind, self._in_hand(S, r, a), R.hr.combat_screw_up)
+            S["dropped"][r[drop], a[drop]] = True
+            S["lost"][r[lose], a[lose]] = True
         S["counter"][r, a] = False
         S["aimb"][r, a] = 0
-        # the target's defences
-        t_decl = S["decl"][r, t]
-        t_acted = S["acted"][r, t]
-        declared = np.isin(t_decl, (DEFEND, EVADE)) & ~t_acted
-        switch = ~declared & (R.tactic[t] == 1) & ~t_acted & (t_decl != NOTHING) & ~S["counter"][r, t]
-        dkind = np.where(declared, t_decl, np.where(R.armed[t] & ~S["dropped"][r, t], DEFEND, EVADE))
-        has_def = declared | switch
+        # the target's defences (round.defence_of)
+        dkind, switch = defence_of_v(
+            S["decl"][r, t],
+            S["acted"][r, t],
+            self._active(S)[r, t],
+            S["counter"][r, t],
+            R.tactic[t] == 1,
+            self._in_hand(S, r, t),
+        )
         S["acted"][r[switch], t[switch]] = True
         defended_ok = np.zeros(m, dtype=bool)
         # Strength against a disarm comes first
@@ -564,10 +428,9 @@ class _Sim:
             i = np.nonzero(st_)[0]
             k2 = np.stack([t[i], levels[r[i], t[i]], self._mask(S, r[i], t[i])], axis=1)
             ds, ddm, drank = _lookup(k2, lambda k, lv, mk: R.pool("strength", k, lv, mk))
-            still, _ = self._contest(faces[i], sides[i], dm_a[i], ds, ddm, rank_a[i], drank, gen)
-            hit[i] = still
+            hit[i], _ = self._contest(faces[i], sides[i], dm_a[i], ds, ddm, rank_a[i], drank, gen)
         # then Defend / Evade
-        dd = has_def & hit
+        dd = (dkind != NOTHING) & hit
         if dd.any():
             i = np.nonzero(dd)[0]
             k2 = np.stack([t[i], levels[r[i], t[i]], self._mask(S, r[i], t[i]), dkind[i]], axis=1)
@@ -588,17 +451,13 @@ class _Sim:
         S["aimt"][r, t] = 0
         self._land_blow(S, r, a, t, faces.max(axis=1), called, gen)
 
-    def _weapon(self, k: int, dropped: bool) -> tuple[_DamageRoller, int, bool, int]:
+    def _weapon(self, k: int, dropped: bool) -> tuple[DamageSampler, int, bool, int]:
         key = (k, dropped)
         if key not in self.damage:
-            w = self.R.weapon_of(k, dropped)
-            strength = (not w.ranged) if w.strength_applies is None else w.strength_applies
-            bonus = (
-                strength_damage_bonus(attribute(self.R.fighters[k], "strength", self.R.hr, in_a_test=False))
-                if strength
-                else 0
-            )
-            self.damage[key] = (_DamageRoller(w.damage), bonus, w.blunt, w.knockout_rank or 0)
+            R = self.R.round
+            w = R.wielded_as(k, self.R.fighters[k].weapon, dropped)
+            want_best = self.R.hr.armour_contest_against == "damage_roll"
+            self.damage[key] = (DamageSampler(w.damage, want_best), R.damage_bonus(k, w), w.blunt, w.knockout_rank or 0)
         return self.damage[key]
 
     def _land_blow(
@@ -611,70 +470,45 @@ class _Sim:
         called: np.ndarray,
         gen: np.random.Generator,
     ) -> None:
+        """Damage, the Armour Rating contest, armour's lives, the knockout chance (round._land_blow)."""
         R, hr = self.R, self.R.hr
         m = len(r)
-        want_faces = hr.armour_contest_against == "damage_roll"
-        dropped = S["dropped"][r, a]
         damage = np.zeros(m, dtype=np.int64)
         best_dmg = np.zeros(m, dtype=np.int64)
         blunt = np.zeros(m, dtype=bool)
         ko_rank = np.zeros(m, dtype=np.int64)
-        wkey = a * 2 + dropped
+        wkey = a * 2 + S["dropped"][r, a]
         for key in np.unique(wkey):
             sel = wkey == key
-            roller, bonus, bl, ko = self._weapon(int(key) // 2, bool(key % 2))
-            total, best = roller.roll(int(sel.sum()), gen, want_faces)
+            sampler, bonus, blunt[sel], ko_rank[sel] = self._weapon(int(key) // 2, bool(key % 2))
+            total, best_dmg[sel] = sampler.roll(int(sel.sum()), gen)
             damage[sel] = np.maximum(hr.minimum_damage, total + bonus)
-            best_dmg[sel] = best
-            blunt[sel] = bl
-            ko_rank[sel] = ko
-        # the armour piece that covers the spot: the first with lives left
-        loc = self.loc_of_called[called]
         lives = S["lives"][r, t]  # (m, P)
-        covers = R.cover[t, :, :][np.arange(m), :, loc] & (lives > 0)
-        has_piece = covers.any(axis=1)
-        piece = covers.argmax(axis=1)
+        has_piece, piece = covering_piece_v(R.cover[t, :, LOCATION_OF_CALLED[called]], lives)
         cur_lives = lives[np.arange(m), piece]
-        base_ar = R.ar[t, piece]
-        ar = damaged_armour_rating_v(base_ar, cur_lives)
-        ar = np.where(has_piece, ar, 0)
+        ar = np.where(has_piece, damaged_armour_rating_v(R.ar[t, piece], cur_lives), 0)
         soaked = np.zeros(m, dtype=bool)
         rolls = has_piece & (ar > 0)
         if rolls.any():
             i = np.nonzero(rolls)[0]
             arm_sides, _, _ = _lookup(ar[i][:, None], lambda x: (pool_for_rank(x), 0, 0))
-            best_armour = _roll(arm_sides, gen).max(axis=1)
-            against = best_dmg[i] if want_faces else best_attack[i]
-            soaked[i] = armour_soaks_v(best_armour, against, hr.armour_ties_soak)
-        live = ~soaked
-        choice = R.choice[t]
-        to_armour = live & has_piece & ((choice == 2) | ((choice == 0) & (damage > S["d"][r, t])))
-        if to_armour.any():
-            i = np.nonzero(to_armour)[0]
-            heavy = (damage[i] >= hr.armour_heavy_blow) if hr.armour_heavy_blow is not None else np.zeros(len(i), bool)
-            S["lives"][r[i], t[i], piece[i]] = np.maximum(0, cur_lives[i] - np.where(heavy, 2, 1))
-        body = live & ~to_armour
-        if body.any():
-            i = np.nonzero(body)[0]
+            against = best_dmg[i] if hr.armour_contest_against == "damage_roll" else best_attack[i]
+            soaked[i] = armour_soaks_v(_roll(arm_sides, gen).max(axis=1), against, hr.armour_ties_soak)
+        to_armour = ~soaked & has_piece & armour_takes_blow_v(R.choice[t], damage, S["d"][r, t])
+        i = np.nonzero(to_armour)[0]
+        S["lives"][r[i], t[i], piece[i]] = armour_lives_after_v(cur_lives[i], damage[i], hr.armour_heavy_blow)
+        i = np.nonzero(~soaked & ~to_armour)[0]
+        if len(i):
             rr, tt = r[i], t[i]
             d, f, h = S["d"][rr, tt], S["f"][rr, tt], S["h"][rr, tt]
             took_d, took_f, took_h = spill_damage_v(d, f, damage[i], hr.damage_spills_over)
             h2 = h - took_h
             S["d"][rr, tt], S["f"][rr, tt], S["h"][rr, tt] = d - took_d, f - took_f, h2
-            flags = blow_flags_v(
-                h2,
-                took_h,
-                S["unc"][rr, tt],
-                S["dying"][rr, tt],
-                S["stab"][rr, tt],
-                S["dead"][rr, tt],
-                S["dchecks"][rr, tt],
-            )
+            flags = blow_flags_v(h2, took_h, *(S[x][rr, tt] for x in ("unc", "dying", "stab", "dead", "dchecks")))
             S["unc"][rr, tt], S["dying"][rr, tt], S["stab"][rr, tt], S["dchecks"][rr, tt] = flags
             S["blunt"][rr, tt] = blunt[i]
-        ko = live & (ko_rank > 0) & self._active(S)[r, t]
-        if ko.any():
-            i = np.nonzero(ko)[0]
+        i = np.nonzero(~soaked & (ko_rank > 0) & self._active(S)[r, t])[0]
+        if len(i):
             out = _rank_pool_success(ko_rank[i], self.ko_td, gen)
             S["unc"][r[i[out]], t[i[out]]] = True
 
@@ -716,39 +550,19 @@ class _Sim:
 
     def _ends(self, S: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         R = self.R
-        level = self._levels(S)
-        out: dict[str, np.ndarray] = {}
-        for k, fid in enumerate(R.ids):
-            code = 1 + level[:, k]  # Healthy .. Heavy Wounds
-            unhurt = (S["d"][:, k] == R.maxd[k]) & (S["f"][:, k] == R.maxf[k]) & (S["h"][:, k] == R.maxh[k])
-            code = np.where(unhurt, 0, code)
-            code = np.where(S["unc"][:, k], np.where(S["stab"][:, k], 7, 6), code)
-            code = np.where(S["dying"][:, k], 8, code)
-            code = np.where(S["coma"][:, k], 9, code)
-            code = np.where(S["dead"][:, k], 10, code)
-            out[fid] = code
-        return out
+        unhurt = (S["d"] == R.maxd) & (S["f"] == R.maxf) & (S["h"] == R.maxh)
+        codes = end_codes_v(S["dead"], S["coma"], S["dying"], S["unc"], S["stab"], unhurt, self._levels(S))
+        return {fid: codes[:, k] for k, fid in enumerate(R.ids)}
 
 
 def simulate_batch(state: FightState) -> Callable[[int, np.random.Generator], Batch]:
     """The batch simulator :func:`run_simulation` calls: ``n`` fights from ``state`` at once."""
-    roster = _Roster(state)
+    sim = _Sim(_Roster(state))
     if state.house_rules.armour_contest_against == "damage_roll":  # refuse up front what cannot be followed
-        for k in range(roster.K):
+        for k in range(sim.R.K):
             for dropped in (False, True):
-                _check_plain(parse(roster.weapon_of(k, dropped).damage))
-    return _Sim(roster).run
-
-
-def _check_plain(node: Expr) -> None:
-    if not is_plain_arithmetic(node) or (isinstance(node, Dice) and node.fudge):
-        raise OddsError(
-            f"damage '{node}' with the armour contest against the damage roll is not simulated",
-            hint="use plain dice for the weapon's damage, or the default armour contest",
-        )
-    for child in (getattr(node, "operand", None), getattr(node, "left", None), getattr(node, "right", None)):
-        if child is not None:
-            _check_plain(child)
+                sim._weapon(k, dropped)
+    return sim.run
 
 
 # ---------------------------------------------------------------- the exact chain (duels, both attacking)
@@ -885,17 +699,9 @@ class _Chain:
         return Absorbed(ends, rounds, float(mass.sum()), seen, live)
 
     def end_word(self, k: int, m: Mover) -> str:
-        if m.dead:
-            return "dead"
-        if m.coma:
-            return "coma"
-        if m.dying:
-            return "dying"
-        if m.unconscious:
-            return "stabilised" if m.stabilised else "unconscious"
-        if (m.dodges, m.flesh_wounds, m.health) == (self.R.maxd[k], self.R.maxf[k], self.R.maxh[k]):
-            return "unhurt"
-        return _LEVELS[self.R.level(k, m)]
+        R = self.R
+        unhurt = (m.dodges, m.flesh_wounds, m.health) == (R.maxd[k], R.maxf[k], R.maxh[k])
+        return END_STATES[end_code(m.dead, m.coma, m.dying, m.unconscious, m.stabilised, unhurt, R.level(k, m))]
 
 
 def _exact(state: FightState, tolerance: float = 1e-12) -> Forecast:

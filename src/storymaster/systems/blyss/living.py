@@ -19,6 +19,7 @@ from .scale import pool_for_rank
 from .tables import table
 
 __all__ = [
+    "DYING_RESULTS",
     "WOUND_LEVELS",
     "Vitals",
     "apply_damage",
@@ -31,6 +32,7 @@ __all__ = [
     "deprived_rank",
     "dying_check",
     "dying_result",
+    "dying_result_v",
     "health_thirds",
     "knockout_check",
     "spill_damage",
@@ -264,6 +266,16 @@ def dying_result(rank: int, passed: bool, coma_rule: str, blunt: bool, /) -> str
     if rank <= 0:
         return "coma" if coma_rule == "always" or (blunt and coma_rule == "blunt") else "dead"
     return "stabilised" if passed else "failed"
+
+
+#: :func:`dying_result`'s results, by :func:`dying_result_v`'s codes
+DYING_RESULTS = ("failed", "stabilised", "dead", "coma")
+
+
+def dying_result_v(rank: np.ndarray, passed: np.ndarray, coma_rule: str, blunt: np.ndarray, /) -> np.ndarray:
+    """:func:`dying_result` on arrays, as codes into :data:`DYING_RESULTS` (the simulation's twin)."""
+    coma = (coma_rule == "always") | ((coma_rule == "blunt") & blunt)
+    return np.where(rank <= 0, np.where(coma, 3, 2), np.where(passed, 1, 0))
 
 
 def dying_check(

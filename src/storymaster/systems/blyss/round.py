@@ -63,6 +63,12 @@ __all__ = [
     "PoolRoll",
     "Roster",
     "RoundState",
+    "aim_td",
+    "armour_lives_after",
+    "armour_takes_blow",
+    "attack_td",
+    "covering_piece",
+    "defence_of",
     "from_state",
     "play_beat",
     "play_round",
@@ -178,6 +184,13 @@ class Roster:
         if weapon is None or dropped:
             return _combat.UNARMED
         return self.fighters[k].character.weapons[weapon]
+
+    def damage_bonus(self, k: int, w: Any) -> int:
+        """Fighter k's Strength damage bonus with weapon ``w`` (Weapons: Damage; melee weapons unless the weapon
+        says otherwise)."""
+        applies = (not w.ranged) if w.strength_applies is None else w.strength_applies
+        strength = _combat.attribute(self.fighters[k], "strength", self.hr, in_a_test=False)
+        return strength_damage_bonus(strength) if applies else 0
 
     def level(self, k: int, f: Mover) -> int:
         """The Wound Level's code (:func:`~.living.wound_level_code`)."""
@@ -873,7 +886,7 @@ def _aim(st: RoundState, R: Roster, k: int, t: int, ch: Any, ev: list[Event]) ->
     f = st.fighters[k]
     pool, dice, _ = R.pool_of("aim", k, f)
     called = R.called[k]
-    td = table("wounds")["aim_td"] if called is None else _combat.called_shot_td(called, aimed=True)
+    td = aim_td(called)
     r = ch.draw(PoolRoll(dice, td, R.hr, die_modifier=pool.die_modifier, label=f"{R.ids[k]} aim"))
     succ = r.successes
     st = _put(st, k, f._replace(aimed_this_round=succ, aim_called=called is not None))
@@ -977,6 +990,30 @@ def _attack(st: RoundState, R: Roster, ak: int, tk: int, ch: Any, ev: list[Event
     return _put(_put(st, ak, att), tk, res.target)
 
 
+def attack_td(location: str | None, aimed: bool, counter_ready: bool, /) -> int:
+    """An attack's TD (Attacking: TD 8; Aiming: a Called Shot's, lower when aimed) less 2 for a counterattack
+    (Defending: "attack at TD -2"), not below 0."""
+    td = _combat.called_shot_td(location, aimed=aimed)  # type: ignore[arg-type]
+    return max(0, td - table("wounds")["counterattack_td_reduction"]) if counter_ready else td
+
+
+def aim_td(called: str | None, /) -> int:
+    """An Aim Test's TD (Aiming: TD 8, or the aimed Called Shot's TD when aiming at a location)."""
+    return table("wounds")["aim_td"] if called is None else _combat.called_shot_td(called, aimed=True)  # type: ignore[arg-type]
+
+
+def defence_of(tgt: Mover, defensive: bool, /) -> tuple[str | None, bool]:
+    """The target's defence against an attack, and whether they give up their declared action for it: a declared
+    Defend or Evade not yet used; else, for a fighter with the defensive tactic who is up, has declared, has not
+    acted and has no counterattack pending, a switch to Defend (weapon in hand) or Evade (Attacking: a Defensive
+    Action 'if they have not yet acted in the combat round')."""
+    if tgt.declared is not None and tgt.declared[0] in ("defend", "evade") and not tgt.acted:
+        return tgt.declared[0], False
+    if defensive and not tgt.acted and tgt.active and tgt.declared is not None and not tgt.counter_ready:
+        return ("defend" if tgt.weapon is not None and not tgt.weapon_dropped else "evade"), True
+    return None, False
+
+
 def strike(
     R: Roster, ak: int, arms: Arms, tk: int, tgt: Mover, distance: int, disarm: bool, rnd: int, ch: Any
 ) -> Struck:
@@ -991,26 +1028,12 @@ def strike(
     )
     notes = list(pool_notes)
     location = R.called[ak] if not disarm else None
-    aimed = arms.aim_called and arms.aim_bonus > 0
-    td = _combat.called_shot_td(location, aimed=aimed)
+    td = attack_td(location, arms.aim_called and arms.aim_bonus > 0, arms.counter_ready)
     if arms.counter_ready:
-        td = max(0, td - table("wounds")["counterattack_td_reduction"])
         notes.append("counterattack TD -2")
     # the target's defences (a Contest; the attacker must also beat the Attack TD), known before the roll
-    defences: list[str] = []
-    switch = False
-    if tgt.declared is not None and tgt.declared[0] in ("defend", "evade") and not tgt.acted:
-        defences.append(tgt.declared[0])
-    elif (
-        R.tactic[tk] == "defensive"
-        and not tgt.acted
-        and tgt.active
-        and tgt.declared is not None
-        and not tgt.counter_ready
-    ):
-        # Attacking: the target may take a Defensive Action 'if they have not yet acted in the combat round'
-        defences.append("defend" if tgt.weapon is not None and not tgt.weapon_dropped else "evade")
-        switch = True
+    defence, switch = defence_of(tgt, R.tactic[tk] == "defensive")
+    defences = [defence] if defence else []
     if disarm:
         defences.insert(0, "strength")
     dpools = [R.pool_of(kind, tk, tgt) for kind in defences]
@@ -1131,6 +1154,22 @@ def strike(
     return Struck(tgt, *weapon, tuple(ev))
 
 
+def covering_piece(covers: Sequence[Sequence[str]], lives: Sequence[int], location: str, /) -> int | None:
+    """The armour that meets a blow at ``location``: the first piece covering it with lives left (Armour)."""
+    return next((i for i, (c, n) in enumerate(zip(covers, lives, strict=True)) if n > 0 and location in c), None)
+
+
+def armour_takes_blow(choice: str, damage: int, dodges: int, /) -> bool:
+    """Whether the armour takes a blow it did not soak (losing a life) rather than the body (Armour Rating):
+    the fighter's ``armour_choice``; 'auto' lets the armour take a blow the Dodges left cannot."""
+    return choice == "armour" or (choice == "auto" and damage > dodges)
+
+
+def armour_lives_after(lives: int, damage: int, heavy_blow: int | None, /) -> int:
+    """A piece's lives after it takes a blow: one lost, two for a heavy blow (house rule ``armour_heavy_blow``)."""
+    return max(0, lives - (2 if heavy_blow is not None and damage >= heavy_blow else 1))
+
+
 def _land_blow(
     R: Roster,
     ak: int,
@@ -1151,9 +1190,7 @@ def _land_blow(
     aid, tid = R.ids[ak], R.ids[tk]
     by_damage = hr.armour_contest_against == "damage_roll"
     dmg = ch.draw(DamageRoll(w.damage, by_damage, label=f"{aid} damage"))
-    strength_applies = (not w.ranged) if w.strength_applies is None else w.strength_applies
-    strength = _combat.attribute(R.fighters[ak], "strength", hr, in_a_test=False)
-    bonus = strength_damage_bonus(strength) if strength_applies else 0
+    bonus = R.damage_bonus(ak, w)
     damage = max(hr.minimum_damage, dmg.total + bonus)
     recs: list[RollRecord] = [dmg.record] if dmg.record else []
     text = ""
@@ -1161,10 +1198,7 @@ def _land_blow(
         text = f"{w.name} deals {dmg.total}" + (f" {bonus:+d} Strength" if bonus else "") + f" = {damage} damage"
     loc = LOCATION[location]
     armour = R.fighters[tk].character.armour
-    piece = next(
-        (i for i, (a, lives) in enumerate(zip(armour, tgt.armour_lives, strict=True)) if lives > 0 and loc in a.cover),
-        None,
-    )
+    piece = covering_piece(tuple(a.cover for a in armour), tgt.armour_lives, loc)
     to_body = True
     if piece is not None:
         a = armour[piece]
@@ -1180,15 +1214,11 @@ def _land_blow(
                 text += f"; {a.name} (AR {ar}) rolls {soak.best} against {against} and soaks it all."
                 ev.append(Event("armour", f"{tid}: {text}", rnd, tid, {"soaked": True, "damage": damage}, tuple(recs)))
             return tgt
-        choice = R.choice[tk]
-        if choice == "auto":
-            choice = "armour" if damage > tgt.dodges else "body"
         if soak is not None and narrate:
             text += f"; {a.name} (AR {ar}) rolls {soak.best} against {against}, not enough to soak"
-        if choice == "armour":
+        if armour_takes_blow(R.choice[tk], damage, tgt.dodges):
             new_lives = list(tgt.armour_lives)
-            heavy = hr.armour_heavy_blow is not None and damage >= hr.armour_heavy_blow
-            new_lives[piece] = max(0, new_lives[piece] - (2 if heavy else 1))
+            new_lives[piece] = armour_lives_after(new_lives[piece], damage, hr.armour_heavy_blow)
             tgt = tgt._replace(armour_lives=tuple(new_lives))
             to_body = False
             if narrate:

@@ -16,10 +16,11 @@ weighed by their exact odds. A duel with more than ``MAX_CELLS`` potential state
 then simulates).
 
 **Simulated** (``method="simulate"``): any fight, vectorised over fights (loops over rounds and fighters
-only), through :func:`storymaster.forecast.run_simulation`. The turn is the round's, over arrays: every
-rule through the array twin of its named function (``melee_result_v``, ``magic_result_v``,
-``opposed_wins``, ``affords``, ``pay_cost_v``, ``healed_v``, ``modified_at_pa_v``, ...), each tested
-against the scalar on every input of a small domain (``test_rule_twins.py``).
+only), through :func:`storymaster.forecast.run_simulation`. Each turn is the round's own over arrays,
+:meth:`.twins.Fights.play_turn` (the gate, the automatic choice :func:`.twins.choose_v`, the chosen
+action's steps), tested against :func:`.round.play_turn` with the same dice on every input of a small
+domain (``test_turn_twin.py``); every rule in it through the array twin of its named function
+(``test_rule_twins.py``).
 
 End states, in the book's words: ``unhurt`` (full HP), ``wounded``, ``critical
 health`` (at the critical-health threshold or below), ``unconscious``, ``dead``.
@@ -31,10 +32,10 @@ still to be fought from the given state.
 from __future__ import annotations
 
 import itertools
+import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -42,27 +43,12 @@ import numpy as np
 from ...errors import OddsError
 from ...forecast import Batch, CombatantForecast, Forecast, run_simulation, side_label
 from ...forecast.chance import branches
-from ...odds import distribution
 from . import damage as dmg
 from .character import hp_max
-from .checks import magic_result_v, melee_result_v, opposed_wins
-from .combat import Fighter, FightState, _pick, best_attack, heal_threshold, setup
+from .combat import Fighter, FightState, _pick, body, heal_threshold, setup
 from .options import PhilsysHouseRules
-from .round import (
-    Body,
-    Move,
-    Setup,
-    Spec,
-    affords,
-    end_of_round,
-    end_of_round_v,
-    hurt,
-    hurt_v,
-    initiative_pmf,
-    initiative_rank_v,
-    modified_at_pa_v,
-    play_turn,
-)
+from .round import Body, Setup, Spec, affords, end_of_round, hurt, initiative_pmf, initiative_rank_v, play_turn
+from .twins import Fights, GeneratorDice
 
 __all__ = [
     "END_STATES",
@@ -82,7 +68,6 @@ END_STATES: tuple[str, ...] = ("unhurt", "wounded", "critical health", "unconsci
 UNHURT, WOUNDED, CRITICAL, UNCONSCIOUS, DEAD = range(5)
 METHODS = ("auto", "exact", "simulate")
 TOLERANCE = 1e-12
-BIG = np.iinfo(np.int64).max // 4
 SYSTEM_NAME = "philsys"
 #: fights simulated at once (bigger chunks spread the per-round Python work over more fights)
 CHUNK = 100_000
@@ -117,35 +102,6 @@ def end_code_v(
     out = np.where(top <= hp, UNHURT, out)
     out = np.where(unconscious, UNCONSCIOUS, out)
     return np.where(dead, DEAD, out)
-
-
-# --- static facts per fighter ---------------------------------------------------------------
-
-
-@lru_cache(maxsize=1024)
-def _pmf(expression: str) -> tuple[np.ndarray, np.ndarray]:
-    d = distribution(expression)
-    values = np.asarray(d.outcomes, dtype=np.int64)
-    probs = np.asarray(d.quantities, dtype=np.float64) / float(d.denominator)
-    return values, probs
-
-
-@lru_cache(maxsize=1024)
-def _cdf(expression: str) -> tuple[np.ndarray, np.ndarray]:
-    values, probs = _pmf(expression)
-    cum = np.cumsum(probs)
-    cum[-1] = 1.0
-    return values, cum
-
-
-def _roll(expression: str, gen: np.random.Generator, m: int) -> np.ndarray:
-    values, cum = _cdf(expression)
-    idx = np.searchsorted(cum, gen.random(m), side="right")
-    return values[np.minimum(idx, len(values) - 1)]
-
-
-def _d(sides: int, gen: np.random.Generator, m: int) -> np.ndarray:
-    return gen.integers(1, sides + 1, size=m)
 
 
 # --- the plan: what both methods start from -------------------------------------------------
@@ -219,9 +175,9 @@ def initiative_first(specs: Sequence[Any], hr: PhilsysHouseRules) -> float:
 def _reachable(f: Fighter, s: Spec) -> list[tuple[int, int]]:
     """Every (MP, TP) the fighter can come to in a duel, the current one first (for the size bound).
 
-    Costs are only ever paid, and the engine only ever picks the first affordable heal or
-    attack ability (best first); an ability with an HP cost may be out of reach at low HP,
-    so the next one may be picked instead, up to the first without an HP cost.
+    The automatic choice takes the first heal or attack ability (best first) the fighter affords
+    (:func:`.round.affords`): at some HP any of them, up to the first it affords at any HP; each pays its
+    cost (:func:`.damage.pay_cost`).
     """
     lists = (s.heals, s.spells) if s.tactic in ("auto", "magic") else ()
     seen = {(f.mp, f.tp): 0}
@@ -230,15 +186,16 @@ def _reachable(f: Fighter, s: Spec) -> list[tuple[int, int]]:
         mp, tp = queue.pop()
         for abilities in lists:
             for a in abilities:
-                if not (mp >= a.mp and tp >= a.tp):
-                    continue
-                nxt = (mp - a.mp, tp - a.tp)
-                if nxt not in seen:
-                    seen[nxt] = len(seen)
-                    queue.append(nxt)
-                    if len(seen) > MAX_RESOURCE_STATES:
-                        raise OddsError("too many MP/TP states to forecast exactly", hint="use --method simulate")
-                if a.hp == 0:
+                if affords(mp, tp, math.inf, a):
+                    assert a.ability is not None
+                    _, *paid = dmg.pay_cost(0, mp, tp, a.ability.cost)
+                    nxt = (paid[0], paid[1])
+                    if nxt not in seen:
+                        seen[nxt] = len(seen)
+                        queue.append(nxt)
+                        if len(seen) > MAX_RESOURCE_STATES:
+                            raise OddsError("too many MP/TP states to forecast exactly", hint="use --method simulate")
+                if affords(mp, tp, 1, a):
                     break
     return sorted(seen, key=seen.__getitem__)
 
@@ -281,6 +238,7 @@ class _Duel:
         ]
         self._moves: dict[tuple[int, ...], list[_Move]] = {}
         self._dead: dict[tuple[int, int], np.ndarray] = {}
+        self._bands: dict[tuple[int, bool], list[tuple[int, int]]] = {}
         cells = 4 * len(self.states[0]) * len(self.states[1]) * self.size[0] * self.size[1]
         if cells > MAX_CELLS:  # the most there could be (only those that hold mass are kept)
             raise OddsError(
@@ -297,13 +255,21 @@ class _Duel:
         return [(mp, tp, h, b) for (mp, tp) in _reachable(f, s) for h in heavies for b in sbs]
 
     def bands(self, k: int, attacker: bool) -> list[tuple[int, int]]:
-        """[lo, hi) HP bands of fighter k in which nothing the round decides on changes."""
-        cuts = {1, self.size[k], self.hr.critical_health_threshold + 1}
-        if attacker:
-            cuts.add(heal_threshold(self.s[k].top) + 1)
-            cuts.update(a.hp + 1 for a in self.s[k].heals + self.s[k].spells)
-        edges = sorted(c for c in cuts if 1 <= c <= self.size[k])
-        return [(lo, hi) for lo, hi in itertools.pairwise(edges) if lo < hi]
+        """[lo, hi) HP bands of fighter k in which nothing the round reads of its HP changes: its wound
+        penalties (:func:`.damage.wound_penalty`, :func:`.damage.missile_wound_penalty`) and, when it acts,
+        whether it heals itself (:func:`.round.heal_threshold`) and which abilities it affords."""
+        out = self._bands.get((k, attacker))
+        if out is None:
+            s, hr = self.s[k], self.hr
+
+            def reads(hp: int) -> tuple[Any, ...]:
+                pens = [f(hp, hr, h) for f in (dmg.wound_penalty, dmg.missile_wound_penalty) for h in (False, True)]
+                acts = [hp <= heal_threshold(s.top), *(affords(math.inf, math.inf, hp, a) for a in s.heals + s.spells)]
+                return (*pens, *acts) if attacker else tuple(pens)
+
+            edges = [1, *(h for h in range(2, self.size[k]) if reads(h) != reads(h - 1)), self.size[k]]
+            out = self._bands[(k, attacker)] = [(lo, hi) for lo, hi in itertools.pairwise(edges) if lo < hi]
+        return out
 
     def body(self, k: int, lose: int, st: int, hp: int) -> Body:
         mp, tp, heavy, broken = self.states[k][st]
@@ -527,236 +493,29 @@ def _exact(plan: _Plan) -> Forecast:
 # --- simulated: any fight, many at once ---------------------------------------------------
 
 
-def _groups(at: np.ndarray, pa: np.ndarray, parry: np.ndarray):
-    """The distinct (AT, PA, parry) among many fights (a handful), each with its mask; no sorting."""
-    a0, p0 = int(at.min()), int(pa.min())
-    wa, wp = int(at.max()) - a0 + 1, int(pa.max()) - p0 + 1
-    key = ((at - a0) * wp + (pa - p0)) * 2 + parry
-    for u in np.nonzero(np.bincount(key, minlength=wa * wp * 2))[0].tolist():
-        par, rest = u % 2, u // 2
-        yield a0 + rest // wp, p0 + rest % wp, par, key == u
-
-
-class _Sim:
-    """n fights from the same state, as arrays (fights x fighters)."""
+class _Sim(Fights):
+    """n fights from the same state: the rounds over arrays, each turn the round's own (:mod:`.twins`)."""
 
     def __init__(self, plan: _Plan, n: int, gen: np.random.Generator):
-        self.plan, self.n, self.gen = plan, n, gen
-        self.hr = plan.hr
-        fs = plan.state.fighters
-        self.N = len(fs)
-        self.specs = plan.specs
-
-        def col(values: Sequence[Any], dtype: Any) -> np.ndarray:
-            return np.tile(np.asarray(values, dtype=dtype), (n, 1))
-
-        self.HP = col([f.hp for f in fs], np.int64)
-        self.MP = col([f.mp for f in fs], np.int64)
-        self.TP = col([f.tp for f in fs], np.int64)
-        self.LOSE = col([f.lose_turn for f in fs], bool)
-        self.UNC = col([f.unconscious for f in fs], bool)
-        self.DEAD = col([f.dead for f in fs], bool)
-        self.WAKE = col([-1 if f.wake_in is None else f.wake_in for f in fs], np.int64)
-        self.HEAVY = col([f.heavy_wound for f in fs], bool)
-        self.SB = col([f.shield_broken and s.shield is not None for f, s in zip(fs, self.specs, strict=True)], bool)
-        self.PARRIED = np.zeros((n, self.N), dtype=bool)
-        self.side = np.asarray([s.side for s in self.specs])
-        self.top = np.asarray([s.top for s in self.specs])
+        super().__init__(plan.setup, [body(f) for f in plan.state.fighters], n, GeneratorDice(gen))
+        self.plan, self.gen = plan, gen
         if plan.state.order:
             self.ORDER = np.tile(np.asarray(plan.state.order, dtype=np.int64), (n, 1))
         else:
-            self.ORDER = self.initiative()
+            bonus = np.asarray([s.init_bonus for s in self.specs], dtype=np.int64)
+            total = gen.integers(1, 7, size=(n, self.N)) + gen.integers(1, 7, size=(n, self.N)) + bonus
+            key = initiative_rank_v(total, bonus, self.hr) + gen.random((n, self.N))  # ties: even, as re-rolls
+            self.ORDER = np.argsort(-key, axis=1, kind="stable")
 
-    # -- helpers
-    def initiative(self) -> np.ndarray:
-        gen, n = self.gen, self.n
-        bonus = np.asarray([s.init_bonus for s in self.specs], dtype=np.int64)
-        total = gen.integers(1, 7, size=(n, self.N)) + gen.integers(1, 7, size=(n, self.N)) + bonus
-        key = initiative_rank_v(total, bonus, self.hr) + gen.random((n, self.N))  # ties: uniform, as re-rolls give
-        return np.argsort(-key, axis=1, kind="stable")
-
-    def active(self, rows: np.ndarray) -> np.ndarray:
-        return ~self.UNC[rows] & ~self.DEAD[rows]
-
-    def active_one(self, rows: np.ndarray, k: int) -> np.ndarray:
-        return ~self.UNC[rows, k] & ~self.DEAD[rows, k]
-
-    def sides_standing(self, rows: np.ndarray) -> np.ndarray:
-        out = np.zeros((rows.size, self.plan.n_sides), dtype=bool)
-        for k in range(self.N):
-            out[:, self.side[k]] |= self.active_one(rows, k)
-        return out
-
-    def pen(self, k: int, rows: np.ndarray) -> np.ndarray:
-        return dmg.wound_penalty_v(self.HP[rows, k], self.HEAVY[rows, k], self.hr)
-
-    def at_pa(self, k: int, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        s = self.specs[k]
-        return modified_at_pa_v(
-            (s.at0, s.pa0), s.shield, self.SB[rows, k], self.HP[rows, k], self.HEAVY[rows, k], self.hr
-        )
-
-    def first_affordable(self, abilities: Sequence[Move], k: int, rows: np.ndarray) -> np.ndarray:
-        pick = np.full(rows.size, -1, dtype=np.int64)
-        mp, tp, hp = self.MP[rows, k], self.TP[rows, k], self.HP[rows, k]
-        for q, a in enumerate(abilities):
-            pick[(pick < 0) & affords(mp, tp, hp, a)] = q
-        return pick
-
-    def pay(self, k: int, rows: np.ndarray, a: Move) -> None:
-        assert a.ability is not None
-        paid = dmg.pay_cost_v(self.HP[rows, k], self.MP[rows, k], self.TP[rows, k], a.ability.cost)
-        self.HP[rows, k], self.MP[rows, k], self.TP[rows, k] = paid
-
-    def hurt(self, j: int, rows: np.ndarray, amount: np.ndarray) -> None:
-        """The round's blow (:func:`.round.hurt`), for many fights."""
-        out = hurt_v(
-            self.HP[rows, j], self.UNC[rows, j], self.HEAVY[rows, j], self.WAKE[rows, j], amount, self.top[j], self.hr
-        )
-        self.HP[rows, j], self.UNC[rows, j], dead, self.HEAVY[rows, j], self.WAKE[rows, j] = out
-        self.DEAD[rows[dead], j] = True
-
-    # -- a round
     def round(self, idx: np.ndarray) -> None:
+        """:func:`.round.play_round`: the parries renewed, every turn in the Turn Sequence, the end of round."""
         self.PARRIED[idx] = False
         for t in range(self.N):
             col = self.ORDER[idx, t]
             for k in range(self.N):
-                sel = idx[col == k]
-                if sel.size == 0:
-                    continue
-                sel = sel[self.active_one(sel, k)]
-                lose = self.LOSE[sel, k]
-                self.LOSE[sel[lose], k] = False
-                sel = sel[~lose]
-                if sel.size == 0:
-                    continue
-                sel = sel[self.sides_standing(sel).sum(axis=1) > 1]
-                if sel.size:
-                    self.turn(k, sel)
+                self.play_turn(k, idx[col == k])
         self.end_of_round(idx)
 
-    def end_of_round(self, idx: np.ndarray) -> None:
-        for k in range(self.N):
-            out = end_of_round_v(self.HP[idx, k], self.UNC[idx, k], self.DEAD[idx, k], self.WAKE[idx, k], self.hr)
-            self.HP[idx, k], self.UNC[idx, k], self.DEAD[idx, k], self.WAKE[idx, k] = out
-
-    def turn(self, k: int, sel: np.ndarray) -> None:
-        s = self.specs[k]
-        if s.tactic in ("auto", "magic") and s.heals:
-            h = self.first_affordable(s.heals, k, sel)
-            allies = np.nonzero(self.side == s.side)[0]
-            hp = self.HP[sel][:, allies]
-            hurt = ~self.DEAD[sel][:, allies] & (hp <= heal_threshold(self.top[allies]))  # type: ignore[arg-type]
-            tgt = allies[np.argmin(np.where(hurt, hp, BIG), axis=1)]
-            do = (h >= 0) & hurt.any(axis=1)
-            for q in np.unique(h[do]):
-                for j in np.unique(tgt[do & (h == q)]):
-                    self.heal(k, sel[do & (h == q) & (tgt == j)], s.heals[q], int(j))
-            sel = sel[~do]
-            if sel.size == 0:
-                return
-        enemies = np.nonzero(self.side != s.side)[0]
-        if enemies.size == 1:
-            target = np.full(sel.size, enemies[0])
-        else:
-            key = np.stack([np.where(self.active_one(sel, e), self.HP[sel, e], BIG) for e in enemies.tolist()], axis=1)
-            target = enemies[np.argmin(key, axis=1)]
-        if s.tactic in ("auto", "magic") and s.spells:
-            q = self.first_affordable(s.spells, k, sel)
-            do = q >= 0
-            for a in np.unique(q[do]):
-                for j in np.unique(target[do & (q == a)]):
-                    self.cast(k, sel[do & (q == a) & (target == j)], s.spells[a], int(j))
-            sel, target = sel[~do], target[~do]
-        for j in enemies.tolist():
-            rows = sel[target == j]
-            if rows.size == 0:
-                continue
-            if s.missile is not None:
-                self.shoot(k, rows, int(j))
-            else:
-                self.melee(k, rows, int(j))
-
-    def heal(self, k: int, rows: np.ndarray, a: Move, j: int) -> None:
-        self.pay(k, rows, a)
-        new = dmg.healed_v(self.HP[rows, j], _roll(a.expr, self.gen, rows.size), self.top[j])
-        w = self.UNC[rows, j] & (new > 0) & (self.WAKE[rows, j] < 0)
-        self.WAKE[rows[w], j] = dmg.wake_delay(self.specs[j].sta)
-        self.HP[rows, j] = new
-
-    def cast(self, k: int, rows: np.ndarray, a: Move, j: int) -> None:
-        gen, m, hr = self.gen, rows.size, self.hr
-        pen = self.pen(k, rows)
-        at, _ = self.at_pa(k, rows)
-        _, pa = self.at_pa(j, rows)
-        self.pay(k, rows, a)
-        half = np.zeros(m, dtype=bool)
-        if a.magical:
-            margin = _d(20, gen, m) + (a.atk - pen) - (_d(20, gen, m) + self.specs[j].resist)
-            hit, half = magic_result_v(margin, hr)
-        else:
-            parry = ~self.PARRIED[rows, j]
-            defence = np.where(parry, _d(20, gen, m) + pa, pa)
-            self.PARRIED[rows, j] = True
-            hit = opposed_wins(_d(20, gen, m) + at, defence)
-        amount = np.maximum(0, _roll(a.expr, gen, m))
-        amount = np.where(half, dmg.half_damage(amount), amount)
-        g = self.specs[j]
-        amount = dmg.reduce_damage_v(amount, g.red_magic if a.magical else g.red)
-        eff = hit | half
-        self.hurt(j, rows[eff], amount[eff])
-
-    def shoot(self, k: int, rows: np.ndarray, j: int) -> None:
-        gen, m = self.gen, rows.size
-        s, g = self.specs[k], self.specs[j]
-        assert s.missile is not None
-        aim = dmg.aim_at(s.aim, g.has_limbs)
-        atk = dmg.missile_attack_modifier(s.missile[0], s.missile[1], aim) - dmg.missile_wound_penalty_v(
-            self.HP[rows, k], self.HEAVY[rows, k], self.hr
-        )
-        hit = opposed_wins(_d(20, gen, m) + atk, _d(20, gen, m) + g.mdef)
-        expression = s.missile[2]
-        if aim == "head" and g.head_shot_kills:
-            kill = hit & dmg.head_shot_kills_on_v(_d(6, gen, m))
-            self.DEAD[rows[kill], j] = True
-            self.UNC[rows[kill], j] = True
-            hit &= ~kill
-        expression = dmg.location_damage_expr(expression, aim)
-        taken = dmg.reduce_damage_v(np.maximum(0, _roll(expression, gen, m)), g.red)
-        self.hurt(j, rows[hit], taken[hit])
-
-    def melee(self, k: int, rows: np.ndarray, j: int) -> None:
-        gen, hr = self.gen, self.hr
-        s, g = self.specs[k], self.specs[j]
-        at, _ = self.at_pa(k, rows)
-        _, pa = self.at_pa(j, rows)
-        parry = ~self.PARRIED[rows, j]
-        red = g.red
-        for at_u, pa_u, par_u, pick in _groups(at, pa, parry):
-            grp = rows[pick]
-            m = grp.size
-            if s.forced:
-                attack, expression = next((x, e) for x, e in s.choices if x == s.forced)
-            else:
-                attack, expression = best_attack(s.choices, at_u, pa_u, bool(par_u), red, hr)
-            a_total = _d(20, gen, m) + at_u + dmg.attack_penalty(attack)
-            d_total = _d(20, gen, m) + pa_u if par_u else np.full(m, pa_u)
-            if par_u:
-                self.PARRIED[grp, j] = True
-            crit, hit, fail = melee_result_v(a_total - d_total, bool(par_u), hr)
-            raw = np.maximum(0, _roll(expression, gen, m))
-            raw = np.where(crit, dmg.critical_damage(raw), raw)
-            taken = dmg.reduce_damage_v(raw, red)
-            landed = crit | hit
-            if hr.shield_breaks and g.shield is not None:
-                brk = landed & ~self.SB[grp, j] & dmg.shield_overwhelmed_v(raw, g.shield.ac)
-                self.SB[grp[brk], j] = True
-            self.hurt(j, grp[landed], taken[landed])
-            if hr.critical_failure_effect == "lose_next_turn":
-                self.LOSE[grp[fail], k] = True
-
-    # -- the whole fight
     def run(self) -> Batch:
         n = self.n
         over = np.zeros(n, dtype=bool)
@@ -777,11 +536,8 @@ class _Sim:
             over[idx[done]] = True
             winner[idx[done]] = win[done]
             rounds[idx[done]] = r
-        codes = self.codes()
+        codes = end_code_v(self.HP, self.UNC, self.DEAD, self.top, self.hr)
         return Batch(winner, rounds, {s.name: codes[:, k] for k, s in enumerate(self.specs)}, END_STATES)
-
-    def codes(self) -> np.ndarray:
-        return end_code_v(self.HP, self.UNC, self.DEAD, self.top, self.hr)
 
 
 def simulate_batch(state: FightState) -> Callable[[int, np.random.Generator], Batch]:

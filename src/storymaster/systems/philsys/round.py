@@ -40,6 +40,7 @@ __all__ = [
     "Spec",
     "affords",
     "best_attack",
+    "choose",
     "decided",
     "end_of_round",
     "end_of_round_v",
@@ -529,31 +530,46 @@ def _at_pa(t: _Turn, k: int) -> tuple[int, int]:
     return modified_at_pa((s.at0, s.pa0), s.shield, b.shield_broken, b.hp, b.heavy_wound, t.hr)
 
 
-def _take_turn(t: _Turn, i: int, setup: Setup) -> None:
-    s, bodies, specs = t.specs[i], t.bodies, t.specs
+#: what a turn does (:func:`choose`), in the order the automatic choice tries them
+HEAL, CAST, SHOOT, MELEE = range(4)
+
+
+def choose(setup: Setup, bodies: Sequence[Body], i: int) -> tuple[int, int, Move | None]:
+    """The automatic choice of fighter i's turn (the engine's tactics, not a book rule): (what, on whom,
+    which ability). Under tactics auto or magic: the best affordable heal on the ally at a quarter of max
+    HP or less with the fewest HP (the first on ties); else, on the standing enemy with the fewest HP (the
+    first on ties), the best affordable attack spell or tech; else the missile weapon (tactics auto or
+    missile), else melee. :func:`.twins.choose_v` is its twin over arrays of fights."""
+    s, specs = setup.specs[i], setup.specs
     f = bodies[i]
-    if s.tactic in ("auto", "magic") and s.heals:
-        heal = next((a for a in s.heals if _affordable(f, a)), None)
-        if heal is not None:
-            hurt = [
-                j
-                for j, (g, sj) in enumerate(zip(bodies, specs, strict=True))
-                if sj.side == s.side and not g.dead and g.hp <= heal_threshold(sj.top)
-            ]
-            if hurt:
-                _heal(t, i, min(hurt, key=lambda j: bodies[j].hp), heal)
-                return
+    magic = s.tactic in ("auto", "magic")
+    heal = next((a for a in s.heals if _affordable(f, a)), None) if magic else None
+    if heal is not None:
+        hurt = [
+            j
+            for j, (g, sj) in enumerate(zip(bodies, specs, strict=True))
+            if sj.side == s.side and not g.dead and g.hp <= heal_threshold(sj.top)
+        ]
+        if hurt:
+            return HEAL, min(hurt, key=lambda j: bodies[j].hp), heal
     enemies = [j for j, (g, sj) in enumerate(zip(bodies, specs, strict=True)) if sj.side != s.side and g.active]
     target = min(enemies, key=lambda j: (bodies[j].hp, j))
-    if s.tactic in ("auto", "magic"):
-        spell = next((a for a in s.spells if _affordable(f, a)), None)
-        if spell is not None:
-            _cast(t, i, target, spell)
-            return
-    if s.missile is not None:
-        _shoot(t, i, target, setup)
-        return
-    _melee(t, i, target)
+    spell = next((a for a in s.spells if _affordable(f, a)), None) if magic else None
+    if spell is not None:
+        return CAST, target, spell
+    return (MELEE if s.missile is None else SHOOT), target, None
+
+
+def _take_turn(t: _Turn, i: int, setup: Setup) -> None:
+    what, j, a = choose(setup, t.bodies, i)
+    if what == HEAL:
+        _heal(t, i, j, a)  # type: ignore[arg-type]
+    elif what == CAST:
+        _cast(t, i, j, a)  # type: ignore[arg-type]
+    elif what == SHOOT:
+        _shoot(t, i, j, setup)
+    else:
+        _melee(t, i, j)
 
 
 def _pay(t: _Turn, i: int, a: Move) -> None:
