@@ -76,7 +76,7 @@ __all__ = ["END_STATES", "blyss_forecast", "end_state", "exact_applies", "simula
 
 #: the exact chain's word for a fighter still up when the round cap ends the fight (it keeps no wound level then)
 STANDING_AT_CAP = "standing at the round cap"
-DRAW_MEANING = "draw (nobody left standing, or a stand-off at the round cap)"
+DRAW_MEANING = "draw (nobody left standing, or a stand-off: nobody standing can ever hit, or the round cap)"
 _TACTICS = ("attack", "defensive", "aim", "disarm")
 RECOVER, MOVE, AIM = 1, 2, 5
 
@@ -126,23 +126,27 @@ class _Roster:
         key = (kind, k, level, mask, aim, dropped, dist)
         hit = self._pool_cache.get(key)
         if hit is None:
-            alive = tuple(bool((mask >> p) & 1) for p in range(len(self.fighters[k].character.armour)))
             weapon = self.fighters[k].weapon
-            pool, dice, _ = self.round.pool(kind, k, level, alive, aim, weapon, bool(dropped), dist)
+            pool, dice, _ = self.round.pool(kind, k, level, self._alive(k, mask), aim, weapon, bool(dropped), dist)
             hit = self._pool_cache[key] = (dice, pool.die_modifier, pool.rank_total(self.hr))
         return hit
+
+    def _alive(self, k: int, mask: int) -> tuple[bool, ...]:
+        return tuple(bool((mask >> p) & 1) for p in range(len(self.fighters[k].character.armour)))
+
+    def can_ever_hit(self, k: int, level: int, mask: int, lost: int, pending: int) -> bool:
+        """The round's :meth:`~.round.Roster.can_ever_hit` (``lost``: the weapon lost to a critical Screw-Up)."""
+        weapon = None if lost else self.fighters[k].weapon
+        return self.round.can_ever_hit(k, level, self._alive(k, mask), weapon, bool(pending))
 
 
 # ---------------------------------------------------------------- numpy dice
 _PoolRow = tuple[tuple[int, ...], int, int]
 
 
-def _lookup(keys: np.ndarray, fn: Callable[..., _PoolRow]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per row of ``keys`` (n, m): padded dice sides (0 = no die), die modifier, rank total, from ``fn`` called once
-    per distinct row."""
-    n = keys.shape[0]
-    if n == 0:
-        return np.zeros((0, 1), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+def _each(keys: np.ndarray, fn: Callable[..., Any]) -> tuple[list[Any], np.ndarray]:
+    """``fn`` called once per distinct row of ``keys`` (n, m; small non-negative integers): the results, and each
+    row's index into them."""
     keys = keys.astype(np.int64, copy=False)
     radix = keys.max(axis=0) + 1
     strides = np.ones(keys.shape[1], dtype=np.int64)
@@ -161,7 +165,14 @@ def _lookup(keys: np.ndarray, fn: Callable[..., _PoolRow]) -> tuple[np.ndarray, 
         ucodes, inv = np.unique(code, return_inverse=True)
         inv = inv.reshape(-1)
     uniq = (ucodes[:, None] // strides[None, :]) % radix[None, :]
-    rows = [fn(*map(int, u)) for u in uniq]
+    return [fn(*map(int, u)) for u in uniq], inv
+
+
+def _lookup(keys: np.ndarray, fn: Callable[..., _PoolRow]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row of ``keys`` (n, m): padded dice sides (0 = no die), die modifier, rank total, from ``fn``."""
+    if keys.shape[0] == 0:
+        return np.zeros((0, 1), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    rows, inv = _each(keys, fn)
     table_ = np.zeros((len(rows), max([len(r[0]) for r in rows] + [1])), dtype=np.int64)
     for i, r in enumerate(rows):
         table_[i, : len(r[0])] = r[0]
@@ -536,6 +547,8 @@ class _Sim:
             done = count <= 1
             if rnd >= R.hr.max_rounds:
                 done[:] = True
+            else:
+                done |= self._stand_off(S)
             if not done.any():
                 continue
             rows = live[done]
@@ -547,6 +560,19 @@ class _Sim:
             S = {k: v[keep] for k, v in S.items()}
             live = live[keep]
         return Batch(winner=winner, rounds=rounds, end_states=ends, state_names=END_STATES)
+
+    def _stand_off(self, S: dict[str, np.ndarray]) -> np.ndarray:
+        """The round's :meth:`~.round.Roster.stand_off` per fight: nobody dying, nobody standing who can ever hit."""
+        n, K = S["d"].shape
+        levels, rows, able = self._levels(S), np.arange(n), np.zeros((n, K), dtype=bool)
+        for k in range(K):
+            pending = S["counter"][:, k] | (S["aimb"][:, k] > 0) | (S["aimt"][:, k] > 0)
+            mask = self._mask(S, rows, np.full(n, k))
+            values, inv = _each(
+                np.stack([np.full(n, k), levels[:, k], mask, S["lost"][:, k], pending], 1), self.R.can_ever_hit
+            )
+            able[:, k] = np.array(values, dtype=bool)[inv]
+        return ~(S["dying"] | (self._active(S) & able)).any(axis=1)
 
     def _ends(self, S: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         R = self.R
