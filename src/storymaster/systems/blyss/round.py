@@ -72,6 +72,7 @@ __all__ = [
     "from_state",
     "play_beat",
     "play_round",
+    "play_turn",
     "screw_up_weapon",
     "to_state",
 ]
@@ -853,6 +854,11 @@ def play_beat(st: RoundState, cursor: int, R: Roster, ch: Any, ev: list[Event]) 
     the round is over)."""
     if cursor == 0:
         st = begin_round(st, R, ch, ev)
+    return play_turn(st, cursor, R, ch, ev)
+
+
+def play_turn(st: RoundState, cursor: int, R: Roster, ch: Any, ev: list[Event]) -> tuple[RoundState, int]:
+    """:func:`play_beat` after the round's start (the exact chain enumerates the two apart)."""
     queue = action_queue(st, R)
     while cursor < len(queue) and not _can_act(st.fighters[queue[cursor]]):
         cursor += 1
