@@ -388,6 +388,33 @@ SCENARIOS = {
         {"distance": 6, "tactics": {"Archer": "ranged", "C": "hold"}},
         None,
     ),
+    "bow-then-staff": (
+        [
+            [npc("Staff", (2, 3, 2, 2), weapons={"ranged": {"name": "Longbow"}, "backup": {"name": "Quarterstaff"}})],
+            [sword("C", 3), sword("D")],
+        ],
+        {"distance": 1},
+        None,
+    ),
+    "two-wound-maul": (
+        [[npc("Maul", (3, 2, 2, 2), weapons={"primary": {"name": "Maul", "attack": 1, "wounds": 2}})], [sword("C", 4)]],
+        {},
+        None,
+    ),
+    "musket-counted": (
+        [
+            [
+                npc(
+                    "Musketeer",
+                    (2, 3, 1, 1),
+                    weapons={"ranged": {"name": "Musket", "ammo": 1}, "primary": {"name": "Club"}},
+                )
+            ],
+            [BRUTE],
+        ],
+        {"distance": 4, "tactics": {"Musketeer": "ranged", "Brute": "hold"}},
+        BumHouseRules(muzzleloader_reload_actions=2),
+    ),
     "attack-bonuses-only": ([[sword("A", 3)], [KNIGHT]], {"level": 3}, BumHouseRules(simple_combat_bonuses="attack")),
 }
 
@@ -474,3 +501,9 @@ def test_duel_chain_reads_who_is_first_by_name_and_level3_wounds():
     assert c.first == 1 and c.wounds == (1, 1) and c.level == 3
     c = duel_chain(engine.start([[zed], [abe]], options={"order": ["Zed", "Abe"]}))
     assert c.first == 0
+    # ties to the defender (ruling 1: at level 3 the side that did not start): Zed (+4) started against Abe (+4)
+    hr = BumHouseRules(opposed_ties="defender")
+    c = duel_chain(engine.start([[zed], [abe]], house_rules=hr, options={"level": 3}))
+    assert c.p_hit == (Fraction(15, 36), Fraction(21, 36))
+    with pytest.raises(OddsError, match="rolled"):
+        duel_chain(engine.start([[zed], [abe]], options={"initiative": "int"}))
