@@ -6,15 +6,34 @@ Initiative) or from the house rule's description, never read off the program's o
 
 from __future__ import annotations
 
+import dataclasses
+import json
+from fractions import Fraction
+from itertools import product
+
 import pytest
 
-from storymaster.dice import DiceRng
+from storymaster.dice import DiceRng, RollRecord
 from storymaster.errors import CombatError
 from storymaster.odds import distribution
 from storymaster.systems.philsys import SYSTEM
 from storymaster.systems.philsys.character import Character, Stats, Weapon
-from storymaster.systems.philsys.combat import Fighter, FightOptions, melee_options, setup
+from storymaster.systems.philsys.checks import MeleeAttack
+from storymaster.systems.philsys.combat import Fighter, FightOptions, body, melee_options, setup
 from storymaster.systems.philsys.options import PhilsysHouseRules
+from storymaster.systems.philsys.round import (
+    Body,
+    Bout,
+    Contest,
+    Die,
+    Opposed,
+    best_attack,
+    end_of_round,
+    initiative_pmf,
+    play_round,
+    play_turn,
+    roll_initiative,
+)
 
 ENGINE = SYSTEM.combat
 
@@ -171,3 +190,328 @@ def test_a_fight_resumed_past_its_round_cap_ends_at_the_next_step():
     state = state.model_copy(update={"round": 7, "house_rules": hr})
     state, _ = ENGINE.step(state, DiceRng(3))
     assert state.over and state.winner is None and state.round == 8
+
+
+# --- the round (round.py), played with scripted draws -----------------------------------------
+
+
+class Script:
+    """A chance that hands out the given values in order and keeps every event drawn."""
+
+    def __init__(self, values, *, narrate: bool = False) -> None:
+        self.values = list(values)
+        self.events: list = []
+        self.narrate = narrate
+
+    def draw(self, event):
+        self.events.append(event)
+        return self.values.pop(0)
+
+
+def rec(total: int, label: str = "") -> RollRecord:
+    return RollRecord("1d20", total, (), "script", "edges", 0, 1, 1, label)
+
+
+def fighter(name: str, hp: int, **extra) -> Character:
+    """No weapon, Unarmed Combat 1, a vest of AC 6 (stops 2); STR 2."""
+    data = {
+        "name": name,
+        "stats": {"COU": 2, "AGI": 3, "INT": 1, "STR": 2, "STA": 2},
+        "skills": [{"name": "Unarmed Combat", "category": "unarmed", "rank": 1}],
+        "current": {"hp": hp},
+        "equipment": {"armor": {"name": "Vest", "ac": 6}},
+    }
+    data.update(extra)
+    return Character.model_validate(data)
+
+
+def caster(name: str, hp: int = 30, mp: int = 9, **extra) -> Character:
+    """MAG 3; Mend (heal 2+1d4, 4 MP), Bolt (spell 3+1d4, 5 MP), Bash (tech 2+1d6, 4 TP and 1 HP); a buckler
+    of AC 6; STA 7 (an unconscious ally of this build wakes 10-7 = 3 rounds after being healed)."""
+    data = {
+        "name": name,
+        "stats": {"COU": 2, "AGI": 3, "INT": 2, "WIS": 2, "STR": 1, "STA": 7, "MAG": 3},
+        "abilities": [
+            {"name": "Mend", "cost": {"mp": 4}, "effect": {"kind": "heal", "damage": "2+1d4"}},
+            {"name": "Bolt", "cost": {"mp": 5}, "effect": {"kind": "attack", "damage": "3+1d4"}},
+            {
+                "name": "Bash",
+                "cost": {"tp": 4, "hp": 1},
+                "effect": {"kind": "attack", "damage": "2+1d6", "magical": False},
+            },
+        ],
+        "current": {"hp": hp, "mp": mp, "tp": 4},
+        "equipment": {"shield": {"name": "Buckler", "ac": 6, "pa": 2, "at": -1}},
+    }
+    data.update(extra)
+    return Character.model_validate(data)
+
+
+def fight(sides, hr: PhilsysHouseRules | None = None, options=None, order=None):
+    st = ENGINE.start(sides, house_rules=hr or PhilsysHouseRules(), options=options)
+    st = st.model_copy(update={"order": tuple(order or range(len(st.fighters))), "round": 1})
+    return setup(st), Bout(st.order, tuple(body(f) for f in st.fighters))
+
+
+def _faces(expression: str) -> list[int]:
+    """Every equally likely total of 'K+NdS' (or 'NdS'), by brute force."""
+    const, _, dice = expression.rpartition("+")
+    n, s = (int(x) for x in dice.split("d"))
+    return [int(const or 0) + sum(f) for f in product(range(1, s + 1), repeat=n)]
+
+
+def test_best_attack_is_the_best_expected_damage_after_armour_by_brute_force():
+    """Every d20 pair (or the attacker's d20 against the bare PA when the parry is used up) and every face
+    of the damage dice: a hit deals damage - armour, a critical hit (margin >= the critical margin) twice the
+    damage - armour (Resolving Melee Attacks). Every face here exceeds the armour, so no blow is stopped."""
+    choices = [("thrust", "8+1d6"), ("slash", "10+1d6"), ("chop", "8+2d6")]
+    pen = {"thrust": 0, "slash": -3, "chop": -6}  # Resolving Melee Attacks: slash -3, chop -6
+    red = 4
+    picks = set()
+    for hr in (PhilsysHouseRules(), PhilsysHouseRules(critical_margin=1), PhilsysHouseRules(critical_margin=8)):
+        cm = hr.critical_margin
+        for at, pa, parry in product((0, 6, 14), (2, 8), (True, False)):
+            worth = []
+            for attack, expression in choices:
+                faces = _faces(expression)
+                mean_blow = Fraction(sum(faces), len(faces))
+                total = Fraction(0)
+                for a in range(1, 21):
+                    for d in range(1, 21) if parry else [None]:
+                        margin = a + at + pen[attack] - (pa + (d or 0))
+                        p = Fraction(1, 400 if parry else 20)
+                        if margin >= cm:
+                            total += p * (2 * mean_blow - red)
+                        elif margin > 0:
+                            total += p * (mean_blow - red)
+                worth.append(total)
+            best = choices[worth.index(max(worth))]  # the first on ties
+            assert best_attack(choices, at, pa, parry, red, hr) == best, (hr.critical_margin, at, pa, parry)
+            picks.add(best[0])
+    assert picks == {"thrust", "slash", "chop"}  # every choice is the best somewhere: the cases tell them apart
+
+
+def test_an_unparried_blow_rolls_only_the_attackers_die():
+    """The parry roll used up: AT+d20 against the bare PA. AT 20, PA 10: margin d20+10, a critical hit from a
+    margin of 15 (d20 >= 5), a hit below."""
+    hr = PhilsysHouseRules()
+    for seed in range(30):
+        c = Opposed(MeleeAttack(at=20, pa=10, parry=False), hr, ("a", "d"), False).sample(DiceRng(seed, "unparried"))
+        assert c.defence is None
+        assert c.result == ("critical hit" if c.attack.total + 10 >= 15 else "hit"), c.attack.total
+
+
+def test_initiative_sums_come_from_2d6_only():
+    """2d6 gives 2..12: with bonuses 0 and 11 the first fighter's best (12) never reaches the second's worst
+    (13), so the second always goes first, even when every tie is re-rolled."""
+    for hr in (PhilsysHouseRules(), PhilsysHouseRules(initiative_ties="reroll")):
+        odds = {ini.order: p for p, ini in initiative_pmf((0, 11), hr)}
+        assert odds == {(1, 0): pytest.approx(1.0, abs=1e-15)}
+
+
+def test_initiative_needs_a_name_per_fighter():
+    with pytest.raises(ValueError):
+        roll_initiative([1, 2], DiceRng(1), PhilsysHouseRules(), ["Only one"])
+
+
+def test_a_healer_on_melee_tactics_does_not_heal():
+    """Tactics 'melee': the healer attacks even with an ally at a quarter of max HP or less."""
+    su, bout = fight([[caster("Ann"), fighter("Cy", 1)], [fighter("Bo", 30)]], options={"tactics": {"Ann": "melee"}})
+    ch = Script([Contest("miss")])
+    play_turn(su, bout.bodies, 0, ch)
+    assert len(ch.events) == 1 and isinstance(ch.events[0].check, MeleeAttack)
+
+
+def test_a_healed_ally_comes_round_after_10_minus_sta_rounds():
+    """Taking Damage: healed to positive HP, an unconscious character waits 10-STA rounds (STA 7: 3). Mend
+    rolls 5 on Dee at -2 HP: 3 HP, awake after 3 rounds; the log says so."""
+    su, bout = fight(
+        [[caster("Ann"), caster("Dee", hp=-2)], [fighter("Bo", 30, stats={"AGI": -40})]],
+        hr=PhilsysHouseRules(critical_failure_effect="none"),
+    )
+    log: list = []
+    ch = Script([Die(5, rec(5)), Contest("critical failure", rec(1), rec(20))], narrate=True)
+    after = play_round(su, bout, ch, 1, log)
+    dee = after.bodies[1]
+    # round 1 itself is the first of the 3 (test_combat: healed in round 1, awake at the end of round 3)
+    assert (dee.hp, dee.unconscious, dee.wake_in, after.bodies[0].mp) == (3, True, 2, 9 - 4)
+    heal = next(e for e in log if e.kind == "heal")
+    assert "Dee will come round in 3 round(s)." in heal.text
+    # a conscious ally healed gets no such sentence
+    su, bout = fight([[caster("Ann"), fighter("Dee", 5)], [fighter("Bo", 30)]])
+    log = []
+    misses = [Contest("miss", rec(1), rec(20)), Contest("miss", rec(1), rec(20))]
+    play_round(su, bout, Script([Die(3, rec(3)), *misses], narrate=True), 1, log)
+    heal = next(e for e in log if e.kind == "heal")
+    assert heal.text.endswith("+3 HP, now 8.")
+
+
+def test_a_plain_hit_is_told_without_trailing_notes():
+    """Ann's punch (STR 2 + Unarmed 1: (2+1)*2+1d6) rolls 9; Bo's vest (AC 6) stops 6//3 = 2: Bo takes 7 and
+    nothing else happens to him (30 -> 23 HP, far above critical health)."""
+    su, bout = fight(
+        [[fighter("Ann", 30)], [fighter("Bo", 30)]], options={"attack": {"side0": "punch", "side1": "punch"}}
+    )
+    log: list = []
+    ch = Script([Contest("hit", rec(15), rec(3)), Die(9, rec(9)), Contest("miss", rec(2), rec(19))], narrate=True)
+    after = play_round(su, bout, ch, 1, log)
+    assert after.bodies[1].hp == 23
+    blow = next(e for e in log if e.kind == "melee" and e.actor == "Ann")
+    assert blow.text.endswith(", armour stops 2, Bo takes 7.")
+    assert blow.data["damage"] == 7 and blow.data["raw_damage"] == 9 and blow.data["hp"] == 23
+
+
+def test_a_forced_attack_read_from_json_is_made():
+    """Fight options arrive from JSON (the CLI, the web): the forced punch is the punch (STR 2 + rank 1)*2+1d6."""
+    options = json.loads('{"attack": {"side0": "punch", "side1": "kick"}}')
+    su, bout = fight([[fighter("Ann", 30)], [fighter("Bo", 30)]], options=options)
+    ch = Script([Contest("hit"), Die(4)])
+    after = play_turn(su, bout.bodies, 0, ch)
+    assert sorted(_faces(ch.events[1].expression)) == [6 + f for f in range(1, 7)]
+    assert after[1].hp == 30 - (4 - 2)
+
+
+def test_a_shield_breaks_only_when_a_blow_exceeds_its_ac():
+    """Equipment: a shield whose AC is exceeded by a blow's damage breaks (house rule shield_breaks). The
+    buckler has AC 6: a raw 6 leaves it whole, a raw 7 breaks it."""
+    hr = PhilsysHouseRules(shield_breaks=True)
+    opts = {"attack": {"side0": "punch"}, "tactics": {"side1": "melee"}}
+    for raw, broken in ((6, False), (7, True)):
+        su, bout = fight([[fighter("Ann", 30)], [caster("Dee", mp=0)]], hr=hr, options=opts)
+        after = play_turn(su, bout.bodies, 0, Script([Contest("hit"), Die(raw)]))
+        assert after[1].shield_broken is broken and after[1].hp == 30 - raw
+
+
+def test_a_tech_hits_on_a_won_roll_and_does_nothing_on_a_lost_one():
+    """Ann has no MP, so her best affordable attack is the tech Bash (4 TP, 1 HP): it costs what it says, and
+    only a won opposed roll rolls its damage (2+1d6), less Bo's armour (2)."""
+    for result, bo_hp in (("success", 30 - (6 - 2)), ("failure", 30)):
+        su, bout = fight([[caster("Ann", mp=0)], [fighter("Bo", 30)]])
+        ch = Script([Contest(result), Die(6)] if result == "success" else [Contest(result)])
+        after = play_turn(su, bout.bodies, 0, ch)
+        assert not ch.values
+        assert after[1].hp == bo_hp and (after[0].hp, after[0].tp) == (29, 0)
+
+
+def test_a_resisted_spell_does_nothing_and_a_hit_deals_its_damage():
+    """Bolt (5 MP, 3+1d4) on Bo: resisted, nothing but the MP paid; a hit rolling 6 takes 6 (a vest stops no
+    spell)."""
+    for result, bo_hp in (("resisted", 30), ("hit", 24)):
+        su, bout = fight([[caster("Ann", mp=5)], [fighter("Bo", 30)]])
+        ch = Script([Contest(result), Die(6)] if result == "hit" else [Contest(result)])
+        after = play_turn(su, bout.bodies, 0, ch)
+        assert not ch.values
+        assert after[1].hp == bo_hp and after[0].mp == 0
+
+
+def test_a_told_spell_needs_both_dice():
+    su, bout = fight([[caster("Ann", mp=5)], [fighter("Bo", 30)]])
+    with pytest.raises(AssertionError):
+        play_round(su, bout, Script([Contest("resisted", rec(5), None)], narrate=True), 1, [])
+
+
+def test_the_static_facts_cannot_be_changed():
+    su, _ = fight([[caster("Ann")], [fighter("Bo", 30)]])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        su.specs[0].heals[0].mp = 0  # type: ignore[misc]
+
+
+def test_the_log_tells_each_blow_as_the_book_classes_its_margin():
+    """Resolving Melee Attacks: AT+d20 > PA+d20 hits (a tie goes to the defender); beaten by 15 or more, a
+    critical hit (twice the damage) or a critical failure. The margin is the log's own two totals."""
+    seen = set()
+    for seed in range(8):
+        state = ENGINE.start([[brute("A", at=6, STA=10)], [brute("B", pa=-6, STA=10)]])
+        rng = DiceRng(seed, "told")
+        for _ in range(3):
+            if state.over:
+                break
+            state, events = ENGINE.step(state, rng)
+            for e in events:
+                if e.kind != "melee":
+                    continue
+                margin = e.data["attack_total"] - e.data["defence_total"]
+                assert e.data["margin"] == margin
+                if margin >= 15:
+                    kind = "critical hit"
+                    assert " Critical hit: " in e.text and f" doubled to {e.data['raw_damage']}," in e.text
+                    assert e.data["raw_damage"] == 2 * e.rolls[-1].total
+                elif margin > 0:
+                    kind = "hit"
+                    assert " Hit: " in e.text and "doubled" not in e.text
+                elif margin <= -15:
+                    kind = "critical failure"
+                    assert "Critical failure!" in e.text
+                else:
+                    kind = "miss"
+                    assert e.text.endswith(" Miss." if margin < 0 else " A tie goes to the defender: miss.")
+                assert e.data["result"] == kind
+                seen.add(kind)
+    assert {"critical hit", "hit", "miss"} <= seen
+
+
+def test_every_round_gives_a_defender_a_fresh_parry_roll():
+    """Resolving Melee Attacks: one PA roll per defender per round, so a new round brings a new one."""
+    su, bout = fight([[fighter("Ann", 30)], [fighter("Bo", 30)]], hr=PhilsysHouseRules(critical_failure_effect="none"))
+    for _ in range(2):
+        ch = Script([Contest("miss"), Contest("miss")])
+        bout = play_round(su, bout, ch)
+        assert [e.defender_rolls for e in ch.events] == [True, True]
+        assert all(b.parried for b in bout.bodies)
+
+
+def test_a_blow_into_critical_health_is_told():
+    """Taking Damage: at 15 HP or less (the default threshold) a fighter is at critical health, -3/-3. A punch
+    rolling 17 takes Bo from 30 to 15 through the vest (17 - 2)."""
+    su, bout = fight([[fighter("Ann", 30)], [fighter("Bo", 30)]], options={"attack": {"side0": "punch"}})
+    log: list = []
+    ch = Script([Contest("hit", rec(15), rec(3)), Die(17, rec(17)), Contest("miss", rec(2), rec(19))], narrate=True)
+    after = play_round(su, bout, ch, 1, log)
+    assert after.bodies[1].hp == 15
+    blow = next(e for e in log if e.kind == "melee" and e.actor == "Ann")
+    assert blow.text.endswith("Bo takes 15. Bo is at critical health (-3/-3).")
+
+
+def test_a_spell_is_told_as_a_hit_or_as_half_damage():
+    """Bolt rolls 7 on Bo (no armour stops a spell): a hit takes 7; a near miss under the optional rule takes
+    half, 3 (rounded down)."""
+    hr = PhilsysHouseRules(near_miss_half_damage=True, critical_failure_effect="none")
+    for result, verdict, taken in (("hit", "It hits", 7), ("half damage", "Half damage", 3)):
+        su, bout = fight([[caster("Ann", mp=5)], [fighter("Bo", 30)]], hr=hr)
+        log: list = []
+        ch = Script([Contest(result, rec(12), rec(3)), Die(7, rec(7)), Contest("miss", rec(2), rec(19))], narrate=True)
+        after = play_round(su, bout, ch, 1, log)
+        assert after.bodies[1].hp == 30 - taken
+        cast = next(e for e in log if e.kind == "ability")
+        assert f" {verdict}: 3+1d4 rolls 7, Bo takes {taken}." in cast.text
+        # MAttack INT+WIS+MAG = 2+2+3 = 7 against resistance 10 + COU*2 + INT = 10+4+1 = 15 (Magic Attacks)
+        assert (cast.data["attack_total"], cast.data["resist_total"]) == (12 + 7, 3 + 15)
+
+
+def test_an_attack_spell_that_can_deal_no_damage_is_never_chosen():
+    """The automatic choice: an attack ability whose mean damage is 0 is not worth its cost; one dealing a
+    sure 1 is."""
+    for damage, chosen in (("0", ()), ("1", ("Spark",))):
+        spark = {"name": "Spark", "cost": {"mp": 1}, "effect": {"kind": "attack", "damage": damage}}
+        su, _ = fight([[caster("Ann", abilities=[spark])], [fighter("Bo", 30)]])
+        assert tuple(m.ability.name for m in su.specs[0].spells) == chosen
+
+
+def test_a_blow_rolling_below_zero_deals_nothing():
+    """A punch at STR -5 (Unarmed 1: (-5+1)*2+1d6) can roll below 0: no damage, never healing."""
+    weak = fighter("Ann", 30, stats={"STR": -5})
+    bare = fighter("Bo", 30, equipment={})
+    for total in (-3, 0):
+        su, bout = fight([[weak], [bare]], options={"attack": {"side0": "punch"}})
+        after = play_turn(su, bout.bodies, 0, Script([Contest("hit"), Die(total)]))
+        assert after[1].hp == 30
+
+
+def test_bleeding_goes_on_past_a_dead_fighter():
+    """Taking Damage, optional rule: below 0 HP a fighter loses HP each round. A dead fighter first in the
+    list does not stop the others bleeding."""
+    hr = PhilsysHouseRules(bleeding=True, bleeding_rate=2)
+    su, _ = fight([[fighter("Ann", 30)], [fighter("Bo", 30)]], hr=hr)
+    dead = Body(-12, 0, 0, unconscious=True, dead=True)
+    down = Body(-3, 0, 0, unconscious=True)
+    assert end_of_round(su, (dead, down))[1].hp == -5
