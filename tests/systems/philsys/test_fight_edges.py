@@ -16,10 +16,10 @@ import pytest
 from storymaster.dice import DiceRng, RollRecord
 from storymaster.errors import CombatError
 from storymaster.odds import distribution
-from storymaster.systems.philsys import SYSTEM
+from storymaster.systems.philsys import SYSTEM, combat
 from storymaster.systems.philsys.character import Character, Stats, Weapon
 from storymaster.systems.philsys.checks import MeleeAttack
-from storymaster.systems.philsys.combat import Fighter, FightOptions, body, melee_options, setup
+from storymaster.systems.philsys.combat import Fighter, FightOptions, PhilsysCombat, body, melee_options, setup
 from storymaster.systems.philsys.options import PhilsysHouseRules
 from storymaster.systems.philsys.round import (
     Body,
@@ -84,10 +84,11 @@ def test_the_first_step_keeps_each_fighters_initiative_total_and_bonus():
 
 def test_sides_may_be_named_by_keyword_and_house_rules_only_by_keyword():
     """The CombatEngine protocol: start(sides, *, house_rules, options)."""
-    state = ENGINE.start(sides=[[brute("A")], [brute("B")]], house_rules=PhilsysHouseRules(max_rounds=3))
+    engine = PhilsysCombat()
+    state = engine.start(sides=[[brute("A")], [brute("B")]], house_rules=PhilsysHouseRules(max_rounds=3))
     assert state.house_rules.max_rounds == 3
     with pytest.raises(TypeError):
-        ENGINE.start([[brute("A")], [brute("B")]], PhilsysHouseRules())  # type: ignore[misc]
+        engine.start([[brute("A")], [brute("B")]], PhilsysHouseRules())  # type: ignore[misc]
 
 
 def test_an_empty_side_is_refused():
@@ -123,8 +124,10 @@ def test_an_attack_forced_into_a_fight_state_is_refused_when_the_round_is_played
     assert err.value.hint == "choose one of thrust, slash, chop"
 
 
-def test_the_setup_is_kept_for_the_fights_next_rounds():
-    """Another fight's setup in between does not push this fight's out."""
+def test_the_setup_is_kept_for_the_fights_next_rounds(monkeypatch):
+    """Another fight's setup in between does not push this fight's out; the first fight of a fresh process
+    (nothing kept yet) too."""
+    monkeypatch.setattr(combat, "_SETUPS", {})
     one = ENGINE.start([[brute("A")], [brute("B")]])
     two = ENGINE.start([[brute("C")], [brute("D")]])
     first = setup(one)
