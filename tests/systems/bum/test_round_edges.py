@@ -17,6 +17,7 @@ from storymaster.systems.bum.rounds import (
     Roll,
     RolledOrder,
     Setup,
+    TurnOrder,
     advance,
     card,
     delayed,
@@ -138,10 +139,12 @@ def test_reload_lines():
     xb = fighter("Xb", (2, 4, 2, 2), weapons={"ranged": {"name": "Heavy crossbow"}})
     rock = fighter("Rock", (9, 0, 1, 1), armour={"name": "Tower", "defence": 9})
     s = engine.start([[xb], [rock]], options={"distance": 50, "tactics": {"Rock": "hold"}})
-    lines = []
+    lines, steps = [], []
     for i in range(5):
         s, ev = engine.step(s, DiceRng(i))
         lines += texts(ev, "reload")
+        steps.append((s.fighter("Xb").readiness, s.fighter("Xb").reload_progress))
+    assert steps == [("unready", 0), ("unready", 1), ("cocked", 2), ("ready", 0), ("unready", 0)]
     assert lines == [
         "Xb works at reloading his Heavy crossbow (1/3).",
         "Xb works at reloading his Heavy crossbow (2/3).",
@@ -426,3 +429,224 @@ def test_the_round_over_a_scripted_chance():
         (2, 2): pytest.approx((1 - p) ** 2),
         (1, 2): pytest.approx((1 - p) * p),
     }
+
+
+def test_events_are_values():
+    """A roll against a DC and a rolled turn order are plain values: equal when made alike, hashable, not changed
+    in place (the exact chain and the engine share them)."""
+    import dataclasses
+
+    assert Fixed(3, 6, "x") == Fixed(3, 6, "x") and hash(Fixed(3, 6, "x")) == hash(Fixed(3, 6, "x"))
+    order = RolledOrder((2, 3), ("A", "B"))
+    assert order == RolledOrder((2, 3), ("A", "B")) and hash(order) == hash(RolledOrder((2, 3), ("A", "B")))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        order.stats = (1, 1)  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Fixed(3, 6, "x").dc = 5  # type: ignore[misc]
+
+
+def test_a_level_switch_is_logged_as_the_next_rounds():
+    """The switch named for round 2 is logged in round 2, as a whole round number (the log's JSON says 2)."""
+    from storymaster.dice import DiceRng
+
+    s = engine.start([[sword("A", 3)], [sword("B", 3)]], options={"level": 3, "switch": {2: 4}})
+    s, _ = engine.step(s, DiceRng(1))
+    s, ev = engine.step(s, DiceRng(2))
+    level = next(e for e in ev if e.kind == "level")
+    assert level.text == "The GM switches to combat level 4." and level.data == {"from": 3, "to": 4}
+    assert level.round == 2 and type(level.round) is int
+
+
+def test_two_wounds_on_one_hit_point_leave_zero(scripted):
+    """Appendix A: the musket deals two wounds; on a fighter with 1 HP left he is at 0, not below (Wounds/Injury:
+    0 HP is down). Gun DEX 4 + musket 2 - 1 (2 turns) = +5 against DEX 1: 6+5=11 vs 1+1=2."""
+    from storymaster.systems.bum.combat import apply_hazard
+
+    gun = fighter("Gun", (2, 4, 2, 2), weapons={"ranged": {"name": "Musket"}})
+    foe = fighter("Foe", (3, 1, 3, 3), weapons={"primary": {"name": "Sword"}})
+    s = engine.start([[gun], [foe]], options={"distance": 2, "order": ["Gun", "Foe"]})
+    s, _ = apply_hazard(s, "Foe", wounds=2)
+    s, ev = engine.step(s, scripted([6, 1]))
+    assert s.fighter("Foe").hp == 0 and texts(ev, "attack")[0].endswith("Hit: Foe takes 2 wounds (0 HP left).")
+
+
+def test_a_delay_after_someone_listed_earlier_is_logged():
+    """C (listed last) waits for A (listed first): C acts right after A, and the log says so."""
+    from storymaster.dice import DiceRng
+
+    s = engine.start(
+        [[sword("A", 4), sword("B", 4)], [sword("C", 4)]], options={"order": ["A", "B", "C"], "delay": {"C": "A"}}
+    )
+    s, ev = engine.step(s, DiceRng(1))
+    assert texts(ev, "delay") == ["C chooses to wait and acts after A from now on."]
+    assert s.order == ("A", "C", "B")
+
+
+def test_a_setup_is_a_value_whatever_it_has_cached():
+    """What no round changes (Setup) compares and hashes by the fight, not by the events it has made so far."""
+    s = engine.start([[sword("A")], [sword("B")]])
+    a, b = Setup.of(s), Setup.of(s)
+    next_state(a, a.state(s), Scripted([Roll(True), Roll(False)], narrate=False))  # a makes and keeps its events
+    assert a == b and hash(a) == hash(b)
+
+
+def test_ties_at_levels_2_and_3_go_to_the_side_that_did_not_start(scripted):
+    """Ruling 1 (docs/rulings/bum.md): at levels 2-3 the side that did not start the fight counts as the defender
+    for the tie house rule. A (+4) and B (+4) tie 3 vs 3: with ties to the defender, A, who started, loses."""
+    hr = BumHouseRules(opposed_ties="defender")
+    s = engine.start([[sword("A")], [sword("B")]], house_rules=hr, options={"level": 2})
+    s2, _ = engine.step(s, scripted([3, 3]))
+    assert s2.fighter("A").hp == 0 and s2.fighter("B").hp == 2
+    s = engine.start([[sword("A")], [sword("B")]], house_rules=hr, options={"level": 2, "initiator": 1})
+    s2, _ = engine.step(s, scripted([3, 3]))  # now B started: A is the defender and wins the tie
+    assert s2.fighter("B").hp == 0 and s2.fighter("A").hp == 2
+
+
+def test_only_round_one_is_a_surprise(scripted):
+    """Sneak Attacks: the unaware B does nothing in round 1 (with sneak_melee_kills off, A's sword rolls against DC 6:
+    a 1 makes 5, a miss); in round 2 he is aware: A's attack is an ordinary one (1+4 vs 6+2) and B strikes back
+    (6+4 vs 1+2: a hit)."""
+    hr = BumHouseRules(sneak_melee_kills=False)
+    s = engine.start([[sword("A")], [sword("B")]], house_rules=hr, options={"surprised": ["B"], "order": ["A", "B"]})
+    s, ev = engine.step(s, scripted([1]))
+    assert [e.kind for e in ev if e.actor == "B"] == ["surprised"]
+    s, ev = engine.step(s, scripted([1, 6, 6, 1]))
+    assert [e.kind for e in ev if e.kind in ("attack", "sneak")] == ["attack", "attack"]
+    assert s.fighter("A").hp == 1 and s.fighter("B").hp == 2
+
+
+def test_a_head_shot_is_for_missiles_only(scripted):
+    """Sneak Attacks: the head shot (-4, incapacitates) is a ranged sneak attack's choice; a melee one rolled by
+    house rule is d6 + 4 (sword) against the DC with no -4, and deals the sword's one wound."""
+    hr = BumHouseRules(sneak_melee_kills=False)
+    s = engine.start(
+        [[sword("A")], [sword("B")]],
+        house_rules=hr,
+        options={"surprised": ["B"], "sneak_headshot": True, "order": ["A", "B"]},
+    )
+    s2, ev = engine.step(s, scripted([2]))
+    assert texts(ev, "sneak") == ["A attacks the unaware B with Sword: 2+4=6 against DC 6. Hit: 1 wound(s)."]
+    assert s2.fighter("B").hp == 1
+
+
+def test_a_punch_after_a_tie_shows_the_last_roll(scripted):
+    """Brawler STR 4 against Foe's DEX 2: 1+4=5 vs 3+2=5, a tie, rolled again: 6+4=10 vs 1+2=3, a hit."""
+    s = engine.start([[fighter("Brawler", (4, 2, 2, 2))], [fighter("Foe", (1, 2, 2, 2))]])
+    _, ev = engine.step(s, scripted([1, 3, 6, 1]))
+    assert texts(ev, "attack") == ["Brawler punches at Foe: 10 vs 3. Hit."]
+
+
+def test_the_fallen_take_no_turn(scripted):
+    """A and B against C; B is down (a hazard): A attacks C (1+4 vs 6+2), B does nothing, C attacks A (1+4 vs
+    6+2). Four dice in all."""
+    from storymaster.systems.bum.combat import apply_hazard
+
+    s = engine.start([[sword("A"), sword("B")], [sword("C")]], options={"order": ["A", "B", "C"]})
+    s, _ = apply_hazard(s, "B", wounds=2)
+    rng = scripted([1, 6, 1, 6])
+    s, ev = engine.step(s, rng)
+    assert [e.actor for e in ev if e.kind == "attack"] == ["A", "C"] and rng.faces == []
+
+
+def test_a_longspear_that_fells_the_attacker_takes_his_attack(scripted):
+    """Appendix A **: attacked, the longspear strikes first; Axe (1 HP) is hit (6+4 vs 1+2) and falls before he can
+    swing: only the spear's attack is rolled."""
+    from storymaster.systems.bum.combat import apply_hazard
+
+    spear = fighter("Spear", weapons={"primary": {"name": "Longspear"}})
+    axe = fighter("Axe", weapons={"primary": {"name": "Battleaxe"}})
+    hr = BumHouseRules(longspear_first_strike=True)
+    s = engine.start([[axe], [spear]], house_rules=hr, options={"order": ["Axe", "Spear"]})
+    s, _ = apply_hazard(s, "Axe", wounds=1)
+    rng = scripted([6, 1])
+    s, ev = engine.step(s, rng)
+    assert [e.actor for e in ev if e.kind == "attack"] == ["Spear"] and s.fighter("Axe").hp == 0
+    assert rng.faces == []
+    from storymaster.systems.bum.rounds import strikes_first
+
+    lspear = card(spear, hr).in_hand(None)
+    assert strikes_first(hr, lspear, False, 1, 0, False, 0)
+    assert not strikes_first(hr, lspear, False, 0, 0, False, 0) and not strikes_first(
+        hr, lspear, False, -1, 0, False, 0
+    )
+
+
+def test_level1_stops_when_no_foe_is_left(scripted):
+    """Level 1: A wins (6 + 4 against DC 6) and C, the only foe, is out: B has nobody to roll against."""
+    s = engine.start([[sword("A"), sword("B")], [sword("C")]], options={"level": 1})
+    rng = scripted([6])
+    s2, ev = engine.step(s, rng)
+    assert [e.actor for e in ev if e.kind == "fight-roll"] == ["A"] and s2.fighter("C").hp == 0
+
+
+def test_arrows_counted_and_guns_reloaded():
+    """Appendix A: only so many missiles; a bow reloaded takes the next arrow, so three arrows are three shots.
+    A muzzle-loader reloaded is one loaded gun (its count 1); an uncounted one stays uncounted."""
+    from storymaster.dice import DiceRng
+
+    def run(weapon: dict, rounds: int, hr=None):
+        archer = fighter("Archer", (2, 4, 2, 2), weapons={"ranged": weapon, "backup": {"name": "Dagger"}})
+        rock = fighter("Rock", (9, 0, 1, 1), armour={"name": "Tower", "defence": 9})
+        s = engine.start(
+            [[archer], [rock]],
+            house_rules=hr,
+            options={"distance": 30, "tactics": {"Rock": "hold", "Archer": "ranged"}},
+        )
+        log, ammo = [], []
+        for i in range(rounds):
+            s, ev = engine.step(s, DiceRng(i))
+            log += [e.kind for e in ev if e.actor == "Archer"]
+            ammo.append(s.fighter("Archer").ammo)
+        return log, ammo
+
+    log, _ = run({"name": "Longbow", "ammo": 3}, 6)
+    assert log == ["attack", "reload", "attack", "reload", "attack", "move"]
+    hr = BumHouseRules(muzzleloader_reload_actions=2)
+    log, ammo = run({"name": "Pistol", "ammo": 1}, 4, hr)
+    assert log == ["attack", "reload", "reload", "attack"] and ammo == [0, 0, 1, 0]
+    log, ammo = run({"name": "Pistol"}, 4, hr)
+    assert log == ["attack", "reload", "reload", "attack"] and ammo == [None] * 4
+    # a loaded pistol and no spare: the shot leaves none (not fewer than none)
+    log, ammo = run({"name": "Pistol", "ammo": 0}, 1, hr)
+    assert log == ["attack"] and ammo == [0]
+
+
+def test_a_target_not_in_the_fight_is_no_target():
+    """A names a target who is not there: he attacks as if he had named none, the first foe in turn order (C)."""
+    from storymaster.dice import DiceRng
+
+    s = engine.start(
+        [[sword("A")], [sword("B"), sword("C")]], options={"order": ["A", "C", "B"], "targets": {"A": "Zed"}}
+    )
+    _, ev = engine.step(s, DiceRng(1))
+    assert next(e for e in ev if e.kind == "attack" and e.actor == "A").data["target"] == "C"
+
+
+def test_named_rules_at_their_edges():
+    """One fighter is first by himself; a foe below 0 HP (a state edited by hand) is no more standing than at 0."""
+    assert RolledOrder((3,), ("A",)).outcomes() == ((1.0, TurnOrder((0,))),)
+    assert pick_target(0, (0, 1, 2), (0, 1, 1), (1, -1, 1), -1, None) == 2
+    assert pick_target(0, (0, 1), (0, 1), (1, -1), 1, None) == -1
+
+
+def test_the_engines_round_writes_into_the_log_it_is_given():
+    from storymaster.dice import DiceRng
+    from storymaster.systems.bum.rounds import play_round
+
+    s = engine.start([[sword("A")], [sword("B")]])
+    log: list = []
+    _, out = play_round(s, DiceRng(1), log)
+    assert out is log and [e.kind for e in log][:2] == ["initiative", "attack"]
+
+
+def test_an_unready_thrown_weapon_is_taken_up_in_one_action():
+    """Appendix A: thrown weapons need no reloading; one marked unready is taken in hand with one action, and the
+    count of javelins does not change (only a reloaded gun is counted as one loaded gun)."""
+    from storymaster.dice import DiceRng
+
+    thrower = fighter("T", (2, 4, 2, 2), weapons={"ranged": {"name": "Javelin", "ammo": 3, "readiness": "unready"}})
+    rock = fighter("Rock", (9, 0, 1, 1), armour={"name": "Tower", "defence": 9})
+    s = engine.start([[thrower], [rock]], options={"distance": 2, "tactics": {"Rock": "hold", "T": "ranged"}})
+    s, ev = engine.step(s, DiceRng(1))
+    assert [e.kind for e in ev if e.actor == "T"] == ["reload"]
+    assert (s.fighter("T").readiness, s.fighter("T").ammo) == ("ready", 3)

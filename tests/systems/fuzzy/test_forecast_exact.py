@@ -832,3 +832,32 @@ def test_no_chance_above_one():
         f = exact_forecast(state)
         assert all(0.0 <= p <= 1.0 for p in (*f.p_win, f.p_draw, *f.rounds.values()))
         assert all(0.0 <= p <= 1.0 for c in f.combatants for p in c.end_states.values())
+
+
+def test_the_options_are_keyword_only():
+    """The forecasts take the state first and every option by name (a positional option is refused, so a call
+    cannot pass a sample count where a tolerance or a method was meant); the state may be named too."""
+    d = duel(house(tenacity_target=7))
+    with pytest.raises(TypeError, match="positional"):
+        exact_forecast(d, 1e-9)  # type: ignore[misc]
+    with pytest.raises(TypeError, match="positional"):
+        simulate_forecast(d, 100)  # type: ignore[misc]
+    from storymaster.systems.fuzzy.forecast import forecast
+
+    with pytest.raises(TypeError, match="positional"):
+        forecast(d, "exact")  # type: ignore[misc]
+    assert exact_forecast(state=d).method == "exact"
+    assert simulate_forecast(state=d, samples=50).samples == 50
+    assert forecast(state=d, method="simulate", samples=60).samples == 60
+
+
+def test_the_documented_simulation_defaults():
+    """docs/systems/fuzzy.md: "--samples fights (100,000 by default) at once in numpy, with --seed (0)"."""
+    from storymaster.systems.fuzzy.forecast import forecast
+
+    d = duel(house(tenacity_target=7))
+    for f in (forecast(d, method="simulate"), simulate_forecast(d)):
+        assert f.samples == 100_000 and f.seed == 0
+    team = ENGINE.start([[one_die("A"), one_die("C")], [one_die("B")]], house_rules=house(tenacity_target=7))
+    f = forecast(team)
+    assert f.method == "simulated" and f.samples == 100_000 and f.seed == 0

@@ -32,6 +32,7 @@ still to be fought from the given state.
 from __future__ import annotations
 
 import itertools
+import math
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -42,10 +43,11 @@ import numpy as np
 from ...errors import OddsError
 from ...forecast import Batch, CombatantForecast, Forecast, run_simulation, side_label
 from ...forecast.chance import branches
+from . import damage as dmg
 from .character import hp_max
 from .combat import Fighter, FightState, _pick, body, heal_threshold, setup
 from .options import PhilsysHouseRules
-from .round import Body, Setup, Spec, end_of_round, hurt, initiative_pmf, initiative_rank_v, play_turn
+from .round import Body, Setup, Spec, affords, end_of_round, hurt, initiative_pmf, initiative_rank_v, play_turn
 from .twins import Fights, GeneratorDice
 
 __all__ = [
@@ -173,9 +175,9 @@ def initiative_first(specs: Sequence[Any], hr: PhilsysHouseRules) -> float:
 def _reachable(f: Fighter, s: Spec) -> list[tuple[int, int]]:
     """Every (MP, TP) the fighter can come to in a duel, the current one first (for the size bound).
 
-    Costs are only ever paid, and the engine only ever picks the first affordable heal or
-    attack ability (best first); an ability with an HP cost may be out of reach at low HP,
-    so the next one may be picked instead, up to the first without an HP cost.
+    The automatic choice takes the first heal or attack ability (best first) the fighter affords
+    (:func:`.round.affords`): at some HP any of them, up to the first it affords at any HP; each pays its
+    cost (:func:`.damage.pay_cost`).
     """
     lists = (s.heals, s.spells) if s.tactic in ("auto", "magic") else ()
     seen = {(f.mp, f.tp): 0}
@@ -184,15 +186,16 @@ def _reachable(f: Fighter, s: Spec) -> list[tuple[int, int]]:
         mp, tp = queue.pop()
         for abilities in lists:
             for a in abilities:
-                if not (mp >= a.mp and tp >= a.tp):
-                    continue
-                nxt = (mp - a.mp, tp - a.tp)
-                if nxt not in seen:
-                    seen[nxt] = len(seen)
-                    queue.append(nxt)
-                    if len(seen) > MAX_RESOURCE_STATES:
-                        raise OddsError("too many MP/TP states to forecast exactly", hint="use --method simulate")
-                if a.hp == 0:
+                if affords(mp, tp, math.inf, a):
+                    assert a.ability is not None
+                    _, *paid = dmg.pay_cost(0, mp, tp, a.ability.cost)
+                    nxt = (paid[0], paid[1])
+                    if nxt not in seen:
+                        seen[nxt] = len(seen)
+                        queue.append(nxt)
+                        if len(seen) > MAX_RESOURCE_STATES:
+                            raise OddsError("too many MP/TP states to forecast exactly", hint="use --method simulate")
+                if affords(mp, tp, 1, a):
                     break
     return sorted(seen, key=seen.__getitem__)
 
@@ -235,6 +238,7 @@ class _Duel:
         ]
         self._moves: dict[tuple[int, ...], list[_Move]] = {}
         self._dead: dict[tuple[int, int], np.ndarray] = {}
+        self._bands: dict[tuple[int, bool], list[tuple[int, int]]] = {}
         cells = 4 * len(self.states[0]) * len(self.states[1]) * self.size[0] * self.size[1]
         if cells > MAX_CELLS:  # the most there could be (only those that hold mass are kept)
             raise OddsError(
@@ -251,13 +255,21 @@ class _Duel:
         return [(mp, tp, h, b) for (mp, tp) in _reachable(f, s) for h in heavies for b in sbs]
 
     def bands(self, k: int, attacker: bool) -> list[tuple[int, int]]:
-        """[lo, hi) HP bands of fighter k in which nothing the round decides on changes."""
-        cuts = {1, self.size[k], self.hr.critical_health_threshold + 1}
-        if attacker:
-            cuts.add(heal_threshold(self.s[k].top) + 1)
-            cuts.update(a.hp + 1 for a in self.s[k].heals + self.s[k].spells)
-        edges = sorted(c for c in cuts if 1 <= c <= self.size[k])
-        return [(lo, hi) for lo, hi in itertools.pairwise(edges) if lo < hi]
+        """[lo, hi) HP bands of fighter k in which nothing the round reads of its HP changes: its wound
+        penalties (:func:`.damage.wound_penalty`, :func:`.damage.missile_wound_penalty`) and, when it acts,
+        whether it heals itself (:func:`.round.heal_threshold`) and which abilities it affords."""
+        out = self._bands.get((k, attacker))
+        if out is None:
+            s, hr = self.s[k], self.hr
+
+            def reads(hp: int) -> tuple[Any, ...]:
+                pens = [f(hp, hr, h) for f in (dmg.wound_penalty, dmg.missile_wound_penalty) for h in (False, True)]
+                acts = [hp <= heal_threshold(s.top), *(affords(math.inf, math.inf, hp, a) for a in s.heals + s.spells)]
+                return (*pens, *acts) if attacker else tuple(pens)
+
+            edges = [1, *(h for h in range(2, self.size[k]) if reads(h) != reads(h - 1)), self.size[k]]
+            out = self._bands[(k, attacker)] = [(lo, hi) for lo, hi in itertools.pairwise(edges) if lo < hi]
+        return out
 
     def body(self, k: int, lose: int, st: int, hp: int) -> Body:
         mp, tp, heavy, broken = self.states[k][st]

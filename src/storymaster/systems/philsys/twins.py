@@ -76,12 +76,13 @@ class GeneratorDice:
 
 
 def _groups(*keys: np.ndarray) -> Iterator[tuple[tuple[int, ...], np.ndarray]]:
-    """The distinct combinations of the keys (small non-negative ints) in increasing order, each with its mask."""
-    code = np.zeros(keys[0].shape, dtype=np.int64)
-    widths = [int(k.max()) + 1 if k.size else 1 for k in keys]
-    for k, w in zip(keys, widths, strict=True):
+    """The distinct combinations of the keys (small non-negative ints) in increasing order, each with its mask
+    (counted, not sorted: the fights are many, the combinations a handful)."""
+    widths = [int(k.max()) + 1 for k in keys]
+    code = keys[0]
+    for k, w in zip(keys[1:], widths[1:], strict=True):
         code = code * w + k
-    for u in np.unique(code).tolist():
+    for u in np.nonzero(np.bincount(code))[0].tolist():
         parts, rest = [], u
         for w in reversed(widths):
             rest, r = divmod(rest, w)
@@ -260,13 +261,19 @@ def choose_v(fights: Fights, k: int, rows: np.ndarray) -> tuple[np.ndarray, np.n
     what = np.full(rows.size, MELEE if s.missile is None else SHOOT, dtype=np.int64)
     q = np.zeros(rows.size, dtype=np.int64)
     enemies = np.nonzero(f.side != s.side)[0]
-    key = np.stack([np.where(f.active(rows, e), f.HP[rows, e], BIG) for e in enemies.tolist()], axis=1)
-    target = enemies[np.argmin(key, axis=1)]
+    if enemies.size == 1:
+        target = np.full(rows.size, enemies[0])
+    else:
+        key = np.stack([np.where(f.active(rows, e), f.HP[rows, e], BIG) for e in enemies.tolist()], axis=1)
+        target = enemies[np.argmin(key, axis=1)]
     if s.tactic not in ("auto", "magic"):
         return what, q, target
-    spell = fights.first_affordable(s.spells, k, rows)
-    cast = spell >= 0
-    what[cast], q[cast] = CAST, spell[cast]
+    if s.spells:
+        spell = fights.first_affordable(s.spells, k, rows)
+        cast = spell >= 0
+        what[cast], q[cast] = CAST, spell[cast]
+    if not s.heals:
+        return what, q, target
     heal = fights.first_affordable(s.heals, k, rows)
     allies = np.nonzero(f.side == s.side)[0]
     hp = f.HP[rows][:, allies]
