@@ -401,3 +401,138 @@ def test_armour_soak_twins_agree_with_the_scalar_rule_on_every_input() -> None:
         faces = list(itertools.product(*(range(1, s + 1) for s in dice)))
         exact = Fraction(sum(armour_soaks(max(f), against, ties) for f in faces), len(faces))
         assert armour_soak_chance(dice, against, ties) == pytest.approx(float(exact), abs=1e-12), (dice, against)
+
+
+# ---------------------------------------------------------------- from the mutation survivors (issue 14)
+def test_a_specialised_weapon_skill_adds_a_rank() -> None:
+    """Specialisation: 'treated as having an additional rank' when the specialist topic comes into play: Armed
+    Combat 3 [Sword] wielding a Sword is rank 4 (a d10) with Melee Attack 3 (a d8)."""
+    from storymaster.systems.blyss.checks import pool_dice
+
+    c = fighter("Fencer", weapons=[SWORD], traits=[Trait(name="Armed Combat", rank=3, specialisations=("Sword",))])
+    state = ENGINE.start([[c], [fighter("X")]])
+    pool, notes = attack_pool(state.fighters[0], state)
+    assert pool.ranks == (3, 4) and pool_dice(pool) == (8, 10)
+    assert notes == ["specialised in Sword +1 rank"]
+    other = fighter("Axeman", weapons=[SWORD], traits=[Trait(name="Armed Combat", rank=3, specialisations=("Axe",))])
+    pool, notes = attack_pool(ENGINE.start([[other], [fighter("X")]]).fighters[0], state)
+    assert pool.ranks == (3, 3) and notes == []
+
+
+def test_a_weapon_attack_modifier_of_minus_one() -> None:
+    """Weapons: Attack Modifier, 'any positive/negative modifier ... applied to the combined Attack Die Pool': -1 is
+    one rank of penalty (with the skill, so no unskilled -2)."""
+    club = Weapon(name="Club", damage="d6", attack_modifier=-1, skill="Armed Combat")
+    c = fighter("Basher", weapons=[club], traits=[Trait(name="Armed Combat", rank=2)])
+    state = ENGINE.start([[c], [fighter("X")]])
+    pool, notes = attack_pool(state.fighters[0], state)
+    assert (pool.penalty_ranks, pool.bonus_ranks) == (1, 0) and notes == ["Club -1"]
+
+
+def test_armour_hampers_a_defence_and_a_destroyed_armour_does_not() -> None:
+    """Armour: its Action Modifier applies to physical actions, doubled without the armour's skill: a Defence in
+    Mail (-1, no Armour skill) loses 2 ranks; armour with no lives left (destroyed) hampers nothing."""
+    from storymaster.systems.blyss.combat import defence_pool
+
+    mail = Armour(name="Mail", armour_rating=4, action_modifier=-1, skill="Armour")
+    c = fighter("Guard", weapons=[SWORD], armour=[mail], traits=[Trait(name="Armed Combat", rank=2)])
+    state = ENGINE.start([[c], [fighter("X")]])
+    f = state.fighters[0]
+    assert defence_pool(f, state, "defend").penalty_ranks == 2
+    assert defence_pool(f, state, "evade").penalty_ranks == 2
+    for lives in (0, -1):  # destroyed (a hand-edited state may say -1)
+        broken = f.model_copy(update={"armour_lives": (lives,)})
+        assert defence_pool(broken, state, "defend").penalty_ranks == 0
+        assert attack_pool(broken, state)[0].penalty_ranks == 0
+
+
+def test_a_fighter_with_no_attack_dice_is_reported_with_best_die_0() -> None:
+    """Melee Attack (1 + 1) / 2 = 1 less the unskilled weapon's 2 ranks is rank 0: no dice at all, so the best die
+    is 0 (Table 2-01: d0)."""
+    club = Weapon(name="Club", damage="d6", skill="Armed Combat")
+    weak = fighter("P1", agility=1, strength=1, weapons=[club])
+    with pytest.raises(CombatError, match="P1: best die 0 against TD 8"):
+        ENGINE.start([[weak], [fighter("P2", agility=1, strength=1)]])
+
+
+def test_a_tactic_list_shorter_than_the_sides() -> None:
+    """Options given as a list name each side's tactic in order; sides past the list keep the default (attack)."""
+    state = ENGINE.start([[load("warrior")], [load("rogue")], [load("expert")]], options={"tactic": ["aim"]})
+    assert [f.tactic for f in state.fighters] == ["aim", "attack", "attack"]
+
+
+def test_melee_needs_5_ft_or_less() -> None:
+    """Ruling (docs/rulings/blyss.md, Movement in combat): melee needs 5 ft or less; farther, a melee fighter
+    moves."""
+    skill = [Trait(name="Armed Combat", rank=3)]
+    for distance, action in ((5, "attack"), (6, "move")):
+        sides = [[fighter("A", weapons=[SWORD], traits=skill)], [fighter("B", weapons=[SWORD], traits=skill)]]
+        state = ENGINE.start(sides, options={"distance": distance})
+        state, events = ENGINE.step(state, DiceRng(0))
+        assert {e.data["action"] for e in events if e.kind == "declare" and e.round == 1} == {action}, distance
+
+
+def test_a_fight_starts_at_0_ft_unless_told() -> None:
+    assert ENGINE.start([[fighter("A")], [fighter("B")]]).distance == 0
+
+
+def test_a_ranged_weapon_with_no_stated_skill_uses_ranged_combat() -> None:
+    """Suggested Traits name Armed, Ranged and Unarmed Combat: a bow with no skill of its own is Ranged Combat, a
+    blade Armed Combat; with the matching skill there is no unskilled -2."""
+    bow = Weapon(name="Bow", damage="d6", ranged=True, range_increment=60)
+    blade = Weapon(name="Blade", damage="d6")
+    archer = fighter("Archer", weapons=[bow], traits=[Trait(name="Ranged Combat", rank=2)])
+    state = ENGINE.start([[archer], [fighter("X")]], options={"distance": 30})
+    pool, _ = attack_pool(state.fighters[0], state)
+    assert pool.ranks == (3, 2) and pool.penalty_ranks == 0  # Ranged Attack (3 + 3) / 2 = 3, Ranged Combat 2
+    swords = fighter("Blader", weapons=[blade], traits=[Trait(name="Armed Combat", rank=2)])
+    state = ENGINE.start([[swords], [fighter("X")]])
+    pool, _ = attack_pool(state.fighters[0], state)
+    assert pool.ranks == (3, 2) and pool.penalty_ranks == 0
+
+
+def test_a_wounded_attackers_pool_says_its_wound_level() -> None:
+    """Table 2-03: Flesh Wounds is -1 to all rolls (each die); Light Wounds (a third of Health lost, rounded up:
+    6 of 18) is -1 rank."""
+    c = fighter("Hurt", weapons=[SWORD], traits=[Trait(name="Armed Combat", rank=2)])
+    state = ENGINE.start([[c], [fighter("X")]])
+    f = state.fighters[0]
+    flesh = f.model_copy(update={"vitals": f.vitals.model_copy(update={"dodges": 0, "flesh_wounds": 2})})
+    pool, notes = attack_pool(flesh, state)
+    assert (pool.die_modifier, pool.penalty_ranks) == (-1, 0) and notes == ["Flesh Wounds -1 per die"]
+    light = f.model_copy(update={"vitals": f.vitals.model_copy(update={"dodges": 0, "flesh_wounds": 0, "health": 12})})
+    pool, notes = attack_pool(light, state)
+    assert (pool.die_modifier, pool.penalty_ranks) == (0, 1) and notes == ["Light Wounds -1 rank(s)"]
+
+
+def test_an_unaimed_called_shot_counts_against_the_unaimed_td() -> None:
+    """A fight nobody can win is told with each fighter's TD: a Called Shot at the head without aiming is TD 14."""
+    with pytest.raises(CombatError, match="P1: best die 4 against TD 14"):
+        ENGINE.start(
+            [[fighter("P1", agility=1, strength=1)], [fighter("P2", agility=1, strength=1)]],
+            options={"called_shot": {"P1": "head"}},
+        )
+
+
+def test_the_starting_weapon_is_the_first_melee_one_when_close() -> None:
+    """The weapon in hand at the start: at close range the first melee weapon, else the first weapon."""
+    bow = Weapon(name="Bow", damage="d6", ranged=True, range_increment=60)
+    sling = Weapon(name="Sling", damage="d4", ranged=True, range_increment=30)
+    dagger = Weapon(name="Dagger", damage="d4")
+    for weapons, name in (([bow, SWORD], "Sword"), ([SWORD, dagger], "Sword"), ([sling, bow], "Sling")):
+        state = ENGINE.start([[fighter("A", weapons=weapons)], [fighter("B")]])
+        assert state.fighters[0].wielded().name == name, weapons
+
+
+def test_a_specialisation_in_another_weapon_adds_nothing() -> None:
+    c = fighter("Whipper", weapons=[SWORD], traits=[Trait(name="Armed Combat", rank=3, specialisations=("Whip",))])
+    state = ENGINE.start([[c], [fighter("X")]])
+    assert attack_pool(state.fighters[0], state)[0].ranks == (3, 3)
+
+
+def test_a_fighters_attribute_by_keyword() -> None:
+    """combat.attribute names its parameters: a fresh fighter's Strength 4 outside a Test is 4."""
+    from storymaster.systems.blyss.combat import attribute
+
+    state = ENGINE.start([[fighter("A", strength=4)], [fighter("B")]])
+    assert attribute(f=state.fighters[0], name="strength", hr=BlyssHouseRules(), in_a_test=False) == 4

@@ -194,6 +194,15 @@ def test_unopposed_verdicts_in_words():
     # beating the difficulty by more than enough is a success too (Ability Checks: meet or beat it)
     assert judge(check, [L("Superb")])[1:3] == (True, 2)
     assert judge(check, [L("Superb")])[3]["grade"] == "success"
+    # anything from the partial mark up to just below the difficulty is a partial success, not only the mark
+    wide = UnopposedCheck(actor=AbilityRoll(ability="Fair"), difficulty="Superb", partial="Fair")
+    assert [judge(wide, [L(x)])[3]["grade"] for x in ("Mediocre", "Fair", "Good", "Great", "Superb")] == [
+        "failure",
+        "partial success",
+        "partial success",
+        "partial success",
+        "success",
+    ]
     # no partial mark: a Fair roll against Good is a plain failure
     plain = UnopposedCheck(actor=AbilityRoll(ability="Fair"), difficulty="Good")
     assert judge(plain, [L("Fair")])[3]["grade"] == "failure"
