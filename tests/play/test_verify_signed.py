@@ -355,6 +355,23 @@ def test_a_malformed_campaign_body_is_named(gm, signer) -> None:
     _refused(resign(gm, signer), r"campaign 1: a body in its log is malformed \(KeyError")
 
 
+@pytest.mark.parametrize("rules, error", [(5, "TypeError"), (["abc"], "ValueError")])
+def test_house_rules_that_are_no_mapping_are_named(gm, signer, rules, error) -> None:
+    """House rules that cannot be read as a mapping (a number; a list of three-letter text), chained and signed."""
+    log = gm["campaign"]["log"]
+    log[0]["body"]["house_rules"] = rules
+    rehash(log)
+    _refused(resign(gm, signer), rf"campaign 1: a body in its log is malformed \({error}")
+
+
+def test_a_post_whose_text_is_no_text_is_named(gm, signer) -> None:
+    log = _scene(gm)["log"]
+    post = _entry(log, "post.created", text="Bo waits.")
+    post["body"]["text"] = 5
+    rehash(log, post["seq"])
+    _refused(resign(gm, signer), r"scene 1: a body in its log is malformed \(TypeError")
+
+
 def test_a_malformed_character_body_is_named(gm, signer) -> None:
     log = gm["campaign"]["log"]
     created = next(e for e in log if e["kind"] == "character.created")
@@ -1029,7 +1046,8 @@ def test_a_version_1_export_without_a_campaign_or_scenes_part(v1) -> None:
     assert [r["log"] for r in verify_export(copy.deepcopy(v1))["logs"]] == ["scene 5"]
     v1["campaign"] = {"id": 1, "log": []}  # an empty log is a chain of nothing
     del v1["scenes"]
-    assert [r["entries"] for r in verify_export(v1)["logs"]] == [0]
+    # nothing in it is salted: an unsalted log, version 1 (the report's version is always one the verifier knows)
+    assert [(r["entries"], r["commit"], r["head"]) for r in verify_export(v1)["logs"]] == [(0, 1, "0" * 64)]
 
 
 # --- the export's text ------------------------------------------------------------------------------------------------
@@ -1078,3 +1096,91 @@ def test_a_downgraded_campaign_export_without_scenes_is_refused(gm) -> None:
     _refused(old, "campaign 1: salted logs come only in signed")
     old["scenes"] = [_scene(gm, 2)]
     _refused(old, "campaign 1: salted logs come only in signed")
+
+
+def test_a_roll_that_draws_no_dice_is_a_genuine_roll(tally) -> None:
+    """A constant ("3") draws nothing: its stretch of the stream is empty ([1, 1]), between two dice that touch it."""
+    from play.signed_kit import salt
+
+    from storymaster.play import campaign as cc
+    from storymaster.play import scene as sc
+    from storymaster.play.log import seal
+    from storymaster.play.views import entry_view
+
+    c = cc.fold_campaign(
+        1,
+        seal(cc.create_campaign(GM, "gm", name="C", system=tally, house_rules={}), head_seq=0, head_hash=None, at="t0"),
+    )
+    opened = seal(
+        sc.open_scene(c, GM, scene_id=1, title="S", seed=SEED_1)[0], head_seq=0, head_hash=None, at="t1", salt=salt
+    )
+    s, log = sc.fold_scene(1, opened), list(opened)
+    for dice in ("d6", "3", "d6"):
+        new = seal(
+            sc.write_post(c, s, GM, kind="ooc", text=dice, now=None, seed=SEED_1, system=tally, rolls=[{"dice": dice}]),
+            head_seq=s.head_seq,
+            head_hash=s.head_hash,
+            at="t2",
+            salt=salt,
+        )
+        s, log = sc.fold_scene(1, new, s), log + new
+    new = seal(sc.close_scene(c, s, GM, seed=SEED_1)[0], head_seq=s.head_seq, head_hash=s.head_hash, at="t3", salt=salt)
+    views = [entry_view(e, Reader(GM, "gm"), SEED_1) for e in log + new]
+    assert views[2]["rolls"][0]["counter"] == [1, 1]  # what the table wrote: no die drawn
+    r = _check(views)
+    assert (r["rolls_shown"], r["rolls_replayed"]) == (3, 3)
+
+
+@pytest.mark.parametrize("prev", ["0" * 64, "f" * 64])
+def test_a_link_to_anything_but_the_entry_before_is_refused(closed, prev) -> None:
+    """Below or above the right hash (the genesis hash, the highest one): a link either is the hash before or not."""
+    closed[2]["prev"] = prev
+    with pytest.raises(VerificationError, match="scene 1, entry 3: does not link to the entry before it"):
+        _check(closed)
+
+
+def test_a_roll_claiming_dice_before_its_record_overlaps_the_roll_before(closed) -> None:
+    """Entry 3's d20 (drawn at 2) claims [1, 3): its record is inside that, but die 1 is entry 2's."""
+    _roll_of(closed, 3)["counter"] = [1, 3]
+    rehash(closed, 3)
+    with pytest.raises(VerificationError, match=r"scene 1, entry 3: its roll reuses dice .* by scene 1, entry 2"):
+        _check(closed)
+
+
+def test_the_entry_points_take_their_arguments_by_name(gm, key) -> None:
+    """Every parameter by its name, the first ones too (the signatures' keyword-only markers leave them named)."""
+    from storymaster.play.verify import verify_text
+
+    assert verify_text(text=json.dumps(gm), key=key, source="x.json")["signed"]
+    assert verify_export(doc=gm, key=key)["signed"]
+    log = _scene(gm)["log"]
+    assert verify_log(entries=log, name="scene 1", scene_id=1, key=key, log_id="s:1")["signed"]
+
+
+@pytest.mark.parametrize(
+    "quoted",
+    [{"seed_sha256": _sha("another seed"), "stream": "scene:1"}, {"stream": "scene:9"}, {"seed_sha256": "0" * 64}],
+)
+def test_only_the_opening_entry_publishes_the_commitment(closed, quoted) -> None:
+    """A post whose body happens to carry a commitment's or a stream's key (chained as written) is a post: the
+    scene's commitment and stream stay the ones its opening entry published, and the revealed seed matches them."""
+    closed[3]["body"].update(quoted)  # entry 4, "typo"
+    rehash(closed, 4)
+    r = _check(closed)
+    assert (r["commitment"], r["seed_revealed"], r["rolls_replayed"]) == (_sha(SEED_1), True, 5)
+
+
+def test_only_the_closing_entry_reveals_the_seed(closed) -> None:
+    """A post whose body carries a "seed" key (chained as written) is a post, not the scene's close."""
+    closed[3]["body"]["seed"] = SEED_1  # entry 4, "typo"
+    rehash(closed, 4)
+    r = _check(closed)
+    assert (r["entries"], r["seed_revealed"], r["rolls_replayed"]) == (10, True, 5)
+
+
+def test_a_scene_log_under_a_lower_id_is_refused_for_its_stream(world, signer) -> None:
+    """Scene 2's log exported as scene 1, every signature made for s:1: its stream, scene:2, is not scene 1's."""
+    doc = copy.deepcopy(world[1]["gm"])
+    doc["scenes"] = [_scene(doc, 2)]
+    doc["scenes"][0]["id"] = 1
+    _refused(resign(doc, signer), "scene 1, entry 1: the scene's stream is 'scene:2', not 'scene:1'")

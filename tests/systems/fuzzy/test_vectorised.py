@@ -343,3 +343,28 @@ def test_the_total_sampler_is_the_inverse_cdf(dice):
     assert got2[0::2].tolist() == want
     cdf1 = np.cumsum([float(p) for _, p in one])
     assert got2[1::2].tolist() == [one[min(int(np.searchsorted(cdf1, u, side="right")), len(one) - 1)][0] for u in us]
+
+
+def test_the_flat_table_covers_every_roll_bonus_a_fighter_can_reach():
+    """A fighter whose manoeuvres are worth -1 and +2 can stand at -1, 0, +1 (both bought) or +2: every one of
+    them is in the table, each the scalar flat modifier (the table's lowest entry is the lowest reachable)."""
+    tactics = CombatTactics(
+        manoeuvres=[
+            {"name": "stumble", "cost": 1, "roll_bonus": -1},
+            {"name": "high ground", "cost": 4, "roll_bonus": 2},
+        ]
+    )
+    state = SYSTEM.combat.start([[_character("A", 3)], [_character("B", 3)]])
+    a = state.fighters[0].model_copy(update={"tactics": tactics})
+    state = state.model_copy(update={"fighters": (a, state.fighters[1])})
+    t = FightTables(state)
+    assert t.rb_low == -1
+    for rb in (-1, 0, 1, 2):
+        assert t.flat[0, rb - t.rb_low] == exchange_dice(with_worst(a, 0, rb), 1, state.house_rules)[1] == rb
+
+
+def test_next_manoeuvre_v_gives_minus_one_for_none():
+    """Its contract: the index of the manoeuvre bought, or -1 when none is (nothing affordable, all bought)."""
+    tactics = CombatTactics(manoeuvres=[{"name": "feint", "cost": 2}])
+    got = next_manoeuvre_v(tactics.manoeuvres, ("feint",), np.array([[False], [False], [True]]), np.array([1, 2, 5]))
+    assert got.tolist() == [-1, 0, -1]
