@@ -28,6 +28,7 @@ from storymaster.systems.philsys.round import (
     Die,
     Opposed,
     best_attack,
+    choose,
     decided,
     end_of_round,
     initiative_pmf,
@@ -567,3 +568,30 @@ def test_attack_spells_are_tried_best_first():
     cure = {"name": "Cure", "cost": {"mp": 1}, "effect": {"kind": "heal", "damage": "3+1d4"}}
     su, _ = fight([[caster("Ann", abilities=[mend, cure])], [fighter("Bo", 30)]])
     assert tuple(m.ability.name for m in su.specs[0].heals) == ("Cure", "Mend")
+
+
+def test_armour_that_stops_every_blow_leaves_the_first_choice():
+    """Every choice worth nothing (AC/3 = 100 stops even a doubled blow): the first listed is kept."""
+    choices = [("chop", "8+2d6"), ("slash", "10+1d6"), ("thrust", "8+1d6")]
+    for hr in (PhilsysHouseRules(), PhilsysHouseRules(critical_margin=1)):
+        for at, pa, parry in product((0, 14), (2, 8), (True, False)):
+            assert best_attack(choices, at, pa, parry, 100, hr) == choices[0]
+
+
+def test_a_critical_hit_rolling_below_zero_deals_nothing():
+    """Doubling a blow that rolled below 0 doubles nothing: 0 raw damage, 0 taken."""
+    weak = fighter("Ann", 30, stats={"STR": -5})
+    su, bout = fight([[weak], [fighter("Bo", 30, equipment={})]], options={"attack": {"side0": "punch"}})
+    log: list = []
+    ch = Script(
+        [Contest("critical hit", rec(20), rec(1)), Die(-3, rec(-3)), Contest("miss", rec(2), rec(19))], narrate=True
+    )
+    after = play_round(su, bout, ch, 1, log)
+    blow = next(e for e in log if e.kind == "melee" and e.actor == "Ann")
+    assert (blow.data["raw_damage"], blow.data["damage"], after.bodies[1].hp) == (0, 0, 30)
+
+
+def test_the_choice_needs_a_body_per_fighter():
+    su, bout = fight([[caster("Ann"), fighter("Cy", 1)], [fighter("Bo", 30)]])
+    with pytest.raises(ValueError):
+        choose(su, bout.bodies[:2], 0)
