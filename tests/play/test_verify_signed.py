@@ -1046,7 +1046,8 @@ def test_a_version_1_export_without_a_campaign_or_scenes_part(v1) -> None:
     assert [r["log"] for r in verify_export(copy.deepcopy(v1))["logs"]] == ["scene 5"]
     v1["campaign"] = {"id": 1, "log": []}  # an empty log is a chain of nothing
     del v1["scenes"]
-    assert [r["entries"] for r in verify_export(v1)["logs"]] == [0]
+    # nothing in it is salted: an unsalted log, version 1 (the report's version is always one the verifier knows)
+    assert [(r["entries"], r["commit"], r["head"]) for r in verify_export(v1)["logs"]] == [(0, 1, "0" * 64)]
 
 
 # --- the export's text ------------------------------------------------------------------------------------------------
@@ -1167,3 +1168,19 @@ def test_only_the_opening_entry_publishes_the_commitment(closed, quoted) -> None
     rehash(closed, 4)
     r = _check(closed)
     assert (r["commitment"], r["seed_revealed"], r["rolls_replayed"]) == (_sha(SEED_1), True, 5)
+
+
+def test_only_the_closing_entry_reveals_the_seed(closed) -> None:
+    """A post whose body carries a "seed" key (chained as written) is a post, not the scene's close."""
+    closed[3]["body"]["seed"] = SEED_1  # entry 4, "typo"
+    rehash(closed, 4)
+    r = _check(closed)
+    assert (r["entries"], r["seed_revealed"], r["rolls_replayed"]) == (10, True, 5)
+
+
+def test_a_scene_log_under_a_lower_id_is_refused_for_its_stream(world, signer) -> None:
+    """Scene 2's log exported as scene 1, every signature made for s:1: its stream, scene:2, is not scene 1's."""
+    doc = copy.deepcopy(world[1]["gm"])
+    doc["scenes"] = [_scene(doc, 2)]
+    doc["scenes"][0]["id"] = 1
+    _refused(resign(doc, signer), "scene 1, entry 1: the scene's stream is 'scene:2', not 'scene:1'")

@@ -61,6 +61,9 @@ def test_end_states_are_listed_mildest_first():
     s = engine.start([[sword("A", 4)], [sword("B", 4)]], options={"level": 3})
     f = SYSTEM.forecast(s, method="exact")
     assert f.end_state_order == ("unhurt", "3 HP left", "2 HP left", "1 HP left", "down (0 HP)")
+    s = engine.start([[sword("A", 9)], [sword("B", 9)]], options={"level": 3})  # 9 HP each: eleven ends
+    f = SYSTEM.forecast(s, method="exact")
+    assert f.end_state_order == ("unhurt", *(f"{k} HP left" for k in range(8, 0, -1)), "down (0 HP)")
 
 
 def test_tactics_and_notes_in_words():
@@ -79,6 +82,9 @@ def test_tactics_and_notes_in_words():
     assert any(n.startswith("levels 1-2") for n in SYSTEM.forecast(s4, method="exact").notes)
     s4 = engine.start([[a], [c]], options={"switch": {2: 3}})
     assert not any(n.startswith("levels 1-2") for n in SYSTEM.forecast(s4, method="exact").notes)
+    # an empty side in the middle keeps its letter, with no one's tactics
+    s_gap = engine.start([[a], [], [c]], options={"level": 3})
+    assert dict(SYSTEM.forecast(s_gap, method="exact").tactics) == {"A": "auto", "B": "", "C": "auto"}
     # three sides: each side's tactics under its own letter
     s3 = engine.start([[a], [b], [c]], options={"level": 3, "tactics": {"2": "hold"}})
     assert dict(SYSTEM.forecast(s3, method="exact").tactics) == {"A": "auto", "B": "auto", "C": "hold"}
@@ -136,6 +142,9 @@ def test_a_finished_fight_and_a_fight_with_nobody_standing():
     nobody = apply_hazard(done, "A", wounds=2)[0]
     f = SYSTEM.forecast(nobody)
     assert f.p_win == (0.0, 0.0) and f.p_draw == 1.0 and f.combatants[0].end_states == {"down (0 HP)": 1.0}
+    b_won = apply_hazard(s, "A", wounds=2)[0]
+    f = SYSTEM.forecast(b_won)
+    assert f.p_win == (0.0, 1.0) and f.p_draw == 0.0
     stopped = s.model_copy(update={"ended": True})
     f = SYSTEM.forecast(stopped)
     assert f.p_draw == 1.0 and f.p_win == (0.0, 0.0) and f.notes == ("the fight is already over",)
@@ -339,6 +348,19 @@ SCENARIOS = {
         BumHouseRules(modern_guns_ignore_armour=True, rifle_range_divisor=3),
     ),
     "longspear": ([[sword("A", 3)], [SPEAR]], {}, BumHouseRules(longspear_first_strike=True)),
+    "longspear-attacked-first": (
+        [[sword("A", 3)], [SPEAR]],
+        {"order": ["A", "Spear"]},
+        BumHouseRules(longspear_first_strike=True),
+    ),
+    "javelins-taken-up": (
+        [
+            [npc("T", (2, 4, 2, 2), weapons={"ranged": {"name": "Javelin", "ammo": 3, "readiness": "unready"}})],
+            [sword("C", 2, dex=0)],
+        ],
+        {"distance": 2, "tactics": {"T": "ranged", "C": "hold"}},
+        None,
+    ),
     "longspear-attacks": ([[SPEAR], [sword("A", 3)]], {}, BumHouseRules(longspear_first_strike=True)),
     "sneak-melee": ([[sword("A"), sword("B")], [sword("C", 3), sword("D", 3)]], {"surprised": ["C"]}, None),
     "sneak-no-kill": (
@@ -367,6 +389,48 @@ SCENARIOS = {
         {},
         BumHouseRules(opposed_ties="players"),
     ),
+    "level-4-three-sides": ([[sword("A", 3)], [sword("B")], [BRUTE]], {}, None),
+    "archer-three-arrows": (
+        [
+            [
+                npc(
+                    "Archer",
+                    (2, 4, 2, 2),
+                    weapons={"ranged": {"name": "Longbow", "ammo": 3}, "primary": {"name": "Club"}},
+                )
+            ],
+            [sword("C", 4, dex=0)],
+        ],
+        {"distance": 6, "tactics": {"Archer": "ranged", "C": "hold"}},
+        None,
+    ),
+    "bow-then-staff": (
+        [
+            [npc("Staff", (2, 3, 2, 2), weapons={"ranged": {"name": "Longbow"}, "backup": {"name": "Quarterstaff"}})],
+            [sword("C", 3), sword("D")],
+        ],
+        {"distance": 1},
+        None,
+    ),
+    "two-wound-maul": (
+        [[npc("Maul", (3, 2, 2, 2), weapons={"primary": {"name": "Maul", "attack": 1, "wounds": 2}})], [sword("C", 4)]],
+        {},
+        None,
+    ),
+    "musket-counted": (
+        [
+            [
+                npc(
+                    "Musketeer",
+                    (2, 3, 1, 1),
+                    weapons={"ranged": {"name": "Musket", "ammo": 1}, "primary": {"name": "Club"}},
+                )
+            ],
+            [BRUTE],
+        ],
+        {"distance": 4, "tactics": {"Musketeer": "ranged", "Brute": "hold"}},
+        BumHouseRules(muzzleloader_reload_actions=2),
+    ),
     "attack-bonuses-only": ([[sword("A", 3)], [KNIGHT]], {"level": 3}, BumHouseRules(simple_combat_bonuses="attack")),
 }
 
@@ -375,6 +439,13 @@ SCENARIOS = {
 def test_simulation_agrees_with_the_exact_chain(key):
     sides, options, hr = SCENARIOS[key]
     _agree(engine.start(sides, house_rules=hr, options=options))
+
+
+def test_simulation_agrees_whatever_the_listing():
+    """Level 1 with the fighters listed side B first (a saved fight edited by hand): side A still rolls."""
+    sides, options, hr = SCENARIOS["level-1-team"]
+    s = engine.start(sides, house_rules=hr, options=options)
+    _agree(s.model_copy(update={"fighters": s.fighters[::-1]}))
 
 
 def test_simulation_from_mid_fight_states():
@@ -404,3 +475,51 @@ def test_simulation_certainties():
     assert f.combatants[0].end_states == {"unhurt": 1.0}
     done = apply_hazard(s, "W 2", wounds=1)[0]
     assert SYSTEM.forecast(done, method="simulate", samples=100).p_win == (1.0, 0.0)
+
+
+def test_a_saved_fight_past_its_cap_plays_one_more_round():
+    """The engine plays one round from any state that is not over, then stops at the cap (combat.step): from round 2
+    of a fight capped at 1, one exchange at level 3 (3 HP each) cannot end it: a stand-off after 1 round, exact and
+    simulated. With 1 HP each the one exchange decides: A (+4) against B (+4), 1/2 each."""
+    s = engine.start([[sword("A", 3)], [sword("B", 3)]], options={"level": 3})
+    late = s.model_copy(update={"round": 2, "order": ("A", "B"), "max_rounds": 1})
+    for method in ("exact", "simulate"):
+        f = SYSTEM.forecast(late, method=method, samples=2000)
+        assert f.p_draw == pytest.approx(1.0) and dict(f.rounds) == {1: pytest.approx(1.0)}
+    s = engine.start([[sword("A", 1)], [sword("B", 1)]], options={"level": 4})
+    late = s.model_copy(update={"round": 2, "order": ("A", "B"), "max_rounds": 1})
+    f = SYSTEM.forecast(late, method="exact")
+    p = p_opp(3, 2)  # STR 1 + sword 2 against DEX 2; B strikes back only if A missed
+    assert f.p_win == pytest.approx((p, (1 - p) * p), abs=1e-12) and f.p_draw == pytest.approx((1 - p) ** 2)
+
+
+def test_the_chain_holds_the_round_once_nothing_is_due():
+    """Past the last level switch the round number only matters for the cap: a level-4 duel at 1 HP each (no cap in
+    reach) has two live states, the start and 'both standing after a round' (the same state every round after)."""
+    s = engine.start([[sword("A", 1)], [sword("B", 1)]], options={"max_rounds": 10_000})
+    assert SYSTEM.forecast(s, method="exact").notes[-1] == "exact Markov chain over 2 fight states"
+
+
+def test_the_closed_form_whatever_the_listing():
+    """A state listing side B's fighter first (a saved fight edited by hand): the same closed-form duel, by side."""
+    s = engine.start([[sword("A", 3)], [sword("B")]], options={"level": 2})
+    turned = s.model_copy(update={"fighters": s.fighters[::-1]})
+    f = SYSTEM.forecast(turned, method="exact")
+    p = p_opp(5, 4)
+    assert "closed form" in f.notes[-1] and f.p_win == pytest.approx((p, 1 - p), abs=1e-12)
+
+
+def test_duel_chain_reads_who_is_first_by_name_and_level3_wounds():
+    """Who acts first is read from the order by name, whatever the names sort as; at level 3 each lost exchange
+    costs one hit point (Part Five)."""
+    zed, abe = sword("Zed"), sword("Abe")
+    c = duel_chain(engine.start([[zed], [abe]], options={"level": 3, "order": ["Abe", "Zed"]}))
+    assert c.first == 1 and c.wounds == (1, 1) and c.level == 3
+    c = duel_chain(engine.start([[zed], [abe]], options={"order": ["Zed", "Abe"]}))
+    assert c.first == 0
+    # ties to the defender (ruling 1: at level 3 the side that did not start): Zed (+4) started against Abe (+4)
+    hr = BumHouseRules(opposed_ties="defender")
+    c = duel_chain(engine.start([[zed], [abe]], house_rules=hr, options={"level": 3}))
+    assert c.p_hit == (Fraction(15, 36), Fraction(21, 36))
+    with pytest.raises(OddsError, match="rolled"):
+        duel_chain(engine.start([[zed], [abe]], options={"initiative": "int"}))

@@ -177,7 +177,8 @@ def test_strikes_first_twin():
     )
     longspear = profile(c, "primary")
     assert longspear is not None and longspear.longspear
-    rows = list(product((False, True), (-1, 0, 1, 2), (0, 1), (0, 1, 2)))  # acted, hp (-1: edited), stunned, distance
+    # acted, hp, stunned, distance; -1 hit points or stun: a state edited by hand (no more standing, still stunned)
+    rows = list(product((False, True), (-1, 0, 1, 2), (-1, 0, 1), (0, 1, 2)))
     for hr, weapon, surprised in product(
         (BumHouseRules(), BumHouseRules(longspear_first_strike=True)), (longspear, UNARMED), (False, True)
     ):
