@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from storymaster.dice import DiceRng, roll
 from storymaster.errors import OddsError
 from storymaster.forecast import Batch, absorb, fight_by_fight, run_simulation, wilson_interval
+from storymaster.forecast.markov import absorb_indexed
 from storymaster.rules import Event, Model
 
 
@@ -152,3 +153,24 @@ def test_engine_runner_is_reproducible() -> None:
     b = fight_by_fight("toy", engine, Duel(), samples=50, seed=3, sides=[["A"], ["B"]])
     assert a == b
     assert DiceRng  # the engine runner draws from audited streams
+
+
+@pytest.mark.parametrize("cap", [3, 10_000])
+@pytest.mark.parametrize("start", [1, 5, 9])
+def test_absorb_indexed_is_absorb_on_numbered_states(start: int, cap: int) -> None:
+    """The numpy form for chains with numbered states (the BLYSS chain's) gives absorb's answer: gambler's ruin with
+    a lazy step, to the round cap (the states still in play) and to the end (against the closed form)."""
+    step = lambda s: [(0.55 * 0.75, s + 1), (0.45 * 0.75, s - 1), (0.25, s)]  # noqa: E731
+    a = absorb(start, step, lambda s: s in (0, 10), max_rounds=cap)
+    b = absorb_indexed(start, step, lambda s: s in (0, 10), max_rounds=cap)
+    assert (
+        b.terminal.keys() == a.terminal.keys() and b.rounds.keys() == a.rounds.keys() and b.live.keys() == a.live.keys()
+    )
+    for x, y in ((a.terminal, b.terminal), (a.rounds, b.rounds), (a.live, b.live)):
+        assert all(abs(x[k] - y[k]) < 1e-14 for k in x)
+    assert abs(a.unresolved - b.unresolved) < 1e-14 and a.states_seen == b.states_seen
+    if cap > 100:
+        assert b.terminal[10] == pytest.approx(ruin(start, 10, 0.55), abs=1e-9)
+    with pytest.raises(ValueError, match="sum to"):
+        absorb_indexed(0, lambda s: [(0.5, s + 1)], lambda s: s > 3)
+    assert absorb_indexed(2, lambda s: [], lambda s: s == 2).terminal == {2: 1.0}

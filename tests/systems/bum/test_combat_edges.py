@@ -9,7 +9,7 @@ import pytest
 from storymaster.dice import DiceRng
 from storymaster.errors import CombatError
 from storymaster.systems.bum import SYSTEM, BumCharacter, BumHouseRules
-from storymaster.systems.bum.combat import apply_hazard, knock_down, switch_level
+from storymaster.systems.bum.combat import BumCombat, apply_hazard, knock_down, switch_level
 
 engine = SYSTEM.combat
 
@@ -70,6 +70,8 @@ def test_start_takes_every_option():
     assert duel(switch={1: 2}).switch == ((1, 2),)  # round 1 is the first a switch can name
     assert duel(switch={4: 3}).switch == ((4, 3),)
     s = engine.start(sides=[[a], [c]], house_rules=BumHouseRules(), options={})  # every parameter can be named
+    assert [f.name for f in s.fighters] == ["A", "C"]
+    s = BumCombat().start(sides=[[a], [c]], house_rules=BumHouseRules(), options={})  # the engine class itself
     assert [f.name for f in s.fighters] == ["A", "C"]
 
 

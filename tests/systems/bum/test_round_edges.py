@@ -650,3 +650,18 @@ def test_an_unready_thrown_weapon_is_taken_up_in_one_action():
     s, ev = engine.step(s, DiceRng(1))
     assert [e.kind for e in ev if e.actor == "T"] == ["reload"]
     assert (s.fighter("T").readiness, s.fighter("T").ammo) == ("ready", 3)
+
+
+def test_the_fallen_do_not_move_either():
+    """Wounds/Injury: at 0 HP a fighter is 'too hurt to fight, run or cast'. Three turns apart, A closes one turn;
+    B (down) does not move; C holds: two turns apart after the round."""
+    from storymaster.dice import DiceRng
+    from storymaster.systems.bum.combat import apply_hazard
+
+    s = engine.start(
+        [[sword("A"), sword("B")], [sword("C")]],
+        options={"order": ["A", "B", "C"], "distance": 3, "tactics": {"C": "hold"}},
+    )
+    s, _ = apply_hazard(s, "B", wounds=2)
+    s, ev = engine.step(s, DiceRng(1))
+    assert s.distance == 2 and not [e for e in ev if e.actor == "B"]

@@ -237,6 +237,9 @@ def test_bad_starts_say_why():
         E.start([[a], [b]], options={"tactics": [{}, {}, {}]})
     with pytest.raises(CombatError, match="bad tactics"):
         E.start([[a], [b]], options={"tactics": [{}, {"approach": 5}]})
+    # two bad tactics: the message names the first one's field, with that field's own complaint
+    with pytest.raises(CombatError, match=r"bad tactics: .* at \('approach',\)$"):
+        E.start([[a], [b]], options={"tactics": [{}, {"approach": 5, "stance": "wild"}]})
     with pytest.raises(CombatError, match="one-on-one"):
         E.start([[a], [b, fighter("C")]], options={"mode": "detailed"})
     with pytest.raises(CombatError, match="maps a fighter's name"):

@@ -16,10 +16,10 @@ import pytest
 from storymaster.dice import DiceRng, RollRecord
 from storymaster.errors import CombatError
 from storymaster.odds import distribution
-from storymaster.systems.philsys import SYSTEM
+from storymaster.systems.philsys import SYSTEM, combat
 from storymaster.systems.philsys.character import Character, Stats, Weapon
 from storymaster.systems.philsys.checks import MeleeAttack
-from storymaster.systems.philsys.combat import Fighter, FightOptions, body, melee_options, setup
+from storymaster.systems.philsys.combat import Fighter, FightOptions, PhilsysCombat, body, melee_options, setup
 from storymaster.systems.philsys.options import PhilsysHouseRules
 from storymaster.systems.philsys.round import (
     Body,
@@ -28,6 +28,8 @@ from storymaster.systems.philsys.round import (
     Die,
     Opposed,
     best_attack,
+    choose,
+    decided,
     end_of_round,
     initiative_pmf,
     play_round,
@@ -84,10 +86,11 @@ def test_the_first_step_keeps_each_fighters_initiative_total_and_bonus():
 
 def test_sides_may_be_named_by_keyword_and_house_rules_only_by_keyword():
     """The CombatEngine protocol: start(sides, *, house_rules, options)."""
-    state = ENGINE.start(sides=[[brute("A")], [brute("B")]], house_rules=PhilsysHouseRules(max_rounds=3))
+    engine = PhilsysCombat()
+    state = engine.start(sides=[[brute("A")], [brute("B")]], house_rules=PhilsysHouseRules(max_rounds=3))
     assert state.house_rules.max_rounds == 3
     with pytest.raises(TypeError):
-        ENGINE.start([[brute("A")], [brute("B")]], PhilsysHouseRules())  # type: ignore[misc]
+        engine.start([[brute("A")], [brute("B")]], PhilsysHouseRules())  # type: ignore[misc]
 
 
 def test_an_empty_side_is_refused():
@@ -123,8 +126,10 @@ def test_an_attack_forced_into_a_fight_state_is_refused_when_the_round_is_played
     assert err.value.hint == "choose one of thrust, slash, chop"
 
 
-def test_the_setup_is_kept_for_the_fights_next_rounds():
-    """Another fight's setup in between does not push this fight's out."""
+def test_the_setup_is_kept_for_the_fights_next_rounds(monkeypatch):
+    """Another fight's setup in between does not push this fight's out; the first fight of a fresh process
+    (nothing kept yet) too."""
+    monkeypatch.setattr(combat, "_SETUPS", {})
     one = ENGINE.start([[brute("A")], [brute("B")]])
     two = ENGINE.start([[brute("C")], [brute("D")]])
     first = setup(one)
@@ -515,3 +520,78 @@ def test_bleeding_goes_on_past_a_dead_fighter():
     dead = Body(-12, 0, 0, unconscious=True, dead=True)
     down = Body(-3, 0, 0, unconscious=True)
     assert end_of_round(su, (dead, down))[1].hp == -5
+
+
+def test_a_fight_with_nobody_standing_is_decided():
+    """Both sides down at once (a double knock-out, or both bleeding out at the end of a round): over."""
+    su, _ = fight([[fighter("Ann", 30)], [fighter("Bo", 30)]])
+    down = (Body(0, 0, 0, unconscious=True), Body(-12, 0, 0, unconscious=True, dead=True))
+    assert decided(down, su.specs)
+    assert not decided((Body(30, 0, 0), Body(30, 0, 0)), su.specs)
+    assert decided((Body(30, 0, 0), down[1]), su.specs)
+
+
+def archer(name: str, hp: int) -> Character:
+    return Character.model_validate(
+        {
+            "name": name,
+            "stats": {"COU": 1, "AGI": 4, "INT": 1, "STR": 2, "STA": 2},
+            "current": {"hp": hp},
+            "equipment": {"missile": {"name": "Bow", "accuracy": 8, "damage": "1d6+1"}},
+        }
+    )
+
+
+def test_a_limb_shot_tells_whether_the_limb_is_disabled():
+    """Resolving Ranged Attacks: a limb hit rolls a d6, 5 or 6 disables the limb."""
+    for d6, words, disabled in ((5, "is disabled", 1), (4, "still works", 0)):
+        su, bout = fight([[archer("Cy", 20)], [fighter("Bo", 30)]], options={"aim": {"side0": "limb"}})
+        log: list = []
+        ch = Script(
+            [Contest("hit", rec(15), rec(3)), Die(4, rec(4)), Die(d6, rec(d6)), Contest("miss", rec(2), rec(19))],
+            narrate=True,
+        )
+        after = play_round(su, bout, ch, 1, log)
+        assert after.bodies[1].disabled_limbs == disabled
+        shot = next(e for e in log if e.kind == "missile")
+        assert f"The limb d6 shows {d6}: the limb {words}." in shot.text
+
+
+def test_attack_spells_are_tried_best_first():
+    """The automatic choice casts the affordable attack with the best mean damage: Strong (3+1d4, 5.5)
+    before Weak (1d4, 2.5), whatever order the sheet lists them in."""
+    weak = {"name": "Weak", "cost": {"mp": 1}, "effect": {"kind": "attack", "damage": "1d4"}}
+    strong = {"name": "Strong", "cost": {"mp": 1}, "effect": {"kind": "attack", "damage": "3+1d4"}}
+    su, _ = fight([[caster("Ann", abilities=[weak, strong])], [fighter("Bo", 30)]])
+    assert tuple(m.ability.name for m in su.specs[0].spells) == ("Strong", "Weak")
+    mend = {"name": "Mend", "cost": {"mp": 1}, "effect": {"kind": "heal", "damage": "1d4"}}
+    cure = {"name": "Cure", "cost": {"mp": 1}, "effect": {"kind": "heal", "damage": "3+1d4"}}
+    su, _ = fight([[caster("Ann", abilities=[mend, cure])], [fighter("Bo", 30)]])
+    assert tuple(m.ability.name for m in su.specs[0].heals) == ("Cure", "Mend")
+
+
+def test_armour_that_stops_every_blow_leaves_the_first_choice():
+    """Every choice worth nothing (AC/3 = 100 stops even a doubled blow): the first listed is kept."""
+    choices = [("chop", "8+2d6"), ("slash", "10+1d6"), ("thrust", "8+1d6")]
+    for hr in (PhilsysHouseRules(), PhilsysHouseRules(critical_margin=1)):
+        for at, pa, parry in product((0, 14), (2, 8), (True, False)):
+            assert best_attack(choices, at, pa, parry, 100, hr) == choices[0]
+
+
+def test_a_critical_hit_rolling_below_zero_deals_nothing():
+    """Doubling a blow that rolled below 0 doubles nothing: 0 raw damage, 0 taken."""
+    weak = fighter("Ann", 30, stats={"STR": -5})
+    su, bout = fight([[weak], [fighter("Bo", 30, equipment={})]], options={"attack": {"side0": "punch"}})
+    log: list = []
+    ch = Script(
+        [Contest("critical hit", rec(20), rec(1)), Die(-3, rec(-3)), Contest("miss", rec(2), rec(19))], narrate=True
+    )
+    after = play_round(su, bout, ch, 1, log)
+    blow = next(e for e in log if e.kind == "melee" and e.actor == "Ann")
+    assert (blow.data["raw_damage"], blow.data["damage"], after.bodies[1].hp) == (0, 0, 30)
+
+
+def test_the_choice_needs_a_body_per_fighter():
+    su, bout = fight([[caster("Ann"), fighter("Cy", 1)], [fighter("Bo", 30)]])
+    with pytest.raises(ValueError):
+        choose(su, bout.bodies[:2], 0)

@@ -36,13 +36,13 @@ from pydantic import BaseModel
 from ...errors import OddsError
 from ...forecast import Absorbed, Batch, CombatantForecast, Forecast, run_simulation
 from ...forecast.chance import branches
-from ...forecast.markov import MAX_STATES
+from ...forecast.markov import absorb_indexed
 from ...forecast.simulate import ADAPTIVE_ERROR, ADAPTIVE_MAX
 from .character import armour_soaks_v, damaged_armour_rating_v, movement_feet
 from .combat import MELEE_REACH_FT, Fighter, FightState, action_round_order, attribute
 from .dicepool import die_succeeds_v, judge_kind_v, successes_v
 from .living import blow_flags_v, dying_result_v, spill_damage_v, wound_level_code, wound_level_codes
-from .round import Mover, Roster, RoundState, exact_damage, play_beat, to_state
+from .round import Mover, Roster, RoundState, begin_round, exact_damage, play_turn, to_state
 from .scale import pool_for_rank
 from .tables import table
 from .vectorised import (
@@ -63,9 +63,11 @@ from .vectorised import (
     covering_piece_v,
     declare_v,
     defence_of_v,
+    each_row,
     end_code,
     end_codes_v,
     initiative_order_v,
+    lookup_pools,
     pick_target_v,
     screw_up_weapon_v,
     td_tables,
@@ -76,7 +78,7 @@ __all__ = ["END_STATES", "blyss_forecast", "end_state", "exact_applies", "simula
 
 #: the exact chain's word for a fighter still up when the round cap ends the fight (it keeps no wound level then)
 STANDING_AT_CAP = "standing at the round cap"
-DRAW_MEANING = "draw (nobody left standing, or a stand-off at the round cap)"
+DRAW_MEANING = "draw (nobody left standing, or a stand-off: nobody standing can ever hit, or the round cap)"
 _TACTICS = ("attack", "defensive", "aim", "disarm")
 RECOVER, MOVE, AIM = 1, 2, 5
 
@@ -126,50 +128,21 @@ class _Roster:
         key = (kind, k, level, mask, aim, dropped, dist)
         hit = self._pool_cache.get(key)
         if hit is None:
-            alive = tuple(bool((mask >> p) & 1) for p in range(len(self.fighters[k].character.armour)))
             weapon = self.fighters[k].weapon
-            pool, dice, _ = self.round.pool(kind, k, level, alive, aim, weapon, bool(dropped), dist)
+            pool, dice, _ = self.round.pool(kind, k, level, self._alive(k, mask), aim, weapon, bool(dropped), dist)
             hit = self._pool_cache[key] = (dice, pool.die_modifier, pool.rank_total(self.hr))
         return hit
 
+    def _alive(self, k: int, mask: int) -> tuple[bool, ...]:
+        return tuple(bool((mask >> p) & 1) for p in range(len(self.fighters[k].character.armour)))
+
+    def can_ever_hit(self, k: int, level: int, mask: int, lost: int, pending: int) -> bool:
+        """The round's :meth:`~.round.Roster.can_ever_hit` (``lost``: the weapon lost to a critical Screw-Up)."""
+        weapon = None if lost else self.fighters[k].weapon
+        return self.round.can_ever_hit(k, level, self._alive(k, mask), weapon, bool(pending))
+
 
 # ---------------------------------------------------------------- numpy dice
-_PoolRow = tuple[tuple[int, ...], int, int]
-
-
-def _lookup(keys: np.ndarray, fn: Callable[..., _PoolRow]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per row of ``keys`` (n, m): padded dice sides (0 = no die), die modifier, rank total, from ``fn`` called once
-    per distinct row."""
-    n = keys.shape[0]
-    if n == 0:
-        return np.zeros((0, 1), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    keys = keys.astype(np.int64, copy=False)
-    radix = keys.max(axis=0) + 1
-    strides = np.ones(keys.shape[1], dtype=np.int64)
-    for j in range(keys.shape[1] - 2, -1, -1):
-        strides[j] = strides[j + 1] * radix[j + 1]
-    code = keys @ strides
-    space = int(strides[0] * radix[0])
-    if space <= 1 << 20:  # small: a dense table instead of a sort
-        present = np.zeros(space, dtype=bool)
-        present[code] = True
-        ucodes = np.flatnonzero(present)
-        pos = np.zeros(space, dtype=np.int64)
-        pos[ucodes] = np.arange(len(ucodes))
-        inv = pos[code]
-    else:
-        ucodes, inv = np.unique(code, return_inverse=True)
-        inv = inv.reshape(-1)
-    uniq = (ucodes[:, None] // strides[None, :]) % radix[None, :]
-    rows = [fn(*map(int, u)) for u in uniq]
-    table_ = np.zeros((len(rows), max([len(r[0]) for r in rows] + [1])), dtype=np.int64)
-    for i, r in enumerate(rows):
-        table_[i, : len(r[0])] = r[0]
-    dm = np.array([r[1] for r in rows], dtype=np.int64)
-    rank = np.array([r[2] for r in rows], dtype=np.int64)
-    return table_[inv], dm[inv], rank[inv]
-
-
 def _roll(sides: np.ndarray, gen: np.random.Generator) -> np.ndarray:
     faces = (gen.random(sides.shape) * sides).astype(np.int64) + 1
     return np.where(sides > 0, faces, 0)
@@ -323,7 +296,7 @@ class _Sim:
         cols = []
         for k in range(K):
             keys = np.stack([np.full(n, k), levels[:, k]], axis=1)
-            sides, dm, rank = _lookup(keys, lambda k_, lv: R.pool("init", k_, lv, 0))
+            sides, dm, rank = lookup_pools(keys, lambda k_, lv: R.pool("init", k_, lv, 0))
             faces = _roll(sides, gen)
             value = (faces * die_succeeds_v(faces, hr.initiative_td, dm[:, None])).sum(axis=1)
             tb = gen.integers(1, 101, size=n) * 1000 - k if hr.initiative_final_tie == "roll_off" else np.full(n, -k)
@@ -353,7 +326,7 @@ class _Sim:
     def _aim(self, S: dict[str, np.ndarray], r: np.ndarray, a: np.ndarray, gen: np.random.Generator) -> None:
         R = self.R
         levels = self._levels(S)[r, a]
-        sides, dm, _ = _lookup(np.stack([a, levels], axis=1), lambda k, lv: R.pool("aim", k, lv, 0))
+        sides, dm, _ = lookup_pools(np.stack([a, levels], axis=1), lambda k, lv: R.pool("aim", k, lv, 0))
         S["aimt"][r, a] = successes_v(_roll(sides, gen), self.aim_td[R.called[a]], dm)
         S["aimc"][r, a] = R.called[a] > 0
 
@@ -397,7 +370,7 @@ class _Sim:
             [a, levels[r, a], self._mask(S, r, a), S["aimb"][r, a], S["dropped"][r, a].astype(np.int64), S["dist"][r]],
             axis=1,
         )
-        sides, dm_a, rank_a = _lookup(keys, lambda *k: R.pool("attack", *k))
+        sides, dm_a, rank_a = lookup_pools(keys, lambda *k: R.pool("attack", *k))
         called = np.where(disarm, 0, R.called[a])
         aimed = S["aimc"][r, a] & (S["aimb"][r, a] > 0)
         td = self.attack_td[called, aimed.astype(np.int64), S["counter"][r, a].astype(np.int64)]
@@ -427,14 +400,16 @@ class _Sim:
         if st_.any():
             i = np.nonzero(st_)[0]
             k2 = np.stack([t[i], levels[r[i], t[i]], self._mask(S, r[i], t[i])], axis=1)
-            ds, ddm, drank = _lookup(k2, lambda k, lv, mk: R.pool("strength", k, lv, mk))
+            ds, ddm, drank = lookup_pools(k2, lambda k, lv, mk: R.pool("strength", k, lv, mk))
             hit[i], _ = self._contest(faces[i], sides[i], dm_a[i], ds, ddm, rank_a[i], drank, gen)
         # then Defend / Evade
         dd = (dkind != NOTHING) & hit
         if dd.any():
             i = np.nonzero(dd)[0]
             k2 = np.stack([t[i], levels[r[i], t[i]], self._mask(S, r[i], t[i]), dkind[i]], axis=1)
-            ds, ddm, drank = _lookup(k2, lambda k, lv, mk, kd: R.pool("defend" if kd == DEFEND else "evade", k, lv, mk))
+            ds, ddm, drank = lookup_pools(
+                k2, lambda k, lv, mk, kd: R.pool("defend" if kd == DEFEND else "evade", k, lv, mk)
+            )
             still, d_ok = self._contest(faces[i], sides[i], dm_a[i], ds, ddm, rank_a[i], drank, gen)
             hit[i] = still
             defended_ok[i] = ~still & (dkind[i] == DEFEND) & d_ok
@@ -491,7 +466,7 @@ class _Sim:
         rolls = has_piece & (ar > 0)
         if rolls.any():
             i = np.nonzero(rolls)[0]
-            arm_sides, _, _ = _lookup(ar[i][:, None], lambda x: (pool_for_rank(x), 0, 0))
+            arm_sides, _, _ = lookup_pools(ar[i][:, None], lambda x: (pool_for_rank(x), 0, 0))
             against = best_dmg[i] if hr.armour_contest_against == "damage_roll" else best_attack[i]
             soaked[i] = armour_soaks_v(_roll(arm_sides, gen).max(axis=1), against, hr.armour_ties_soak)
         to_armour = ~soaked & has_piece & armour_takes_blow_v(R.choice[t], damage, S["d"][r, t])
@@ -536,6 +511,8 @@ class _Sim:
             done = count <= 1
             if rnd >= R.hr.max_rounds:
                 done[:] = True
+            else:
+                done |= self._stand_off(S)
             if not done.any():
                 continue
             rows = live[done]
@@ -547,6 +524,19 @@ class _Sim:
             S = {k: v[keep] for k, v in S.items()}
             live = live[keep]
         return Batch(winner=winner, rounds=rounds, end_states=ends, state_names=END_STATES)
+
+    def _stand_off(self, S: dict[str, np.ndarray]) -> np.ndarray:
+        """The round's :meth:`~.round.Roster.stand_off` per fight: nobody dying, nobody standing who can ever hit."""
+        n, K = S["d"].shape
+        levels, rows, able = self._levels(S), np.arange(n), np.zeros((n, K), dtype=bool)
+        for k in range(K):
+            pending = S["counter"][:, k] | (S["aimb"][:, k] > 0) | (S["aimt"][:, k] > 0)
+            mask = self._mask(S, rows, np.full(n, k))
+            values, inv = each_row(
+                np.stack([np.full(n, k), levels[:, k], mask, S["lost"][:, k], pending], 1), self.R.can_ever_hit
+            )
+            able[:, k] = np.array(values, dtype=bool)[inv]
+        return ~(S["dying"] | (self._active(S) & able)).any(axis=1)
 
     def _ends(self, S: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         R = self.R
@@ -632,71 +622,20 @@ class _Chain:
         st, cursor = self.states[i]
         R = self.R
         out: dict[int, float] = {}
-        for p, (st2, c2) in branches(lambda ch: play_beat(st, cursor, R, ch, [])):
-            j = self._canon(st2, c2)
-            out[j] = out.get(j, 0.0) + p
+        for p0, st0 in branches(lambda ch: begin_round(st, R, ch, [])) if cursor == 0 else [(1.0, st)]:
+            for p, (st2, c2) in branches(lambda ch: play_turn(st0, cursor, R, ch, [])):  # noqa: B023 (run at once)
+                j = self._canon(st2, c2)
+                out[j] = out.get(j, 0.0) + p0 * p
         return [(p, j) for j, p in out.items()]
 
     def is_terminal(self, i: int) -> bool:
         return self.over[i]
 
     def absorb(self, max_rounds: int, tolerance: float) -> Absorbed[int]:
-        """:func:`storymaster.forecast.absorb` on this chain, the same answer (up to the order of floating-point
-        sums), with the mass moved by numpy: every state's moves are found once, as absorb finds them (when
-        the state first holds mass), and each step is one weighted bincount over all the moves found."""
-        start = self.start()
-        if self.over[start]:
-            return Absorbed({start: 1.0}, {0: 1.0}, 0.0, 1)
-        src: list[int] = []
-        dst: list[int] = []
-        prob: list[float] = []
-        expanded = np.zeros(0, dtype=bool)
-        mass = np.zeros(1)
-        mass[start] = 1.0
-        terminal = np.zeros(1)
-        rounds: dict[int, float] = {}
-        arrays: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-        seen = 0
-        for r in range(1, max_rounds + 1):
-            n = len(self.states)
-            if len(expanded) < n:
-                expanded = np.concatenate([expanded, np.zeros(n - len(expanded), dtype=bool)])
-            new = np.flatnonzero((mass > 0) & ~expanded[: len(mass)])
-            for i in new.tolist():
-                moves = [(q, t) for q, t in self.transitions(i) if q > 0]
-                total = sum(q for q, _ in moves)
-                if abs(total - 1) > 1e-9:
-                    raise ValueError(f"transitions from {self.states[i]!r} sum to {total}, not 1")
-                for q, t in moves:
-                    src.append(i)
-                    dst.append(t)
-                    prob.append(q)
-                seen += 1
-                if seen > MAX_STATES:
-                    raise OddsError(
-                        f"the fight has more than {MAX_STATES} states: too big to forecast exactly",
-                        hint="forecast it by simulation instead",
-                    )
-            if len(new) or arrays is None:
-                expanded[new] = True
-                arrays = (np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), np.array(prob))
-            n = len(self.states)
-            over = np.array(self.over, dtype=bool)
-            if len(mass) < n:
-                mass = np.concatenate([mass, np.zeros(n - len(mass))])
-                terminal = np.concatenate([terminal, np.zeros(n - len(terminal))])
-            a_src, a_dst, a_p = arrays
-            flow = np.bincount(a_dst, weights=a_p * mass[a_src], minlength=n)
-            ended = np.where(over, flow, 0.0)
-            if ended.any():
-                terminal += ended
-                rounds[r] = float(ended.sum())
-            mass = np.where(over, 0.0, flow)
-            if mass.sum() < tolerance:
-                break
-        live = {int(i): float(mass[i]) for i in np.flatnonzero(mass)}
-        ends = {int(i): float(terminal[i]) for i in np.flatnonzero(terminal)}
-        return Absorbed(ends, rounds, float(mass.sum()), seen, live)
+        """:func:`storymaster.forecast.absorb` on this chain (its numpy form for numbered states)."""
+        return absorb_indexed(
+            self.start(), self.transitions, self.is_terminal, max_rounds=max_rounds, tolerance=tolerance
+        )
 
     def end_word(self, k: int, m: Mover) -> str:
         R = self.R

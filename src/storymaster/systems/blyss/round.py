@@ -72,6 +72,7 @@ __all__ = [
     "from_state",
     "play_beat",
     "play_round",
+    "play_turn",
     "screw_up_weapon",
     "to_state",
 ]
@@ -176,6 +177,7 @@ class Roster:
         self.maxh = tuple(f.vitals.max_health for f in fs)
         self._pools: dict[tuple[Any, ...], tuple[Pool, tuple[int, ...], tuple[str, ...]]] = {}
         self.strikes: dict[tuple[Any, ...], tuple[tuple[float, Any], ...]] = {}
+        self._hits: dict[tuple[Any, ...], bool] = {}
 
     def wielded(self, k: int, f: Mover) -> Any:
         return self.wielded_as(k, f.weapon, f.weapon_dropped)
@@ -191,6 +193,44 @@ class Roster:
         applies = (not w.ranged) if w.strength_applies is None else w.strength_applies
         strength = _combat.attribute(self.fighters[k], "strength", self.hr, in_a_test=False)
         return strength_damage_bonus(strength) if applies else 0
+
+    def can_ever_hit(self, k: int, level: int, mask: tuple[bool, ...], weapon: int | None, pending: bool) -> bool:
+        """Whether fighter k could still hit anyone by their own attack (Character Tests: a die must meet the TD), at
+        this Wound Level with this armour and weapon (on the ground: recovered), at melee reach: with an aim or a
+        counterattack ``pending``, yes; else if a die of their attack pool can meet the Attack TD, aided, for a
+        fighter with the tactic ``aim``, by every die of their Aim Test that can succeed. (A counterattack needs
+        someone else to hit first; a pool only changes when someone hits.)"""
+        if pending:
+            return True
+        key = (k, level, mask, weapon)
+        hit = self._hits.get(key)
+        if hit is None:
+            aim = 0
+            if self.tactic[k] == "aim":
+                apool, adice, _ = self.pool("aim", k, level, mask)
+                aim = sum(die_succeeds(s, aim_td(self.called[k]), apool.die_modifier) for s in adice)
+            pool, dice, _ = self.pool("attack", k, level, mask, aim, weapon, False, 0)
+            td = attack_td(self.called[k], aim > 0, False)
+            hit = self._hits[key] = any(die_succeeds(s, td, pool.die_modifier) for s in dice)
+        return hit
+
+    def stand_off(self, st: RoundState) -> bool:
+        """Nobody still standing can ever hit (:meth:`can_ever_hit`) and nobody is dying (their checks go on): the
+        fight can no longer change, so it ends as a stand-off (issue 14: detected, not run to the round cap)."""
+        return not any(
+            f.dying
+            or (
+                f.active
+                and self.can_ever_hit(
+                    k,
+                    self.level(k, f),
+                    tuple(lv > 0 for lv in f.armour_lives),
+                    f.weapon,
+                    bool(f.counter_ready or f.aim_bonus or f.aimed_this_round),
+                )
+            )
+            for k, f in enumerate(st.fighters)
+        )
 
     def level(self, k: int, f: Mover) -> int:
         """The Wound Level's code (:func:`~.living.wound_level_code`)."""
@@ -769,7 +809,7 @@ def _can_act(f: Mover) -> bool:
 
 def end_round(st: RoundState, R: Roster, ev: list[Event], narrate: bool) -> RoundState:
     """The end of the round: aims carry to the next round only; the fight ends when one side (or none) is
-    left standing, or at the round cap."""
+    left standing, in a stand-off (:meth:`Roster.stand_off`), or at the round cap."""
     hr = R.hr
     rnd = st.round
     st = st._replace(
@@ -796,6 +836,11 @@ def end_round(st: RoundState, R: Roster, ev: list[Event], narrate: bool) -> Roun
                 else "The fight is over: nobody is left standing."
             )
             ev.append(Event("end", text, rnd, data={"winner": win}))
+    elif R.stand_off(st):
+        st = st._replace(over=True, winner=None)
+        if narrate:
+            text = f"A stand-off after {rnd} rounds: nobody still standing can ever hit (Character Tests: a die must"
+            ev.append(Event("end", text + " meet the TD).", rnd, data={"winner": None, "stand_off": True}))
     elif R.cap and rnd >= hr.max_rounds:
         st = st._replace(over=True, winner=None)
         if narrate:
@@ -809,6 +854,11 @@ def play_beat(st: RoundState, cursor: int, R: Roster, ch: Any, ev: list[Event]) 
     the round is over)."""
     if cursor == 0:
         st = begin_round(st, R, ch, ev)
+    return play_turn(st, cursor, R, ch, ev)
+
+
+def play_turn(st: RoundState, cursor: int, R: Roster, ch: Any, ev: list[Event]) -> tuple[RoundState, int]:
+    """:func:`play_beat` after the round's start (the exact chain enumerates the two apart)."""
     queue = action_queue(st, R)
     while cursor < len(queue) and not _can_act(st.fighters[queue[cursor]]):
         cursor += 1

@@ -11,6 +11,7 @@ declared.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -35,9 +36,11 @@ __all__ = [
     "covering_piece_v",
     "declare_v",
     "defence_of_v",
+    "each_row",
     "end_code",
     "end_codes_v",
     "initiative_order_v",
+    "lookup_pools",
     "pick_target_v",
     "screw_up_weapon_v",
     "td_tables",
@@ -249,3 +252,44 @@ class DamageSampler:
         assert isinstance(node, BinOp)
         a, b = self._eval(node.left, n, gen, best), self._eval(node.right, n, gen, best)
         return a + b if node.op == "+" else a - b if node.op == "-" else a * b
+
+
+_PoolRow = tuple[tuple[int, ...], int, int]
+
+
+def each_row(keys: np.ndarray, fn: Callable[..., Any]) -> tuple[list[Any], np.ndarray]:
+    """``fn`` (a scalar rule) called once per distinct row of ``keys`` (n, m; small non-negative integers): the
+    results, and each row's index into them: the table by which a rule with few inputs is its own twin."""
+    keys = keys.astype(np.int64, copy=False)
+    radix = keys.max(axis=0) + 1
+    strides = np.ones(keys.shape[1], dtype=np.int64)
+    for j in range(keys.shape[1] - 2, -1, -1):
+        strides[j] = strides[j + 1] * radix[j + 1]
+    code = keys @ strides
+    space = int(strides[0] * radix[0])
+    if space <= 1 << 20:  # small: a dense table instead of a sort
+        present = np.zeros(space, dtype=bool)
+        present[code] = True
+        ucodes = np.flatnonzero(present)
+        pos = np.zeros(space, dtype=np.int64)
+        pos[ucodes] = np.arange(len(ucodes))
+        inv = pos[code]
+    else:
+        ucodes, inv = np.unique(code, return_inverse=True)
+        inv = inv.reshape(-1)
+    uniq = (ucodes[:, None] // strides[None, :]) % radix[None, :]
+    return [fn(*map(int, u)) for u in uniq], inv
+
+
+def lookup_pools(keys: np.ndarray, fn: Callable[..., _PoolRow]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row of ``keys`` (n, m): padded dice sides (0 = no die), die modifier, rank total, from ``fn`` (the round's
+    pool of a fighter in a situation, :meth:`~.round.Roster.pool`) by :func:`each_row`."""
+    if keys.shape[0] == 0:
+        return np.zeros((0, 1), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    rows, inv = each_row(keys, fn)
+    table_ = np.zeros((len(rows), max([len(r[0]) for r in rows] + [1])), dtype=np.int64)
+    for i, r in enumerate(rows):
+        table_[i, : len(r[0])] = r[0]
+    dm = np.array([r[1] for r in rows], dtype=np.int64)
+    rank = np.array([r[2] for r in rows], dtype=np.int64)
+    return table_[inv], dm[inv], rank[inv]
