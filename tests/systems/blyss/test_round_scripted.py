@@ -413,3 +413,48 @@ def test_initiative_certain_for_the_higher_rank() -> None:
     )
     out = ev.outcomes()
     assert [o.order for _, o in out] == [(0, 1)] and all(p > 0 for p, _ in out)
+
+
+def hurt(state: FightState, fid: str, **vitals: int) -> FightState:
+    fs = tuple(
+        f.model_copy(update={"vitals": f.vitals.model_copy(update=vitals)}) if f.id == fid else f
+        for f in state.fighters
+    )
+    return state.model_copy(update={"fighters": fs})
+
+
+def test_a_wounded_attacker_rolls_with_the_wound_levels_penalty() -> None:
+    """Table 2-03: Flesh Wounds, -1 to all rolls (each die); Light Wounds (a third of Health lost, rounded up: 6
+    of 18), -1 rank: Ann's Melee Attack 4 and Armed Combat 3 lose the rank from the highest first (3 + 3: d8 +
+    d8). The attack's log line names the level."""
+    st = hurt(ENG.start([[ann()], [bo()]]), "Ann", dodges=0, flesh_wounds=1)
+    _, ev, drawn = play(st, [Order((0, 1)), FAIL, FAIL])
+    assert (drawn[2].dice, drawn[2].die_modifier) == ((10, 8), -1)
+    assert "Ann attacks Bo with Axe: pool d10+d8 vs TD 8 (Flesh Wounds -1 per die) -> failure." in [e.text for e in ev]
+    st = hurt(ENG.start([[ann()], [bo()]]), "Ann", dodges=0, flesh_wounds=0, health=12)
+    _, ev, drawn = play(st, [Order((0, 1)), FAIL, FAIL])
+    assert (drawn[2].dice, drawn[2].die_modifier) == ((8, 8), 0)
+    assert "Ann attacks Bo with Axe: pool d8+d8 vs TD 8 (Light Wounds -1 rank(s)) -> failure." in [e.text for e in ev]
+
+
+def test_the_knockout_roll_is_kept_with_its_event() -> None:
+    from storymaster.dice import DiceRng, roll_pool
+
+    cosh = Weapon(name="Cosh", damage="d4", skill="Armed Combat", blunt=True, knockout_rank=3)
+    st = ENG.start([[ann()], [bo(weapons=(cosh,))]])
+    rec = roll_pool((8,), DiceRng(0), label="Bo knockout")
+    _, ev, _ = play(st, [Order((0, 1)), hit(best=8), Damage(1), Judged("failure", record=rec), FAIL])
+    ko = next(e for e in ev if e.kind == "knockout")
+    assert ko.rolls == (rec,) and ko.data == {"knocked_out": False}
+    assert ko.text == "Knockout chance (3) vs TD 6: Ann stays up."
+
+
+def test_a_heavy_blow_takes_two_lives_from_the_armour() -> None:
+    """House rule armour_heavy_blow 5: a blow of 5 damage or more takes two of the armour's lives, a smaller one
+    takes one (Armour Rating: one life a blow by the book)."""
+    mail = Armour(name="Mail", cover=("T",), armour_rating=4)
+    hr = BlyssHouseRules(armour_heavy_blow=5)
+    for damage, lives in ((4, 2), (5, 1), (6, 1)):
+        st = ENG.start([[ann(armour=(mail,))], [bo()]], options={"armour_choice": {"Ann": "armour"}}, house_rules=hr)
+        st, _, _ = play(st, [Order((0, 1)), hit(best=7), Damage(damage), Soak(False, 3), FAIL])
+        assert st.get("Ann").armour_lives == (lives,), damage

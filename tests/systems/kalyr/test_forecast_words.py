@@ -155,3 +155,39 @@ def test_refusals():
     assert auto.method == "simulated" and auto.notes[0].startswith("too big to solve exactly (4 fighters roll")
     three = E.start([[fighter("A"), fighter("B")], [fighter("C")]], options={"on_tie": "draw"})
     assert forecast(three).method == "exact"
+
+
+def test_a_tie_that_leaves_one_side_defeated_ends_the_contest():
+    """Using Simple Contests for Fights / Damage: A (Fair, polearm +4, Long) against B (Fair, bare hands, Close,
+    no Fudge points). A's bonus: arms (4 - 0) // 2 = 2, much longer reach +1: A rolls at +3. B's damage is
+    A's result - B's + 4, so a tie (or an A win) puts B in Defeated: B has nobody left and loses (the tie is
+    not rolled again). B wins only by rolling 4 or more above A's dice: P = sum of count products / 6561."""
+    a = fighter("A", weapon={"name": "polearm"})
+    b = fighter("B", fudge_points=0)
+    s = E.start([[a], [b]], options={"on_tie": "reroll"})
+    b_wins = sum(COUNTS[x] * COUNTS[y] for x in range(9) for y in range(9) if y - x >= 4) / 81**2
+    ex = exact_forecast(s)
+    assert ex.p_win == pytest.approx((1 - b_wins, b_wins), abs=1e-12)
+    assert ex.p_draw == pytest.approx(0, abs=1e-12)
+    n = 20_000
+    sim = forecast(s, method="simulate", samples=n, seed=3)
+    sd = (b_wins * (1 - b_wins) / n) ** 0.5
+    assert abs(sim.p_win[1] - b_wins) < 5 * sd and sim.p_draw == 0
+
+
+def test_withdrawals_are_reported_as_withdrawals_by_both_methods():
+    """Detailed Contests: a party may admit defeat and withdraw; B withdraws at the first wound (Scratch). The
+    simulation (numpy round) and the exact chain (the engine's round enumerated) are independent methods: B's
+    end as "withdrew at ..." must carry the same mass in both, and B never ends Scratched without withdrawing."""
+    s = E.start(
+        [[fighter("A", "Good")], [fighter("B")]],
+        options={"mode": "detailed", "tactics": [{}, {"withdraw_at": "Scratch"}]},
+    )
+    ex = {c.name: dict(c.end_states) for c in exact_forecast(s).combatants}["B"]
+    n = 20_000
+    sim = {c.name: dict(c.end_states) for c in forecast(s, method="simulate", samples=n, seed=5).combatants}["B"]
+    p = sum(v for k, v in ex.items() if k.startswith("withdrew"))
+    q = sum(v for k, v in sim.items() if k.startswith("withdrew"))
+    assert 0.1 < p < 0.99
+    assert abs(q - p) < 5 * (p * (1 - p) / n) ** 0.5
+    assert ex.get("Scratch", 0) == pytest.approx(0, abs=1e-12) and sim.get("Scratch", 0) == 0

@@ -75,19 +75,19 @@ class GeneratorDice:
         return values[np.minimum(idx, len(values) - 1)]
 
 
-def _groups(*keys: np.ndarray) -> Iterator[tuple[tuple[int, ...], np.ndarray]]:
-    """The distinct combinations of the keys (small non-negative ints) in increasing order, each with its mask
-    (counted, not sorted: the fights are many, the combinations a handful)."""
-    widths = [int(k.max()) + 1 for k in keys]
+def _groups(keys: Sequence[np.ndarray], widths: Sequence[int]) -> Iterator[tuple[tuple[int, ...], Any]]:
+    """The distinct combinations of the keys (ints from 0 below their widths) in increasing order, each with
+    its mask (counted, not sorted: the fights are many, the combinations a handful; one: every fight)."""
     code = keys[0]
     for k, w in zip(keys[1:], widths[1:], strict=True):
         code = code * w + k
-    for u in np.nonzero(np.bincount(code))[0].tolist():
+    found = np.nonzero(np.bincount(code))[0].tolist()
+    for u in found:
         parts, rest = [], u
         for w in reversed(widths):
             rest, r = divmod(rest, w)
             parts.append(r)
-        yield tuple(reversed(parts)), code == u
+        yield tuple(reversed(parts)), (slice(None) if len(found) == 1 else code == u)
 
 
 class Fights:
@@ -149,7 +149,8 @@ class Fights:
             return
         what, q, target = choose_v(self, k, rows)
         s = self.specs[k]
-        for (w, a, j), pick in _groups(what, q, target):
+        widths = (MELEE + 1, max(len(s.heals), len(s.spells), 1), self.N)
+        for (w, a, j), pick in _groups((what, q, target), widths):
             if w == HEAL:
                 self.heal(k, rows[pick], s.heals[a], j)
             elif w == CAST:
@@ -229,7 +230,8 @@ class Fights:
         _, pa = self.at_pa(j, rows)
         parry = ~self.PARRIED[rows, j]
         a0, p0 = int(at.min()), int(pa.min())
-        for (at_u, pa_u, par_u), pick in _groups(at - a0, pa - p0, parry.astype(np.int64)):
+        keys = (at - a0, pa - p0, parry.astype(np.int64))
+        for (at_u, pa_u, par_u), pick in _groups(keys, [int(x.max()) + 1 for x in keys]):
             at_u, pa_u = at_u + a0, pa_u + p0
             grp = rows[pick]
             if s.forced:
