@@ -847,11 +847,12 @@ def test_a_record_at_the_edges_of_its_stretch_is_inside(closed) -> None:
         _check(closed)
 
 
-def test_a_record_on_another_stream_is_refused(closed) -> None:
-    _roll_of(closed, 3)["records"][0]["stream"] = "scene:2"
+@pytest.mark.parametrize("other", ["scene:2", "scene:0", None])
+def test_a_record_on_another_stream_is_refused(closed, other) -> None:
+    _roll_of(closed, 3)["records"][0]["stream"] = other
     rehash(closed, 3)
     with pytest.raises(
-        VerificationError, match="scene 1, entry 3: a roll is on stream 'scene:2', not exactly the scene's 'scene:1'"
+        VerificationError, match=f"scene 1, entry 3: a roll is on stream {other!r}, not exactly the scene's 'scene:1'"
     ) as exc:
         _check(closed)
     assert exc.value.hint == "every die of a scene comes from the scene's own stream"
@@ -1157,22 +1158,26 @@ def test_the_entry_points_take_their_arguments_by_name(gm, key) -> None:
     assert verify_log(entries=log, name="scene 1", scene_id=1, key=key, log_id="s:1")["signed"]
 
 
+@pytest.mark.parametrize("kind", ["post.created", "scene.updated"])
 @pytest.mark.parametrize(
     "quoted",
     [{"seed_sha256": _sha("another seed"), "stream": "scene:1"}, {"stream": "scene:9"}, {"seed_sha256": "0" * 64}],
 )
-def test_only_the_opening_entry_publishes_the_commitment(closed, quoted) -> None:
-    """A post whose body happens to carry a commitment's or a stream's key (chained as written) is a post: the
-    scene's commitment and stream stay the ones its opening entry published, and the revealed seed matches them."""
-    closed[3]["body"].update(quoted)  # entry 4, "typo"
+def test_only_the_opening_entry_publishes_the_commitment(closed, kind, quoted) -> None:
+    """An entry whose body happens to carry a commitment's or a stream's key (chained as written) is no opening:
+    the scene's commitment and stream stay the ones its opening entry published, and the revealed seed matches."""
+    closed[3]["body"].update(quoted)  # entry 4, "typo" (as a post, or as the scene's settings changed)
+    closed[3]["kind"] = kind
     rehash(closed, 4)
     r = _check(closed)
     assert (r["commitment"], r["seed_revealed"], r["rolls_replayed"]) == (_sha(SEED_1), True, 5)
 
 
-def test_only_the_closing_entry_reveals_the_seed(closed) -> None:
-    """A post whose body carries a "seed" key (chained as written) is a post, not the scene's close."""
+@pytest.mark.parametrize("kind", ["post.created", "scene.updated"])
+def test_only_the_closing_entry_reveals_the_seed(closed, kind) -> None:
+    """An entry whose body carries a "seed" key (chained as written) is not the scene's close."""
     closed[3]["body"]["seed"] = SEED_1  # entry 4, "typo"
+    closed[3]["kind"] = kind
     rehash(closed, 4)
     r = _check(closed)
     assert (r["entries"], r["seed_revealed"], r["rolls_replayed"]) == (10, True, 5)
@@ -1184,3 +1189,82 @@ def test_a_scene_log_under_a_lower_id_is_refused_for_its_stream(world, signer) -
     doc["scenes"] = [_scene(doc, 2)]
     doc["scenes"][0]["id"] = 1
     _refused(resign(doc, signer), "scene 1, entry 1: the scene's stream is 'scene:2', not 'scene:1'")
+
+
+def test_a_hidden_roll_before_a_shown_one_in_the_same_entry(tally) -> None:
+    """P1 posts a blind d6 and then a public d6 in one post of an open scene; P2 reads the second, not the first."""
+    from play.signed_kit import salt
+
+    from storymaster.play import campaign as cc
+    from storymaster.play import scene as sc
+    from storymaster.play.log import seal
+    from storymaster.play.views import entry_view
+
+    c = cc.fold_campaign(
+        1,
+        seal(cc.create_campaign(GM, "gm", name="C", system=tally, house_rules={}), head_seq=0, head_hash=None, at="t0"),
+    )
+    for user in (P1, P2):
+        new = seal(
+            cc.add_member(c, GM, user=user, name=f"u{user}", role="player"),
+            head_seq=c.head_seq,
+            head_hash=c.head_hash,
+            at="t0",
+        )
+        c = cc.fold_campaign(1, new, c)
+    opened = seal(
+        sc.open_scene(c, GM, scene_id=1, title="S", seed=SEED_1)[0], head_seq=0, head_hash=None, at="t1", salt=salt
+    )
+    s = sc.fold_scene(1, opened)
+    rolls = [{"dice": "d6", "visibility": "blind"}, {"dice": "d6"}]
+    post = seal(
+        sc.write_post(c, s, P1, kind="ooc", text="two", now=None, seed=SEED_1, system=tally, rolls=rolls),
+        head_seq=s.head_seq,
+        head_hash=s.head_hash,
+        at="t2",
+        salt=salt,
+    )
+    views = [entry_view(e, Reader(P2, "player"), None) for e in opened + post]
+    assert [bool(r.get("hidden")) for r in views[1]["rolls"]] == [True, False]
+    r = _check(views)
+    assert (r["rolls_shown"], r["rolls_hidden"]) == (1, 1)
+
+
+def test_an_entry_showing_its_body_and_its_right_digest_is_accepted(closed, key) -> None:
+    """Every part an entry may have at once (its body, and the digest it is committed to, which agrees)."""
+    e = closed[1]
+    e["body_sha256"] = _sha(e["salt"] + _canon(e["body"]))
+    assert len(set(e)) == 13  # seq, kind, at, actor, audience, body, body_sha256, rolls, prev, hash, salt, commit, sig
+    assert _check(closed, key=key, log_id="s:1")["entries"] == 10
+
+
+def test_a_long_stream_read_from_json_verifies(tally) -> None:
+    """Past die 256 (where Python stops sharing small numbers), rolls read back from JSON text still touch."""
+    from play.signed_kit import salt
+
+    from storymaster.play import campaign as cc
+    from storymaster.play import scene as sc
+    from storymaster.play.log import seal
+    from storymaster.play.views import entry_view
+
+    c = cc.fold_campaign(
+        1,
+        seal(cc.create_campaign(GM, "gm", name="C", system=tally, house_rules={}), head_seq=0, head_hash=None, at="t0"),
+    )
+    opened = seal(
+        sc.open_scene(c, GM, scene_id=1, title="S", seed=SEED_1)[0], head_seq=0, head_hash=None, at="t1", salt=salt
+    )
+    s, log = sc.fold_scene(1, opened), list(opened)
+    for dice in ("300d6", "d6", "d6"):
+        new = seal(
+            sc.write_post(c, s, GM, kind="ooc", text=dice, now=None, seed=SEED_1, system=tally, rolls=[{"dice": dice}]),
+            head_seq=s.head_seq,
+            head_hash=s.head_hash,
+            at="t2",
+            salt=salt,
+        )
+        s, log = sc.fold_scene(1, new, s), log + new
+    new = seal(sc.close_scene(c, s, GM, seed=SEED_1)[0], head_seq=s.head_seq, head_hash=s.head_hash, at="t3", salt=salt)
+    views = json.loads(json.dumps([entry_view(e, Reader(GM, "gm"), SEED_1) for e in log + new]))
+    assert [v["rolls"][0]["counter"] for v in views[1:4]] == [[0, 300], [300, 301], [301, 302]]
+    assert _check(views)["rolls_replayed"] == 3

@@ -10,6 +10,7 @@ import shlex
 from pathlib import Path
 
 import pytest
+import yaml
 
 from storymaster.dice import DiceRng
 from storymaster.errors import OddsError
@@ -17,7 +18,14 @@ from storymaster.forecast import Forecast, Forecaster, fight_by_fight, play_out
 from storymaster.systems.blyss import SYSTEM
 from storymaster.systems.blyss.character import Armour, Attributes, Character, Trait, Weapon
 from storymaster.systems.blyss.combat import BlyssCombat, FightState
-from storymaster.systems.blyss.forecast import END_STATES, STANDING_AT_CAP, end_state, exact_applies
+from storymaster.systems.blyss.forecast import (
+    AUTO_CHAIN_SIZE,
+    END_STATES,
+    STANDING_AT_CAP,
+    chain_size,
+    end_state,
+    exact_applies,
+)
 from storymaster.systems.blyss.options import BlyssHouseRules
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -344,7 +352,8 @@ def test_cli_forecast_from_a_saved_fight(cli, tmp_path) -> None:
     r = run(cli, f"blyss forecast --state {saved} --json")
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
-    assert data["method"] == "exact"
+    # a duel of two attackers, but with Screw-Ups (the default) its chain is past auto's budget: simulated, and said
+    assert data["method"] == "simulated" and any("too big for auto" in n for n in data["notes"])
     assert data["p_win"]["A"] == pytest.approx(SYSTEM.forecast(st).p_win[0])
     r = run(cli, f"blyss forecast --state {saved} --tactic-b disarm --samples 500 --json")
     assert r.exit_code == 0 and json.loads(r.stdout)["tactics"]["B"] == "disarm"
@@ -479,3 +488,19 @@ def test_a_round_of_the_chain_is_the_engines_round_by_brute_force(hurt: bool) ->
     for k, p in brute.items():
         assert chain[k] == pytest.approx(p, abs=1e-14), k
     assert sum(chain.values()) == pytest.approx(1.0, abs=1e-14)
+
+
+def test_auto_simulates_a_duel_whose_chain_is_past_its_budget() -> None:
+    """The size guessed before building the chain, by hand for the CLI's sample duel: Yama Wolfclaw 6 + 4 + 34 + 1
+    points, one armour piece (4 lives states), a Broadsword that a Screw-Up may drop or lose (3): 540; Ralan
+    Kal'vhet 4 + 3 + 18 + 1 = 26 x 4 x 3 = 312; two beats a round: 336,960, past the budget. Without the Screw-Up
+    rule the weapons stay (x1 each): 45 x 4 x 26 x 4 x 2 = 37,440, within it, so exact."""
+    warrior, rogue = (
+        Character.model_validate(yaml.safe_load((EX / f"{n}.yaml").read_text())) for n in ("warrior", "rogue")
+    )
+    st = ENG.start([[warrior], [rogue]])
+    assert chain_size(st) == 336_960 > AUTO_CHAIN_SIZE
+    fc = SYSTEM.forecast(st, samples=2000)
+    assert fc.method == "simulated" and any("estimated size 336,960" in n for n in fc.notes)
+    plain = ENG.start([[warrior], [rogue]], house_rules=PLAIN_SCREW_UPS)
+    assert chain_size(plain) == 37_440 <= AUTO_CHAIN_SIZE and SYSTEM.forecast(plain).method == "exact"

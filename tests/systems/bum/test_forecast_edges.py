@@ -61,6 +61,9 @@ def test_end_states_are_listed_mildest_first():
     s = engine.start([[sword("A", 4)], [sword("B", 4)]], options={"level": 3})
     f = SYSTEM.forecast(s, method="exact")
     assert f.end_state_order == ("unhurt", "3 HP left", "2 HP left", "1 HP left", "down (0 HP)")
+    s = engine.start([[sword("A", 9)], [sword("B", 9)]], options={"level": 3})  # 9 HP each: eleven ends
+    f = SYSTEM.forecast(s, method="exact")
+    assert f.end_state_order == ("unhurt", *(f"{k} HP left" for k in range(8, 0, -1)), "down (0 HP)")
 
 
 def test_tactics_and_notes_in_words():
@@ -345,6 +348,19 @@ SCENARIOS = {
         BumHouseRules(modern_guns_ignore_armour=True, rifle_range_divisor=3),
     ),
     "longspear": ([[sword("A", 3)], [SPEAR]], {}, BumHouseRules(longspear_first_strike=True)),
+    "longspear-attacked-first": (
+        [[sword("A", 3)], [SPEAR]],
+        {"order": ["A", "Spear"]},
+        BumHouseRules(longspear_first_strike=True),
+    ),
+    "javelins-taken-up": (
+        [
+            [npc("T", (2, 4, 2, 2), weapons={"ranged": {"name": "Javelin", "ammo": 3, "readiness": "unready"}})],
+            [sword("C", 2, dex=0)],
+        ],
+        {"distance": 2, "tactics": {"T": "ranged", "C": "hold"}},
+        None,
+    ),
     "longspear-attacks": ([[SPEAR], [sword("A", 3)]], {}, BumHouseRules(longspear_first_strike=True)),
     "sneak-melee": ([[sword("A"), sword("B")], [sword("C", 3), sword("D", 3)]], {"surprised": ["C"]}, None),
     "sneak-no-kill": (
