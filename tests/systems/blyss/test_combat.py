@@ -444,6 +444,8 @@ def test_armour_hampers_a_defence_and_a_destroyed_armour_does_not() -> None:
         broken = f.model_copy(update={"armour_lives": (lives,)})
         assert defence_pool(broken, state, "defend").penalty_ranks == 0
         assert attack_pool(broken, state)[0].penalty_ranks == 0
+    worn = f.model_copy(update={"armour_lives": (1,)})  # damaged, one life left: still worn
+    assert defence_pool(worn, state, "defend").penalty_ranks == 2
 
 
 def test_a_fighter_with_no_attack_dice_is_reported_with_best_die_0() -> None:
@@ -536,3 +538,15 @@ def test_a_fighters_attribute_by_keyword() -> None:
 
     state = ENGINE.start([[fighter("A", strength=4)], [fighter("B")]])
     assert attribute(f=state.fighters[0], name="strength", hr=BlyssHouseRules(), in_a_test=False) == 4
+
+
+def test_no_attack_dice_is_best_die_0_even_when_hurt() -> None:
+    """best_attack_face: a pool with no dice has no face at all (0), whatever the die modifier (Flesh Wounds: -1)."""
+    from storymaster.systems.blyss.combat import best_attack_face
+
+    club = Weapon(name="Club", damage="d6", skill="Armed Combat")
+    weak = fighter("P1", agility=1, strength=1, weapons=[club])
+    state = ENGINE.start([[weak], [fighter("P3", agility=5, strength=5)]])
+    f = state.fighters[0]
+    hurt = f.model_copy(update={"vitals": f.vitals.model_copy(update={"dodges": 0, "flesh_wounds": 0})})
+    assert best_attack_face(hurt, state) == (0, 8)

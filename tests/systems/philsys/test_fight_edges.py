@@ -595,3 +595,18 @@ def test_the_choice_needs_a_body_per_fighter():
     su, bout = fight([[caster("Ann"), fighter("Cy", 1)], [fighter("Bo", 30)]])
     with pytest.raises(ValueError):
         choose(su, bout.bodies[:2], 0)
+
+
+def test_a_blow_over_the_shields_ac_breaks_it_or_dents_it_as_the_house_rule_says():
+    """Equipment: a shield whose AC a blow exceeds 'may be damaged or even destroyed': destroyed under
+    shield_breaks, dented (and kept) by default. A punch rolling 9 exceeds the buckler's AC 6."""
+    for breaks, word in ((True, "breaks"), (False, "is dented")):
+        hr = PhilsysHouseRules(shield_breaks=breaks, critical_failure_effect="none")
+        opts = {"attack": {"side0": "punch"}, "tactics": {"side1": "melee"}}
+        su, bout = fight([[fighter("Ann", 30)], [caster("Dee", mp=0)]], hr=hr, options=opts)
+        log: list = []
+        script = [Contest("hit", rec(15), rec(3)), Die(9, rec(9)), Contest("miss", rec(2), rec(19))]
+        after = play_round(su, bout, Script(script, narrate=True), 1, log)
+        blow = next(e for e in log if e.kind == "melee" and e.actor == "Ann")
+        assert f"The blow exceeds Buckler's AC 6: the shield {word}." in blow.text
+        assert after.bodies[1].shield_broken is breaks
