@@ -171,8 +171,11 @@ def test_automatic_plus_two_on_two_abilities():
     assert roll_pmf(worst) == {L("Fair") + 2: 1}
     out = resolve_check(OpenCheck(actor=worst), DiceRng(3))
     assert out.result == "Great" and out.rolls == ()
-    assert "a Fudge point for an automatic +2 instead of rolling: Great" in out.explanation.splitlines()[0]
+    assert out.explanation.splitlines()[0] == "You spend a Fudge point for an automatic +2 instead of rolling: Great"
     assert resolve_check(OpenCheck(actor=best), DiceRng(3)).result == "Superb"
+    named = AbilityRoll(name="Brenna", ability="Good", automatic=True)
+    line = resolve_check(OpenCheck(actor=named), DiceRng(3)).explanation.splitlines()[0]
+    assert line == "Brenna spends a Fudge point for an automatic +2 instead of rolling: Superb"
 
 
 # ---- the verdict in words ---------------------------------------------------------------------

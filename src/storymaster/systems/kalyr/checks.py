@@ -221,15 +221,16 @@ def shift_result(level: int, dice_total: int) -> int:
     return level + dice_total
 
 
-def _verb(who: str) -> str:
-    return "roll" if who == "You" else "rolls"
+def _verb(who: str, verb: str = "roll") -> str:
+    return verb if who == "You" else f"{verb}s"
 
 
 def roll_ability(r: AbilityRoll, rng: DiceRng, who: str) -> tuple[int, list[RollRecord], str]:
     """Roll one side: its result, the dice records, and a plain-words line."""
     if r.automatic:
         result = max(r.levels()) + 2 if r.combine == "best" else min(r.levels()) + 2
-        return result, [], f"{who} spends a Fudge point for an automatic +2 instead of rolling: {level_name(result)}"
+        spends = f"{who} {_verb(who, 'spend')} a Fudge point"
+        return result, [], f"{spends} for an automatic +2 instead of rolling: {level_name(result)}"
     results, records, parts = [], [], []
     for i, level in enumerate(r.levels()):
         rec = roll(FOUR_DF, rng, label=f"{who}" + (f" (ability {i + 1})" if len(r.levels()) > 1 else ""))
