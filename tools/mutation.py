@@ -226,6 +226,23 @@ TESTS: dict[str, list[str]] = {
     # vs-simulation test (150 s under load) and test_forecast.py's CLI, guide and sampled agreements are left out
     "src/storymaster/systems/blyss/round.py": _BLYSS_FIGHT_TESTS,
     "src/storymaster/systems/blyss/combat.py": _BLYSS_FIGHT_TESTS,
+    # the BLYSS forecast: the exact chain's hand-worked duels and brute-force round, the twins, the stand-offs
+    "src/storymaster/systems/blyss/forecast.py": [
+        "tests/systems/blyss/test_forecast.py",
+        "tests/systems/blyss/test_round_twins.py",
+        "tests/systems/blyss/test_stand_off.py",
+        "tests/systems/blyss/test_deprivation_in_fights.py",
+        "tests/systems/blyss/test_screw_ups.py",
+    ],
+    "src/storymaster/systems/blyss/vectorised.py": [
+        "tests/systems/blyss/test_round_twins.py",
+    ],
+    "src/storymaster/systems/philsys/forecast.py": [
+        "tests/systems/philsys/test_forecast.py",
+        "tests/systems/philsys/test_round.py",
+        "tests/systems/philsys/test_turn_twin.py",
+        "tests/systems/philsys/test_rule_twins.py",
+    ],
     "src/storymaster/systems/fuzzy/vectorised.py": [
         # the twins against their scalar rules, and the simulation against exact chains (test_forecast.py's
         # engine and CLI runs are left out: they make the line map 15 minutes at this machine's load)
