@@ -16,7 +16,7 @@ Mutants are judged in a random order fixed per module (seeded by the module's na
 time budget has judged a uniformly random sample of the module's mutants: the report gives the score with a
 95% interval then. Results are kept in .mutation/<module>/results.jsonl: run again and it goes on; change
 the module's source and it starts afresh (the mutants no longer apply); change its tests and the line map is
-made again (``--recheck-survivors`` judges the survivors again).
+made again (``--recheck-survivors`` reopens the survivors; the next run judges them again).
 
     .venv/bin/python tools/mutation.py src/storymaster/systems/philsys/damage.py --budget 600
     .venv/bin/python tools/mutation.py --report            # the table of every module run so far
@@ -998,7 +998,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", type=float, default=600, help="seconds per module for this run (default 600)")
     ap.add_argument("--limit", type=int, help="judge at most this many mutants per module")
     ap.add_argument("--fresh", action="store_true", help="forget the saved results and start again")
-    ap.add_argument("--recheck-survivors", action="store_true", help="judge the survivors again (after adding tests)")
+    ap.add_argument(
+        "--recheck-survivors",
+        action="store_true",
+        help="reopen the survivors (after adding tests); the next run judges them",
+    )
     ap.add_argument("--report", action="store_true", help="print the table of every module run so far")
     ap.add_argument("--survivors", action="store_true", help="list the surviving mutants of the modules")
     ap.add_argument("--verbose", action="store_true", help="one line per mutant; the children's output")
@@ -1036,7 +1040,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     for module in modules:
         if args.recheck_survivors:
-            print(f"{module}: {recheck_survivors(module)} survivor(s) to judge again")
+            print(f"{module}: {recheck_survivors(module)} survivor(s) reopened: run the module again to judge them")
             continue
         if args.survivors:
             survivors(module)
