@@ -4,6 +4,8 @@ can never meet the Attack TD of 8: Character Tests, a die must equal or beat the
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from storymaster.forecast.chance import Scripted
@@ -103,3 +105,26 @@ def test_the_exact_chain_and_the_simulation_end_the_fist_stand_offs_before_the_c
     batch = simulate_batch(st)(20_000, np.random.default_rng(5))
     draws = batch.winner < 0
     assert draws.sum() > 20 and batch.rounds[draws].max() < st.house_rules.max_rounds
+
+
+def test_the_simulations_can_ever_hit_table_is_the_scalar_rule_on_every_situation() -> None:
+    """The simulation asks `can_ever_hit` through a table filled as situations come up: every (Wound Level code,
+    armour mask, weapon lost, attack pending) row must read what the scalar rule says, in any order and repeated."""
+    from storymaster.systems.blyss.character import Armour
+    from storymaster.systems.blyss.forecast import _Roster
+
+    plate = Armour(name="Plate", armour_rating=6, cover=("T", "A"), lives=2)
+    plated = brute("Cy").model_copy(update={"armour": (plate,)})
+    st = ENG.start([[brute("Ann"), plated], [brute("Bo")]])
+    R = _Roster(st)
+    situations = list(itertools.product(range(6), range(1 << R.P), (False, True), (False, True)))
+    rng = np.random.default_rng(3)
+    seen = set()
+    for k in range(R.K):
+        order = [situations[i] for i in rng.permutation(len(situations))] * 2  # each asked twice, shuffled
+        cols = [np.array(c) for c in zip(*order, strict=True)]
+        got = R.can_ever_hit_v(k, cols[0], cols[1], cols[2], cols[3])
+        want = [R.can_ever_hit(k, lv, m, int(lost), int(p)) for lv, m, lost, p in order]
+        assert got.tolist() == want
+        seen |= set(want)
+    assert seen == {True, False}  # the domain has situations where a fighter can hit and where one cannot

@@ -63,7 +63,6 @@ from .vectorised import (
     covering_piece_v,
     declare_v,
     defence_of_v,
-    each_row,
     end_code,
     end_codes_v,
     initiative_order_v,
@@ -119,6 +118,8 @@ class _Roster:
                 self.ar[k, p] = a.armour_rating
                 self.cover[k, p, [LOCATIONS.index(loc) for loc in a.cover]] = True
         self._pool_cache: dict[tuple, tuple[tuple[int, ...], int, int]] = {}
+        # can_ever_hit by fighter, Wound Level code, armour mask, weapon lost, attack pending (-1: not asked yet)
+        self._able = np.full((self.K, 6, 1 << self.P, 2, 2), -1, dtype=np.int8)
 
     def pool(
         self, kind: str, k: int, level: int, mask: int, aim: int = 0, dropped: int = 0, dist: int = 0
@@ -140,6 +141,17 @@ class _Roster:
         """The round's :meth:`~.round.Roster.can_ever_hit` (``lost``: the weapon lost to a critical Screw-Up)."""
         weapon = None if lost else self.fighters[k].weapon
         return self.round.can_ever_hit(k, level, self._alive(k, mask), weapon, bool(pending))
+
+    def can_ever_hit_v(self, k: int, level: np.ndarray, mask: np.ndarray, lost: np.ndarray, pending: np.ndarray):
+        """:meth:`can_ever_hit` per row, each situation asked of the scalar rule once per fight."""
+        idx = (level, mask, lost.astype(np.int64), pending.astype(np.int64))
+        got = self._able[k][idx]
+        unknown = got < 0
+        if unknown.any():
+            for key in set(zip(*(a[unknown].tolist() for a in idx), strict=True)):
+                self._able[(k, *key)] = self.can_ever_hit(k, *key)
+            got = self._able[k][idx]
+        return got.astype(bool)
 
 
 # ---------------------------------------------------------------- numpy dice
@@ -532,10 +544,7 @@ class _Sim:
         for k in range(K):
             pending = S["counter"][:, k] | (S["aimb"][:, k] > 0) | (S["aimt"][:, k] > 0)
             mask = self._mask(S, rows, np.full(n, k))
-            values, inv = each_row(
-                np.stack([np.full(n, k), levels[:, k], mask, S["lost"][:, k], pending], 1), self.R.can_ever_hit
-            )
-            able[:, k] = np.array(values, dtype=bool)[inv]
+            able[:, k] = self.R.can_ever_hit_v(k, levels[:, k], mask, S["lost"][:, k], pending)
         return ~(S["dying"] | (self._active(S) & able)).any(axis=1)
 
     def _ends(self, S: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
