@@ -41,6 +41,23 @@ class Absorbed(Generic[S]):
     live: dict[S, float] = field(default_factory=dict)
 
 
+def _moves(state: S, transitions: Callable[[S], Iterable[tuple[float, S]]]) -> list[tuple[float, S]]:
+    """A state's moves with positive chance, refused unless they sum to 1."""
+    moves = [(q, t) for q, t in transitions(state) if q > 0]
+    total = sum(q for q, _ in moves)
+    if abs(total - 1) > 1e-9:
+        raise ValueError(f"transitions from {state!r} sum to {total}, not 1")
+    return moves
+
+
+def _check_size(states: int) -> None:
+    if states > MAX_STATES:
+        raise OddsError(
+            f"the fight has more than {MAX_STATES} states: too big to forecast exactly",
+            hint="forecast it by simulation instead",
+        )
+
+
 def absorb(
     start: S,
     transitions: Callable[[S], Iterable[tuple[float, S]]],
@@ -61,16 +78,8 @@ def absorb(
         for state, p in live.items():
             moves = cache.get(state)
             if moves is None:
-                moves = [(q, t) for q, t in transitions(state) if q > 0]
-                total = sum(q for q, _ in moves)
-                if abs(total - 1) > 1e-9:
-                    raise ValueError(f"transitions from {state!r} sum to {total}, not 1")
-                cache[state] = moves
-                if len(cache) > MAX_STATES:
-                    raise OddsError(
-                        f"the fight has more than {MAX_STATES} states: too big to forecast exactly",
-                        hint="forecast it by simulation instead",
-                    )
+                moves = cache[state] = _moves(state, transitions)
+                _check_size(len(cache))
             for q, t in moves:
                 if is_terminal(t):
                     terminal[t] += p * q
@@ -110,19 +119,12 @@ def absorb_indexed(
     for r in range(1, max_rounds + 1):
         new = np.flatnonzero((mass > 0) & ~expanded)
         for i in new.tolist():
-            moves = [(q, t) for q, t in transitions(i) if q > 0]
-            total = sum(q for q, _ in moves)
-            if abs(total - 1) > 1e-9:
-                raise ValueError(f"transitions from {i!r} sum to {total}, not 1")
+            moves = _moves(i, transitions)
             src += [i] * len(moves)
             dst += [t for _, t in moves]
             prob += [q for q, _ in moves]
             seen += 1
-            if seen > MAX_STATES:
-                raise OddsError(
-                    f"the fight has more than {MAX_STATES} states: too big to forecast exactly",
-                    hint="forecast it by simulation instead",
-                )
+            _check_size(seen)
         if len(new) or arrays is None:
             expanded[new] = True
             arrays = (np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), np.array(prob))
