@@ -241,7 +241,13 @@ TESTS: dict[str, list[str]] = {
     # BLYSS's round (round.py) and its engine (combat.py): scripted rounds and the round's events, the engine's
     # fights, and the exact chain's hand-worked duels and brute-force round; test_screw_ups.py's engine-vs-exact-
     # vs-simulation test (150 s under load) and test_forecast.py's CLI, guide and sampled agreements are left out
-    "src/storymaster/systems/blyss/round.py": _BLYSS_FIGHT_TESTS,
+    # round.py also holds the rule twins the simulation reads (attack_td, aim_td, defence_of, covering_piece, ...)
+    # and the stand-off check: their tests (~13 s together) are in its list
+    "src/storymaster/systems/blyss/round.py": [
+        *_BLYSS_FIGHT_TESTS,
+        "tests/systems/blyss/test_stand_off.py",
+        "tests/systems/blyss/test_round_twins.py",
+    ],
     "src/storymaster/systems/blyss/combat.py": _BLYSS_FIGHT_TESTS,
     # the BLYSS forecast: fast killers only (mut-bfc): the simulation's round and fights and the exact chain against
     # the engine's round enumerated (test_forecast_kernels.py), the stand-offs, and by node id the hand-worked duels
