@@ -230,6 +230,7 @@ TESTS: dict[str, list[str]] = {
         *_BLYSS_FIGHT_TESTS,
         "tests/systems/blyss/test_stand_off.py",
         "tests/systems/blyss/test_round_twins.py",
+        "tests/systems/blyss/test_round_edges.py",
     ],
     "src/storymaster/systems/blyss/combat.py": _BLYSS_FIGHT_TESTS,
     # the BLYSS forecast: the exact chain's hand-worked duels and brute-force round, the twins, the stand-offs
