@@ -272,6 +272,7 @@ TESTS: dict[str, list[str]] = {
     # the forecast: its words and tiny fights by hand first, then the chain and the numpy round against the engine
     "src/storymaster/systems/kalyr/forecast.py": [
         "tests/systems/kalyr/test_forecast_words.py",
+        "tests/systems/kalyr/test_forecast_edges.py",
         "tests/systems/kalyr/test_forecast.py",
     ],
 }
