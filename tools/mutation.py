@@ -157,6 +157,23 @@ _BLYSS_FIGHT_TESTS = [
     _BLYSS_DEPRIVED + "test_a_dying_fighters_stamina_check_feels_it",
 ]
 
+_BLYSS_FORECAST_TESTS = [
+    "tests/systems/blyss/test_forecast_kernels.py",
+    "tests/systems/blyss/test_stand_off.py",
+    _BLYSS_FORECAST + "test_one_blow_duel_worked_by_hand",
+    _BLYSS_FORECAST + "test_one_blow_duel_mid_fight_order_is_kept",
+    _BLYSS_FORECAST + "test_a_round_of_the_chain_is_the_engines_round_by_brute_force",
+    _BLYSS_FORECAST + "test_auto_chooses_exact_only_where_it_fits",
+    _BLYSS_FORECAST + "test_forecaster_protocol_and_bad_input",
+    _BLYSS_FORECAST + "test_exploding_damage",
+    _BLYSS_FORECAST + "test_simulation_is_seeded",
+    _BLYSS_FORECAST + "test_end_states_are_the_systems_words",
+    _BLYSS_SCREW_UPS + "test_exact_forecast_with_screw_ups_worked_by_hand",
+    _BLYSS_DEPRIVED + "test_the_simulation_and_the_chain_agree_where_strength_matters",
+    _BLYSS_DEPRIVED + "test_the_simulation_feels_the_deprivation_too",
+    _BLYSS_DEPRIVED + "test_a_fatigued_duellist_wins_less_by_hand_under_both_house_rules",
+]
+
 _PHILSYS_FORECAST = "tests/systems/philsys/test_forecast.py::"
 #: test_forecast.py's tests under a second or so each (the file takes 1.5-3.5 min: its engine runs and big duels)
 _PHILSYS_FORECAST_FAST = [
@@ -239,18 +256,22 @@ TESTS: dict[str, list[str]] = {
     # BLYSS's round (round.py) and its engine (combat.py): scripted rounds and the round's events, the engine's
     # fights, and the exact chain's hand-worked duels and brute-force round; test_screw_ups.py's engine-vs-exact-
     # vs-simulation test (150 s under load) and test_forecast.py's CLI, guide and sampled agreements are left out
-    "src/storymaster/systems/blyss/round.py": _BLYSS_FIGHT_TESTS,
-    "src/storymaster/systems/blyss/combat.py": _BLYSS_FIGHT_TESTS,
-    # the BLYSS forecast: the exact chain's hand-worked duels and brute-force round, the twins, the stand-offs
-    "src/storymaster/systems/blyss/forecast.py": [
-        "tests/systems/blyss/test_forecast.py",
-        "tests/systems/blyss/test_round_twins.py",
+    # round.py also holds the rule twins the simulation reads (attack_td, aim_td, defence_of, covering_piece, ...)
+    # and the stand-off check: their tests (~13 s together) are in its list
+    "src/storymaster/systems/blyss/round.py": [
+        *_BLYSS_FIGHT_TESTS,
         "tests/systems/blyss/test_stand_off.py",
-        "tests/systems/blyss/test_deprivation_in_fights.py",
-        "tests/systems/blyss/test_screw_ups.py",
+        "tests/systems/blyss/test_round_twins.py",
     ],
+    "src/storymaster/systems/blyss/combat.py": _BLYSS_FIGHT_TESTS,
+    # the BLYSS forecast: fast killers only (mut-bfc): the simulation's round and fights and the exact chain against
+    # the engine's round enumerated (test_forecast_kernels.py), the stand-offs, and by node id the hand-worked duels
+    # and brute-force round; test_forecast.py's engine, CLI, guide and 40,000-fight agreements (15-43 s each) and
+    # test_screw_ups.py's engine-vs-exact-vs-simulation test (80-150 s) are left out: each survivor would run them
+    "src/storymaster/systems/blyss/forecast.py": _BLYSS_FORECAST_TESTS,
     "src/storymaster/systems/blyss/vectorised.py": [
         "tests/systems/blyss/test_round_twins.py",
+        *_BLYSS_FORECAST_TESTS,
     ],
     # the Philsys forecast: the kernels' tiny duels by hand and brute force, the seeded simulation against exact
     # values (test_forecast_kernels.py, ~6 s), the chain against the round enumerated state by state (test_round.py),
