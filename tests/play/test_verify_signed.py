@@ -214,9 +214,11 @@ def test_what_is_not_an_export_is_refused(doc) -> None:
     _refused(doc, "not a Storymaster table export")
 
 
-def test_an_unknown_version_is_refused(gm) -> None:
-    gm["version"] = 3
-    _refused(gm, "unknown export version 3")
+@pytest.mark.parametrize(("version", "shown"), [(3, "3"), (True, "True"), (1.0, "1.0"), (2.0, "2.0"), ("2", "'2'")])
+def test_an_unknown_version_is_refused(gm, version, shown) -> None:
+    # true and 1.0 compare equal to 1 in Python (2.0 to 2): only the whole numbers 1 and 2 are versions
+    gm["version"] = version
+    _refused(gm, f"unknown export version {shown}")
 
 
 def test_a_version_1_export_cannot_be_checked_against_a_key(gm, signer) -> None:
@@ -630,7 +632,7 @@ def test_an_entry_with_parts_no_entry_has_is_refused(closed) -> None:
         _check(closed)
 
 
-@pytest.mark.parametrize("commit", [0, 3, "2", None])
+@pytest.mark.parametrize("commit", [0, 3, "2", None, True, 1.0, 2.0])
 def test_an_unknown_commitment_version_is_refused(closed, commit) -> None:
     closed[2]["commit"] = commit
     with pytest.raises(VerificationError, match="scene 1, entry 3: is malformed: has an unknown commitment version"):

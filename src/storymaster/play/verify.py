@@ -231,7 +231,7 @@ def verify_log(
                 continue
             _need(set(e) <= _SIGNED_ENTRY_KEYS, f"has unknown parts ({', '.join(sorted(set(e) - _SIGNED_ENTRY_KEYS))})")
             commit = e.get("commit", 1)
-            _need(commit in (1, 2), "has an unknown commitment version")
+            _need(_is_int(commit) and commit in (1, 2), "has an unknown commitment version")
             if i == 0:
                 version = commit
             elif version == 2 and commit != 2:
@@ -402,6 +402,8 @@ def verify_export(doc: Any, *, key: str | None = None) -> dict[str, Any]:
         raise VerificationError("not a Storymaster table export", hint="download it from /api/scenes/{id}/export.json")
     _check_depth(doc)
     version = doc.get("version", 1)
+    if not _is_int(version):  # true and 1.0 equal 1 in Python: a version is a whole number, nothing else
+        raise VerificationError(f"unknown export version {version!r}", hint=f"versions: 1, {EXPORT_VERSION}")
     if version == 1:
         if key is not None:
             raise VerificationError(
