@@ -262,6 +262,7 @@ TESTS: dict[str, list[str]] = {
         *_BLYSS_FIGHT_TESTS,
         "tests/systems/blyss/test_stand_off.py",
         "tests/systems/blyss/test_round_twins.py",
+        "tests/systems/blyss/test_round_edges.py",
     ],
     "src/storymaster/systems/blyss/combat.py": _BLYSS_FIGHT_TESTS,
     # the BLYSS forecast: fast killers only (mut-bfc): the simulation's round and fights and the exact chain against
