@@ -243,3 +243,59 @@ def test_a_simulation_from_mid_fight_counts_rounds_from_there_and_keeps_the_cap(
     assert set(f.rounds) == {1, 2}
     assert near(f.rounds[1], 1 - TIE) and near(f.rounds[2], TIE)
     assert any("forecast from round 3" in note for note in f.notes)
+
+
+def test_a_fight_row_holds_seven_columns_a_fighter_then_eight_for_the_fight():
+    """The row layout (the module's comment): per fighter the five box counts (Scratch .. Destroyed), Fudge points
+    and withdrawn; then first, reach, inside, the two scope-outs, over, winner and the round."""
+    a = Character(name="A", abilities=[{"name": "Melee", "level": "Fair"}], fudge_points=2)
+    b = Character(name="B", abilities=[{"name": "Melee", "level": "Fair"}], fudge_points=3)
+    s = E.start([[a], [b]], options={"stakes": "Hurt"})
+    gone = s.sides[1][0].model_copy(update={"withdrawn": True})
+    s = s.model_copy(update={"round": 4, "sides": (s.sides[0], (gone,))})
+    si = _setup(s)
+    row = start_row(si, with_round=True).tolist()
+    assert len(row) == 7 * 2 + 8
+    assert row[0:7] == [0, 0, 0, 0, 0, 2, 0]
+    assert row[7:14] == [0, 0, 0, 0, 0, 3, 1]
+    assert row[14:] == [0, -1, 0, 0, 0, 0, -1, 4]  # not the first round, no reach, no winner, round 4
+
+
+def test_the_simulation_divides_by_nothing():
+    """numpy's floating-point and integer warnings raised as errors: a simulated contest (simple, detailed with
+    an all-out defence, a group) runs without any (a round cap is checked every round for every fight)."""
+    with np.errstate(all="raise"):
+        for opts in ({"stakes": "Hurt"}, {"mode": "detailed", "tactics": [{"stance": "all_out_defence"}, {}]}):
+            s = E.start([[fighter("A")], [fighter("B", "Good")]], options=opts)
+            assert simulated_forecast(s, samples=500, seed=1).samples == 500
+        s = E.start([[fighter("A"), fighter("C")], [fighter("B", "Good")]])
+        assert simulated_forecast(s, samples=500, seed=1).samples == 500
+
+
+def test_a_side_emptied_in_a_saved_state_is_refused_whichever_side():
+    s = first_blood()
+    for sides in (((), s.sides[1]), (s.sides[0], ())):
+        with pytest.raises(OddsError, match="two sides, each with at least one fighter"):
+            exact_forecast(s.model_copy(update={"sides": sides}))
+
+
+def test_the_work_bound_refuses_only_past_it(monkeypatch):
+    """Refused "when the rounds played to enumerate pass EXACT_MAX_WORK" (the module docstring): the rounds the
+    chain plays are counted here by wrapping the round function it calls; a bound of exactly that many solves the
+    fight, one less refuses it."""
+    played = [0]
+    real = kf.contest_round
+
+    def counted(*args):
+        played[0] += 1
+        return real(*args)
+
+    monkeypatch.setattr(kf, "contest_round", counted)
+    exact_forecast(first_blood())
+    work = played[0]
+    assert work > 2
+    monkeypatch.setattr(kf, "EXACT_MAX_WORK", work)
+    assert exact_forecast(first_blood()).method == "exact"
+    monkeypatch.setattr(kf, "EXACT_MAX_WORK", work - 1)
+    with pytest.raises(OddsError, match="too many states and dice combinations"):
+        exact_forecast(first_blood())
