@@ -675,3 +675,76 @@ def test_end_state_words() -> None:
     assert end_state(with_fighter(st, 0, {**down, "dying": True}).fighters[0]) == "dying"
     assert end_state(with_fighter(st, 0, {**down, "coma": True, "dying": True}).fighters[0]) == "coma"
     assert end_state(with_fighter(st, 0, {**down, "dead": True, "coma": True}).fighters[0]) == "dead"
+
+
+# ---------------------------------------------------------------- vectorised.py's tables and samplers
+def test_each_row_calls_the_rule_once_per_distinct_row_dense_and_sparse() -> None:
+    """each_row: the rule called once for each distinct row, and every row pointed at its own result, both for a
+    small key space (a dense table) and one past 2**20 codes (sorted)."""
+    from storymaster.systems.blyss.vectorised import each_row
+
+    rng = np.random.default_rng(3)
+    for high in (4, 300):  # 4**3 codes: dense; 300**3 = 27,000,000 > 2**20: the sorted path
+        keys = rng.integers(0, high, size=(500, 3))
+        keys[0] = (high - 1, 0, high - 1)  # the largest values in some column are met
+        calls: list[tuple[int, ...]] = []
+
+        def rule(*row: int, calls: list = calls) -> tuple[int, ...]:
+            calls.append(row)
+            return row
+
+        results, inv = each_row(keys, rule)
+        distinct = {tuple(int(x) for x in r) for r in keys}
+        assert sorted(calls) == sorted(distinct) and len(calls) == len(distinct)
+        assert [results[i] for i in inv] == [tuple(int(x) for x in r) for r in keys]
+        assert all(isinstance(x, int) for row in calls for x in row)
+    one = np.array([[5], [0], [5]])
+    results, inv = each_row(one, lambda x: x * 10)
+    assert [results[i] for i in inv] == [50, 0, 50]
+
+
+def test_lookup_pools_pads_each_pool_with_no_dice() -> None:
+    from storymaster.systems.blyss.vectorised import lookup_pools
+
+    pools = {0: ((8, 6, 4), -1, 7), 1: ((10,), 0, 3), 2: ((), 0, 0)}
+    sides, dm, rank = lookup_pools(np.array([[1], [0], [2], [1]]), lambda k: pools[k])
+    assert sides.tolist() == [[10, 0, 0], [8, 6, 4], [0, 0, 0], [10, 0, 0]]
+    assert dm.tolist() == [0, -1, 0, 0] and rank.tolist() == [3, 7, 0, 3]
+    sides, dm, rank = lookup_pools(np.array([[2], [2]]), lambda k: pools[k])  # no dice anywhere: one empty column
+    assert sides.tolist() == [[0], [0]] and dm.tolist() == [0, 0] and rank.tolist() == [0, 0]
+    sides, dm, rank = lookup_pools(np.zeros((0, 2), dtype=np.int64), lambda *k: pools[0])
+    assert sides.shape == (0, 1) and dm.shape == (0,) and rank.shape == (0,)
+    assert sides.dtype == dm.dtype == rank.dtype == np.int64
+
+
+def test_damage_sampler_without_the_best_face() -> None:
+    """The plain total (armour against the attack dice): 2d6+1 averages 8 (each d6 3.5), within 5 standard errors of
+    20,000 rolls (a 2d6's variance 35/6); the 'best face' is the total then. A set number is that number for every
+    fight; exploding dice are simulated; 0d6 is 0 even with the best face wanted."""
+    from storymaster.systems.blyss.vectorised import DamageSampler
+
+    n = 20_000
+    total, best = DamageSampler("2d6+1", want_best=False).roll(n, np.random.default_rng(1))
+    assert total.shape == (n,) and total.min() == 3 and total.max() == 13 and (best == total).all()
+    assert abs(total.mean() - 8) < 5 * math.sqrt(35 / 6 / n)
+    total, best = DamageSampler("7", want_best=False).roll(4, np.random.default_rng(1))
+    assert total.tolist() == [7, 7, 7, 7] and best.tolist() == [7, 7, 7, 7]
+    total, _ = DamageSampler("d6!", want_best=False).roll(n, np.random.default_rng(2))
+    assert total.max() > 6 and total.min() == 1
+    total, best = DamageSampler("0d6+2", want_best=True).roll(3, np.random.default_rng(1))
+    assert total.tolist() == [2, 2, 2] and best.tolist() == [2, 2, 2]
+    for expr in ("4dF", "d6/2", "4d6k3"):
+        with pytest.raises(OddsError, match=r"damage '.*' with the armour contest against the damage roll"):
+            DamageSampler(expr, want_best=True)
+        DamageSampler(expr, want_best=False)  # simulated when the best face is not wanted
+
+
+def test_pick_target_with_nobody_standing_and_ties() -> None:
+    """The fewest vitals left, the first listed on a tie; -1 where no enemy stands."""
+    from storymaster.systems.blyss.vectorised import pick_target_v
+
+    enemy = np.array([[False, False, False], [True, True, True], [False, True, True], [True, False, True]])
+    total = np.array([[1, 1, 1], [5, 5, 5], [9, 4, 4], [3, 0, 2]])
+    assert pick_target_v(enemy, total).tolist() == [-1, 0, 1, 2]
+    huge = np.array([[True, True]])
+    assert pick_target_v(huge, np.array([[10**12, 10**12 - 1]])).tolist() == [1]
