@@ -11,6 +11,7 @@ fixed, and a correct simulation sits ~1 standard error off); the exact chain to 
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -267,7 +268,26 @@ def _disarm_the_unarmed() -> FightState:
     return st.model_copy(update={"round": 1, "order": ("Ann", "Cy", "Dis")})
 
 
+def _guard_beside_a_friend() -> FightState:
+    """A defensive knight whose friend (Cy, the weakest) is the one attacked: nobody declared on the knight, so he
+    attacks rather than defends (The Declaration Round: a Defence is against an attack on oneself)."""
+    cy = ANN.model_copy(update={"name": "Cy"})
+    st = ENG.start([[KNIGHT, cy], [BO]], options={"tactic": {"Knight": "defensive"}})
+    st = with_fighter(st, 1, {"dodges": 0, "flesh_wounds": 0, "health": 3})  # Cy far the weakest: Bo's target
+    return st.model_copy(update={"round": 1, "order": ("Knight", "Cy", "Bo")})
+
+
+def _thin_armour() -> FightState:
+    """Armour Rating 1 (a d4) against the damage roll (house rule): the sword's d8 often shows less than the d4, so
+    even the thinnest piece soaks blows."""
+    padded = ch("Padded", CLUB, armour=(Armour(name="Padding", cover=("T", "A"), armour_rating=1),), stamina=2)
+    st = ENG.start([[KNIGHT], [padded]], house_rules=BlyssHouseRules(armour_contest_against="damage_roll"))
+    return st.model_copy(update={"round": 1, "order": ("Padded", "Knight")})
+
+
 SCENARIOS = {
+    "thin armour": _thin_armour,
+    "guard beside a friend": _guard_beside_a_friend,
     "destroyed mail": _destroyed_mail,
     "disarm the unarmed": _disarm_the_unarmed,
     "retarget": _retarget,
@@ -748,3 +768,51 @@ def test_pick_target_with_nobody_standing_and_ties() -> None:
     assert pick_target_v(enemy, total).tolist() == [-1, 0, 1, 2]
     huge = np.array([[True, True]])
     assert pick_target_v(huge, np.array([[10**12, 10**12 - 1]])).tolist() == [1]
+
+
+@pytest.mark.parametrize("rule", ["defender", "reroll"])
+def test_a_drawn_defence_goes_to_the_defender_or_is_rolled_again(rule: str) -> None:
+    """The simulation's Defend/Evade contest by hand (house rule defence_draw). The attacker's d8 is judged at TD 5
+    (faces 5-8: one success, 1/2; the first roll is a success, an 8), the defender's d6 at TD 4 (4-6: one success, 1/2).
+    First roll: the attacker wins when the defender fails (1/2), else 1 against 1 is a draw. To the defender: the hit
+    stands 1/2 of the time, and the defender's roll succeeded in the other half (the draw, 1 against 1). Rolled
+    again: each new roll is a win for either side 1/4, a draw 1/2, so the re-rolls go either way evenly: the hit
+    stands 1/2 + 1/2 * 1/2 = 3/4, and the defender's last roll succeeded when they won, 1/4 (20 re-rolls at most:
+    a draw left 2**-20)."""
+    st = _first_round().model_copy(update={"house_rules": BlyssHouseRules(defence_draw=rule)})
+    sim = _Sim(_Roster(st))
+    n = 20_000
+    col = np.ones(n, dtype=np.int64)
+    stands, d_ok = sim._contest(
+        np.full((n, 1), 8), np.full((n, 1), 8), 0 * col, np.full((n, 1), 6), 0 * col, 4 * col, 5 * col,
+        np.random.default_rng(9),
+    )  # fmt: skip
+    p_stand, p_ok = (0.75, 0.25) if rule == "reroll" else (0.5, 0.5)
+    assert within(p_stand, stands.mean(), n) and within(p_ok, d_ok.mean(), n)
+    assert not (stands & d_ok).any() if rule == "reroll" else True  # a re-rolled contest ends with one winner
+
+
+def test_initiative_order_by_successes_then_value_then_rank_then_the_tie_break() -> None:
+    """initiative_order_v against checks.initiative_order (the sort roll_initiative makes), two fighters, every key
+    of successes 0-1, value 5-9 and rank 0-3: a higher value must beat a higher rank whatever the two add up to."""
+    from storymaster.systems.blyss.checks import InitiativeRoll, initiative_order
+    from storymaster.systems.blyss.vectorised import initiative_order_v
+
+    keys = list(itertools.product(range(2), range(5, 10), range(4)))
+    rows = list(itertools.product(keys, repeat=2))
+    cols = [np.array([[r[k][i] for k in range(2)] for r in rows]) for i in range(3)]
+    tb = np.array([[-k for k in range(2)] for _ in rows])
+    got = initiative_order_v(*cols, tb)
+    for n, (r, g) in enumerate(zip(rows, got, strict=True)):
+        rolls = [InitiativeRoll(str(k), *r[k], int(tb[n, k]), None) for k in range(2)]
+        assert [int(x.name) for x in initiative_order(rolls)] == list(g), r
+
+
+def test_damage_sampler_with_a_minus_keeps_the_best_face() -> None:
+    """d4-1 against the damage roll: the total is the face less one, the best face the face (every face met)."""
+    from storymaster.systems.blyss.vectorised import DamageSampler
+
+    total, best = DamageSampler("d4-1", want_best=True).roll(400, np.random.default_rng(4))
+    assert set(best.tolist()) == {1, 2, 3, 4} and (total == best - 1).all() and total.dtype == np.int64
+    total, best = DamageSampler("2d4-3", want_best=True).roll(400, np.random.default_rng(4))
+    assert total.min() == -1 and total.max() == 5 and (best <= total + 3 - 1).all()
