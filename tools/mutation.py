@@ -262,6 +262,7 @@ TESTS: dict[str, list[str]] = {
         *_BLYSS_FIGHT_TESTS,
         "tests/systems/blyss/test_stand_off.py",
         "tests/systems/blyss/test_round_twins.py",
+        "tests/systems/blyss/test_round_edges.py",
     ],
     "src/storymaster/systems/blyss/combat.py": _BLYSS_FIGHT_TESTS,
     # the BLYSS forecast: fast killers only (mut-bfc): the simulation's round and fights and the exact chain against
@@ -312,6 +313,7 @@ TESTS: dict[str, list[str]] = {
     # the forecast: its words and tiny fights by hand first, then the chain and the numpy round against the engine
     "src/storymaster/systems/kalyr/forecast.py": [
         "tests/systems/kalyr/test_forecast_words.py",
+        "tests/systems/kalyr/test_forecast_edges.py",
         "tests/systems/kalyr/test_forecast.py",
     ],
 }
