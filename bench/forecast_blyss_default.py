@@ -23,7 +23,7 @@ RUNS = 1 if QUICK else 3
 STORYMASTER = str(Path(sys.executable).parent / "storymaster")
 EX = ROOT / "examples" / "blyss"
 FIGHTS = {
-    "rogue + expert vs warrior (close: about 44% / 55%)": ["rogue", "expert", "--vs", "warrior"],
+    "rogue + expert vs warrior (close: about 29% / 58%, 13% draws)": ["rogue", "expert", "--vs", "warrior"],
     "warrior + craftsman vs rogue + expert": ["warrior", "craftsman", "--vs", "rogue", "expert"],
 }
 

@@ -157,6 +157,36 @@ _BLYSS_FIGHT_TESTS = [
     _BLYSS_DEPRIVED + "test_a_dying_fighters_stamina_check_feels_it",
 ]
 
+_BLYSS_FORECAST_TESTS = [
+    "tests/systems/blyss/test_forecast_kernels.py",
+    "tests/systems/blyss/test_stand_off.py",
+    _BLYSS_FORECAST + "test_one_blow_duel_worked_by_hand",
+    _BLYSS_FORECAST + "test_one_blow_duel_mid_fight_order_is_kept",
+    _BLYSS_FORECAST + "test_a_round_of_the_chain_is_the_engines_round_by_brute_force",
+    _BLYSS_FORECAST + "test_auto_chooses_exact_only_where_it_fits",
+    _BLYSS_FORECAST + "test_forecaster_protocol_and_bad_input",
+    _BLYSS_FORECAST + "test_exploding_damage",
+    _BLYSS_FORECAST + "test_simulation_is_seeded",
+    _BLYSS_FORECAST + "test_end_states_are_the_systems_words",
+    _BLYSS_SCREW_UPS + "test_exact_forecast_with_screw_ups_worked_by_hand",
+    _BLYSS_DEPRIVED + "test_the_simulation_and_the_chain_agree_where_strength_matters",
+    _BLYSS_DEPRIVED + "test_the_simulation_feels_the_deprivation_too",
+    _BLYSS_DEPRIVED + "test_a_fatigued_duellist_wins_less_by_hand_under_both_house_rules",
+]
+
+_PHILSYS_FORECAST = "tests/systems/philsys/test_forecast.py::"
+#: test_forecast.py's tests under a second or so each (the file takes 1.5-3.5 min: its engine runs and big duels)
+_PHILSYS_FORECAST_FAST = [
+    "test_one_hit_duel_by_hand",
+    "test_hp_grid_matches_brute_force",
+    "test_exact_duel_with_heal_and_tech_matches_brute_force",
+    "test_exact_refused_with_a_reason",
+    "test_finished_fight",
+    "test_exact_from_a_saved_state_with_a_lost_turn_agrees_with_engine",
+    "test_mid_fight_state_agrees_with_engine",
+    *(f"test_random_duels_exact_agrees_with_simulation[{seed}]" for seed in (2, 4, 7, 17, 21)),
+]
+
 #: modules judged by a narrower set than their system's tests: the files that exercise the module (a mutant
 #: is judged by those of them that executed its statement, so a narrower set mostly shortens the line map)
 TESTS: dict[str, list[str]] = {
@@ -174,10 +204,12 @@ TESTS: dict[str, list[str]] = {
         "tests/systems/fuzzy/test_vectorised.py",
         "tests/systems/fuzzy/test_round.py",
     ],
+    # the array turn: against the round's own turn with the same dice (test_turn_twin.py), the rules' twins, and
+    # the simulation against exact values (test_forecast_kernels.py); test_forecast.py is left out (1.5-3.5 min)
     "src/storymaster/systems/philsys/twins.py": [
         "tests/systems/philsys/test_turn_twin.py",
         "tests/systems/philsys/test_rule_twins.py",
-        "tests/systems/philsys/test_forecast.py",
+        "tests/systems/philsys/test_forecast_kernels.py",
     ],
     # the Philsys fight: scripted rounds (test_round.py) are the cheapest killers; test_forecast.py is left out
     # (3.5 min: each survivor would run it), the exact chain against the round enumerated is in test_round.py
@@ -224,24 +256,33 @@ TESTS: dict[str, list[str]] = {
     # BLYSS's round (round.py) and its engine (combat.py): scripted rounds and the round's events, the engine's
     # fights, and the exact chain's hand-worked duels and brute-force round; test_screw_ups.py's engine-vs-exact-
     # vs-simulation test (150 s under load) and test_forecast.py's CLI, guide and sampled agreements are left out
-    "src/storymaster/systems/blyss/round.py": _BLYSS_FIGHT_TESTS,
-    "src/storymaster/systems/blyss/combat.py": _BLYSS_FIGHT_TESTS,
-    # the BLYSS forecast: the exact chain's hand-worked duels and brute-force round, the twins, the stand-offs
-    "src/storymaster/systems/blyss/forecast.py": [
-        "tests/systems/blyss/test_forecast.py",
-        "tests/systems/blyss/test_round_twins.py",
+    # round.py also holds the rule twins the simulation reads (attack_td, aim_td, defence_of, covering_piece, ...)
+    # and the stand-off check: their tests (~13 s together) are in its list
+    "src/storymaster/systems/blyss/round.py": [
+        *_BLYSS_FIGHT_TESTS,
         "tests/systems/blyss/test_stand_off.py",
-        "tests/systems/blyss/test_deprivation_in_fights.py",
-        "tests/systems/blyss/test_screw_ups.py",
+        "tests/systems/blyss/test_round_twins.py",
+        "tests/systems/blyss/test_round_edges.py",
     ],
+    "src/storymaster/systems/blyss/combat.py": _BLYSS_FIGHT_TESTS,
+    # the BLYSS forecast: fast killers only (mut-bfc): the simulation's round and fights and the exact chain against
+    # the engine's round enumerated (test_forecast_kernels.py), the stand-offs, and by node id the hand-worked duels
+    # and brute-force round; test_forecast.py's engine, CLI, guide and 40,000-fight agreements (15-43 s each) and
+    # test_screw_ups.py's engine-vs-exact-vs-simulation test (80-150 s) are left out: each survivor would run them
+    "src/storymaster/systems/blyss/forecast.py": _BLYSS_FORECAST_TESTS,
     "src/storymaster/systems/blyss/vectorised.py": [
         "tests/systems/blyss/test_round_twins.py",
+        *_BLYSS_FORECAST_TESTS,
     ],
+    # the Philsys forecast: the kernels' tiny duels by hand and brute force, the seeded simulation against exact
+    # values (test_forecast_kernels.py, ~6 s), the chain against the round enumerated state by state (test_round.py),
+    # the end-code twin, the CLI's forecasts, test_forecast.py's quick tests (the file takes 1.5-3.5 min)
     "src/storymaster/systems/philsys/forecast.py": [
-        "tests/systems/philsys/test_forecast.py",
+        "tests/systems/philsys/test_forecast_kernels.py",
         "tests/systems/philsys/test_round.py",
-        "tests/systems/philsys/test_turn_twin.py",
         "tests/systems/philsys/test_rule_twins.py",
+        "tests/systems/philsys/test_forecast_cli.py",
+        *(_PHILSYS_FORECAST + t for t in _PHILSYS_FORECAST_FAST),
     ],
     "src/storymaster/systems/fuzzy/vectorised.py": [
         # the twins against their scalar rules, and the simulation against exact chains (test_forecast.py's
@@ -272,6 +313,7 @@ TESTS: dict[str, list[str]] = {
     # the forecast: its words and tiny fights by hand first, then the chain and the numpy round against the engine
     "src/storymaster/systems/kalyr/forecast.py": [
         "tests/systems/kalyr/test_forecast_words.py",
+        "tests/systems/kalyr/test_forecast_edges.py",
         "tests/systems/kalyr/test_forecast.py",
     ],
 }

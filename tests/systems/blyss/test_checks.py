@@ -745,13 +745,21 @@ def test_an_empty_pool_judges_as_a_plain_failure() -> None:
     assert judgement_distribution((), 6, BlyssHouseRules()) == {Judgement("failure", 0, 0, 0, 0): 1}
 
 
-@pytest.mark.parametrize(("faces", "why"), [((9, 1), "the 1s cancelled the successes"), ((3, 2), "no die met the TD")])
-def test_a_plain_failure_says_why(faces, why) -> None:
+@pytest.mark.parametrize(
+    ("faces", "why", "count"),
+    [
+        ((9, 1), "the 1s cancelled the successes", "1 die meets the TD; 1 rolled a 1."),  # 9 >= 8; one 1
+        ((3, 2), "no die met the TD", "0 dice meet the TD; 0 rolled a 1."),  # none >= 8: zero takes the plural
+    ],
+)
+def test_a_plain_failure_says_why(faces, why, count) -> None:
     """Screw-Ups: 'If all successes are negated by Screw-Ups, and there are no additional 1s, the Test is treated
-    as if it were a normal failure'; or no die met the TD at all. d10 + d8 against TD 8."""
+    as if it were a normal failure'; or no die met the TD at all. d10 + d8 against TD 8. The count sentence says
+    "die meets" for one die only ("0 dice meet")."""
     out = SYSTEM.resolve(BlyssTest(dice=(10, 8), td=8), _Dealt(*faces))
     assert out.result == "failure"
     assert out.explanation.endswith(f"No successes remain ({why}): a plain failure.")
+    assert count in out.explanation
 
 
 def test_odds_note_the_expected_successes() -> None:

@@ -861,3 +861,41 @@ def test_the_documented_simulation_defaults():
     team = ENGINE.start([[one_die("A"), one_die("C")], [one_die("B")]], house_rules=house(tenacity_target=7))
     f = forecast(team)
     assert f.method == "simulated" and f.samples == 100_000 and f.seed == 0
+
+
+# -- edges the mutation run of forecast.py found untested (issue 14) -----------------------------------------
+
+
+@pytest.mark.parametrize("rnd", [5, 9])
+def test_a_simulation_at_its_cap_still_plays_one_round(rnd):
+    """As the exact chain above: from round 5 (or past it) of a 5-round cap the simulation plays the one round the
+    engine would, and every fight ends in it: won by either side 5/12 (the first win drops the loser, Tenacity 7
+    on one die), a stand-off 1/6 (a tied d6 against d6), a draw at the cap."""
+    state = duel(house(tenacity_target=7, max_rounds=5)).model_copy(update={"round": rnd})
+    n = 20_000
+    s = simulate_forecast(state, samples=n, seed=11)
+    assert dict(s.rounds) == {1: 1.0}
+    assert near(s.p_win[0], F(5, 12), n) and near(s.p_win[1], F(5, 12), n) and near(s.p_draw, F(1, 6), n)
+
+
+def test_a_manoeuvre_never_affordable_changes_nothing():
+    """A holds 'high ground' (2 points, +1 to his later rolls) and a 'grand plan' costing 99 he never affords; B
+    has no manoeuvre at all. The fight is the manoeuvre chain of +1 above, exactly and by simulation."""
+    mans = [{"name": "high ground", "cost": 2, "roll_bonus": 1}, {"name": "grand plan", "cost": 99, "roll_bonus": 3}]
+    state = duel(house(), [{"harm_at": "killed", "manoeuvres": mans}, {"harm_at": "killed"}])
+    ends = solve((0, 0, False), manoeuvre_chain(1))
+    assert exact_forecast(state).p_win[0] == pytest.approx(float(ends[("end", 0)]), abs=1e-12)
+    n = 20_000
+    s = simulate_forecast(state, samples=n, seed=12)
+    assert near(s.p_win[0], ends[("end", 0)], n) and near(s.p_win[1], ends[("end", 1)], n)
+
+
+@pytest.mark.parametrize("down", [0, 1])
+def test_a_side_with_nobody_up_is_no_duel(down):
+    """A hand-made state: one side's only fighter is unconscious yet the fight is not marked over. The exact
+    forecast covers "exactly one fighter still up on each side" (its docstring): refused, whichever side."""
+    state = duel(house(tenacity_target=7))
+    fs = list(state.fighters)
+    fs[down] = fs[down].model_copy(update={"status": "unconscious"})
+    with pytest.raises(OddsError, match="exactly one fighter still up on each side"):
+        exact_forecast(state.model_copy(update={"fighters": tuple(fs)}))

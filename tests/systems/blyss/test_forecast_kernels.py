@@ -1,0 +1,677 @@
+"""The BLYSS forecast's two kernels (issue 14: tests that catch a changed rule), fast: the numpy simulation's round
+and whole fights, and the exact chain, each against a reference that does not use the forecast module.
+
+The reference is the engine's own round (:func:`~storymaster.systems.blyss.round.play_round`) with every branch of
+its dice enumerated by :func:`~storymaster.forecast.chance.branches` (a brute force over the round's events, each
+event's outcomes exact), iterated round by round for whole fights: an exact distribution of every fighter's state.
+The simulation is compared with it at fixed seeds within 5 standard errors of its sample (never flaky: the seeds are
+fixed, and a correct simulation sits ~1 standard error off); the exact chain to 1e-12. Small hand-worked figures
+(one-blow duels, chain sizes, words) are worked out in the comments.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from storymaster.errors import OddsError
+from storymaster.forecast.chance import branches
+from storymaster.systems.blyss import SYSTEM
+from storymaster.systems.blyss import forecast as fc_module
+from storymaster.systems.blyss.character import Armour, Attributes, Character, Trait, Weapon
+from storymaster.systems.blyss.combat import BlyssCombat, FightState
+from storymaster.systems.blyss.forecast import _Roster, _Sim, chain_size, end_state, exact_applies, simulate_batch
+from storymaster.systems.blyss.living import WOUND_LEVELS, wound_level_code
+from storymaster.systems.blyss.options import BlyssHouseRules
+from storymaster.systems.blyss.round import Mover, Roster, RoundState, play_round, to_state
+
+
+class _CodeBuiltEngine(BlyssCombat):
+    """Stat blocks built in code to exercise one rule: the SM allows what creation would refuse."""
+
+    def start(self, sides, *, house_rules=None, options=None):  # type: ignore[override]
+        return super().start(sides, house_rules=house_rules, options={"allow_illegal": True, **dict(options or {})})
+
+
+ENG = _CodeBuiltEngine()
+#: the round's actions, in the simulation's codes (written out here: a code moved in the module is a changed rule)
+ACTION_WORDS = ("none", "recover", "move", "defend", "evade", "aim", "disarm", "attack")
+
+
+def ch(
+    name: str, weapon: Weapon | None = None, *, armour: tuple[Armour, ...] = (), skill: int = 3, **attrs: int
+) -> Character:
+    traits = (
+        Trait(name="Armed Combat", rank=skill),
+        Trait(name="Ranged Combat", rank=2),
+        Trait(name="Unarmed Combat", rank=2),
+    )
+    return Character(
+        name=name, attributes=Attributes(**attrs), traits=traits, weapons=(weapon,) if weapon else (), armour=armour
+    )
+
+
+def with_fighter(st: FightState, k: int, vitals: dict | None = None, **changes: object) -> FightState:
+    fs = list(st.fighters)
+    f = fs[k]
+    if vitals:
+        changes["vitals"] = f.vitals.model_copy(update=vitals)
+    fs[k] = f.model_copy(update=changes)
+    return st.model_copy(update={"fighters": tuple(fs)})
+
+
+SWORD = Weapon(name="Sword", damage="d8", skill="Armed Combat")
+CLUB = Weapon(name="Club", damage="d6", skill="Armed Combat", blunt=True, knockout_rank=2)
+BOW = Weapon(name="Bow", damage="d6", ranged=True, range_increment=20, skill="Ranged Combat")
+MAIL = Armour(name="Mail", action_modifier=-1, cover=("T", "A"), armour_rating=4)
+LEATHER = Armour(name="Leather", cover=("T",), armour_rating=2)
+HELM = Armour(name="Helm", cover=("H",), armour_rating=3, lives=2)
+KNIGHT = ch("Knight", SWORD, armour=(MAIL,), strength=4, agility=3, stamina=2)
+BRUTE = ch("Brute", CLUB, armour=(LEATHER,), strength=4, stamina=2, skill=2)
+
+
+# ---------------------------------------------------------------- the reference: the engine's round, enumerated
+def _had_weapon(st: FightState) -> list[bool]:
+    return [f.weapon is not None for f in st.fighters]
+
+
+def _row(s: RoundState, had: list[bool], armour: list[int]) -> tuple[int, ...]:
+    """A round state as one row of integers, laid out as :func:`_sim_rows` lays out the simulation's arrays."""
+    row: list[int] = []
+    for m, h, n_arm in zip(s.fighters, had, armour, strict=True):
+        d = m.declared
+        row += [m.dodges, m.flesh_wounds, m.health, m.unconscious, m.dying, m.stabilised, m.dead, m.coma]
+        row += [m.dying_checks, *m.armour_lives[:n_arm], h and m.weapon is None, m.weapon_dropped]
+        row += [m.aim_bonus, m.aim_called, m.counter_ready]
+        row += [-1, -1] if d is None else [ACTION_WORDS.index(d[0]), -1 if d[1] is None else d[1]]
+    return (*(int(x) for x in row), s.distance, *s.order)
+
+
+def engine_round(st: FightState) -> dict[tuple[int, ...], float]:
+    """Every state the engine's next round can leave, with its exact chance."""
+    had, armour = _had_weapon(st), [len(f.armour_lives) for f in st.fighters]
+    out: dict[tuple[int, ...], float] = {}
+    for p, s in branches(lambda c: play_round(to_state(st), Roster(st), c)[0]):
+        key = _row(s, had, armour)
+        out[key] = out.get(key, 0.0) + p
+    return out
+
+
+def _sim_rows(st: FightState, S: dict[str, np.ndarray]) -> np.ndarray:
+    cols = []
+    for k, f in enumerate(st.fighters):
+        cols += [S[x][:, k] for x in ("d", "f", "h", "unc", "dying", "stab", "dead", "coma", "dchecks")]
+        cols += [S["lives"][:, k, p] for p in range(len(f.armour_lives))]
+        cols += [S["lost"][:, k], S["dropped"][:, k] & ~S["lost"][:, k]]  # a lost weapon is dropped for good
+        cols += [S["aimb"][:, k], S["aimc"][:, k], S["counter"][:, k], S["decl"][:, k], S["dtgt"][:, k]]
+    cols += [S["dist"], *S["order"].T]
+    return np.stack([np.asarray(c, dtype=np.int64) for c in cols], axis=1)
+
+
+def sim_round(st: FightState, n: int, seed: int) -> dict[tuple[int, ...], float]:
+    """The simulation's next round of ``n`` copies of the fight: each state's share."""
+    sim = _Sim(_Roster(st))
+    S = sim._start(n)
+    sim._round(S, st.round + 1, np.random.default_rng(seed))
+    rows, counts = np.unique(_sim_rows(st, S), axis=0, return_counts=True)
+    return {tuple(int(x) for x in r): c / n for r, c in zip(rows, counts, strict=True)}
+
+
+def within(p: float, q: float, n: int) -> bool:
+    """A sampled share q of n against the exact p: within 5 standard errors (plus one fight)."""
+    return abs(p - q) <= 5 * math.sqrt(p * (1 - p) / n) + 1 / n
+
+
+def assert_like(exact: dict, sampled: dict, n: int) -> None:
+    extra = [k for k in sampled if k not in exact]
+    assert not extra, ("states the rules never reach", extra[:3])
+    for k, p in exact.items():
+        assert within(p, sampled.get(k, 0.0), n), (k, p, sampled.get(k, 0.0))
+
+
+HOUSE = BlyssHouseRules(
+    reroll_initiative_each_round=True,
+    armour_contest_against="damage_roll",
+    damage_spills_over=False,
+    coma_instead_of_death="blunt",
+    flesh_wound_penalty="rank",
+    armour_ties_soak=True,
+    armour_heavy_blow=3,
+    initiative_final_tie="sm_order",
+    action_order="initiative",
+    max_rounds=30,
+)
+
+
+def _first_round() -> FightState:
+    """Knight (sword d8, mail on torso and arms) against Brute (a blunt club that can knock out, leather): the first
+    round rolls Initiative (a d100 roll-off on a tie), both attack; armour against the best attack die."""
+    return ENG.start([[KNIGHT], [BRUTE]])
+
+
+def _house_rules() -> FightState:
+    """Mid-fight (round 2, Knight already at Flesh Wounds with no Dodges left) under nine house rules, Knight
+    defensive (defends against Brute, or switches to a Defence), Brute's armour taking every blow, Knight's never."""
+    st = ENG.start(
+        [[KNIGHT], [BRUTE]],
+        house_rules=HOUSE,
+        options={"tactic": ["defensive", "attack"], "armour_choice": {"Knight": "body", "Brute": "armour"}},
+    )
+    st = st.model_copy(update={"round": 2, "order": ("Brute", "Knight")})
+    return with_fighter(st, 0, {"dodges": 0, "flesh_wounds": 1})
+
+
+def _tactics() -> FightState:
+    """Two against two at close quarters: a defensive knight (Defend, weapon in hand), an aimer with a called shot
+    at the head (helmeted target), a disarmer, and a defensive fighter with no weapon (Evade)."""
+    aimer = ch("Aimer", SWORD, dexterity=4, intelligence=4, stamina=2)
+    fists = ch("Fists", None, agility=4, stamina=2)
+    helmed = ch("Helmed", CLUB, armour=(HELM,), strength=3, stamina=2, skill=2)
+    st = ENG.start(
+        [[KNIGHT, aimer], [helmed, fists]],
+        options={
+            "tactic": {"Knight": "defensive", "Aimer": "aim", "Helmed": "disarm", "Fists": "defensive"},
+            "called_shot": {"Aimer": "head"},
+        },
+    )
+    return st.model_copy(update={"round": 1, "order": ("Aimer", "Fists", "Knight", "Helmed")})
+
+
+def _apart() -> FightState:
+    """40 ft apart: an archer with a counterattack and an aimed limb shot pending, a swordsman whose sword is on the
+    ground (recovered), against a brute who must close in (moves his Movement)."""
+    archer = ch("Archer", BOW, agility=4, dexterity=4, stamina=2)
+    runner = ch("Runner", SWORD, agility=4, stamina=2)
+    st = ENG.start([[archer, runner], [BRUTE]], options={"distance": 40, "called_shot": {"Archer": "limb"}})
+    st = st.model_copy(update={"round": 1, "order": ("Runner", "Brute", "Archer")})
+    st = with_fighter(st, 0, counter_ready=True, aim_bonus=1, aim_called=True)
+    return with_fighter(st, 1, weapon_dropped=True)
+
+
+MAUL = Weapon(name="Maul", damage="30", skill="Armed Combat", blunt=True)
+
+
+def _dying(coma: str) -> FightState:
+    """Cy is dying (a blunt blow, one failed check behind him) while Ann and Bo fight on with Mauls; Di lies
+    stabilised. ``coma``: the house rule coma_instead_of_death."""
+    hr = BlyssHouseRules(coma_instead_of_death=coma)
+    ann, cy, di = (ch(n, MAUL, stamina=3) for n in ("Ann", "Cy", "Di"))
+    st = ENG.start([[ann, cy, di], [ch("Bo", MAUL, stamina=2)]], house_rules=hr)
+    st = st.model_copy(update={"round": 3, "order": ("Ann", "Cy", "Di", "Bo")})
+    st = with_fighter(
+        st, 1, {"health": -2, "unconscious": True, "dying": True, "dying_checks": 1}, last_blow_blunt=True
+    )
+    return with_fighter(st, 2, {"health": -1, "unconscious": True, "stabilised": True})
+
+
+def _screw_ups() -> FightState:
+    """Clumsy fighters (small pools screw up often) under the default rule: weapons dropped and lost; Ann's pool one
+    die (an unskilled weapon) against Bo's two, minimum damage 0 and a weapon that can do less than nothing."""
+    weak = Weapon(name="Stick", damage="d4-3", skill="Polearms")  # unskilled: one die against Bo's two
+    hr = BlyssHouseRules(minimum_damage=0)
+    # the first round: Initiative decides who acts first, so each action's batch mixes Ann's pool and Bo's
+    return ENG.start([[ch("Ann", weak, skill=1, strength=4, agility=6)], [ch("Bo", SWORD, skill=1)]], house_rules=hr)
+
+
+def _retarget() -> FightState:
+    """Two against two with one-blow weapons, both of side B after Ann (the weakest, first listed): when Bo drops her
+    before Di acts, Di turns on Cy (the round's target picked again)."""
+    cy, di = ANN.model_copy(update={"name": "Cy"}), BO.model_copy(update={"name": "Di"})
+    st = ENG.start([[ANN, cy], [BO, di]], house_rules=BlyssHouseRules(combat_screw_up="none"))
+    st = with_fighter(st, 0, {"dodges": 0})  # Ann the weakest: both Bo and Di declare on her
+    return st.model_copy(update={"round": 1, "order": ("Ann", "Cy", "Di", "Bo")})
+
+
+def _high_defence() -> FightState:
+    """A defensive fighter with a high Defence rank: the attack, judged against it, often has no success left, and a
+    Defence with no success either draws (to the defender, who earns no counterattack)."""
+    guard = ch("Guard", SWORD, skill=6, agility=6, strength=3, stamina=2)
+    st = ENG.start(
+        [[guard], [ch("Raider", SWORD, skill=5, agility=5, stamina=2)]], options={"tactic": ["defensive", "attack"]}
+    )
+    return st.model_copy(update={"round": 1, "order": ("Guard", "Raider")})
+
+
+def _unsaid_aim() -> FightState:
+    """A saved state with an aim bonus whose called shot was not aimed (aim_called False): the limb shot is judged at
+    its unaimed TD."""
+    archer = ch("Archer", BOW, agility=4, dexterity=4, stamina=2)
+    st = ENG.start([[archer], [BRUTE]], options={"distance": 20, "called_shot": {"Archer": "limb"}})
+    st = st.model_copy(update={"round": 1, "order": ("Brute", "Archer")})
+    return with_fighter(st, 0, aim_bonus=2, aim_called=False)
+
+
+def _two_pieces() -> FightState:
+    """A fighter in two pieces of armour (leather, then mail whose Action Modifier hampers): each piece's lives
+    kept apart, the hampering piece the second one."""
+    plated = ch("Plated", SWORD, armour=(LEATHER, MAIL), strength=3, agility=4, stamina=2)
+    st = ENG.start([[plated], [BRUTE]])
+    return st.model_copy(update={"round": 1, "order": ("Brute", "Plated")})
+
+
+def _destroyed_mail() -> FightState:
+    """Knight's mail has no lives left: it no longer hampers him (Action Modifier) nor covers him."""
+    st = ENG.start([[KNIGHT], [BRUTE]])
+    return with_fighter(st.model_copy(update={"round": 1, "order": ("Brute", "Knight")}), 0, armour_lives=(0,))
+
+
+def _disarm_the_unarmed() -> FightState:
+    """A disarmer whose target (Ann, the weakest, listed first) has her weapon on the ground attacks instead (nothing
+    in hand to disarm), while Cy beside her holds his; Cy aims with no called shot (his aim is not a called one)."""
+    cy = ANN.model_copy(update={"name": "Cy"})
+    dis = BO.model_copy(update={"name": "Dis"})
+    st = ENG.start([[ANN, cy], [dis]], options={"tactic": {"Cy": "aim", "Dis": "disarm"}})
+    st = with_fighter(st, 0, {"dodges": 0}, weapon_dropped=True)
+    return st.model_copy(update={"round": 1, "order": ("Ann", "Cy", "Dis")})
+
+
+SCENARIOS = {
+    "destroyed mail": _destroyed_mail,
+    "disarm the unarmed": _disarm_the_unarmed,
+    "retarget": _retarget,
+    "high defence": _high_defence,
+    "unaimed bonus": _unsaid_aim,
+    "two pieces": _two_pieces,
+    "first round": _first_round,
+    "house rules": _house_rules,
+    "tactics": _tactics,
+    "apart": _apart,
+    "dying, coma never": lambda: _dying("never"),
+    "dying, coma blunt": lambda: _dying("blunt"),
+    "dying, coma always": lambda: _dying("always"),
+    "screw-ups": _screw_ups,
+}
+
+
+@pytest.mark.parametrize("name", list(SCENARIOS))
+def test_the_simulations_round_is_the_engines_round_enumerated(name: str) -> None:
+    """One round of the simulation, 20,000 copies of the fight at a fixed seed, against every branch of the
+    engine's round: each fighter's Dodges, Flesh Wounds, Health, down flags, dying checks, armour lives, weapon
+    lost or on the ground, aim, counterattack and declaration, the distance and the Initiative order."""
+    st = SCENARIOS[name]()
+    n = 20_000
+    exact = engine_round(st)
+    assert len(exact) >= 3
+    assert_like(exact, sim_round(st, n, seed=11), n)
+
+
+# ---------------------------------------------------------------- whole fights: the engine's rounds iterated
+END_WORDS = ("unhurt", *WOUND_LEVELS[:5], "unconscious", "stabilised", "dying", "coma", "dead")
+CAPPED = "standing at the round cap"
+
+
+def _word(st: FightState, k: int, m: Mover) -> str:
+    """How a fighter ends, in the book's words: how they are down (dead, in a coma, dying, unconscious or
+    stabilised), else unhurt, else their Wound Level (Table 2-03)."""
+    v = st.fighters[k].vitals
+    if m.dead or m.coma or m.dying:
+        return "dead" if m.dead else "coma" if m.coma else "dying"
+    if m.unconscious:
+        return "stabilised" if m.stabilised else "unconscious"
+    if (m.dodges, m.flesh_wounds, m.health) == (v.max_dodges, v.max_flesh_wounds, v.max_health):
+        return "unhurt"
+    return WOUND_LEVELS[wound_level_code(m.dodges, m.flesh_wounds, m.health, v.max_flesh_wounds, v.max_health, True)]
+
+
+def engine_fight(st: FightState, *, cap: bool = True) -> dict[tuple, float]:
+    """Every way the fight can end, by iterating the engine's round enumerated: (winner side or -1, rounds
+    played, each fighter's end word) -> chance. ``cap`` False: the round does not end the fight at the cap, and a
+    fight still going after the cap's round ends there with its fighters 'standing at the round cap' (the exact
+    chain's words)."""
+    R = Roster(st, cap=cap)
+    live = {to_state(st): 1.0}
+    out: dict[tuple, float] = {}
+    played = 0
+    while live:
+        played += 1
+        nxt: dict[RoundState, float] = {}
+        for s, p in live.items():
+            for q, s2 in branches(lambda c, s=s: play_round(s, R, c)[0]):
+                if s2.over:
+                    key = (
+                        -1 if s2.winner is None else s2.winner,
+                        played,
+                        *(_word(st, k, m) for k, m in enumerate(s2.fighters)),
+                    )
+                    out[key] = out.get(key, 0.0) + p * q
+                elif not cap and s2.round >= st.house_rules.max_rounds:
+                    key = (-1, played, *([CAPPED] * len(s2.fighters)))
+                    out[key] = out.get(key, 0.0) + p * q
+                else:
+                    nxt[s2] = nxt.get(s2, 0.0) + p * q
+        live = nxt
+    return out
+
+
+def marginals(dist: dict[tuple, float], K: int) -> dict[tuple, float]:
+    """The winner, the rounds and each fighter's end word, each apart."""
+    out: dict[tuple, float] = {}
+    for key, p in dist.items():
+        for name, v in (("winner", key[0]), ("rounds", key[1]), *((k, key[2 + k]) for k in range(K))):
+            out[(name, v)] = out.get((name, v), 0.0) + p
+    return out
+
+
+ANN = ch("Ann", Weapon(name="Axe", damage="30", skill="Armed Combat"), strength=4, agility=4)
+BO = ch("Bo", Weapon(name="Club", damage="30", skill="Armed Combat"), skill=2)
+
+
+def _brute(name: str) -> Character:
+    """Melee Attack 2 (d6, never 8) + Armed Combat 4 (d10) with a one-blow Maul; fists a d6 that never hits."""
+    return Character(
+        name=name,
+        attributes=Attributes(strength=2, agility=3),
+        traits=(Trait(name="Armed Combat", rank=4),),
+        weapons=(Weapon(name="Maul", damage="30", skill="Armed Combat"),),
+    )
+
+
+def _one_blow(rounds: int = 4) -> FightState:
+    return ENG.start([[ANN], [BO]], house_rules=BlyssHouseRules(combat_screw_up="none", max_rounds=rounds))
+
+
+def _mauls(rounds: int = 5) -> FightState:
+    """Screw-Ups drop or lose the Mauls (fists never hit: stand-offs)."""
+    return ENG.start([[_brute("Ann")], [_brute("Bo")]], house_rules=BlyssHouseRules(max_rounds=rounds))
+
+
+def _two_on_one() -> FightState:
+    """Ann and a second axe (Cy) against Bo, from round 1 with Bo fastest (the reference enumerates Initiative
+    between two fighters only)."""
+    st = ENG.start([[ANN, ANN.model_copy(update={"name": "Cy"})], [BO]], house_rules=BlyssHouseRules(max_rounds=3))
+    return st.model_copy(update={"round": 1, "order": ("Bo", "Ann", "Cy")})
+
+
+def _dying_fight() -> FightState:
+    """The dying scenario of the round test, played out over the cap of 5: the dying fighter's checks hold a fight
+    that would otherwise be over."""
+    st = _dying("blunt")
+    return st.model_copy(update={"house_rules": st.house_rules.model_copy(update={"max_rounds": 5})})
+
+
+def _not_healed() -> FightState:
+    """Ann comes to the fight with her Dodges and Flesh Wounds back but 2 Health still lost (Health heals slowly): she
+    is not unhurt even when nobody touches her."""
+    st = _one_blow()
+    return with_fighter(st, 0, {"health": st.fighters[0].vitals.max_health - 2})
+
+
+FIGHTS = {
+    "one blow": _one_blow,
+    "not healed": _not_healed,
+    "mauls": _mauls,
+    "two on one": _two_on_one,
+    "dying": _dying_fight,
+}
+
+
+@pytest.mark.parametrize("name", list(FIGHTS))
+def test_simulated_fights_end_as_the_engines_rounds_iterated(name: str) -> None:
+    """Whole simulated fights (winner, rounds, each fighter's end) against the engine's rounds enumerated to the
+    end, within 5 standard errors of 20,000 fights."""
+    st = FIGHTS[name]()
+    n = 20_000
+    exact = engine_fight(st)
+    batch = simulate_batch(st)(n, np.random.default_rng(7))
+    names = batch.state_names
+    joint: dict[tuple, float] = {}
+    ends = [batch.end_states[f.id] for f in st.fighters]
+    for i in range(n):
+        key = (int(batch.winner[i]), int(batch.rounds[i]), *(names[int(e[i])] for e in ends))
+        joint[key] = joint.get(key, 0.0) + 1 / n
+    assert_like(exact, joint, n)
+    assert_like(marginals(exact, len(st.fighters)), marginals(joint, len(st.fighters)), n)
+
+
+def _exact_as_marginals(fc, st: FightState) -> dict[tuple, float]:
+    out: dict[tuple, float] = {("winner", -1): fc.p_draw}
+    for side, p in enumerate(fc.p_win):
+        out[("winner", side)] = p
+    for r, p in fc.rounds.items():
+        out[("rounds", r)] = p
+    for k, f in enumerate(st.fighters):
+        c = next(c for c in fc.combatants if c.name == f.id)
+        for word, p in c.end_states.items():
+            out[(k, word)] = p
+    return {k: p for k, p in out.items() if p > 1e-15}
+
+
+def _swap_sides(st: FightState) -> FightState:
+    return st.model_copy(update={"fighters": tuple(f.model_copy(update={"side": 1 - f.side}) for f in st.fighters)})
+
+
+def _mid_fight(st: FightState) -> FightState:
+    """Round 2 of the fight, Bo (listed second) first in the Initiative order."""
+    return st.model_copy(update={"round": 2, "order": ("Bo", "Ann")})
+
+
+CHAINS = {
+    "one blow": _one_blow,
+    "one blow, a one-round cap": lambda: _one_blow(1),
+    "not healed": _not_healed,
+    "mauls": _mauls,
+    "mauls, sides swapped": lambda: _swap_sides(_mauls()),
+    "mauls from round 2": lambda: _mid_fight(_mauls(6)),
+    "one blow from round 2, sides swapped": lambda: _swap_sides(_mid_fight(_one_blow(5))),
+    "one blow, Initiative every round": lambda: _one_blow(3).model_copy(
+        update={"house_rules": BlyssHouseRules(max_rounds=3, combat_screw_up="none", reroll_initiative_each_round=True)}
+    ),
+    "first round, 3 rounds": lambda: _first_round().model_copy(
+        update={"house_rules": BlyssHouseRules(max_rounds=2, combat_screw_up="none")}
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(CHAINS))
+def test_the_exact_chain_is_the_engines_rounds_iterated(name: str) -> None:
+    """The exact chain's winner, draw, rounds and end words against the engine's rounds enumerated to the end (the
+    round cap's fights reported as still standing), to 1e-12."""
+    st = CHAINS[name]()
+    fc = SYSTEM.forecast(st, method="exact")
+    ref = marginals(engine_fight(st, cap=False), len(st.fighters))
+    got = _exact_as_marginals(fc, st)
+    ref = {k: p for k, p in ref.items() if p > 1e-15}
+    assert set(got) == set(ref)
+    for k, p in ref.items():
+        assert got[k] == pytest.approx(p, abs=1e-12), k
+    assert (fc.method == "exact" and fc.error == 0.0) or fc.error < 1e-12
+    assert [c.name for c in fc.combatants] == [f.id for f in st.fighters]
+    assert [c.side for c in fc.combatants] == [f.side for f in st.fighters]
+    assert fc.sides == tuple((f.id,) for f in sorted(st.fighters, key=lambda f: f.side))
+
+
+# ---------------------------------------------------------------- the chain's size, by hand
+def test_chain_size_by_hand() -> None:
+    """Per fighter: Dodges + Flesh Wounds + Health (not below 0) + 1, x4 per armour piece, x3 for a weapon in hand
+    a Screw-Up may drop or lose; the product, x2 (two beats a round). Knight 2 + 3 + 4 ... read off his sheet."""
+    st = _first_round()
+    k, b = (f.vitals for f in st.fighters)
+    knight = (k.dodges + k.flesh_wounds + k.health + 1) * 4 * 3  # mail; a sword under the default rule
+    brute = (b.dodges + b.flesh_wounds + b.health + 1) * 4 * 3  # leather; a club
+    assert chain_size(st) == 2 * knight * brute
+    # under combat_screw_up 'none' the weapons stay in hand: no x3
+    plain = st.model_copy(update={"house_rules": BlyssHouseRules(combat_screw_up="none")})
+    assert chain_size(plain) == 2 * (knight // 3) * (brute // 3)
+    # a fighter with no weapon (fists are never dropped: no x3), two armour pieces (x16), Health below 0 counts 0
+    bare = with_fighter(st, 0, {"dodges": 1, "flesh_wounds": 2, "health": -3}, weapon=None)
+    bare = with_fighter(bare, 1, armour_lives=(3, 2))
+    bare = bare.model_copy(
+        update={
+            "fighters": (
+                bare.fighters[0],
+                bare.fighters[1].model_copy(update={"character": BRUTE.model_copy(update={"armour": (LEATHER, HELM)})}),
+            )
+        }
+    )
+    assert chain_size(bare) == 2 * (1 + 2 + 0 + 1) * 4 * ((b.dodges + b.flesh_wounds + b.health + 1) * 16 * 3)
+
+
+def test_auto_is_exact_up_to_its_budget_and_simulates_past_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """auto builds the chain when its guessed size is at most AUTO_CHAIN_SIZE, else simulates and says why."""
+    st = _one_blow(3)
+    size = chain_size(st)
+    monkeypatch.setattr(fc_module, "AUTO_CHAIN_SIZE", size)
+    fc = SYSTEM.forecast(st)
+    assert fc.method == "exact" and fc.notes[0].startswith("exact chain over")
+    monkeypatch.setattr(fc_module, "AUTO_CHAIN_SIZE", size - 1)
+    fc = SYSTEM.forecast(st, samples=300, seed=1)
+    assert fc.method == "simulated" and fc.samples == 300
+    words = f"simulated: the exact chain is too big for auto (estimated size {size:,}, over {size - 1:,}; "
+    assert fc.notes[0].startswith(words)
+    assert fc.notes[0].endswith("--method exact runs it)")
+    # exact on demand, whatever the budget; simulated on demand, though the chain would fit
+    assert SYSTEM.forecast(st, method="exact").method == "exact"
+    monkeypatch.setattr(fc_module, "AUTO_CHAIN_SIZE", size)
+    assert SYSTEM.forecast(st, method="simulate", samples=300).method == "simulated"
+
+
+def test_auto_simulates_when_the_chain_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chain past the state limit is refused; auto then simulates, and says so."""
+    from storymaster.forecast import markov
+
+    monkeypatch.setattr(markov, "MAX_STATES", 2)
+    st = _mauls(3).model_copy(update={"round": 1, "order": ("Ann", "Bo")})
+    fc = SYSTEM.forecast(st, samples=200, seed=2)
+    assert fc.method == "simulated"
+    assert fc.notes[0].startswith("simulated, because the exact chain was refused: the fight has more than 2 states")
+    assert fc.notes[1] == "rounds are counted from round 1, where the saved fight stands"
+    with pytest.raises(OddsError, match="more than 2 states"):
+        SYSTEM.forecast(st, method="exact")
+
+
+# ---------------------------------------------------------------- what the exact chain covers, and the refusals
+def test_exact_applies_says_why_not() -> None:
+    duel = _one_blow()
+    assert exact_applies(duel) is None
+    assert exact_applies(duel.model_copy(update={"over": True})) == "the fight is already over"
+    trio = ENG.start([[ANN, BO], [BO]])
+    assert exact_applies(trio) == "only a duel (one fighter against one) has a small enough chain"
+    same_side = with_fighter(duel, 1, side=0)
+    assert exact_applies(same_side) == "only a duel (one fighter against one) has a small enough chain"
+    aimer = with_fighter(duel, 1, tactic="aim")
+    assert exact_applies(aimer) == "Bo fights with tactic 'aim'; the chain covers fighters who attack every round"
+    for pending in ({"counter_ready": True}, {"aim_bonus": 1}, {"aimed_this_round": 2}):
+        assert exact_applies(with_fighter(duel, 0, **pending)) == "Ann has a counterattack or an aim pending"
+    assert exact_applies(with_fighter(duel, 1, {"unconscious": True})) == "Bo is already down"
+    far = duel.model_copy(update={"distance": 10})
+    assert exact_applies(far) == "Ann must first close the distance"
+    assert exact_applies(duel.model_copy(update={"distance": 5})) is None  # within melee reach (5 ft)
+    bow_ann = with_fighter(far, 0, character=ANN.model_copy(update={"weapons": (BOW,)}))
+    assert exact_applies(bow_ann) == "Bo must first close the distance"  # Ann's bow reaches; Bo's club does not
+    bows = with_fighter(bow_ann, 1, character=BO.model_copy(update={"weapons": (BOW,)}))
+    assert exact_applies(bows) is None
+    wild = ENG.start(
+        [[ANN], [ch("Bo", Weapon(name="Flail", damage="d6!", skill="Armed Combat"))]],
+        house_rules=BlyssHouseRules(armour_contest_against="damage_roll"),
+    )
+    assert "exploding" in exact_applies(wild)
+    assert exact_applies(wild.model_copy(update={"house_rules": BlyssHouseRules()})) is None
+
+
+def test_damage_the_simulation_cannot_follow_is_refused_before_any_fight() -> None:
+    """Exploding damage against the damage roll's best die is refused up front, even when the weapon would never land
+    a blow in the fights sampled (its wielder's pool never meets TD 8: a d6 from Melee Attack 2, no skill)."""
+    wild = Character(
+        name="Wild",
+        attributes=Attributes(strength=2, agility=2),
+        weapons=(Weapon(name="Flail", damage="d6!", skill="Armed Combat"),),
+    )
+    st = ENG.start([[wild], [BO, BO.model_copy(update={"name": "Di"})]])
+    st = st.model_copy(update={"house_rules": BlyssHouseRules(armour_contest_against="damage_roll")})
+    with pytest.raises(OddsError, match="not simulated"):
+        simulate_batch(st)
+    with pytest.raises(OddsError, match="not simulated"):
+        SYSTEM.forecast(st, samples=50)
+
+
+def test_forecast_refusals() -> None:
+    duel = _one_blow()
+    with pytest.raises(OddsError, match="needs a BLYSS fight state"):
+        SYSTEM.forecast(Attributes())
+    with pytest.raises(OddsError, match="already over"):
+        SYSTEM.forecast(duel.model_copy(update={"over": True}))
+    with pytest.raises(OddsError, match="method is auto, exact or simulate, not 'guess'"):
+        SYSTEM.forecast(duel, method="guess")
+    for method in ("auto", "exact", "simulate"):
+        with pytest.raises(OddsError, match="literal_ones"):
+            SYSTEM.forecast(duel.model_copy(update={"house_rules": BlyssHouseRules(literal_ones=True)}), method=method)
+    twins = with_fighter(duel, 1, id="Ann")
+    with pytest.raises(OddsError, match="share a name"):
+        SYSTEM.forecast(twins, samples=100)
+    for order in (("Ann", "Ann"), ("Bo", "Bo"), ("Ann",)):
+        with pytest.raises(OddsError, match="Initiative order"):
+            SYSTEM.forecast(duel.model_copy(update={"round": 1, "order": order}))
+    with pytest.raises(OddsError, match="no exact forecast for this fight: only a duel"):
+        SYSTEM.forecast(ENG.start([[ANN, BO], [BO]]), method="exact")
+    # round 0 with no order yet is fine, and so is an order listing each fighter once in any order
+    assert SYSTEM.forecast(duel.model_copy(update={"round": 1, "order": ("Bo", "Ann")})).method == "exact"
+
+
+def test_simulated_forecast_samples_seed_and_notes() -> None:
+    """An explicit sample count runs exactly that many; the same seed gives the same figures; a saved fight's
+    round is noted; a fight that is no duel is simulated by auto."""
+    team = _two_on_one()
+    a = SYSTEM.forecast(team, samples=700, seed=4)
+    assert a.method == "simulated" and a.samples == 700 and a.seed == 4
+    assert a.notes == ("rounds are counted from round 1, where the saved fight stands",)
+    assert a.to_json() == SYSTEM.forecast(team, samples=700, seed=4).to_json()
+    assert a.to_json() != SYSTEM.forecast(team, samples=700, seed=5).to_json()
+    assert a.sides == (("Ann", "Cy"), ("Bo",)) and a.tactics == {"A": "attack", "B": "attack"}
+    assert sum(a.p_win) + a.p_draw == pytest.approx(1.0)
+    fresh = ENG.start([[ANN], [BO, BO]])
+    assert SYSTEM.forecast(fresh, samples=300).notes == ()
+    adaptive = SYSTEM.forecast(_mauls(3).model_copy(update={"round": 0}), method="simulate")
+    assert 2_000 <= adaptive.samples <= 100_000  # samples None: adaptive, until the intervals are within 1%
+
+
+def test_the_exact_forecasts_notes() -> None:
+    st = _mid_fight(_one_blow(5))
+    fc = SYSTEM.forecast(st, method="exact")
+    # the states the chain expands: before Bo's blow (Bo acts first: the slower declares first) and before Ann's;
+    # the ends are not expanded
+    assert fc.notes[0] == "exact chain over 2 duel states"
+    assert fc.notes[1] == "rounds are counted from round 2, where the saved fight stands"
+    # the cap: q**3 of the fights still going after rounds 3, 4 and 5 (each round neither falls)
+    pa, pb = 27 / 80, 5 / 48
+    q = (1 - pa) * (1 - pb)
+    assert fc.notes[2] == f"{q**3:.2e} of the fights are still going at the cap of 5 rounds"
+    assert fc.p_draw == pytest.approx(q**3, abs=1e-12) and fc.rounds[3] == pytest.approx(q**2, abs=1e-12)
+    assert fc.draw_meaning.startswith("draw (nobody left standing, or a stand-off")
+    fresh = SYSTEM.forecast(_one_blow(100), method="exact")
+    assert len(fresh.notes) == 1 and fresh.error < 1e-12  # q**100: below the tolerance, no cap note
+
+
+def test_tactic_words_per_side() -> None:
+    di, ed = (BO.model_copy(update={"name": n}) for n in ("Di", "Ed"))
+    opts = {"tactic": {"Di": "disarm"}, "called_shot": {"Ed": "limb", "Ann": "head"}}
+    st = ENG.start([[ANN], [BO, di, ed]], options=opts)
+    fc = SYSTEM.forecast(st, samples=100)
+    assert dict(fc.tactics) == {
+        "A": "attack (called shot: head)",
+        "B": "attack, disarm, attack (called shot: limb)",
+    }
+    same = ENG.start([[ANN], [BO, di]], options={"tactic": ["attack", "defensive"]})
+    assert dict(SYSTEM.forecast(same, samples=100).tactics) == {"A": "attack", "B": "defensive"}
+
+
+def test_end_state_words() -> None:
+    st = _first_round()
+    f = st.fighters[0]
+    v = f.vitals
+    assert end_state(f) == "unhurt"
+    hurt = with_fighter(st, 0, {"dodges": 0, "flesh_wounds": v.max_flesh_wounds - 1}).fighters[0]
+    assert end_state(hurt) == "Flesh Wounds"
+    scratched = with_fighter(st, 0, {"dodges": v.max_dodges - 1}).fighters[0]
+    assert end_state(scratched) == "Healthy"  # a Dodge gone: hurt, but still Healthy
+    # Table 2-03 with 30 Health: a third lost (20 left) is Light Wounds, two thirds (10 left) Moderate, below 10 Heavy
+    for health, word in ((20, "Light Wounds"), (10, "Moderate Wounds"), (9, "Heavy Wounds")):
+        at = {"max_health": 30, "health": health, "flesh_wounds": 0, "dodges": 0}
+        assert end_state(with_fighter(st, 0, at).fighters[0]) == word
+    down = {"unconscious": True}
+    assert end_state(with_fighter(st, 0, down).fighters[0]) == "unconscious"
+    assert end_state(with_fighter(st, 0, {**down, "stabilised": True}).fighters[0]) == "stabilised"
+    assert end_state(with_fighter(st, 0, {**down, "dying": True}).fighters[0]) == "dying"
+    assert end_state(with_fighter(st, 0, {**down, "coma": True, "dying": True}).fighters[0]) == "coma"
+    assert end_state(with_fighter(st, 0, {**down, "dead": True, "coma": True}).fighters[0]) == "dead"
