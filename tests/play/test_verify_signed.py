@@ -214,7 +214,9 @@ def test_what_is_not_an_export_is_refused(doc) -> None:
     _refused(doc, "not a Storymaster table export")
 
 
-@pytest.mark.parametrize(("version", "shown"), [(3, "3"), (True, "True"), (1.0, "1.0"), (2.0, "2.0"), ("2", "'2'")])
+@pytest.mark.parametrize(
+    ("version", "shown"), [(3, "3"), (0, "0"), (-2, "-2"), (True, "True"), (1.0, "1.0"), (2.0, "2.0"), ("2", "'2'")]
+)
 def test_an_unknown_version_is_refused(gm, version, shown) -> None:
     # true and 1.0 compare equal to 1 in Python (2.0 to 2): only the whole numbers 1 and 2 are versions
     gm["version"] = version
