@@ -330,3 +330,15 @@ def test_an_exact_forecast_at_its_cap_still_plays_one_round():
         f = exact_forecast(first_blood(max_rounds=5).model_copy(update={"round": rnd}))
         assert f.p_draw == pytest.approx(float(TIE), abs=1e-15)
         assert dict(f.rounds) == {1: pytest.approx(1.0, abs=1e-15)}
+
+
+def test_the_options_are_keyword_only():
+    """The state first (or by name), every option by name: a positional option is refused, so a call cannot pass a
+    sample count where a method was meant."""
+    s = first_blood()
+    with pytest.raises(TypeError, match="positional"):
+        forecast(s, "exact")  # type: ignore[misc]
+    with pytest.raises(TypeError, match="positional"):
+        simulated_forecast(s, 100)  # type: ignore[misc]
+    assert forecast(state=s, method="simulate", samples=60).samples == 60
+    assert simulated_forecast(state=s, samples=50).samples == 50
