@@ -207,15 +207,73 @@ def _dying(coma: str) -> FightState:
 
 
 def _screw_ups() -> FightState:
-    """Clumsy fighters (d6 + d8 pools screw up often) under the default rule: weapons dropped and lost; one has
-    already lost his (fists), minimum damage 0 and a weapon that can do less than nothing."""
-    weak = Weapon(name="Stick", damage="d4-3", skill="Armed Combat")
+    """Clumsy fighters (small pools screw up often) under the default rule: weapons dropped and lost; Ann's pool one
+    die (an unskilled weapon) against Bo's two, minimum damage 0 and a weapon that can do less than nothing."""
+    weak = Weapon(name="Stick", damage="d4-3", skill="Polearms")  # unskilled: one die against Bo's two
     hr = BlyssHouseRules(minimum_damage=0)
-    st = ENG.start([[ch("Ann", weak, skill=1, strength=1)], [ch("Bo", SWORD, skill=1)]], house_rules=hr)
-    return st.model_copy(update={"round": 1, "order": ("Bo", "Ann")})
+    # the first round: Initiative decides who acts first, so each action's batch mixes Ann's pool and Bo's
+    return ENG.start([[ch("Ann", weak, skill=1, strength=4, agility=6)], [ch("Bo", SWORD, skill=1)]], house_rules=hr)
+
+
+def _retarget() -> FightState:
+    """Two against two with one-blow weapons, both of side B after Ann (the weakest, first listed): when Bo drops her
+    before Di acts, Di turns on Cy (the round's target picked again)."""
+    cy, di = ANN.model_copy(update={"name": "Cy"}), BO.model_copy(update={"name": "Di"})
+    st = ENG.start([[ANN, cy], [BO, di]], house_rules=BlyssHouseRules(combat_screw_up="none"))
+    st = with_fighter(st, 0, {"dodges": 0})  # Ann the weakest: both Bo and Di declare on her
+    return st.model_copy(update={"round": 1, "order": ("Ann", "Cy", "Di", "Bo")})
+
+
+def _high_defence() -> FightState:
+    """A defensive fighter with a high Defence rank: the attack, judged against it, often has no success left, and a
+    Defence with no success either draws (to the defender, who earns no counterattack)."""
+    guard = ch("Guard", SWORD, skill=6, agility=6, strength=3, stamina=2)
+    st = ENG.start(
+        [[guard], [ch("Raider", SWORD, skill=5, agility=5, stamina=2)]], options={"tactic": ["defensive", "attack"]}
+    )
+    return st.model_copy(update={"round": 1, "order": ("Guard", "Raider")})
+
+
+def _unsaid_aim() -> FightState:
+    """A saved state with an aim bonus whose called shot was not aimed (aim_called False): the limb shot is judged at
+    its unaimed TD."""
+    archer = ch("Archer", BOW, agility=4, dexterity=4, stamina=2)
+    st = ENG.start([[archer], [BRUTE]], options={"distance": 20, "called_shot": {"Archer": "limb"}})
+    st = st.model_copy(update={"round": 1, "order": ("Brute", "Archer")})
+    return with_fighter(st, 0, aim_bonus=2, aim_called=False)
+
+
+def _two_pieces() -> FightState:
+    """A fighter in two pieces of armour (leather, then mail whose Action Modifier hampers): each piece's lives
+    kept apart, the hampering piece the second one."""
+    plated = ch("Plated", SWORD, armour=(LEATHER, MAIL), strength=3, agility=4, stamina=2)
+    st = ENG.start([[plated], [BRUTE]])
+    return st.model_copy(update={"round": 1, "order": ("Brute", "Plated")})
+
+
+def _destroyed_mail() -> FightState:
+    """Knight's mail has no lives left: it no longer hampers him (Action Modifier) nor covers him."""
+    st = ENG.start([[KNIGHT], [BRUTE]])
+    return with_fighter(st.model_copy(update={"round": 1, "order": ("Brute", "Knight")}), 0, armour_lives=(0,))
+
+
+def _disarm_the_unarmed() -> FightState:
+    """A disarmer whose target (Ann, the weakest, listed first) has her weapon on the ground attacks instead (nothing
+    in hand to disarm), while Cy beside her holds his; Cy aims with no called shot (his aim is not a called one)."""
+    cy = ANN.model_copy(update={"name": "Cy"})
+    dis = BO.model_copy(update={"name": "Dis"})
+    st = ENG.start([[ANN, cy], [dis]], options={"tactic": {"Cy": "aim", "Dis": "disarm"}})
+    st = with_fighter(st, 0, {"dodges": 0}, weapon_dropped=True)
+    return st.model_copy(update={"round": 1, "order": ("Ann", "Cy", "Dis")})
 
 
 SCENARIOS = {
+    "destroyed mail": _destroyed_mail,
+    "disarm the unarmed": _disarm_the_unarmed,
+    "retarget": _retarget,
+    "high defence": _high_defence,
+    "unaimed bonus": _unsaid_aim,
+    "two pieces": _two_pieces,
     "first round": _first_round,
     "house rules": _house_rules,
     "tactics": _tactics,
@@ -333,7 +391,20 @@ def _dying_fight() -> FightState:
     return st.model_copy(update={"house_rules": st.house_rules.model_copy(update={"max_rounds": 5})})
 
 
-FIGHTS = {"one blow": _one_blow, "mauls": _mauls, "two on one": _two_on_one, "dying": _dying_fight}
+def _not_healed() -> FightState:
+    """Ann comes to the fight with her Dodges and Flesh Wounds back but 2 Health still lost (Health heals slowly): she
+    is not unhurt even when nobody touches her."""
+    st = _one_blow()
+    return with_fighter(st, 0, {"health": st.fighters[0].vitals.max_health - 2})
+
+
+FIGHTS = {
+    "one blow": _one_blow,
+    "not healed": _not_healed,
+    "mauls": _mauls,
+    "two on one": _two_on_one,
+    "dying": _dying_fight,
+}
 
 
 @pytest.mark.parametrize("name", list(FIGHTS))
@@ -378,10 +449,15 @@ def _mid_fight(st: FightState) -> FightState:
 
 CHAINS = {
     "one blow": _one_blow,
+    "one blow, a one-round cap": lambda: _one_blow(1),
+    "not healed": _not_healed,
     "mauls": _mauls,
     "mauls, sides swapped": lambda: _swap_sides(_mauls()),
     "mauls from round 2": lambda: _mid_fight(_mauls(6)),
     "one blow from round 2, sides swapped": lambda: _swap_sides(_mid_fight(_one_blow(5))),
+    "one blow, Initiative every round": lambda: _one_blow(3).model_copy(
+        update={"house_rules": BlyssHouseRules(max_rounds=3, combat_screw_up="none", reroll_initiative_each_round=True)}
+    ),
     "first round, 3 rounds": lambda: _first_round().model_copy(
         update={"house_rules": BlyssHouseRules(max_rounds=2, combat_screw_up="none")}
     ),
@@ -445,8 +521,10 @@ def test_auto_is_exact_up_to_its_budget_and_simulates_past_it(monkeypatch: pytes
     words = f"simulated: the exact chain is too big for auto (estimated size {size:,}, over {size - 1:,}; "
     assert fc.notes[0].startswith(words)
     assert fc.notes[0].endswith("--method exact runs it)")
-    # exact on demand, whatever the budget
+    # exact on demand, whatever the budget; simulated on demand, though the chain would fit
     assert SYSTEM.forecast(st, method="exact").method == "exact"
+    monkeypatch.setattr(fc_module, "AUTO_CHAIN_SIZE", size)
+    assert SYSTEM.forecast(st, method="simulate", samples=300).method == "simulated"
 
 
 def test_auto_simulates_when_the_chain_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -492,6 +570,22 @@ def test_exact_applies_says_why_not() -> None:
     assert exact_applies(wild.model_copy(update={"house_rules": BlyssHouseRules()})) is None
 
 
+def test_damage_the_simulation_cannot_follow_is_refused_before_any_fight() -> None:
+    """Exploding damage against the damage roll's best die is refused up front, even when the weapon would never land
+    a blow in the fights sampled (its wielder's pool never meets TD 8: a d6 from Melee Attack 2, no skill)."""
+    wild = Character(
+        name="Wild",
+        attributes=Attributes(strength=2, agility=2),
+        weapons=(Weapon(name="Flail", damage="d6!", skill="Armed Combat"),),
+    )
+    st = ENG.start([[wild], [BO, BO.model_copy(update={"name": "Di"})]])
+    st = st.model_copy(update={"house_rules": BlyssHouseRules(armour_contest_against="damage_roll")})
+    with pytest.raises(OddsError, match="not simulated"):
+        simulate_batch(st)
+    with pytest.raises(OddsError, match="not simulated"):
+        SYSTEM.forecast(st, samples=50)
+
+
 def test_forecast_refusals() -> None:
     duel = _one_blow()
     with pytest.raises(OddsError, match="needs a BLYSS fight state"):
@@ -506,8 +600,9 @@ def test_forecast_refusals() -> None:
     twins = with_fighter(duel, 1, id="Ann")
     with pytest.raises(OddsError, match="share a name"):
         SYSTEM.forecast(twins, samples=100)
-    with pytest.raises(OddsError, match="Initiative order"):
-        SYSTEM.forecast(duel.model_copy(update={"round": 1, "order": ("Ann", "Ann")}))
+    for order in (("Ann", "Ann"), ("Bo", "Bo"), ("Ann",)):
+        with pytest.raises(OddsError, match="Initiative order"):
+            SYSTEM.forecast(duel.model_copy(update={"round": 1, "order": order}))
     with pytest.raises(OddsError, match="no exact forecast for this fight: only a duel"):
         SYSTEM.forecast(ENG.start([[ANN, BO], [BO]]), method="exact")
     # round 0 with no order yet is fine, and so is an order listing each fighter once in any order
