@@ -609,6 +609,9 @@ def test_the_refusals():
     with pytest.raises(OddsError, match="no exact forecast for this fight: 3 combatants") as e:
         SYSTEM.forecast(three, method="exact")
     assert "simulate" in (e.value.hint or "")
+    # the method as a front end hands it over (a string built at run time, not the program's constant)
+    with pytest.raises(OddsError, match="no exact forecast for this fight"):
+        SYSTEM.forecast(three, method="".join(["ex", "act"]))
     with pytest.raises(OddsError, match="unknown forecast method 'chain'"):
         SYSTEM.forecast(three, method="chain")
     assert SYSTEM.forecast(three, samples=100).method == "simulated"  # auto: the chain covers duels only
@@ -856,3 +859,26 @@ def test_the_first_affordable_of_three_spells_by_hand():
     for n, bodies in enumerate(rows):
         w, _, a = choose(su, bodies, 0)
         assert (w, a.ability.name if a else "punch") == (what[n], names[n]) and (w == MELEE) == (n == 0)
+
+
+def test_a_healer_on_the_second_side_heals_its_own_side_only():
+    """The twin and the round's turn with the same dice: Cass (side B) heals her ally Kay (at a quarter of max HP,
+    65 // 4 = 16, or less; unconscious ones too) with the fewest HP, never the enemy Ken however hurt (2 HP); an
+    unconscious ally healed above 0 HP counts 10 - STA rounds to wake, unless a count is already running (saved
+    at 2, or at 0 rounds left: kept)."""
+    from test_turn_twin import CASTER, KNIGHT, _compare, _setup
+
+    from storymaster.systems.philsys.round import CAST, HEAL, SHOOT, Body
+
+    def knight(name: str) -> dict:
+        return KNIGHT | {"name": name}
+
+    su = _setup([[knight("Ken")], [CASTER | {"name": "Cass"}, knight("Kay")]], PhilsysHouseRules())
+    top = su.specs[0].top
+    rows = [
+        (Body(ken, 0, 0), Body(40, 6, 0), Body(kay, 0, 0, unconscious=kay <= 0, wake_in=wake))
+        for ken, kay, wake in itertools.product((2, top), (-3, 1, 10, top), (None, 0, 2))
+    ]
+    faces = list(itertools.product((1, 20), (1, 20), (0, 5), (6,)))
+    assert _compare(su, rows, faces, (1,)) == {(1, HEAL), (1, CAST)}
+    assert SHOOT not in (HEAL, CAST)
