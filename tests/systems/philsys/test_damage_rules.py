@@ -127,3 +127,28 @@ def test_a_tech_pays_its_tp() -> None:
     assert dmg.pay_cost(50, 10, 8, Cost(tp=3)) == (50, 10, 5)
     with pytest.raises(CombatError, match="needs 9 TP"):
         dmg.pay_cost(50, 10, 8, Cost(tp=9))
+
+
+def test_a_wound_penalty_counts_a_heavy_wound_only_when_there_is_one() -> None:
+    """Taking Damage: critical health (15 HP or less, above 0) -3; a heavy wound 'could also confer a penalty
+    of -4/-4' (house rule heavy_wound_penalty 4), only on a fighter who took one. 30 HP: 0, or 4 with the
+    wound; 10 HP: 3, or 3+4 = 7. A shot takes it too only under critical_health_missile (ruling P-L1)."""
+    hr = PhilsysHouseRules(heavy_wound_penalty=4)
+    assert [dmg.wound_penalty(30, hr), dmg.wound_penalty(30, hr, True)] == [0, 4]
+    assert [dmg.wound_penalty(10, hr), dmg.wound_penalty(10, hr, True)] == [3, 7]
+    shots = PhilsysHouseRules(heavy_wound_penalty=4, critical_health_missile=True)
+    assert [dmg.missile_wound_penalty(30, shots), dmg.missile_wound_penalty(30, shots, True)] == [0, 4]
+    assert [dmg.missile_wound_penalty(10, shots), dmg.missile_wound_penalty(10, shots, True)] == [3, 7]
+    assert dmg.missile_wound_penalty(10, hr, True) == 0
+
+
+def test_what_armour_stops_of_a_blow_or_a_spell() -> None:
+    """Equipment: armour stops AC/3 of physical damage (AC 9: 3); of a spell only if it is exotic ('may stop
+    magical damage'). The armour may be named by keyword; the spell flag only by keyword."""
+    from storymaster.systems.philsys.character import Armor
+
+    plain, exotic = Armor(name="Scale", ac=9), Armor(name="Runed", ac=9, reduces_magic=True)
+    assert dmg.armor_stops(armor=plain) == 3 and dmg.armor_stops(armor=plain, magical=True) == 0
+    assert dmg.armor_stops(armor=exotic, magical=True) == 3 and dmg.armor_stops(None, magical=True) == 0
+    with pytest.raises(TypeError):
+        dmg.armor_stops(exotic, True)  # type: ignore[misc]

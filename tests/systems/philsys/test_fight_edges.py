@@ -11,6 +11,7 @@ import json
 from fractions import Fraction
 from itertools import product
 
+import numpy as np
 import pytest
 
 from storymaster.dice import DiceRng, RollRecord
@@ -31,6 +32,7 @@ from storymaster.systems.philsys.round import (
     choose,
     decided,
     end_of_round,
+    end_of_round_v,
     initiative_pmf,
     play_round,
     play_turn,
@@ -610,3 +612,157 @@ def test_a_blow_over_the_shields_ac_breaks_it_or_dents_it_as_the_house_rule_says
         blow = next(e for e in log if e.kind == "melee" and e.actor == "Ann")
         assert f"The blow exceeds Buckler's AC 6: the shield {word}." in blow.text
         assert after.bodies[1].shield_broken is breaks
+
+
+# --- session 5: the round's survivors of the last pass ------------------------------------------
+
+
+def test_a_missile_rolling_below_zero_deals_nothing_and_the_log_says_what_armour_stopped():
+    """Resolving Ranged Attacks: the hit's damage, less what armour stops (Equipment: AC/3), never below 0.
+    The vest (AC 6) stops 6//3 = 2: a roll of 5 takes 3 ('armour stops 2'); a roll of -3 (a weakened bow)
+    is no damage at all ('armour stops 0, ... takes 0'). Bare (no armour), the same -3 still takes 0."""
+    for total, target, stopped, taken in ((5, fighter("Bo", 30), 2, 3), (-3, fighter("Bo", 30), 0, 0)):
+        su, bout = fight([[archer("Cy", 20)], [target]])  # aim: abdomen by default (no extra damage, no d6)
+        log: list = []
+        ch = Script(
+            [Contest("hit", rec(15), rec(3)), Die(total, rec(total)), Contest("miss", rec(2), rec(19))], narrate=True
+        )
+        after = play_round(su, bout, ch, 1, log)
+        shot = next(e for e in log if e.kind == "missile")
+        assert f" rolls {total}, armour stops {stopped}, Bo takes {taken}." in shot.text
+        assert after.bodies[1].hp == 30 - taken and shot.data["damage"] == taken
+    su, bout = fight([[archer("Cy", 20)], [fighter("Bo", 30, equipment={})]])
+    after = play_turn(su, bout.bodies, 0, Script([Contest("hit"), Die(-3)]))
+    assert after[1].hp == 30
+
+
+def test_a_tech_is_told_with_the_users_attack_total():
+    """A tech is resolved like a melee blow: the user's AT + d20 against the target's PA + d20.
+    Ann (caster): base AT = AGI+INT+STR+COU = 3+2+1+2 = 8, no weapon skill, buckler AT -1: AT 7.
+    Bo (fighter): base 3+1+2+2 = 8, Unarmed Combat 1 splits 1/0 (the odd rank to AT): PA 8.
+    Ann's d20 12 -> 12+7 = 19; Bo's d20 3 -> 3+8 = 11."""
+    su, bout = fight([[caster("Ann", mp=0)], [fighter("Bo", 30)]], hr=PhilsysHouseRules(critical_failure_effect="none"))
+    log: list = []
+    ch = Script([Contest("success", rec(12), rec(3)), Die(6, rec(6)), Contest("miss", rec(2), rec(19))], narrate=True)
+    play_round(su, bout, ch, 1, log)
+    tech = next(e for e in log if e.kind == "ability")
+    assert (tech.data["attack_total"], tech.data["defence_total"]) == (19, 11)
+    assert "12+7 = 19 vs 11." in tech.text
+
+
+def test_bleeding_starts_below_zero_hp():
+    """Taking Damage, optional rule: 'below 0 HP' a character bleeds (rate 2 here). At -1 HP: -3; at 0 HP
+    (unconscious, not below 0): no bleeding."""
+    hr = PhilsysHouseRules(bleeding=True, bleeding_rate=2)
+    su, _ = fight([[fighter("Ann", 30)], [fighter("Bo", 30)]], hr=hr)
+    up = Body(30, 0, 0)
+    assert end_of_round(su, (up, Body(-1, 0, 0, unconscious=True)))[1].hp == -3
+    assert end_of_round(su, (up, Body(0, 0, 0, unconscious=True)))[1].hp == 0
+
+
+def test_the_bleeding_twin_leaves_zero_hp_alone_whatever_the_death_threshold():
+    """end_of_round_v is end_of_round over arrays on every input: at exactly 0 HP nobody bleeds (the rule
+    says below 0), so nobody dies of it even where the death threshold is 0 (a legal house rule, le=0)."""
+    hr = PhilsysHouseRules(bleeding=True, bleeding_rate=1, death_threshold=0)
+    su, _ = fight([[fighter("Ann", 30)], [fighter("Bo", 30)]], hr=hr)
+    hp, unc, dead, wake = np.array([0, -1, 2]), np.array([True, True, True]), np.zeros(3, bool), np.array([-1, -1, 1])
+    got = end_of_round_v(hp, unc, dead, wake, hr)
+    for n in range(3):
+        b = Body(int(hp[n]), 0, 0, unconscious=True, wake_in=None if wake[n] < 0 else int(wake[n]))
+        after = end_of_round(su, (Body(30, 0, 0), b))[1]
+        want = (after.hp, after.unconscious, after.dead, -1 if after.wake_in is None else after.wake_in)
+        assert tuple(v[n].item() for v in got) == want, n
+    # by hand: 0 stays 0 and alive; -1 bleeds to -2 (dead at <= 0); 2 HP wakes (1 round left)
+    assert got[0].tolist() == [0, -2, 2] and got[2].tolist() == [False, True, False]
+    # the flags stay flags, as the scalar's are bools (an int array's ~ would turn 1 into -2, still true)
+    assert got[1].dtype == bool and got[2].dtype == bool
+
+
+def test_an_ability_without_effect_does_not_hide_the_ones_after_it():
+    """A sheet's abilities with no effect (utility spells) are passed over, not the end of the list: Bolt,
+    listed after one, is still among the attack spells; Mend after it among the heals."""
+    sense = {"name": "Sense", "cost": {"mp": 1}}
+    bolt = {"name": "Bolt", "cost": {"mp": 5}, "effect": {"kind": "attack", "damage": "3+1d4"}}
+    mend = {"name": "Mend", "cost": {"mp": 4}, "effect": {"kind": "heal", "damage": "2+1d4"}}
+    su, _ = fight([[caster("Ann", abilities=[sense, bolt, sense | {"name": "Glow"}, mend])], [fighter("Bo", 30)]])
+    assert [m.ability.name for m in su.specs[0].spells] == ["Bolt"]
+    assert [m.ability.name for m in su.specs[0].heals] == ["Mend"]
+
+
+def test_without_magical_aptitude_spells_are_not_cast_but_techs_are_used():
+    """Stats: MAG 0 'cannot cast magic' ('Magical Aptitude cannot be negative': a sheet at MAG -1, which the
+    book forbids, casts nothing either, as the table's check list offers it no spell). A spell (it costs MP) is
+    left out of the choices at MAG 0 or below, a tech (TP, no MP) is not; at MAG 1 and 3 both are there, in
+    the sheet's order (equal means: Bolt 3+1d4 = 3+2.5, Bash 2+1d6 = 2+3.5, both 5.5)."""
+    bolt = {"name": "Bolt", "cost": {"mp": 5}, "effect": {"kind": "attack", "damage": "3+1d4"}}
+    bash = {"name": "Bash", "cost": {"tp": 4}, "effect": {"kind": "attack", "damage": "2+1d6", "magical": False}}
+    for mag, names in ((0, ["Bash"]), (-1, ["Bash"]), (1, ["Bolt", "Bash"]), (3, ["Bolt", "Bash"])):
+        c = caster("Ann", abilities=[bolt, bash], stats={"COU": 2, "AGI": 3, "INT": 2, "WIS": 2, "STA": 7, "MAG": mag})
+        su, _ = fight([[c], [fighter("Bo", 30)]])
+        assert [m.ability.name for m in su.specs[0].spells] == names, mag
+
+
+def test_heals_of_equal_mean_keep_the_sheets_order():
+    """Two heals with the same mean (2+1d4 and 1d4+2: 4.5 each): the first listed is tried first; a
+    better one (3+1d4, 5.5) goes before both wherever it is listed."""
+    a = {"name": "A", "cost": {"mp": 1}, "effect": {"kind": "heal", "damage": "2+1d4"}}
+    b = {"name": "B", "cost": {"mp": 1}, "effect": {"kind": "heal", "damage": "2+1d4"}}
+    c = {"name": "C", "cost": {"mp": 1}, "effect": {"kind": "heal", "damage": "3+1d4"}}
+    d = {"name": "D", "cost": {"mp": 2}, "effect": {"kind": "heal", "damage": "2+1d4"}}  # another cost, same mean
+    for sheet, want in (([a, b], ["A", "B"]), ([b, a], ["B", "A"]), ([a, b, c], ["C", "A", "B"]), ([d, a], ["D", "A"])):
+        su, _ = fight([[caster("Ann", abilities=sheet)], [fighter("Bo", 30)]])
+        assert [m.ability.name for m in su.specs[0].heals] == want
+
+
+def test_the_automatic_melee_choice_when_every_blow_is_worth_less_than_one_point():
+    """AT 0 against PA 14 with a parry roll: AT+d20 > PA+d20 needs d20a - d20d >= 15 (thrust: 15 of the
+    400 pairs: d 1..5 with a 16..20 ... 20), >= 18 slashing (-3: 3 pairs), >= 21 chopping (-6: none); no
+    critical hit (margin >= 15 would need a difference of 29). Armour 4: thrust 8+1d6 is worth
+    15/400 * (11.5-4) = 0.28, slash 10+1d6 3/400 * (13.5-4) = 0.07, chop 0. Thrust is the best though it is
+    not listed first, and though no choice is worth a whole point."""
+    hr = PhilsysHouseRules()
+    choices = [("slash", "10+1d6"), ("thrust", "8+1d6"), ("chop", "8+2d6")]
+    pairs = {k: sum(1 for a in range(1, 21) for d in range(1, 21) if a - d >= k) for k in (15, 18, 21)}
+    assert pairs == {15: 15, 18: 3, 21: 0}
+    assert best_attack(choices, 0, 14, True, 4, hr) == ("thrust", "8+1d6")
+
+
+def test_an_opposed_rolls_outcomes_are_its_exact_pmf():
+    """The exact chain's view of a blow: every result with its chance over the 400 d20 pairs (Resolving
+    Melee Attacks: margin AT+d20a - PA-d20d; > 0 hits, >= 15 critical hit, <= -15 critical failure, else a
+    miss). AT 3 against PA 1; and a sure thing (AT 40 against PA 0: every margin >= 21) is one outcome."""
+    hr = PhilsysHouseRules()
+    want: dict[str, Fraction] = {}
+    for a, d in product(range(1, 21), repeat=2):
+        m = 3 + a - (1 + d)
+        k = "critical hit" if m >= 15 else "hit" if m > 0 else "critical failure" if m <= -15 else "miss"
+        want[k] = want.get(k, Fraction(0)) + Fraction(1, 400)
+    got = Opposed(MeleeAttack(at=3, pa=1, parry=True), hr, ("a", "d")).outcomes()
+    assert {c.result: p for p, c in got} == pytest.approx({k: float(v) for k, v in want.items()})
+    assert len(got) == len(want) == 4
+    sure = Opposed(MeleeAttack(at=40, pa=0, parry=True), hr, ("a", "d")).outcomes()
+    assert [(p, c.result) for p, c in sure] == [(1.0, "critical hit")]
+
+
+def test_bare_hands_under_light_medium_heavy_attack_light_medium_or_heavy():
+    """Resolving Melee Attacks: 'If a character is using no weapon, treat the base damage as zero': light
+    0 + rank 1 + STR 2 + 1d6 (mean 6.5), medium 0+1+4+2d6 (12), heavy 0+1+6+3d6 (17.5). Under the default
+    thrust/slash/chop scheme bare hands punch or kick instead."""
+    c = fighter("Ann", 30)
+    got = {a: mean(e) for a, e in melee_options(c, PhilsysHouseRules(melee_damage="light_medium_heavy"))}
+    assert got == {"light": 6.5, "medium": 12.0, "heavy": 17.5}
+    assert [a for a, _ in melee_options(c, PhilsysHouseRules())] == ["punch", "kick"]
+
+
+def test_a_fight_of_three_sides_starts_and_is_played():
+    """A fight needs at least two sides; three (a free-for-all) are a fight too, each side its own number."""
+    state = ENGINE.start([[brute("A")], [brute("B")], [brute("C")]])
+    assert [f.side for f in state.fighters] == [0, 1, 2] and not state.over
+    state, events = ENGINE.step(state, DiceRng("three", "edges"))
+    assert events[0].kind == "initiative" and len(events[0].data["order"]) == 3
+
+
+def test_a_single_melee_choice_is_the_choice():
+    """Nothing to weigh: one attack (a creature's only blow) is chosen whatever it is worth."""
+    for red in (0, 100):
+        assert best_attack([("punch", "6+1d6")], 5, 5, True, red, PhilsysHouseRules()) == ("punch", "6+1d6")

@@ -291,10 +291,6 @@ def _active_sides(fs: Sequence[Fighter]) -> set[int]:
     return {f.side for f in fs if f.active}
 
 
-def _decided(fs: Sequence[Fighter]) -> bool:
-    return len(_active_sides(fs)) <= 1
-
-
 def _settle(state: FightState) -> FightState:
     sides = _active_sides(state.fighters)
     if len(sides) <= 1:

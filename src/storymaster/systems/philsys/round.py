@@ -886,7 +886,7 @@ def spec(
         if a.effect.kind == "heal":
             heals.append((-mean(expr), pos, Move(*cost, expr, ability=a)))
         elif a.effect.kind == "attack":
-            if a.is_spell and c.stats.MAG == 0:
+            if a.is_spell and c.stats.MAG <= 0:  # MAG 0 'cannot cast magic' (and MAG is never negative)
                 continue
             if mean(expr) <= 0:
                 continue
