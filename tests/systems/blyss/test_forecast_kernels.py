@@ -816,3 +816,33 @@ def test_damage_sampler_with_a_minus_keeps_the_best_face() -> None:
     assert set(best.tolist()) == {1, 2, 3, 4} and (total == best - 1).all() and total.dtype == np.int64
     total, best = DamageSampler("2d4-3", want_best=True).roll(400, np.random.default_rng(4))
     assert total.min() == -1 and total.max() == 5 and (best <= total + 3 - 1).all()
+
+
+def test_initiative_among_three_is_the_engines_rolled_initiative() -> None:
+    """Initiative among three (which nothing enumerates exactly): the simulation's orders against the engine's own
+    Initiative roll (round.InitiativeRoll, rolled 3,000 times with the fight's dice; the simulation 20,000 times),
+    within 5 standard errors of the two samples together; a wounded fighter (Flesh Wounds, -1 a die) among them."""
+    from storymaster.dice import DiceRng
+    from storymaster.systems.blyss.round import InitiativeRoll
+
+    cy = ch("Cy", SWORD, wits=4, agility=2, stamina=2)
+    st = with_fighter(ENG.start([[KNIGHT, cy], [BRUTE]]), 2, {"dodges": 0})
+    n, m = 3_000, 20_000
+    R = Roster(st)
+    event = InitiativeRoll(R.ids, tuple(R.pool_of("init", k, m)[0] for k, m in enumerate(to_state(st).fighters)), R.hr)
+    rng = DiceRng("initiative among three")
+    engine_orders: dict[tuple, float] = {}
+    for _ in range(n):
+        o = event.sample(rng).order
+        engine_orders[o] = engine_orders.get(o, 0.0) + 1 / n
+    sim = _Sim(_Roster(st))
+    S = sim._start(m)
+    sim._initiative(S, np.random.default_rng(13))
+    sim_orders: dict[tuple, float] = {}
+    for row in S["order"].tolist():
+        sim_orders[tuple(row)] = sim_orders.get(tuple(row), 0.0) + 1 / m
+    assert len(engine_orders) >= 4
+    for o in set(engine_orders) | set(sim_orders):
+        p, q = engine_orders.get(o, 0.0), sim_orders.get(o, 0.0)
+        pm = (p + q) / 2
+        assert abs(p - q) <= 5 * math.sqrt(pm * (1 - pm) * (1 / n + 1 / m)) + 2 / n, (o, p, q)
