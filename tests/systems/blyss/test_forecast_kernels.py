@@ -285,7 +285,16 @@ def _thin_armour() -> FightState:
     return st.model_copy(update={"round": 1, "order": ("Padded", "Knight")})
 
 
+def _called_aim() -> FightState:
+    """An aimer with a called shot at a limb whose Aim Test can succeed (d12s at TD 10): an aim that gains ranks is
+    carried to the next round as a called one."""
+    aimer = ch("Aimer", SWORD, dexterity=6, intelligence=6, stamina=2)
+    st = ENG.start([[aimer], [BRUTE]], options={"tactic": ["aim", "attack"], "called_shot": {"Aimer": "limb"}})
+    return st.model_copy(update={"round": 1, "order": ("Aimer", "Brute")})
+
+
 SCENARIOS = {
+    "called aim": _called_aim,
     "thin armour": _thin_armour,
     "guard beside a friend": _guard_beside_a_friend,
     "destroyed mail": _destroyed_mail,
