@@ -577,6 +577,8 @@ def test_exact_applies_says_why_not() -> None:
     assert exact_applies(duel.model_copy(update={"over": True})) == "the fight is already over"
     trio = ENG.start([[ANN, BO], [BO]])
     assert exact_applies(trio) == "only a duel (one fighter against one) has a small enough chain"
+    alone = duel.model_copy(update={"fighters": duel.fighters[:1]})  # a saved state edited down to one fighter
+    assert exact_applies(alone) == "only a duel (one fighter against one) has a small enough chain"
     same_side = with_fighter(duel, 1, side=0)
     assert exact_applies(same_side) == "only a duel (one fighter against one) has a small enough chain"
     aimer = with_fighter(duel, 1, tactic="aim")
