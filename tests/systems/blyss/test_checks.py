@@ -337,6 +337,7 @@ def test_initiative_roll_off_is_recorded() -> None:
     assert "rolled off" in text
     assert all(r.rolloff is not None and r.rolloff.label.endswith("roll-off") for r in order)
     assert order[0].rolloff.total >= order[1].rolloff.total
+    assert all([d.sides for d in r.rolloff.dice] == [100] for r in order)  # ruling 7: the roll-off is a d100
     order2, _ = roll_initiative(entries, DiceRng("tie"), BlyssHouseRules(initiative_final_tie="sm_order"))
     assert [r.name for r in order2] == ["a", "b"]
 
@@ -783,3 +784,101 @@ def test_no_contest_when_the_gap_is_at_least_the_house_rules(gap) -> None:
     assert SYSTEM.odds(strong_a, hr).probability("A wins") == 1
     assert SYSTEM.odds(strong_b, hr).probability("B wins") == 1
     assert SYSTEM.resolve(strong_b, DiceRng(0), hr).details == {"winner": "B", "rolled": False}
+
+
+def test_a_die_modifier_is_named_in_the_words_only_when_there_is_one() -> None:
+    """d10 + d8 at TD 8, dealt 3 and 2: with +1 to each die the words say so; without one they say nothing of it."""
+    out = SYSTEM.resolve(BlyssTest(dice=(10, 8), td=8, die_modifier=1), _Dealt(3, 2))
+    assert "rolled d10=3, d8=2 (+1 to each die) against TD 8." in out.explanation
+    out = SYSTEM.resolve(BlyssTest(dice=(10, 8), td=8), _Dealt(3, 2))
+    assert "to each die" not in out.explanation
+
+
+@pytest.mark.parametrize(("faces", "margin"), [((1, 3), -1), ((1, 1), -2), ((3, 2), 0), ((9, 8), 2)])
+def test_a_tests_margin_is_its_successes_or_minus_its_screw_ups(faces, margin) -> None:
+    """d10 + d8 at TD 8 (Screw-Ups): 1 and 3 leave one uncancelled 1, a Screw-Up of degree 1: margin -1; 1 and 1,
+    every die a 1, degree 2: -2; 3 and 2, a plain failure: 0; 9 and 8, two successes: 2."""
+    out = SYSTEM.resolve(BlyssTest(dice=(10, 8), td=8), _Dealt(*faces))
+    assert out.margin == margin
+
+
+def test_no_contest_when_the_second_side_outranks_by_the_gap_at_high_ranks() -> None:
+    """House rule no_contest_rank_gap 3: B's rank 8 against A's 4 is a gap of 8 - 4 = 4 >= 3: no contest, B wins."""
+    hr = BlyssHouseRules(no_contest_rank_gap=3)
+    check = BlyssContest(a=Pool(name="A", ranks=(4,)), b=Pool(name="B", ranks=(8,)))
+    assert SYSTEM.odds(check, hr).probability("B wins") == 1
+    out = SYSTEM.resolve(check, DiceRng(0), hr)
+    assert out.result == "B wins" and out.details == {"winner": "B", "rolled": False}
+
+
+def test_a_contest_counts_its_rerolls() -> None:
+    """A Contest whose draw is impossible is rolled again (Character Contests). A (d10, rank 4) rolls against B's
+    rank 6, B (d12 + d4, rank 6) against A's rank 4. Dealt A 9 (one success), B 2 and 2 (none): A wins at the first
+    roll, no re-roll. Dealt A 3, B 2 and 3 first (no success either side: a draw, rolled again), then as before:
+    one re-roll."""
+    check = BlyssContest(a=Pool(name="A", ranks=(4,)), b=Pool(name="B", ranks=(6,)), draw_allowed=False)
+    out = SYSTEM.resolve(check, _Dealt(9, 2, 2))
+    assert (out.result, out.details["rerolls"]) == ("A wins", 0)
+    out = SYSTEM.resolve(check, _Dealt(3, 2, 3, 9, 2, 2))
+    assert (out.result, out.details["rerolls"]) == ("A wins", 1)
+
+
+def test_a_negative_rank_is_refused() -> None:
+    """A statistic's rank runs from 0 (d0) up (Table 2-01): a negative rank is no rank."""
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="ranks are 0 to 50"):
+        Pool(ranks=(3, -1))
+
+
+def test_a_pools_rank_total_counts_its_loose_dice() -> None:
+    """A Contest's TD is the other side's total rank (Character Contests): ranks 2 + a loose d8 (rank 3, Table
+    2-01) = 5; ranks 4 + 1 + a d6 (rank 2) = 7."""
+    assert Pool(ranks=(2,), dice=(8,)).rank_total() == 5
+    assert Pool(ranks=(4, 1), dice=(6,)).rank_total() == 7
+
+
+def test_every_die_of_the_ability_scale_reads_as_its_rank() -> None:
+    """Table 2-01: d4, d6, d8, d10, d12 are ranks 1 to 5; a d9 is no die of the scale."""
+    from storymaster.systems.blyss.checks import pool_from_text
+
+    assert pool_from_text("d4, d6, d8, d10, d12").ranks == (1, 2, 3, 4, 5)
+    with pytest.raises(CheckError, match="d9 is not a die of the Ability Scale"):
+        pool_from_text("d9")
+
+
+def test_roll_against_takes_its_options_by_keyword_only() -> None:
+    from storymaster.systems.blyss.checks import roll_against
+
+    with pytest.raises(TypeError):
+        roll_against((8,), 8, DiceRng(0), BlyssHouseRules(), 1)  # type: ignore[misc]
+
+
+def test_explain_pool_without_a_modifier_names_none() -> None:
+    from storymaster.systems.blyss.checks import explain_pool, roll_against
+
+    rp = roll_against((10, 8), 8, _Dealt(3, 2), BlyssHouseRules())
+    assert explain_pool(rp).startswith("rolled d10=3, d8=2 against TD 8. 0 dice meet the TD; 0 rolled a 1.")
+
+
+def test_a_critical_success_with_one_success_is_singular() -> None:
+    """A d10 at TD 8 showing 9: every die met the TD, a critical success with 1 success (singular)."""
+    out = SYSTEM.resolve(BlyssTest(dice=(10,), td=8), _Dealt(9))
+    assert out.explanation.endswith("Every die met the TD: a critical success with 1 success.")
+
+
+def test_a_combined_contest_describes_its_teams_by_name() -> None:
+    from storymaster.systems.blyss.checks import CombinedContest
+
+    named = CombinedContest(a=Pool(name="Reds", ranks=(3,)), b=Pool(name="Blues", ranks=(3,)))
+    assert named.describe() == "Combined Contest: Reds vs Blues"
+    unnamed = CombinedContest(a=Pool(ranks=(3,)), b=Pool(ranks=(3,)))
+    assert unnamed.describe() == "Combined Contest: team A vs team B"
+
+
+def test_the_higher_roll_off_goes_first_whatever_the_listing() -> None:
+    """Ruling 7: equal Initiative (two d4s never meet TD 6: no successes, value 0, rank 1 each) is rolled off with a
+    d100 each, the higher first: X (listed first) 40, Y 41: Y goes first."""
+    entries = [("X", Pool(ranks=(1,))), ("Y", Pool(ranks=(1,)))]
+    order, _ = roll_initiative(entries, _Dealt(2, 2, 40, 41))
+    assert [r.name for r in order] == ["Y", "X"]

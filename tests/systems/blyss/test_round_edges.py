@@ -175,7 +175,7 @@ def brute(name: str, lives: int) -> Character:
     )
 
 
-@pytest.mark.parametrize(("lives", "stand_off"), [(3, True), (1, True), (0, False)])
+@pytest.mark.parametrize(("lives", "stand_off"), [(3, True), (1, True), (0, False), (-1, False)])  # -1: hand-edited
 def test_a_stand_off_reads_the_armour_that_still_has_lives(lives: int, stand_off: bool) -> None:
     st = ENG.start([[brute("Ann", 0)], [brute("Bo", 0)]])  # a fight nobody can win is refused at its start
     st = st.model_copy(update={"fighters": tuple(f.model_copy(update={"armour_lives": (lives,)}) for f in st.fighters)})
@@ -252,3 +252,36 @@ def test_the_armour_choice_is_read_by_value() -> None:
     auto = "".join(["au", "to"])
     assert armour_takes_blow(auto, 5, 2) and not armour_takes_blow(auto, 2, 2)
     assert armour_takes_blow("armour", 1, 9) and not armour_takes_blow("body", 9, 1)
+
+
+def test_the_attack_event_keeps_its_roll() -> None:
+    """The log keeps every roll with the event it decided (issue 14's audit trail): the attack's own dice."""
+    from storymaster.dice import DiceRng, roll_pool
+
+    rec = roll_pool((10, 8), DiceRng(0), label="Ann attack")
+    st = ENG.start([[person("Ann", strength=4, agility=4)], [person("Bo")]])
+    _, ev, _ = play(st, [Order((0, 1)), FAIL, Judged("failure", record=rec)])
+    attack = [e for e in ev if e.kind == "attack"]
+    assert [e.rolls for e in attack] == [(), (rec,)]  # Bo's scripted roll has no record; Ann's keeps hers
+
+
+def test_armour_of_rating_0_is_never_rolled() -> None:
+    """Armour Rating: the rank whose die pool soaks blows; rank 0 is no dice (d0), which can beat no attack die, so
+    the round rolls nothing for it and the blow goes on: Bo's 2 damage takes 2 of Ann's 4 Dodges."""
+    padding = Armour(name="Padding", cover=("T",), armour_rating=0)
+    st = ENG.start(
+        [[person("Ann", agility=4, armour=(padding,))], [person("Bo")]], options={"armour_choice": {"Ann": "body"}}
+    )
+    st, _, drawn = play(st, [Order((0, 1)), Judged("success", best=7), Damage(2), FAIL])
+    assert [type(d).__name__ for d in drawn] == ["InitiativeRoll", "PoolRoll", "DamageRoll", "PoolRoll"]
+    assert st.get("Ann").vitals.dodges == 2
+
+
+def test_strength_adds_to_melee_damage_only() -> None:
+    """Weapons: Damage and Attributes: Strength: Strength 5 adds 5 - 3 = +2 to a melee weapon's damage; a ranged
+    weapon (unless it says otherwise) and a weapon that says Strength does not apply get no bonus, 0."""
+    bow = Weapon(name="Bow", damage="d6", skill="Ranged Combat", ranged=True)
+    sling = Weapon(name="Sling", damage="d4", skill="Armed Combat", strength_applies=False)
+    st = ENG.start([[person("Ann", strength=5, weapons=(AXE, bow, sling))], [person("Bo")]])
+    R = Roster(st)
+    assert [R.damage_bonus(0, w) for w in (AXE, bow, sling)] == [2, 0, 0]

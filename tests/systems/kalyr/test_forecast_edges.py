@@ -299,3 +299,46 @@ def test_the_work_bound_refuses_only_past_it(monkeypatch):
     monkeypatch.setattr(kf, "EXACT_MAX_WORK", work - 1)
     with pytest.raises(OddsError, match="too many states and dice combinations"):
         exact_forecast(first_blood())
+
+
+def test_a_fudge_point_can_wipe_out_a_scratch():
+    """Fudge Points: "reduce the severity of any wound by one level"; Damage: three Scratch boxes, one Hurt, one Very
+    Hurt (the book's example: a Very Hurt then a Hurt fill both, the next Hurt goes to Defeated), and a wound with no
+    open box takes the next highest. A, every box below Defeated full, spends Fudge points to keep out of Defeated:
+    a Scratch (the stakes) would land in Defeated, so his one Fudge point takes it down a level, to nothing. The
+    numpy round marks no box and takes the point."""
+    wounds = [{"severity": s, "box": s} for s in ("Scratch", "Scratch", "Scratch", "Hurt", "Very Hurt")]
+    a = Character(
+        name="A",
+        abilities=[{"name": "Melee", "level": "Fair"}],
+        fudge_points=1,
+        damage={"physical": {"wounds": wounds}},
+    )
+    s = E.start([[a], [fighter("B")]], options={"stakes": "Scratch", "tactics": [{"fudge_reduce_at": "defeated"}, {}]})
+    si = _setup(s)
+    X = start_row(si, with_round=True)[None, :]
+    assert X[0, 0:7].tolist() == [3, 1, 1, 0, 0, 1, 0]
+    dice = np.array([[-1, 1]])  # A: Fair - 2 (Very Hurt) - 1 = -3 against B's +1: B wins, A takes the Scratch
+    Y = step(X, dice, np.zeros((1, 2), dtype=np.int64), si, True)
+    assert Y[0, 0:7].tolist() == [3, 1, 1, 0, 0, 0, 0]
+
+
+def test_an_exact_forecast_at_its_cap_still_plays_one_round():
+    """From round 5 of a 5-round cap (or past it) the chain plays the one round the engine would: decided 1 - TIE,
+    a tie TIE left as a draw at the cap, all of it counted in round 1."""
+    for rnd in (5, 7):
+        f = exact_forecast(first_blood(max_rounds=5).model_copy(update={"round": rnd}))
+        assert f.p_draw == pytest.approx(float(TIE), abs=1e-15)
+        assert dict(f.rounds) == {1: pytest.approx(1.0, abs=1e-15)}
+
+
+def test_the_options_are_keyword_only():
+    """The state first (or by name), every option by name: a positional option is refused, so a call cannot pass a
+    sample count where a method was meant."""
+    s = first_blood()
+    with pytest.raises(TypeError, match="positional"):
+        forecast(s, "exact")  # type: ignore[misc]
+    with pytest.raises(TypeError, match="positional"):
+        simulated_forecast(s, 100)  # type: ignore[misc]
+    assert forecast(state=s, method="simulate", samples=60).samples == 60
+    assert simulated_forecast(state=s, samples=50).samples == 50

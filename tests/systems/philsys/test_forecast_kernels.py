@@ -374,6 +374,26 @@ def test_a_slugging_duel_with_a_given_order_and_no_bleeding():
     check_simulation(SYSTEM.forecast(st, method="simulate", samples=n, seed=4), exact, n)
 
 
+@pytest.mark.parametrize("broken", [False, True])
+def test_a_shield_kept_or_broken_in_a_saved_state(broken):
+    """Bo with a buckler (AT -1, PA +3): AT 9, PA 12; saved with it broken, its modifiers are gone (AT 10, PA 9).
+    No house rule breaks it in the fight."""
+    buckler = {"name": "Buckler", "ac": 6, "pa": 3, "at": -1}
+    hr = PhilsysHouseRules(critical_health_threshold=5, critical_margin=12, death_threshold=-6)
+    data = fighter("Bo", 12, VEST, AGI=4).model_dump()
+    data["equipment"]["shield"] = buckler
+    bo = Character.model_validate(data)
+    st = start([[fighter("Ann", 10)], [bo]], hr, order=(0, 1), rnd=2)
+    st = st.model_copy(
+        update={"fighters": (st.fighters[0], st.fighters[1].model_copy(update={"shield_broken": broken}))}
+    )
+    at, pa = ((9, 10), (8, 9)) if broken else ((9, 9), (8, 12))
+    exact = brute_melee_duel((10, 12), at, pa, (0, 1), {(0, 1): 1}, threshold=5, margin=12, death=-6, bleed=0, cap=98)
+    check_exact(SYSTEM.forecast(st, method="exact"), exact)
+    n = 20_000
+    check_simulation(SYSTEM.forecast(st, method="simulate", samples=n, seed=10), exact, n)
+
+
 @pytest.mark.parametrize(("cap", "rnd"), [(3, 0), (5, 3), (5, 5), (5, 9)])
 def test_the_round_cap_is_the_draw_by_brute_force(cap, rnd):
     """At the round cap what is undecided is the draw (counted in the last round); a state saved at or past the
@@ -589,6 +609,9 @@ def test_the_refusals():
     with pytest.raises(OddsError, match="no exact forecast for this fight: 3 combatants") as e:
         SYSTEM.forecast(three, method="exact")
     assert "simulate" in (e.value.hint or "")
+    # the method as a front end hands it over (a string built at run time, not the program's constant)
+    with pytest.raises(OddsError, match="no exact forecast for this fight"):
+        SYSTEM.forecast(three, method="".join(["ex", "act"]))
     with pytest.raises(OddsError, match="unknown forecast method 'chain'"):
         SYSTEM.forecast(three, method="chain")
     assert SYSTEM.forecast(three, samples=100).method == "simulated"  # auto: the chain covers duels only
@@ -646,3 +669,216 @@ def test_end_states_in_the_books_words():
     st = berserkers(order=(0, 1))
     fs = (st.fighters[0], st.fighters[1].model_copy(update={"hp": -12, "unconscious": True, "dead": True}))
     assert fc.end_states(st.model_copy(update={"fighters": fs})) == {"Ann": "critical health", "Bo": "dead"}
+
+
+# --- the simulation's dice ------------------------------------------------------------------
+
+
+def test_the_simulations_dice_are_the_books():
+    """A d20 is 1..20 and a damage expression its totals, each at its chance: 200,000 seeded draws, every
+    face's frequency within five standard errors (6 + 1d6: 7..12 alike; 2d6: 1/36 ... 6/36 ... 1/36)."""
+    import numpy as np
+
+    from storymaster.systems.philsys.twins import GeneratorDice
+
+    n = 200_000
+    dice = GeneratorDice(np.random.default_rng(4))
+    rows = np.arange(n)
+    for sides in (20, 6):
+        faces = dice.d(sides, rows, "attack")
+        assert faces.min() == 1 and faces.max() == sides and faces.shape == (n,)
+        for v in range(1, sides + 1):
+            assert close(float((faces == v).mean()), 1 / sides, n), (sides, v)
+    for expression, pmf in (("6+1d6", PUNCH), ("2d6", two_d6())):
+        values = dice.roll(expression, rows, "amount")
+        assert values.shape == (n,) and set(values.tolist()) == set(pmf)
+        for v, p in pmf.items():
+            assert close(float((values == v).mean()), float(p), n), (expression, v)
+    assert set(dice.roll("3", rows[:50], "amount").tolist()) == {3}
+
+
+# --- the array turn (twins.py): a spell's odds, a saved unconscious ally, a wounded caster -------------
+
+
+def test_a_spell_against_resistance_in_the_simulation_by_hand():
+    """Mia (INT 1, WIS 1, MAG 6: MAttack 8, less 3 at critical health: 5) casts Zap (5 MP, her last; 20 damage)
+    first; Bo resists with 10 + COU * 2 + INT = 10 - 4 - 1 = 5 + d20. A tie is resisted: she hits on d20 > d20,
+    190/400, and Bo (1 HP) falls dead (-19); else Bo's sure punch (AT 3 against her rags' PA -19) puts her down,
+    dead on 11 or 12."""
+    zap = {"name": "Zap", "cost": {"mp": 5}, "effect": {"kind": "attack", "damage": "20"}}
+    mia = fighter("Mia", 1, RAGS, abilities=[zap], INT=1, WIS=1, MAG=6, STR=0)
+    mia = mia.model_copy(update={"current": mia.current.model_copy(update={"mp": 5})})
+    bo = fighter("Bo", 1, RAGS, COU=-2, INT=-1)
+    st = start([[mia], [bo]], PhilsysHouseRules(critical_margin=100), order=(0, 1), rnd=1)
+    p = Fraction(190, 400)
+    odds = {
+        "win": (p, 1 - p),
+        "rounds": {1: Fraction(1)},
+        "ends": [
+            {"critical health": p, "dead": (1 - p) * Fraction(2, 6), "unconscious": (1 - p) * Fraction(4, 6)},
+            {"critical health": 1 - p, "dead": p},
+        ],
+    }
+    check_exact(SYSTEM.forecast(st, method="exact"), odds)
+    n = 40_000  # a d19 for the resistance would make it 190/380 = 0.5: 2 x 5 standard errors (0.0125) away
+    check_simulation(SYSTEM.forecast(st, method="simulate", samples=n, seed=13), odds, n)
+
+
+def test_a_saved_unconscious_ally_healed_in_the_simulation_stays_down_for_10_minus_sta_rounds():
+    """Ann (1 HP, Mend 4 MP: +3..6) heals Cy, saved unconscious at -2 HP (no waking counted yet), to 1..4 HP:
+    he comes round only after 10 - STA 2 = 8 rounds. Bo (sure blows) then puts Ann down: side B wins round 1, Cy
+    still unconscious."""
+    mend = {"name": "Mend", "cost": {"mp": 4}, "effect": {"kind": "heal", "damage": "2+1d4"}}
+    ann = fighter("Ann", 1, RAGS, abilities=[mend], MAG=1)
+    hr = PhilsysHouseRules(critical_margin=100)
+    st = start([[ann, fighter("Cy", 5, RAGS)], [fighter("Bo", 1, RAGS, AGI=4)]], hr, order=(0, 1, 2))
+    cy = st.fighters[1].model_copy(update={"hp": -2, "unconscious": True, "wake_in": None})
+    st = st.model_copy(update={"fighters": (st.fighters[0], cy, st.fighters[2]), "round": 1})
+    odds = {
+        "win": (0, 1),
+        "rounds": {1: 1},
+        "ends": [
+            {"dead": Fraction(2, 6), "unconscious": Fraction(4, 6)},
+            {"unconscious": 1},
+            {"critical health": 1},
+        ],
+    }
+    check_simulation(SYSTEM.forecast(st, method="simulate", samples=2000, seed=1), odds, 2000)
+
+
+def test_a_wounded_caster_casts_with_the_penalty_in_both_turns():
+    """The twin and the round's turn with the same dice, every pair of d20s: a caster at critical health (18 HP,
+    threshold 20; not hurt enough to heal at 60 // 4 = 15) casting Bolt, with and without a heavy wound (-4 more)."""
+    from test_turn_twin import CASTER, KNIGHT, _compare, _setup
+
+    from storymaster.systems.philsys.round import CAST, MELEE, Body
+
+    hr = PhilsysHouseRules(critical_health_threshold=20, heavy_wound_penalty=4)
+    su = _setup([[CASTER], [KNIGHT]], hr, tactics={"side0": "magic"})
+    rows = [(Body(18, 4, 0, heavy_wound=heavy), Body(su.specs[1].top, 0, 0)) for heavy in (False, True)]
+    faces = list(itertools.product(range(1, 21), range(1, 21), (13,), (6,)))
+    assert _compare(su, rows, faces, (0,)) == {(0, CAST)}
+    assert MELEE != CAST
+
+
+def test_a_tech_against_the_parry_in_the_simulation_by_hand():
+    """Tia's Smash (4 TP, 20 damage, not magical) is resolved like a melee blow against the parry: her AT 9 less
+    3 at critical health (1 HP) against Bo's PA 8 + 1 (his padded jerkin) less 3: 6 against 6, a tie to the
+    defender, so she hits on d20 > d20 (190/400) and Bo (1 HP, nothing stopped) falls dead; else Bo's sure punch
+    (AT 6 against her rags' PA 8 - 19 - 3 = -14) puts her down, dead on 11 or 12."""
+    smash = {"name": "Smash", "cost": {"tp": 4}, "effect": {"kind": "attack", "damage": "20", "magical": False}}
+    tia = fighter("Tia", 1, {"name": "Rags", "ac": 0, "pa": -19}, abilities=[smash])
+    bo = fighter("Bo", 1, {"name": "Jerkin", "ac": 0, "pa": 1})
+    st = start([[tia], [bo]], PhilsysHouseRules(critical_margin=100), order=(0, 1), rnd=1)
+    p = Fraction(190, 400)
+    odds = {
+        "win": (p, 1 - p),
+        "rounds": {1: Fraction(1)},
+        "ends": [
+            {"critical health": p, "dead": (1 - p) * Fraction(2, 6), "unconscious": (1 - p) * Fraction(4, 6)},
+            {"critical health": 1 - p, "dead": p},
+        ],
+    }
+    check_exact(SYSTEM.forecast(st, method="exact"), odds)
+    n = 40_000  # a d21 for the parry would make it 190/420 = 0.452: 2 x 5 standard errors (0.0125) away
+    check_simulation(SYSTEM.forecast(st, method="simulate", samples=n, seed=14), odds, n)
+
+
+@pytest.mark.parametrize("aim", ["abdomen", "head"])
+def test_a_shot_from_the_second_fighter_by_hand(aim):
+    """Bo (fighter 1, 1 HP, max HP 30) shoots first with a sling (accuracy 8, no skill, 1d6+1) at Ann (65 max HP,
+    1 HP), who defends with AGI + COU = 5 (small, medium range: +0) and d20; a tie to the defender. No wound
+    penalty on a shot by the book (ruling P-L1), though Bo is at critical health. At the abdomen (+0) he hits on
+    d20 + 8 > d20 + 5: 1 - 153/400 = 247/400, for 2..7: Ann unconscious, never dead. At the head (-8): d20 > d20 + 5
+    (105/400), and she is dead: killed outright on a d6 of 1-5, else 12..27 damage. If he misses, Ann's sure punch
+    (no criticals) puts him down, dead on 11 or 12."""
+    sling = {"name": "Sling", "accuracy": 8, "damage": "1d6+1"}
+    bo = Character.model_validate(
+        fighter("Bo", 1, RAGS, STA=-5).model_dump() | {"equipment": {"armor": RAGS, "missile": sling}}
+    )
+    st = start([[fighter("Ann", 1, RAGS)], [bo]], PhilsysHouseRules(critical_margin=100), order=(1, 0), rnd=1)
+    st = st.model_copy(update={"options": st.options.model_copy(update={"aim": {"side1": aim}})})
+    p = Fraction(247 if aim == "abdomen" else 105, 400)
+    ann_down = {"unconscious": p} if aim == "abdomen" else {"dead": p}
+    odds = {
+        "win": (1 - p, p),
+        "rounds": {1: Fraction(1)},
+        "ends": [
+            {"critical health": 1 - p} | ann_down,
+            {"critical health": p, "dead": (1 - p) * Fraction(2, 6), "unconscious": (1 - p) * Fraction(4, 6)},
+        ],
+    }
+    check_exact(SYSTEM.forecast(st, method="exact"), odds)
+    n = 40_000  # a d19 or d21 for the shot would move the head's 105/400 by 0.023: 2 x 5 standard errors (0.011)
+    check_simulation(SYSTEM.forecast(st, method="simulate", samples=n, seed=15), odds, n)
+
+
+def test_a_saved_fight_read_from_json_keeps_its_forced_attack():
+    """A state read back from JSON (its strings are new objects, not the program's constants) is simulated with
+    its forced punches; the module's own defaults are the protocol's (100,000 fights from seed 0)."""
+    st = FightState.model_validate_json(berserkers(order=(0, 1)).model_dump_json())
+    f = fc.forecast(st, method="simulate")
+    assert f.samples == 100_000 and f.seed == 0
+    check_simulation(f, berserker_odds(Fraction(1)), 100_000)
+
+
+def test_an_hp_cost_does_not_hide_the_abilities_after_it():
+    """Blast (2 MP and 1 HP; best) is picked only above 1 HP, so at 1 HP Bolt (5 MP) still is: from 7 MP, Blast
+    -> 5 or Bolt -> 2; from 5: 3 or 0; from 3: 1; from 2: 0. MP 4 and 6 are never reached."""
+    blast = {"name": "Blast", "cost": {"mp": 2, "hp": 1}, "effect": {"kind": "attack", "damage": "10+1d6"}}
+    d = duel_of(caster(mp=7, tp=0, abilities=[blast, BOLT]), fighter("Bo", 12))
+    assert d.states[0][0] == (7, 0, False, False)
+    assert sorted(mp for mp, *_ in d.states[0]) == [0, 1, 2, 3, 5, 7]
+
+
+def test_a_simulation_of_one_fight():
+    """One fight simulated is that fight played out: the first in line wins it in round 1."""
+    f = SYSTEM.forecast(berserkers(order=(0, 1)), method="simulate", samples=1, seed=3)
+    assert f.samples == 1 and f.p_win == (1.0, 0.0) and f.rounds == {1: 1.0}
+
+
+def test_the_first_affordable_of_three_spells_by_hand():
+    """Nova (9 MP, 30), Bolt (2 MP, 10), Spark (1 MP, 5), best first: the automatic choice casts the first it
+    affords, Nova from 9 MP, Bolt from 2 to 8, Spark at 1, and punches at 0; the array choice alike."""
+    import numpy as np
+    from test_turn_twin import _fights
+
+    from storymaster.systems.philsys.round import CAST, MELEE, Body, choose
+    from storymaster.systems.philsys.twins import choose_v
+
+    spells = [
+        {"name": name, "cost": {"mp": mp}, "effect": {"kind": "attack", "damage": dmg}}
+        for name, mp, dmg in (("Spark", 1, "5"), ("Nova", 9, "30"), ("Bolt", 2, "10"))
+    ]
+    st = SYSTEM.combat.start([[caster(abilities=spells)], [fighter("Bo", 12)]], house_rules=PhilsysHouseRules())
+    su = setup(st)
+    rows = [(Body(20, mp, 0), Body(12, 0, 0)) for mp in range(11)]
+    what, q, _ = choose_v(_fights(su, rows, None), 0, np.arange(len(rows)))
+    names = [su.specs[0].spells[i].ability.name if w == CAST else "punch" for w, i in zip(what, q, strict=True)]
+    assert names == ["punch", "Spark", *["Bolt"] * 7, "Nova", "Nova"]
+    for n, bodies in enumerate(rows):
+        w, _, a = choose(su, bodies, 0)
+        assert (w, a.ability.name if a else "punch") == (what[n], names[n]) and (w == MELEE) == (n == 0)
+
+
+def test_a_healer_on_the_second_side_heals_its_own_side_only():
+    """The twin and the round's turn with the same dice: Cass (side B) heals her ally Kay (at a quarter of max HP,
+    65 // 4 = 16, or less; unconscious ones too) with the fewest HP, never the enemy Ken however hurt (2 HP); an
+    unconscious ally healed above 0 HP counts 10 - STA rounds to wake, unless a count is already running (saved
+    at 2, or at 0 rounds left: kept)."""
+    from test_turn_twin import CASTER, KNIGHT, _compare, _setup
+
+    from storymaster.systems.philsys.round import CAST, HEAL, SHOOT, Body
+
+    def knight(name: str) -> dict:
+        return KNIGHT | {"name": name}
+
+    su = _setup([[knight("Ken")], [CASTER | {"name": "Cass"}, knight("Kay")]], PhilsysHouseRules())
+    top = su.specs[0].top
+    rows = [
+        (Body(ken, 0, 0), Body(40, 6, 0), Body(kay, 0, 0, unconscious=kay <= 0, wake_in=wake))
+        for ken, kay, wake in itertools.product((2, top), (-3, 1, 10, top), (None, 0, 2))
+    ]
+    faces = list(itertools.product((1, 20), (1, 20), (0, 5), (6,)))
+    assert _compare(su, rows, faces, (1,)) == {(1, HEAL), (1, CAST)}
+    assert SHOOT not in (HEAL, CAST)
