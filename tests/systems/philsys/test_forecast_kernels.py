@@ -606,6 +606,9 @@ def test_the_refusals():
     three = start([[fighter("Ann", 5)], [fighter("Bo", 5)], [fighter("Cy", 5)]], PhilsysHouseRules())
     assert fc.exact_problem(three) == "3 combatants (the exact forecast covers one against one)"
     assert not fc.exact_fits(three) and fc.exact_fits(berserkers())
+    # a saved state edited down to one fighter is no duel either (the chain covers exactly one against one)
+    lone = berserkers().model_copy(update={"fighters": berserkers().fighters[:1]})
+    assert fc.exact_problem(lone) == "1 combatants (the exact forecast covers one against one)"
     with pytest.raises(OddsError, match="no exact forecast for this fight: 3 combatants") as e:
         SYSTEM.forecast(three, method="exact")
     assert "simulate" in (e.value.hint or "")
