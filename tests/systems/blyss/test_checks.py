@@ -821,3 +821,66 @@ def test_a_contest_counts_its_rerolls() -> None:
     assert (out.result, out.details["rerolls"]) == ("A wins", 0)
     out = SYSTEM.resolve(check, _Dealt(3, 2, 3, 9, 2, 2))
     assert (out.result, out.details["rerolls"]) == ("A wins", 1)
+
+
+def test_a_negative_rank_is_refused() -> None:
+    """A statistic's rank runs from 0 (d0) up (Table 2-01): a negative rank is no rank."""
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="ranks are 0 to 50"):
+        Pool(ranks=(3, -1))
+
+
+def test_a_pools_rank_total_counts_its_loose_dice() -> None:
+    """A Contest's TD is the other side's total rank (Character Contests): ranks 2 + a loose d8 (rank 3, Table
+    2-01) = 5; ranks 4 + 1 + a d6 (rank 2) = 7."""
+    assert Pool(ranks=(2,), dice=(8,)).rank_total() == 5
+    assert Pool(ranks=(4, 1), dice=(6,)).rank_total() == 7
+
+
+def test_every_die_of_the_ability_scale_reads_as_its_rank() -> None:
+    """Table 2-01: d4, d6, d8, d10, d12 are ranks 1 to 5; a d9 is no die of the scale."""
+    from storymaster.systems.blyss.checks import pool_from_text
+
+    assert pool_from_text("d4, d6, d8, d10, d12").ranks == (1, 2, 3, 4, 5)
+    with pytest.raises(CheckError, match="d9 is not a die of the Ability Scale"):
+        pool_from_text("d9")
+
+
+def test_roll_against_takes_its_options_by_keyword_only() -> None:
+    from storymaster.systems.blyss.checks import roll_against
+
+    rp = roll_against((8,), 8, _Dealt(8), BlyssHouseRules(), die_modifier=0)  # by keyword: an 8 meets TD 8
+    assert rp is not None and rp.judgement.successes == 1
+    with pytest.raises(TypeError):
+        roll_against((8,), 8, DiceRng(0), BlyssHouseRules(), 1)  # type: ignore[misc]
+
+
+def test_explain_pool_without_a_modifier_names_none() -> None:
+    from storymaster.systems.blyss.checks import explain_pool, roll_against
+
+    rp = roll_against((10, 8), 8, _Dealt(3, 2), BlyssHouseRules())
+    assert explain_pool(rp).startswith("rolled d10=3, d8=2 against TD 8. 0 dice meet the TD; 0 rolled a 1.")
+
+
+def test_a_critical_success_with_one_success_is_singular() -> None:
+    """A d10 at TD 8 showing 9: every die met the TD, a critical success with 1 success (singular)."""
+    out = SYSTEM.resolve(BlyssTest(dice=(10,), td=8), _Dealt(9))
+    assert out.explanation.endswith("Every die met the TD: a critical success with 1 success.")
+
+
+def test_a_combined_contest_describes_its_teams_by_name() -> None:
+    from storymaster.systems.blyss.checks import CombinedContest
+
+    named = CombinedContest(a=Pool(name="Reds", ranks=(3,)), b=Pool(name="Blues", ranks=(3,)))
+    assert named.describe() == "Combined Contest: Reds vs Blues"
+    unnamed = CombinedContest(a=Pool(ranks=(3,)), b=Pool(ranks=(3,)))
+    assert unnamed.describe() == "Combined Contest: team A vs team B"
+
+
+def test_the_higher_roll_off_goes_first_whatever_the_listing() -> None:
+    """Ruling 7: equal Initiative (two d4s never meet TD 6: no successes, value 0, rank 1 each) is rolled off with a
+    d100 each, the higher first: X (listed first) 40, Y 41: Y goes first."""
+    entries = [("X", Pool(ranks=(1,))), ("Y", Pool(ranks=(1,)))]
+    order, _ = roll_initiative(entries, _Dealt(2, 2, 40, 41))
+    assert [r.name for r in order] == ["Y", "X"]

@@ -11,6 +11,7 @@ fixed, and a correct simulation sits ~1 standard error off); the exact chain to 
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -267,7 +268,26 @@ def _disarm_the_unarmed() -> FightState:
     return st.model_copy(update={"round": 1, "order": ("Ann", "Cy", "Dis")})
 
 
+def _guard_beside_a_friend() -> FightState:
+    """A defensive knight whose friend (Cy, the weakest) is the one attacked: nobody declared on the knight, so he
+    attacks rather than defends (The Declaration Round: a Defence is against an attack on oneself)."""
+    cy = ANN.model_copy(update={"name": "Cy"})
+    st = ENG.start([[KNIGHT, cy], [BO]], options={"tactic": {"Knight": "defensive"}})
+    st = with_fighter(st, 1, {"dodges": 0, "flesh_wounds": 0, "health": 3})  # Cy far the weakest: Bo's target
+    return st.model_copy(update={"round": 1, "order": ("Knight", "Cy", "Bo")})
+
+
+def _thin_armour() -> FightState:
+    """Armour Rating 1 (a d4) against the damage roll (house rule): the sword's d8 often shows less than the d4, so
+    even the thinnest piece soaks blows."""
+    padded = ch("Padded", CLUB, armour=(Armour(name="Padding", cover=("T", "A"), armour_rating=1),), stamina=2)
+    st = ENG.start([[KNIGHT], [padded]], house_rules=BlyssHouseRules(armour_contest_against="damage_roll"))
+    return st.model_copy(update={"round": 1, "order": ("Padded", "Knight")})
+
+
 SCENARIOS = {
+    "thin armour": _thin_armour,
+    "guard beside a friend": _guard_beside_a_friend,
     "destroyed mail": _destroyed_mail,
     "disarm the unarmed": _disarm_the_unarmed,
     "retarget": _retarget,
@@ -675,3 +695,124 @@ def test_end_state_words() -> None:
     assert end_state(with_fighter(st, 0, {**down, "dying": True}).fighters[0]) == "dying"
     assert end_state(with_fighter(st, 0, {**down, "coma": True, "dying": True}).fighters[0]) == "coma"
     assert end_state(with_fighter(st, 0, {**down, "dead": True, "coma": True}).fighters[0]) == "dead"
+
+
+# ---------------------------------------------------------------- vectorised.py's tables and samplers
+def test_each_row_calls_the_rule_once_per_distinct_row_dense_and_sparse() -> None:
+    """each_row: the rule called once for each distinct row, and every row pointed at its own result, both for a
+    small key space (a dense table) and one past 2**20 codes (sorted)."""
+    from storymaster.systems.blyss.vectorised import each_row
+
+    rng = np.random.default_rng(3)
+    for high in (4, 300):  # 4**3 codes: dense; 300**3 = 27,000,000 > 2**20: the sorted path
+        keys = rng.integers(0, high, size=(500, 3))
+        keys[0] = (high - 1, 0, high - 1)  # the largest values in some column are met
+        calls: list[tuple[int, ...]] = []
+
+        def rule(*row: int, calls: list = calls) -> tuple[int, ...]:
+            calls.append(row)
+            return row
+
+        results, inv = each_row(keys, rule)
+        distinct = {tuple(int(x) for x in r) for r in keys}
+        assert sorted(calls) == sorted(distinct) and len(calls) == len(distinct)
+        assert [results[i] for i in inv] == [tuple(int(x) for x in r) for r in keys]
+        assert all(isinstance(x, int) for row in calls for x in row)
+    one = np.array([[5], [0], [5]])
+    results, inv = each_row(one, lambda x: x * 10)
+    assert [results[i] for i in inv] == [50, 0, 50]
+
+
+def test_lookup_pools_pads_each_pool_with_no_dice() -> None:
+    from storymaster.systems.blyss.vectorised import lookup_pools
+
+    pools = {0: ((8, 6, 4), -1, 7), 1: ((10,), 0, 3), 2: ((), 0, 0)}
+    sides, dm, rank = lookup_pools(np.array([[1], [0], [2], [1]]), lambda k: pools[k])
+    assert sides.tolist() == [[10, 0, 0], [8, 6, 4], [0, 0, 0], [10, 0, 0]]
+    assert dm.tolist() == [0, -1, 0, 0] and rank.tolist() == [3, 7, 0, 3]
+    sides, dm, rank = lookup_pools(np.array([[2], [2]]), lambda k: pools[k])  # no dice anywhere: one empty column
+    assert sides.tolist() == [[0], [0]] and dm.tolist() == [0, 0] and rank.tolist() == [0, 0]
+    sides, dm, rank = lookup_pools(np.zeros((0, 2), dtype=np.int64), lambda *k: pools[0])
+    assert sides.shape == (0, 1) and dm.shape == (0,) and rank.shape == (0,)
+    assert sides.dtype == dm.dtype == rank.dtype == np.int64
+
+
+def test_damage_sampler_without_the_best_face() -> None:
+    """The plain total (armour against the attack dice): 2d6+1 averages 8 (each d6 3.5), within 5 standard errors of
+    20,000 rolls (a 2d6's variance 35/6); the 'best face' is the total then. A set number is that number for every
+    fight; exploding dice are simulated; 0d6 is 0 even with the best face wanted."""
+    from storymaster.systems.blyss.vectorised import DamageSampler
+
+    n = 20_000
+    total, best = DamageSampler("2d6+1", want_best=False).roll(n, np.random.default_rng(1))
+    assert total.shape == (n,) and total.min() == 3 and total.max() == 13 and (best == total).all()
+    assert abs(total.mean() - 8) < 5 * math.sqrt(35 / 6 / n)
+    total, best = DamageSampler("7", want_best=False).roll(4, np.random.default_rng(1))
+    assert total.tolist() == [7, 7, 7, 7] and best.tolist() == [7, 7, 7, 7]
+    total, _ = DamageSampler("d6!", want_best=False).roll(n, np.random.default_rng(2))
+    assert total.max() > 6 and total.min() == 1
+    total, best = DamageSampler("0d6+2", want_best=True).roll(3, np.random.default_rng(1))
+    assert total.tolist() == [2, 2, 2] and best.tolist() == [2, 2, 2]
+    for expr in ("4dF", "d6/2", "4d6k3"):
+        with pytest.raises(OddsError, match=r"damage '.*' with the armour contest against the damage roll"):
+            DamageSampler(expr, want_best=True)
+        DamageSampler(expr, want_best=False)  # simulated when the best face is not wanted
+
+
+def test_pick_target_with_nobody_standing_and_ties() -> None:
+    """The fewest vitals left, the first listed on a tie; -1 where no enemy stands."""
+    from storymaster.systems.blyss.vectorised import pick_target_v
+
+    enemy = np.array([[False, False, False], [True, True, True], [False, True, True], [True, False, True]])
+    total = np.array([[1, 1, 1], [5, 5, 5], [9, 4, 4], [3, 0, 2]])
+    assert pick_target_v(enemy, total).tolist() == [-1, 0, 1, 2]
+    huge = np.array([[True, True]])
+    assert pick_target_v(huge, np.array([[10**12, 10**12 - 1]])).tolist() == [1]
+
+
+@pytest.mark.parametrize("rule", ["defender", "reroll"])
+def test_a_drawn_defence_goes_to_the_defender_or_is_rolled_again(rule: str) -> None:
+    """The simulation's Defend/Evade contest by hand (house rule defence_draw). The attacker's d8 is judged at TD 5
+    (faces 5-8: one success, 1/2; the first roll is a success, an 8), the defender's d6 at TD 4 (4-6: one success, 1/2).
+    First roll: the attacker wins when the defender fails (1/2), else 1 against 1 is a draw. To the defender: the hit
+    stands 1/2 of the time, and the defender's roll succeeded in the other half (the draw, 1 against 1). Rolled
+    again: each new roll is a win for either side 1/4, a draw 1/2, so the re-rolls go either way evenly: the hit
+    stands 1/2 + 1/2 * 1/2 = 3/4, and the defender's last roll succeeded when they won, 1/4 (20 re-rolls at most:
+    a draw left 2**-20)."""
+    st = _first_round().model_copy(update={"house_rules": BlyssHouseRules(defence_draw=rule)})
+    sim = _Sim(_Roster(st))
+    n = 20_000
+    col = np.ones(n, dtype=np.int64)
+    stands, d_ok = sim._contest(
+        np.full((n, 1), 8), np.full((n, 1), 8), 0 * col, np.full((n, 1), 6), 0 * col, 4 * col, 5 * col,
+        np.random.default_rng(9),
+    )  # fmt: skip
+    p_stand, p_ok = (0.75, 0.25) if rule == "reroll" else (0.5, 0.5)
+    assert within(p_stand, stands.mean(), n) and within(p_ok, d_ok.mean(), n)
+    assert not (stands & d_ok).any() if rule == "reroll" else True  # a re-rolled contest ends with one winner
+
+
+def test_initiative_order_by_successes_then_value_then_rank_then_the_tie_break() -> None:
+    """initiative_order_v against checks.initiative_order (the sort roll_initiative makes), two fighters, every key
+    of successes 0-1, value 5-9 and rank 0-3: a higher value must beat a higher rank whatever the two add up to."""
+    from storymaster.systems.blyss.checks import InitiativeRoll, initiative_order
+    from storymaster.systems.blyss.vectorised import initiative_order_v
+
+    keys = list(itertools.product(range(2), range(5, 10), range(4)))
+    rows = list(itertools.product(keys, repeat=2))
+    cols = [np.array([[r[k][i] for k in range(2)] for r in rows]) for i in range(3)]
+    tb = np.array([[-k for k in range(2)] for _ in rows])
+    got = initiative_order_v(*cols, tb)
+    for n, (r, g) in enumerate(zip(rows, got, strict=True)):
+        rolls = [InitiativeRoll(str(k), *r[k], int(tb[n, k]), None) for k in range(2)]
+        assert [int(x.name) for x in initiative_order(rolls)] == list(g), r
+
+
+def test_damage_sampler_with_a_minus_keeps_the_best_face() -> None:
+    """d4-1 against the damage roll: the total is the face less one, the best face the face (every face met)."""
+    from storymaster.systems.blyss.vectorised import DamageSampler
+
+    total, best = DamageSampler("d4-1", want_best=True).roll(400, np.random.default_rng(4))
+    assert set(best.tolist()) == {1, 2, 3, 4} and (total == best - 1).all() and total.dtype == np.int64
+    total, best = DamageSampler("2d4-3", want_best=True).roll(400, np.random.default_rng(4))
+    assert total.min() == -1 and total.max() == 5 and (best <= total + 3 - 1).all()

@@ -441,3 +441,21 @@ def test_dice_values_cannot_change_once_made():
     with pytest.raises(dataclasses.FrozenInstanceError):
         Checked(True).ok = False  # type: ignore[misc]
     assert hash(FudgeTotals((1, 2))) == hash(FudgeTotals((1, 2)))
+
+
+def test_the_second_person_is_read_by_value():
+    """ "You roll" / "You spend" for the player, whatever string object spells "You" (a name typed at the table or
+    read from a file is not the program's own constant); anyone else "rolls" / "spends"."""
+    from storymaster.systems.kalyr.checks import roll_ability
+
+    you = "".join(["Y", "ou"])
+    _, _, text = roll_ability(AbilityRoll(ability="Good"), ScriptedRng("[+][+][-][ ]"), you)
+    assert text == "You roll [+][+][-][ ] (+1) on Good gives Great"
+    _, _, text = roll_ability(AbilityRoll(ability="Good", automatic=True), DiceRng(0), you)
+    assert text.startswith("You spend a Fudge point")
+
+
+def test_a_check_roll_above_the_difficulty_succeeds():
+    """Good against Great: [+][+][ ][ ] (+2) gives Superb, above Great: a success (meets or beats it)."""
+    hit = CheckRoll(AbilityRoll(ability="Good"), L("Great"), "Kylar").sample(ScriptedRng("[+][+][ ][ ]"))
+    assert hit.ok and hit.text.startswith("Kylar rolls [+][+][ ][ ] (+2) on Good gives Superb")
