@@ -28,6 +28,7 @@ from storymaster.systems.philsys.round import (
     Contest,
     Die,
     Opposed,
+    Roll,
     best_attack,
     choose,
     decided,
@@ -766,3 +767,110 @@ def test_a_single_melee_choice_is_the_choice():
     """Nothing to weigh: one attack (a creature's only blow) is chosen whatever it is worth."""
     for red in (0, 100):
         assert best_attack([("punch", "6+1d6")], 5, 5, True, red, PhilsysHouseRules()) == ("punch", "6+1d6")
+
+
+def test_an_ability_of_another_kind_is_neither_a_heal_nor_an_attack():
+    """An effect of kind 'other' (a light, a ward) is no automatic choice: neither tried as a heal nor cast."""
+    glow = {"name": "Glow", "cost": {"mp": 1}, "effect": {"kind": "other", "damage": "2+1d4"}}
+    su, _ = fight([[caster("Ann", abilities=[glow])], [fighter("Bo", 30)]])
+    assert su.specs[0].heals == () and su.specs[0].spells == ()
+
+
+def test_a_body_starts_unhurt_and_unspent():
+    """A fighter's running state given only HP, MP and TP: no lost turn, conscious, alive, no wake count, no
+    heavy wound, no disabled limb, the shield whole, the parry roll not used."""
+    assert Body(30, 5, 4) == Body(30, 5, 4, False, False, False, None, False, 0, False, False)
+    assert Body(30, 5, 4).active
+
+
+def test_a_told_shot_needs_both_dice():
+    """Narrated, a missile's opposed roll must carry both d20s (the attacker's and the defender's)."""
+    su, bout = fight([[archer("Cy", 20)], [fighter("Bo", 30)]])
+    with pytest.raises(AssertionError):
+        play_round(su, bout, Script([Contest("miss", rec(5), None)], narrate=True), 1, [])
+
+
+def test_a_torso_shot_adds_its_damage_and_rolls_no_limb_die():
+    """Resolving Ranged Attacks: torso -2 to hit and 1d6+1d4 more damage; only a limb hit rolls the limb d6.
+    The bow's 1d6+1 plus 1d6+1d4 runs from 1+1+1+1 = 4 to 6+1+6+4 = 17; a roll of 9 less the vest's 2: 7."""
+    su, bout = fight([[archer("Cy", 20)], [fighter("Bo", 30)]], options={"aim": {"side0": "torso"}})
+    ch = Script([Contest("hit"), Die(9)])
+    after = play_turn(su, bout.bodies, 0, ch)
+    assert len(ch.events) == 2 and not ch.values
+    totals = distribution(ch.events[1].expression).outcomes
+    assert (min(totals), max(totals)) == (4, 17)
+    assert after[1].hp == 30 - 7 and after[1].disabled_limbs == 0
+
+
+def test_a_head_shot_on_a_six_is_survived_and_told():
+    """Resolving Ranged Attacks: a head hit kills on anything but a 6; a 6 is survived, with 10+1d10 more
+    damage. Narrated, the log says so."""
+    su, bout = fight([[archer("Cy", 20)], [fighter("Bo", 40)]], options={"aim": {"side0": "head"}})
+    log: list = []
+    ch = Script(
+        [Contest("hit", rec(20), rec(1)), Die(6, rec(6)), Die(16, rec(16)), Contest("miss", rec(2), rec(19))],
+        narrate=True,
+    )
+    after = play_round(su, bout, ch, 1, log)
+    shot = next(e for e in log if e.kind == "missile")
+    assert " Head shot, the d6 shows 6: Bo survives." in shot.text
+    assert after.bodies[1].hp == 40 - (16 - 2) and not after.bodies[1].dead
+
+
+def test_a_shot_without_the_weapons_skill_adds_rank_zero():
+    """Missile accuracy = the weapon's accuracy + skill rank + location (abdomen 0); no skill is rank 0. The
+    bow's accuracy 8, the d20 15: 23. Bo defends with AGI+COU = 3+2 and size +0 at medium range: d20 3 -> 8."""
+    su, bout = fight([[archer("Cy", 20)], [fighter("Bo", 30)]])
+    log: list = []
+    ch = Script([Contest("miss", rec(15), rec(3)), Contest("miss", rec(2), rec(19))], narrate=True)
+    play_round(su, bout, ch, 1, log)
+    shot = next(e for e in log if e.kind == "missile")
+    assert (shot.data["attack_total"], shot.data["defence_total"]) == (23, 8)
+
+
+def test_critical_health_is_told_when_a_blow_first_brings_a_fighter_into_it():
+    """Taking Damage: critical health at 15 HP or less. Bo at 30 takes a punch rolling 22 (20 through the
+    vest): 10 HP, well inside it, told. Bo at 15 (already in it) taking 5 more is not told again."""
+    for start, roll, want in ((30, 22, True), (15, 7, False)):
+        su, bout = fight([[fighter("Ann", 30)], [fighter("Bo", start)]], options={"attack": {"side0": "punch"}})
+        log: list = []
+        ch = Script(
+            [Contest("hit", rec(15), rec(3)), Die(roll, rec(roll)), Contest("miss", rec(2), rec(19))], narrate=True
+        )
+        after = play_round(su, bout, ch, 1, log)
+        assert after.bodies[1].hp == 10
+        blow = next(e for e in log if e.kind == "melee" and e.actor == "Ann")
+        assert (
+            blow.text.endswith("Bo takes 20. Bo is at critical health (-3/-3).")
+            if want
+            else blow.text.endswith("Bo takes 5.")
+        )
+
+
+def test_a_critical_failure_is_told_with_the_lost_turn():
+    """Resolving Melee Attacks: beaten by 15 or more, a critical failure; under the default house rule the
+    attacker loses the next turn, and the log says so."""
+    su, bout = fight([[fighter("Ann", 30)], [fighter("Bo", 30)]], options={"attack": {"side0": "punch"}})
+    log: list = []
+    ch = Script([Contest("critical failure", rec(1), rec(20)), Contest("miss", rec(2), rec(19))], narrate=True)
+    after = play_round(su, bout, ch, 1, log)
+    blow = next(e for e in log if e.kind == "melee" and e.actor == "Ann")
+    assert blow.text.endswith(" Critical failure! Ann loses the next turn.") and after.bodies[0].lose_turn
+
+
+def test_the_sides_standing_need_a_body_per_fighter():
+    su, bout = fight([[fighter("Ann", 30)], [fighter("Bo", 30)]])
+    with pytest.raises(ValueError):
+        decided(bout.bodies[:1], su.specs)
+
+
+def test_a_fights_setup_and_its_dice_events_are_frozen():
+    """The static facts and the events the chance draws are values: not changed once made, and hashable (a
+    chance may key on them)."""
+    su, _ = fight([[fighter("Ann", 30)], [fighter("Bo", 30)]])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        su.distance = "long"  # type: ignore[misc]
+    damage = Roll("2+1d6", "Ann damage 2+1d6")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        damage.expression = "1d6"  # type: ignore[misc]
+    assert hash(damage) == hash(Roll("2+1d6", "Ann damage 2+1d6"))

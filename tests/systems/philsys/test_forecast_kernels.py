@@ -606,6 +606,9 @@ def test_the_refusals():
     three = start([[fighter("Ann", 5)], [fighter("Bo", 5)], [fighter("Cy", 5)]], PhilsysHouseRules())
     assert fc.exact_problem(three) == "3 combatants (the exact forecast covers one against one)"
     assert not fc.exact_fits(three) and fc.exact_fits(berserkers())
+    # a saved state edited down to one fighter is no duel either (the chain covers exactly one against one)
+    lone = berserkers().model_copy(update={"fighters": berserkers().fighters[:1]})
+    assert fc.exact_problem(lone) == "1 combatants (the exact forecast covers one against one)"
     with pytest.raises(OddsError, match="no exact forecast for this fight: 3 combatants") as e:
         SYSTEM.forecast(three, method="exact")
     assert "simulate" in (e.value.hint or "")
@@ -882,3 +885,58 @@ def test_a_healer_on_the_second_side_heals_its_own_side_only():
     faces = list(itertools.product((1, 20), (1, 20), (0, 5), (6,)))
     assert _compare(su, rows, faces, (1,)) == {(1, HEAL), (1, CAST)}
     assert SHOOT not in (HEAL, CAST)
+
+
+def test_a_forced_medium_blow_under_light_medium_heavy_by_hand():
+    """Under ``melee_damage: light_medium_heavy`` bare hands deal base 0 + rank 1 + k * STR 2 + kd6 (ruling 2):
+    the forced medium blow is 5 + 2d6 at -2 (the berserkers' blows still all land). Bo's padded rags stop 1: he
+    dies (1 - 10 or less) on 2d6 >= 7 (21/36); Ann, unarmoured, on 2d6 >= 6 (26/36). Ann first: 435/1296."""
+    hr = PhilsysHouseRules(critical_margin=100, melee_damage="light_medium_heavy")
+    st = start(
+        [[fighter("Ann", 1, RAGS)], [fighter("Bo", 1, PADDED_RAGS, AGI=4)]],
+        hr,
+        attack={"side0": "medium", "side1": "medium"},
+    )
+    ann = Fraction(435, 1296)
+    bo = 1 - ann
+    odds = {
+        "win": (ann, bo),
+        "rounds": {1: Fraction(1)},
+        "ends": [
+            {"critical health": ann, "dead": bo * Fraction(26, 36), "unconscious": bo * Fraction(10, 36)},
+            {"critical health": bo, "dead": ann * Fraction(21, 36), "unconscious": ann * Fraction(15, 36)},
+        ],
+    }
+    check_exact(SYSTEM.forecast(st, method="exact"), odds)
+    n = 20_000
+    check_simulation(SYSTEM.forecast(st, method="simulate", samples=n, seed=16), odds, n)
+
+
+def test_a_head_shot_that_does_not_kill_outright_by_hand():
+    """Bo's sling at Ann's head (hit: 105/400, as above) kills her outright on a d6 of 1-5; on a 6 it deals
+    1d6 + 1 + 10 + 1d10 (12..27) to her 30 HP: 3..18 left, critical health at 15 or less. If he has not killed
+    her, her sure punch puts him (1 HP) down, dead on 11 or 12."""
+    sling = {"name": "Sling", "accuracy": 8, "damage": "1d6+1"}
+    bo = Character.model_validate(
+        fighter("Bo", 1, RAGS, STA=-5).model_dump() | {"equipment": {"armor": RAGS, "missile": sling}}
+    )
+    st = start([[fighter("Ann", 30, RAGS)], [bo]], PhilsysHouseRules(critical_margin=100), order=(1, 0), rnd=1)
+    st = st.model_copy(update={"options": st.options.model_copy(update={"aim": {"side1": "head"}})})
+    hit = Fraction(105, 400)
+    killed = hit * Fraction(5, 6)
+    damage: dict[int, Fraction] = defaultdict(Fraction)
+    for a, b in itertools.product(range(1, 7), range(1, 11)):
+        damage[a + 1 + 10 + b] += Fraction(1, 60)
+    critical = hit / 6 * sum((p for d, p in damage.items() if 30 - d <= 15), Fraction(0))
+    ann_wins = 1 - killed
+    odds = {
+        "win": (ann_wins, killed),
+        "rounds": {1: Fraction(1)},
+        "ends": [
+            {"dead": killed, "critical health": critical, "wounded": ann_wins - critical},
+            {"critical health": killed, "dead": ann_wins * Fraction(2, 6), "unconscious": ann_wins * Fraction(4, 6)},
+        ],
+    }
+    check_exact(SYSTEM.forecast(st, method="exact"), odds)
+    n = 40_000  # a d7 for the d6 would kill on 5/7: Ann dead 0.1875 for 0.21875, 3 x 5 standard errors (0.010)
+    check_simulation(SYSTEM.forecast(st, method="simulate", samples=n, seed=17), odds, n)
