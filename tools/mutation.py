@@ -65,6 +65,7 @@ _SYSTEM_TESTS = {
         "tests/systems/blyss/test_checks.py",
         "tests/systems/blyss/test_living.py",
         "tests/systems/blyss/test_living_edges.py",
+        "tests/systems/blyss/test_living_low3.py",
         "tests/systems/blyss/test_round_twins.py",
         "tests/systems/blyss/test_combat.py",
         "tests/systems/blyss/test_scale_costs.py",
