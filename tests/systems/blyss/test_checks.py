@@ -850,6 +850,8 @@ def test_every_die_of_the_ability_scale_reads_as_its_rank() -> None:
 def test_roll_against_takes_its_options_by_keyword_only() -> None:
     from storymaster.systems.blyss.checks import roll_against
 
+    rp = roll_against((8,), 8, _Dealt(8), BlyssHouseRules(), die_modifier=0)  # by keyword: an 8 meets TD 8
+    assert rp is not None and rp.judgement.successes == 1
     with pytest.raises(TypeError):
         roll_against((8,), 8, DiceRng(0), BlyssHouseRules(), 1)  # type: ignore[misc]
 

@@ -899,3 +899,14 @@ def test_a_side_with_nobody_up_is_no_duel(down):
     fs[down] = fs[down].model_copy(update={"status": "unconscious"})
     with pytest.raises(OddsError, match="exactly one fighter still up on each side"):
         exact_forecast(state.model_copy(update={"fighters": tuple(fs)}))
+
+
+def test_the_simulation_divides_by_nothing():
+    """numpy's floating-point and integer warnings raised as errors: a duel and a two-against-one fight simulate
+    without any (who is still up is worked out every round for every fight)."""
+    import numpy as np
+
+    with np.errstate(all="raise"):
+        assert simulate_forecast(duel(house()), samples=500, seed=1).samples == 500
+        team = ENGINE.start([[one_die("A"), one_die("C")], [one_die("B")]], house_rules=house())
+        assert simulate_forecast(team, samples=500, seed=1).samples == 500

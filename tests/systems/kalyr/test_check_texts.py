@@ -453,3 +453,9 @@ def test_the_second_person_is_read_by_value():
     assert text == "You roll [+][+][-][ ] (+1) on Good gives Great"
     _, _, text = roll_ability(AbilityRoll(ability="Good", automatic=True), DiceRng(0), you)
     assert text.startswith("You spend a Fudge point")
+
+
+def test_a_check_roll_above_the_difficulty_succeeds():
+    """Good against Great: [+][+][ ][ ] (+2) gives Superb, above Great: a success (meets or beats it)."""
+    hit = CheckRoll(AbilityRoll(ability="Good"), L("Great"), "Kylar").sample(ScriptedRng("[+][+][ ][ ]"))
+    assert hit.ok and hit.text.startswith("Kylar rolls [+][+][ ][ ] (+2) on Good gives Superb")

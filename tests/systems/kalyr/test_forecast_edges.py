@@ -108,6 +108,10 @@ def test_the_sampler_is_the_inverse_cdf_of_its_pmf():
     draw = _sampler(pmf)
     assert draw(_Uniforms(mids), len(mids)).tolist() == values
     assert draw(_Uniforms([0.0, 1 - 2**-53]), 2).tolist() == [values[0], values[-1]]
+    # Fair and Fair: the chances as floats add up to 1 - 2**-53, not 1; the largest uniform still draws the top value
+    pmf = {int(v): float(p) for v, p in best_of(0, 0).items()}
+    assert max(pmf) == 4
+    assert _sampler(pmf)(_Uniforms([1 - 2**-53]), 1).tolist() == [4]
 
 
 # -- the exact chain's work bound -------------------------------------------------------------------------
@@ -159,6 +163,8 @@ def test_too_many_states_refused(monkeypatch):
     monkeypatch.setattr(kf, "MAX_STATES", 1)
     with pytest.raises(OddsError, match="more than 1 states"):
         exact_forecast(first_blood())
+    monkeypatch.setattr(kf, "MAX_STATES", 2)  # exactly as many live states as the limit: not past it
+    assert exact_forecast(first_blood()).method == "exact"
     monkeypatch.setattr(kf, "MAX_STATES", 10)
     assert exact_forecast(first_blood()).method == "exact"
 
@@ -279,6 +285,16 @@ def test_a_side_emptied_in_a_saved_state_is_refused_whichever_side():
             exact_forecast(s.model_copy(update={"sides": sides}))
 
 
+def test_a_detailed_contest_of_one_against_two_is_refused():
+    """Detailed contests are one-on-one: a second fighter on either side is refused."""
+    g = E.start([[fighter("A")], [fighter("B"), fighter("C")]])  # the engine starts no such detailed contest
+    d = g.model_copy(update={"mode": "detailed"})  # a saved state edited to one
+    with pytest.raises(OddsError, match="one-on-one"):
+        exact_forecast(d)
+    with pytest.raises(OddsError, match="one-on-one"):
+        exact_forecast(d.model_copy(update={"sides": (d.sides[1], d.sides[0])}))
+
+
 def test_the_work_bound_refuses_only_past_it(monkeypatch):
     """Refused "when the rounds played to enumerate pass EXACT_MAX_WORK" (the module docstring): the rounds the
     chain plays are counted here by wrapping the round function it calls; a bound of exactly that many solves the
@@ -342,3 +358,16 @@ def test_the_options_are_keyword_only():
         simulated_forecast(s, 100)  # type: ignore[misc]
     assert forecast(state=s, method="simulate", samples=60).samples == 60
     assert simulated_forecast(state=s, samples=50).samples == 50
+
+
+def test_the_destroyed_box_note_only_for_that_tactic():
+    """The note on Fudge points spent to keep a wound out of the Destroyed box is there when a fighter has that
+    tactic (the default), not when every fighter spends them to keep out of Defeated, or never."""
+    defeated = {"fudge_reduce_at": "defeated"}
+    for tactics, said in (
+        ([defeated, defeated], False),
+        ([defeated, {}], True),
+        ([{"fudge_reduce_at": "never"}] * 2, False),
+    ):
+        f = exact_forecast(first_blood(tactics=tactics))
+        assert any("Destroyed box" in n for n in f.notes) == said, tactics
