@@ -900,7 +900,8 @@ def test_a_spell_cast_at_critical_health_takes_the_penalty():
     MAttack INT+WIS+MAG = 7, less 3: the d20 12 makes 16. (Bolt only: with Mend she would heal herself.)"""
     bolt = {"name": "Bolt", "cost": {"mp": 5}, "effect": {"kind": "attack", "damage": "3+1d4"}}
     su, bout = fight(
-        [[caster("Ann", hp=10, mp=5, abilities=[bolt])], [fighter("Bo", 30)]], hr=PhilsysHouseRules(critical_failure_effect="none")
+        [[caster("Ann", hp=10, mp=5, abilities=[bolt])], [fighter("Bo", 30)]],
+        hr=PhilsysHouseRules(critical_failure_effect="none"),
     )
     log: list = []
     ch = Script([Contest("resisted", rec(12), rec(3)), Contest("miss", rec(2), rec(19))], narrate=True)
