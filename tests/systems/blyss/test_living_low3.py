@@ -21,6 +21,7 @@ from storymaster.systems.blyss.living import (
     wound_level_code,
     wound_level_codes,
 )
+from storymaster.systems.blyss.options import BlyssHouseRules
 
 
 def test_recovery_never_goes_below_no_penalty() -> None:
@@ -106,3 +107,11 @@ def test_a_penalty_past_the_rank_collapses_too() -> None:
     assert collapses(2, 5, 3)
     assert collapses(5, 2, 3)
     assert not collapses(5, 5, 3)
+
+
+def test_the_starvation_loss_rule_is_read_by_its_value() -> None:
+    # house rule starvation_loss 'third' set with model_copy from a string built at run time (as a command line's
+    # argument would be: an equal string that is another object): a third of 20 rounded up, 7, not the 1 of 'one'
+    hr = BlyssHouseRules().model_copy(update={"starvation_loss": "".join(["th", "ird"])})
+    after, _, _ = starvation_check(Vitals.fresh(2, 3, 20), 0, DiceRng(3), hr)
+    assert after.health == 13

@@ -27,6 +27,7 @@ from storymaster.systems.blyss.round import (
     from_state,
     play_beat,
     play_round,
+    play_turn,
     to_state,
 )
 
@@ -146,7 +147,7 @@ def test_destroyed_armour_hampers_no_attack_in_the_round() -> None:
     """Armour: its Action Modifier takes ranks from physical actions while it has lives; a piece with no lives
     left is gone. Ann: Melee Attack (4 + 4) / 2 = 4 (d10), Armed Combat 3 (d8); a Breastplate of Action Modifier
     -1 takes the highest rank down by one: 3 + 3 (d8 + d8); with 0 lives, nothing: d10 + d8."""
-    for lives, dice in ((3, (8, 8)), (0, (10, 8))):
+    for lives, dice in ((3, (8, 8)), (1, (8, 8)), (0, (10, 8))):  # one life left still hampers
         plate = Armour(name="Breastplate", action_modifier=-1, armour_rating=4, lives=lives)
         st = ENG.start([[person("Ann", strength=4, agility=4, armour=(plate,))], [person("Bo")]])
         _, _, drawn = play(st, [Order((0, 1)), FAIL, FAIL])
@@ -182,20 +183,21 @@ def test_a_stand_off_reads_the_armour_that_still_has_lives(lives: int, stand_off
     assert Roster(st).stand_off(to_state(st)) is stand_off
 
 
-def aimer(dexterity: int) -> Character:
+def aimer(dexterity: int, might: int = 4) -> Character:
     """Ann aiming a called shot at the head: Aim Test Dexterity + Intelligence at the aimed Called Shot's TD 12
     (Aiming); the aimed attack at the head is TD 12, unaimed 14 (Attacking). Melee Attack (4 + 4) / 2 = 4, Armed
     Combat 3."""
-    return person("Ann", strength=4, agility=4, attributes={"dexterity": dexterity, "intelligence": dexterity})
+    return person("Ann", strength=might, agility=might, attributes={"dexterity": dexterity, "intelligence": dexterity})
 
 
-@pytest.mark.parametrize(("dexterity", "can_hit"), [(5, True), (3, False)])
-def test_an_aimed_called_shot_can_hit_only_through_its_aim(dexterity: int, can_hit: bool) -> None:
+@pytest.mark.parametrize(("dexterity", "might", "can_hit"), [(5, 4, True), (3, 4, False), (3, 5, False)])
+def test_an_aimed_called_shot_can_hit_only_through_its_aim(dexterity: int, might: int, can_hit: bool) -> None:
     """Dexterity and Intelligence 5 (d12 + d12): each can meet TD 12, so two aim ranks: Melee Attack 6 (d12 + d4)
     and Armed Combat 3 (d8), whose d12 can meet the aimed TD 12: she can hit. Dexterity and Intelligence 3 (d8 +
-    d8) never meet 12: no aim, and d10 + d8 never meet the unaimed TD 14: she can never hit."""
+    d8) never meet 12: no aim, and d10 + d8 never meet the unaimed TD 14: she can never hit. With Strength and
+    Agility 5 her Melee Attack is 5 (d12), which could meet the aimed 12 but not the unaimed 14: no aim, no hit."""
     st = ENG.start(
-        [[aimer(dexterity)], [person("Bo")]], options={"tactic": {"Ann": "aim"}, "called_shot": {"Ann": "head"}}
+        [[aimer(dexterity, might)], [person("Bo")]], options={"tactic": {"Ann": "aim"}, "called_shot": {"Ann": "head"}}
     )
     R, rs = Roster(st), to_state(st)
     f = rs.fighters[0]
@@ -251,6 +253,7 @@ def test_the_armour_choice_is_read_by_value() -> None:
     object spells 'auto' (one read from a file is not the program's own constant)."""
     auto = "".join(["au", "to"])
     assert armour_takes_blow(auto, 5, 2) and not armour_takes_blow(auto, 2, 2)
+    assert armour_takes_blow("".join(["arm", "our"]), 1, 9)
     assert armour_takes_blow("armour", 1, 9) and not armour_takes_blow("body", 9, 1)
 
 
@@ -285,3 +288,44 @@ def test_strength_adds_to_melee_damage_only() -> None:
     st = ENG.start([[person("Ann", strength=5, weapons=(AXE, bow, sling))], [person("Bo")]])
     R = Roster(st)
     assert [R.damage_bonus(0, w) for w in (AXE, bow, sling)] == [2, 0, 0]
+
+
+def _mid_round(st: FightState, **decl: Any) -> FightState:
+    """Round 1 under way (Initiative rolled: the listing order, fastest first), with the declarations given."""
+
+    fs = tuple(f.model_copy(update={"declared": decl.get(f.id)}) for f in st.fighters)
+    return st.model_copy(update={"round": 1, "order": tuple(f.id for f in st.fighters), "fighters": fs})
+
+
+def test_a_declared_target_is_kept_while_they_stand() -> None:
+    """The Declaration Round: the action taken is the one declared. Ann declared an attack on Cy; when she acts,
+    Bo is the weaker foe (hurt), but Cy still stands, so she attacks Cy."""
+    from storymaster.systems.blyss.combat import Action
+
+    st = ENG.start([[person("Ann")], [person("Bo"), person("Cy")]])
+    fs = tuple(
+        f.model_copy(update={"vitals": f.vitals.model_copy(update={"dodges": 0})}) if f.id == "Bo" else f
+        for f in st.fighters
+    )
+    st = _mid_round(st.model_copy(update={"fighters": fs}), Ann=Action(kind="attack", target="Cy"))
+    ch = Recorder([FAIL])
+    ev: list = []
+    play_turn(to_state(st), 0, Roster(st), ch, ev)
+    assert next(e.text for e in ev if e.kind == "attack").startswith("Ann attacks Cy with Axe")
+
+
+def test_a_fighter_who_could_not_act_keeps_no_declaration_into_the_next_round() -> None:
+    """The Declaration Round: declarations are made each round. Bo declared an attack in round 1 and was knocked
+    out before acting (unconscious, so he declares nothing in round 2): his round-1 declaration is gone, and Ann's
+    and Cy's attacks are the round's only actions."""
+    from storymaster.systems.blyss.combat import Action
+
+    st = ENG.start([[person("Ann")], [person("Bo"), person("Cy")]])
+    st = _mid_round(st, Bo=Action(kind="attack", target="Ann"))
+    fs = tuple(
+        f.model_copy(update={"vitals": f.vitals.model_copy(update={"unconscious": True})}) if f.id == "Bo" else f
+        for f in st.fighters
+    )
+    st, _, drawn = play(st.model_copy(update={"fighters": fs}), [FAIL, FAIL])
+    assert st.round == 2 and st.get("Bo").declared is None
+    assert [d.label for d in drawn] == ["Cy attack", "Ann attack"]

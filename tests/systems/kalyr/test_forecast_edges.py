@@ -358,3 +358,16 @@ def test_the_options_are_keyword_only():
         simulated_forecast(s, 100)  # type: ignore[misc]
     assert forecast(state=s, method="simulate", samples=60).samples == 60
     assert simulated_forecast(state=s, samples=50).samples == 50
+
+
+def test_the_destroyed_box_note_only_for_that_tactic():
+    """The note on Fudge points spent to keep a wound out of the Destroyed box is there when a fighter has that
+    tactic (the default), not when every fighter spends them to keep out of Defeated, or never."""
+    defeated = {"fudge_reduce_at": "defeated"}
+    for tactics, said in (
+        ([defeated, defeated], False),
+        ([defeated, {}], True),
+        ([{"fudge_reduce_at": "never"}] * 2, False),
+    ):
+        f = exact_forecast(first_blood(tactics=tactics))
+        assert any("Destroyed box" in n for n in f.notes) == said, tactics

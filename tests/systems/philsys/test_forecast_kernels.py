@@ -249,7 +249,21 @@ def test_three_berserkers_the_last_two_in_line_decide_by_hand():
 
 
 def brute_melee_duel(
-    hp, at, pa, stops, order_odds, *, threshold, penalty=3, margin, death, bleed, cap, top=(65, 65), heal=None
+    hp,
+    at,
+    pa,
+    stops,
+    order_odds,
+    *,
+    threshold,
+    penalty=3,
+    margin,
+    death,
+    bleed,
+    cap,
+    top=(65, 65),
+    heal=None,
+    lose_turn=1,
 ):
     """Two punching fighters, written straight from the book and the rulings (no call into storymaster):
     AT + d20 against PA + d20 (one parry a round, so always parried), less 3 each at critical health (HP 1 ..
@@ -304,7 +318,7 @@ def brute_melee_duel(
                     odds = blow(a, h[a], h[b])
                     nxt[s] += p * odds["miss"]
                     failed = list(lose)
-                    failed[a] = 1
+                    failed[a] = lose_turn  # 0 under critical_failure_effect: none
                     nxt[(*h, *failed, mp)] += p * odds["fail"]
                     for kind, mult in (("hit", 1), ("crit", 2)):
                         for dmg, q in PUNCH.items():
@@ -340,6 +354,7 @@ def slugging_duel(order=None, rnd=0, **house) -> tuple[FightState, dict]:
     st = start([[fighter("Ann", 10)], [fighter("Bo", 12, VEST, AGI=4)]], hr, order, rnd)
     orders = {tuple(order): Fraction(1)} if order else first_odds((5, 6))
     left = max(1, hr.max_rounds - rnd)
+    lose_turn = int(hr.critical_failure_effect == "lose_next_turn")
     exact = brute_melee_duel(
         (10, 12),
         (9, 10),
@@ -351,6 +366,7 @@ def slugging_duel(order=None, rnd=0, **house) -> tuple[FightState, dict]:
         death=-6,
         bleed=2 if hr.bleeding else 0,
         cap=left,
+        lose_turn=lose_turn,
     )
     return st, exact
 
@@ -367,8 +383,10 @@ def test_a_slugging_duel_by_brute_force():
     check_simulation(SYSTEM.forecast(st, method="simulate", samples=n, seed=2), exact, n)
 
 
-def test_a_slugging_duel_with_a_given_order_and_no_bleeding():
-    st, exact = slugging_duel(order=(1, 0), rnd=4, bleeding=False)
+@pytest.mark.parametrize("effect", ["lose_next_turn", "none"])
+def test_a_slugging_duel_with_a_given_order_and_no_bleeding(effect):
+    """The same duel, Bo first, no bleeding; a critical failure costs the next turn, or nothing (the house rule)."""
+    st, exact = slugging_duel(order=(1, 0), rnd=4, bleeding=False, critical_failure_effect=effect)
     check_exact(SYSTEM.forecast(st, method="exact"), exact)
     n = 30_000
     check_simulation(SYSTEM.forecast(st, method="simulate", samples=n, seed=4), exact, n)
@@ -430,7 +448,7 @@ def test_an_unhurt_winner_by_brute_force():
 # --- a heal that reaches max HP, in the chain and the simulation ------------------------------
 
 
-def healing_duel() -> tuple[FightState, dict]:
+def healing_duel(swap: bool = False) -> tuple[FightState, dict]:
     """Ann (STA -5: max HP 55 - 25 = 30; 7 HP, 5 MP, MAG 1) heals herself once with Mend (5 MP, 14+2d6) at a
     quarter of max HP or less (30 // 4 = 7: the engine's tactic), up to 30 (7 + 23..26 is capped: 2d6 of 9 or
     more); then she and Bo (12 HP, vest) slug it out as in :func:`slugging_duel`, no bleeding, death at -6."""
@@ -438,7 +456,11 @@ def healing_duel() -> tuple[FightState, dict]:
     ann = fighter("Ann", 7, abilities=[mend], STA=-5, MAG=1)
     ann = ann.model_copy(update={"current": ann.current.model_copy(update={"mp": 5})})
     hr = PhilsysHouseRules(critical_health_threshold=5, critical_margin=12, death_threshold=-6)
-    st = start([[ann], [fighter("Bo", 12, VEST, AGI=4)]], hr, order=(0, 1), rnd=1)
+    sides = [[ann], [fighter("Bo", 12, VEST, AGI=4)]]
+    if swap:  # the healer second in the list (and still first in the Turn Sequence)
+        st = start(sides[::-1], hr, order=(1, 0), rnd=1, attack={"side0": "punch", "side1": "punch"})
+    else:
+        st = start(sides, hr, order=(0, 1), rnd=1)
     heal: dict[int, Fraction] = defaultdict(Fraction)
     for x, y in itertools.product(range(1, 7), repeat=2):
         heal[14 + x + y] += Fraction(1, 36)
@@ -456,14 +478,22 @@ def healing_duel() -> tuple[FightState, dict]:
         top=(30, 65),
         heal=(5, 5, 7, heal),
     )
+    if swap:
+        exact = {
+            "win": exact["win"][::-1],
+            "draw": exact["draw"],
+            "rounds": exact["rounds"],
+            "ends": exact["ends"][::-1],
+        }
     return st, exact
 
 
-def test_a_heal_capped_at_max_hp_by_brute_force():
-    st, exact = healing_duel()
+@pytest.mark.parametrize("swap", [False, True])
+def test_a_heal_capped_at_max_hp_by_brute_force(swap):
+    st, exact = healing_duel(swap)
     f = SYSTEM.forecast(st, method="exact")
     check_exact(f, exact)
-    assert exact["ends"][0]["unhurt"] > 0.01  # healed to 30 and never hit again
+    assert exact["ends"][int(swap)]["unhurt"] > 0.01  # healed to 30 and never hit again
     n = 20_000
     check_simulation(SYSTEM.forecast(st, method="simulate", samples=n, seed=8), exact, n)
 
@@ -519,6 +549,10 @@ def test_heavy_wounds_and_breaking_shields_double_the_states_only_under_their_ho
     assert both.states[0] == [(0, 0, False, False), (0, 0, True, False)]  # no shield: none to break
     assert sorted(both.states[1]) == sorted((5, 22, h, b) for h in (False, True) for b in (False, True))
     assert both.states[1][0] == (5, 22, False, False)  # the current state first
+    # a saved heavy wound counts under any penalty, 1 too
+    st1 = SYSTEM.combat.start([[caster(mp=0, tp=0)], [shielded]], house_rules=PhilsysHouseRules(heavy_wound_penalty=1))
+    heavy = (st1.fighters[0], st1.fighters[1].model_copy(update={"heavy_wound": True}))
+    assert fc._Duel(fc._plan(st1.model_copy(update={"fighters": heavy}))).states[1] == [(5, 22, True, False)]
     only_heavy = duel_of(caster(mp=0, tp=0), shielded, PhilsysHouseRules(heavy_wound_penalty=4))
     assert only_heavy.states[1] == [(5, 22, False, False), (5, 22, True, False)]
     # a saved state already heavily wounded with its shield broken: nothing else to come to
@@ -615,6 +649,7 @@ def test_the_refusals():
     # the method as a front end hands it over (a string built at run time, not the program's constant)
     with pytest.raises(OddsError, match="no exact forecast for this fight"):
         SYSTEM.forecast(three, method="".join(["ex", "act"]))
+    assert SYSTEM.forecast(berserkers(), method="".join(["au", "to"])).method == "exact"
     with pytest.raises(OddsError, match="unknown forecast method 'chain'"):
         SYSTEM.forecast(three, method="chain")
     assert SYSTEM.forecast(three, samples=100).method == "simulated"  # auto: the chain covers duels only
@@ -940,3 +975,78 @@ def test_a_head_shot_that_does_not_kill_outright_by_hand():
     check_exact(SYSTEM.forecast(st, method="exact"), odds)
     n = 40_000  # a d7 for the d6 would kill on 5/7: Ann dead 0.1875 for 0.21875, 3 x 5 standard errors (0.010)
     check_simulation(SYSTEM.forecast(st, method="simulate", samples=n, seed=17), odds, n)
+
+
+def test_kicks_forced():
+    """Forced kicks ((STR 2 + rank 1) * 3 + 2d6 = 11..21 at -3; the blows still all land): Bo (rags stopping 1) dies
+    on 12 or more (35/36), Ann (nothing stopped) on any kick."""
+    st = start(
+        [[fighter("Ann", 1, RAGS)], [fighter("Bo", 1, PADDED_RAGS, AGI=4)]],
+        PhilsysHouseRules(critical_margin=100),
+        attack={"side0": "kick", "side1": "kick"},
+    )
+    ann = Fraction(435, 1296)
+    odds = {
+        "win": (ann, 1 - ann),
+        "rounds": {1: Fraction(1)},
+        "ends": [
+            {"critical health": ann, "dead": 1 - ann},
+            {"critical health": 1 - ann, "dead": ann * Fraction(35, 36), "unconscious": ann * Fraction(1, 36)},
+        ],
+    }
+    check_exact(SYSTEM.forecast(st, method="exact"), odds)
+    check_simulation(SYSTEM.forecast(st, method="simulate", samples=4000, seed=18), odds, 4000)
+
+
+def test_a_shot_that_rolls_below_zero_deals_nothing():
+    """A sling of 1d4-2 (-1..2; below 0 deals nothing) at Ann's abdomen (hit 247/400, as above): she (1 HP) goes
+    down on a 1 or 2, half the hits; else her sure punch puts Bo down."""
+    sling = {"name": "Sling", "accuracy": 8, "damage": "1d4-2"}
+    bo = Character.model_validate(
+        fighter("Bo", 1, RAGS, STA=-5).model_dump() | {"equipment": {"armor": RAGS, "missile": sling}}
+    )
+    st = start([[fighter("Ann", 1, RAGS)], [bo]], PhilsysHouseRules(critical_margin=100), order=(1, 0), rnd=1)
+    down = Fraction(247, 400) / 2
+    odds = {
+        "win": (1 - down, down),
+        "rounds": {1: Fraction(1)},
+        "ends": [
+            {"critical health": 1 - down, "unconscious": down},
+            {"critical health": down, "dead": (1 - down) * Fraction(2, 6), "unconscious": (1 - down) * Fraction(4, 6)},
+        ],
+    }
+    check_exact(SYSTEM.forecast(st, method="exact"), odds)
+    n = 20_000
+    check_simulation(SYSTEM.forecast(st, method="simulate", samples=n, seed=19), odds, n)
+
+
+def test_the_first_affordable_of_two_heals_by_hand():
+    """Big Mend (9 MP, 20) before Mend (2 MP, 5): at 4 HP (a quarter of 30 is 7) from 2 to 8 MP she heals with Mend,
+    from 9 with Big Mend; the array choice alike."""
+    import numpy as np
+    from test_turn_twin import _fights
+
+    from storymaster.systems.philsys.round import HEAL, Body, choose
+    from storymaster.systems.philsys.twins import choose_v
+
+    heals = [
+        {"name": name, "cost": {"mp": mp}, "effect": {"kind": "heal", "damage": dmg}}
+        for name, mp, dmg in (("Mend", 2, "5"), ("Big Mend", 9, "20"))
+    ]
+    st = SYSTEM.combat.start([[caster(abilities=heals)], [fighter("Bo", 12)]], house_rules=PhilsysHouseRules())
+    su = setup(st)
+    rows = [(Body(4, mp, 0), Body(12, 0, 0)) for mp in range(11)]
+    what, q, _ = choose_v(_fights(su, rows, None), 0, np.arange(len(rows)))
+    names = [su.specs[0].heals[i].ability.name if w == HEAL else "punch" for w, i in zip(what, q, strict=True)]
+    assert names == ["punch", "punch", *["Mend"] * 7, "Big Mend", "Big Mend"]
+    for n, bodies in enumerate(rows):
+        w, _, a = choose(su, bodies, 0)
+        assert (w, a.ability.name if a else "punch") == (what[n], names[n])
+
+
+def test_critical_health_up_to_max_hp_leaves_no_one_wounded():
+    """A critical-health threshold of 64 for max HP 65: every HP but the full 65 is critical health, none is
+    'wounded'. The berserkers' winner (1 HP) is at critical health, as before."""
+    check_exact(
+        SYSTEM.forecast(berserkers(critical_health_threshold=64), method="exact"), berserker_odds(Fraction(435, 1296))
+    )
