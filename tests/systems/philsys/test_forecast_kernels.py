@@ -549,6 +549,10 @@ def test_heavy_wounds_and_breaking_shields_double_the_states_only_under_their_ho
     assert both.states[0] == [(0, 0, False, False), (0, 0, True, False)]  # no shield: none to break
     assert sorted(both.states[1]) == sorted((5, 22, h, b) for h in (False, True) for b in (False, True))
     assert both.states[1][0] == (5, 22, False, False)  # the current state first
+    # a saved heavy wound counts under any penalty, 1 too
+    st1 = SYSTEM.combat.start([[caster(mp=0, tp=0)], [shielded]], house_rules=PhilsysHouseRules(heavy_wound_penalty=1))
+    heavy = (st1.fighters[0], st1.fighters[1].model_copy(update={"heavy_wound": True}))
+    assert fc._Duel(fc._plan(st1.model_copy(update={"fighters": heavy}))).states[1] == [(5, 22, True, False)]
     only_heavy = duel_of(caster(mp=0, tp=0), shielded, PhilsysHouseRules(heavy_wound_penalty=4))
     assert only_heavy.states[1] == [(5, 22, False, False), (5, 22, True, False)]
     # a saved state already heavily wounded with its shield broken: nothing else to come to
@@ -1038,3 +1042,11 @@ def test_the_first_affordable_of_two_heals_by_hand():
     for n, bodies in enumerate(rows):
         w, _, a = choose(su, bodies, 0)
         assert (w, a.ability.name if a else "punch") == (what[n], names[n])
+
+
+def test_critical_health_up_to_max_hp_leaves_no_one_wounded():
+    """A critical-health threshold of 64 for max HP 65: every HP but the full 65 is critical health, none is
+    'wounded'. The berserkers' winner (1 HP) is at critical health, as before."""
+    check_exact(
+        SYSTEM.forecast(berserkers(critical_health_threshold=64), method="exact"), berserker_odds(Fraction(435, 1296))
+    )
