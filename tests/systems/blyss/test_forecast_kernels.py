@@ -285,7 +285,16 @@ def _thin_armour() -> FightState:
     return st.model_copy(update={"round": 1, "order": ("Padded", "Knight")})
 
 
+def _called_aim() -> FightState:
+    """An aimer with a called shot at a limb whose Aim Test can succeed (d12s at TD 10): an aim that gains ranks is
+    carried to the next round as a called one."""
+    aimer = ch("Aimer", SWORD, dexterity=6, intelligence=6, stamina=2)
+    st = ENG.start([[aimer], [BRUTE]], options={"tactic": ["aim", "attack"], "called_shot": {"Aimer": "limb"}})
+    return st.model_copy(update={"round": 1, "order": ("Aimer", "Brute")})
+
+
 SCENARIOS = {
+    "called aim": _called_aim,
     "thin armour": _thin_armour,
     "guard beside a friend": _guard_beside_a_friend,
     "destroyed mail": _destroyed_mail,
@@ -568,6 +577,8 @@ def test_exact_applies_says_why_not() -> None:
     assert exact_applies(duel.model_copy(update={"over": True})) == "the fight is already over"
     trio = ENG.start([[ANN, BO], [BO]])
     assert exact_applies(trio) == "only a duel (one fighter against one) has a small enough chain"
+    alone = duel.model_copy(update={"fighters": duel.fighters[:1]})  # a saved state edited down to one fighter
+    assert exact_applies(alone) == "only a duel (one fighter against one) has a small enough chain"
     same_side = with_fighter(duel, 1, side=0)
     assert exact_applies(same_side) == "only a duel (one fighter against one) has a small enough chain"
     aimer = with_fighter(duel, 1, tactic="aim")
@@ -816,3 +827,33 @@ def test_damage_sampler_with_a_minus_keeps_the_best_face() -> None:
     assert set(best.tolist()) == {1, 2, 3, 4} and (total == best - 1).all() and total.dtype == np.int64
     total, best = DamageSampler("2d4-3", want_best=True).roll(400, np.random.default_rng(4))
     assert total.min() == -1 and total.max() == 5 and (best <= total + 3 - 1).all()
+
+
+def test_initiative_among_three_is_the_engines_rolled_initiative() -> None:
+    """Initiative among three (which nothing enumerates exactly): the simulation's orders against the engine's own
+    Initiative roll (round.InitiativeRoll, rolled 3,000 times with the fight's dice; the simulation 20,000 times),
+    within 5 standard errors of the two samples together; a wounded fighter (Flesh Wounds, -1 a die) among them."""
+    from storymaster.dice import DiceRng
+    from storymaster.systems.blyss.round import InitiativeRoll
+
+    cy = ch("Cy", SWORD, wits=4, agility=2, stamina=2)
+    st = with_fighter(ENG.start([[KNIGHT, cy], [BRUTE]]), 2, {"dodges": 0})
+    n, m = 3_000, 20_000
+    R = Roster(st)
+    event = InitiativeRoll(R.ids, tuple(R.pool_of("init", k, m)[0] for k, m in enumerate(to_state(st).fighters)), R.hr)
+    rng = DiceRng("initiative among three")
+    engine_orders: dict[tuple, float] = {}
+    for _ in range(n):
+        o = event.sample(rng).order
+        engine_orders[o] = engine_orders.get(o, 0.0) + 1 / n
+    sim = _Sim(_Roster(st))
+    S = sim._start(m)
+    sim._initiative(S, np.random.default_rng(13))
+    sim_orders: dict[tuple, float] = {}
+    for row in S["order"].tolist():
+        sim_orders[tuple(row)] = sim_orders.get(tuple(row), 0.0) + 1 / m
+    assert len(engine_orders) >= 4
+    for o in set(engine_orders) | set(sim_orders):
+        p, q = engine_orders.get(o, 0.0), sim_orders.get(o, 0.0)
+        pm = (p + q) / 2
+        assert abs(p - q) <= 5 * math.sqrt(pm * (1 - pm) * (1 / n + 1 / m)) + 2 / n, (o, p, q)
