@@ -65,6 +65,7 @@ _SYSTEM_TESTS = {
         "tests/systems/blyss/test_checks.py",
         "tests/systems/blyss/test_living.py",
         "tests/systems/blyss/test_living_edges.py",
+        "tests/systems/blyss/test_living_low3.py",
         "tests/systems/blyss/test_round_twins.py",
         "tests/systems/blyss/test_combat.py",
         "tests/systems/blyss/test_scale_costs.py",
@@ -172,6 +173,7 @@ _BLYSS_FORECAST_TESTS = [
     _BLYSS_DEPRIVED + "test_the_simulation_and_the_chain_agree_where_strength_matters",
     _BLYSS_DEPRIVED + "test_the_simulation_feels_the_deprivation_too",
     _BLYSS_DEPRIVED + "test_a_fatigued_duellist_wins_less_by_hand_under_both_house_rules",
+    "tests/systems/blyss/test_equivalence_audit.py",
 ]
 
 _PHILSYS_FORECAST = "tests/systems/philsys/test_forecast.py::"
@@ -210,6 +212,7 @@ TESTS: dict[str, list[str]] = {
         "tests/systems/philsys/test_turn_twin.py",
         "tests/systems/philsys/test_rule_twins.py",
         "tests/systems/philsys/test_forecast_kernels.py",
+        "tests/systems/philsys/test_equivalence_audit.py",
     ],
     # the Philsys fight: scripted rounds (test_round.py) are the cheapest killers; test_forecast.py is left out
     # (3.5 min: each survivor would run it), the exact chain against the round enumerated is in test_round.py
@@ -243,9 +246,11 @@ TESTS: dict[str, list[str]] = {
         "tests/systems/bum/test_combat.py",
         "tests/systems/bum/test_combat_edges.py",
         "tests/systems/bum/test_twins.py",
+        "tests/systems/bum/test_equivalence_audit.py",
     ],
     "src/storymaster/systems/bum/twins.py": [
         "tests/systems/bum/test_twins.py",
+        "tests/systems/bum/test_equivalence_audit.py",
     ],
     # test_forecast_engine.py is left out of these lists (600 engine fights a scenario: each survivor would run it)
     "src/storymaster/systems/bum/forecast.py": [
@@ -263,6 +268,7 @@ TESTS: dict[str, list[str]] = {
         "tests/systems/blyss/test_stand_off.py",
         "tests/systems/blyss/test_round_twins.py",
         "tests/systems/blyss/test_round_edges.py",
+        "tests/systems/blyss/test_equivalence_audit.py",
     ],
     "src/storymaster/systems/blyss/combat.py": _BLYSS_FIGHT_TESTS,
     # the BLYSS forecast: fast killers only (mut-bfc): the simulation's round and fights and the exact chain against

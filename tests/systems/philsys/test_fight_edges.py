@@ -830,21 +830,20 @@ def test_a_shot_without_the_weapons_skill_adds_rank_zero():
 
 def test_critical_health_is_told_when_a_blow_first_brings_a_fighter_into_it():
     """Taking Damage: critical health at 15 HP or less. Bo at 30 takes a punch rolling 22 (20 through the
-    vest): 10 HP, well inside it, told. Bo at 15 (already in it) taking 5 more is not told again."""
-    for start, roll, want in ((30, 22, True), (15, 7, False)):
+    vest): 10 HP, well inside it, told; a roll of 31 (29 taken) leaves 1 HP, still above 0: told. Bo at 15
+    (already in it) taking 5 more is not told again, nor Bo at 12 taking 2."""
+    for start, roll, want in ((30, 22, True), (30, 31, True), (15, 7, False), (12, 4, False)):
         su, bout = fight([[fighter("Ann", 30)], [fighter("Bo", start)]], options={"attack": {"side0": "punch"}})
         log: list = []
         ch = Script(
             [Contest("hit", rec(15), rec(3)), Die(roll, rec(roll)), Contest("miss", rec(2), rec(19))], narrate=True
         )
         after = play_round(su, bout, ch, 1, log)
-        assert after.bodies[1].hp == 10
+        taken = roll - 2
+        assert after.bodies[1].hp == start - taken
         blow = next(e for e in log if e.kind == "melee" and e.actor == "Ann")
-        assert (
-            blow.text.endswith("Bo takes 20. Bo is at critical health (-3/-3).")
-            if want
-            else blow.text.endswith("Bo takes 5.")
-        )
+        told = " Bo is at critical health (-3/-3)." if want else ""
+        assert blow.text.endswith(f"Bo takes {taken}.{told}")
 
 
 def test_a_critical_failure_is_told_with_the_lost_turn():
@@ -862,6 +861,9 @@ def test_the_sides_standing_need_a_body_per_fighter():
     su, bout = fight([[fighter("Ann", 30)], [fighter("Bo", 30)]])
     with pytest.raises(ValueError):
         decided(bout.bodies[:1], su.specs)
+    su, bout = fight([[fighter("Ann", 30)], [fighter("Bo", 30), fighter("Cy", 30)]])
+    with pytest.raises(ValueError):  # a fighter with no heal: the choice of target needs every body too
+        choose(su, bout.bodies[:2], 0)
 
 
 def test_a_fights_setup_and_its_dice_events_are_frozen():
@@ -870,7 +872,39 @@ def test_a_fights_setup_and_its_dice_events_are_frozen():
     su, _ = fight([[fighter("Ann", 30)], [fighter("Bo", 30)]])
     with pytest.raises(dataclasses.FrozenInstanceError):
         su.distance = "long"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        su.specs[0].tactic = "magic"  # type: ignore[misc]
     damage = Roll("2+1d6", "Ann damage 2+1d6")
     with pytest.raises(dataclasses.FrozenInstanceError):
         damage.expression = "1d6"  # type: ignore[misc]
     assert hash(damage) == hash(Roll("2+1d6", "Ann damage 2+1d6"))
+    blow = Opposed(MeleeAttack(at=3, pa=1, parry=True), PhilsysHouseRules(), ("a", "d"))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        blow.defender_rolls = False  # type: ignore[misc]
+    assert hash(blow) == hash(Opposed(MeleeAttack(at=3, pa=1, parry=True), PhilsysHouseRules(), ("a", "d")))
+
+
+def test_a_round_stops_once_the_fight_is_decided():
+    """Bo is down before Ann's turn: nobody of side 1 stands, so the round stops there; Cy, after Ann in the
+    order and sitting out a turn after a critical failure, is not reached (his lost turn is still owed)."""
+    su, bout = fight([[fighter("Ann", 30), fighter("Cy", 30)], [fighter("Bo", 30)]], order=(0, 2, 1))
+    a, c, b = bout.bodies
+    bodies = (a, c._replace(lose_turn=True), b._replace(hp=0, unconscious=True))
+    ch = Script([])
+    after = play_round(su, Bout((0, 1, 2), bodies), ch)
+    assert ch.events == [] and after.bodies[1].lose_turn
+
+
+def test_a_spell_cast_at_critical_health_takes_the_penalty():
+    """Taking Damage: critical health (15 HP or less) gives -3 to AT/PA and spellcasting. Ann at 10 HP:
+    MAttack INT+WIS+MAG = 7, less 3: the d20 12 makes 16. (Bolt only: with Mend she would heal herself.)"""
+    bolt = {"name": "Bolt", "cost": {"mp": 5}, "effect": {"kind": "attack", "damage": "3+1d4"}}
+    su, bout = fight(
+        [[caster("Ann", hp=10, mp=5, abilities=[bolt])], [fighter("Bo", 30)]],
+        hr=PhilsysHouseRules(critical_failure_effect="none"),
+    )
+    log: list = []
+    ch = Script([Contest("resisted", rec(12), rec(3)), Contest("miss", rec(2), rec(19))], narrate=True)
+    play_round(su, bout, ch, 1, log)
+    cast = next(e for e in log if e.kind == "ability")
+    assert cast.data["attack_total"] == 12 + 7 - 3

@@ -855,8 +855,10 @@ def test_a_saved_fight_read_from_json_keeps_its_forced_attack():
     """A state read back from JSON (its strings are new objects, not the program's constants) is simulated with
     its forced punches; the module's own defaults are the protocol's (100,000 fights from seed 0)."""
     st = FightState.model_validate_json(berserkers(order=(0, 1)).model_dump_json())
-    f = fc.forecast(st, method="simulate")
+    f = fc.forecast(state=st, method="simulate")
     assert f.samples == 100_000 and f.seed == 0
+    with pytest.raises(TypeError):  # all but the state by keyword only
+        fc.forecast(st, "simulate")  # type: ignore[misc]
     check_simulation(f, berserker_odds(Fraction(1)), 100_000)
 
 
