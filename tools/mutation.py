@@ -87,6 +87,7 @@ _SYSTEM_TESTS = {
     ],
     "kalyr": [
         "tests/systems/kalyr/test_damage_and_healing.py",
+        "tests/systems/kalyr/test_damage_low3.py",
         "tests/systems/kalyr/test_odds.py",
         "tests/systems/kalyr/test_golden_examples.py",
         "tests/systems/kalyr/test_combat.py",
