@@ -427,9 +427,16 @@ def _not_healed() -> FightState:
     return with_fighter(st, 0, {"health": st.fighters[0].vitals.max_health - 2})
 
 
+def _flesh_not_healed() -> FightState:
+    """Ann's Dodges are back but one Flesh Wound is not: not unhurt either."""
+    st = _one_blow()
+    return with_fighter(st, 0, {"flesh_wounds": st.fighters[0].vitals.max_flesh_wounds - 1})
+
+
 FIGHTS = {
     "one blow": _one_blow,
     "not healed": _not_healed,
+    "flesh not healed": _flesh_not_healed,
     "mauls": _mauls,
     "two on one": _two_on_one,
     "dying": _dying_fight,
