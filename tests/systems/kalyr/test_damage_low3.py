@@ -31,3 +31,24 @@ def test_wounds_take_their_leading_arguments_by_keyword(example):
 def test_a_negative_severity_is_no_damage():
     # a report of a wound below Scratch (severity under 1) says no damage was taken
     assert WoundReport("physical", -1, None, 0, False).text("Ann") == "Ann takes no physical damage"
+
+
+def test_more_edges_of_damage(example):
+    """Damage: approaches run from cautious -2 to aggressive +2, so -3 is refused; a Fudge point count below 0
+    is refused; with no approach, Kylar one better (Superb against Great) hits the bandit for 3 + 1 = 4 (the
+    Example's 5 less the bandit's +2), halved (Detailed Contests) to 2."""
+    import pytest
+
+    from storymaster.errors import CheckError
+    from storymaster.systems.kalyr.damage import approach_total, contest_damage, simple_contest_damage
+
+    with pytest.raises(CheckError):
+        approach_total(-3, 0)
+    kylar, bandit = example("kylar"), example("bandit")
+    with pytest.raises(CheckError):
+        take_wound(kylar, "physical", HURT, fudge_reduce=-1)
+    assert detailed_contest_damage(kylar, L("Superb"), bandit, L("Great")) == (0, 2)
+    # every parameter named: margin 2, weapon 3, armour 2 -> 2 + 3 - 2 = 3
+    assert contest_damage(margin=2, weapon=3, armour=2) == 3
+    # the Example of Damage, both Great, the bandit aggressive: 3 to Kylar, 5 to the bandit
+    assert simple_contest_damage(a=kylar, a_result=L("Great"), b=bandit, b_result=L("Great"), b_approach=2) == (3, 5)
