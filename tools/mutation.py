@@ -87,6 +87,7 @@ _SYSTEM_TESTS = {
     ],
     "kalyr": [
         "tests/systems/kalyr/test_damage_and_healing.py",
+        "tests/systems/kalyr/test_damage_low3.py",
         "tests/systems/kalyr/test_odds.py",
         "tests/systems/kalyr/test_golden_examples.py",
         "tests/systems/kalyr/test_combat.py",
@@ -288,6 +289,7 @@ TESTS: dict[str, list[str]] = {
         "tests/systems/philsys/test_round.py",
         "tests/systems/philsys/test_rule_twins.py",
         "tests/systems/philsys/test_forecast_cli.py",
+        "tests/systems/philsys/test_equivalence_audit.py",
         *(_PHILSYS_FORECAST + t for t in _PHILSYS_FORECAST_FAST),
     ],
     "src/storymaster/systems/fuzzy/vectorised.py": [

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from storymaster.cli.systems.blyss import _retactic
+from storymaster.systems.blyss import SYSTEM
 from storymaster.systems.blyss.character import Attributes, Character, Trait, Weapon
 from storymaster.systems.blyss.checks import Pool
 from storymaster.systems.blyss.combat import BlyssCombat, FightState
@@ -162,3 +163,11 @@ def test_a_resumed_fight_with_tactic_aim_from_the_command_line_aims() -> None:
     assert [getattr(e, "label", None) for e in drawn[1:]] == ["Bo attack", "Ann aim"]
     assert (drawn[2].dice, drawn[2].td) == ((8, 8), 8)
     assert from_state(out, st).get("Ann").aim_bonus == 2
+
+
+def test_each_sides_tactic_is_reported_under_that_side() -> None:
+    """forecast.py:736 (``f.side == s`` -> ``is not``, found by the second audit): Ann fights side A with the tactic
+    attack, Bo side B defensively (only the simulation forecasts it); the tactics are reported side by side."""
+    st = ENG.start([[ann()], [bo()]], options={"tactic": ["attack", "defensive"]})
+    fc = SYSTEM.forecast(st, method="simulate", samples=200, seed=1)
+    assert fc.tactics == {"A": "attack", "B": "defensive"}

@@ -68,3 +68,44 @@ def test_a_fight_with_every_fighter_on_one_side_is_won_by_that_side() -> None:
     b = fc.simulate_batch(one)(4, np.random.default_rng(1))
     assert b.winner.tolist() == [0] * 4
     assert b.rounds.tolist() == [1] * 4
+
+
+def test_a_simulated_fight_stopped_by_the_round_cap_has_no_winner() -> None:
+    """forecast.py:533 (the draw's ``-1`` -> ``-2``, found by the second audit): Batch.winner is -1 for a fight nobody
+    won. Two brawlers of 300 HP with two rounds left before the cap: a punch does at most d6 (doubled to 12 on a
+    critical hit), so two rounds take at most 24 HP from either; every fight ends at the cap, undecided."""
+    st = SYSTEM.combat.start(
+        [[fighter("Ann", 300)], [fighter("Bo", 300)]],
+        house_rules=PhilsysHouseRules(),
+        options={"attack": {"side0": "punch", "side1": "punch"}},
+    )
+    st = st.model_copy(update={"round": st.house_rules.max_rounds - 2})
+    b = fc.simulate_batch(st)(4, np.random.default_rng(1))
+    assert b.winner.tolist() == [-1] * 4
+
+
+def test_a_simulated_fight_with_a_healer_raises_no_numpy_warning() -> None:
+    """twins.py:282 (``~DEAD & (hp <= threshold)`` -> ``//``, found by the second audit): the same truth values, but
+    floor division by a False divides by zero and numpy warns. Ann (5 MP, MAG 1) knows Mend (5 MP, heal 14+2d6);
+    every simulated round asks whether she heals, so the whole batch runs with warnings as errors."""
+    import warnings
+
+    mend = {"name": "Mend", "cost": {"mp": 5}, "effect": {"kind": "heal", "damage": "14+2d6"}}
+    ann = Character.model_validate(
+        {
+            "name": "Ann",
+            "stats": {"COU": 2, "AGI": 3, "INT": 1, "STR": 2, "STA": 2, "MAG": 1},
+            "skills": [{"name": "Unarmed Combat", "category": "unarmed", "rank": 1}],
+            "current": {"hp": 7, "mp": 5},
+            "abilities": [mend],
+        }
+    )
+    st = SYSTEM.combat.start(
+        [[ann], [fighter("Bo", 12)]],
+        house_rules=PhilsysHouseRules(),
+        options={"attack": {"side0": "punch", "side1": "punch"}},
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        b = fc.simulate_batch(st)(200, np.random.default_rng(3))
+    assert set(b.winner.tolist()) <= {-1, 0, 1}
