@@ -69,3 +69,17 @@ def test_a_tie_hurts_nobody_whatever_the_numbers(example):
     are other objects)."""
     kylar, bandit = example("kylar"), example("bandit")
     assert detailed_contest_damage(kylar, int("300"), bandit, int("300")) == (0, 0)
+
+
+def test_heal_by_keyword_and_social_damage_refused_by_value(example):
+    """Getting rid of damage: social damage is not healed by skill (the track's name built at run time, an equal
+    string that is another object, is refused too); heal's leading parameters can be named."""
+    import pytest
+
+    from storymaster.errors import CheckError
+    from storymaster.systems.kalyr.damage import heal
+
+    kylar = example("kylar")
+    with pytest.raises(CheckError):
+        heal(kylar, "".join(["soc", "ial"]), L("Good"))
+    assert heal(character=kylar, track="physical", result=L("Good"))[3] == "days"
