@@ -115,3 +115,16 @@ def test_the_starvation_loss_rule_is_read_by_its_value() -> None:
     hr = BlyssHouseRules().model_copy(update={"starvation_loss": "".join(["th", "ird"])})
     after, _, _ = starvation_check(Vitals.fresh(2, 3, 20), 0, DiceRng(3), hr)
     assert after.health == 13
+
+
+def test_nobody_dying_or_dead_acts_and_calls_by_keyword() -> None:
+    # Unconsciousness, Dying, Death: a dying fighter (not dead) cannot act; nor a dead one not in a coma
+    from storymaster.systems.blyss.living import apply_damage, can_act, dying_check
+
+    assert not can_act(False, True, False, False)
+    assert not can_act(False, False, True, False)
+    assert can_act(False, False, False, False)
+    # the leading parameters can be named: 3 damage against 2 Dodges, 3 Flesh Wounds: 2 from Dodges, 1 from FW
+    v, took = apply_damage(v=Vitals.fresh(2, 3, 20), damage=3)
+    assert took == {"dodges": 2, "flesh_wounds": 1, "health": 0}
+    assert dying_check(v=v, stamina=3, rng=DiceRng(1))[1] == "not dying"

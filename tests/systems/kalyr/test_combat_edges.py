@@ -264,6 +264,23 @@ def test_bad_starts_say_why():
     E.start([[down, a], [b]])
 
 
+def test_a_saved_fight_with_a_side_out_of_it_but_not_over_is_refused_on_loading():
+    """A state edited by hand: side 2's only fighter withdrawn (Detailed Contests: out of the contest) while the
+    fight is not marked over. Reading it is refused, naming the side; before, the next round divided by zero
+    (nobody to gang up on) and the CLI said "internal error". Marked over, the same state reads."""
+    from pydantic import ValidationError
+
+    from storymaster.systems.kalyr.fight_state import FightState
+
+    st = E.start([[fighter("A")], [fighter("B")]])
+    edited = st.model_dump(mode="json")
+    edited["sides"][1][0]["withdrawn"] = True
+    with pytest.raises(ValidationError, match="side 2 is already Defeated or withdrawn on the physical track"):
+        FightState.model_validate(edited)
+    edited["over"], edited["winner"] = True, 0
+    assert FightState.model_validate(edited).over
+
+
 def test_start_takes_its_options():
     a = Character(name="A", abilities=[{"name": "Melee", "level": "Fair"}, {"name": "Archery", "level": "Good"}])
     b = fighter("B")

@@ -52,3 +52,34 @@ def test_more_edges_of_damage(example):
     assert contest_damage(margin=2, weapon=3, armour=2) == 3
     # the Example of Damage, both Great, the bandit aggressive: 3 to Kylar, 5 to the bandit
     assert simple_contest_damage(a=kylar, a_result=L("Great"), b=bandit, b_result=L("Great"), b_approach=2) == (3, 5)
+
+
+def test_healing_method_read_by_value_and_no_wound_below_zero(example):
+    """Getting rid of damage: medical healing takes days (the method's name built at run time, as a command line's
+    argument is: an equal string that is another object); a negative severity is no wound: severity 0 taken."""
+    from storymaster.systems.kalyr.damage import heal
+
+    kylar = example("kylar")
+    assert heal(kylar, "physical", L("Good"), method="".join(["med", "ical"]))[3] == "days"
+    assert take_wound(kylar, "physical", -2)[1].severity == 0
+
+
+def test_a_tie_hurts_nobody_whatever_the_numbers(example):
+    """Detailed Contests: a tie 'is a stand-off ... nobody is hurt', also for results past the ladder (equal ints that
+    are other objects)."""
+    kylar, bandit = example("kylar"), example("bandit")
+    assert detailed_contest_damage(kylar, int("300"), bandit, int("300")) == (0, 0)
+
+
+def test_heal_by_keyword_and_social_damage_refused_by_value(example):
+    """Getting rid of damage: social damage is not healed by skill (the track's name built at run time, an equal
+    string that is another object, is refused too); heal's leading parameters can be named."""
+    import pytest
+
+    from storymaster.errors import CheckError
+    from storymaster.systems.kalyr.damage import heal
+
+    kylar = example("kylar")
+    with pytest.raises(CheckError):
+        heal(kylar, "".join(["soc", "ial"]), L("Good"))
+    assert heal(character=kylar, track="physical", result=L("Good"))[3] == "days"

@@ -210,6 +210,8 @@ class KalyrCombat:
                     raise CombatError(f"side {i + 1}: {type(c).__name__} is not a Kalyr character")
                 own = tactics[i].model_copy(update={"ability": chosen[c.name]}) if c.name in chosen else tactics[i]
                 members.append(make_fighter(c, own, track, ranged=bool(opts.get("ranged", False))))
+            if all(is_out(f, track) for f in members):
+                raise CombatError(f"side {i + 1} is already Defeated on the {track} track and cannot fight")
             built.append(tuple(members))
         try:
             state = FightState(
@@ -225,9 +227,6 @@ class KalyrCombat:
         except ValidationError as exc:
             err = exc.errors()[0]
             raise CombatError(f"bad fight option {'.'.join(map(str, err['loc']))}: {err['msg']}") from None
-        for i, side in enumerate(state.sides):
-            if all(is_out(f, track) for f in side):
-                raise CombatError(f"side {i + 1} is already Defeated on the {track} track and cannot fight")
         return state
 
     def is_over(self, state: BaseModel) -> bool:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ...dice import DiceRng
 from ...forecast.chance import Chance, Rolled, branches
@@ -101,6 +101,19 @@ class FightState(Model):
     inside_reach: bool = False
     scope_penalty: tuple[int, int] = (0, 0)
     max_rounds: int = Field(MAX_ROUNDS, ge=1)
+
+    @model_validator(mode="after")
+    def _every_side_can_fight_until_it_is_over(self) -> FightState:
+        """A fight not over has someone able to fight on each side: a saved state edited by hand (a side all
+        withdrawn or Defeated, ``over`` false) is refused here, saying where, instead of failing mid-round."""
+        if not self.over:
+            for i, side in enumerate(self.sides):
+                if all(is_out(f, self.track) for f in side):
+                    raise ValueError(
+                        f"side {i + 1} is already Defeated or withdrawn on the {self.track} track and cannot fight, "
+                        "but the fight is not marked over"
+                    )
+        return self
 
 
 def best_ability(character: Character, track: TrackName) -> str:
