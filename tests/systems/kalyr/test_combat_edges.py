@@ -315,3 +315,41 @@ def test_engine_reports_refuse_other_states():
     assert E.initiative_order(s) == []
     assert not E.is_over(s) and E.winner(s) is None
     assert [t.name for t in E.tracker(s)] == ["A", "B"]
+
+
+def test_contest_on_the_mental_track_reads_no_weapons_or_armour():
+    """Damage: weapons and armour count only for physical damage; on the mental track a mace (+3) and
+    armour add nothing, so every constant is 0 (hand arithmetic: 0 + 0 - 0)."""
+    a = Character(
+        name="A",
+        abilities=[{"name": "Willpower", "level": "Fair", "track": "mental"}],
+        weapon={"name": "polearm"},
+        armour={"name": "lightweight armour"},
+    )
+    b = Character(
+        name="B", abilities=[{"name": "Willpower", "level": "Fair", "track": "mental"}], weapon={"name": "mace"}
+    )
+    c = contest_of(E.start([[a], [b]], options={"track": "mental"}))
+    assert c.dconst == ((0, 0), (0, 0))
+
+
+def test_a_simple_round_leaves_the_detailed_fields_alone():
+    """Simple contests have no round loser's reach or scope-out (those are Specific rules for Detailed
+    Combats): after A wins a simple round against a knife, last_loser and reach_penalty stay unset."""
+    a = fighter("A", weapon={"name": "mace"})
+    b = fighter("B", weapon={"name": "knife"})
+    state = E.start([[a], [b]], options={"on_tie": "reroll"})
+    new, _ = play_round(state, Scripted([Exchange(0, ((1, SCRATCH),))], narrate=False))
+    assert new.last_loser is None and new.reach_penalty is None
+    assert new.scope_penalty == state.scope_penalty
+    # a saved simple fight carrying a stray last_loser (edited by hand): a simple round does not touch it
+    stray = state.model_copy(update={"last_loser": 1})
+    new, _ = play_round(stray, Scripted([Exchange(0, ((1, SCRATCH),))], narrate=False))
+    assert new.last_loser == 1
+
+
+def test_bad_tactics_name_the_first_fields_own_complaint():
+    """Tactics: approach is -2..+2 (Field le=2); with approach 5 and a bad stance both wrong, the message
+    gives the approach's complaint (<= 2), not the stance's."""
+    with pytest.raises(CombatError, match=r"bad tactics: [^']*less than or equal to 2 at \('approach',\)$"):
+        E.start([[fighter("A")], [fighter("B")]], options={"tactics": [{"approach": 5, "stance": "wild"}, {}]})
