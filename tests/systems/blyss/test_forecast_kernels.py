@@ -864,3 +864,49 @@ def test_initiative_among_three_is_the_engines_rolled_initiative() -> None:
         p, q = engine_orders.get(o, 0.0), sim_orders.get(o, 0.0)
         pm = (p + q) / 2
         assert abs(p - q) <= 5 * math.sqrt(pm * (1 - pm) * (1 / n + 1 / m)) + 2 / n, (o, p, q)
+
+
+def test_sm_order_leaves_a_last_initiative_tie_in_listing_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    """House rule initiative_final_tie='sm_order' (options.py: 'the order most convenient for the SM'; the engine,
+    checks.roll_initiative, leaves a last tie in listing order: tie-break -i, the higher first). Two fighters with
+    the same sheet (same pool, same Initiative rank) and every die rolled to its top face: same successes, same
+    value, same rank in every row, a last tie everywhere, so the first listed (0) goes first in every row."""
+    monkeypatch.setattr(fc_module, "_roll", lambda sides, gen: sides.copy())
+    a, b = ch("A", SWORD, wits=3, agility=3), ch("B", SWORD, wits=3, agility=3)
+    st = ENG.start([[a], [b]])
+    st = st.model_copy(update={"house_rules": BlyssHouseRules(initiative_final_tie="sm_order")})
+    sim = _Sim(_Roster(st))
+    S = sim._start(50)
+    sim._initiative(S, np.random.default_rng(3))
+    assert S["order"].tolist() == [[0, 1]] * 50
+
+
+def test_declarations_of_a_defender_an_aimer_and_a_disarmer_in_one_batch() -> None:
+    """declare_v with three rows in one call, fighter 0 against fighter 1 (enemies, both up, in melee reach, weapons
+    in hand, no aim bonus, no counterattack ready), by round._declare's rule: row 0, tactic 'defensive', and 1 has
+    declared an Attack on 0: 0 defends (DEFEND, weapon in hand) against 1; row 1, tactic 'aim', no aim bonus yet:
+    0 aims (AIM) at 1; row 2, tactic 'disarm', the target holds a weapon: DISARM 1. The defender's row must not
+    change what the others declare."""
+    from storymaster.systems.blyss.vectorised import AIM, ATTACK, DEFEND, DISARM, NONE, declare_v
+
+    n = 3
+    f, t = np.zeros(n, dtype=bool), np.ones(n, dtype=bool)
+    declared = np.array([[NONE, ATTACK], [NONE, NONE], [NONE, NONE]])
+    declared_on = np.array([[-1, 0], [-1, -1], [-1, -1]])
+    kind, tgt = declare_v(
+        np.zeros(n, dtype=np.int64),
+        np.ones(n, dtype=np.int64),
+        np.array([[False, True], [True, False]]),
+        np.ones((n, 2), dtype=bool),
+        declared,
+        declared_on,
+        f,
+        t,
+        f,
+        f,
+        np.array([1, 2, 3]),
+        f,
+        np.zeros(n, dtype=np.int64),
+        t,
+    )
+    assert kind.tolist() == [DEFEND, AIM, DISARM] and tgt.tolist() == [1, 1, 1]
