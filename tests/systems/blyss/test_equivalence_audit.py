@@ -10,25 +10,19 @@ from typing import Any
 
 import numpy as np
 import pytest
+from blyss_helpers import ENG
 
 from storymaster.cli.systems.blyss import _retactic
 from storymaster.systems.blyss import SYSTEM
 from storymaster.systems.blyss.character import Attributes, Character, Trait, Weapon
 from storymaster.systems.blyss.checks import Pool
-from storymaster.systems.blyss.combat import BlyssCombat, FightState
+from storymaster.systems.blyss.combat import FightState
 from storymaster.systems.blyss.dicepool import CRITICAL_SCREW_UP, FAILURE, SCREW_UP, SUCCESS
 from storymaster.systems.blyss.forecast import simulate_batch
 from storymaster.systems.blyss.options import BlyssHouseRules
 from storymaster.systems.blyss.round import InitiativeRoll, Judged, Order, Roster, from_state, play_round, to_state
 from storymaster.systems.blyss.vectorised import END_STATES, screw_up_weapon_v
 
-
-class _CodeBuiltEngine(BlyssCombat):
-    def start(self, sides, *, house_rules=None, options=None):  # type: ignore[override]
-        return super().start(sides, house_rules=house_rules, options={"allow_illegal": True, **dict(options or {})})
-
-
-ENG = _CodeBuiltEngine()
 FAIL = Judged("failure")
 
 

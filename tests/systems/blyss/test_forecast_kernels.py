@@ -16,42 +16,21 @@ import math
 
 import numpy as np
 import pytest
+from blyss_helpers import ENG, ch
 
 from storymaster.errors import OddsError
 from storymaster.forecast.chance import branches
 from storymaster.systems.blyss import SYSTEM
 from storymaster.systems.blyss import forecast as fc_module
 from storymaster.systems.blyss.character import Armour, Attributes, Character, Trait, Weapon
-from storymaster.systems.blyss.combat import BlyssCombat, FightState
+from storymaster.systems.blyss.combat import FightState
 from storymaster.systems.blyss.forecast import _Roster, _Sim, chain_size, end_state, exact_applies, simulate_batch
 from storymaster.systems.blyss.living import WOUND_LEVELS, wound_level_code
 from storymaster.systems.blyss.options import BlyssHouseRules
 from storymaster.systems.blyss.round import Mover, Roster, RoundState, play_round, to_state
 
-
-class _CodeBuiltEngine(BlyssCombat):
-    """Stat blocks built in code to exercise one rule: the SM allows what creation would refuse."""
-
-    def start(self, sides, *, house_rules=None, options=None):  # type: ignore[override]
-        return super().start(sides, house_rules=house_rules, options={"allow_illegal": True, **dict(options or {})})
-
-
-ENG = _CodeBuiltEngine()
 #: the round's actions, in the simulation's codes (written out here: a code moved in the module is a changed rule)
 ACTION_WORDS = ("none", "recover", "move", "defend", "evade", "aim", "disarm", "attack")
-
-
-def ch(
-    name: str, weapon: Weapon | None = None, *, armour: tuple[Armour, ...] = (), skill: int = 3, **attrs: int
-) -> Character:
-    traits = (
-        Trait(name="Armed Combat", rank=skill),
-        Trait(name="Ranged Combat", rank=2),
-        Trait(name="Unarmed Combat", rank=2),
-    )
-    return Character(
-        name=name, attributes=Attributes(**attrs), traits=traits, weapons=(weapon,) if weapon else (), armour=armour
-    )
 
 
 def with_fighter(st: FightState, k: int, vitals: dict | None = None, **changes: object) -> FightState:

@@ -9,10 +9,11 @@ import dataclasses
 from typing import Any
 
 import pytest
+from blyss_helpers import ENG
 
 from storymaster.systems.blyss.character import Armour, Attributes, Character, Trait, Weapon
 from storymaster.systems.blyss.checks import Pool
-from storymaster.systems.blyss.combat import BlyssCombat, FightState
+from storymaster.systems.blyss.combat import FightState
 from storymaster.systems.blyss.options import BlyssHouseRules
 from storymaster.systems.blyss.round import (
     Damage,
@@ -31,13 +32,6 @@ from storymaster.systems.blyss.round import (
     to_state,
 )
 
-
-class _CodeBuiltEngine(BlyssCombat):
-    def start(self, sides, *, house_rules=None, options=None):  # type: ignore[override]
-        return super().start(sides, house_rules=house_rules, options={"allow_illegal": True, **dict(options or {})})
-
-
-ENG = _CodeBuiltEngine()
 FAIL = Judged("failure")
 AXE = Weapon(name="Axe", damage="d6", skill="Armed Combat")
 MAUL = Weapon(name="Maul", damage="d8", skill="Armed Combat")
